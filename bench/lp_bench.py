@@ -1,0 +1,159 @@
+"""Speed of the order-preference LP on California (issue 2's bench).
+
+Setting: l = 60 labeled, u = 1000 unlabeled, p = 1000 oracle preferences
+f(x_i) - f(x_j) >= 0.5 (y_i - y_j) (seed 001 eq. (14)), standardized features, RBF gamma = 0.01,
+lambda1 = 1e-3, lambda2 = 1.  Prints medians of: the cold fit; the same LP (13) built densely and
+solved by scipy.optimize.linprog(method="highs") (the naive baseline); a warm re-solve after
+adding one preference; their ratios; and a scale point (1000 points, 100 labeled, 10,000
+preferences) run in a fresh process for its cold time and peak memory.
+
+Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics.pairwise import rbf_kernel
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ordercore import OrderPreferenceRegressor  # noqa: E402
+from ordercore.datasets import load_california  # noqa: E402
+from ordercore.oracle import oracle_preferences  # noqa: E402
+from tests.reference_lp import solve_paper_lp  # noqa: E402
+
+GAMMA, LAMBDA1, LAMBDA2 = 0.01, 1e-3, 1.0
+
+
+def setting(n_labeled, n_unlabeled, n_preferences, seed):
+    """X, y with NaN for unlabeled rows (first n_labeled rows labeled), the true y, preferences."""
+    data = load_california()
+    rng = np.random.default_rng(seed)
+    rows = rng.permutation(len(data.y))[: n_labeled + n_unlabeled]
+    X, y_true = data.X[rows], data.y[rows]
+    y = y_true.copy()
+    y[n_labeled:] = np.nan
+    preferences = oracle_preferences(np.arange(n_labeled, n_labeled + n_unlabeled), y_true, n_preferences, rng=rng)
+    return X, y, y_true, preferences
+
+
+def median_seconds(function, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def naive_fit(X, y, preferences):
+    labeled = np.flatnonzero(~np.isnan(y))
+    return solve_paper_lp(
+        rbf_kernel(X[labeled], gamma=GAMMA),
+        y[labeled],
+        rbf_kernel(X[preferences.i], X[labeled], gamma=GAMMA),
+        rbf_kernel(X[preferences.j], X[labeled], gamma=GAMMA),
+        preferences.margin,
+        preferences.weight,
+        LAMBDA1,
+        LAMBDA2,
+    )[0]
+
+
+def scale_point():
+    """Run in a child process: cold fit at 1000 points / 100 labeled / 10,000 preferences."""
+    X, y, _, preferences = setting(100, 900, 10_000, seed=1)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "peak_mb": peak / 1024,
+                "baseline_mb": before / 1024,
+                "objective": model.objective_,
+                "iterations": model.n_iter_,
+            }
+        )
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--scale-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.scale_child:
+        return scale_point()
+
+    X, y, y_true, preferences = setting(60, 1000, 1000, seed=0)
+    model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2)
+    cold, _ = median_seconds(lambda: model.fit(X, y, preferences), args.repeats)
+    naive, naive_objective = median_seconds(lambda: naive_fit(X, y, preferences), args.repeats)
+
+    # warm: add one preference (timed), then undo it; the cold fits that check each warm optimum run
+    # afterwards, so that they do not evict the warm model's data from the caches mid-loop
+    rng = np.random.default_rng(1)
+    model.fit(X, y, preferences)
+    warm_times, warm_starts, warm_results = [], [], []
+    for _ in range(5 * args.repeats):
+        extra = oracle_preferences(np.arange(60, 1060), y_true, 1, rng=rng)
+        start = time.perf_counter()
+        model.add_preferences(extra)
+        warm_times.append(time.perf_counter() - start)
+        warm_starts.append(model.solve_start_)
+        warm_results.append((extra, model.objective_))
+        model.remove_preferences(-1)
+    gaps = []
+    for extra, objective in warm_results:
+        cold_model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2)
+        cold_model.fit(X, y, preferences + extra)
+        gaps.append(abs(objective - cold_model.objective_) / abs(cold_model.objective_))
+    warm = statistics.median(warm_times)
+    by_start = {
+        kind: [t for t, k in zip(warm_times, warm_starts, strict=True) if k == kind] for kind in ("kept", "hot")
+    }
+    fitted = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
+
+    print("California, l=60, u=1000, p=1000, RBF gamma=0.01, lambda1=1e-3, lambda2=1")
+    print(
+        f"  objective (9): ours {fitted.objective_:.6f}, naive linprog {naive_objective:.6f}, "
+        f"relative difference {abs(fitted.objective_ - naive_objective) / naive_objective:.1e}"
+    )
+    print(f"  cold fit                 median {cold * 1e3:8.1f} ms   ({args.repeats} runs)")
+    print(f"  naive dense linprog      median {naive * 1e3:8.1f} ms   ({args.repeats} runs)")
+    print(
+        f"  warm re-solve, +1 pref   median {warm * 1e3:8.1f} ms   ({len(warm_times)} runs; "
+        f"max |warm - cold| / cold objective {max(gaps):.1e})"
+    )
+    for kind, times in by_start.items():
+        label = "basis still optimal, no pivots" if kind == "kept" else "HiGHS pivots from the old basis"
+        if times:
+            print(f"    {kind}: {len(times):2d} runs, median {statistics.median(times) * 1e3:6.2f} ms  ({label})")
+    print(f"  ratio cold / naive  {cold / naive:.3f}   (target <= 0.25)")
+    print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
+
+    child = subprocess.run([sys.executable, __file__, "--scale-child"], capture_output=True, text=True, check=True)
+    scale = json.loads(child.stdout)
+    print("Scale point: 1000 points (100 labeled), 10,000 preferences, cold fit in a fresh process")
+    print(f"  cold fit {scale['seconds']:.2f} s   (target <= 5 s), {scale['iterations']} simplex iterations")
+    print(
+        f"  peak memory {scale['peak_mb']:.0f} MB resident (process before the fit: {scale['baseline_mb']:.0f} MB; "
+        f"target <= 2048 MB)"
+    )
+
+
+if __name__ == "__main__":
+    main()

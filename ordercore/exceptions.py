@@ -1,0 +1,13 @@
+"""Errors raised by ordercore beyond the built-in ``ValueError``/``TypeError`` of bad input."""
+
+
+class SolverError(RuntimeError):
+    """The LP solver did not return a certified optimum (status named in the message)."""
+
+
+class SolverTimeLimitError(SolverError):
+    """The LP solver stopped at the user's ``time_limit`` before reaching the optimum."""
+
+
+class SolverNumericalError(SolverError):
+    """The solver reported an optimum that failed the duality-gap certificate twice."""

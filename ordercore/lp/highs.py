@@ -1,0 +1,192 @@
+"""HiGHS behind one small class: the only module of ordercore that imports ``highspy``.
+
+It loads a ``DualLP`` whole (``passModel``, column-wise sparse arrays), edits it in place for
+hot starts (HiGHS keeps the basis when columns or rows are added, deleted or rebounded), and maps
+every HiGHS model status to an ordercore exception through ``STATUS_ERRORS``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from ordercore.exceptions import SolverError, SolverTimeLimitError
+from ordercore.lp.problem import KERNEL_ENTRY_FLOOR, DualLP
+
+_Status = highspy.HighsModelStatus
+
+STATUS_ERRORS = {
+    _Status.kTimeLimit: (SolverTimeLimitError, "HiGHS stopped at the time limit before the optimum; raise time_limit"),
+    _Status.kIterationLimit: (SolverError, "HiGHS stopped at its iteration limit before the optimum"),
+    _Status.kInfeasible: (SolverError, "HiGHS called the dual LP infeasible, which valid input cannot cause"),
+    _Status.kUnbounded: (SolverError, "HiGHS called the dual LP unbounded, which its box bounds rule out"),
+    _Status.kUnboundedOrInfeasible: (SolverError, "HiGHS called the LP unbounded or infeasible"),
+    _Status.kModelError: (SolverError, "HiGHS rejected the LP as malformed"),
+    _Status.kLoadError: (SolverError, "HiGHS could not load the LP"),
+    _Status.kSolveError: (SolverError, "HiGHS failed during the solve"),
+    _Status.kMemoryLimit: (SolverError, "HiGHS ran out of memory"),
+    _Status.kInterrupt: (SolverError, "the HiGHS solve was interrupted"),
+}
+"""HiGHS model status -> (exception class, message); any status not listed and not optimal is a
+plain ``SolverError`` naming the status."""
+
+SIMPLEX_STRATEGIES = {"dual": 1, "primal": 4}
+"""HiGHS ``simplex_strategy`` codes.  Dual simplex is the default: after a preference is added or
+removed the old basis stays dual feasible (every column is boxed), so it restarts hot."""
+
+
+def _compressed(vectors: np.ndarray):
+    """Starts, indices and values of the nonzeros of each row of a dense (k, n) array (HiGHS's
+    compressed format, rows as the packed vectors)."""
+    rows, index = np.nonzero(vectors)
+    start = np.searchsorted(rows, np.arange(vectors.shape[0])).astype(np.int32)
+    return start, index.astype(np.int32), vectors[rows, index]
+
+
+@dataclass(frozen=True)
+class HighsResult:
+    """What one solve returns: column values x (n_columns,), row activities A x and row duals
+    (n_rows,) = (alpha_0, alpha)."""
+
+    column_value: np.ndarray
+    row_value: np.ndarray
+    row_dual: np.ndarray
+    objective: float
+    iterations: int
+    seconds: float
+
+
+class HighsDualLP:
+    """A HiGHS instance holding one ``DualLP`` (maximised), editable in place for hot starts."""
+
+    def __init__(self, problem: DualLP, *, method: str = "dual", time_limit: float | None = None):
+        if method not in SIMPLEX_STRATEGIES:
+            raise ValueError(f"unknown simplex method {method!r}; choose one of {sorted(SIMPLEX_STRATEGIES)}")
+        self.method, self.time_limit = method, time_limit
+        self._highs = self._new_highs()
+        lp = highspy.HighsLp()
+        matrix = problem.matrix()
+        lp.num_row_, lp.num_col_ = matrix.shape
+        lp.sense_ = highspy.ObjSense.kMaximize
+        lp.col_cost_ = problem.cost()
+        lp.col_lower_, lp.col_upper_ = problem.column_bounds()
+        lp.row_lower_, lp.row_upper_ = problem.row_bounds()
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.num_row_, lp.a_matrix_.num_col_ = matrix.shape
+        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+        self._check(self._highs.passModel(lp), "passModel")
+
+    def _new_highs(self) -> highspy.Highs:
+        highs = highspy.Highs()
+        highs.disableCallbacks()  # highspy enables Python callbacks by default: ~0.4 ms a run here
+        options = {
+            "output_flag": False,
+            "solver": "simplex",
+            "simplex_strategy": SIMPLEX_STRATEGIES[self.method],
+            "presolve": "off",  # presolve costs more than it saves here and would bar hot starts
+            "threads": 1,  # serial dual simplex; worker threads only add ~0.3 ms to every run
+            "small_matrix_value": KERNEL_ENTRY_FLOOR,
+            "time_limit": float("inf") if self.time_limit is None else float(self.time_limit),
+        }
+        for name, value in options.items():
+            self._check(highs.setOptionValue(name, value), f"option {name}")
+        return highs
+
+    @staticmethod
+    def _check(status, action: str) -> None:
+        if status == highspy.HighsStatus.kError:
+            raise SolverError(f"HiGHS refused {action}")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._highs.getNumRow(), self._highs.getNumCol()
+
+    # ------------------------------------------------------------------ edits (basis kept)
+    def add_columns(self, block: np.ndarray, cost, lower, upper) -> None:
+        """Append columns; ``block`` is dense, shape (n_rows, k)."""
+        start, index, value = _compressed(block.T)
+        self._check(
+            self._highs.addCols(
+                block.shape[1],
+                np.asarray(cost, float),
+                np.asarray(lower, float),
+                np.asarray(upper, float),
+                value.size,
+                start,
+                index,
+                value,
+            ),
+            "addCols",
+        )
+
+    def add_rows(self, block: np.ndarray, lower, upper) -> None:
+        """Append rows; ``block`` is dense, shape (k, n_columns)."""
+        start, index, value = _compressed(block)
+        self._check(
+            self._highs.addRows(
+                block.shape[0], np.asarray(lower, float), np.asarray(upper, float), value.size, start, index, value
+            ),
+            "addRows",
+        )
+
+    def delete_columns(self, columns: np.ndarray) -> None:
+        columns = np.asarray(columns, dtype=np.int32)
+        self._check(self._highs.deleteCols(columns.size, columns), "deleteCols")
+
+    def delete_rows(self, rows: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int32)
+        self._check(self._highs.deleteRows(rows.size, rows), "deleteRows")
+
+    def change_column_bounds(self, columns: np.ndarray, lower, upper) -> None:
+        columns = np.asarray(columns, dtype=np.int32)
+        self._check(
+            self._highs.changeColsBounds(columns.size, columns, np.asarray(lower, float), np.asarray(upper, float)),
+            "changeColsBounds",
+        )
+
+    def change_row_bounds(self, rows: np.ndarray, lower, upper) -> None:
+        rows = np.asarray(rows, dtype=np.int32)
+        self._check(
+            self._highs.changeRowsBounds(rows.size, rows, np.asarray(lower, float), np.asarray(upper, float)),
+            "changeRowsBounds",
+        )
+
+    def basic_variables(self) -> np.ndarray:
+        """After a solve: (n_rows,) basic variables, a column index >= 0 or -(row + 1) for a row."""
+        status, basic = self._highs.getBasicVariables()
+        self._check(status, "getBasicVariables")
+        return np.asarray(basic, dtype=np.int64)
+
+    def matrix(self) -> sp.csc_matrix:
+        """The LP's constraint matrix as HiGHS holds it, shape (n_rows, n_columns)."""
+        lp = self._highs.getLp()
+        a = lp.a_matrix_
+        shape = (lp.num_row_, lp.num_col_)
+        if a.format_ == highspy.MatrixFormat.kRowwise:
+            return sp.csr_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)), shape=shape).tocsc()
+        return sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)), shape=shape)
+
+    # ------------------------------------------------------------------ solve
+    def solve(self) -> HighsResult:
+        """Run the simplex from the current basis (hot) or from scratch (cold)."""
+        start = time.perf_counter()
+        self._check(self._highs.run(), "run")
+        seconds = time.perf_counter() - start
+        status = self._highs.getModelStatus()
+        if status != _Status.kOptimal:
+            error, message = STATUS_ERRORS.get(status, (SolverError, "HiGHS did not reach the optimum"))
+            raise error(f"{message} (status: {self._highs.modelStatusToString(status)})")
+        solution = self._highs.getSolution()
+        info = self._highs.getInfo()
+        return HighsResult(
+            column_value=np.array(solution.col_value),
+            row_value=np.array(solution.row_value),
+            row_dual=np.array(solution.row_dual),
+            objective=float(info.objective_function_value),
+            iterations=int(info.simplex_iteration_count),
+            seconds=seconds,
+        )

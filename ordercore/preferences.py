@@ -1,0 +1,269 @@
+"""Order preferences (i, j, d, w): "f(x_i) - f(x_j) >= d, held with confidence w".
+
+Zhu & Goldberg (seed 000, §"Regression with order preferences"; seed 001 §2): a preference
+is a tuple (i, j, d, w) over rows of the data; it is soft, penalised by the shifted hinge
+``w * max(d - (f(x_i) - f(x_j)), 0)``.  Equality, closeness and ranges are pairs of such
+tuples; unary preferences f(x_i) >= g, <= g, = g use the constant-zero point ``ZERO`` as the
+other side, so that every preference is one row of the same LP.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ZERO = -1
+"""Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
+
+COLUMNS = ("i", "j", "margin", "weight")
+JSON_FORMAT = "ordercore.preferences"
+JSON_VERSION = 1
+
+
+def _index_array(values, name: str) -> np.ndarray:
+    array = np.atleast_1d(np.asarray(values))
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
+            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}")
+        if np.any(array != np.round(array)):
+            raise ValueError(f"{name} must hold row indices (integers), got fractional values")
+    return array.astype(np.int64)
+
+
+def _real_array(values, name: str) -> np.ndarray:
+    try:
+        array = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be numeric: {error}") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a scalar or one-dimensional, got shape {array.shape}")
+    return array
+
+
+class PreferenceSet:
+    """An immutable set of p order preferences f(x_i) - f(x_j) >= d with weight w.
+
+    Parameters
+    ----------
+    i, j : array-like of int, shape (p,)
+        Row indices into the X later given to ``fit``; ``ZERO`` (-1) stands for the constant 0.
+    d : float or array-like, shape (p,)
+        The margin d of each preference (units of the target); scalars broadcast.
+    w : float or array-like, shape (p,)
+        The weight (confidence) w >= 0 of each preference; scalars broadcast.
+
+    Attributes ``i``, ``j``, ``margin`` and ``weight`` are read-only arrays of shape (p,).
+    """
+
+    __slots__ = ("i", "j", "margin", "weight")
+
+    def __init__(self, i, j, d=0.0, w=1.0):
+        i = _index_array(i, "i")
+        j = _index_array(j, "j")
+        d = _real_array(d, "d (margin)")
+        w = _real_array(w, "w (weight)")
+        try:
+            i, j, d, w = np.broadcast_arrays(i, j, d, w)
+        except ValueError:
+            raise ValueError(
+                f"i, j, d and w must have the same length or be scalars; got lengths "
+                f"{i.size}, {j.size}, {d.size}, {w.size}"
+            ) from None
+        bad = np.flatnonzero(i == j)
+        if bad.size:
+            raise ValueError(f"a preference needs two different points: i == j at positions {bad[:5].tolist()}")
+        bad = np.flatnonzero((i < ZERO) | (j < ZERO))
+        if bad.size:
+            raise ValueError(
+                f"indices must be >= 0 (or ZERO = -1 for unary preferences); bad positions {bad[:5].tolist()}"
+            )
+        bad = np.flatnonzero(~np.isfinite(d))
+        if bad.size:
+            raise ValueError(f"margin d must be finite; NaN or inf at positions {bad[:5].tolist()}")
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+        if bad.size:
+            raise ValueError(f"weight w must be finite and >= 0; bad at positions {bad[:5].tolist()}")
+        self._store(i, j, d, w)
+
+    def _store(self, i, j, margin, weight) -> None:
+        for name, array in zip(self.__slots__, (i, j, margin, weight), strict=True):
+            array = np.array(array)  # own, contiguous copy (also of a broadcast view)
+            array.flags.writeable = False
+            object.__setattr__(self, name, array)
+
+    @classmethod
+    def _trusted(cls, i, j, margin, weight) -> PreferenceSet:
+        """A set from arrays taken from valid sets (no re-validation: concatenation, subsets)."""
+        preferences = object.__new__(cls)
+        preferences._store(i, j, margin, weight)
+        return preferences
+
+    def __setattr__(self, name, value):
+        raise AttributeError("PreferenceSet is immutable; build a new one")
+
+    def __reduce__(self):
+        return PreferenceSet, (self.i, self.j, self.margin, self.weight)
+
+    # ------------------------------------------------------------------ encodings
+    @classmethod
+    def order(cls, i, j, margin=0.0, weight=1.0) -> PreferenceSet:
+        """x_i over x_j by at least ``margin``: f(x_i) - f(x_j) >= margin."""
+        return cls(i, j, margin, weight)
+
+    @classmethod
+    def equal(cls, i, j, weight=1.0) -> PreferenceSet:
+        """f(x_i) = f(x_j), as the pair (i, j, 0, w), (j, i, 0, w) (seed 001 §2)."""
+        return cls.close(i, j, 0.0, weight)
+
+    @classmethod
+    def close(cls, i, j, epsilon, weight=1.0) -> PreferenceSet:
+        """|f(x_i) - f(x_j)| <= epsilon, as (i, j, -eps, w), (j, i, -eps, w) (seed 001 §2)."""
+        epsilon = _real_array(epsilon, "epsilon")
+        if np.any(epsilon < 0):
+            raise ValueError("closeness epsilon must be >= 0")
+        return cls.between(i, j, -epsilon, epsilon, weight)
+
+    @classmethod
+    def between(cls, i, j, lower, upper, weight=1.0) -> PreferenceSet:
+        """lower <= f(x_i) - f(x_j) <= upper, as (i, j, lower, w), (j, i, -upper, w)."""
+        lower, upper = _real_array(lower, "lower"), _real_array(upper, "upper")
+        if np.any(lower > upper):
+            raise ValueError("between needs lower <= upper")
+        return cls.concatenate([cls(i, j, lower, weight), cls(j, i, -upper, weight)])
+
+    @classmethod
+    def at_least(cls, i, bound, weight=1.0) -> PreferenceSet:
+        """Unary f(x_i) >= bound, as (i, ZERO, bound, w)."""
+        return cls(i, ZERO, bound, weight)
+
+    @classmethod
+    def at_most(cls, i, bound, weight=1.0) -> PreferenceSet:
+        """Unary f(x_i) <= bound, as (ZERO, i, -bound, w)."""
+        return cls(ZERO, i, -_real_array(bound, "bound"), weight)
+
+    @classmethod
+    def exactly(cls, i, value, weight=1.0) -> PreferenceSet:
+        """Unary f(x_i) = value, as at_least and at_most together."""
+        return cls.concatenate([cls.at_least(i, value, weight), cls.at_most(i, value, weight)])
+
+    @classmethod
+    def empty(cls) -> PreferenceSet:
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+
+    @classmethod
+    def concatenate(cls, sets) -> PreferenceSet:
+        """One set holding the preferences of ``sets`` in order."""
+        sets = list(sets)
+        if not sets:
+            return cls.empty()
+        if not all(isinstance(s, PreferenceSet) for s in sets):
+            raise TypeError("concatenate takes PreferenceSet objects")
+        return cls._trusted(*(np.concatenate([getattr(s, name) for s in sets]) for name in cls.__slots__))
+
+    def __add__(self, other: PreferenceSet) -> PreferenceSet:
+        if not isinstance(other, PreferenceSet):
+            return NotImplemented
+        return PreferenceSet.concatenate([self, other])
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return self.i.size
+
+    def __getitem__(self, positions) -> PreferenceSet:
+        """The preferences at ``positions`` (int, slice, boolean mask or index array)."""
+        return PreferenceSet._trusted(*(np.atleast_1d(getattr(self, name)[positions]) for name in self.__slots__))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PreferenceSet):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in self.__slots__)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"PreferenceSet(p={len(self)}, unary={int(self.is_unary.sum())})"
+
+    @property
+    def is_unary(self) -> np.ndarray:
+        """Boolean mask (p,): preferences that compare a point with the constant 0."""
+        return (self.i == ZERO) | (self.j == ZERO)
+
+    def check_indices(self, n_samples: int) -> None:
+        """Raise ``ValueError`` unless every index is ZERO or in [0, n_samples)."""
+        bad = np.flatnonzero((self.i >= n_samples) | (self.j >= n_samples))
+        if bad.size:
+            raise ValueError(
+                f"preference index out of range: X has {n_samples} rows but preferences at positions "
+                f"{bad[:5].tolist()} refer to rows up to {int(max(self.i.max(), self.j.max()))}"
+            )
+
+    def violation(self, f: np.ndarray) -> np.ndarray:
+        """Shortfall max(d - (f_i - f_j), 0), shape (p,), for values f of shape (n_samples,)."""
+        f_i = np.where(self.i == ZERO, 0.0, f[self.i])
+        f_j = np.where(self.j == ZERO, 0.0, f[self.j])
+        return np.maximum(self.margin - (f_i - f_j), 0.0)
+
+    # ------------------------------------------------------------------ round trips
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({name: getattr(self, name) for name in COLUMNS})
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> PreferenceSet:
+        """From columns i, j and optional margin (default 0) and weight (default 1)."""
+        missing = [c for c in ("i", "j") if c not in frame.columns]
+        if missing:
+            raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+        return cls(
+            frame["i"].to_numpy(),
+            frame["j"].to_numpy(),
+            frame["margin"].to_numpy() if "margin" in frame else 0.0,
+            frame["weight"].to_numpy() if "weight" in frame else 1.0,
+        )
+
+    def to_csv(self, path=None) -> str | None:
+        """Write CSV to ``path``, or return it as text when ``path`` is None."""
+        return self.to_frame().to_csv(path, index=False, float_format="%.17g")
+
+    @classmethod
+    def from_csv(cls, source) -> PreferenceSet:
+        """Read from a path, a file object or CSV text (a str containing a newline)."""
+        if isinstance(source, str) and "\n" in source:
+            source = io.StringIO(source)
+        try:
+            frame = pd.read_csv(source)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+            raise ValueError(f"not a readable preference CSV: {error}") from None
+        return cls.from_frame(frame)
+
+    def to_json(self, path=None) -> str | None:
+        """JSON ``{"format", "version", "i", "j", "margin", "weight"}``; to ``path`` or as text."""
+        document = {"format": JSON_FORMAT, "version": JSON_VERSION}
+        document.update({name: getattr(self, name).tolist() for name in COLUMNS})
+        text = json.dumps(document)
+        if path is None:
+            return text
+        Path(path).write_text(text)
+        return None
+
+    @classmethod
+    def from_json(cls, source) -> PreferenceSet:
+        """Read from a path or JSON text."""
+        text = source if isinstance(source, str) and source.lstrip().startswith("{") else Path(source).read_text()
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not valid preference JSON: {error}") from None
+        if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
+            raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}"')
+        if document.get("version") != JSON_VERSION:
+            raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
+        missing = [c for c in COLUMNS if c not in document]
+        if missing:
+            raise ValueError(f"preference JSON lacks {missing}")
+        return cls(*(document[name] for name in COLUMNS))

@@ -1,0 +1,177 @@
+"""``OrderPreferenceRegressor``: kernel regression with order preferences (Zhu & Goldberg, seed 000
+eq. (6)-(7); Goldberg & Zhu, seed 001 eq. (9)-(13)) as a scikit-learn estimator.
+
+With ``lambda2 = 0`` (or no preferences) it is the 1-norm support vector regression baseline
+the seeds call SVR; with preferences it is their SSL.
+"""
+
+from __future__ import annotations
+
+import functools
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils import column_or_1d
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ordercore.kernels import KERNELS, kernel_matrix
+from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
+from ordercore.lp.highs import SIMPLEX_STRATEGIES
+from ordercore.preferences import PreferenceSet
+
+VIOLATION_TOLERANCE = 1e-6
+"""A preference counts as violated when its shortfall exceeds this fraction of the label scale
+(the LP's feasibility tolerance is 1e-7 in those units)."""
+
+
+def _as_preferences(preferences) -> PreferenceSet:
+    if preferences is None:
+        return PreferenceSet.empty()
+    if not isinstance(preferences, PreferenceSet):
+        raise TypeError(f"preferences must be an ordercore.PreferenceSet, got {type(preferences).__name__}")
+    return preferences
+
+
+class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
+    """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w.
+
+    Solves seed 001's objective (9) as a linear program with HiGHS:
+
+        min (1/l) sum_labeled |y_i - f(x_i)|_epsilon + lambda1 ||alpha||_1
+            + (lambda2 / p) sum_q w_q max(d_q - (f(x_iq) - f(x_jq)), 0),
+        f(x) = K(x, centers) alpha + alpha_0.
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly'}; gamma, degree, coef0 as in ``sklearn.metrics.pairwise``
+        (gamma=None means 1 / n_features).
+    lambda1 : float >= 0, weight of the 1-norm of alpha.
+    lambda2 : float >= 0, weight of the preference penalty; 0 gives the SVR baseline.
+    epsilon : float >= 0, width of the epsilon-insensitive loss, in units of y.
+    centers : 'labeled' expands f over the labeled rows (the seeds' sparse form); 'all' also over
+        every row a preference compares (seed 001 Theorem 1).
+    method : 'dual' or 'primal' simplex (HiGHS) on the LP's dual form; 'dual' restarts hot.
+    time_limit : seconds allowed to one HiGHS solve, or None; exceeding it raises
+        ``SolverTimeLimitError``.
+
+    Attributes
+    ----------
+    centers_ : ndarray (m, n_features), the rows of X carrying dual coefficients.
+    dual_coef_ : ndarray (m,), alpha.  intercept_ : float, alpha_0.
+    objective_ : float, optimal value of objective (9), in the units of y.
+    solve_time_ : float, seconds HiGHS ran for the last (re-)solve.  n_iter_ : its simplex iterations.
+    solve_start_ : str, how the last solve started: 'cold'; 'hot', HiGHS pivoting from the previous
+        basis; or 'kept', the previous basis still optimal (checked without HiGHS, see lp/basis.py).
+    preferences_ : PreferenceSet in force.  violation_ : ndarray (p,), each preference's shortfall
+        max(d - (f_i - f_j), 0) at the fit.  n_violated_ : int, shortfalls above tolerance.
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(KERNELS))],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "lambda1": [Interval(Real, 0, None, closed="left")],
+        "lambda2": [Interval(Real, 0, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "centers": [StrOptions(set(CENTERS))],
+        "method": [StrOptions(set(SIMPLEX_STRATEGIES))],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        lambda1=1e-3,
+        lambda2=1.0,
+        epsilon=0.0,
+        centers="labeled",
+        method="dual",
+        time_limit=None,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.epsilon = epsilon
+        self.centers = centers
+        self.method = method
+        self.time_limit = time_limit
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, preferences=None):
+        """Fit on X (n, n_features) with targets y (n,), ``np.nan`` marking unlabeled rows.
+
+        preferences : PreferenceSet whose i, j index rows of X, or None (then this is SVR)."""
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        X = validate_data(self, X, dtype=np.float64)
+        y = column_or_1d(np.asarray(y, dtype=np.float64), warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        if np.isinf(y).any():
+            raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
+        labeled = np.flatnonzero(~np.isnan(y))
+        if labeled.size == 0:
+            raise ValueError("y has no labeled row (all NaN); at least one label is needed")
+        preferences = _as_preferences(preferences)
+        preferences.check_indices(X.shape[0])
+        kernel = functools.partial(
+            kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
+        )
+        self._lp = IncrementalOrderPreferenceLP(
+            X,
+            labeled,
+            y[labeled],
+            kernel,
+            lambda1=self.lambda1,
+            lambda2=self.lambda2,
+            epsilon=self.epsilon,
+            centers=self.centers,
+            method=self.method,
+            time_limit=self.time_limit,
+        )
+        self._set_solution(self._lp.solve_cold(preferences))
+        return self
+
+    def add_preferences(self, preferences: PreferenceSet):
+        """Add preferences (indices into the X given to ``fit``) and re-solve warm."""
+        check_is_fitted(self)
+        preferences = _as_preferences(preferences)
+        preferences.check_indices(self._lp.X.shape[0])
+        self._set_solution(self._lp.add(preferences))
+        return self
+
+    def remove_preferences(self, positions):
+        """Remove the preferences at ``positions`` of ``preferences_`` (e.g. ``-1`` to undo the
+        last) and re-solve warm."""
+        check_is_fitted(self)
+        self._set_solution(self._lp.remove(positions))
+        return self
+
+    def _set_solution(self, solution: LPSolution) -> None:
+        self.centers_ = self._lp.X[solution.center_rows]
+        self.dual_coef_ = solution.dual_coef
+        self.intercept_ = solution.intercept
+        self.objective_ = solution.objective
+        self.solve_time_ = solution.seconds
+        self.n_iter_ = solution.iterations
+        self.solve_start_ = solution.start
+        self.preferences_ = self._lp.preferences
+        self.violation_ = solution.violation
+        self.n_violated_ = int(np.count_nonzero(solution.violation > VIOLATION_TOLERANCE * self._lp.scaling.scale))
+
+    def predict(self, X):
+        """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
+        return kernel @ self.dual_coef_ + self.intercept_

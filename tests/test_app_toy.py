@@ -1,0 +1,78 @@
+"""AppTest of the Toy cubic page (and that app.py opens on it)."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+
+@pytest.fixture
+def app():
+    return AppTest.from_file(str(Path(__file__).parents[1] / "app.py"), default_timeout=60).run()
+
+
+def values(array) -> np.ndarray:
+    """A Plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw numbers)."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).astype(float)
+    return np.asarray(array, dtype=float)
+
+
+def curves(at) -> dict:
+    """The chart's traces by name: name -> y values."""
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    return {trace["name"]: values(trace["y"]) for trace in figure["data"] if "name" in trace}
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_app_opens_on_the_toy_page_with_no_preferences(app):
+    assert not app.exception
+    assert app.title[0].value == "Toy cubic"
+    assert metric(app, "Preferences") == "0"
+    traces = curves(app)
+    np.testing.assert_allclose(traces["SVR (labels only)"], traces["SSL (labels + preferences)"], atol=1e-9)
+
+
+def test_adding_preferences_moves_ssl_but_not_svr(app):
+    before = curves(app)
+    for _ in range(5):
+        app.button(key="toy_add_random").click().run()
+    assert not app.exception
+    assert metric(app, "Preferences") == "5"
+    after = curves(app)
+    np.testing.assert_allclose(after["SVR (labels only)"], before["SVR (labels only)"], atol=1e-9)
+    assert np.abs(after["SSL (labels + preferences)"] - before["SSL (labels + preferences)"]).max() > 1e-2
+    # the target is a fixed cubic; five true-order preferences bring SSL closer to it than SVR
+    target = after["target"]
+    assert np.mean(np.abs(after["SSL (labels + preferences)"] - target)) < np.mean(
+        np.abs(after["SVR (labels only)"] - target)
+    )
+
+
+def test_a_pair_of_equal_x_values_is_refused_and_nothing_is_stored(app):
+    app.number_input(key="toy_x_a").set_value(0.2).run()
+    app.number_input(key="toy_x_b").set_value(0.2).run()
+    app.button(key="toy_add_pair").click().run()
+    assert not app.exception
+    assert "two different x values" in app.error[0].value
+    assert metric(app, "Preferences") == "0"
+
+
+def test_undo_new_draw_and_kernel_switch(app):
+    app.button(key="toy_add_pair").click().run()
+    assert metric(app, "Preferences") == "1"
+    app.button(key="toy_undo").click().run()
+    assert metric(app, "Preferences") == "0"
+    first_svr = curves(app)["SVR (labels only)"]
+    app.button(key="toy_new_draw").click().run()
+    assert np.abs(curves(app)["SVR (labels only)"] - first_svr).max() > 1e-3
+    app.radio(key="toy_kernel").set_value("linear").run()
+    assert not app.exception
+    svr = curves(app)["SVR (labels only)"]
+    np.testing.assert_allclose(np.diff(svr, 2), 0, atol=1e-9)  # a linear kernel fits a line

@@ -1,0 +1,231 @@
+"""The order-preference LP against an independent solver, its special cases, and warm re-solves."""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from ordercore import ZERO, OrderPreferenceRegressor, PreferenceSet
+from ordercore.lp import engine as engine_module
+from ordercore.lp import highs as highs_module
+from ordercore.lp.engine import IncrementalOrderPreferenceLP
+from ordercore.lp.problem import KERNEL_ENTRY_FLOOR
+from tests.reference_lp import solve_paper_lp
+
+REL = 1e-7  # the issue's tolerance on objectives
+
+
+def random_problem(seed, n=40, n_labeled=8, n_preferences=30, unary=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    truth = scale * (np.sin(X[:, 0]) + X[:, 1] ** 2 - 0.5 * X[:, 2])
+    y = np.full(n, np.nan)
+    labeled = rng.choice(n, n_labeled, replace=False)
+    y[labeled] = truth[labeled]
+    i = rng.integers(0, n, n_preferences)
+    j = (i + rng.integers(1, n, n_preferences)) % n
+    margin = rng.uniform(-0.3, 0.6, n_preferences) * scale
+    weight = rng.uniform(0.2, 2.0, n_preferences)
+    preferences = PreferenceSet(i, j, margin, weight)
+    if unary:
+        rows = rng.integers(0, n, unary)
+        preferences = preferences + PreferenceSet.at_least(rows, truth[rows] - 0.2 * scale)
+        preferences = preferences + PreferenceSet.at_most(rows[::-1], truth[rows[::-1]] + 0.1 * scale, 0.5)
+    return X, y, truth, preferences
+
+
+def reference_objective(X, y, preferences, centers_rows, lambda1, lambda2, epsilon, gamma):
+    """Objective of LP (13) solved by linprog on the same data."""
+    kernel = pairwise_kernels(X, X[centers_rows], metric="rbf", gamma=gamma)
+    labeled = np.flatnonzero(~np.isnan(y))
+    zero_row = np.zeros((1, len(centers_rows)))
+    padded = np.vstack([kernel, zero_row])  # index -1 (ZERO) picks the zero row
+    unary = (preferences.i != ZERO).astype(float) - (preferences.j != ZERO)
+    objective, *_ = solve_paper_lp(
+        kernel[labeled],
+        y[labeled],
+        padded[preferences.i],
+        padded[preferences.j],
+        preferences.margin,
+        preferences.weight,
+        lambda1,
+        lambda2,
+        epsilon,
+        unary,
+    )
+    return objective
+
+
+def objective_from_predictions(model, X, y, preferences):
+    """Objective (9) of the model's own function f, evaluated from its predictions."""
+    f = model.predict(X)
+    labeled = ~np.isnan(y)
+    loss = np.mean(np.maximum(np.abs(y[labeled] - f[labeled]) - model.epsilon, 0))
+    hinge = model.lambda2 / max(len(preferences), 1) * preferences.weight @ preferences.violation(f)
+    return loss + model.lambda1 * np.abs(model.dual_coef_).sum() + hinge
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("centers", ["labeled", "all"])
+def test_optimum_matches_linprog_on_the_paper_lp(seed, centers):
+    X, y, _, preferences = random_problem(seed, unary=3 if seed % 2 else 0)
+    lambda1, lambda2, epsilon, gamma = [1e-3, 0.05, 0.5][seed % 3], [1.0, 3.0][seed % 2], [0.0, 0.1][seed % 2], 0.4
+    model = OrderPreferenceRegressor(
+        gamma=gamma, lambda1=lambda1, lambda2=lambda2, epsilon=epsilon, centers=centers
+    ).fit(X, y, preferences)
+    rows = [np.flatnonzero((X == c).all(axis=1))[0] for c in model.centers_]
+    expected = reference_objective(X, y, preferences, rows, lambda1, lambda2, epsilon, gamma)
+    assert model.objective_ == pytest.approx(expected, rel=REL, abs=1e-9)
+    assert objective_from_predictions(model, X, y, preferences) == pytest.approx(model.objective_, rel=1e-6)
+
+
+def test_lambda2_zero_is_the_svr_baseline():
+    X, y, _, preferences = random_problem(1)
+    with_preferences = OrderPreferenceRegressor(gamma=0.4, lambda2=0.0).fit(X, y, preferences)
+    without = OrderPreferenceRegressor(gamma=0.4, lambda2=1.0).fit(X, y)
+    assert with_preferences.objective_ == pytest.approx(without.objective_, rel=REL)
+    labeled = np.flatnonzero(~np.isnan(y))
+    kernel = pairwise_kernels(X[labeled], X[labeled], metric="rbf", gamma=0.4)
+    expected, *_ = solve_paper_lp(kernel, y[labeled], np.zeros((0, 8)), np.zeros((0, 8)), [], [], 1e-3, 0.0)
+    assert without.objective_ == pytest.approx(expected, rel=REL)
+
+
+def test_svr_interpolates_with_small_lambda1_and_recovers_a_linear_target():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6, 2))
+    y = 2.0 * X[:, 0] - X[:, 1] + 0.5
+    model = OrderPreferenceRegressor(kernel="linear", lambda1=1e-6).fit(X, y)
+    assert model.objective_ < 1e-4
+    X_new = rng.normal(size=(5, 2))
+    np.testing.assert_allclose(model.predict(X_new), 2.0 * X_new[:, 0] - X_new[:, 1] + 0.5, atol=1e-3)
+
+
+def hard(preferences):
+    """The preferences with weight high enough that the optimum satisfies them."""
+    return PreferenceSet(preferences.i, preferences.j, preferences.margin, 1e4)
+
+
+@pytest.mark.parametrize(
+    "encoding, holds",
+    [
+        (lambda: PreferenceSet.order(5, 6, 0.7), lambda f: f[5] - f[6] >= 0.7 - 1e-6),
+        (lambda: PreferenceSet.equal(5, 6), lambda f: abs(f[5] - f[6]) <= 1e-6),
+        (lambda: PreferenceSet.close(5, 6, 0.05), lambda f: abs(f[5] - f[6]) <= 0.05 + 1e-6),
+        (lambda: PreferenceSet.between(5, 6, 0.3, 0.4), lambda f: 0.3 - 1e-6 <= f[5] - f[6] <= 0.4 + 1e-6),
+        (lambda: PreferenceSet.at_least(5, 3.0), lambda f: f[5] >= 3.0 - 1e-6),
+        (lambda: PreferenceSet.at_most(5, -2.0), lambda f: f[5] <= -2.0 + 1e-6),
+        (lambda: PreferenceSet.exactly(5, 1.25), lambda f: abs(f[5] - 1.25) <= 1e-6),
+    ],
+)
+def test_each_encoding_holds_at_the_optimum(encoding, holds):
+    X, y, _, _ = random_problem(7, n_labeled=5)
+    y[5] = y[6] = np.nan
+    plain = OrderPreferenceRegressor(gamma=0.4, lambda1=1e-4, centers="all").fit(X, y)
+    assert not holds(plain.predict(X))  # the encoding has work to do
+    model = OrderPreferenceRegressor(gamma=0.4, lambda1=1e-4, centers="all").fit(X, y, hard(encoding()))
+    assert holds(model.predict(X))
+    assert model.n_violated_ == 0
+
+
+def test_violation_counts_match_predictions():
+    X, y, _, preferences = random_problem(2, n_preferences=60)
+    model = OrderPreferenceRegressor(gamma=0.4, lambda2=0.0).fit(X, y, preferences)
+    shortfall = preferences.violation(model.predict(X))
+    np.testing.assert_allclose(model.violation_, shortfall, atol=1e-8)
+    assert model.n_violated_ == np.count_nonzero(shortfall > 1e-6 * np.std(y[~np.isnan(y)]))
+    assert 0 < model.n_violated_ < len(preferences)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 3e5])
+def test_target_scale_does_not_change_the_solution(scale):
+    X, y, _, preferences = random_problem(4, unary=2)
+    base = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+    scaled_preferences = PreferenceSet(preferences.i, preferences.j, scale * preferences.margin, preferences.weight)
+    scaled = OrderPreferenceRegressor(gamma=0.4, lambda1=1e-3).fit(X, scale * y, scaled_preferences)
+    assert scaled.objective_ == pytest.approx(scale * base.objective_, rel=1e-7)
+    np.testing.assert_allclose(scaled.predict(X), scale * base.predict(X), rtol=1e-5, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("centers", ["labeled", "all"])
+def test_warm_re_solves_reach_the_cold_optimum(seed, centers):
+    X, y, _, preferences = random_problem(100 + seed, n=60, n_preferences=80, unary=2 * (seed % 2))
+    rng = np.random.default_rng(seed)
+    model = OrderPreferenceRegressor(gamma=0.3, centers=centers).fit(X, y, preferences[:40])
+    current = preferences[:40]
+    for step in range(6):
+        if step % 3 == 2:
+            positions = rng.choice(len(current), 3, replace=False)
+            model.remove_preferences(positions)
+            keep = np.ones(len(current), bool)
+            keep[positions] = False
+            current = current[keep]
+        else:
+            batch = preferences[40 + 10 * step : 50 + 10 * step] if step < 4 else preferences[[3, 5, 70]]
+            model.add_preferences(batch)
+            current = current + batch
+        cold = OrderPreferenceRegressor(gamma=0.3, centers=centers).fit(X, y, current)
+        assert model.preferences_ == current
+        assert model.objective_ == pytest.approx(cold.objective_, rel=REL)
+        # the LP's optimum may be a face, so compare what the warm function achieves, not f itself
+        assert objective_from_predictions(model, X, y, current) == pytest.approx(cold.objective_, rel=1e-6)
+    assert model.solve_start_ in ("hot", "kept")
+
+
+def test_undo_of_the_last_preference_restores_the_previous_fit():
+    X, y, _, preferences = random_problem(9)
+    model = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+    before = model.objective_, model.predict(X)
+    model.add_preferences(PreferenceSet.order(0, 1, 2.0))
+    assert model.objective_ > before[0]
+    model.remove_preferences(-1)
+    assert model.objective_ == pytest.approx(before[0], rel=REL)
+    np.testing.assert_allclose(model.predict(X), before[1], atol=1e-6)
+
+
+def test_a_failed_certificate_falls_back_to_a_cold_solve(monkeypatch):
+    monkeypatch.setattr(engine_module, "basic_solution", lambda problem, basis: None)  # make HiGHS pivot
+    X, y, _, preferences = random_problem(11)
+    model = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences[:20])
+    cold = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+    original = highs_module.HighsDualLP.solve
+    calls = []
+
+    def wrong_first_hot_start(self):
+        """The first solve claims optimality with a wrong objective; later ones are honest."""
+        result = original(self)
+        calls.append(result)
+        if len(calls) > 1:
+            return result
+        return highs_module.HighsResult(
+            result.column_value,
+            result.row_value,
+            result.row_dual,
+            result.objective * 0.9,
+            result.iterations,
+            result.seconds,
+        )
+
+    monkeypatch.setattr(highs_module.HighsDualLP, "solve", wrong_first_hot_start)
+    model.add_preferences(preferences[20:])
+    assert len(calls) == 2 and model.solve_start_ == "cold"
+    assert model.objective_ == pytest.approx(cold.objective_, rel=REL)
+
+
+def test_kernel_entries_below_highs_default_are_kept():
+    """Two nearby points: their kernel differences lie between 1e-12 and HiGHS's default 1e-9."""
+    X = np.array([[0.0], [1.0], [2.0], [1.5], [1.5 + 1e-9]])
+    y = np.array([0.0, 1.0, 0.0, np.nan, np.nan])
+    lp = IncrementalOrderPreferenceLP(
+        X, np.arange(3), y[:3], lambda A, B: pairwise_kernels(A, B, metric="rbf", gamma=0.5), lambda1=1e-3, lambda2=1.0
+    )
+    lp.solve_cold(PreferenceSet.order(3, 4, 0.0))
+    difference = lp._highs.matrix()[1:, -1].toarray().ravel()
+    assert np.all((np.abs(difference) > KERNEL_ENTRY_FLOOR) & (np.abs(difference) < 1e-9))
+
+
+def test_time_limit_raises_a_clear_error():
+    from ordercore import SolverTimeLimitError
+
+    X, y, _, preferences = random_problem(5, n=300, n_labeled=150, n_preferences=3000)
+    with pytest.raises(SolverTimeLimitError, match="time limit"):
+        OrderPreferenceRegressor(gamma=0.3, time_limit=1e-9).fit(X, y, preferences)

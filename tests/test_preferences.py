@@ -1,0 +1,90 @@
+"""PreferenceSet: validation, encodings as tuples, and round trips."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore import ZERO, PreferenceSet
+
+
+def test_scalars_broadcast_and_arrays_are_read_only():
+    preferences = PreferenceSet([0, 1, 2], [3, 4, 5], d=0.5)
+    np.testing.assert_array_equal(preferences.margin, [0.5, 0.5, 0.5])
+    np.testing.assert_array_equal(preferences.weight, [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError):
+        preferences.i[0] = 7
+    with pytest.raises(AttributeError):
+        preferences.i = np.array([1])
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (([0, 1], [0, 2]), "two different points"),
+        (([0], [1], np.nan), "finite"),
+        (([0], [1], np.inf), "finite"),
+        (([0], [1], 0.0, -1.0), "weight"),
+        (([0], [1], 0.0, np.nan), "weight"),
+        (([-2], [1]), ">= 0"),
+        (([0.5], [1]), "integers"),
+        (([0, 1], [1, 2, 3]), "same length"),
+        (([[0, 1]], [[1, 2]]), "one-dimensional"),
+        ((["a"], [1]), "row indices"),
+    ],
+)
+def test_bad_preferences_raise_a_value_error_naming_the_problem(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        PreferenceSet(*arguments)
+
+
+def test_encodings_produce_the_seeds_tuples():
+    assert PreferenceSet.order(1, 2, 0.5, 2.0) == PreferenceSet([1], [2], [0.5], [2.0])
+    assert PreferenceSet.equal(1, 2) == PreferenceSet([1, 2], [2, 1], [0.0, 0.0])
+    assert PreferenceSet.close(1, 2, 0.3) == PreferenceSet([1, 2], [2, 1], [-0.3, -0.3])
+    assert PreferenceSet.between(1, 2, -1.0, 4.0) == PreferenceSet([1, 2], [2, 1], [-1.0, -4.0])
+    assert PreferenceSet.at_least(3, 7.0) == PreferenceSet([3], [ZERO], [7.0])
+    assert PreferenceSet.at_most(3, 7.0) == PreferenceSet([ZERO], [3], [-7.0])
+    assert PreferenceSet.exactly(3, 7.0) == PreferenceSet([3, ZERO], [ZERO, 3], [7.0, -7.0])
+    with pytest.raises(ValueError, match="lower <= upper"):
+        PreferenceSet.between(1, 2, 1.0, 0.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        PreferenceSet.close(1, 2, -0.1)
+
+
+def test_violation_is_the_shifted_hinge():
+    preferences = PreferenceSet([0, 1, 2], [1, ZERO, 0], [1.0, 5.0, -1.0])
+    f = np.array([2.0, 1.5, 0.5])
+    # f0 - f1 = 0.5 < 1 -> 0.5 short; f1 - 0 = 1.5 < 5 -> 3.5 short; f2 - f0 = -1.5 < -1 -> 0.5 short
+    np.testing.assert_allclose(preferences.violation(f), [0.5, 3.5, 0.5])
+
+
+def test_concatenation_subsetting_and_index_check():
+    a, b = PreferenceSet([0], [1], 0.1), PreferenceSet([2, 3], [4, 5], 0.2, 3.0)
+    both = a + b
+    assert len(both) == 3 and both[1:] == b and both[0] == a
+    assert PreferenceSet.concatenate([]) == PreferenceSet.empty()
+    both.check_indices(6)
+    with pytest.raises(ValueError, match="out of range"):
+        both.check_indices(5)
+
+
+def test_round_trips_through_frame_csv_and_json(tmp_path):
+    preferences = PreferenceSet([0, 4, ZERO], [1, ZERO, 2], [0.1 + 1e-12, -3.0, 2.5], [1.0, 0.25, 7.0])
+    assert PreferenceSet.from_frame(preferences.to_frame()) == preferences
+    assert PreferenceSet.from_csv(preferences.to_csv()) == preferences
+    preferences.to_csv(tmp_path / "p.csv")
+    assert PreferenceSet.from_csv(tmp_path / "p.csv") == preferences
+    assert PreferenceSet.from_json(preferences.to_json()) == preferences
+    preferences.to_json(tmp_path / "p.json")
+    assert PreferenceSet.from_json(tmp_path / "p.json") == preferences
+
+
+def test_frames_without_optional_columns_take_defaults_and_bad_files_are_rejected():
+    parsed = PreferenceSet.from_frame(pd.DataFrame({"i": [0], "j": [1]}))
+    assert parsed == PreferenceSet([0], [1], 0.0, 1.0)
+    with pytest.raises(ValueError, match="lacks column"):
+        PreferenceSet.from_frame(pd.DataFrame({"a": [0]}))
+    with pytest.raises(ValueError, match="format"):
+        PreferenceSet.from_json('{"i": [0], "j": [1]}')
+    with pytest.raises(ValueError, match="not valid"):
+        PreferenceSet.from_json("{broken")
