@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ordercore import ZERO, OrderPreferenceRegressor, PreferenceSet
+from ordercore import ZERO, OrderPreferenceRegressor, PreferenceSet, solve_order_preference_lp
 from ordercore.lp import engine as engine_module
 from ordercore.lp import highs as highs_module
 from ordercore.lp.engine import IncrementalOrderPreferenceLP
@@ -76,6 +76,25 @@ def test_optimum_matches_linprog_on_the_paper_lp(seed, centers):
     expected = reference_objective(X, y, preferences, rows, lambda1, lambda2, epsilon, gamma)
     assert model.objective_ == pytest.approx(expected, rel=REL, abs=1e-9)
     assert objective_from_predictions(model, X, y, preferences) == pytest.approx(model.objective_, rel=1e-6)
+
+
+@pytest.mark.parametrize("method", ["dual", "primal"])
+def test_the_functional_form_and_both_simplex_methods_reach_the_paper_optimum(method):
+    X, y, _, preferences = random_problem(12, unary=2)
+    labeled = np.flatnonzero(~np.isnan(y))
+    solution = solve_order_preference_lp(
+        X,
+        labeled,
+        y[labeled],
+        preferences,
+        lambda A, B: pairwise_kernels(A, B, metric="rbf", gamma=0.4),
+        lambda1=1e-2,
+        lambda2=2.0,
+        method=method,
+    )
+    expected = reference_objective(X, y, preferences, labeled, 1e-2, 2.0, 0.0, 0.4)
+    assert solution.objective == pytest.approx(expected, rel=REL)
+    assert solution.start == "cold" and solution.center_rows.tolist() == labeled.tolist()
 
 
 def test_lambda2_zero_is_the_svr_baseline():

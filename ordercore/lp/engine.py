@@ -278,31 +278,7 @@ class IncrementalOrderPreferenceLP:
         )
 
 
-def solve_order_preference_lp(
-    X,
-    labeled,
-    y,
-    preferences: PreferenceSet,
-    kernel: Kernel,
-    *,
-    lambda1,
-    lambda2,
-    epsilon=0.0,
-    centers="labeled",
-    method="dual",
-    time_limit=None,
-) -> LPSolution:
-    """One cold solve of LP (13); arguments as for ``IncrementalOrderPreferenceLP``."""
-    lp = IncrementalOrderPreferenceLP(
-        X,
-        labeled,
-        y,
-        kernel,
-        lambda1=lambda1,
-        lambda2=lambda2,
-        epsilon=epsilon,
-        centers=centers,
-        method=method,
-        time_limit=time_limit,
-    )
-    return lp.solve_cold(preferences)
+def solve_order_preference_lp(X, labeled, y, preferences: PreferenceSet, kernel: Kernel, **options) -> LPSolution:
+    """One cold solve of LP (13).  X, labeled, y, kernel and the keyword ``options`` (lambda1,
+    lambda2, epsilon, centers, method, time_limit) are as for ``IncrementalOrderPreferenceLP``."""
+    return IncrementalOrderPreferenceLP(X, labeled, y, kernel, **options).solve_cold(preferences)
