@@ -50,3 +50,44 @@ def toy_cubic_figure(training_x, pairs, fit: ToyFit) -> go.Figure:
         margin=dict(t=30),
     )
     return figure
+
+
+SWEEP_TITLES = {
+    "p": "number of preferences p",
+    "l": "number of labeled points l",
+    "beta": "β in f(x_i) − f(x_j) ≥ β(y_i − y_j)",
+}
+
+
+def sweep_figure(result: dict) -> go.Figure:
+    """Seed 001 Fig. 2: test MAE (mean ± std over trials) of SVR and SSL against the varied parameter."""
+    values = [point["value"] for point in result["points"]]
+    figure = go.Figure()
+    for model, colour, dash in (("svr", "#1f77b4", "dash"), ("ssl", "#d62728", "solid")):
+        figure.add_scatter(
+            x=values,
+            y=[point[f"{model}_mae_mean"] for point in result["points"]],
+            name=model.upper(),
+            mode="lines+markers",
+            line=dict(color=colour, dash=dash),
+            error_y=dict(type="data", array=[point[f"{model}_mae_std"] for point in result["points"]], visible=True),
+        )
+    figure.update_layout(
+        title=f"{result['dataset']}: test MAE as {SWEEP_TITLES[result['vary']]} varies",
+        xaxis=dict(title=SWEEP_TITLES[result["vary"]], type="log" if result["vary"] == "p" else "linear"),
+        yaxis=dict(title="test mean absolute error"),
+        margin=dict(t=50),
+    )
+    return figure
+
+
+def write_figure(figure: go.Figure, path) -> None:
+    """Write ``figure`` as HTML (.html) or an image (.png, .svg, .pdf: needs the kaleido package)."""
+    path = str(path)
+    if path.endswith(".html"):
+        figure.write_html(path, include_plotlyjs="cdn")
+    else:
+        try:
+            figure.write_image(path)
+        except (ValueError, ImportError, RuntimeError) as error:
+            raise SystemExit(f"could not write {path}: {error} (images need the kaleido package; use .html)") from None

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
+from ordercore.lp.problem import referenced_rows
 from ordercore.preferences import PreferenceSet
 
 VIOLATION_TOLERANCE = 1e-6
@@ -167,7 +168,22 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.solve_start_ = solution.start
         self.preferences_ = self._lp.preferences
         self.violation_ = solution.violation
-        self.n_violated_ = int(np.count_nonzero(solution.violation > VIOLATION_TOLERANCE * self._lp.scaling.scale))
+        self.n_violated_ = int(np.count_nonzero(solution.violation > self._violation_tolerance()))
+
+    def _violation_tolerance(self) -> float:
+        return VIOLATION_TOLERANCE * self._lp.scaling.scale
+
+    def violated(self, preferences: PreferenceSet) -> np.ndarray:
+        """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
+        not) the fitted f violates, by the tolerance of ``n_violated_``."""
+        check_is_fitted(self)
+        preferences = _as_preferences(preferences)
+        X = self._lp.X
+        preferences.check_indices(X.shape[0])
+        rows = referenced_rows(preferences)
+        f = np.full(X.shape[0], np.nan)
+        f[rows] = self.predict(X[rows]) if rows.size else f[rows]
+        return preferences.violation(f) > self._violation_tolerance()
 
     def predict(self, X):
         """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""

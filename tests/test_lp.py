@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ordercore import ZERO, OrderPreferenceRegressor, PreferenceSet, solve_order_preference_lp
+from ordercore import (
+    ZERO,
+    OrderPreferenceRegressor,
+    PreferenceSet,
+    SolverError,
+    SolverNumericalError,
+    solve_order_preference_lp,
+)
 from ordercore.lp import engine as engine_module
 from ordercore.lp import highs as highs_module
 from ordercore.lp.engine import IncrementalOrderPreferenceLP
@@ -152,6 +159,10 @@ def test_violation_counts_match_predictions():
     np.testing.assert_allclose(model.violation_, shortfall, atol=1e-8)
     assert model.n_violated_ == np.count_nonzero(shortfall > 1e-6 * np.std(y[~np.isnan(y)]))
     assert 0 < model.n_violated_ < len(preferences)
+    # the same test for preferences not in force, e.g. SVR fitted without them
+    plain = OrderPreferenceRegressor(gamma=0.4, lambda2=0.0).fit(X, y)
+    np.testing.assert_array_equal(plain.violated(preferences), model.violated(preferences))
+    assert plain.violated(preferences).sum() == model.n_violated_
 
 
 @pytest.mark.parametrize("scale", [1e-3, 1.0, 3e5])
@@ -248,3 +259,33 @@ def test_time_limit_raises_a_clear_error():
     X, y, _, preferences = random_problem(5, n=300, n_labeled=150, n_preferences=3000)
     with pytest.raises(SolverTimeLimitError, match="time limit"):
         OrderPreferenceRegressor(gamma=0.3, time_limit=1e-9).fit(X, y, preferences)
+
+
+def failing_solves(monkeypatch, n_failures):
+    """Make the first ``n_failures`` HiGHS solves report a status that is not optimal."""
+    original = highs_module.HighsDualLP.solve
+    calls = []
+
+    def solve(self):
+        calls.append(self)
+        if len(calls) <= n_failures:
+            raise SolverError("HiGHS did not reach the optimum (status: Unknown)")
+        return original(self)
+
+    monkeypatch.setattr(highs_module.HighsDualLP, "solve", solve)
+    return calls
+
+
+def test_a_cold_solve_that_fails_is_retried_with_other_settings(monkeypatch):
+    X, y, _, preferences = random_problem(13)
+    expected = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences).objective_
+    calls = failing_solves(monkeypatch, 2)
+    model = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+    assert len(calls) == 3 and model.objective_ == pytest.approx(expected, rel=REL)
+
+
+def test_when_every_attempt_fails_the_error_says_so(monkeypatch):
+    X, y, _, preferences = random_problem(13)
+    failing_solves(monkeypatch, 99)
+    with pytest.raises(SolverNumericalError, match="no certified optimum after 4 attempts"):
+        OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)

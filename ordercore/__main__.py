@@ -1,0 +1,5 @@
+import sys
+
+from ordercore.cli import main
+
+sys.exit(main())

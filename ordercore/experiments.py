@@ -1,0 +1,312 @@
+"""The seeds' benchmark protocol (seed 001 §4.2, Table 1, Fig. 2; seed 000 §Experiments).
+
+Each trial splits the data into l labeled, u unlabeled and test points (seed 001 Table 1);
+samples p = 1000 pairs with replacement from the unlabeled points and prefers
+f(x_i) - f(x_j) >= beta (y_i - y_j), y_i >= y_j, beta = 0.5 (eq. (14)); tunes the RBF gamma and
+lambda1 for SVR by 5-fold cross-validation on the labeled points over a 9 x 9 logarithmic grid
+1e-4 ... 1e4; fixes lambda2 = 1; and reports the test MAE of SVR (lambda2 = 0) and SSL.  SVR and
+SSL share every trial, so they are compared by a paired t-test.
+
+Beyond the paper (``tune='preferences'``): gamma, lambda1 and lambda2 for SSL chosen by
+cross-validation on held-out *preferences* (the fraction violated), spending no labels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+from sklearn.model_selection import KFold
+
+from ordercore.datasets import BENCHMARKS, Dataset
+from ordercore.oracle import oracle_preferences
+from ordercore.preferences import PreferenceSet
+from ordercore.regressor import OrderPreferenceRegressor
+
+PARAMETER_GRID = tuple(np.logspace(-4, 4, 9))
+"""The seeds' 9-point logarithmic grid, for both gamma (their sigma) and lambda1."""
+QUICK_GRID = (1e-2, 1e-1, 1.0)
+LAMBDA2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
+"""lambda2 candidates for preference-based tuning."""
+NEIGHBOUR_FACTORS = (1 / 3, 1.0, 3.0)
+"""Preference-based tuning searches gamma and lambda1 at these multiples of the SVR choice."""
+
+PAPER_TABLE1 = {
+    "boston": {"svr": (4.780, 1.351), "ssl": (3.511, 0.376)},
+    "abalone": {"svr": (1.856, 0.180), "ssl": (1.685, 0.102)},
+    "california": {"svr": (58268, 4435), "ssl": (52120, 1843)},
+}
+"""Seed 001 Table 1: test MAE, mean and standard deviation over 20 trials."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Everything one trial needs besides the data and its seed."""
+
+    n_labeled: int
+    n_unlabeled: int
+    n_preferences: int = 1000
+    beta: float = 0.5
+    lambda2: float = 1.0
+    grid: tuple = PARAMETER_GRID
+    folds: int = 5
+    tune: str = "svr"  # 'svr': the seeds' protocol; 'preferences': also tune SSL on held-out preferences
+    centers: str = "labeled"
+
+    @classmethod
+    def for_benchmark(cls, name: str, quick: bool = False, **changes) -> Protocol:
+        spec = BENCHMARKS[name]
+        protocol = cls(spec.n_labeled, spec.n_unlabeled)
+        if quick:
+            protocol = replace(protocol, grid=QUICK_GRID, folds=3)
+        return replace(protocol, **changes)
+
+
+@dataclass
+class TrialResult:
+    trial: int
+    seed: int
+    svr_mae: float
+    ssl_mae: float
+    gamma: float  # chosen for SVR by cross-validation on labels
+    lambda1: float
+    ssl_gamma: float  # used by SSL (= gamma unless tuned on preferences)
+    ssl_lambda1: float
+    lambda2: float
+    n_preferences: int
+    svr_violated: int  # of the training preferences
+    ssl_violated: int
+    tune_seconds: float
+    svr_seconds: float
+    ssl_seconds: float
+    extra: dict = field(default_factory=dict)
+
+
+def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
+    """Random disjoint labeled (l,), unlabeled (u,) and test (rest) row indices."""
+    if n_labeled + n_unlabeled >= n:
+        raise ValueError(f"l + u = {n_labeled + n_unlabeled} leaves no test points among {n}")
+    order = rng.permutation(n)
+    return order[:n_labeled], order[n_labeled : n_labeled + n_unlabeled], order[n_labeled + n_unlabeled :]
+
+
+def mean_absolute_error(y: np.ndarray, prediction: np.ndarray) -> float:
+    return float(np.mean(np.abs(y - prediction)))
+
+
+def tune_on_labels(X, y, grid, folds: int, rng) -> tuple[float, float, float]:
+    """(gamma, lambda1, cv MAE) minimising the k-fold MAE of SVR on the labeled points.
+
+    Ties go to the smaller gamma and then the larger lambda1 (the smoother, sparser fit)."""
+    splits = list(KFold(min(folds, len(y)), shuffle=True, random_state=int(rng.integers(2**31))).split(X))
+    best = (np.inf, None, None)
+    for gamma in sorted(grid):
+        for lambda1 in sorted(grid, reverse=True):
+            errors = []
+            for train, held_out in splits:
+                model = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X[train], y[train])
+                errors.append(mean_absolute_error(y[held_out], model.predict(X[held_out])))
+            error = float(np.mean(errors))
+            if error < best[0]:
+                best = (error, gamma, lambda1)
+    return best[1], best[2], best[0]
+
+
+def tune_on_preferences(X, y, preferences: PreferenceSet, gamma, lambda1, folds: int, rng, centers="labeled"):
+    """(gamma, lambda1, lambda2) for SSL minimising the fraction of held-out preferences violated,
+    over gamma and lambda1 near the SVR choice and ``LAMBDA2_GRID``; spends no labels."""
+    splits = list(KFold(folds, shuffle=True, random_state=int(rng.integers(2**31))).split(preferences.i))
+    best = (np.inf, gamma, lambda1, 1.0)
+    for g in sorted(gamma * f for f in NEIGHBOUR_FACTORS):
+        for l1 in sorted((lambda1 * f for f in NEIGHBOUR_FACTORS), reverse=True):
+            for l2 in LAMBDA2_GRID:
+                scores = []
+                for train, held_out in splits:
+                    model = OrderPreferenceRegressor(gamma=g, lambda1=l1, lambda2=l2, centers=centers)
+                    model.fit(X, y, preferences[train])
+                    scores.append(float(np.mean(model.violated(preferences[held_out]))))
+                score = float(np.mean(scores))
+                if score < best[0]:
+                    best = (score, g, l1, l2)
+    return best[1], best[2], best[3]
+
+
+def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int, seed: int):
+    """One random trial for every (label, protocol) in ``variants``, which share l and u: one split
+    and one tuning on labels, then per variant its preferences, any preference tuning, SVR and SSL.
+    Returns [(label, TrialResult)].  The split, the preferences and the tuning folds draw from
+    separate streams of ``seed``, so variants differ only where their protocols do."""
+    first = variants[0][1]
+    if any(
+        (p.n_labeled, p.n_unlabeled, p.grid, p.folds) != (first.n_labeled, first.n_unlabeled, first.grid, first.folds)
+        for _, p in variants
+    ):
+        raise ValueError("variants of one trial must share l, u, the grid and the folds")
+    split_stream, preference_stream, tuning_stream = np.random.SeedSequence(seed).spawn(3)
+    labeled, unlabeled, test = split(
+        len(data.y), first.n_labeled, first.n_unlabeled, np.random.default_rng(split_stream)
+    )
+    training = np.concatenate([labeled, unlabeled])
+    X, y_true = data.X[training], data.y[training]
+    y = y_true.copy()
+    y[first.n_labeled :] = np.nan
+    start = time.perf_counter()
+    gamma, lambda1, _ = tune_on_labels(
+        X[: first.n_labeled], y[: first.n_labeled], first.grid, first.folds, np.random.default_rng(tuning_stream)
+    )
+    label_tuning_seconds = time.perf_counter() - start
+    svr = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X, y)
+    svr_mae = mean_absolute_error(data.y[test], svr.predict(data.X[test]))
+    results = []
+    for label, protocol in variants:
+        rng = np.random.default_rng(preference_stream)
+        rows = np.arange(protocol.n_labeled, training.size)
+        preferences = oracle_preferences(rows, y_true, protocol.n_preferences, protocol.beta, rng)
+        start = time.perf_counter()
+        ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, protocol.lambda2
+        if protocol.tune == "preferences":
+            ssl_gamma, ssl_lambda1, lambda2 = tune_on_preferences(
+                X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers
+            )
+        tune_seconds = label_tuning_seconds + time.perf_counter() - start
+        start = time.perf_counter()
+        ssl = OrderPreferenceRegressor(
+            gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers
+        ).fit(X, y, preferences)
+        ssl_seconds = time.perf_counter() - start
+        results.append(
+            (
+                label,
+                TrialResult(
+                    trial=trial,
+                    seed=seed,
+                    svr_mae=svr_mae,
+                    ssl_mae=mean_absolute_error(data.y[test], ssl.predict(data.X[test])),
+                    gamma=gamma,
+                    lambda1=lambda1,
+                    ssl_gamma=ssl_gamma,
+                    ssl_lambda1=ssl_lambda1,
+                    lambda2=lambda2,
+                    n_preferences=len(preferences),
+                    svr_violated=int(np.sum(svr.violated(preferences))),
+                    ssl_violated=ssl.n_violated_,
+                    tune_seconds=tune_seconds,
+                    svr_seconds=svr.solve_time_,
+                    ssl_seconds=ssl_seconds,
+                ),
+            )
+        )
+    return results
+
+
+def trial_seeds(seed: int, trials: int) -> list[int]:
+    """Independent per-trial seeds; the same (seed, trials) give the same trials everywhere."""
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(trials)]
+
+
+def run_trials(
+    data: Dataset,
+    variants: list[tuple[object, Protocol]],
+    trials: int,
+    seed: int,
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[tuple[object, TrialResult]]:
+    """``trials`` trials of every (label, protocol) in ``variants``, in parallel over trials and groups of
+    variants that share l and u; every variant sees the same trial seeds, so results pair across
+    variants.  ``progress(done, total)`` is called as trials finish.  Results in input order."""
+    groups: dict[tuple, list] = {}
+    for label, protocol in variants:
+        groups.setdefault((protocol.n_labeled, protocol.n_unlabeled), []).append((label, protocol))
+    tasks = [(group, k, s) for group in groups.values() for k, s in enumerate(trial_seeds(seed, trials))]
+    runner = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    results = []
+    for done, outputs in enumerate(runner(delayed(run_trial)(data, group, k, s) for group, k, s in tasks), 1):
+        results.extend(outputs)
+        if progress is not None:
+            progress(done, len(tasks))
+    order = {label: position for position, (label, _) in enumerate(variants)}
+    return sorted(results, key=lambda item: (order[item[0]], item[1].trial))
+
+
+def summarize(results: list[TrialResult]) -> dict:
+    """Mean and std of each model's test MAE, the relative improvement, and a paired t-test."""
+    svr = np.array([r.svr_mae for r in results])
+    ssl = np.array([r.ssl_mae for r in results])
+    summary = {
+        "n_trials": len(results),
+        "svr_mae_mean": float(svr.mean()),
+        "svr_mae_std": float(svr.std(ddof=1)) if svr.size > 1 else 0.0,
+        "ssl_mae_mean": float(ssl.mean()),
+        "ssl_mae_std": float(ssl.std(ddof=1)) if ssl.size > 1 else 0.0,
+        "improvement": float(1 - ssl.mean() / svr.mean()),
+        "ssl_wins": int(np.sum(ssl < svr)),
+    }
+    if svr.size > 1 and np.any(svr != ssl):
+        test = stats.ttest_rel(svr, ssl)
+        summary.update(t_statistic=float(test.statistic), p_value=float(test.pvalue))
+    return summary
+
+
+def table1(data: Dataset, name: str, protocol: Protocol, trials: int, seed: int, jobs: int = 1, progress=None) -> dict:
+    """Seed 001 Table 1 for one data set: per-trial results, summary, and the paper's numbers."""
+    results = [r for _, r in run_trials(data, [("table1", protocol)], trials, seed, jobs, progress)]
+    return {
+        "experiment": "table1",
+        "dataset": name,
+        "protocol": asdict(protocol),
+        "seed": seed,
+        "trials": [asdict(r) for r in results],
+        "summary": summarize(results),
+        "paper": PAPER_TABLE1.get(name),
+    }
+
+
+SWEEPS = {
+    "p": ("n_preferences", (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)),
+    "l": ("n_labeled", None),  # multiples of the data set's l, see sweep_values
+    "beta": ("beta", (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)),
+}
+"""Seed 001 Fig. 2: the protocol field each sweep varies and its default values."""
+
+
+def sweep_values(vary: str, protocol: Protocol) -> tuple:
+    if vary == "l":
+        return tuple(int(round(protocol.n_labeled * f)) for f in (0.5, 1, 2, 4, 8))
+    return SWEEPS[vary][1]
+
+
+def figure2(
+    data: Dataset,
+    name: str,
+    protocol: Protocol,
+    vary: str,
+    values,
+    trials: int,
+    seed: int,
+    jobs: int = 1,
+    progress=None,
+) -> dict:
+    """Seed 001 Fig. 2: test MAE of SVR and SSL as p, l or beta varies, on shared trial seeds."""
+    if vary not in SWEEPS:
+        raise ValueError(f"--vary must be one of {sorted(SWEEPS)}")
+    field_name = SWEEPS[vary][0]
+    values = tuple(values) if values else sweep_values(vary, protocol)
+    protocols = [(value, replace(protocol, **{field_name: value})) for value in values]
+    results = run_trials(data, protocols, trials, seed, jobs, progress)
+    points = []
+    for value in values:
+        chosen = [r for label, r in results if label == value]
+        points.append({"value": value, **summarize(chosen), "trials": [asdict(r) for r in chosen]})
+    return {
+        "experiment": "figure2",
+        "dataset": name,
+        "vary": vary,
+        "protocol": asdict(protocol),
+        "seed": seed,
+        "points": points,
+    }

@@ -1,0 +1,101 @@
+"""Data loading and the seeds' preprocessing."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore import datasets
+from ordercore.datasets import load_csv, load_dataset
+
+
+@pytest.mark.parametrize(
+    "name, shape, target_first",
+    [("boston", (506, 13), 24.0), ("abalone", (4177, 10), 15.0), ("california", (20640, 8), 452600.0)],
+)
+def test_benchmarks_load_with_the_seeds_preprocessing(data_directory, name, shape, target_first):
+    data = load_dataset(name)
+    assert data.X.shape == shape and data.y.shape == (shape[0],)
+    assert data.y[0] == target_first
+    numeric = [k for k, feature in enumerate(data.feature_names) if "=" not in feature]
+    np.testing.assert_allclose(data.X[:, numeric].mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(data.X[:, numeric].std(axis=0), 1, atol=1e-12)
+
+
+def test_abalone_gender_becomes_three_indicators(data_directory):
+    data = load_dataset("abalone")
+    columns = [k for k, feature in enumerate(data.feature_names) if feature.startswith("Gender=")]
+    assert [data.feature_names[k] for k in columns] == ["Gender=F", "Gender=I", "Gender=M"]
+    indicators = data.X[:, columns]
+    assert set(np.unique(indicators)) == {0.0, 1.0} and np.all(indicators.sum(axis=1) == 1)
+    assert indicators[0].tolist() == [0.0, 0.0, 1.0]  # the first abalone is M
+
+
+def test_a_missing_file_names_the_variable_and_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("ORDERCORE_DATA", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="ORDERCORE_DATA.*boston_housing.csv"):
+        load_dataset("boston")
+    monkeypatch.delenv("ORDERCORE_DATA")
+    with pytest.raises(FileNotFoundError, match="set ORDERCORE_DATA.*abalone.csv"):
+        load_dataset("abalone")
+    with pytest.raises(ValueError, match="unknown data set"):
+        load_dataset("census")
+
+
+def test_california_falls_back_to_scikit_learn_in_the_same_units(monkeypatch):
+    monkeypatch.delenv("ORDERCORE_DATA", raising=False)
+    frame = pd.DataFrame(
+        {
+            "MedInc": [8.3252, 3.0],
+            "HouseAge": [41.0, 20.0],
+            "AveRooms": [6.984127, 5.0],
+            "AveBedrms": [1.02381, 1.1],
+            "Population": [322.0, 1000.0],
+            "AveOccup": [2.555556, 2.5],
+            "Latitude": [37.88, 34.0],
+            "Longitude": [-122.23, -118.0],
+            "MedHouseVal": [4.526, 1.5],
+        }
+    )
+
+    class Bunch:
+        pass
+
+    bunch = Bunch()
+    bunch.frame = frame
+    monkeypatch.setattr("sklearn.datasets.fetch_california_housing", lambda as_frame: bunch)
+    data = load_dataset("california")
+    raw = data.frame
+    # cal_housing.csv's first row: 880 rooms, 129 bedrooms, 126 households, value 452600
+    assert raw.loc[0, "households"] == 126 and raw.loc[0, "total_rooms"] == 880
+    assert raw.loc[0, "total_bedrooms"] == 129 and raw.loc[0, "median_house_value"] == pytest.approx(452600)
+    assert data.metadata["source"] == "sklearn.datasets.fetch_california_housing"
+
+
+def test_a_user_csv_goes_through_the_same_path(tmp_path):
+    path = tmp_path / "homes.csv"
+    path.write_text("price,rooms,area,town\n300,3,80,north\n,4,95,south\n250,2,60,north\n410,5,120,east\n")
+    data = load_csv(str(path), target="price", features=["rooms", "area", "town"])
+    assert data.feature_names == ["rooms", "area", "town=east", "town=north", "town=south"]
+    assert np.isnan(data.y[1]) and data.y[3] == 410  # an empty target is simply unlabeled
+    np.testing.assert_allclose(data.X[:, 0], (np.array([3, 4, 2, 5]) - 3.5) / np.std([3, 4, 2, 5]))
+
+
+@pytest.mark.parametrize(
+    "text, target, message",
+    [
+        ("a,b\n1,2\n", "c", "target column 'c'"),
+        ("a,b\nx,2\ny,3\n", "a", "not numeric"),
+        ("a,b\n1,\n2,3\n", "a", "missing values"),
+        ("a\n1\n", "a", "at least two columns"),
+        ("", "a", "could not read"),
+    ],
+)
+def test_bad_user_csvs_are_refused_with_the_reason(text, target, message):
+    with pytest.raises(ValueError, match=message):
+        load_csv(text.encode(), target=target)
+
+
+def test_identifier_like_text_columns_are_refused():
+    rows = "\n".join(f"{k},id{k}" for k in range(datasets.MAX_CATEGORIES + 1))
+    with pytest.raises(ValueError, match="identifier"):
+        load_csv(f"y,name\n{rows}\n".encode(), target="y")

@@ -1,0 +1,149 @@
+"""The benchmark protocol and its command line (quick mode only: CI runs no full experiment)."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, KFold
+
+from ordercore import OrderPreferenceRegressor
+from ordercore.cli import main
+from ordercore.datasets import load_dataset
+from ordercore.experiments import Protocol, run_trial, split, summarize, tune_on_labels
+from ordercore.oracle import oracle_preferences
+
+
+def test_split_is_a_disjoint_partition_of_the_stated_sizes():
+    labeled, unlabeled, test = split(100, 10, 30, np.random.default_rng(0))
+    assert (labeled.size, unlabeled.size, test.size) == (10, 30, 60)
+    assert np.array_equal(np.sort(np.concatenate([labeled, unlabeled, test])), np.arange(100))
+    with pytest.raises(ValueError, match="no test points"):
+        split(40, 10, 30, np.random.default_rng(0))
+
+
+def test_oracle_preferences_follow_eq_14():
+    y = np.array([5.0, 1.0, 3.0, 9.0, 2.0, 7.0])
+    preferences = oracle_preferences(np.array([1, 2, 4, 5]), y, 200, beta=0.5, rng=0)
+    assert len(preferences) == 200
+    assert set(np.unique(np.r_[preferences.i, preferences.j])) <= {1, 2, 4, 5}
+    assert np.all(preferences.i != preferences.j) and np.all(y[preferences.i] >= y[preferences.j])
+    np.testing.assert_allclose(preferences.margin, 0.5 * (y[preferences.i] - y[preferences.j]))
+
+
+def test_label_tuning_finds_the_grid_search_optimum():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(24, 3))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=24)
+    grid = (1e-2, 1e-1, 1.0)
+    seed_rng = np.random.default_rng(7)
+    gamma, lambda1, error = tune_on_labels(X, y, grid, 4, seed_rng)
+    folds = KFold(4, shuffle=True, random_state=int(np.random.default_rng(7).integers(2**31)))
+    search = GridSearchCV(
+        OrderPreferenceRegressor(lambda2=0.0),
+        {"gamma": grid, "lambda1": grid},
+        scoring="neg_mean_absolute_error",
+        cv=folds,
+    ).fit(X, y)
+    assert error == pytest.approx(-search.best_score_, rel=1e-9)
+    chosen = search.cv_results_["mean_test_score"][
+        [k for k, p in enumerate(search.cv_results_["params"]) if p == {"gamma": gamma, "lambda1": lambda1}][0]
+    ]
+    assert -chosen == pytest.approx(error, rel=1e-9)
+
+
+def test_summary_statistics_by_hand():
+    class Trial:
+        def __init__(self, svr, ssl):
+            self.svr_mae, self.ssl_mae = svr, ssl
+
+    summary = summarize([Trial(4.0, 3.0), Trial(5.0, 3.5), Trial(4.5, 4.0)])
+    # differences SVR - SSL: 1, 1.5, 0.5 (mean 1, sample std 0.5)
+    assert summary["svr_mae_mean"] == pytest.approx(4.5) and summary["ssl_mae_mean"] == pytest.approx(3.5)
+    assert summary["improvement"] == pytest.approx(1 - 3.5 / 4.5)
+    t = 1.0 / (0.5 / np.sqrt(3))
+    assert summary["t_statistic"] == pytest.approx(t)
+    # two-sided p for 2 degrees of freedom, whose t CDF is 1/2 + t / (2 sqrt(2 + t^2))
+    assert summary["p_value"] == pytest.approx(1 - t / np.sqrt(2 + t**2))
+    assert summary["ssl_wins"] == 3
+
+
+def test_a_trial_is_reproducible_and_its_variants_share_split_and_tuning(data_directory):
+    data = load_dataset("boston")
+    protocol = Protocol.for_benchmark("boston", quick=True)
+    [(_, first)] = run_trial(data, [("a", protocol)], 0, 11)
+    [(_, again)] = run_trial(data, [("a", protocol)], 0, 11)
+    assert first.svr_mae == again.svr_mae and first.ssl_mae == again.ssl_mae
+    assert first.n_preferences == 1000 and first.gamma in protocol.grid and first.lambda1 in protocol.grid
+    variants = run_trial(data, [("p=1000", protocol), ("p=10", replace(protocol, n_preferences=10))], 0, 11)
+    (_, many), (_, few) = variants
+    assert many.ssl_mae == first.ssl_mae and few.n_preferences == 10
+    assert (few.svr_mae, few.gamma, few.lambda1) == (first.svr_mae, first.gamma, first.lambda1)
+    with pytest.raises(ValueError, match="share l, u"):
+        run_trial(data, [("a", protocol), ("b", replace(protocol, n_labeled=40))], 0, 11)
+
+
+@pytest.mark.parametrize("dataset", ["boston", "abalone", "california"])
+def test_quick_table1_from_the_command_line(data_directory, tmp_path, dataset):
+    out = tmp_path / f"{dataset}.json"
+    assert (
+        main(
+            [
+                "experiments",
+                "table1",
+                "--dataset",
+                dataset,
+                "--trials",
+                "2",
+                "--quick",
+                "--jobs",
+                "2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    result = json.loads(out.read_text())
+    assert len(result["trials"]) == 2 and result["summary"]["n_trials"] == 2
+    for trial in result["trials"]:
+        assert {"svr_mae", "ssl_mae", "gamma", "lambda1", "n_preferences", "ssl_seconds"} <= set(trial)
+        assert trial["ssl_mae"] > 0 and trial["svr_mae"] > 0
+    assert result["paper"]["ssl"][0] > 0 and result["command"].startswith("python -m ordercore experiments")
+
+
+def test_quick_figure2_writes_json_and_html(data_directory, tmp_path):
+    out, figure = tmp_path / "beta.json", tmp_path / "beta.html"
+    main(
+        [
+            "experiments",
+            "figure2",
+            "--dataset",
+            "boston",
+            "--vary",
+            "beta",
+            "--values",
+            "0",
+            "1",
+            "--trials",
+            "2",
+            "--quick",
+            "--out",
+            str(out),
+            "--figure",
+            str(figure),
+        ]
+    )
+    result = json.loads(out.read_text())
+    assert [point["value"] for point in result["points"]] == [0.0, 1.0]
+    # the same trial seeds at every value: SVR ignores beta, so its errors agree point by point
+    svr = [[trial["svr_mae"] for trial in point["trials"]] for point in result["points"]]
+    np.testing.assert_allclose(svr[0], svr[1], rtol=1e-9)
+    assert "plotly" in figure.read_text()
+
+
+def test_the_command_line_refuses_bad_arguments(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["experiments", "table1", "--dataset", "census", "--out", str(tmp_path / "x.json")])
+    with pytest.raises(SystemExit, match="at least 1"):
+        main(["experiments", "table1", "--dataset", "boston", "--trials", "0", "--out", str(tmp_path / "x.json")])
