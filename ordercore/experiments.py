@@ -118,21 +118,21 @@ def tune_on_labels(X, y, grid, folds: int, rng) -> tuple[float, float, float]:
 
 def tune_on_preferences(X, y, preferences: PreferenceSet, gamma, lambda1, folds: int, rng, centers="labeled"):
     """(gamma, lambda1, lambda2) for SSL minimising the fraction of held-out preferences violated,
-    over gamma and lambda1 near the SVR choice and ``LAMBDA2_GRID``; spends no labels."""
+    over gamma and lambda1 near the SVR choice and ``LAMBDA2_GRID``; spends no labels.  For each
+    fold and gamma the lambdas move along a warm-started path (only LP bounds change)."""
     splits = list(KFold(folds, shuffle=True, random_state=int(rng.integers(2**31))).split(preferences.i))
-    best = (np.inf, gamma, lambda1, 1.0)
-    for g in sorted(gamma * f for f in NEIGHBOUR_FACTORS):
-        for l1 in sorted((lambda1 * f for f in NEIGHBOUR_FACTORS), reverse=True):
-            for l2 in LAMBDA2_GRID:
-                scores = []
-                for train, held_out in splits:
-                    model = OrderPreferenceRegressor(gamma=g, lambda1=l1, lambda2=l2, centers=centers)
-                    model.fit(X, y, preferences[train])
-                    scores.append(float(np.mean(model.violated(preferences[held_out]))))
-                score = float(np.mean(scores))
-                if score < best[0]:
-                    best = (score, g, l1, l2)
-    return best[1], best[2], best[3]
+    gammas = sorted(gamma * f for f in NEIGHBOUR_FACTORS)
+    lambda1s = sorted((lambda1 * f for f in NEIGHBOUR_FACTORS), reverse=True)
+    violated = np.zeros((len(gammas), len(lambda1s), len(LAMBDA2_GRID)))
+    for train, held_out in splits:
+        for a, g in enumerate(gammas):
+            model = OrderPreferenceRegressor(gamma=g, centers=centers, warm_start=True)
+            for b, l1 in enumerate(lambda1s):
+                for c, l2 in enumerate(LAMBDA2_GRID):
+                    model.set_params(lambda1=l1, lambda2=l2).fit(X, y, preferences[train])
+                    violated[a, b, c] += np.mean(model.violated(preferences[held_out])) / len(splits)
+    a, b, c = np.unravel_index(np.argmin(violated), violated.shape)  # ties: smaller gamma, larger lambda1
+    return gammas[a], lambda1s[b], LAMBDA2_GRID[c]
 
 
 def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int, seed: int):

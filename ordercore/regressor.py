@@ -27,6 +27,14 @@ VIOLATION_TOLERANCE = 1e-6
 (the LP's feasibility tolerance is 1e-7 in those units)."""
 
 
+def _same(a: tuple, b: tuple) -> bool:
+    """Whether two fit problems (tuples of arrays and scalars) are equal."""
+    return all(
+        np.array_equal(x, y, equal_nan=True) if isinstance(x, np.ndarray) else type(x) is type(y) and x == y
+        for x, y in zip(a, b, strict=True)
+    )
+
+
 def _as_preferences(preferences) -> PreferenceSet:
     if preferences is None:
         return PreferenceSet.empty()
@@ -56,6 +64,9 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
     method : 'dual' or 'primal' simplex (HiGHS) on the LP's dual form; 'dual' restarts hot.
     time_limit : seconds allowed to one HiGHS solve, or None; exceeding it raises
         ``SolverTimeLimitError``.
+    warm_start : when True, a ``fit`` on the same X, y and preferences with the same kernel, epsilon
+        and centers as the last one, only lambda1 or lambda2 changed, re-solves from the last
+        basis instead of from scratch (the same optimum, found faster).
 
     Attributes
     ----------
@@ -80,6 +91,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         "centers": [StrOptions(set(CENTERS))],
         "method": [StrOptions(set(SIMPLEX_STRATEGIES))],
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "warm_start": ["boolean"],
     }
 
     def __init__(
@@ -95,6 +107,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         centers="labeled",
         method="dual",
         time_limit=None,
+        warm_start=False,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -106,6 +119,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.centers = centers
         self.method = method
         self.time_limit = time_limit
+        self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, preferences=None):
@@ -114,7 +128,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         preferences : PreferenceSet whose i, j index rows of X, or None (then this is SVR)."""
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
         y = column_or_1d(np.asarray(y, dtype=np.float64), warn=True)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
@@ -125,6 +139,26 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
         preferences = _as_preferences(preferences)
         preferences.check_indices(X.shape[0])
+        problem = (
+            X,
+            y,
+            self.kernel,
+            self.gamma,
+            self.degree,
+            self.coef0,
+            self.epsilon,
+            self.centers,
+            self.method,
+            self.time_limit,
+        )
+        if (
+            self.warm_start
+            and getattr(self, "_problem", None) is not None
+            and _same(problem, self._problem)
+            and preferences == self._lp.preferences
+        ):
+            self._set_solution(self._lp.set_regularization(self.lambda1, self.lambda2))
+            return self
         kernel = functools.partial(
             kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
         )
@@ -141,6 +175,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             time_limit=self.time_limit,
         )
         self._set_solution(self._lp.solve_cold(preferences))
+        self._problem = problem
         return self
 
     def add_preferences(self, preferences: PreferenceSet):

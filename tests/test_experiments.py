@@ -10,7 +10,15 @@ from sklearn.model_selection import GridSearchCV, KFold
 from ordercore import OrderPreferenceRegressor
 from ordercore.cli import main
 from ordercore.datasets import load_dataset
-from ordercore.experiments import Protocol, run_trial, split, summarize, tune_on_labels
+from ordercore.experiments import (
+    LAMBDA2_GRID,
+    Protocol,
+    run_trial,
+    split,
+    summarize,
+    tune_on_labels,
+    tune_on_preferences,
+)
 from ordercore.oracle import oracle_preferences
 
 
@@ -147,3 +155,33 @@ def test_the_command_line_refuses_bad_arguments(tmp_path, capsys):
         main(["experiments", "table1", "--dataset", "census", "--out", str(tmp_path / "x.json")])
     with pytest.raises(SystemExit, match="at least 1"):
         main(["experiments", "table1", "--dataset", "boston", "--trials", "0", "--out", str(tmp_path / "x.json")])
+
+
+def test_preference_tuning_picks_the_candidate_cold_fits_score_best():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    truth = np.sin(2 * X[:, 0]) + X[:, 1]
+    y = np.full(60, np.nan)
+    y[:8] = truth[:8]
+    preferences = oracle_preferences(np.arange(8, 60), truth, 120, beta=0.5, rng=1)
+    gamma, lambda1, lambda2 = tune_on_preferences(X, y, preferences, 0.3, 1e-2, 3, np.random.default_rng(2))
+    folds = list(
+        KFold(3, shuffle=True, random_state=int(np.random.default_rng(2).integers(2**31))).split(preferences.i)
+    )
+
+    def held_out_violation(g, l1, l2):
+        fractions = []
+        for train, held_out in folds:
+            model = OrderPreferenceRegressor(gamma=g, lambda1=l1, lambda2=l2).fit(X, y, preferences[train])
+            fractions.append(np.mean(model.violated(preferences[held_out])))
+        return np.mean(fractions)
+
+    scores = {
+        (g, l1, l2): held_out_violation(g, l1, l2)
+        for g in (0.1, 0.3, 0.9)
+        for l1 in (1 / 300, 1e-2, 3e-2)
+        for l2 in LAMBDA2_GRID
+    }
+    chosen = held_out_violation(gamma, lambda1, lambda2)
+    assert chosen == pytest.approx(min(scores.values()), abs=1e-12)
+    assert chosen < scores[(0.3, 1e-2, 0.1)]  # tuning beat at least the weakest preference weight

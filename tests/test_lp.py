@@ -220,9 +220,9 @@ def test_a_failed_certificate_falls_back_to_a_cold_solve(monkeypatch):
     original = highs_module.HighsDualLP.solve
     calls = []
 
-    def wrong_first_hot_start(self):
+    def wrong_first_hot_start(self, iteration_limit=None):
         """The first solve claims optimality with a wrong objective; later ones are honest."""
-        result = original(self)
+        result = original(self, iteration_limit)
         calls.append(result)
         if len(calls) > 1:
             return result
@@ -266,11 +266,11 @@ def failing_solves(monkeypatch, n_failures):
     original = highs_module.HighsDualLP.solve
     calls = []
 
-    def solve(self):
+    def solve(self, iteration_limit=None):
         calls.append(self)
         if len(calls) <= n_failures:
             raise SolverError("HiGHS did not reach the optimum (status: Unknown)")
-        return original(self)
+        return original(self, iteration_limit)
 
     monkeypatch.setattr(highs_module.HighsDualLP, "solve", solve)
     return calls
@@ -287,5 +287,45 @@ def test_a_cold_solve_that_fails_is_retried_with_other_settings(monkeypatch):
 def test_when_every_attempt_fails_the_error_says_so(monkeypatch):
     X, y, _, preferences = random_problem(13)
     failing_solves(monkeypatch, 99)
-    with pytest.raises(SolverNumericalError, match="no certified optimum after 4 attempts"):
+    with pytest.raises(SolverNumericalError, match="no certified optimum after 3 attempts"):
         OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+
+
+@pytest.mark.parametrize("centers", ["labeled", "all"])
+def test_warm_start_over_lambda1_and_lambda2_reaches_the_cold_optimum(centers):
+    X, y, _, preferences = random_problem(14, n_preferences=60)
+    model = OrderPreferenceRegressor(gamma=0.3, centers=centers, warm_start=True)
+    starts = []
+    for lambda1 in (1e-1, 1e-2, 1e-3):
+        for lambda2 in (0.3, 1.0, 3.0):
+            model.set_params(lambda1=lambda1, lambda2=lambda2).fit(X, y, preferences)
+            starts.append(model.solve_start_)
+            cold = OrderPreferenceRegressor(gamma=0.3, centers=centers, lambda1=lambda1, lambda2=lambda2)
+            assert model.objective_ == pytest.approx(cold.fit(X, y, preferences).objective_, rel=REL)
+    assert starts[0] == "cold" and set(starts[1:]) <= {"hot", "kept"}
+
+
+def test_warm_start_solves_cold_when_anything_but_the_lambdas_changed():
+    X, y, _, preferences = random_problem(15)
+    model = OrderPreferenceRegressor(gamma=0.3, warm_start=True).fit(X, y, preferences)
+    assert model.set_params(lambda2=2.0).fit(X, y, preferences).solve_start_ != "cold"
+    assert model.fit(X, y, preferences[:-1]).solve_start_ == "cold"  # other preferences
+    model.add_preferences(preferences[-1:])  # now the set in force equals `preferences` again
+    assert model.set_params(lambda2=1.0).fit(X, y, preferences).solve_start_ != "cold"
+    X_changed = X.copy()
+    X_changed[0, 0] += 1.0
+    assert model.fit(X_changed, y, preferences).solve_start_ == "cold"
+    assert model.set_params(gamma=0.5).fit(X_changed, y, preferences).solve_start_ == "cold"
+    X_changed[0, 0] += 1.0  # mutating the caller's array after fit must not pass as the same data
+    assert model.fit(X_changed, y, preferences).solve_start_ == "cold"
+
+
+def test_a_hot_start_that_fails_falls_back_to_a_cold_solve(monkeypatch):
+    monkeypatch.setattr(engine_module, "basic_solution", lambda problem, basis: None)  # make HiGHS pivot
+    X, y, _, preferences = random_problem(16)
+    model = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences[:20])
+    calls = failing_solves(monkeypatch, 1)  # the hot start reports status Unknown
+    model.add_preferences(preferences[20:])
+    assert len(calls) == 2 and model.solve_start_ == "cold"
+    cold = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
+    assert model.objective_ == pytest.approx(cold.objective_, rel=REL)
