@@ -1,4 +1,4 @@
-"""Command line: ``python -m ordercore experiments table1|figure2 ...`` (see ``--help``)."""
+"""Command line: ``python -m ordercore experiments table1|figure2|report ...`` (see ``--help``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import SWEEPS, Protocol, figure2, table1
+from ordercore.experiments import SWEEPS, Protocol, figure2, report_table, table1
 
 
 class TerminalProgress:
@@ -56,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     common.add_argument("--preferences", type=int, default=None, help="p (default 1000)")
     kinds.add_parser("table1", parents=[common], help="seed 001 Table 1: SVR vs SSL test MAE")
+    report = kinds.add_parser("report", help="a Markdown table of table1 result files")
+    report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
     sweep = kinds.add_parser("figure2", parents=[common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
@@ -65,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.experiment == "report":
+        try:
+            print(report_table([json.loads(path.read_text()) for path in args.files]))
+        except (OSError, ValueError, KeyError) as error:
+            raise SystemExit(f"error: cannot report {' '.join(map(str, args.files))}: {error}") from None
+        return 0
     if args.trials < 1:
         raise SystemExit("--trials must be at least 1")
     changes = dict(tune=args.tune, centers=args.centers)

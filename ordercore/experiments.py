@@ -310,3 +310,25 @@ def figure2(
         "seed": seed,
         "points": points,
     }
+
+
+def report_table(results: list[dict]) -> str:
+    """A Markdown table of Table 1 results (the JSON of ``table1``): per data set and configuration,
+    SVR and SSL test MAE (mean ± std), the improvement, the paired t-test, and the paper's SSL."""
+    lines = [
+        "| data set | SSL centers | tuning | trials | SVR MAE | SSL MAE | improvement | paired t-test p | paper SSL |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in results:
+        if result.get("experiment") != "table1":
+            raise ValueError("report takes Table 1 results (JSON written by 'experiments table1')")
+        summary, protocol, paper = result["summary"], result["protocol"], result.get("paper") or {}
+        digits = 0 if summary["svr_mae_mean"] > 1000 else 3
+        paper_ssl = f"{paper['ssl'][0]:.{digits}f} ± {paper['ssl'][1]:.{digits}f}" if "ssl" in paper else "—"
+        lines.append(
+            f"| {result['dataset']} | {protocol['centers']} | {protocol['tune']} | {summary['n_trials']} "
+            f"| {summary['svr_mae_mean']:.{digits}f} ± {summary['svr_mae_std']:.{digits}f} "
+            f"| {summary['ssl_mae_mean']:.{digits}f} ± {summary['ssl_mae_std']:.{digits}f} "
+            f"| {100 * summary['improvement']:.1f}% | {summary.get('p_value', float('nan')):.1e} | {paper_ssl} |"
+        )
+    return "\n".join(lines)

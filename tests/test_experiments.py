@@ -92,7 +92,7 @@ def test_a_trial_is_reproducible_and_its_variants_share_split_and_tuning(data_di
 
 
 @pytest.mark.parametrize("dataset", ["boston", "abalone", "california"])
-def test_quick_table1_from_the_command_line(data_directory, tmp_path, dataset):
+def test_quick_table1_from_the_command_line(data_directory, tmp_path, capsys, dataset):
     out = tmp_path / f"{dataset}.json"
     assert (
         main(
@@ -118,6 +118,9 @@ def test_quick_table1_from_the_command_line(data_directory, tmp_path, dataset):
         assert {"svr_mae", "ssl_mae", "gamma", "lambda1", "n_preferences", "ssl_seconds"} <= set(trial)
         assert trial["ssl_mae"] > 0 and trial["svr_mae"] > 0
     assert result["paper"]["ssl"][0] > 0 and result["command"].startswith("python -m ordercore experiments")
+    main(["experiments", "report", str(out)])
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    assert row.startswith(f"| {dataset} | labeled | svr | 2 |")
 
 
 def test_quick_figure2_writes_json_and_html(data_directory, tmp_path):
@@ -150,11 +153,14 @@ def test_quick_figure2_writes_json_and_html(data_directory, tmp_path):
     assert "plotly" in figure.read_text()
 
 
-def test_the_command_line_refuses_bad_arguments(tmp_path, capsys):
+def test_the_command_line_refuses_bad_arguments(tmp_path):
     with pytest.raises(SystemExit):
         main(["experiments", "table1", "--dataset", "census", "--out", str(tmp_path / "x.json")])
     with pytest.raises(SystemExit, match="at least 1"):
         main(["experiments", "table1", "--dataset", "boston", "--trials", "0", "--out", str(tmp_path / "x.json")])
+    (tmp_path / "broken.json").write_text("{not json")
+    with pytest.raises(SystemExit, match="cannot report"):
+        main(["experiments", "report", str(tmp_path / "broken.json")])
 
 
 def test_preference_tuning_picks_the_candidate_cold_fits_score_best():
