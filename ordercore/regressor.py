@@ -162,7 +162,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         kernel = functools.partial(
             kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
         )
-        self._lp = IncrementalOrderPreferenceLP(
+        lp = IncrementalOrderPreferenceLP(
             X,
             labeled,
             y[labeled],
@@ -174,8 +174,9 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             method=self.method,
             time_limit=self.time_limit,
         )
-        self._set_solution(self._lp.solve_cold(preferences))
-        self._problem = problem
+        solution = lp.solve_cold(preferences)  # a failure here leaves the last fit in place
+        self._lp, self._problem = lp, problem
+        self._set_solution(solution)
         return self
 
     def add_preferences(self, preferences: PreferenceSet):

@@ -78,3 +78,26 @@ def test_preferences_of_the_wrong_type(data):
     X, y = data
     with pytest.raises(TypeError, match="PreferenceSet"):
         OrderPreferenceRegressor().fit(X, y, [(0, 1)])
+
+
+def test_a_failed_solve_leaves_the_last_fit_in_place(data, monkeypatch):
+    from ordercore import SolverError
+    from ordercore.lp import highs
+
+    X, y = data
+    model = OrderPreferenceRegressor(gamma=0.5).fit(X, y, PreferenceSet([4], [5]))
+    before = model.objective_, model.predict(X), model.preferences_
+
+    def failing(self, iteration_limit=None):
+        raise SolverError("HiGHS did not reach the optimum (status: Unknown)")
+
+    monkeypatch.setattr(highs.HighsDualLP, "solve", failing)
+    with pytest.raises(SolverError):
+        model.fit(X, y, PreferenceSet([6], [7]))
+    with pytest.raises(SolverError):
+        model.add_preferences(PreferenceSet([8], [9]))
+    monkeypatch.undo()
+    assert model.objective_ == before[0] and model.preferences_ == before[2]
+    np.testing.assert_array_equal(model.predict(X), before[1])
+    model.add_preferences(PreferenceSet([8], [9]))  # and the model still works
+    assert model.preferences_ == PreferenceSet([4, 8], [5, 9])

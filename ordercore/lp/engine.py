@@ -113,19 +113,20 @@ class IncrementalOrderPreferenceLP:
     # ------------------------------------------------------------------ public
     def solve_cold(self, preferences: PreferenceSet) -> LPSolution:
         """Build the whole LP for ``preferences`` and solve it from scratch."""
-        self.preferences = preferences
-        self.center_rows = self._centers_for(preferences)
-        self._kernel.set_centers(self.center_rows)
-        labeled, labeled_cost = labeled_block(self._kernel.rows(self.labeled), self.y_scaled, self.epsilon_scaled)
-        self.problem = DualLP(
-            labeled=labeled,
-            labeled_cost=labeled_cost,
-            preference=self._preference_block(preferences),
-            preference_cost=self.scaling.margins(preferences),
-            preference_upper=preference_upper(preferences.weight, self.lambda2, len(preferences)),
-            lambda1=self.lambda1_scaled,
-        )
-        return self._solve_cold()
+        with self._rollback_on_failure():
+            self.preferences = preferences
+            self.center_rows = self._centers_for(preferences)
+            self._kernel.set_centers(self.center_rows)
+            labeled, labeled_cost = labeled_block(self._kernel.rows(self.labeled), self.y_scaled, self.epsilon_scaled)
+            self.problem = DualLP(
+                labeled=labeled,
+                labeled_cost=labeled_cost,
+                preference=self._preference_block(preferences),
+                preference_cost=self.scaling.margins(preferences),
+                preference_upper=preference_upper(preferences.weight, self.lambda2, len(preferences)),
+                lambda1=self.lambda1_scaled,
+            )
+            return self._solve_cold()
 
     def add(self, preferences: PreferenceSet) -> LPSolution:
         """Append ``preferences`` and re-solve from the previous basis."""
@@ -189,7 +190,7 @@ class IncrementalOrderPreferenceLP:
         saved = (
             self.preferences,
             self.center_rows,
-            dataclasses.replace(self.problem),
+            None if self.problem is None else dataclasses.replace(self.problem),
             self._basis,
             self.lambda1_scaled,
             self.lambda2,
