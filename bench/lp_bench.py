@@ -27,7 +27,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ordercore import OrderPreferenceRegressor  # noqa: E402
-from ordercore.datasets import load_california  # noqa: E402
+from ordercore.datasets import load_dataset  # noqa: E402
 from ordercore.oracle import oracle_preferences  # noqa: E402
 from tests.reference_lp import solve_paper_lp  # noqa: E402
 
@@ -36,7 +36,7 @@ GAMMA, LAMBDA1, LAMBDA2 = 0.01, 1e-3, 1.0
 
 def setting(n_labeled, n_unlabeled, n_preferences, seed):
     """X, y with NaN for unlabeled rows (first n_labeled rows labeled), the true y, preferences."""
-    data = load_california()
+    data = load_dataset("california")
     rng = np.random.default_rng(seed)
     rows = rng.permutation(len(data.y))[: n_labeled + n_unlabeled]
     X, y_true = data.X[rows], data.y[rows]

@@ -180,7 +180,3 @@ def load_dataset(name: str) -> Dataset:
     dataset = prepare(frame, spec.target, categorical=spec.categorical, name=name)
     dataset.metadata.update(source=source, units=spec.units)
     return dataset
-
-
-def load_california() -> Dataset:
-    return load_dataset("california")

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy import stats
+from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
 from ordercore.datasets import BENCHMARKS, Dataset
@@ -83,7 +84,6 @@ class TrialResult:
     tune_seconds: float
     svr_seconds: float
     ssl_seconds: float
-    extra: dict = field(default_factory=dict)
 
 
 def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
@@ -92,10 +92,6 @@ def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
         raise ValueError(f"l + u = {n_labeled + n_unlabeled} leaves no test points among {n}")
     order = rng.permutation(n)
     return order[:n_labeled], order[n_labeled : n_labeled + n_unlabeled], order[n_labeled + n_unlabeled :]
-
-
-def mean_absolute_error(y: np.ndarray, prediction: np.ndarray) -> float:
-    return float(np.mean(np.abs(y - prediction)))
 
 
 def tune_on_labels(X, y, grid, folds: int, rng) -> tuple[float, float, float]:
@@ -160,7 +156,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     )
     label_tuning_seconds = time.perf_counter() - start
     svr = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X, y)
-    svr_mae = mean_absolute_error(data.y[test], svr.predict(data.X[test]))
+    svr_mae = float(mean_absolute_error(data.y[test], svr.predict(data.X[test])))
     results = []
     for label, protocol in variants:
         rng = np.random.default_rng(preference_stream)
@@ -185,7 +181,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
                     trial=trial,
                     seed=seed,
                     svr_mae=svr_mae,
-                    ssl_mae=mean_absolute_error(data.y[test], ssl.predict(data.X[test])),
+                    ssl_mae=float(mean_absolute_error(data.y[test], ssl.predict(data.X[test]))),
                     gamma=gamma,
                     lambda1=lambda1,
                     ssl_gamma=ssl_gamma,

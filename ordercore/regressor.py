@@ -218,7 +218,8 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         preferences.check_indices(X.shape[0])
         rows = referenced_rows(preferences)
         f = np.full(X.shape[0], np.nan)
-        f[rows] = self.predict(X[rows]) if rows.size else f[rows]
+        if rows.size:
+            f[rows] = self.predict(X[rows])
         return preferences.violation(f) > self._violation_tolerance()
 
     def predict(self, X):

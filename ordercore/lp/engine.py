@@ -167,11 +167,10 @@ class IncrementalOrderPreferenceLP:
 
     def set_regularization(self, lambda1: float, lambda2: float) -> LPSolution:
         """Change lambda1 and lambda2 (row bounds and mu boxes of the dual LP) and re-solve warm."""
-        if self._highs is None:
-            self.lambda1_scaled, self.lambda2 = float(lambda1) / self.kernel_scale, float(lambda2)
-            return self.solve_cold(self.preferences)
         with self._rollback_on_failure():
             self.lambda1_scaled, self.lambda2 = float(lambda1) / self.kernel_scale, float(lambda2)
+            if self._highs is None:
+                return self.solve_cold(self.preferences)
             self.problem.lambda1 = self.lambda1_scaled
             row_lower, row_upper = self.problem.row_bounds()
             self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)

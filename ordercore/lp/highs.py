@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import highspy
 import numpy as np
@@ -40,13 +41,26 @@ entries near 1, so these hold cheaply, and they keep the duality gap of an hones
 inside the engine's certificate."""
 
 SIMPLEX_STRATEGIES = {"dual": 1, "primal": 4}
+"""HiGHS ``simplex_strategy`` codes.  Dual simplex is the default: after a preference is added or
+removed the old basis stays dual feasible (every column is boxed), so it restarts hot."""
+
+
+class ColdAttempt(NamedTuple):
+    """One way to try a cold solve: HiGHS options that override ours, and whether to use the other
+    simplex method than the configured one."""
+
+    options: dict
+    other_method: bool = False
+
 
 COLD_ATTEMPTS = (
-    {},
-    {"simplex_scale_strategy": 2, "primal_feasibility_tolerance": 1e-7, "dual_feasibility_tolerance": 1e-7},
-    {"simplex_strategy": "other"},
+    ColdAttempt({}),
+    ColdAttempt(
+        {"simplex_scale_strategy": 2, "primal_feasibility_tolerance": 1e-7, "dual_feasibility_tolerance": 1e-7}
+    ),
+    ColdAttempt({}, other_method=True),
 )
-"""Settings for successive attempts at a cold solve, each answer still certified: as configured (no
+"""Successive attempts at a cold solve, each answer still certified: as configured (no
 HiGHS scaling, tolerances 1e-9); HiGHS's own scaling with its default tolerances; the other simplex
 method.  HiGHS's scaling together with 1e-9 tolerances stalls on degenerate LPs (an Abalone fit with
 gamma = 3 ran 429 s and failed; unscaled it took 92 pivots, 0.06 s), hence never both at once.
@@ -80,8 +94,11 @@ class HighsDualLP:
     def __init__(self, problem: DualLP, *, method: str = "dual", time_limit: float | None = None, attempt: int = 0):
         if method not in SIMPLEX_STRATEGIES:
             raise ValueError(f"unknown simplex method {method!r}; choose one of {sorted(SIMPLEX_STRATEGIES)}")
+        settings = COLD_ATTEMPTS[attempt]
+        if settings.other_method:
+            method = "primal" if method == "dual" else "dual"
         self.method, self.time_limit = method, time_limit
-        self._highs = self._new_highs(COLD_ATTEMPTS[attempt])
+        self._highs = self._new_highs(settings.options)
         lp = highspy.HighsLp()
         matrix = problem.matrix()
         lp.num_row_, lp.num_col_ = matrix.shape
@@ -94,7 +111,7 @@ class HighsDualLP:
         lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
         self._check(self._highs.passModel(lp), "passModel")
 
-    def _new_highs(self, settings: dict) -> highspy.Highs:
+    def _new_highs(self, overrides: dict) -> highspy.Highs:
         highs = highspy.Highs()
         highs.disableCallbacks()  # highspy enables Python callbacks by default: ~0.4 ms a run here
         options = {
@@ -109,9 +126,7 @@ class HighsDualLP:
             "small_matrix_value": KERNEL_ENTRY_FLOOR,
             "time_limit": float("inf") if self.time_limit is None else float(self.time_limit),
         }
-        options.update(settings)
-        if options["simplex_strategy"] == "other":
-            options["simplex_strategy"] = SIMPLEX_STRATEGIES["primal" if self.method == "dual" else "dual"]
+        options.update(overrides)
         for name, value in options.items():
             self._check(highs.setOptionValue(name, value), f"option {name}")
         return highs
