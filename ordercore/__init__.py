@@ -2,16 +2,22 @@
 
 Zhu & Goldberg, "Kernel Regression with Order Preferences" (AAAI 2007) and Goldberg & Zhu,
 "Semi-supervised Regression with Order Preferences" (tech report): ``OrderPreferenceRegressor``.
+Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
 """
 
-from ordercore.exceptions import SolverError, SolverNumericalError, SolverTimeLimitError
+from ordercore.exceptions import NotPositiveDefiniteError, SolverError, SolverNumericalError, SolverTimeLimitError
+from ordercore.gp.labels import GPLabelPreferenceModel
+from ordercore.gp.model import GPPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
 from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.regressor import OrderPreferenceRegressor
 
 __all__ = [
     "ZERO",
+    "GPLabelPreferenceModel",
+    "GPPreferenceModel",
     "LPSolution",
+    "NotPositiveDefiniteError",
     "OrderPreferenceRegressor",
     "PreferenceSet",
     "SolverError",

@@ -11,3 +11,7 @@ class SolverTimeLimitError(SolverError):
 
 class SolverNumericalError(SolverError):
     """The solver reported an optimum that failed the duality-gap certificate twice."""
+
+
+class NotPositiveDefiniteError(ArithmeticError):
+    """A covariance matrix stayed non-positive-definite after the largest jitter (GP models)."""

@@ -16,6 +16,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.active import check_candidate_pairs, rank_pairs, settled
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
@@ -228,3 +229,27 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
         return kernel @ self.dual_coef_ + self.intercept_
+
+    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None, return_scores=False):
+        """The k candidate pairs to ask next, best first, skipping pairs ``preferences_`` settle.
+
+        candidate_pairs : int array (m, 2) of rows of the X given to ``fit``.  Without ``reference``
+        the score is -|f(a) - f(b)|: the pair whose order the fit is least sure of.  With a fitted
+        ``reference`` model (e.g. the SVR beside this SSL fit) it is |Δ - Δ_reference|, Δ = f(a) - f(b):
+        the pair on which the two fits differ most.  Returns an int array (≤ k, 2), and with
+        ``return_scores`` also the scores (≤ k,).
+        """
+        check_is_fitted(self)
+        X = self._lp.X
+        pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
+        rows, inverse = np.unique(pairs, return_inverse=True)
+        inverse = inverse.reshape(pairs.shape)
+        f = self.predict(X[rows])
+        difference = f[inverse[:, 0]] - f[inverse[:, 1]]
+        if reference is None:
+            scores = -np.abs(difference)
+        else:
+            f_reference = reference.predict(X[rows])
+            scores = np.abs(difference - (f_reference[inverse[:, 0]] - f_reference[inverse[:, 1]]))
+        chosen, chosen_scores = rank_pairs(scores, pairs, k, settled(self.preferences_, pairs))
+        return (chosen, chosen_scores) if return_scores else chosen

@@ -1,0 +1,152 @@
+"""GP preference model against BoTorch's ``PairwiseGP`` on identical pairs (issue 4's bench).
+
+Settings (each trial draws fresh pairs; both models see the same ones):
+
+- **Boston** (seed 002 §4.1): 700 random training pairs of rows with different targets, labelled
+  by the true target; 20,000 random test pairs; test error rate = share of test pairs ordered
+  wrongly by the latent mean.
+- **Synthetic** (BoTorch's preference tutorial utility f(x) = Σ_d √d x_d on [0, 1]^4): 500 instances,
+  2,000 random training pairs among them; accuracy on 20,000 random pairs of 1,000 fresh points.
+
+Times are whole fits including hyperparameter optimisation: ``GPPreferenceModel().fit`` (evidence
+by L-BFGS from 3 starts) and ``PairwiseGP`` + ``fit_gpytorch_mll`` (its default ARD kernel and
+priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is optional, bench-only:
+
+    python -m pip install -r requirements-bench.txt   # torch==2.13.0 is a local CPU build here
+    ORDERCORE_DATA=../shared/data python bench/gp_bench.py [--trials 5] [--no-botorch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ordercore import GPPreferenceModel, PreferenceSet  # noqa: E402
+from ordercore.datasets import load_dataset  # noqa: E402
+
+
+def random_pairs(y: np.ndarray, n_pairs: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """n_pairs random (winner, loser) row pairs with different y, the higher y winning."""
+    winners, losers = [], []
+    while sum(map(len, winners)) < n_pairs:
+        i, j = rng.integers(len(y), size=(2, 2 * n_pairs))
+        keep = y[i] != y[j]
+        i, j = i[keep], j[keep]
+        winners.append(np.where(y[i] > y[j], i, j))
+        losers.append(np.where(y[i] > y[j], j, i))
+    return np.concatenate(winners)[:n_pairs], np.concatenate(losers)[:n_pairs]
+
+
+def boston_trial(seed: int):
+    data = load_dataset("boston")
+    rng = np.random.default_rng(seed)
+    train = random_pairs(data.y, 700, rng)
+    test = random_pairs(data.y, 20_000, rng)
+    return data.X, train, data.X, test
+
+
+def synthetic_trial(seed: int):
+    rng = np.random.default_rng(seed)
+    weights = np.sqrt(np.arange(1, 5))
+    X = rng.uniform(size=(500, 4))
+    X_test = rng.uniform(size=(1000, 4))
+    return X, random_pairs(X @ weights, 2000, rng), X_test, random_pairs(X_test @ weights, 20_000, rng)
+
+
+def ordercore_fit(X, train, kernel, seed):
+    start = time.perf_counter()
+    model = GPPreferenceModel(kernel=kernel, random_state=seed).fit(X, PreferenceSet.order(*train))
+    return time.perf_counter() - start, model.predict
+
+
+def botorch_fit(X, train, seed):
+    import torch
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models.pairwise_gp import PairwiseGP, PairwiseLaplaceMarginalLogLikelihood
+    from botorch.models.transforms.input import Normalize
+
+    torch.manual_seed(seed)
+    # Only the instances the pairs mention, as GPPreferenceModel uses (BoTorch would otherwise carry
+    # every row of X as a latent variable).
+    instances, inverse = np.unique(np.concatenate(train), return_inverse=True)
+    comparisons = torch.as_tensor(inverse.reshape(2, -1).T.copy())
+    train_X = torch.as_tensor(X[instances], dtype=torch.float64)
+    bounds = torch.as_tensor(np.vstack([X.min(axis=0), X.max(axis=0)]), dtype=torch.float64)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = PairwiseGP(train_X, comparisons, input_transform=Normalize(d=X.shape[1], bounds=bounds))
+        fit_gpytorch_mll(PairwiseLaplaceMarginalLogLikelihood(model.likelihood, model))
+    seconds = time.perf_counter() - start
+
+    def predict(X_new):
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return model.posterior(torch.as_tensor(X_new, dtype=torch.float64)).mean.squeeze(-1).numpy()
+
+    return seconds, predict
+
+
+def error_rate(predict, X_test, test) -> float:
+    """Share of test pairs (winner, loser) whose latent means are not in the winner's favour."""
+    f = predict(X_test)
+    return float(np.mean(f[test[0]] <= f[test[1]]))
+
+
+def run(setting, trials, contenders):
+    rows = {name: {"seconds": [], "error": []} for name in contenders}
+    for seed in range(trials):
+        X, train, X_test, test = setting(seed)
+        line = [f"  trial {seed}:"]
+        for name, fit in contenders.items():
+            seconds, predict = fit(X, train, seed)
+            error = error_rate(predict, X_test, test)
+            rows[name]["seconds"].append(seconds)
+            rows[name]["error"].append(error)
+            line.append(f"{name} {100 * error:.2f}% in {seconds:.2f} s;")
+        print(" ".join(line), flush=True)
+    for name, row in rows.items():
+        errors = 100 * np.array(row["error"])
+        print(
+            f"  {name:<22} error {errors.mean():.2f}% ± {errors.std(ddof=1) if len(errors) > 1 else 0:.2f}"
+            f"  (accuracy {1 - errors.mean() / 100:.4f})   fit median {statistics.median(row['seconds']):.2f} s"
+        )
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--no-botorch", action="store_true", help="only GPPreferenceModel")
+    args = parser.parse_args(argv)
+
+    for title, setting, kernels in [
+        ("Boston, 700 training pairs, 20,000 test pairs", boston_trial, ("rbf", "ard")),
+        ("Synthetic: 500 instances, 2,000 pairs, 4 features, ARD", synthetic_trial, ("ard",)),
+    ]:
+        print(f"{title} ({args.trials} trials)")
+        contenders = {
+            f"GPPreferenceModel {kernel}": (lambda X, train, seed, kernel=kernel: ordercore_fit(X, train, kernel, seed))
+            for kernel in kernels
+        }
+        if not args.no_botorch:
+            contenders["BoTorch PairwiseGP"] = botorch_fit
+        rows = run(setting, args.trials, contenders)
+        if not args.no_botorch:
+            botorch = statistics.median(rows["BoTorch PairwiseGP"]["seconds"])
+            for kernel in kernels:
+                ours = statistics.median(rows[f"GPPreferenceModel {kernel}"]["seconds"])
+                print(f"  BoTorch / GPPreferenceModel {kernel} fit time (medians): {botorch / ours:.1f}x")
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Choosing the next pair to ask the expert (seed 002 §2.4: "select ... the sample with the highest
+expected information gain"; left there as future work).
+
+- GP model: BALD (Houlsby, Huszár, Ghahramani & Lengyel 2011, "Bayesian Active Learning for
+  Classification and Preference Learning", §3): the information a click on pair (a, b) brings about
+  f is H[P(a ≻ b)] - E_f[H[P(a ≻ b | f)]], with the analytic probit approximation below (no Monte
+  Carlo).
+- LP model: the pair whose predicted order is least certain (the smallest |f(a) - f(b)|), or, given a
+  reference fit (e.g. the SVR beside the SSL), the pair where the two fits differ most.
+
+Either way pairs that existing preferences already settle (asked before, or implied by a chain of
+strict preferences a ≻ ... ≻ b) are skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse
+from scipy.sparse.csgraph import shortest_path
+from scipy.special import ndtr
+
+from ordercore.preferences import PreferenceSet
+
+BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
+"""C in Houlsby et al.'s approximation H₂(Φ(x)) ≈ exp(-x² / (2 C²)) (binary entropy in bits)."""
+
+
+def binary_entropy(p: np.ndarray) -> np.ndarray:
+    """H₂(p) in bits, elementwise, with H₂(0) = H₂(1) = 0."""
+    p = np.clip(p, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = -(p * np.log2(p)) - (1 - p) * np.log2(1 - p)
+    return np.nan_to_num(terms, nan=0.0)
+
+
+def bald_information(mean: np.ndarray, variance: np.ndarray, noise: float) -> np.ndarray:
+    """Expected information gain (bits) of asking pairs whose latent difference f(a) - f(b) has the
+    given predictive mean and variance (each (m,)), under P(a ≻ b | f) = Φ((f(a) - f(b)) / (√2 σ)).
+
+    With m = mean / (√2 σ) and v = variance / (2σ²) (Houlsby et al. 2011, eq. (6)):
+    H₂(Φ(m / √(1 + v))) - C / √(v + C²) · exp(-m² / (2 (v + C²))).
+    """
+    m = mean / (np.sqrt(2.0) * noise)
+    v = variance / (2.0 * noise**2)
+    predictive = binary_entropy(ndtr(m / np.sqrt(1.0 + v)))
+    expected = BALD_CONSTANT / np.sqrt(v + BALD_CONSTANT**2) * np.exp(-(m**2) / (2.0 * (v + BALD_CONSTANT**2)))
+    return np.maximum(predictive - expected, 0.0)
+
+
+def check_candidate_pairs(candidate_pairs, n_samples: int) -> np.ndarray:
+    """Candidate pairs as an int array (m, 2) of distinct row indices in [0, n_samples)."""
+    pairs = np.asarray(candidate_pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise ValueError(f"candidate_pairs must have shape (m, 2), got {pairs.shape}")
+    if pairs.size and not np.issubdtype(pairs.dtype, np.integer):
+        raise ValueError(f"candidate_pairs must hold row indices (integers), got {pairs.dtype}")
+    pairs = pairs.astype(np.int64)
+    if np.any((pairs < 0) | (pairs >= n_samples)):
+        raise ValueError(f"candidate_pairs refer to rows outside 0..{n_samples - 1}")
+    if np.any(pairs[:, 0] == pairs[:, 1]):
+        raise ValueError("a candidate pair needs two different rows")
+    return pairs
+
+
+def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarray:
+    """Boolean mask (m,): candidate pairs (m, 2) already compared in ``preferences`` (either way,
+    equalities included) or implied by transitivity of its strict preferences."""
+    pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
+    if len(pairwise) == 0 or len(candidate_pairs) == 0:
+        return np.zeros(len(candidate_pairs), dtype=bool)
+    nodes, inverse = np.unique(np.concatenate([pairwise.i, pairwise.j]), return_inverse=True)
+    winner, loser = inverse[: len(pairwise)], inverse[len(pairwise) :]
+    asked = set(zip(winner.tolist(), loser.tolist(), strict=True))
+    # Strict edges: a preference whose reverse is not also present (equal / close come in both directions).
+    strict = np.array([(b, a) not in asked for a, b in zip(winner.tolist(), loser.tolist(), strict=True)], dtype=bool)
+    graph = scipy.sparse.csr_array(
+        (np.ones(strict.sum()), (winner[strict], loser[strict])), shape=(nodes.size, nodes.size)
+    )
+    position = {node: index for index, node in enumerate(nodes.tolist())}
+    a = np.array([position.get(node, -1) for node in candidate_pairs[:, 0].tolist()])
+    b = np.array([position.get(node, -1) for node in candidate_pairs[:, 1].tolist()])
+    known = (a >= 0) & (b >= 0)
+    result = np.zeros(len(candidate_pairs), dtype=bool)
+    if not known.any():
+        return result
+    sources = np.unique(np.concatenate([a[known], b[known]]))
+    reach = np.isfinite(shortest_path(graph, directed=True, unweighted=True, indices=sources))
+    row = np.full(nodes.size, -1)
+    row[sources] = np.arange(sources.size)
+    ak, bk = a[known], b[known]
+    direct = np.array([(x, y) in asked or (y, x) in asked for x, y in zip(ak.tolist(), bk.tolist(), strict=True)])
+    result[known] = direct | reach[row[ak], bk] | reach[row[bk], ak]
+    return result
+
+
+def rank_pairs(
+    scores: np.ndarray, candidate_pairs: np.ndarray, k: int, skip: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k best-scoring candidate pairs (highest score first) outside ``skip``: (pairs (≤k, 2), scores)."""
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    open_positions = np.flatnonzero(~skip)
+    order = open_positions[np.argsort(-scores[open_positions], kind="stable")[:k]]
+    return candidate_pairs[order], scores[order]

@@ -1,0 +1,162 @@
+"""``GPLabelPreferenceModel``: label preferences with one latent GP per label (seed 002 §3).
+
+Each training sample t carries a preference graph over the labels (seed 002 Fig. 1); an edge
+a → b says f_a(x_t) > f_b(x_t) and has the probit likelihood (5) (eq. (21)).  The labels' GPs
+share one kernel (the seed's footnote: "we simply constrained all the covariance functions to use
+the same kernel parameters"), so the prior over the n·L latent values is block diagonal and the
+MAP (23), evidence (24) and gradients are those of the instance model on that larger latent vector.
+Prediction ranks labels by their predictive means (eq. (26)).  Cost grows as (n·L)³.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
+from ordercore.gp.kernel import SquaredExponential
+from ordercore.gp.laplace import PairData
+from ordercore.gp.model import KERNELS, standardisation, starting_theta
+
+GRAPHS = ("multiclass", "ordinal")
+
+
+def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -> tuple[np.ndarray, np.ndarray]:
+    """Edges (winner label, loser label, sample) of every sample's preference graph, each shape (E,).
+
+    label_index : (n,) position of each sample's true label in 0..n_labels-1.
+    'multiclass' (seed 002 Fig. 1(a)): the true label over every other label.
+    'ordinal' (Fig. 1(b)): a chain pointing away from the true label r: r ≻ r-1 ≻ ... ≻ 0 and
+    r ≻ r+1 ≻ ... ≻ L-1 (labels in sorted order are the ordinal scale).
+    """
+    samples = np.arange(label_index.size)
+    winners, losers, owners = [], [], []
+    for other in range(n_labels):
+        if graph == "multiclass":
+            keep = label_index != other
+            winners.append(label_index[keep])
+            losers.append(np.full(keep.sum(), other))
+        else:
+            # Edge into label `other` comes from its neighbour on the side of the true label.
+            below, above = other < label_index, other > label_index
+            keep = below | above
+            winners.append(np.where(below, other + 1, other - 1)[keep])
+            losers.append(np.full(keep.sum(), other))
+        owners.append(samples[keep])
+    return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
+
+
+class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
+    """Classification or ordinal regression as label preference learning with GPs (seed 002 §3).
+
+    Parameters
+    ----------
+    graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
+        sorted labels, pointing away from the true one).
+    kernel, length_scale, signal_variance, noise, optimizer, n_restarts, normalize, n_jobs,
+    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
+
+    Attributes
+    ----------
+    classes_ : ndarray (L,), the labels in sorted order (the ordinal scale for 'ordinal').
+    latent_ : ndarray (n, L), MAP latent values f_a(x_t) at the training samples.
+    length_scale_, noise_, signal_variance_, log_evidence_ (eq. (24)), n_iter_ as in GPPreferenceModel.
+    """
+
+    _parameter_constraints: dict = {
+        "graph": [StrOptions(set(GRAPHS))],
+        "kernel": [StrOptions(set(KERNELS))],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), None],
+        "signal_variance": [Interval(Real, 0, None, closed="neither")],
+        "noise": [Interval(Real, 0, None, closed="neither")],
+        "optimizer": [StrOptions({"lbfgs"}), None],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "normalize": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        graph="multiclass",
+        kernel="rbf",
+        length_scale=None,
+        signal_variance=1.0,
+        noise=1.0,
+        optimizer="lbfgs",
+        n_restarts=0,
+        normalize=True,
+        n_jobs=-1,
+        random_state=None,
+    ):
+        self.graph = graph
+        self.kernel = kernel
+        self.length_scale = length_scale
+        self.signal_variance = signal_variance
+        self.noise = noise
+        self.optimizer = optimizer
+        self.n_restarts = n_restarts
+        self.normalize = normalize
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit on X (n, n_features) and labels y (n,)."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes, label_index = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"label preferences need at least 2 classes; y has {classes.size} class")
+        n = X.shape[0]
+        winner, loser, sample = label_preference_graph(label_index, classes.size, self.graph)
+        # Latent value of label a at sample t sits at a * n + t (block a holds label a's GP).
+        pairs = PairData(winner * n + sample, loser * n + sample, np.ones(winner.size), classes.size * n)
+        mean, scale = standardisation(X, self.normalize)
+        inputs = (X - mean) / scale
+        start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
+        problem = EvidenceProblem(inputs, pairs, float(self.signal_variance), n_blocks=classes.size)
+        if self.optimizer is None:
+            theta, (kernel, _, fit) = start, problem.laplace(start)
+        else:
+            rng = check_random_state(self.random_state)
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
+        self.classes_ = classes
+        self._mean, self._scale, self._inputs = mean, scale, inputs
+        self._alpha = fit.alpha.reshape(classes.size, n).T
+        self.latent_ = fit.latent.reshape(classes.size, n).T
+        self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
+        self.noise_ = float(np.exp(theta[-1]))
+        self.log_evidence_ = fit.log_evidence
+        self.n_iter_ = fit.n_iter
+        return self
+
+    def _latent_means(self, X) -> np.ndarray:
+        """Predictive means E[f_a(x)] of every label's latent function (eq. (25)), shape (n, L)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        kernel = SquaredExponential(self.length_scale_, self.signal_variance_)
+        return kernel((X - self._mean) / self._scale, self._inputs) @ self._alpha
+
+    def decision_function(self, X) -> np.ndarray:
+        """Latent means per label, shape (n, L); for two labels f_1 - f_0, shape (n,) (scikit-learn's
+        convention: positive means classes_[1])."""
+        means = self._latent_means(X)
+        return means[:, 1] - means[:, 0] if means.shape[1] == 2 else means
+
+    def predict(self, X) -> np.ndarray:
+        """The label with the largest predictive mean, shape (n,)."""
+        means = self._latent_means(X)
+        return self.classes_[np.argmax(means, axis=1)]
+
+    def predict_ranking(self, X) -> np.ndarray:
+        """Labels from most to least preferred for each row, shape (n, L) (eq. (26))."""
+        means = self._latent_means(X)
+        return self.classes_[np.argsort(-means, axis=1, kind="stable")]

@@ -1,0 +1,274 @@
+"""Laplace approximation for Gaussian-process preference learning (Chu & Ghahramani, seed 002 §2).
+
+Latent values f (N,) at N distinct instances have the prior N(0, K) (eq. (3)).  Preference k says
+instance ``winner[k]`` is preferred to ``loser[k]``; its likelihood is the probit (eq. (5))
+
+    P(winner ≻ loser | f) = Φ(z_k),   z_k = (f_winner - f_loser) / (√2 σ),
+
+and its log-likelihood is scaled by a weight w_k >= 0.  The MAP estimate minimises the convex
+functional (10)
+
+    S(f) = Σ_k w_k ℓ(z_k) + ½ fᵀ K⁻¹ f,        ℓ(z) = -ln Φ(z),
+
+and the Laplace evidence is (12)
+
+    ln p(D | θ) ≈ -S(f̂) - ½ ln |I + K Λ|,      Λ = ∂²(Σ_k w_k ℓ(z_k)) / ∂f ∂fᵀ at f̂.
+
+The transcript of seed 002 lost the symbols of (7)-(8) and (14)-(15); the derivatives below are
+the standard derivation (Rasmussen & Williams 2006, §3.4 and §5.5.1, with the non-diagonal Λ of a
+preference likelihood), checked against finite differences in tests/test_gp.py.
+
+Newton's method runs in whitened coordinates u, f = L u with K = L Lᵀ: there S(u) has the Hessian
+B = I + Lᵀ Λ L (eigenvalues >= 1), so every linear solve is a well-conditioned Cholesky solve and
+fᵀ K⁻¹ f = uᵀ u needs no inverse of K.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+from scipy.special import log_ndtr
+
+from ordercore.exceptions import NotPositiveDefiniteError
+
+NEWTON_TOLERANCE = 1e-10
+"""Newton stops when half the squared Newton decrement, the predicted decrease of S, is below this
+(S is a log-probability, so this is far below anything that changes a prediction)."""
+
+NEWTON_MAX_ITER = 100
+"""Cap on Newton iterations; S is convex and smooth, so 5-20 are typical from a cold start."""
+
+ARMIJO_FRACTION = 1e-4
+"""Backtracking accepts a step that achieves this fraction of the decrease the gradient predicts."""
+
+MAX_STEP_EXTENSION = 16.0
+"""Longest multiple of the Newton step the line search tries when full steps succeed."""
+
+LINE_SEARCH_MAX_HALVINGS = 40
+"""Backtracking halves the Newton step at most this many times before giving up on the iteration."""
+
+JITTER = 1e-8
+"""Jitter added to the diagonal of K, relative to its mean diagonal (seed 002 §2.2.3 suggests a
+jitter term); RBF matrices over near-duplicate rows are singular without it."""
+
+JITTER_MAX = 1e-2
+"""Largest relative jitter tried (tenfold steps from ``JITTER``) before ``NotPositiveDefiniteError``."""
+
+
+def cholesky_with_jitter(K: np.ndarray) -> tuple[np.ndarray, float]:
+    """Lower Cholesky factor of K + jitter I, K of shape (N, N); returns (L, jitter).
+
+    Starts at ``JITTER`` times the mean diagonal and grows tenfold up to ``JITTER_MAX``; raises
+    ``NotPositiveDefiniteError`` when even that fails (K has NaN, or is far from positive definite).
+    """
+    scale = float(np.mean(np.diag(K))) if K.size else 1.0
+    if not np.isfinite(scale) or scale <= 0:
+        raise NotPositiveDefiniteError(f"covariance matrix has a non-positive or non-finite diagonal (mean {scale})")
+    relative = JITTER
+    while relative <= JITTER_MAX * (1 + 1e-9):
+        jitter = relative * scale
+        try:
+            # The upper factor comes back in Fortran order, so its transpose L is C-contiguous: the
+            # sparse-times-dense products with L below are several times faster that way.
+            upper = scipy.linalg.cholesky(K + jitter * np.eye(len(K)), lower=False, check_finite=False)
+            return upper.T, jitter
+        except np.linalg.LinAlgError:
+            relative *= 10.0
+    raise NotPositiveDefiniteError(
+        f"covariance matrix is not positive definite even with jitter {JITTER_MAX:g} x its mean diagonal"
+    )
+
+
+def probit_loss(z: np.ndarray) -> tuple[np.ndarray, ...]:
+    """ℓ(z) = -ln Φ(z) and its first three derivatives, each of shape z.shape.
+
+    With the inverse Mills ratio r = N(z) / Φ(z) (computed in logs, stable for z << 0):
+    ℓ' = -r,  ℓ'' = r (z + r)  (seed 002 eq. (8)),  ℓ''' = r (1 - (z + r)(z + 2r)).
+    """
+    log_cdf = log_ndtr(z)
+    ratio = np.exp(-0.5 * z * z - 0.5 * np.log(2 * np.pi) - log_cdf)
+    shifted = z + ratio
+    return -log_cdf, -ratio, ratio * shifted, ratio * (1.0 - shifted * (shifted + ratio))
+
+
+@dataclass(frozen=True)
+class PairData:
+    """Preferences over latent indices: ``winner`` ≻ ``loser`` with ``weight``, each shape (p,)."""
+
+    winner: np.ndarray
+    loser: np.ndarray
+    weight: np.ndarray
+    n_latent: int
+
+    @functools.cached_property
+    def incidence(self) -> scipy.sparse.csr_array:
+        """A (p, N): row k is e_winner - e_loser, so A f gives f_winner - f_loser."""
+        p = self.winner.size
+        rows = np.repeat(np.arange(p), 2)
+        cols = np.column_stack([self.winner, self.loser]).ravel()
+        values = np.tile([1.0, -1.0], p)
+        return scipy.sparse.csr_array((values, (rows, cols)), shape=(p, self.n_latent))
+
+    def laplacian(self, curvature: np.ndarray) -> scipy.sparse.csr_array:
+        """Aᵀ diag(curvature) A, shape (N, N): the weighted graph Laplacian of the pairs."""
+        u, v = self.winner, self.loser
+        rows = np.concatenate([u, v, u, v])
+        cols = np.concatenate([u, v, v, u])
+        values = np.concatenate([curvature, curvature, -curvature, -curvature])
+        return scipy.sparse.csr_array((values, (rows, cols)), shape=(self.n_latent, self.n_latent))
+
+
+@dataclass(frozen=True)
+class LaplaceFit:
+    """The Laplace approximation at f̂ for one hyperparameter setting.
+
+    latent : f̂, shape (N,).  alpha : K⁻¹ f̂ = -∇ of the likelihood term, shape (N,); the predictive
+    mean at x is k(x)ᵀ alpha (eq. (17)).  predictive_matrix : (K + Λ⁻¹)⁻¹ = Λ - Λ C Λ, shape (N, N),
+    with C = (K⁻¹ + Λ)⁻¹ the posterior covariance; predictive covariances are
+    k(x, x') - k(x)ᵀ predictive_matrix k(x') (eq. (18)).  log_evidence : eq. (12).
+    n_iter : Newton iterations taken.
+    """
+
+    latent: np.ndarray
+    alpha: np.ndarray
+    predictive_matrix: np.ndarray
+    log_evidence: float
+    n_iter: int
+    # Pieces the evidence gradient needs (see ``evidence_gradient``).
+    posterior_factor: np.ndarray  # W (N, N) with C = (K⁻¹ + Λ)⁻¹ = W Wᵀ
+    hessian: scipy.sparse.csr_array  # Λ (N, N), sparse
+    z: np.ndarray  # (p,)
+
+
+def _likelihood_terms(pairs: PairData, incidence, f: np.ndarray, scale: float):
+    """z = scale · A f (p,), the weighted loss Σ w ℓ(z), its gradient g (N,) and w ℓ''(z) (p,)."""
+    z = scale * (incidence @ f)
+    loss, first, second, _ = probit_loss(z)
+    gradient = scale * (incidence.T @ (pairs.weight * first))
+    return z, float(pairs.weight @ loss), gradient, pairs.weight * second
+
+
+def laplace_fit(K: np.ndarray, pairs: PairData, noise: float, latent0: np.ndarray | None = None) -> LaplaceFit:
+    """MAP estimate by Newton-Raphson on (10) and the Laplace evidence (12).
+
+    K : prior covariance of the latent values, shape (N, N).  pairs : the preferences.
+    noise : σ of eq. (5).  latent0 : optional starting f, shape (N,) (e.g. the last f̂ while
+    hyperparameters change); the start is f = 0 otherwise.
+    """
+    scale = 1.0 / (np.sqrt(2.0) * noise)  # z = scale (f_winner - f_loser)
+    L, _ = cholesky_with_jitter(K)
+    A = pairs.incidence
+    n = len(K)
+
+    def objective(u):
+        f = L @ u
+        z, loss, g, curvature = _likelihood_terms(pairs, A, f, scale)
+        return f, z, loss + 0.5 * u @ u, g, curvature
+
+    u = np.zeros(n)
+    current = objective(u)
+    if latent0 is not None:
+        # u0 = L⁻¹ f0 so that f = L u; kept only if it beats f = 0 (after a large change of σ the
+        # old f̂ can sit far up the steep side of S, where Newton needs many more steps).
+        u0 = scipy.linalg.solve_triangular(L, latent0, lower=True, check_finite=False)
+        warm = objective(u0)
+        if warm[2] < current[2]:
+            u, current = u0, warm
+    f, z, value, g, curvature = current
+    n_iter = 0
+    while True:
+        # Λ = scale² Aᵀ diag(w ℓ'') A;  B = I + Lᵀ Λ L, the Hessian of S in u.
+        hessian = pairs.laplacian((scale * scale) * curvature)
+        B = np.eye(n) + L.T @ (hessian @ L)
+        B_factor = (scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False), False)
+        gradient_u = u + L.T @ g
+        if n_iter >= NEWTON_MAX_ITER:
+            break
+        # Newton step: B s = -∇S(u).
+        step = -scipy.linalg.cho_solve(B_factor, gradient_u, check_finite=False)
+        decrement = -(gradient_u @ step)
+        if 0.5 * decrement < NEWTON_TOLERANCE:
+            break
+        t = 1.0
+        for _ in range(LINE_SEARCH_MAX_HALVINGS):
+            trial = objective(u + t * step)
+            if trial[2] <= value - ARMIJO_FRACTION * t * decrement:
+                break
+            t *= 0.5
+        else:
+            break  # no decrease along the Newton direction: at the optimum to rounding
+        if t == 1.0:
+            # Where pairs cross from violated to satisfied, ℓ flattens faster than its quadratic model
+            # and full Newton steps fall short (the decrement then shrinks only linearly): try longer
+            # steps while they keep lowering S.
+            while t < MAX_STEP_EXTENSION:
+                longer = objective(u + 2.0 * t * step)
+                if longer[2] >= trial[2]:
+                    break
+                t, trial = 2.0 * t, longer
+        u = u + t * step
+        f, z, value, g, curvature = trial
+        n_iter += 1
+    # log evidence (12): -S(f̂) - ½ ln|B|, with ln|I + KΛ| = ln|B| = 2 Σ ln diag(chol B).
+    log_evidence = -value - np.sum(np.log(np.diag(B_factor[0])))
+    # W = L R⁻¹ with B = Rᵀ R, so C = (K⁻¹ + Λ)⁻¹ = L B⁻¹ Lᵀ = W Wᵀ (C-contiguous rows for gathers).
+    W = scipy.linalg.solve_triangular(B_factor[0], L.T, trans="T", lower=False, check_finite=False).T
+    # (K + Λ⁻¹)⁻¹ = Λ - Λ C Λ = Λ - (ΛW)(ΛW)ᵀ  (Woodbury; defined even where Λ is singular).
+    hessian_W = hessian @ W
+    predictive_matrix = hessian.toarray() - hessian_W @ hessian_W.T
+    return LaplaceFit(
+        latent=f,
+        alpha=-g,
+        predictive_matrix=predictive_matrix,
+        log_evidence=float(log_evidence),
+        n_iter=n_iter,
+        posterior_factor=W,
+        hessian=hessian,
+        z=z,
+    )
+
+
+def evidence_gradient(fit: LaplaceFit, pairs: PairData, noise: float) -> tuple[np.ndarray, float, np.ndarray]:
+    """Gradient of the log evidence (12), including the implicit terms through f̂ (eqs. (14)-(15)).
+
+    Returns (G, d_log_noise, latent_d_log_noise): G of shape (N, N) is symmetric with
+    ∂ ln p(D|θ) / ∂θ = Σ_ij G_ij ∂K_ij/∂θ for any kernel hyperparameter θ, d_log_noise is the
+    derivative with respect to ln σ, and latent_d_log_noise = ∂f̂/∂ln σ, shape (N,).
+    Derivation (a = K⁻¹ f̂, C = W Wᵀ, R = predictive_matrix):
+
+    - explicit in K:  ½ aᵀ K_θ a - ½ tr(R K_θ);
+    - through f̂:      ∂f̂/∂θ = (I + KΛ)⁻¹ K_θ a, so the term is bᵀ K_θ a with b = (I - ΛC) δ and
+      δ = ∂(-½ ln|I + KΛ|)/∂f̂ = -½ scale³ Aᵀ (w ℓ'''(z) ⊙ v), v_k = Var_C(f_winner - f_loser);
+    - ln σ: z scales as 1/σ, which enters the loss, Λ and, through ∂f̂/∂ln σ = -C ∂g/∂ln σ, f̂.
+    """
+    scale = 1.0 / (np.sqrt(2.0) * noise)
+    A = pairs.incidence
+    W, hessian, a, z = fit.posterior_factor, fit.hessian, fit.alpha, fit.z
+    _, first, second, third = probit_loss(z)
+    w = pairs.weight
+    # v_k = (e_winner - e_loser)ᵀ C (e_winner - e_loser) = |W_winner - W_loser|².
+    difference = W[pairs.winner] - W[pairs.loser]
+    v = np.einsum("ij,ij->i", difference, difference)
+    delta = -0.5 * scale**3 * (A.T @ (w * third * v))
+    # b = (I - Λ C) δ.
+    b = delta - hessian @ (W @ (W.T @ delta))
+    # ½ a aᵀ + ½ (b aᵀ + a bᵀ) = ½ (a + b)(a + b)ᵀ - ½ b bᵀ.
+    G = 0.5 * (np.outer(a + b, a + b) - np.outer(b, b) - fit.predictive_matrix)
+    # ln σ: -Σ w ∂ℓ/∂lnσ  -  ½ tr(C ∂Λ/∂lnσ)  +  δᵀ ∂f̂/∂lnσ, with ∂z/∂lnσ = -z.
+    explicit_loss = np.sum(w * first * z)
+    explicit_logdet = 0.5 * scale**2 * np.sum(w * v * (2.0 * second + z * third))
+    dg_dlog_noise = -scale * (A.T @ (w * (first + z * second)))
+    latent_d_log_noise = -(W @ (W.T @ dg_dlog_noise))
+    implicit = delta @ latent_d_log_noise
+    return G, float(explicit_loss + explicit_logdet + implicit), latent_d_log_noise
+
+
+def latent_tangent(fit: LaplaceFit, kernel_products: np.ndarray) -> np.ndarray:
+    """∂f̂/∂θ = (I + KΛ)⁻¹ K_θ a = (I - C Λ) K_θ a for kernel hyperparameters θ, shape (N, m), given
+    kernel_products = K_θ a for each θ as columns (N, m); a predictor for f̂ when θ moves."""
+    W = fit.posterior_factor
+    return kernel_products - W @ (W.T @ (fit.hessian @ kernel_products))

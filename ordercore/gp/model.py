@@ -1,0 +1,263 @@
+"""``GPPreferenceModel``: a Gaussian process over the latent value learned from pairwise preferences
+(Chu & Ghahramani, *Preference Learning with Gaussian Processes*, ICML 2005 — seed 002 §2).
+
+Only the distinct instances that preferences mention enter the GP, so a fit costs O(N³) in the
+number N of those instances, whatever the number of preferences (seed 002 §2.4).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import ndtr
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ordercore.active import bald_information, check_candidate_pairs, rank_pairs, settled
+from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
+from ordercore.gp.kernel import SquaredExponential
+from ordercore.gp.laplace import PairData
+from ordercore.preferences import PreferenceSet
+
+MAX_SCORE_PAIRS = 200_000
+"""Largest number of pairs ``PreferenceSet`` a score vector y may imply in ``fit`` (all ordered pairs)."""
+
+KERNELS = ("rbf", "ard")
+
+
+def preferences_from_scores(y) -> PreferenceSet:
+    """Every pair of rows with different finite scores y (n,), the higher one preferred.
+
+    NaN marks rows without a score.  Raises ``ValueError`` beyond ``MAX_SCORE_PAIRS`` pairs."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 1:
+        raise ValueError(f"scores y must be one-dimensional, got shape {y.shape}")
+    rows = np.flatnonzero(np.isfinite(y))
+    if rows.size * (rows.size - 1) // 2 > MAX_SCORE_PAIRS:
+        raise ValueError(
+            f"{rows.size} scored rows imply more than {MAX_SCORE_PAIRS} pairs; pass a PreferenceSet of sampled pairs"
+        )
+    first, second = np.triu_indices(rows.size, k=1)
+    first, second = rows[first], rows[second]
+    differ = y[first] != y[second]
+    first, second = first[differ], second[differ]
+    higher = y[first] > y[second]
+    return PreferenceSet(np.where(higher, first, second), np.where(higher, second, first))
+
+
+def standardisation(X: np.ndarray, normalize: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Feature means and scales (each (n_features,)) that standardise X, or 0 and 1 without normalize."""
+    if not normalize:
+        return np.zeros(X.shape[1]), np.ones(X.shape[1])
+    scale = X.std(axis=0)
+    scale[scale == 0] = 1.0
+    return X.mean(axis=0), scale
+
+
+def starting_theta(n_features: int, kernel: str, length_scale, noise: float) -> np.ndarray:
+    """θ = (ln ℓ..., ln σ) to start from; ℓ = √n_features by default, seed 002's κ = 1/d."""
+    n_length_scales = n_features if kernel == "ard" else 1
+    start_length = np.sqrt(n_features) if length_scale is None else length_scale
+    return np.append(np.full(n_length_scales, np.log(start_length)), np.log(noise))
+
+
+def _pairwise_preferences(preferences, n_samples: int) -> PreferenceSet:
+    """A checked PreferenceSet of pairwise preferences over rows of an X with n_samples rows."""
+    if preferences is None:
+        raise ValueError("GPPreferenceModel.fit needs preferences (a PreferenceSet or scores y)")
+    if not isinstance(preferences, PreferenceSet):
+        if isinstance(preferences, str | bytes | dict):
+            raise TypeError(f"preferences must be a PreferenceSet or scores y, got {type(preferences).__name__}")
+        scores = np.asarray(preferences)
+        if scores.shape != (n_samples,):
+            raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {scores.shape}")
+        preferences = preferences_from_scores(scores)
+    preferences.check_indices(n_samples)
+    if preferences.is_unary.any():
+        raise ValueError(
+            "the GP preference model learns from pairs of rows only; unary bounds (ZERO) need the LP "
+            "model (OrderPreferenceRegressor) with labels"
+        )
+    if not np.any(preferences.weight > 0):
+        raise ValueError(
+            f"no preference with positive weight among the {n_samples} sample(s) of X: nothing to learn from "
+            "(at least one pair is needed)"
+        )
+    return preferences
+
+
+class GPPreferenceModel(BaseEstimator):
+    """Gaussian-process preference learning (seed 002 §2): latent f ~ GP(0, K), and
+
+        P(x_i ≻ x_j | f) = Φ((f(x_i) - f(x_j)) / (√2 σ))          (eq. (5)).
+
+    ``fit(X, preferences)`` takes a ``PreferenceSet`` whose i, j index rows of X: each (i, j, d, w)
+    reads "x_i is preferred to x_j".  The weight w multiplies that preference's log-likelihood;
+    the margin d is ignored (the probit has no margin).  So ``PreferenceSet.equal`` / ``close``, a
+    preference in each direction, pull f(x_i) and f(x_j) together.  Unary preferences are refused.
+    A score vector y (n,) is accepted instead and means every pair of rows with different scores.
+
+    Parameters
+    ----------
+    kernel : 'rbf' (one length scale, eq. (2)) or 'ard' (one per feature, eq. (13)).
+    length_scale : float > 0 or None, the starting length scale(s); None means √n_features, the
+        seed's start κ = 1/d, in units of standardised features.
+    signal_variance : float > 0, s² in K = s² exp(-½ |x - x'|² / ℓ²): the unit of f.  It is not
+        learned because the model depends on s and σ only through s / σ (scaling f by c, s by c
+        and σ by c leaves every likelihood and the evidence unchanged); σ is learned instead.
+    noise : float > 0, the starting σ.
+    optimizer : 'lbfgs' maximises the Laplace evidence (12) over ln ℓ and ln σ with its analytic
+        gradient (eqs. (14)-(15)); None keeps length_scale and noise as given.
+    n_restarts : int >= 0, further L-BFGS starts drawn around the first; every start gets a few
+        L-BFGS iterations, the one with the best evidence is carried to convergence.
+    normalize : bool, standardise features by the mean and standard deviation of the X given to fit.
+    n_jobs : int or None, threads for the starts (joblib's meaning: -1 all cores, None one).
+    random_state : seed of the restarts.
+
+    Attributes
+    ----------
+    instances_ : ndarray (N,), the rows of the fit's X that preferences mention (the GP's inputs).
+    latent_ : ndarray (N,), the MAP latent values f̂ at those rows (eq. (11)).
+    length_scale_ : ndarray (1,) or (n_features,); noise_ : float; signal_variance_ : float.
+    log_evidence_ : float, the Laplace evidence (12) at the chosen hyperparameters.
+    n_iter_ : int, Newton iterations of the final MAP estimate.
+    preferences_ : PreferenceSet the model was fitted on.  X_fit_ : the X given to fit (whose rows
+    ``suggest_pairs`` ranks).
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(KERNELS))],
+        "length_scale": [Interval(Real, 0, None, closed="neither"), None],
+        "signal_variance": [Interval(Real, 0, None, closed="neither")],
+        "noise": [Interval(Real, 0, None, closed="neither")],
+        "optimizer": [StrOptions({"lbfgs"}), None],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "normalize": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        length_scale=None,
+        signal_variance=1.0,
+        noise=1.0,
+        optimizer="lbfgs",
+        n_restarts=2,
+        normalize=True,
+        n_jobs=-1,
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.length_scale = length_scale
+        self.signal_variance = signal_variance
+        self.noise = noise
+        self.optimizer = optimizer
+        self.n_restarts = n_restarts
+        self.normalize = normalize
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, preferences):
+        """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,))."""
+        X = validate_data(self, X, dtype=np.float64)
+        preferences = _pairwise_preferences(preferences, X.shape[0])
+        mean, scale = standardisation(X, self.normalize)
+        positive = preferences[preferences.weight > 0]
+        instances, inverse = np.unique(np.concatenate([positive.i, positive.j]), return_inverse=True)
+        pairs = PairData(inverse[: len(positive)], inverse[len(positive) :], positive.weight, instances.size)
+        inputs = (X[instances] - mean) / scale
+        start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
+        problem = EvidenceProblem(inputs, pairs, float(self.signal_variance))
+        if self.optimizer is None:
+            theta, (kernel, _, fit) = start, problem.laplace(start)
+        else:
+            rng = check_random_state(self.random_state)
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
+        self.X_fit_, self._mean, self._scale = X, mean, scale
+        self.instances_, self._inputs = instances, inputs
+        self.latent_ = fit.latent
+        self._alpha, self._predictive_matrix = fit.alpha, fit.predictive_matrix
+        self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
+        self.noise_ = float(np.exp(theta[-1]))
+        self.log_evidence_ = fit.log_evidence
+        self.n_iter_ = fit.n_iter
+        self.preferences_ = preferences
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def _kernel(self) -> SquaredExponential:
+        return SquaredExponential(self.length_scale_, self.signal_variance_)
+
+    def _standardise(self, X) -> np.ndarray:
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (X - self._mean) / self._scale
+
+    def predict(self, X, return_std=False):
+        """Latent mean E[f(x)] (eq. (17)), shape (n,), and with ``return_std`` its standard
+        deviation under the Laplace posterior (eq. (18))."""
+        check_is_fitted(self)
+        X = self._standardise(X)
+        cross = self._kernel()(X, self._inputs)
+        mean = cross @ self._alpha
+        if not return_std:
+            return mean
+        variance = self._kernel().diagonal(X) - np.einsum("ij,ij->i", cross @ self._predictive_matrix, cross)
+        return mean, np.sqrt(np.maximum(variance, 0.0))
+
+    def predict_difference(self, Xa, Xb) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance of f(a) - f(b) for paired rows of Xa, Xb (m, n_features), each (m,),
+        from the joint predictive covariance of f(a), f(b) (eqs. (16)-(18))."""
+        check_is_fitted(self)
+        Xa, Xb = self._standardise(Xa), self._standardise(Xb)
+        if Xa.shape != Xb.shape:
+            raise ValueError(f"Xa and Xb must pair up row by row; got shapes {Xa.shape} and {Xb.shape}")
+        kernel = self._kernel()
+        cross_a, cross_b = kernel(Xa, self._inputs), kernel(Xb, self._inputs)
+        mean = (cross_a - cross_b) @ self._alpha
+        # Var f(a) + Var f(b) - 2 Cov(f(a), f(b)), each k(·,·) - k(·)ᵀ (K + Λ⁻¹)⁻¹ k(·).
+        prior = (
+            2.0 * self.signal_variance_
+            - 2.0 * np.exp(-0.5 * np.sum(((Xa - Xb) / self.length_scale_) ** 2, axis=1)) * self.signal_variance_
+        )
+        difference = cross_a - cross_b
+        variance = prior - np.einsum("ij,ij->i", difference @ self._predictive_matrix, difference)
+        return mean, np.maximum(variance, 0.0)
+
+    def predict_proba(self, Xa, Xb) -> np.ndarray:
+        """P(a ≻ b) for paired rows of Xa and Xb (m, n_features), shape (m,) (eq. (19)):
+        Φ(μ / √(2σ² + v)), with μ, v the mean and variance of f(a) - f(b)."""
+        mean, variance = self.predict_difference(Xa, Xb)
+        return ndtr(mean / np.sqrt(2.0 * self.noise_**2 + variance))
+
+    def score(self, X, preferences) -> float:
+        """Weighted fraction of the pairwise preferences over rows of X whose order the latent mean
+        reproduces (ties count half)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        preferences = _pairwise_preferences(preferences, X.shape[0])
+        f = self.predict(X)
+        difference = f[preferences.i] - f[preferences.j]
+        correct = (difference > 0) + 0.5 * (difference == 0)
+        return float(np.average(correct, weights=preferences.weight))
+
+    def suggest_pairs(self, candidate_pairs, k=1, *, return_scores=False):
+        """The k candidate pairs to ask next, by expected information gain (BALD, in bits), best first.
+
+        candidate_pairs : int array (m, 2) of rows of the X given to ``fit``.  Pairs that
+        ``preferences_`` already settle (compared before, or implied by transitivity) are skipped.
+        Returns an int array (≤ k, 2), and with ``return_scores`` also the gains (≤ k,).
+        """
+        check_is_fitted(self)
+        pairs = check_candidate_pairs(candidate_pairs, self.X_fit_.shape[0])
+        mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
+        scores = bald_information(mean, variance, self.noise_)
+        chosen, chosen_scores = rank_pairs(scores, pairs, k, settled(self.preferences_, pairs))
+        return (chosen, chosen_scores) if return_scores else chosen

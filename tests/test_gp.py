@@ -1,0 +1,327 @@
+"""The GP preference model (seed 002) against independent checks: finite differences, a second
+optimiser, a hand-worked three-point case, identities of the model, Monte Carlo for BALD."""
+
+import numpy as np
+import pytest
+import scipy.optimize
+from scipy.special import log_ndtr, ndtr
+from scipy.stats import norm
+
+from ordercore import GPLabelPreferenceModel, GPPreferenceModel, NotPositiveDefiniteError, PreferenceSet
+from ordercore.active import bald_information, binary_entropy
+from ordercore.gp.evidence import EvidenceProblem
+from ordercore.gp.kernel import SquaredExponential
+from ordercore.gp.laplace import PairData, cholesky_with_jitter, laplace_fit, probit_loss
+
+
+def ranked_pairs(y, n_pairs, rng):
+    i, j = rng.integers(len(y), size=(2, 3 * n_pairs))
+    keep = y[i] != y[j]
+    i, j = i[keep][:n_pairs], j[keep][:n_pairs]
+    return np.where(y[i] > y[j], i, j), np.where(y[i] > y[j], j, i)
+
+
+@pytest.fixture
+def small_problem():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 3))
+    y = X[:, 0] - 0.5 * X[:, 1] ** 2
+    winner, loser = ranked_pairs(y, 60, rng)
+    pairs = PairData(winner, loser, rng.uniform(0.5, 2.0, winner.size), len(X))
+    return X, y, pairs
+
+
+def test_probit_loss_derivatives_match_finite_differences():
+    z = np.linspace(-8, 8, 77)
+    h = 1e-5
+    values = probit_loss(z)
+    assert np.allclose(values[0], -norm.logcdf(z), rtol=1e-10)
+    for order in range(3):
+        numeric = (probit_loss(z + h)[order] - probit_loss(z - h)[order]) / (2 * h)
+        assert np.allclose(values[order + 1], numeric, rtol=1e-5, atol=1e-7)
+    # Far on the violated side ℓ ≈ z²/2: ℓ' ≈ z, ℓ'' ≈ 1 (finite there, not overflowing).
+    loss, first, second, third = probit_loss(np.array([-40.0]))
+    assert first[0] == pytest.approx(-40.0 - 1 / 40, rel=1e-4) and second[0] == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("ard", [False, True])
+def test_log_evidence_gradient_matches_finite_differences(small_problem, ard):
+    X, _, pairs = small_problem
+    problem = EvidenceProblem(X, pairs, signal_variance=1.3)
+    theta = np.array([0.2, -0.1, 0.4, -0.6]) if ard else np.array([0.3, -0.4])
+    kernel, K, fit = problem.laplace(theta)
+    gradient, tangent = problem.gradient(theta, kernel, K, fit)
+    step = 1e-5
+    for index in range(theta.size):
+        shift = np.zeros_like(theta)
+        shift[index] = step
+        plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
+        numeric = (plus.log_evidence - minus.log_evidence) / (2 * step)
+        assert gradient[index] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+        # ∂f̂/∂θ, used as the Newton predictor, against finite differences of f̂ too (f̂ itself is
+        # exact only to Newton's tolerance, hence the looser bound).
+        assert np.allclose(tangent[:, index], (plus.latent - minus.latent) / (2 * step), rtol=1e-3, atol=2e-4)
+
+
+def test_noise_and_signal_variance_enter_only_through_their_ratio(small_problem):
+    """ln p(D) depends on s/σ only, so ∂/∂ln σ = -2 ∂/∂ln s², and ∂/∂ln s² = Σ G ⊙ K."""
+    X, _, pairs = small_problem
+    theta = np.array([0.1, -0.3])
+    values = []
+    for s2, sigma in [(1.0, np.exp(-0.3)), (4.0, 2 * np.exp(-0.3))]:
+        problem = EvidenceProblem(X, pairs, signal_variance=s2)
+        values.append(problem.laplace(np.array([0.1, np.log(sigma)]))[2].log_evidence)
+    assert values[0] == pytest.approx(values[1], rel=1e-9)
+    from ordercore.gp.laplace import evidence_gradient
+
+    problem = EvidenceProblem(X, pairs, signal_variance=1.0)
+    kernel, K, fit = problem.laplace(theta)
+    G, d_log_noise, _ = evidence_gradient(fit, pairs, np.exp(theta[-1]))
+    assert d_log_noise == pytest.approx(-2 * np.sum(G * K), rel=1e-8)
+
+
+def test_newton_reaches_the_minimum_a_quasi_newton_solver_finds(small_problem):
+    X, _, pairs = small_problem
+    K = SquaredExponential(np.array([1.2]), 1.0)(X, X)
+    noise = 0.4
+    fit = laplace_fit(K, pairs, noise)
+    L, _ = cholesky_with_jitter(K)
+    scale = 1 / (np.sqrt(2) * noise)
+
+    def functional(u):  # S(f) of eq. (10) with f = L u, written out independently
+        f = L @ u
+        z = scale * (f[pairs.winner] - f[pairs.loser])
+        return -np.sum(pairs.weight * log_ndtr(z)) + 0.5 * u @ u
+
+    reference = scipy.optimize.minimize(functional, np.zeros(len(K)), method="BFGS", options={"gtol": 1e-10})
+    assert np.allclose(fit.latent, L @ reference.x, atol=1e-5)
+    # At the MAP, K⁻¹ f̂ = -∂(Σ w ℓ)/∂f  (eq. (11)): alpha reproduces f̂ through K.
+    assert np.allclose((K + 1e-8 * np.eye(len(K))) @ fit.alpha, fit.latent, atol=1e-8)
+    assert fit.n_iter < 30
+
+
+def test_three_point_chain_by_hand():
+    """Points far apart (K = I), preferences 0 ≻ 1 ≻ 2: by symmetry f̂ = (a, 0, -a) with
+    a = c r(c a), c = 1/(√2 σ), r = N/Φ; Λ = c² ℓ''(ca) · path Laplacian, so
+    ln|I + Λ| = ln(1 + c² h) + ln(1 + 3 c² h), h = ℓ''(ca)."""
+    noise = 0.7
+    c = 1 / (np.sqrt(2) * noise)
+    X = np.array([[0.0], [50.0], [100.0]])
+    model = GPPreferenceModel(optimizer=None, length_scale=0.5, noise=noise, normalize=False)
+    model.fit(X, PreferenceSet.order([0, 1], [1, 2]))
+    ratio = lambda t: norm.pdf(t) / norm.cdf(t)  # noqa: E731
+    a = scipy.optimize.brentq(lambda a: a - c * ratio(c * a), 0, 10)
+    assert np.allclose(model.latent_, [a, 0, -a], atol=1e-6)
+    z = c * a
+    h = ratio(z) * (z + ratio(z))
+    S = -2 * norm.logcdf(z) + a**2
+    evidence = -S - 0.5 * (np.log(1 + c**2 * h) + np.log(1 + 3 * c**2 * h))
+    assert model.log_evidence_ == pytest.approx(evidence, rel=1e-6)
+    # P(0 ≻ 2) from the joint posterior of (f0, f2): C = (I + Λ)⁻¹.
+    laplacian = np.array([[1, -1, 0], [-1, 2, -1], [0, -1, 1]])
+    C = np.linalg.inv(np.eye(3) + c**2 * h * laplacian)
+    variance = C[0, 0] + C[2, 2] - 2 * C[0, 2]
+    expected = ndtr(2 * a / np.sqrt(2 * noise**2 + variance))
+    assert model.predict_proba(X[[0]], X[[2]])[0] == pytest.approx(expected, rel=1e-6)
+
+
+def test_preference_probabilities_are_complementary_and_std_positive(small_problem):
+    X, y, pairs = small_problem
+    model = GPPreferenceModel(random_state=0, n_restarts=1).fit(X, PreferenceSet.order(pairs.winner, pairs.loser))
+    rng = np.random.default_rng(1)
+    Xa, Xb = rng.normal(size=(40, 3)), rng.normal(size=(40, 3))
+    assert np.allclose(model.predict_proba(Xa, Xb) + model.predict_proba(Xb, Xa), 1.0, atol=1e-12)
+    mean, std = model.predict(Xa, return_std=True)
+    assert np.all(std > 0) and np.all(std <= np.sqrt(model.signal_variance_) + 1e-12)
+    assert np.allclose(model.predict_proba(Xa, Xa), 0.5)
+
+
+def test_learns_the_order_of_a_smooth_function():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 2))
+    y = X @ np.array([1.0, 2.0])
+    winner, loser = ranked_pairs(y, 300, rng)
+    model = GPPreferenceModel(kernel="ard", random_state=0).fit(X, PreferenceSet.order(winner, loser))
+    X_test = rng.uniform(size=(300, 2))
+    y_test = X_test @ np.array([1.0, 2.0])
+    a, b = ranked_pairs(y_test, 2000, rng)
+    assert np.mean(model.predict_proba(X_test[a], X_test[b]) > 0.5) > 0.95
+    assert model.score(X_test, PreferenceSet.order(a, b)) > 0.95
+
+
+def test_weights_scale_the_log_likelihood_and_margins_are_ignored(small_problem):
+    X, _, pairs = small_problem
+    once = PreferenceSet.order(pairs.winner[:20], pairs.loser[:20])
+    twice = once + once[:5]
+    weighted = PreferenceSet.order(once.i, once.j, margin=3.0, weight=np.r_[np.full(5, 2.0), np.ones(15)])
+    options = dict(optimizer=None, length_scale=1.0, noise=0.5)
+    a = GPPreferenceModel(**options).fit(X, twice)
+    b = GPPreferenceModel(**options).fit(X, weighted)
+    assert np.allclose(a.latent_, b.latent_, atol=1e-9)
+    assert a.log_evidence_ == pytest.approx(b.log_evidence_, rel=1e-10)
+
+
+def test_equal_preferences_pull_values_together():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    model = GPPreferenceModel(optimizer=None, length_scale=0.1, noise=0.3, normalize=False)
+    model.fit(X, PreferenceSet.order(0, 3) + PreferenceSet.equal(1, 2))
+    assert model.latent_[1] == pytest.approx(model.latent_[2], abs=1e-10)
+    assert model.latent_[0] > 0 > model.latent_[-1]
+
+
+def test_only_mentioned_instances_enter_the_gp(small_problem):
+    X, _, pairs = small_problem
+    preferences = PreferenceSet.order([3, 7, 7], [9, 3, 12])
+    model = GPPreferenceModel(optimizer=None).fit(X, preferences)
+    assert model.instances_.tolist() == [3, 7, 9, 12]
+
+
+def test_scores_are_accepted_as_all_implied_pairs():
+    X = np.arange(6.0)[:, None]
+    y = np.array([0.0, 1.0, 1.0, np.nan, 3.0, 2.0])
+    a = GPPreferenceModel(optimizer=None).fit(X, y)
+    # 5 scored rows, one tie: C(5, 2) - 1 = 9 pairs.
+    assert len(a.preferences_) == 9
+    assert np.all(y[a.preferences_.i] > y[a.preferences_.j])
+
+
+@pytest.mark.parametrize(
+    ("preferences", "error", "match"),
+    [
+        (PreferenceSet.at_least(0, 1.0), ValueError, "pairs of rows only"),
+        (PreferenceSet.order(0, 99), ValueError, "out of range"),
+        (PreferenceSet.order(0, 1, weight=0.0), ValueError, "positive weight"),
+        ("0>1", TypeError, "PreferenceSet or scores"),
+        (np.ones(3), ValueError, "shape"),
+        (None, ValueError, "needs preferences"),
+    ],
+)
+def test_bad_input_raises_and_keeps_the_last_fit(small_problem, preferences, error, match):
+    X, _, pairs = small_problem
+    model = GPPreferenceModel(optimizer=None).fit(X, PreferenceSet.order(pairs.winner, pairs.loser))
+    before = model.predict(X)
+    with pytest.raises(error, match=match):
+        model.fit(X, preferences)
+    assert np.array_equal(model.predict(X), before)
+
+
+def test_bad_features_raise(small_problem):
+    X, _, pairs = small_problem
+    preferences = PreferenceSet.order(pairs.winner, pairs.loser)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        GPPreferenceModel().fit(bad, preferences)
+    model = GPPreferenceModel(optimizer=None).fit(X, preferences)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])
+    with pytest.raises(ValueError, match="pair up"):
+        model.predict_proba(X[:3], X[:4])
+
+
+def test_jitter_helper_names_its_error():
+    with pytest.raises(NotPositiveDefiniteError):
+        cholesky_with_jitter(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    L, jitter = cholesky_with_jitter(np.ones((3, 3)))  # rank one: needs (and gets) jitter
+    assert np.allclose(L @ L.T, np.ones((3, 3)) + jitter * np.eye(3))
+
+
+# ---------------------------------------------------------------- BALD and the next pair
+def test_bald_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    noise = 0.5
+    means = np.array([0.0, 0.3, -1.0, 2.0, 0.1, 4.0])
+    variances = np.array([0.01, 1.0, 0.5, 3.0, 10.0, 0.2])
+    samples = rng.standard_normal((400_000, 1)) * np.sqrt(variances) + means
+    p = ndtr(samples / (np.sqrt(2) * noise))
+    predictive = binary_entropy(p.mean(axis=0))
+    monte_carlo = predictive - binary_entropy(p).mean(axis=0)
+    analytic = bald_information(means, variances, noise)
+    assert np.allclose(analytic, monte_carlo, atol=0.02)
+    assert np.array_equal(np.argsort(analytic), np.argsort(monte_carlo))
+
+
+def test_suggest_pairs_skips_settled_pairs_and_prefers_uncertain_ones():
+    X = np.linspace(0, 1, 8)[:, None]
+    preferences = PreferenceSet.order([1, 2], [2, 3]) + PreferenceSet.equal(5, 6)
+    model = GPPreferenceModel(optimizer=None, length_scale=0.3, noise=0.2).fit(X, preferences)
+    candidates = np.array([[1, 3], [3, 1], [2, 1], [6, 5], [0, 7], [4, 7], [1, 7]])
+    chosen, scores = model.suggest_pairs(candidates, k=10, return_scores=True)
+    # (1, 3) follows by transitivity, (2, 1) and (6, 5) were asked: only pairs touching 0, 4, 7 remain.
+    assert {tuple(pair) for pair in chosen} == {(0, 7), (4, 7), (1, 7)}
+    assert np.all(np.diff(scores) <= 0)
+    gains = bald_information(*model.predict_difference(X[chosen[:, 0]], X[chosen[:, 1]]), model.noise_)
+    assert np.allclose(scores, gains)
+    with pytest.raises(ValueError, match="shape"):
+        model.suggest_pairs([1, 2])
+    with pytest.raises(ValueError, match="outside"):
+        model.suggest_pairs([[0, 8]])
+
+
+def test_lp_model_ranks_pairs_by_margin_and_by_disagreement():
+    from ordercore import OrderPreferenceRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(30, 1))
+    y = np.full(30, np.nan)
+    y[:6] = X[:6, 0] ** 2
+    svr = OrderPreferenceRegressor(gamma=3.0, lambda2=0).fit(X, y)
+    ssl = OrderPreferenceRegressor(gamma=3.0).fit(X, y, PreferenceSet.order([10, 11], [12, 13]))
+    candidates = np.array([[a, b] for a in range(6, 20) for b in range(a + 1, 20)])
+    chosen, scores = ssl.suggest_pairs(candidates, k=5, return_scores=True)
+    f = ssl.predict(X)
+    margins = np.abs(f[candidates[:, 0]] - f[candidates[:, 1]])
+    open_ = ~np.isin(candidates, [[10, 12], [11, 13]]).all(axis=1)
+    assert np.allclose(-scores, np.sort(margins[open_])[:5])
+    chosen, scores = ssl.suggest_pairs(candidates, k=3, reference=svr, return_scores=True)
+    g = svr.predict(X)
+    gap = np.abs((f - g)[candidates[:, 0]] - (f - g)[candidates[:, 1]])
+    assert scores[0] == pytest.approx(gap.max())
+
+
+# ---------------------------------------------------------------- label preferences (seed 002 §3)
+def test_label_preferences_classify_and_rank():
+    rng = np.random.default_rng(0)
+    centers = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    labels = rng.integers(3, size=90)
+    X = centers[labels] + 0.6 * rng.normal(size=(90, 2))
+    model = GPLabelPreferenceModel(random_state=0).fit(X, np.array(["a", "b", "c"])[labels])
+    X_test_labels = rng.integers(3, size=200)
+    X_test = centers[X_test_labels] + 0.6 * rng.normal(size=(200, 2))
+    assert np.mean(model.predict(X_test) == np.array(["a", "b", "c"])[X_test_labels]) > 0.9
+    ranking = model.predict_ranking(X_test[:5])
+    assert ranking.shape == (5, 3) and np.array_equal(ranking[:, 0], model.predict(X_test[:5]))
+
+
+def test_ordinal_graph_is_a_chain_away_from_the_true_label():
+    from ordercore.gp.labels import label_preference_graph
+
+    winner, loser, _ = label_preference_graph(np.array([2]), 5, "ordinal")
+    assert sorted(zip(winner.tolist(), loser.tolist(), strict=True)) == [(1, 0), (2, 1), (2, 3), (3, 4)]
+    winner, loser, _ = label_preference_graph(np.array([0]), 3, "multiclass")
+    assert sorted(zip(winner.tolist(), loser.tolist(), strict=True)) == [(0, 1), (0, 2)]
+    X = np.linspace(0, 4, 50)[:, None]
+    y = np.round(X[:, 0]).astype(int)
+    model = GPLabelPreferenceModel(graph="ordinal", random_state=0).fit(X, y)
+    assert np.mean(model.predict(X) == y) > 0.85
+
+
+def test_pickled_refitted_and_unfitted_models_behave(small_problem):
+    """What the scikit-learn checks listed as expected failures would cover for GPPreferenceModel."""
+    import pickle
+
+    from sklearn.exceptions import NotFittedError
+
+    X, _, pairs = small_problem
+    preferences = PreferenceSet.order(pairs.winner, pairs.loser)
+    with pytest.raises(NotFittedError):
+        GPPreferenceModel().predict_proba(X[:2], X[2:4])
+    model = GPPreferenceModel(n_restarts=1, random_state=0).fit(X, preferences)
+    copy = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(copy.predict_proba(X[:5], X[5:10]), model.predict_proba(X[:5], X[5:10]))
+    again = GPPreferenceModel(n_restarts=1, random_state=0).fit(X, preferences)
+    assert np.allclose(again.predict(X), model.predict(X), atol=1e-10)
+    # Rows are independent: predicting a subset or a permutation gives the same values.
+    order = np.random.default_rng(0).permutation(len(X))
+    assert np.allclose(model.predict(X)[order], model.predict(X[order]), atol=1e-12)
+    assert model.n_features_in_ == 3
