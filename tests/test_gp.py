@@ -325,3 +325,31 @@ def test_pickled_refitted_and_unfitted_models_behave(small_problem):
     order = np.random.default_rng(0).permutation(len(X))
     assert np.allclose(model.predict(X)[order], model.predict(X[order]), atol=1e-12)
     assert model.n_features_in_ == 3
+
+
+def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem):
+    from ordercore.gp.evidence import _Search
+
+    X, _, pairs = small_problem
+    problem = EvidenceProblem(X, pairs, 1.0, length_scale_prior=(3.0, 1.5))
+    objective = lambda theta: _Search(problem, bounds=None).negative_log_evidence(theta)  # noqa: E731 (cold Newton)
+    theta = np.array([0.1, 0.5, -0.2, -0.5])
+    value, gradient = objective(theta)
+    for index in range(theta.size):
+        shift = np.zeros_like(theta)
+        shift[index] = 1e-4
+        numeric = (objective(theta + shift)[0] - objective(theta - shift)[0]) / 2e-4
+        assert gradient[index] == pytest.approx(numeric, rel=1e-4, abs=1e-8)
+    # The value is -(evidence + Σ (a ln ℓ - b ℓ)) per unit weight.
+    evidence = problem.laplace(theta)[2].log_evidence
+    prior = np.sum(3.0 * theta[:-1] - 1.5 * np.exp(theta[:-1]))
+    assert value == pytest.approx(-(evidence + prior) / pairs.weight.sum(), rel=1e-10)
+    # A strong prior holds every length scale near its mode (a - 1) / b = 2, where plain ARD evidence
+    # switches the useless third feature off (a length scale at the upper bound).
+    preferences = PreferenceSet.order(pairs.winner, pairs.loser)
+    plain = GPPreferenceModel(kernel="ard", random_state=0).fit(X, preferences)
+    strong = GPPreferenceModel(kernel="ard", length_scale_prior=(401.0, 200.0), random_state=0).fit(X, preferences)
+    assert plain.length_scale_.max() > 50
+    assert np.all(np.abs(strong.length_scale_ - 2.0) < 0.3)
+    with pytest.raises(ValueError, match="shape, rate"):
+        GPPreferenceModel(length_scale_prior=(1.0, -1.0)).fit(X, preferences)

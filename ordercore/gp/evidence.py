@@ -1,6 +1,7 @@
 """Hyperparameters by maximising the Laplace evidence (seed 002 §2.2.3): θ = (ln ℓ..., ln σ) for the
 squared-exponential kernel, by L-BFGS-B with the analytic gradient (eqs. (14)-(15)), from several
-starts, the best evidence kept.
+starts, the best evidence kept.  An optional Gamma prior on the length scales turns this into MAP-II
+(evidence plus log prior), which keeps ARD from switching features off on little data.
 
 ``EvidenceProblem`` says how the latent prior is built from the kernel (one GP over instances, or
 one GP per label sharing the kernel, seed 002 §3); the search is the same for both.
@@ -8,6 +9,7 @@ one GP per label sharing the kernel, seed 002 §3); the search is the same for b
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -57,14 +59,32 @@ class EvidenceProblem:
     pairs: PairData
     signal_variance: float
     n_blocks: int = 1
+    length_scale_prior: tuple[float, float] | None = None
+
+    def log_prior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """ln p(θ) up to a constant and its gradient, shape θ.shape: a Gamma(shape a, rate b) prior on
+        each length scale ℓ, i.e. a ln ℓ - b ℓ in the variable ln ℓ; flat in ln σ.  Zero without a prior."""
+        if self.length_scale_prior is None:
+            return 0.0, np.zeros_like(theta)
+        shape, rate = self.length_scale_prior
+        length_scale = np.exp(theta[:-1])
+        return float(np.sum(shape * theta[:-1] - rate * length_scale)), np.append(shape - rate * length_scale, 0.0)
 
     def kernel(self, theta: np.ndarray) -> SquaredExponential:
         return SquaredExponential(np.exp(theta[:-1]), self.signal_variance)
 
+    @functools.cached_property
+    def squared_distances(self) -> np.ndarray:
+        """|x_i - x_j|² over the inputs, shape (N, N): an isotropic K is then one exp per evaluation."""
+        return SquaredExponential(np.ones(1), 1.0).squared_distances(self.inputs, self.inputs)
+
     def laplace(self, theta: np.ndarray, latent0=None) -> tuple[SquaredExponential, np.ndarray, LaplaceFit]:
         """The kernel, K(inputs, inputs) and the Laplace fit at θ (Newton from latent0 if given)."""
         kernel = self.kernel(theta)
-        K = kernel(self.inputs, self.inputs)
+        if theta.size == 2:
+            K = kernel.from_squared_distances(self.squared_distances)
+        else:
+            K = kernel(self.inputs, self.inputs)
         prior = K if self.n_blocks == 1 else np.kron(np.eye(self.n_blocks), K)
         return kernel, K, laplace_fit(prior, self.pairs, float(np.exp(theta[-1])), latent0)
 
@@ -98,11 +118,14 @@ class _Search:
         # Predictor: f̂ at the last θ moved along its tangent ∂f̂/∂θ; Newton corrects it.
         latent0 = None if self.last is None else self.last[1] + self.last[2] @ (theta - self.last[0])
         kernel, K, fit = self.problem.laplace(theta, latent0)
-        if fit.log_evidence > self.best_value:
-            self.best_value, self.best = fit.log_evidence, (theta.copy(), kernel, fit)
         gradient, tangent = self.problem.gradient(theta, kernel, K, fit)
         self.last = (theta.copy(), fit.latent, tangent)
-        return -fit.log_evidence / self.total_weight, -gradient / self.total_weight
+        # The objective is the log evidence, plus the log prior of θ when one is set (MAP-II).
+        log_prior, prior_gradient = self.problem.log_prior(theta)
+        value = fit.log_evidence + log_prior
+        if value > self.best_value:
+            self.best_value, self.best = value, (theta.copy(), kernel, fit)
+        return -value / self.total_weight, -(gradient + prior_gradient) / self.total_weight
 
     def run(self, theta0, max_iter) -> None:
         scipy.optimize.minimize(

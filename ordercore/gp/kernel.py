@@ -29,9 +29,21 @@ class SquaredExponential:
 
     def __call__(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """K(X, Y), shape (len(X), len(Y)); X and Y finite, shape (·, n_features)."""
+        scaled = SquaredExponential(np.ones(1), self.signal_variance)
+        return scaled.from_squared_distances(self.squared_distances(X / self.length_scale, Y / self.length_scale))
+
+    @staticmethod
+    def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """|x - y|² for rows of X and Y, shape (len(X), len(Y))."""
         with sklearn.config_context(assume_finite=True):
-            squared = euclidean_distances(X / self.length_scale, Y / self.length_scale, squared=True)
-        return self.signal_variance * np.exp(-0.5 * squared)
+            return euclidean_distances(X, Y, squared=True)
+
+    def from_squared_distances(self, squared: np.ndarray) -> np.ndarray:
+        """s² exp(-½ d² / ℓ²) for an isotropic kernel given d² (any shape), as a new array."""
+        K = np.multiply(squared, -0.5 / self.length_scale[0] ** 2)
+        np.exp(K, out=K)
+        K *= self.signal_variance
+        return K
 
     def diagonal(self, X: np.ndarray) -> np.ndarray:
         """K(x, x) for each row of X, shape (len(X),)."""

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.kernel import SquaredExponential
 from ordercore.gp.laplace import PairData
-from ordercore.gp.model import KERNELS, standardisation, starting_theta
+from ordercore.gp.model import KERNELS, _gamma_prior, standardisation, starting_theta
 
 GRAPHS = ("multiclass", "ordinal")
 
@@ -59,8 +59,8 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
     ----------
     graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
         sorted labels, pointing away from the true one).
-    kernel, length_scale, signal_variance, noise, optimizer, n_restarts, normalize, n_jobs,
-    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
+    kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
+    n_jobs, random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
 
     Attributes
     ----------
@@ -73,6 +73,7 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
         "graph": [StrOptions(set(GRAPHS))],
         "kernel": [StrOptions(set(KERNELS))],
         "length_scale": [Interval(Real, 0, None, closed="neither"), None],
+        "length_scale_prior": [tuple, None],
         "signal_variance": [Interval(Real, 0, None, closed="neither")],
         "noise": [Interval(Real, 0, None, closed="neither")],
         "optimizer": [StrOptions({"lbfgs"}), None],
@@ -88,6 +89,7 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
         graph="multiclass",
         kernel="rbf",
         length_scale=None,
+        length_scale_prior=None,
         signal_variance=1.0,
         noise=1.0,
         optimizer="lbfgs",
@@ -99,6 +101,7 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
         self.graph = graph
         self.kernel = kernel
         self.length_scale = length_scale
+        self.length_scale_prior = length_scale_prior
         self.signal_variance = signal_variance
         self.noise = noise
         self.optimizer = optimizer
@@ -122,7 +125,9 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
         mean, scale = standardisation(X, self.normalize)
         inputs = (X - mean) / scale
         start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
-        problem = EvidenceProblem(inputs, pairs, float(self.signal_variance), n_blocks=classes.size)
+        problem = EvidenceProblem(
+            inputs, pairs, float(self.signal_variance), classes.size, _gamma_prior(self.length_scale_prior)
+        )
         if self.optimizer is None:
             theta, (kernel, _, fit) = start, problem.laplace(start)
         else:

@@ -183,7 +183,8 @@ def laplace_fit(K: np.ndarray, pairs: PairData, noise: float, latent0: np.ndarra
     while True:
         # Λ = scale² Aᵀ diag(w ℓ'') A;  B = I + Lᵀ Λ L, the Hessian of S in u.
         hessian = pairs.laplacian((scale * scale) * curvature)
-        B = np.eye(n) + L.T @ (hessian @ L)
+        B = L.T @ (hessian @ L)
+        B[np.diag_indices(n)] += 1.0
         B_factor = (scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False), False)
         gradient_u = u + L.T @ g
         if n_iter >= NEWTON_MAX_ITER:
