@@ -1,0 +1,183 @@
+""" "Roughly equal" rules against a brute-force enumeration of all pairs on small hand-made tables."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
+
+
+@pytest.fixture
+def table():
+    rng = np.random.default_rng(0)
+    n = 60
+    return pd.DataFrame(
+        {
+            "lat": 34 + rng.uniform(0, 1.0, n),
+            "lon": -118 + rng.uniform(0, 1.0, n),
+            "age": rng.integers(0, 40, n).astype(float),
+            "income": rng.uniform(1, 5, n),
+            "town": rng.choice(["a", "b", "c"], n),
+            "bedrooms": rng.integers(1, 6, n),
+            "price": rng.normal(size=n),
+        }
+    )
+
+
+def miles(lat1, lon1, lat2, lon2):
+    """Great-circle distance, written independently of ordercore (spherical law of cosines)."""
+    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lon2 - lon1)
+    cosine = math.sin(p1) * math.sin(p2) + math.cos(p1) * math.cos(p2) * math.cos(dl)
+    return 3958.8 * math.acos(min(1.0, max(-1.0, cosine)))
+
+
+def brute_force(frame, labeled, scope, close, ordering_column, direction="higher", min_difference=0.0):
+    expected = set()
+    for i, j in itertools.combinations(range(len(frame)), 2):
+        a, b = frame.iloc[i], frame.iloc[j]
+        if not close(a, b):
+            continue
+        difference = a[ordering_column] - b[ordering_column]
+        if difference == 0 or abs(difference) < min_difference:
+            continue
+        both = labeled[i] and labeled[j]
+        if (scope == "training" and both) or (scope == "labeled" and not both):
+            continue
+        higher_wins = (difference > 0) == (direction == "higher")
+        expected.add((i, j) if higher_wins else (j, i))
+    return expected
+
+
+CASES = {
+    "near": ([Near("lat", "lon", 20.0)], lambda a, b: miles(a.lat, a.lon, b.lat, b.lon) <= 20.0),
+    "within": ([Within("age", 5)], lambda a, b: abs(a.age - b.age) <= 5),
+    "relative": (
+        [RelativeWithin("income", 0.1)],
+        lambda a, b: abs(a.income - b.income) <= 0.1 * max(a.income, b.income),
+    ),
+    "category": ([SameCategory("town")], lambda a, b: a.town == b.town),
+    "all four": (
+        [Within("age", 15), SameCategory("town"), Near("lat", "lon", 40.0), RelativeWithin("income", 0.5)],
+        lambda a, b: (
+            abs(a.age - b.age) <= 15
+            and a.town == b.town
+            and miles(a.lat, a.lon, b.lat, b.lon) <= 40.0
+            and abs(a.income - b.income) <= 0.5 * max(a.income, b.income)
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("scope", ["training", "labeled", "all"])
+def test_each_condition_matches_brute_force(table, case, scope):
+    conditions, close = CASES[case]
+    labeled = np.zeros(len(table), dtype=bool)
+    labeled[::3] = True
+    rule = Rule("r", conditions, Ordering("bedrooms"), margin=0.5, weight=2.0)
+    result = generate(rule, table, labeled, scope=scope, max_pairs=None)
+    got = set(zip(result.preferences.i.tolist(), result.preferences.j.tolist(), strict=True))
+    assert got == brute_force(table, labeled, scope, close, "bedrooms")
+    assert result.n_matched == len(got)
+    assert np.all(result.preferences.margin == 0.5) and np.all(result.preferences.weight == 2.0)
+
+
+def test_ordering_direction_and_minimum_difference(table):
+    rule = Rule("r", [Within("age", 10)], Ordering("bedrooms", direction="lower", min_difference=2))
+    got = generate(rule, table, max_pairs=None).preferences
+    expected = brute_force(
+        table, np.zeros(len(table), bool), "training", lambda a, b: abs(a.age - b.age) <= 10, "bedrooms", "lower", 2
+    )
+    assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == expected
+    assert np.all(table.bedrooms.to_numpy()[got.i] <= table.bedrooms.to_numpy()[got.j] - 2)
+
+
+def test_one_degree_of_latitude_is_69_miles():
+    frame = pd.DataFrame({"lat": [0.0, 1.0], "lon": [0.0, 0.0], "rooms": [1, 2]})
+    assert len(generate(Rule("r", [Near("lat", "lon", 69.2)], Ordering("rooms")), frame).preferences) == 1
+    assert len(generate(Rule("r", [Near("lat", "lon", 69.0)], Ordering("rooms")), frame).preferences) == 0
+
+
+def test_cap_takes_a_uniform_sample_of_the_matches(table):
+    rule = Rule("r", [Within("age", 20)], Ordering("bedrooms"))
+    full = generate(rule, table, max_pairs=None).preferences
+    all_pairs = set(zip(full.i.tolist(), full.j.tolist(), strict=True))
+    capped = generate(rule, table, max_pairs=50, random_state=1)
+    pairs = set(zip(capped.preferences.i.tolist(), capped.preferences.j.tolist(), strict=True))
+    assert len(pairs) == 50 and pairs <= all_pairs and capped.n_matched == len(all_pairs)
+    assert capped.preferences == generate(rule, table, max_pairs=50, random_state=1).preferences
+    # Uniform: over many seeds every pair is drawn about 50/len(all) of the time.
+    counts = dict.fromkeys(all_pairs, 0)
+    for seed in range(400):
+        sample = generate(rule, table, max_pairs=50, random_state=seed).preferences
+        for pair in zip(sample.i.tolist(), sample.j.tolist(), strict=True):
+            counts[pair] += 1
+    rate = np.array(list(counts.values())) / 400
+    assert abs(rate.mean() - 50 / len(all_pairs)) < 1e-9
+    assert rate.std() < 3 * math.sqrt(rate.mean() * (1 - rate.mean()) / 400)
+
+
+def test_small_chunks_give_the_same_pairs(table, monkeypatch):
+    import ordercore.rules
+
+    rule = Rule("r", [Near("lat", "lon", 30.0), Within("age", 12)], Ordering("bedrooms"))
+    whole = generate(rule, table, max_pairs=None).preferences
+    monkeypatch.setattr(ordercore.rules, "CHUNK_PAIRS", 7)
+    assert generate(rule, table, max_pairs=None).preferences == whole
+
+
+def test_missing_values_never_pair():
+    frame = pd.DataFrame({"age": [1.0, np.nan, 1.5, 2.0], "rooms": [1, 2, np.nan, 3]})
+    got = generate(Rule("r", [Within("age", 5)], Ordering("rooms")), frame).preferences
+    assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == {(3, 0)}
+
+
+def test_rules_round_trip_through_json():
+    rule = Rule(
+        "bedrooms",
+        [Near("latitude", "longitude", 25), Within("age", 10), RelativeWithin("income", 0.1), SameCategory("town")],
+        Ordering("bedrooms", "higher", 1.0),
+        margin=0.0,
+        weight=0.7,
+    )
+    assert Rule.from_json(rule.to_json()) == rule
+
+
+@pytest.mark.parametrize(
+    ("build", "match"),
+    [
+        (lambda: Rule("r", [Near("lat", "lon", -1)], Ordering("bedrooms")), "radius"),
+        (lambda: Rule("r", [Within("age", -2)], Ordering("bedrooms")), "tolerance"),
+        (lambda: Rule("r", [RelativeWithin("income", 1.5)], Ordering("bedrooms")), "fraction"),
+        (lambda: Rule("r", [], Ordering("bedrooms")), "at least one"),
+        (lambda: Rule("r", [Within("age", 1)], Ordering("bedrooms", "sideways")), "direction"),
+        (lambda: Rule("", [Within("age", 1)], Ordering("bedrooms")), "name"),
+        (lambda: Rule("r", [Within("age", 1)], Ordering("bedrooms"), weight=-1), "weight"),
+    ],
+)
+def test_bad_rule_specs_raise(build, match):
+    with pytest.raises(ValueError, match=match):
+        build()
+
+
+def test_bad_columns_and_documents_raise(table):
+    with pytest.raises(ValueError, match="unknown column"):
+        generate(Rule("r", [Within("floors", 1)], Ordering("bedrooms")), table)
+    with pytest.raises(ValueError, match="must be numeric"):
+        generate(Rule("r", [Within("town", 1)], Ordering("bedrooms")), table)
+    with pytest.raises(ValueError, match="must be numeric"):
+        generate(Rule("r", [SameCategory("town")], Ordering("town")), table)
+    with pytest.raises(ValueError, match="scope"):
+        generate(Rule("r", [Within("age", 1)], Ordering("bedrooms")), table, scope="everything")
+    with pytest.raises(ValueError, match="does not parse"):
+        Rule.from_json("{not json")
+    with pytest.raises(ValueError, match="unknown condition kind"):
+        Rule.from_json(
+            '{"format": "ordercore.rule", "version": 1, "name": "r", "conditions": [{"kind": "exec"}],'
+            ' "ordering": {"column": "x"}}'
+        )
+    with pytest.raises(ValueError, match="not an ordercore rule"):
+        Rule.from_dict({"name": "r"})
