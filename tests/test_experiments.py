@@ -62,10 +62,11 @@ def test_label_tuning_finds_the_grid_search_optimum():
 
 def test_summary_statistics_by_hand():
     class Trial:
-        def __init__(self, svr, ssl):
+        def __init__(self, svr, ssl, n, accuracy):
             self.svr_mae, self.ssl_mae = svr, ssl
+            self.n_preferences, self.preference_accuracy = n, accuracy
 
-    summary = summarize([Trial(4.0, 3.0), Trial(5.0, 3.5), Trial(4.5, 4.0)])
+    summary = summarize([Trial(4.0, 3.0, 10, 0.5), Trial(5.0, 3.5, 20, 0.7), Trial(4.5, 4.0, 30, np.nan)])
     # differences SVR - SSL: 1, 1.5, 0.5 (mean 1, sample std 0.5)
     assert summary["svr_mae_mean"] == pytest.approx(4.5) and summary["ssl_mae_mean"] == pytest.approx(3.5)
     assert summary["improvement"] == pytest.approx(1 - 3.5 / 4.5)
@@ -74,6 +75,7 @@ def test_summary_statistics_by_hand():
     # two-sided p for 2 degrees of freedom, whose t CDF is 1/2 + t / (2 sqrt(2 + t^2))
     assert summary["p_value"] == pytest.approx(1 - t / np.sqrt(2 + t**2))
     assert summary["ssl_wins"] == 3
+    assert summary["n_preferences_mean"] == 20 and summary["preference_accuracy_mean"] == pytest.approx(0.6)
 
 
 def test_a_trial_is_reproducible_and_its_variants_share_split_and_tuning(data_directory):
@@ -191,3 +193,63 @@ def test_preference_tuning_picks_the_candidate_cold_fits_score_best():
     chosen = held_out_violation(gamma, lambda1, lambda2)
     assert chosen == pytest.approx(min(scores.values()), abs=1e-12)
     assert chosen < scores[(0.3, 1e-2, 0.1)]  # tuning beat at least the weakest preference weight
+
+
+def test_rule_preferences_keep_seed_000s_scope_and_weigh_by_labeled_accuracy():
+    """On the sample homes: no preference joins two labeled rows, and the accuracy weight is the
+    log-odds of the rule's record on the labeled pairs, counted here by brute force."""
+    import itertools
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ordercore.experiments import rule_preferences
+    from ordercore.quality import accuracy_weight
+    from ordercore.rules import Near, Ordering, Rule, Within
+
+    frame = pd.read_csv(Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv").iloc[:400]
+    price = frame["price"].to_numpy(dtype=float)
+    y = np.full(len(frame), np.nan)
+    labeled = np.random.default_rng(0).choice(len(frame), 80, replace=False)
+    y[labeled] = price[labeled]
+    rule = Rule("beds", [Near("latitude", "longitude", 3.0), Within("age", 10)], Ordering("bedrooms"))
+    protocol = Protocol(n_labeled=80, n_unlabeled=320, rule=rule.to_dict(), rule_weights="accuracy")
+    preferences = rule_preferences(rule, frame, y, protocol)
+    is_labeled = ~np.isnan(y)
+    assert len(preferences) > 0 and not np.any(is_labeled[preferences.i] & is_labeled[preferences.j])
+    correct = total = 0
+    for a, b in itertools.combinations(np.flatnonzero(is_labeled), 2):
+        ra, rb = frame.iloc[a], frame.iloc[b]
+        close = abs(ra.age - rb.age) <= 10 and (
+            3958.8
+            * np.arccos(
+                np.clip(
+                    np.sin(np.radians(ra.latitude)) * np.sin(np.radians(rb.latitude))
+                    + np.cos(np.radians(ra.latitude))
+                    * np.cos(np.radians(rb.latitude))
+                    * np.cos(np.radians(ra.longitude - rb.longitude)),
+                    -1,
+                    1,
+                )
+            )
+            <= 3.0
+        )
+        if close and ra.bedrooms != rb.bedrooms:
+            total += 1
+            correct += (y[a] > y[b]) == (ra.bedrooms > rb.bedrooms)
+    assert total > 0
+    assert np.allclose(preferences.weight, accuracy_weight(correct, total))
+
+
+def test_quick_bedroom_experiment_from_the_command_line(data_directory, tmp_path, capsys):
+    out = tmp_path / "bedroom.json"
+    assert (
+        main(["experiments", "bedroom", "--trials", "2", "--quick", "--bedrooms", "per_household", "--out", str(out)])
+        == 0
+    )
+    result = json.loads(out.read_text())
+    assert result["experiment"] == "bedroom" and len(result["trials"]) == 2
+    assert result["protocol"]["rule"]["ordering"]["column"] == "bedrooms_per_household"
+    for trial in result["trials"]:
+        assert trial["n_preferences"] > 100 and 0 < trial["preference_accuracy"] < 1
+    assert "preferences per trial" in capsys.readouterr().out
