@@ -19,7 +19,15 @@ from joblib import effective_n_jobs
 from threadpoolctl import threadpool_limits
 
 from ordercore.gp.kernel import SquaredExponential
-from ordercore.gp.laplace import LaplaceFit, PairData, evidence_gradient, laplace_fit, latent_tangent
+from ordercore.gp.laplace import (
+    NEWTON_TOLERANCE,
+    SEARCH_NEWTON_TOLERANCE,
+    LaplaceFit,
+    PairData,
+    evidence_gradient,
+    laplace_fit,
+    latent_tangent,
+)
 
 LOG_LENGTH_SCALE_BOUNDS = (np.log(1e-2), np.log(1e3))
 """Length scales searched, in units of the (standardised) features."""
@@ -78,7 +86,9 @@ class EvidenceProblem:
         """|x_i - x_j|² over the inputs, shape (N, N): an isotropic K is then one exp per evaluation."""
         return SquaredExponential(np.ones(1), 1.0).squared_distances(self.inputs, self.inputs)
 
-    def laplace(self, theta: np.ndarray, latent0=None) -> tuple[SquaredExponential, np.ndarray, LaplaceFit]:
+    def laplace(
+        self, theta: np.ndarray, latent0=None, tolerance: float = NEWTON_TOLERANCE
+    ) -> tuple[SquaredExponential, np.ndarray, LaplaceFit]:
         """The kernel, K(inputs, inputs) and the Laplace fit at θ (Newton from latent0 if given)."""
         kernel = self.kernel(theta)
         if theta.size == 2:
@@ -86,7 +96,7 @@ class EvidenceProblem:
         else:
             K = kernel(self.inputs, self.inputs)
         prior = K if self.n_blocks == 1 else np.kron(np.eye(self.n_blocks), K)
-        return kernel, K, laplace_fit(prior, self.pairs, float(np.exp(theta[-1])), latent0)
+        return kernel, K, laplace_fit(prior, self.pairs, float(np.exp(theta[-1])), latent0, tolerance)
 
     def gradient(self, theta, kernel, K, fit) -> tuple[np.ndarray, np.ndarray]:
         """∂ ln p(D|θ)/∂θ for θ = (ln ℓ..., ln σ), shape θ.shape, and ∂f̂/∂θ, shape (n_latent, θ.size)."""
@@ -117,7 +127,7 @@ class _Search:
     def negative_log_evidence(self, theta):
         # Predictor: f̂ at the last θ moved along its tangent ∂f̂/∂θ; Newton corrects it.
         latent0 = None if self.last is None else self.last[1] + self.last[2] @ (theta - self.last[0])
-        kernel, K, fit = self.problem.laplace(theta, latent0)
+        kernel, K, fit = self.problem.laplace(theta, latent0, SEARCH_NEWTON_TOLERANCE)
         gradient, tangent = self.problem.gradient(theta, kernel, K, fit)
         self.last = (theta.copy(), fit.latent, tangent)
         # The objective is the log evidence, plus the log prior of θ when one is set (MAP-II).
@@ -167,4 +177,7 @@ def maximize_evidence(
         if best.best is None:
             raise ValueError("evidence maximisation failed from every start (non-finite evidence)")
         best.run(best.best[0], OPTIMIZER_MAX_ITER)
-    return best.best
+        # The fit a model predicts with is Newton's to the final tolerance (one or two more steps).
+        theta, _, fit = best.best
+        kernel, _, fit = problem.laplace(theta, fit.latent)
+    return theta, kernel, fit
