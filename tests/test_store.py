@@ -1,0 +1,139 @@
+"""The session store: answers, rules and their preferences survive, undo works, a failed write
+changes nothing, and a second process reads what the first committed."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.preferences import PreferenceSet
+from ordercore.rules import Ordering, Rule, Within, generate
+from ordercore.store import Store, store_url
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(f"sqlite:///{tmp_path / 'studio.sqlite'}")
+
+
+def triples(made: PreferenceSet):
+    return list(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), made.weight.tolist(), strict=True))
+
+
+def test_answers_make_the_preferences_they_say_and_undo_removes_them(store):
+    session = store.create_session("s1", settings={"n_rows": 10})
+    store.add_answer(session.id, 1, 2, "a", "ann")
+    store.add_answer(session.id, 3, 4, "b", "ann", weight=0.5, margin=2.0)
+    store.add_answer(session.id, 5, 6, "equal", "bob", margin=1.0)
+    store.add_answer(session.id, 7, 8, "skip", "bob")
+    made, provenance = store.preferences(session.id)
+    assert triples(made) == [(1, 2, 0.0, 1.0), (4, 3, 2.0, 0.5), (5, 6, -1.0, 1.0), (6, 5, -1.0, 1.0)]
+    assert provenance["source"].tolist() == ["click"] * 4
+    assert provenance["annotator"].tolist() == ["ann", "ann", "bob", "bob"]
+    assert store.answers(session.id)["choice"].tolist() == ["a", "b", "equal", "skip"]
+    store.undo_answer(session.id)  # the skip: no preference goes
+    store.undo_answer(session.id)  # 'about equal': both directions go
+    made, _ = store.preferences(session.id)
+    assert triples(made) == [(1, 2, 0.0, 1.0), (4, 3, 2.0, 0.5)]
+    store.undo_answer(session.id)
+    store.undo_answer(session.id)
+    assert store.undo_answer(session.id) is None and len(store.preferences(session.id)[0]) == 0
+
+
+def test_rules_store_their_preferences_and_take_them_away(store):
+    frame = pd.DataFrame({"age": [1.0, 2.0, 3.0, 10.0], "rooms": [1, 2, 3, 4]})
+    rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
+    made = generate(rule, frame).preferences
+    session = store.create_session("s")
+    rule_id = store.add_rule(session.id, rule, made, "ann")
+    stored, provenance = store.preferences(session.id)
+    assert stored == made and set(provenance["rule_id"]) == {rule_id}
+    assert store.rules(session.id) == [(rule_id, rule)]
+    assert json.loads(store.export_rules(session.id)) == [rule.to_dict()]
+    store.remove_rule(rule_id)
+    assert len(store.preferences(session.id)[0]) == 0 and store.rules(session.id) == []
+
+
+def test_a_failed_write_changes_nothing(store):
+    session = store.create_session("s")
+    store.add_answer(session.id, 0, 1, "a", "ann")
+    before = store.preferences(session.id)[0]
+    for bad in [
+        dict(choice="maybe"),
+        dict(choice="a", weight=-1.0),
+        dict(choice="a", row_b=0),
+        dict(choice="equal", margin=-1.0),
+        dict(choice="a", annotator=""),
+    ]:
+        arguments = dict(row_a=0, row_b=2, annotator="ann") | bad
+        with pytest.raises(ValueError):
+            store.add_answer(session.id, **arguments)
+    with pytest.raises(KeyError):
+        store.add_answer(999, 0, 1, "a", "ann")
+    assert store.preferences(session.id)[0] == before and len(store.answers(session.id)) == 1
+    with pytest.raises(ValueError, match="already exists"):
+        store.create_session("s")
+
+
+def test_a_second_process_reads_what_the_first_committed(tmp_path):
+    url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    writer = Store(url)
+    session = writer.create_session("durable")
+    for pair in [(0, 1), (2, 3), (4, 5)]:
+        writer.add_answer(session.id, *pair, "a", "ann")
+    code = (
+        "import sys; from ordercore.store import Store; "
+        f"s = Store({url!r}); made, _ = s.preferences(s.session('durable').id); "
+        "print(len(made), made.i.tolist())"
+    )
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True)
+    assert result.stdout.split(maxsplit=1) == ["3", "[0, 2, 4]\n"]
+
+
+def test_export_and_import_round_trip(store):
+    source = store.create_session("from", settings={"n_rows": 20})
+    store.add_answer(source.id, 1, 2, "a", "ann", weight=2.0, margin=0.5)
+    store.add_answer(source.id, 3, 4, "equal", "ann")
+    made = store.preferences(source.id)[0]
+    for format in ("csv", "json"):
+        text = store.export_preferences(source.id, format)
+        frame = (
+            pd.read_csv(__import__("io").StringIO(text))
+            if format == "csv"
+            else pd.read_json(__import__("io").StringIO(text))
+        )
+        target = store.create_session(f"to-{format}", settings={"n_rows": 20})
+        assert store.import_preferences(target.id, PreferenceSet.from_frame(frame), "bob") == len(made)
+        imported, provenance = store.preferences(target.id)
+        assert imported == made and set(provenance["source"]) == {"import"}
+    with pytest.raises(ValueError, match="out of range"):
+        store.import_preferences(target.id, PreferenceSet.order(0, 25), "bob")
+    with pytest.raises(ValueError, match="format"):
+        store.export_preferences(source.id, "xml")
+
+
+def test_data_sets_are_kept_once_by_content_and_sessions_resume(store):
+    frame = pd.DataFrame({"x": np.arange(5.0), "y": np.arange(5.0) ** 2})
+    content = frame.to_csv(index=False).encode()
+    first = store.add_dataset("upload.csv", frame, content)
+    assert store.add_dataset("same bytes, other name", frame, content) == first
+    assert store.dataset(first)["content"] == content
+    session = store.create_session("resume me", dataset_id=first, settings={"target": "y"})
+    store.update_settings(session.id, {"target": "y", "labeled": [0, 2]})
+    assert store.session("resume me").settings == {"target": "y", "labeled": [0, 2]}
+    assert store.sessions()["name"].tolist() == ["resume me"]
+    run = store.add_model_run(session.id, "ssl", {"lambda2": 1.0}, {"test_mae": np.float64(3.5)}, 12)
+    assert store.model_runs(session.id).loc[0, "metrics"] == {"test_mae": 3.5} and run == 1
+
+
+def test_store_location_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("ORDERCORE_STORE_URL", raising=False)
+    monkeypatch.setenv("ORDERCORE_STORE", str(tmp_path / "x.sqlite"))
+    assert store_url() == f"sqlite:///{tmp_path / 'x.sqlite'}"
+    monkeypatch.setenv("ORDERCORE_STORE_URL", "sqlite:///elsewhere.sqlite")
+    assert store_url() == "sqlite:///elsewhere.sqlite"
