@@ -4,9 +4,61 @@ Run with ``streamlit run app.py``."""
 
 import streamlit as st
 
+import app_state
+
 st.set_page_config(page_title="Order Preference Studio", page_icon="↕️", layout="wide")
 
+
+def create_session() -> None:
+    """Create the session named in the sidebar and select it (a callback: runs before the rerun)."""
+    name = (st.session_state.get("new_session_name") or "").strip()
+    try:
+        app_state.store().create_session(name)
+    except ValueError as error:
+        st.session_state.session_error = str(error)
+        return
+    st.session_state.session_error = None
+    st.session_state.session_name = st.session_state.session_picker = name
+    st.session_state.new_session_name = ""
+
+
+def pick_session() -> None:
+    st.session_state.session_name = st.session_state.session_picker
+
+
+def name_annotator() -> None:
+    st.session_state.annotator = st.session_state.annotator_input.strip()
+
+
+# The pages read the plain keys session_name and annotator: widget keys are dropped on runs that
+# do not draw the widget, these are not.
+with st.sidebar:
+    st.header("Labelling session")
+    if "annotator_input" not in st.session_state:
+        st.session_state.annotator_input = st.session_state.get("annotator", "")
+    st.text_input(
+        "Annotator",
+        key="annotator_input",
+        placeholder="your name",
+        on_change=name_annotator,
+        help="Stored with every answer and rule.",
+    )
+    names = app_state.store().sessions()["name"].tolist()
+    if st.session_state.get("session_name") not in names:
+        st.session_state.session_name = names[0] if names else None
+    st.session_state.session_picker = st.session_state.session_name
+    st.selectbox("Resume session", names, key="session_picker", placeholder="no session yet", on_change=pick_session)
+    with st.expander("New session", expanded=not names):
+        st.text_input("Session name", key="new_session_name")
+        st.button("Create session", key="create_session", on_click=create_session, width="stretch")
+    if st.session_state.get("session_error"):
+        st.error(st.session_state.session_error)
+
 pages = [
-    st.Page("pages/toy_cubic.py", title="Toy cubic", icon="📈", default=True),
+    st.Page("pages/data.py", title="Data", icon="🗂️", default=True),
+    st.Page("pages/rules.py", title="Rules", icon="📏"),
+    st.Page("pages/pairwise.py", title="Pairwise", icon="⚖️"),
+    st.Page("pages/model.py", title="Model", icon="📉"),
+    st.Page("pages/toy_cubic.py", title="Toy cubic", icon="📈"),
 ]
 st.navigation(pages).run()

@@ -45,21 +45,21 @@ def main() -> None:
         lambda1 = st.select_slider("λ1 (1-norm of α)", LAMBDA1_CHOICES, value=1e-3, key="toy_lambda1")
         lambda2 = st.select_slider("λ2 (weight of preferences)", LAMBDA2_CHOICES, value=1.0, key="toy_lambda2")
         st.divider()
-        if st.button("Add a random preference", key="toy_add_random", type="primary", use_container_width=True):
+        if st.button("Add a random preference", key="toy_add_random", type="primary", width="stretch"):
             demo.add_random_pair(st.session_state.toy_rng)
         x_a = st.number_input("x of A", *DOMAIN, value=-0.15, step=0.05, key="toy_x_a")
         x_b = st.number_input("x of B", *DOMAIN, value=0.30, step=0.05, key="toy_x_b")
-        if st.button("Add A vs B in their true order", key="toy_add_pair", use_container_width=True):
+        if st.button("Add A vs B in their true order", key="toy_add_pair", width="stretch"):
             try:
                 demo.add_pair(x_a, x_b)
             except ValueError as error:
                 st.error(f"{error}. Pick two different x values.")
         undo, clear = st.columns(2)
-        if undo.button("Undo last", key="toy_undo", disabled=not demo.pairs, use_container_width=True):
+        if undo.button("Undo last", key="toy_undo", disabled=not demo.pairs, width="stretch"):
             demo.pairs.pop()
-        if clear.button("Clear all", key="toy_clear", disabled=not demo.pairs, use_container_width=True):
+        if clear.button("Clear all", key="toy_clear", disabled=not demo.pairs, width="stretch"):
             demo.pairs.clear()
-        st.button("New random draw", key="toy_new_draw", on_click=new_draw, use_container_width=True)
+        st.button("New random draw", key="toy_new_draw", on_click=new_draw, width="stretch")
 
     fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), kernel, lambda1, lambda2)
     with plot:

@@ -1,4 +1,4 @@
-"""AppTest of the Toy cubic page (and that app.py opens on it)."""
+"""AppTest of the Toy cubic page."""
 
 import base64
 import json
@@ -10,8 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 
 @pytest.fixture
-def app():
-    return AppTest.from_file(str(Path(__file__).parents[1] / "app.py"), default_timeout=60).run()
+def app(tmp_path, monkeypatch):
+    monkeypatch.delenv("ORDERCORE_STORE_URL", raising=False)
+    monkeypatch.setenv("ORDERCORE_STORE", str(tmp_path / "studio.sqlite"))
+    at = AppTest.from_file(str(Path(__file__).parents[1] / "app.py"), default_timeout=60).run()
+    return at.switch_page("pages/toy_cubic.py").run()
 
 
 def values(array) -> np.ndarray:
@@ -31,7 +34,7 @@ def metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
-def test_app_opens_on_the_toy_page_with_no_preferences(app):
+def test_toy_page_starts_with_no_preferences(app):
     assert not app.exception
     assert app.title[0].value == "Toy cubic"
     assert metric(app, "Preferences") == "0"

@@ -1,0 +1,114 @@
+"""Data: the session's table, target, features, labeled budget and hidden test split."""
+
+import streamlit as st
+
+import app_state
+from ordercore.store import MAX_DATASET_BYTES
+from ordercore.studio import available_sources, load_source, study_data
+
+LABELS = {
+    "sample": "Sample homes (generated)",
+    "california": "California housing",
+    "boston": "Boston housing",
+    "abalone": "Abalone",
+    "upload": "Upload a CSV",
+}
+
+
+def main() -> None:
+    st.title("Data")
+    session = app_state.current_session()
+    if session is None:
+        st.info("Create or resume a labelling session in the sidebar first.")
+        return
+    settings = session.settings
+    sources = available_sources() + ["upload"]
+    current = settings.get("source", "sample")
+    source = st.radio(
+        "Data set",
+        sources,
+        index=sources.index(current) if current in sources else 0,
+        format_func=LABELS.get,
+        key="data_source",
+        horizontal=True,
+    )
+    upload = None
+    if source == "upload":
+        file = st.file_uploader(
+            "CSV file", type=["csv"], key="data_upload", help=f"At most {MAX_DATASET_BYTES // 2**20} MB."
+        )
+        if file is None and session.dataset_id is None:
+            st.info("Choose a CSV file.")
+            return
+        upload = file.getvalue() if file is not None else app_state.store().dataset(session.dataset_id)["content"]
+    try:
+        frame, default_target, default_features = load_source(source, upload)
+    except (ValueError, FileNotFoundError) as error:
+        st.error(f"Could not open this data set: {error}")
+        return
+    same = source == current
+    columns = [str(c) for c in frame.columns]
+    target = st.selectbox(
+        "Target (what the model predicts)",
+        columns,
+        index=columns.index(settings["target"] if same and settings.get("target") in columns else default_target),
+        key="data_target",
+    )
+    features = st.multiselect(
+        "Features",
+        [c for c in columns if c != target],
+        default=[
+            c
+            for c in (settings.get("features") if same and settings.get("features") else default_features)
+            if c != target
+        ],
+        key="data_features",
+    )
+    left, middle, right = st.columns(3)
+    n_labeled = left.number_input(
+        "Labeled budget l", 1, max(1, len(frame) - 2), int(settings.get("n_labeled", 60)), key="data_n_labeled"
+    )
+    test_fraction = middle.slider(
+        "Hidden test share of the rest",
+        0.0,
+        0.5,
+        float(settings.get("test_fraction", 0.2)),
+        0.05,
+        key="data_test_fraction",
+    )
+    seed = right.number_input("Random split seed", 0, 10**6, int(settings.get("seed", 0)), key="data_seed")
+    if st.button("Use this data for the session", type="primary", key="data_apply"):
+        new = {
+            "source": source,
+            "target": target,
+            "features": features,
+            "n_labeled": int(n_labeled),
+            "test_fraction": float(test_fraction),
+            "seed": int(seed),
+            "name": LABELS[source],
+        }
+        try:
+            data = study_data(frame, target, features, new)
+        except ValueError as error:
+            st.error(f"{error}. Nothing was changed.")
+            return
+        new.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
+        store = app_state.store()
+        dataset_id = store.add_dataset(LABELS[source], frame, upload)
+        store.update_settings(session.id, new, dataset_id)
+        st.success(
+            f"Session uses {LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
+            f"{data.pool.size} in the pool."
+        )
+        session = app_state.current_session()
+    data = app_state.session_data(session)
+    if data is not None:
+        counts = st.columns(4)
+        counts[0].metric("Rows", len(data.frame))
+        counts[1].metric("Labeled", data.labeled.size)
+        counts[2].metric("Held out for testing", data.test.size)
+        counts[3].metric("Unlabeled pool", data.pool.size)
+        st.dataframe(data.frame.head(200), key="data_preview", width="stretch")
+
+
+main()

@@ -1,0 +1,146 @@
+"""Model: SVR (labels only) against SSL (labels and preferences), retrained after every change."""
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.metrics import mean_absolute_error
+
+import app_state
+from ordercore.studio import gp_latent
+
+LAMBDA_CHOICES = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0]
+
+
+def predicted_vs_actual(data, bench) -> go.Figure:
+    test = data.test
+    X, truth = data.dataset.X[test], data.y_true[test]
+    figure = go.Figure()
+    figure.add_scatter(x=truth, y=bench.svr.predict(X), mode="markers", name="SVR (labels only)", opacity=0.6)
+    figure.add_scatter(x=truth, y=bench.ssl.predict(X), mode="markers", name="SSL (labels + preferences)", opacity=0.6)
+    low, high = float(np.min(truth)), float(np.max(truth))
+    figure.add_scatter(
+        x=[low, high], y=[low, high], mode="lines", name="perfect", line={"dash": "dot", "color": "gray"}
+    )
+    figure.update_layout(title="Held-out rows: predicted against actual", xaxis_title="actual", yaxis_title="predicted")
+    return figure
+
+
+def mae_history(runs: pd.DataFrame) -> go.Figure:
+    figure = go.Figure()
+    if len(runs):
+        metrics = pd.DataFrame(runs["metrics"].tolist())
+        figure.add_scatter(x=runs["n_preferences"], y=metrics["svr_mae"], mode="lines+markers", name="SVR")
+        figure.add_scatter(x=runs["n_preferences"], y=metrics["ssl_mae"], mode="lines+markers", name="SSL")
+    figure.update_layout(
+        title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
+    )
+    return figure
+
+
+def violations_by_source(session, bench) -> pd.DataFrame:
+    store = app_state.store()
+    preferences, provenance = store.preferences(session.id)
+    if len(preferences) == 0:
+        return pd.DataFrame(columns=["source", "preferences", "violated by SVR", "violated by SSL"])
+    names = {rule_id: rule.name for rule_id, rule in store.rules(session.id)}
+    source = np.where(
+        provenance["source"] == "rule", provenance["rule_id"].map(names).astype(str), provenance["source"]
+    )
+    frame = pd.DataFrame(
+        {"source": source, "svr": bench.svr.violated(preferences), "ssl": bench.ssl.violated(preferences)}
+    )
+    table = (
+        frame.groupby("source").agg(preferences=("svr", "size"), svr=("svr", "sum"), ssl=("ssl", "sum")).reset_index()
+    )
+    return table.rename(columns={"svr": "violated by SVR", "ssl": "violated by SSL"})
+
+
+def number(value: float) -> str:
+    return "—" if not np.isfinite(value) else f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def main() -> None:
+    st.title("Model")
+    session, data = app_state.need_session_and_data()
+    with st.expander("Hyperparameters", expanded=False):
+        params = st.session_state.get("model_params", {"gamma": None, "lambda1": 1e-3, "lambda2": 1.0})
+        gamma = st.select_slider(
+            "RBF γ (auto = 1 / features)",
+            ["auto", 1e-3, 1e-2, 1e-1, 1.0, 10.0],
+            value=params["gamma"] or "auto",
+            key="model_gamma",
+        )
+        lambda1 = st.select_slider("λ1 (sparsity)", LAMBDA_CHOICES, value=params["lambda1"], key="model_lambda1")
+        lambda2 = st.select_slider(
+            "λ2 (weight of preferences)", LAMBDA_CHOICES, value=params["lambda2"], key="model_lambda2"
+        )
+        st.session_state.model_params = {
+            "gamma": None if gamma == "auto" else gamma,
+            "lambda1": lambda1,
+            "lambda2": lambda2,
+        }
+    bench = app_state.workbench(session, data)
+    before = len(st.session_state.get("retrain_history", []))
+    app_state.retrain(session, data)
+    history = st.session_state.retrain_history
+    if len(history) > before and data.test.size:
+        last = history[-1]
+        app_state.store().add_model_run(
+            session.id,
+            "lp",
+            st.session_state.model_params,
+            {"svr_mae": last["svr_mae"], "ssl_mae": last["ssl_mae"], "seconds": last["seconds"]},
+            last["preferences"],
+        )
+    if not history:
+        return
+    last = history[-1]
+    metrics = st.columns(5)
+    metrics[0].metric("Preferences", last["preferences"])
+    metrics[1].metric("Test MAE, SVR", number(last["svr_mae"]))
+    metrics[2].metric(
+        "Test MAE, SSL",
+        number(last["ssl_mae"]),
+        delta=number(last["ssl_mae"] - last["svr_mae"]),
+        delta_color="inverse",
+    )
+    metrics[3].metric("Violated: SVR → SSL", f"{last['svr_violated']} → {last['ssl_violated']}")
+    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms ({last['start']})")
+    if data.test.size:
+        left, right = st.columns(2)
+        left.plotly_chart(predicted_vs_actual(data, bench), key="model_scatter")
+        right.plotly_chart(mae_history(app_state.store().model_runs(session.id)), key="model_history")
+    st.subheader("Preferences violated, by source")
+    st.dataframe(violations_by_source(session, bench), key="model_violations", hide_index=True, width="stretch")
+    st.subheader("Other models")
+    gp_column, hgb_column = st.columns(2)
+    with gp_column:
+        if st.button("Fit the GP preference model", key="model_fit_gp") and data.test.size:
+            try:
+                mean, std = gp_latent(data, app_state.store().preferences(session.id)[0], data.test)
+            except ValueError as error:
+                st.error(str(error))
+            else:
+                figure = go.Figure(
+                    go.Scatter(
+                        x=data.y_true[data.test], y=mean, error_y={"array": std}, mode="markers", name="GP latent"
+                    )
+                )
+                figure.update_layout(
+                    title="GP latent mean ± sd on held-out rows", xaxis_title="actual", yaxis_title="latent f"
+                )
+                st.plotly_chart(figure, key="model_gp")
+    with hgb_column:
+        numeric = [c for c in data.dataset.metadata["features"] if pd.api.types.is_numeric_dtype(data.frame[c])]
+        column = st.selectbox("Gradient boosting, monotone increasing in", numeric, key="model_monotone")
+        if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb") and data.test.size:
+            constraints = [1 if c == column else 0 for c in numeric]
+            model = HistGradientBoostingRegressor(monotonic_cst=constraints, random_state=0)
+            model.fit(data.frame.loc[data.labeled, numeric], data.y_true[data.labeled])
+            error = mean_absolute_error(data.y_true[data.test], model.predict(data.frame.loc[data.test, numeric]))
+            st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
+
+
+main()

@@ -1,0 +1,136 @@
+"""Rules: "everything roughly equal, the one with more X is worth more" — many preferences at once."""
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import app_state
+from ordercore.quality import check_preference_graph, rule_quality
+from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
+
+PREVIEW_PAIRS = 300
+
+
+def build_rule(data) -> Rule | None:
+    frame = data.frame
+    numeric = [
+        c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and c != data.dataset.metadata["target"]
+    ]
+    others = [c for c in frame.columns if c not in numeric and c != data.dataset.metadata["target"]]
+    name = st.text_input("Rule name", "more bedrooms", key="rule_name")
+    conditions = []
+    st.markdown("**Roughly equal when**")
+    geo = [c for c in ("latitude", "longitude") if c in frame.columns]
+    if len(geo) == 2 and st.checkbox("within a distance", True, key="rule_use_near"):
+        miles = st.number_input("miles", 0.0, 500.0, 2.0, key="rule_miles")
+        conditions.append(Near("latitude", "longitude", miles))
+    for k in range(3):
+        left, middle, right = st.columns([2, 1, 1])
+        column = left.selectbox(f"column {k + 1}", ["—"] + numeric, key=f"rule_within_column_{k}")
+        kind = middle.radio("as", ["absolute", "relative"], key=f"rule_within_kind_{k}", horizontal=True)
+        amount = right.number_input(
+            "within", 0.0, value=0.1 if kind == "relative" else 10.0, key=f"rule_within_amount_{k}"
+        )
+        if column != "—":
+            conditions.append(
+                Within(column, amount) if kind == "absolute" else RelativeWithin(column, min(amount, 0.99))
+            )
+    if others:
+        category = st.selectbox("same category in", ["—"] + others, key="rule_category")
+        if category != "—":
+            conditions.append(SameCategory(category))
+    st.markdown("**then the one with**")
+    left, middle, right = st.columns([1, 2, 1])
+    direction = left.radio(
+        "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
+    )
+    default = numeric.index("bedrooms") if "bedrooms" in numeric else 0
+    ordering = middle.selectbox("value of", numeric, index=default, key="rule_ordering")
+    min_difference = right.number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+    st.markdown("**has the higher target** (margin d, weight w)")
+    left, right = st.columns(2)
+    margin = left.number_input("margin d", value=0.0, key="rule_margin")
+    weight = right.number_input("weight w", 0.0, value=1.0, key="rule_weight")
+    try:
+        return Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
+    except (ValueError, TypeError) as error:
+        st.error(f"This rule is not complete: {error}")
+        return None
+
+
+def pair_map(data, made) -> go.Figure:
+    frame = data.frame
+    figure = go.Figure()
+    figure.add_scattergeo(
+        lat=frame["latitude"],
+        lon=frame["longitude"],
+        mode="markers",
+        marker={"size": 3, "color": "lightgray"},
+        name="rows",
+    )
+    shown = made[:PREVIEW_PAIRS]
+    lat = np.column_stack(
+        [frame["latitude"].to_numpy()[shown.i], frame["latitude"].to_numpy()[shown.j], np.full(len(shown), np.nan)]
+    ).ravel()
+    lon = np.column_stack(
+        [frame["longitude"].to_numpy()[shown.i], frame["longitude"].to_numpy()[shown.j], np.full(len(shown), np.nan)]
+    ).ravel()
+    figure.add_scattergeo(lat=lat, lon=lon, mode="lines", line={"width": 1, "color": "crimson"}, name="paired")
+    figure.update_geos(fitbounds="locations")
+    figure.update_layout(title=f"First {len(shown)} pairs", height=420, margin={"l": 0, "r": 0, "t": 40, "b": 0})
+    return figure
+
+
+def main() -> None:
+    st.title("Rules")
+    session, data = app_state.need_session_and_data()
+    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled[data.labeled] = True
+    build, preview = st.columns([1, 1])
+    with build:
+        rule = build_rule(data)
+    if rule is not None:
+        try:
+            made = generate(rule, data.frame, labeled, max_pairs=20_000, random_state=0)
+        except ValueError as error:
+            preview.error(str(error))
+            made = None
+        if made is not None:
+            with preview:
+                st.metric(
+                    "Pairs this rule makes",
+                    len(made.preferences),
+                    help=f"{made.n_matched} matched before the 20,000 cap",
+                )
+                if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
+                    st.plotly_chart(pair_map(data, made.preferences), key="rule_map")
+                st.dataframe(made.preferences.to_frame().head(50), key="rule_pairs", hide_index=True)
+            if st.button(
+                "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
+            ):
+                app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator() or "anonymous")
+                st.success(f"Added {rule.name!r}: {len(made.preferences)} preferences.")
+    stored = app_state.store().rules(session.id)
+    st.subheader("The session's rules")
+    if not stored:
+        st.caption("No rules yet.")
+        return
+    preferences, provenance = app_state.store().preferences(session.id)
+    clicks = preferences[(provenance["source"] == "click").to_numpy()]
+    quality = rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks)
+    st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
+    report = check_preference_graph(
+        preferences, np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
+    )
+    st.caption(
+        f"Preference graph: {len(report.cycles)} cycles, {len(report.conflicts)} conflicting pairs, "
+        f"{len(report.duplicates)} duplicates."
+    )
+    for rule_id, stored_rule in stored:
+        if st.button(f"Remove {stored_rule.name!r}", key=f"rule_remove_{rule_id}"):
+            app_state.store().remove_rule(rule_id)
+            st.rerun()
+
+
+main()
