@@ -55,10 +55,10 @@ with st.sidebar:
         st.error(st.session_state.session_error)
 
 pages = [
-    st.Page("pages/data.py", title="Data", icon="🗂️", default=True),
-    st.Page("pages/rules.py", title="Rules", icon="📏"),
-    st.Page("pages/pairwise.py", title="Pairwise", icon="⚖️"),
-    st.Page("pages/model.py", title="Model", icon="📉"),
-    st.Page("pages/toy_cubic.py", title="Toy cubic", icon="📈"),
+    st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
+    st.Page("app_pages/rules.py", title="Rules", icon=":material/rule:"),
+    st.Page("app_pages/pairwise.py", title="Pairwise", icon=":material/compare_arrows:"),
+    st.Page("app_pages/model.py", title="Model", icon=":material/monitoring:"),
+    st.Page("app_pages/toy_cubic.py", title="Toy cubic", icon=":material/show_chart:"),
 ]
 st.navigation(pages).run()

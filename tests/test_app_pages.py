@@ -52,7 +52,7 @@ def test_data_page_refuses_bad_choices_and_keeps_the_settings(ready, store_path)
 
 
 def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
-    at = ready.switch_page("pages/pairwise.py").run()
+    at = ready.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and metric(at, "Answers given") == "0"
     pair = at.session_state["current_pair"]
     at.button(key="answer_a").click().run()
@@ -68,11 +68,11 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
 
 
 def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready, store_path):
-    at = ready.switch_page("pages/model.py").run()
+    at = ready.switch_page("app_pages/model.py").run()
     assert not at.exception and metric(at, "Preferences") == "0"
     svr, ssl = metric(at, "Test MAE, SVR"), metric(at, "Test MAE, SSL")
     assert svr == ssl  # no preferences: SSL is SVR
-    at.switch_page("pages/rules.py").run()
+    at.switch_page("app_pages/rules.py").run()
     assert not at.exception
     at.number_input(key="rule_miles").set_value(1.0).run()
     at.selectbox(key="rule_within_column_0").set_value("age").run()
@@ -81,7 +81,7 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
     store = Store(f"sqlite:///{store_path}")
     n_preferences = len(store.preferences(store.session("s1").id)[0])
     assert n_preferences > 100
-    at.switch_page("pages/model.py").run()
+    at.switch_page("app_pages/model.py").run()
     assert not at.exception
     assert metric(at, "Preferences") == str(n_preferences)
     assert metric(at, "Test MAE, SVR") == svr and metric(at, "Test MAE, SSL") != ssl
@@ -90,6 +90,6 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
 
 def test_pages_ask_for_a_session_first(store_path):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    for page in ["pages/pairwise.py", "pages/rules.py", "pages/model.py"]:
+    for page in ["app_pages/pairwise.py", "app_pages/rules.py", "app_pages/model.py"]:
         at.switch_page(page).run()
         assert not at.exception and "sidebar" in at.info[0].value

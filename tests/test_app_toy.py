@@ -14,7 +14,7 @@ def app(tmp_path, monkeypatch):
     monkeypatch.delenv("ORDERCORE_STORE_URL", raising=False)
     monkeypatch.setenv("ORDERCORE_STORE", str(tmp_path / "studio.sqlite"))
     at = AppTest.from_file(str(Path(__file__).parents[1] / "app.py"), default_timeout=60).run()
-    return at.switch_page("pages/toy_cubic.py").run()
+    return at.switch_page("app_pages/toy_cubic.py").run()
 
 
 def values(array) -> np.ndarray:

@@ -1,0 +1,68 @@
+"""Compute per click in the app at the seed's scale (issue 6's bench).
+
+California, l = 60 labeled rows, a 20 % hidden test split, and about 1300 preferences from the
+seed-000 bedroom rule (bedrooms per resident), as a session holds after adding that rule.  Then
+each of --clicks answers is timed as the Model and Pairwise pages spend it: the warm SSL re-solve
+with the new preference (``Workbench.update``), plus the plot data (SVR and SSL predictions on
+the held-out rows, violations of every preference by both).  Prints the median and the worst.
+
+Run: ORDERCORE_DATA=../shared/data python bench/app_bench.py [--clicks 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ordercore.datasets import load_dataset  # noqa: E402
+from ordercore.experiments import bedroom_rule, with_household_columns  # noqa: E402
+from ordercore.preferences import PreferenceSet  # noqa: E402
+from ordercore.rules import generate  # noqa: E402
+from ordercore.studio import StudyData, Workbench  # noqa: E402
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clicks", type=int, default=20)
+    args = parser.parse_args(argv)
+    dataset = with_household_columns(load_dataset("california"))
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(dataset.y))
+    data = StudyData(dataset, np.sort(order[:60]), np.sort(order[60 : 60 + 4116]))
+    labeled = np.zeros(len(dataset.y), dtype=bool)
+    labeled[data.labeled] = True
+    rule_preferences = generate(bedroom_rule("per_person"), dataset.frame, labeled, max_pairs=1300, random_state=0)
+    preferences = rule_preferences.preferences
+    start = time.perf_counter()
+    bench = Workbench(data)
+    bench.update(preferences)
+    first = time.perf_counter() - start
+    X, test = dataset.X, data.test
+    times = []
+    for _ in range(args.clicks):
+        a, b = bench.next_pair("margin", rng)
+        preferences = preferences + PreferenceSet.order(a, b)
+        start = time.perf_counter()
+        bench.update(preferences)
+        bench.svr.predict(X[test]), bench.ssl.predict(X[test])
+        bench.svr.violated(preferences), bench.ssl.violated(preferences)
+        times.append(time.perf_counter() - start)
+    print(
+        f"rows {len(dataset.y)}, labeled 60, held out {test.size}, rule preferences {len(rule_preferences.preferences)}"
+    )
+    print(f"first fit (SVR + SSL, cold): {1000 * first:.0f} ms")
+    print(
+        f"per click, retrain + plot data: median {1000 * statistics.median(times):.0f} ms, "
+        f"worst {1000 * max(times):.0f} ms over {args.clicks} clicks (target <= 300 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
