@@ -60,5 +60,6 @@ pages = [
     st.Page("app_pages/pairwise.py", title="Pairwise", icon=":material/compare_arrows:"),
     st.Page("app_pages/model.py", title="Model", icon=":material/monitoring:"),
     st.Page("app_pages/toy_cubic.py", title="Toy cubic", icon=":material/show_chart:"),
+    st.Page("app_pages/experiments.py", title="Experiments", icon=":material/science:"),
 ]
 st.navigation(pages).run()

@@ -93,3 +93,15 @@ def test_pages_ask_for_a_session_first(store_path):
     for page in ["app_pages/pairwise.py", "app_pages/rules.py", "app_pages/model.py"]:
         at.switch_page(page).run()
         assert not at.exception and "sidebar" in at.info[0].value
+
+
+def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("app_pages/experiments.py").run()
+    assert not at.exception
+    at.selectbox(key="experiment_dataset").set_value("boston").run()
+    at.button(key="experiment_run").click().run()
+    assert not at.exception
+    result = at.session_state["experiment_result"]
+    assert result["experiment"] == "table1" and len(result["trials"]) == 2
+    assert metric(at, "SVR test MAE") == f"{result['summary']['svr_mae_mean']:,.4g}"

@@ -1,0 +1,106 @@
+"""Experiments: the seeds' protocols (Table 1, Fig. 2, the bedroom rule) with a progress bar, or a
+saved result file opened and plotted."""
+
+import json
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ordercore.datasets import BENCHMARKS, load_dataset
+from ordercore.experiments import SWEEPS, Protocol, bedroom, bedroom_rule, figure2, table1
+from ordercore.figures import sweep_figure
+
+MAX_RESULT_BYTES = 20 * 1024 * 1024
+
+
+def trials_figure(result: dict) -> go.Figure:
+    trials = pd.DataFrame(result["trials"])
+    figure = go.Figure()
+    figure.add_scatter(x=trials["svr_mae"], y=trials["ssl_mae"], mode="markers", name="trials")
+    low, high = float(trials[["svr_mae", "ssl_mae"]].min().min()), float(trials[["svr_mae", "ssl_mae"]].max().max())
+    figure.add_scatter(x=[low, high], y=[low, high], mode="lines", name="SSL = SVR", line={"dash": "dot"})
+    figure.update_layout(title="Test MAE per trial (below the line: SSL better)", xaxis_title="SVR", yaxis_title="SSL")
+    return figure
+
+
+def show(result: dict, prefix: str) -> None:
+    if result.get("experiment") == "figure2":
+        st.plotly_chart(sweep_figure(result), key=f"{prefix}_sweep")
+        return
+    summary = result["summary"]
+    cells = st.columns(4)
+    cells[0].metric("SVR test MAE", f"{summary['svr_mae_mean']:,.4g}")
+    cells[1].metric("SSL test MAE", f"{summary['ssl_mae_mean']:,.4g}")
+    cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
+    cells[3].metric("Paired t-test p", f"{summary.get('p_value', float('nan')):.2g}")
+    st.plotly_chart(trials_figure(result), key=f"{prefix}_trials_chart")
+
+
+def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:
+    bar = st.progress(0.0, text="Starting…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{done} of {total} trials")
+
+    if kind == "bedroom":
+        protocol = Protocol.for_benchmark("california", quick=quick, rule=bedroom_rule(extra["reading"]).to_dict())
+        return bedroom(load_dataset("california"), protocol, trials, 0, 1, progress)
+    protocol = Protocol.for_benchmark(dataset, quick=quick)
+    if kind == "table1":
+        return table1(load_dataset(dataset), dataset, protocol, trials, 0, 1, progress)
+    return figure2(load_dataset(dataset), dataset, protocol, extra["vary"], None, trials, 0, 1, progress)
+
+
+def main() -> None:
+    st.title("Experiments")
+    run_tab, open_tab = st.tabs(["Run", "Open a result file"])
+    with run_tab:
+        kind = st.radio(
+            "Protocol",
+            ["table1", "figure2", "bedroom"],
+            key="experiment_kind",
+            horizontal=True,
+            format_func={"table1": "Table 1", "figure2": "Fig. 2 sweep", "bedroom": "Bedroom rule (California)"}.get,
+        )
+        dataset = st.selectbox("Data set", sorted(BENCHMARKS), key="experiment_dataset", disabled=kind == "bedroom")
+        extra = {}
+        if kind == "figure2":
+            extra["vary"] = st.selectbox("Vary", sorted(SWEEPS), key="experiment_vary")
+        if kind == "bedroom":
+            extra["reading"] = st.selectbox(
+                "Bedrooms read as", ["per_person", "total", "per_household"], key="experiment_reading"
+            )
+        trials = st.number_input("Trials", 1, 50, 2, key="experiment_trials")
+        quick = st.checkbox("Quick (3 × 3 grid, 3 folds)", True, key="experiment_quick")
+        if st.button("Run", type="primary", key="experiment_run"):
+            try:
+                st.session_state.experiment_result = run(kind, dataset, int(trials), quick, extra)
+            except (FileNotFoundError, ValueError) as error:
+                st.error(f"Could not run: {error}. Set ORDERCORE_DATA to the benchmark data directory.")
+        if "experiment_result" in st.session_state:
+            result = st.session_state.experiment_result
+            show(result, "experiment_run")
+            st.download_button(
+                "Download the result (JSON)",
+                json.dumps(result, indent=1),
+                file_name=f"{result['experiment']}.json",
+                key="experiment_download",
+            )
+    with open_tab:
+        file = st.file_uploader(
+            "Result JSON written by `python -m ordercore experiments`", type=["json"], key="experiment_file"
+        )
+        if file is not None:
+            try:
+                if file.size > MAX_RESULT_BYTES:
+                    raise ValueError("the file is larger than 20 MB")
+                result = json.loads(file.getvalue())
+                if not isinstance(result, dict) or result.get("experiment") not in ("table1", "figure2", "bedroom"):
+                    raise ValueError("not a result of 'python -m ordercore experiments'")
+                show(result, "experiment_file")
+            except (ValueError, KeyError) as error:
+                st.error(f"Could not open this file: {error}")
+
+
+main()
