@@ -64,6 +64,14 @@ def main() -> None:
         ],
         key="data_features",
     )
+    by_hand = st.radio("Labeled rows", ["random", "chosen by hand"], key="data_labeled_mode", horizontal=True)
+    picked = []
+    if by_hand == "chosen by hand":
+        st.caption("Tick the rows whose target the model may see.")
+        selection = st.dataframe(
+            frame, key="data_pick", on_select="rerun", selection_mode="multi-row", height=300, width="stretch"
+        )
+        picked = [int(row) for row in selection.selection.rows]
     left, middle, right = st.columns(3)
     n_labeled = left.number_input(
         "Labeled budget l", 1, max(1, len(frame) - 2), int(settings.get("n_labeled", 60)), key="data_n_labeled"
@@ -87,6 +95,8 @@ def main() -> None:
             "seed": int(seed),
             "name": LABELS[source],
         }
+        if by_hand == "chosen by hand":
+            new["labeled"] = picked
         try:
             data = study_data(frame, target, features, new)
         except ValueError as error:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 import app_state
@@ -44,6 +45,32 @@ def comparison(data, pair) -> pd.DataFrame:
     return rows
 
 
+def pair_map(data, pair) -> go.Figure:
+    """Where A and B sit among all rows (latitude/longitude)."""
+    frame = data.frame
+    figure = go.Figure()
+    figure.add_scattergeo(
+        lat=frame["latitude"],
+        lon=frame["longitude"],
+        mode="markers",
+        marker={"size": 3, "color": "lightgray"},
+        name="rows",
+    )
+    for label, row in zip("AB", pair, strict=True):
+        figure.add_scattergeo(
+            lat=[frame["latitude"].iloc[row]],
+            lon=[frame["longitude"].iloc[row]],
+            mode="markers+text",
+            text=[label],
+            textposition="top center",
+            marker={"size": 12},
+            name=label,
+        )
+    figure.update_geos(fitbounds="locations")
+    figure.update_layout(height=320, margin={"l": 0, "r": 0, "t": 10, "b": 0}, showlegend=False)
+    return figure
+
+
 def main() -> None:
     st.title("Pairwise")
     session, data = app_state.need_session_and_data()
@@ -67,6 +94,8 @@ def main() -> None:
         key="pair_table",
         width="stretch",
     )
+    if {"latitude", "longitude"} <= set(data.frame.columns):
+        st.plotly_chart(pair_map(data, pair), key="pair_map")
     controls = st.columns([1, 1])
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")

@@ -6,6 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import app_state
+from ordercore.datasets import read_csv
+from ordercore.preferences import PreferenceSet
 from ordercore.quality import check_preference_graph, rule_quality
 from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
 
@@ -82,6 +84,32 @@ def pair_map(data, made) -> go.Figure:
     return figure
 
 
+def export_and_import(session, data) -> None:
+    """Preferences as CSV or JSON and rules as JSON, out; a preferences CSV in (checked first)."""
+    store = app_state.store()
+    with st.expander("Export and import"):
+        cells = st.columns(3)
+        cells[0].download_button(
+            "Preferences (CSV)", store.export_preferences(session.id, "csv"), "preferences.csv", key="export_csv"
+        )
+        cells[1].download_button(
+            "Preferences (JSON)", store.export_preferences(session.id, "json"), "preferences.json", key="export_json"
+        )
+        cells[2].download_button("Rules (JSON)", store.export_rules(session.id), "rules.json", key="export_rules")
+        file = st.file_uploader(
+            "Import preferences (CSV with columns i, j, margin, weight)", type=["csv"], key="import_csv"
+        )
+        if file is not None and st.button("Import these preferences", key="import_apply"):
+            try:
+                made = PreferenceSet.from_frame(read_csv(file.getvalue()))
+                made.check_indices(len(data.frame))
+                count = store.import_preferences(session.id, made, app_state.annotator() or "anonymous")
+            except (ValueError, KeyError) as error:
+                st.error(f"Nothing was imported: {error}")
+            else:
+                st.success(f"Imported {count} preferences.")
+
+
 def main() -> None:
     st.title("Rules")
     session, data = app_state.need_session_and_data()
@@ -111,6 +139,7 @@ def main() -> None:
             ):
                 app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator() or "anonymous")
                 st.success(f"Added {rule.name!r}: {len(made.preferences)} preferences.")
+    export_and_import(session, data)
     stored = app_state.store().rules(session.id)
     st.subheader("The session's rules")
     if not stored:

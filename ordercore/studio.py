@@ -90,16 +90,25 @@ class StudyData:
 def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: dict) -> StudyData:
     """Prepare the table and apply a session's split: settings['labeled'] and settings['test'] are
     row lists; missing, they are drawn from settings['n_labeled'] (default 60), settings['test_fraction']
-    (default 0.2) and settings['seed'] (default 0) among rows whose target is known."""
+    (default 0.2) and settings['seed'] (default 0) among rows whose target is known.  With
+    settings['labeled'] alone (rows chosen by hand), only the test rows are drawn."""
     dataset = prepare(frame, target, features, name=settings.get("name", "data"))
     known = np.flatnonzero(~np.isnan(dataset.y))
+    rng = np.random.default_rng(int(settings.get("seed", 0)))
     if "labeled" in settings and "test" in settings:
         labeled, test = np.asarray(settings["labeled"], int), np.asarray(settings["test"], int)
+    elif "labeled" in settings:  # chosen by hand; the test split is drawn from the other known rows
+        labeled = np.unique(np.asarray(settings["labeled"], int))
+        if labeled.size == 0 or np.any((labeled < 0) | (labeled >= len(dataset.y))):
+            raise ValueError("choose at least one labeled row, among the table's rows")
+        if np.isnan(dataset.y[labeled]).any():
+            raise ValueError("every labeled row needs a target value")
+        rest = rng.permutation(np.setdiff1d(known, labeled))
+        test = np.sort(rest[: int(round(float(settings.get("test_fraction", 0.2)) * rest.size))])
     else:
         n_labeled = int(settings.get("n_labeled", 60))
         if not 1 <= n_labeled < known.size:
             raise ValueError(f"the labeled budget must be between 1 and {known.size - 1} (rows with a target)")
-        rng = np.random.default_rng(int(settings.get("seed", 0)))
         order = rng.permutation(known)
         n_test = int(round(float(settings.get("test_fraction", 0.2)) * (known.size - n_labeled)))
         labeled, test = np.sort(order[:n_labeled]), np.sort(order[n_labeled : n_labeled + n_test])

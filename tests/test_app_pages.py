@@ -105,3 +105,17 @@ def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
     result = at.session_state["experiment_result"]
     assert result["experiment"] == "table1" and len(result["trials"]) == 2
     assert metric(at, "SVR test MAE") == f"{result['summary']['svr_mae_mean']:,.4g}"
+
+
+def test_labeled_rows_chosen_by_hand_define_the_split():
+    import pandas as pd
+
+    from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
+
+    frame = pd.read_csv(SAMPLE_PATH)
+    data = study_data(frame, "price", SAMPLE_FEATURES, {"labeled": [5, 3, 9], "test_fraction": 0.1})
+    assert data.labeled.tolist() == [3, 5, 9]
+    assert data.test.size == round(0.1 * 2997) and not set(data.test) & {3, 5, 9}
+    assert data.pool.size == 3000 - 3 - data.test.size
+    with pytest.raises(ValueError, match="at least one labeled row"):
+        study_data(frame, "price", SAMPLE_FEATURES, {"labeled": []})
