@@ -106,8 +106,13 @@ def main() -> None:
         delta=number(last["ssl_mae"] - last["svr_mae"]),
         delta_color="inverse",
     )
-    metrics[3].metric("Violated: SVR → SSL", f"{last['svr_violated']} → {last['ssl_violated']}")
-    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms ({last['start']})")
+    metrics[3].metric(
+        "Violated by SSL",
+        last["ssl_violated"],
+        delta=f"{last['ssl_violated'] - last['svr_violated']:+d} vs SVR",
+        delta_color="inverse",
+    )
+    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
     if data.test.size:
         left, right = st.columns(2)
         left.plotly_chart(predicted_vs_actual(data, bench), key="model_scatter")

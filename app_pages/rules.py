@@ -27,9 +27,13 @@ def build_rule(data) -> Rule | None:
     if len(geo) == 2 and st.checkbox("within a distance", True, key="rule_use_near"):
         miles = st.number_input("miles", 0.0, 500.0, 2.0, key="rule_miles")
         conditions.append(Near("latitude", "longitude", miles))
+    # Defaults: the seed's kind of rule on whatever of age and income the table has.
+    suggested = [c for c in ("age", "housing_median_age", "income", "median_income") if c in numeric][:3]
     for k in range(3):
         left, middle, right = st.columns([2, 1, 1])
-        column = left.selectbox(f"column {k + 1}", ["—"] + numeric, key=f"rule_within_column_{k}")
+        options = ["—"] + numeric
+        default = options.index(suggested[k]) if k < len(suggested) else 0
+        column = left.selectbox(f"column {k + 1}", options, index=default, key=f"rule_within_column_{k}")
         kind = middle.radio("as", ["absolute", "relative"], key=f"rule_within_kind_{k}", horizontal=True)
         amount = right.number_input(
             "within", 0.0, value=0.1 if kind == "relative" else 10.0, key=f"rule_within_amount_{k}"
