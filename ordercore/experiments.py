@@ -138,26 +138,32 @@ def tune_on_preferences(X, y, preferences: PreferenceSet, gamma, lambda1, folds:
     return gammas[a], lambda1s[b], LAMBDA2_GRID[c]
 
 
-LABEL_LAMBDA2_GRID = (0.0, 0.3, 1.0, 3.0, 10.0)
+LABEL_LAMBDA2_GRID = (0.0, 0.3, 1.0, 2.0, 3.0, 5.0, 10.0)
 """lambda2 candidates for label-based tuning; 0 lets cross-validation fall back to SVR."""
+
+LABEL_CV_REPEATS = 3
+"""Label-based tuning averages this many k-fold splits: with l = 60, one split's folds hold only
+12 labels each, and the chosen lambda2 jumped between 0 and 10 across trials."""
 
 
 def tune_lambda2_on_labels(X, y, preferences: PreferenceSet, gamma, lambda1, folds: int, rng, centers="labeled"):
-    """lambda2 for SSL minimising the k-fold MAE on the labeled points, with every preference in
-    force and gamma, lambda1 from the SVR tuning: each fold hides some labels (those rows stay in
-    the preferences as unlabeled points).  Ties go to the smaller lambda2.  The lambda2 path of each
-    fold is warm-started (only LP bounds change)."""
+    """lambda2 for SSL minimising the k-fold MAE on the labeled points (averaged over
+    ``LABEL_CV_REPEATS`` random splits), with every preference in force and gamma, lambda1 from the
+    SVR tuning: each fold hides some labels (those rows stay in the preferences as unlabeled
+    points).  Ties go to the smaller lambda2.  Each fold's lambda2 path is warm-started (only LP
+    bounds change)."""
     labeled = np.flatnonzero(~np.isnan(y))
-    splits = list(KFold(min(folds, labeled.size), shuffle=True, random_state=int(rng.integers(2**31))).split(labeled))
     errors = np.zeros(len(LABEL_LAMBDA2_GRID))
-    for _, held_out in splits:
-        hidden = labeled[held_out]
-        y_fold = y.copy()
-        y_fold[hidden] = np.nan
-        model = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, centers=centers, warm_start=True)
-        for c, l2 in enumerate(LABEL_LAMBDA2_GRID):
-            model.set_params(lambda2=l2).fit(X, y_fold, preferences)
-            errors[c] += mean_absolute_error(y[hidden], model.predict(X[hidden])) / len(splits)
+    for _ in range(LABEL_CV_REPEATS):
+        splits = KFold(min(folds, labeled.size), shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
+        for _, held_out in splits:
+            hidden = labeled[held_out]
+            y_fold = y.copy()
+            y_fold[hidden] = np.nan
+            model = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, centers=centers, warm_start=True)
+            for c, l2 in enumerate(LABEL_LAMBDA2_GRID):
+                model.set_params(lambda2=l2).fit(X, y_fold, preferences)
+                errors[c] += mean_absolute_error(y[hidden], model.predict(X[hidden]))
     return LABEL_LAMBDA2_GRID[int(np.argmin(errors))]
 
 
