@@ -6,7 +6,6 @@ Only Streamlit plumbing lives here (caches and ``st.session_state``); the logic 
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
@@ -73,26 +72,45 @@ def workbench(session, data: StudyData) -> Workbench:
     return st.session_state.workbench
 
 
-def retrain(session, data: StudyData) -> None:
-    """Re-solve SSL for the session's stored preferences, once per change (not on every rerun)."""
+def memo(name: str, key, compute):
+    """``compute()``, recomputed only when ``key`` changes (one value per name, in session state)."""
+    cached = st.session_state.get(name)
+    if cached is None or cached[0] != key:
+        cached = (key, compute())
+        st.session_state[name] = cached
+    return cached[1]
+
+
+def preferences_key(session) -> tuple:
+    """Names the session's current preferences: it changes with every write of rules or answers."""
+    return session.id, store().revision(session.id)
+
+
+def session_preferences(session):
+    """The session's preferences and their provenance, read from the store only when they changed."""
+    return memo("preferences_cache", preferences_key(session), lambda: store().preferences(session.id))
+
+
+def retrain(session, data: StudyData):
+    """The session's Workbench with SSL re-solved for the stored preferences, once per change (a
+    rerun with nothing new reuses it), and those preferences with their provenance.  Each retrain
+    is recorded as a model run (its test MAE over the number of preferences feeds the Model page)."""
     bench = workbench(session, data)
-    preferences, _ = store().preferences(session.id)
-    signature = (
-        st.session_state.workbench_key,
-        len(preferences),
-        hash(preferences.i.tobytes() + preferences.j.tobytes()),
-    )
-    if st.session_state.get("retrained_for") == signature:
-        return
-    report = bench.update(preferences)
-    st.session_state.retrained_for = signature
-    st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
-
-
-def download_csv(frame: pd.DataFrame) -> bytes:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False)
-    return buffer.getvalue().encode()
+    preferences, provenance = session_preferences(session)
+    signature = (st.session_state.workbench_key, st.session_state.preferences_cache[0])  # the key memo used
+    if st.session_state.get("retrained_for") != signature:
+        report = bench.update(preferences)
+        st.session_state.retrained_for = signature
+        st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
+        if data.test.size:
+            store().add_model_run(
+                session.id,
+                "lp",
+                st.session_state.get("model_params", {}),
+                {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds},
+                len(preferences),
+            )
+    return bench, preferences, provenance
 
 
 def need_session_and_data():

@@ -4,24 +4,13 @@ saved result file opened and plotted."""
 import json
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from ordercore.datasets import BENCHMARKS, load_dataset
 from ordercore.experiments import SWEEPS, Protocol, bedroom, bedroom_rule, figure2, table1
-from ordercore.figures import sweep_figure
+from ordercore.figures import against_figure, sweep_figure
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
-
-
-def trials_figure(result: dict) -> go.Figure:
-    trials = pd.DataFrame(result["trials"])
-    figure = go.Figure()
-    figure.add_scatter(x=trials["svr_mae"], y=trials["ssl_mae"], mode="markers", name="trials")
-    low, high = float(trials[["svr_mae", "ssl_mae"]].min().min()), float(trials[["svr_mae", "ssl_mae"]].max().max())
-    figure.add_scatter(x=[low, high], y=[low, high], mode="lines", name="SSL = SVR", line={"dash": "dot"})
-    figure.update_layout(title="Test MAE per trial (below the line: SSL better)", xaxis_title="SVR", yaxis_title="SSL")
-    return figure
 
 
 def show(result: dict, prefix: str) -> None:
@@ -34,7 +23,16 @@ def show(result: dict, prefix: str) -> None:
     cells[1].metric("SSL test MAE", f"{summary['ssl_mae_mean']:,.4g}")
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
     cells[3].metric("Paired t-test p", f"{summary.get('p_value', float('nan')):.2g}")
-    st.plotly_chart(trials_figure(result), key=f"{prefix}_trials_chart")
+    trials = pd.DataFrame(result["trials"])
+    figure = against_figure(
+        trials["svr_mae"],
+        {"trials": trials["ssl_mae"]},
+        "Test MAE per trial (below the line: SSL better)",
+        "SVR",
+        "SSL",
+        diagonal="SSL = SVR",
+    )
+    st.plotly_chart(figure, key=f"{prefix}_trials_chart")
 
 
 def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:

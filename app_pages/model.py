@@ -2,55 +2,26 @@
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 
 import app_state
+from ordercore.figures import against_figure, mae_history_figure
 from ordercore.studio import gp_latent
 
 LAMBDA_CHOICES = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0]
 
 
-def predicted_vs_actual(data, bench) -> go.Figure:
-    test = data.test
-    X, truth = data.dataset.X[test], data.y_true[test]
-    figure = go.Figure()
-    figure.add_scatter(x=truth, y=bench.svr.predict(X), mode="markers", name="SVR (labels only)", opacity=0.6)
-    figure.add_scatter(x=truth, y=bench.ssl.predict(X), mode="markers", name="SSL (labels + preferences)", opacity=0.6)
-    low, high = float(np.min(truth)), float(np.max(truth))
-    figure.add_scatter(
-        x=[low, high], y=[low, high], mode="lines", name="perfect", line={"dash": "dot", "color": "gray"}
-    )
-    figure.update_layout(title="Held-out rows: predicted against actual", xaxis_title="actual", yaxis_title="predicted")
-    return figure
-
-
-def mae_history(runs: pd.DataFrame) -> go.Figure:
-    figure = go.Figure()
-    if len(runs):
-        metrics = pd.DataFrame(runs["metrics"].tolist())
-        figure.add_scatter(x=runs["n_preferences"], y=metrics["svr_mae"], mode="lines+markers", name="SVR")
-        figure.add_scatter(x=runs["n_preferences"], y=metrics["ssl_mae"], mode="lines+markers", name="SSL")
-    figure.update_layout(
-        title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
-    )
-    return figure
-
-
-def violations_by_source(session, bench) -> pd.DataFrame:
-    store = app_state.store()
-    preferences, provenance = store.preferences(session.id)
-    if len(preferences) == 0:
+def violations_by_source(session, bench, provenance) -> pd.DataFrame:
+    """Per rule (by name) and for clicks: preferences, and how many SVR and SSL violate."""
+    if len(provenance) == 0:
         return pd.DataFrame(columns=["source", "preferences", "violated by SVR", "violated by SSL"])
-    names = {rule_id: rule.name for rule_id, rule in store.rules(session.id)}
+    names = {rule_id: rule.name for rule_id, rule in app_state.store().rules(session.id)}
     source = np.where(
         provenance["source"] == "rule", provenance["rule_id"].map(names).astype(str), provenance["source"]
     )
-    frame = pd.DataFrame(
-        {"source": source, "svr": bench.svr.violated(preferences), "ssl": bench.ssl.violated(preferences)}
-    )
+    frame = pd.DataFrame({"source": source, "svr": bench.svr_violated, "ssl": bench.ssl_violated})
     table = (
         frame.groupby("source").agg(preferences=("svr", "size"), svr=("svr", "sum"), ssl=("ssl", "sum")).reset_index()
     )
@@ -81,19 +52,8 @@ def main() -> None:
             "lambda1": lambda1,
             "lambda2": lambda2,
         }
-    bench = app_state.workbench(session, data)
-    before = len(st.session_state.get("retrain_history", []))
-    app_state.retrain(session, data)
+    bench, preferences, provenance = app_state.retrain(session, data)
     history = st.session_state.retrain_history
-    if len(history) > before and data.test.size:
-        last = history[-1]
-        app_state.store().add_model_run(
-            session.id,
-            "lp",
-            st.session_state.model_params,
-            {"svr_mae": last["svr_mae"], "ssl_mae": last["ssl_mae"], "seconds": last["seconds"]},
-            last["preferences"],
-        )
     if not history:
         return
     last = history[-1]
@@ -115,26 +75,41 @@ def main() -> None:
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
     if data.test.size:
         left, right = st.columns(2)
-        left.plotly_chart(predicted_vs_actual(data, bench), key="model_scatter")
-        right.plotly_chart(mae_history(app_state.store().model_runs(session.id)), key="model_history")
+        truth = data.y_true[data.test]
+        scatter = against_figure(
+            truth,
+            {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test},
+            "Held-out rows: predicted against actual",
+            "actual",
+            "predicted",
+            diagonal="perfect",
+        )
+        left.plotly_chart(scatter, key="model_scatter")
+        runs = app_state.store().model_runs(session.id)
+        maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
+        right.plotly_chart(
+            mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history"
+        )
     st.subheader("Preferences violated, by source")
-    st.dataframe(violations_by_source(session, bench), key="model_violations", hide_index=True, width="stretch")
+    st.dataframe(
+        violations_by_source(session, bench, provenance), key="model_violations", hide_index=True, width="stretch"
+    )
     st.subheader("Other models")
     gp_column, hgb_column = st.columns(2)
     with gp_column:
         if st.button("Fit the GP preference model", key="model_fit_gp") and data.test.size:
             try:
-                mean, std = gp_latent(data, app_state.store().preferences(session.id)[0], data.test)
+                mean, std = gp_latent(data, preferences, data.test)
             except ValueError as error:
                 st.error(str(error))
             else:
-                figure = go.Figure(
-                    go.Scatter(
-                        x=data.y_true[data.test], y=mean, error_y={"array": std}, mode="markers", name="GP latent"
-                    )
-                )
-                figure.update_layout(
-                    title="GP latent mean ± sd on held-out rows", xaxis_title="actual", yaxis_title="latent f"
+                figure = against_figure(
+                    data.y_true[data.test],
+                    {"GP latent": mean},
+                    "GP latent mean ± sd on held-out rows",
+                    "actual",
+                    "latent f",
+                    errors=std,
                 )
                 st.plotly_chart(figure, key="model_gp")
     with hgb_column:

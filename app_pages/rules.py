@@ -1,12 +1,14 @@
 """Rules: "everything roughly equal, the one with more X is worth more" — many preferences at once."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import app_state
 from ordercore.datasets import read_csv
+from ordercore.figures import rows_map
 from ordercore.preferences import PreferenceSet
 from ordercore.quality import check_preference_graph, rule_quality
 from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
@@ -65,41 +67,27 @@ def build_rule(data) -> Rule | None:
         return None
 
 
-def pair_map(data, made) -> go.Figure:
-    frame = data.frame
-    figure = go.Figure()
-    figure.add_scattergeo(
-        lat=frame["latitude"],
-        lon=frame["longitude"],
-        mode="markers",
-        marker={"size": 3, "color": "lightgray"},
-        name="rows",
-    )
-    shown = made[:PREVIEW_PAIRS]
-    lat = np.column_stack(
-        [frame["latitude"].to_numpy()[shown.i], frame["latitude"].to_numpy()[shown.j], np.full(len(shown), np.nan)]
-    ).ravel()
-    lon = np.column_stack(
-        [frame["longitude"].to_numpy()[shown.i], frame["longitude"].to_numpy()[shown.j], np.full(len(shown), np.nan)]
-    ).ravel()
-    figure.add_scattergeo(lat=lat, lon=lon, mode="lines", line={"width": 1, "color": "crimson"}, name="paired")
-    figure.update_geos(fitbounds="locations")
-    figure.update_layout(title=f"First {len(shown)} pairs", height=420, margin={"l": 0, "r": 0, "t": 40, "b": 0})
-    return figure
-
-
 def export_and_import(session, data) -> None:
     """Preferences as CSV or JSON and rules as JSON, out; a preferences CSV in (checked first)."""
     store = app_state.store()
     with st.expander("Export and import"):
         cells = st.columns(3)
+        # Callables: the files are made when a button is pressed, not on every rerun.
         cells[0].download_button(
-            "Preferences (CSV)", store.export_preferences(session.id, "csv"), "preferences.csv", key="export_csv"
+            "Preferences (CSV)",
+            partial(store.export_preferences, session.id, "csv"),
+            "preferences.csv",
+            key="export_csv",
         )
         cells[1].download_button(
-            "Preferences (JSON)", store.export_preferences(session.id, "json"), "preferences.json", key="export_json"
+            "Preferences (JSON)",
+            partial(store.export_preferences, session.id, "json"),
+            "preferences.json",
+            key="export_json",
         )
-        cells[2].download_button("Rules (JSON)", store.export_rules(session.id), "rules.json", key="export_rules")
+        cells[2].download_button(
+            "Rules (JSON)", partial(store.export_rules, session.id), "rules.json", key="export_rules"
+        )
         file = st.file_uploader(
             "Import preferences (CSV with columns i, j, margin, weight)", type=["csv"], key="import_csv"
         )
@@ -124,7 +112,11 @@ def main() -> None:
         rule = build_rule(data)
     if rule is not None:
         try:
-            made = generate(rule, data.frame, labeled, max_pairs=20_000, random_state=0)
+            made = app_state.memo(
+                "rule_preview",
+                (st.session_state.study_key, rule.to_json()),
+                lambda: generate(rule, data.frame, labeled, max_pairs=20_000, random_state=0),
+            )
         except ValueError as error:
             preview.error(str(error))
             made = None
@@ -136,7 +128,14 @@ def main() -> None:
                     help=f"{made.n_matched} matched before the 20,000 cap",
                 )
                 if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
-                    st.plotly_chart(pair_map(data, made.preferences), key="rule_map")
+                    shown = made.preferences[:PREVIEW_PAIRS]
+                    figure = rows_map(
+                        data.frame["latitude"],
+                        data.frame["longitude"],
+                        pairs=(shown.i, shown.j),
+                        title=f"First {len(shown)} pairs",
+                    )
+                    st.plotly_chart(figure, key="rule_map")
                 st.dataframe(made.preferences.to_frame().head(50), key="rule_pairs", hide_index=True)
             if st.button(
                 "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
@@ -149,13 +148,20 @@ def main() -> None:
     if not stored:
         st.caption("No rules yet.")
         return
-    preferences, provenance = app_state.store().preferences(session.id)
-    clicks = preferences[(provenance["source"] == "click").to_numpy()]
-    quality = rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks)
+    preferences, provenance = app_state.session_preferences(session)
+
+    def checks():
+        clicks = preferences[(provenance["source"] == "click").to_numpy()]
+        sources = np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
+        return (
+            rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks),
+            check_preference_graph(preferences, sources),
+        )
+
+    # Every rule is generated again for its table: only when rules or answers change.
+    key = (st.session_state.study_key, app_state.preferences_key(session))
+    quality, report = app_state.memo("rule_checks", key, checks)
     st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
-    report = check_preference_graph(
-        preferences, np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
-    )
     st.caption(
         f"Preference graph: {len(report.cycles)} cycles, {len(report.conflicts)} conflicting pairs, "
         f"{len(report.duplicates)} duplicates."

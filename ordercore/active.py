@@ -19,7 +19,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import shortest_path
 from scipy.special import ndtr
 
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import PreferenceSet, pair_codes
 
 BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
 """C in Houlsby et al.'s approximation H₂(Φ(x)) ≈ exp(-x² / (2 C²)) (binary entropy in bits)."""
@@ -68,28 +68,26 @@ def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarr
     pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
     if len(pairwise) == 0 or len(candidate_pairs) == 0:
         return np.zeros(len(candidate_pairs), dtype=bool)
+    n_rows = int(max(pairwise.i.max(), pairwise.j.max(), candidate_pairs.max())) + 1
+    keys, codes = pairwise.pair_codes(n_rows)
+    candidate_keys, _ = pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)
+    result = np.isin(candidate_keys, keys)
+    # Strict edges: a preference whose reverse is not also present (equal / close come in both directions).
+    strict = ~np.isin(codes ^ 1, codes)
     nodes, inverse = np.unique(np.concatenate([pairwise.i, pairwise.j]), return_inverse=True)
     winner, loser = inverse[: len(pairwise)], inverse[len(pairwise) :]
-    asked = set(zip(winner.tolist(), loser.tolist(), strict=True))
-    # Strict edges: a preference whose reverse is not also present (equal / close come in both directions).
-    strict = np.array([(b, a) not in asked for a, b in zip(winner.tolist(), loser.tolist(), strict=True)], dtype=bool)
     graph = scipy.sparse.csr_array(
         (np.ones(strict.sum()), (winner[strict], loser[strict])), shape=(nodes.size, nodes.size)
     )
-    position = {node: index for index, node in enumerate(nodes.tolist())}
-    a = np.array([position.get(node, -1) for node in candidate_pairs[:, 0].tolist()])
-    b = np.array([position.get(node, -1) for node in candidate_pairs[:, 1].tolist()])
-    known = (a >= 0) & (b >= 0)
-    result = np.zeros(len(candidate_pairs), dtype=bool)
-    if not known.any():
-        return result
-    sources = np.unique(np.concatenate([a[known], b[known]]))
-    reach = np.isfinite(shortest_path(graph, directed=True, unweighted=True, indices=sources))
-    row = np.full(nodes.size, -1)
-    row[sources] = np.arange(sources.size)
-    ak, bk = a[known], b[known]
-    direct = np.array([(x, y) in asked or (y, x) in asked for x, y in zip(ak.tolist(), bk.tolist(), strict=True)])
-    result[known] = direct | reach[row[ak], bk] | reach[row[bk], ak]
+    # Candidates whose both rows appear in the graph, as graph nodes.
+    a, b = (np.searchsorted(nodes, candidate_pairs[:, k]) for k in (0, 1))
+    known = (a < nodes.size) & (b < nodes.size)
+    known[known] &= (nodes[a[known]] == candidate_pairs[known, 0]) & (nodes[b[known]] == candidate_pairs[known, 1])
+    if known.any():
+        sources, row = np.unique(np.concatenate([a[known], b[known]]), return_inverse=True)
+        reach = np.isfinite(shortest_path(graph, directed=True, unweighted=True, indices=sources))
+        row_a, row_b = row[: known.sum()], row[known.sum() :]
+        result[known] |= reach[row_a, b[known]] | reach[row_b, a[known]]
     return result
 
 

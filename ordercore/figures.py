@@ -91,3 +91,71 @@ def write_figure(figure: go.Figure, path) -> None:
             figure.write_image(path)
         except (ValueError, ImportError, RuntimeError) as error:
             raise SystemExit(f"could not write {path}: {error} (images need the kaleido package; use .html)") from None
+
+
+def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=420) -> go.Figure:
+    """Every row as a grey dot on a map; ``pairs`` (i, j arrays) drawn as lines between their rows;
+    ``marked`` {label: row} drawn as large labelled dots."""
+    latitude, longitude = np.asarray(latitude, dtype=np.float64), np.asarray(longitude, dtype=np.float64)
+    figure = go.Figure()
+    figure.add_scattergeo(
+        lat=latitude, lon=longitude, mode="markers", marker={"size": 3, "color": "lightgray"}, name="rows"
+    )
+    if pairs is not None:
+        i, j = pairs
+        gap = np.full(len(i), np.nan)  # one polyline, broken between pairs
+        figure.add_scattergeo(
+            lat=np.column_stack([latitude[i], latitude[j], gap]).ravel(),
+            lon=np.column_stack([longitude[i], longitude[j], gap]).ravel(),
+            mode="lines",
+            line={"width": 1, "color": "crimson"},
+            name="paired",
+        )
+    for label, row in (marked or {}).items():
+        figure.add_scattergeo(
+            lat=[latitude[row]],
+            lon=[longitude[row]],
+            mode="markers+text",
+            text=[label],
+            textposition="top center",
+            marker={"size": 12},
+            name=label,
+        )
+    figure.update_geos(fitbounds="locations")
+    figure.update_layout(
+        title=title,
+        height=height,
+        showlegend=pairs is not None,
+        margin={"l": 0, "r": 0, "t": 40 if title else 10, "b": 0},
+    )
+    return figure
+
+
+def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal: str | None = None, errors=None):
+    """Each of ``series`` {name: y} plotted against x, with the line y = x named ``diagonal`` and
+    error bars ``errors`` (for a single series) if given."""
+    figure = go.Figure()
+    for name, y in series.items():
+        error_y = {"array": errors} if errors is not None else None
+        figure.add_scatter(x=x, y=y, mode="markers", name=name, opacity=0.6, error_y=error_y)
+    if diagonal is not None:
+        values = np.concatenate(
+            [np.asarray(x, dtype=np.float64)] + [np.asarray(y, dtype=np.float64) for y in series.values()]
+        )
+        low, high = float(np.min(values)), float(np.max(values))
+        figure.add_scatter(
+            x=[low, high], y=[low, high], mode="lines", name=diagonal, line={"dash": "dot", "color": "gray"}
+        )
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis)
+    return figure
+
+
+def mae_history_figure(n_preferences, svr_mae, ssl_mae) -> go.Figure:
+    """Test MAE of SVR and SSL against the number of preferences in force (one point per retrain)."""
+    figure = go.Figure()
+    figure.add_scatter(x=n_preferences, y=svr_mae, mode="lines+markers", name="SVR")
+    figure.add_scatter(x=n_preferences, y=ssl_mae, mode="lines+markers", name="SSL")
+    figure.update_layout(
+        title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
+    )
+    return figure

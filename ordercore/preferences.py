@@ -46,6 +46,15 @@ def _real_array(values, name: str) -> np.ndarray:
     return array
 
 
+def pair_codes(i: np.ndarray, j: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integer names of row pairs, for set operations with ``np.isin``: keys min·n + max (the same
+    two rows either way round) and codes 2·key + (i < j) (also the direction); ``code ^ 1`` is the
+    reverse.  i, j : int arrays (p,) of rows in [0, n_rows)."""
+    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    keys = np.minimum(i, j) * n_rows + np.maximum(i, j)
+    return keys, 2 * keys + (i < j)
+
+
 class PreferenceSet:
     """An immutable set of p order preferences f(x_i) - f(x_j) >= d with weight w.
 
@@ -202,6 +211,11 @@ class PreferenceSet:
                 f"preference index out of range: X has {n_samples} rows but preferences at positions "
                 f"{bad[:5].tolist()} refer to rows up to {int(max(self.i.max(), self.j.max()))}"
             )
+
+    def pair_codes(self, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """For pairwise preferences over n_rows rows: keys (p,) naming the two rows in either order,
+        and codes (p,) naming them with their direction (see ``pair_codes``)."""
+        return pair_codes(self.i, self.j, n_rows)
 
     def violation(self, f: np.ndarray) -> np.ndarray:
         """Shortfall max(d - (f_i - f_j), 0), shape (p,), for values f of shape (n_samples,)."""

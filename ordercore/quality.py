@@ -21,7 +21,7 @@ import pandas as pd
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import PreferenceSet, pair_codes
 from ordercore.rules import DEFAULT_MAX_PAIRS, Rule, generate
 
 QUALITY_COLUMNS = (
@@ -59,13 +59,6 @@ def weights_from_accuracy(rules: list[Rule], frame: pd.DataFrame, y) -> list[Rul
     return [dataclasses.replace(rule, weight=accuracy_weight(*labeled_accuracy(rule, frame, y))) for rule in rules]
 
 
-def _pair_codes(preferences: PreferenceSet, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Unordered pair keys min·n + max, and direction codes 2·key + (i < j), each shape (p,)."""
-    low, high = np.minimum(preferences.i, preferences.j), np.maximum(preferences.i, preferences.j)
-    keys = low * n + high
-    return keys, 2 * keys + (preferences.i < preferences.j)
-
-
 def _overlaps_and_conflicts(keys, codes, other_keys, other_codes) -> tuple[int, int]:
     """How many of a set's pairs another set also has (either way), and has only the other way."""
     overlap = np.isin(keys, other_keys)
@@ -95,8 +88,8 @@ def rule_quality(
         raise ValueError(f"y must have shape ({n},) to match the table, got {y.shape}")
     labeled = ~np.isnan(y)
     generated = [generate(rule, frame, labeled, max_pairs=max_pairs, random_state=random_state) for rule in rules]
-    codes = [_pair_codes(result.preferences, n) for result in generated]
-    click_codes = _pair_codes(clicks, n) if clicks is not None and len(clicks) else (np.zeros(0, int),) * 2
+    codes = [result.preferences.pair_codes(n) for result in generated]
+    click_codes = clicks.pair_codes(n) if clicks is not None and len(clicks) else (np.zeros(0, int),) * 2
     rows = []
     for index, (rule, result) in enumerate(zip(rules, generated, strict=True)):
         preferences = result.preferences
@@ -163,30 +156,26 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
     empty = np.zeros((0, 2), dtype=np.int64)
     if i.size == 0:
         return GraphReport([], empty, empty)
-    stated = pd.DataFrame({"i": i, "j": j, "margin": margin, "source": sources})
-    counts = stated.groupby(["i", "j"]).size()
-    duplicates = np.array(counts[counts > 1].index.tolist(), dtype=np.int64).reshape(-1, 2)
-    forward = stated.groupby(["i", "j"]).agg(margin=("margin", "max"), sources=("source", lambda s: frozenset(s)))
-    reverse = forward.copy()
-    reverse.index = reverse.index.swaplevel()
-    reverse.index.names = ["i", "j"]
-    both = forward.merge(reverse, left_index=True, right_index=True, suffixes=("", "_back"))
-    both = both[both.index.get_level_values("i") < both.index.get_level_values("j")]
-    equality = (
-        (both["sources"] == both["sources_back"])
-        & (both["sources"].map(len) == 1)
-        & (both["margin"] <= 0)
-        & (both["margin_back"] <= 0)
-    )
-    conflicts = np.array(both[~equality].index.tolist(), dtype=np.int64).reshape(-1, 2)
-    # Strict edges: pairs stated one way only.
-    two_way = set(both.index.tolist()) | {(b, a) for a, b in both.index.tolist()}
-    one_way = [edge for edge in forward.index.tolist() if edge not in two_way]
-    nodes, inverse = np.unique(np.array(one_way, dtype=np.int64).reshape(-1, 2), return_inverse=True)
+    n = int(max(i.max(), j.max())) + 1
+    keys, codes = pair_codes(i, j, n)
+    # Duplicates: the same pair stated the same way more than once.
+    unique_codes, counts = np.unique(codes, return_counts=True)
+    repeated = unique_codes[counts > 1]
+    low, high = (repeated // 2) // n, (repeated // 2) % n
+    duplicates = np.column_stack([np.where(repeated % 2 == 1, low, high), np.where(repeated % 2 == 1, high, low)])
+    # Pairs stated both ways: an equality if one source states them with margins <= 0, else a conflict.
+    two_way = np.isin(codes ^ 1, codes)
+    stated = pd.DataFrame({"key": keys[two_way], "margin": margin[two_way], "source": sources[two_way]})
+    per_pair = stated.groupby("key").agg(n_sources=("source", "nunique"), margin=("margin", "max"))
+    conflicting = per_pair.index[(per_pair["n_sources"] > 1) | (per_pair["margin"] > 0)].to_numpy(dtype=np.int64)
+    conflicts = np.column_stack([conflicting // n, conflicting % n])
+    # Cycles: strongly connected components of the pairs stated one way only.
+    one_way = ~two_way
+    nodes, inverse = np.unique(np.concatenate([i[one_way], j[one_way]]), return_inverse=True)
     cycles = []
     if nodes.size:
-        edges = inverse.reshape(-1, 2)
-        graph = scipy.sparse.csr_array((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(nodes.size,) * 2)
+        edges = inverse.reshape(2, -1)
+        graph = scipy.sparse.csr_array((np.ones(edges.shape[1]), (edges[0], edges[1])), shape=(nodes.size,) * 2)
         _, labels = connected_components(graph, directed=True, connection="strong")
         sizes = np.bincount(labels)
         cycles = [np.sort(nodes[labels == label]) for label in np.flatnonzero(sizes > 1)]

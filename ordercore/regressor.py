@@ -78,7 +78,8 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
     solve_start_ : str, how the last solve started: 'cold'; 'hot', HiGHS pivoting from the previous
         basis; or 'kept', the previous basis still optimal (checked without HiGHS, see lp/basis.py).
     preferences_ : PreferenceSet in force.  violation_ : ndarray (p,), each preference's shortfall
-        max(d - (f_i - f_j), 0) at the fit.  n_violated_ : int, shortfalls above tolerance.
+        max(d - (f_i - f_j), 0) at the fit.  violated_ : bool ndarray (p,), shortfalls above
+        tolerance; n_violated_ : int, their number.
     """
 
     _parameter_constraints: dict = {
@@ -205,7 +206,8 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.solve_start_ = solution.start
         self.preferences_ = self._lp.preferences
         self.violation_ = solution.violation
-        self.n_violated_ = int(np.count_nonzero(solution.violation > self._violation_tolerance()))
+        self.violated_ = solution.violation > self._violation_tolerance()
+        self.n_violated_ = int(np.count_nonzero(self.violated_))
 
     def _violation_tolerance(self) -> float:
         return VIOLATION_TOLERANCE * self._lp.scaling.scale

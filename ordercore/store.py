@@ -43,59 +43,74 @@ CHOICES = {
 
 metadata = sa.MetaData()
 
+
+def _key() -> sa.Column:
+    return sa.Column("id", sa.Integer, primary_key=True)
+
+
+def _owner() -> sa.Column:
+    """The session a row belongs to; deleting the session deletes the row."""
+    return sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False)
+
+
+def _created() -> sa.Column:
+    return sa.Column("created_at", sa.DateTime(timezone=True), nullable=False)
+
+
 datasets = sa.Table(
     "datasets",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
+    _key(),
     sa.Column("content_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("n_rows", sa.Integer, nullable=False),
     sa.Column("columns", sa.Text, nullable=False),  # JSON list
     sa.Column("content", sa.LargeBinary, nullable=True),  # CSV bytes of an upload; None for built-in sets
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 sessions = sa.Table(
     "sessions",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
+    _key(),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=True),
     sa.Column("settings", sa.Text, nullable=False, default="{}"),  # JSON: target, features, labeled rows, ...
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("revision", sa.Integer, nullable=False, default=0),  # +1 with every write of rules, answers, preferences
+    _created(),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
 
 rules = sa.Table(
     "rules",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _key(),
+    _owner(),
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("spec", sa.Text, nullable=False),  # Rule.to_json()
     sa.Column("annotator", sa.String(200), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 answers = sa.Table(
     "answers",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _key(),
+    _owner(),
     sa.Column("row_a", sa.Integer, nullable=False),
     sa.Column("row_b", sa.Integer, nullable=False),
     sa.Column("choice", sa.String(10), nullable=False),
     sa.Column("weight", sa.Float, nullable=False),
     sa.Column("margin", sa.Float, nullable=False),
     sa.Column("annotator", sa.String(200), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 preferences = sa.Table(
     "preferences",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _key(),
+    _owner(),
     sa.Column("i", sa.Integer, nullable=False),
     sa.Column("j", sa.Integer, nullable=False),
     sa.Column("margin", sa.Float, nullable=False),
@@ -104,19 +119,19 @@ preferences = sa.Table(
     sa.Column("rule_id", sa.Integer, sa.ForeignKey("rules.id", ondelete="CASCADE"), nullable=True),
     sa.Column("answer_id", sa.Integer, sa.ForeignKey("answers.id", ondelete="CASCADE"), nullable=True),
     sa.Column("annotator", sa.String(200), nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 model_runs = sa.Table(
     "model_runs",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+    _key(),
+    _owner(),
     sa.Column("model", sa.String(20), nullable=False),
     sa.Column("parameters", sa.Text, nullable=False),  # JSON
     sa.Column("metrics", sa.Text, nullable=False),  # JSON
     sa.Column("n_preferences", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    _created(),
 )
 
 
@@ -233,12 +248,24 @@ class Store:
             if connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount != 1:
                 raise KeyError(f"no session {session_id}")
 
-    def _touch(self, connection, session_id: int) -> None:
-        if (
-            connection.execute(sessions.update().where(sessions.c.id == session_id).values(updated_at=_now())).rowcount
-            != 1
-        ):
+    def _touch(self, connection, session_id: int, content: bool = True) -> None:
+        """Mark a write to the session: its time, and with ``content`` (rules, answers, preferences)
+        its revision; raise ``KeyError`` for an unknown session."""
+        values = {"updated_at": _now()}
+        if content:
+            values["revision"] = sessions.c.revision + 1
+        touched = connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount
+        if touched != 1:
             raise KeyError(f"no session {session_id}")
+
+    def revision(self, session_id: int) -> int:
+        """A number that changes with every write of the session's rules, answers or preferences (not
+        its settings or model runs): a cheap test for "any new preferences?"."""
+        with self.engine.connect() as connection:
+            value = connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar()
+        if value is None:
+            raise KeyError(f"no session {session_id}")
+        return int(value)
 
     # ------------------------------------------------------------------ rules
     def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
@@ -266,9 +293,12 @@ class Store:
     def remove_rule(self, rule_id: int) -> None:
         """Delete a rule and every preference it made."""
         with self.engine.begin() as connection:
-            connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
-            if connection.execute(rules.delete().where(rules.c.id == rule_id)).rowcount != 1:
+            session_id = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
+            if session_id is None:
                 raise KeyError(f"no rule {rule_id}")
+            connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
+            connection.execute(rules.delete().where(rules.c.id == rule_id))
+            self._touch(connection, session_id)
 
     # ------------------------------------------------------------------ clicks
     def add_answer(
@@ -365,21 +395,30 @@ class Store:
 
     def preferences(self, session_id: int) -> tuple[PreferenceSet, pd.DataFrame]:
         """The session's preferences in insertion order, and their provenance (p rows: id, source,
-        rule_id, answer_id, annotator, created_at)."""
-        query = sa.select(preferences).where(preferences.c.session_id == session_id).order_by(preferences.c.id)
+        rule_id, answer_id, annotator)."""
+        columns = ["id", "i", "j", "margin", "weight", "source", "rule_id", "answer_id", "annotator"]
+        query = (
+            sa.select(*(preferences.c[name] for name in columns))
+            .where(preferences.c.session_id == session_id)
+            .order_by(preferences.c.id)
+        )
         with self.engine.connect() as connection:
-            frame = pd.DataFrame(
-                connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys())
-            )
-        made = PreferenceSet.from_frame(frame[["i", "j", "margin", "weight"]]) if len(frame) else PreferenceSet.empty()
-        return made, frame[["id", "source", "rule_id", "answer_id", "annotator", "created_at"]].reset_index(drop=True)
+            rows = connection.execute(query).all()
+        # Column-wise from plain tuples: per-row mappings, datetimes or pandas' record probing cost
+        # several times the query at 20,000 preferences.
+        values = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
+        frame = pd.DataFrame(dict(zip(columns, values, strict=True)))
+        if len(frame) == 0:
+            return PreferenceSet.empty(), frame.drop(columns=["i", "j", "margin", "weight"])
+        made = PreferenceSet.from_frame(frame[["i", "j", "margin", "weight"]])
+        return made, frame[["id", "source", "rule_id", "answer_id", "annotator"]]
 
     def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str) -> int:
         """Add preferences read from a file (source 'import'); returns how many."""
         annotator = _check_name(annotator, "annotator")
         if not isinstance(made, PreferenceSet):
             raise TypeError("import_preferences takes a PreferenceSet")
-        settings = self._session_by_id(session_id)
+        settings = self._settings(session_id)
         n_rows = settings.get("n_rows")
         if n_rows is not None:
             made.check_indices(int(n_rows))
@@ -405,7 +444,7 @@ class Store:
         """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each)."""
         return json.dumps([rule.to_dict() for _, rule in self.rules(session_id)], indent=2)
 
-    def _session_by_id(self, session_id: int) -> dict:
+    def _settings(self, session_id: int) -> dict:
         with self.engine.connect() as connection:
             row = connection.execute(sa.select(sessions.c.settings).where(sessions.c.id == session_id)).scalar()
         if row is None:
@@ -415,7 +454,7 @@ class Store:
     # ------------------------------------------------------------------ model runs
     def add_model_run(self, session_id: int, model: str, parameters: dict, metrics: dict, n_preferences: int) -> int:
         with self.engine.begin() as connection:
-            self._touch(connection, session_id)
+            self._touch(connection, session_id, content=False)
             return int(
                 connection.execute(
                     model_runs.insert().values(

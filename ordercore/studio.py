@@ -137,7 +137,9 @@ class Workbench:
     """The LP models of a session: SVR (labels only) and SSL (labels and preferences).
 
     ``update(preferences)`` re-solves SSL warm when the new set extends or shortens the last one
-    (a click, an undo), and from scratch otherwise (a rule removed, hyperparameters changed)."""
+    (a click, an undo), and from scratch otherwise (a rule removed, hyperparameters changed).  It
+    keeps what the pages plot: both models' predictions on the held-out rows (``svr_test``,
+    ``ssl_test``) and which preferences each violates (``svr_violated``, ``ssl_violated``)."""
 
     data: StudyData
     gamma: float | None = None
@@ -145,11 +147,15 @@ class Workbench:
     lambda2: float = 1.0
     svr: OrderPreferenceRegressor = field(init=False)
     ssl: OrderPreferenceRegressor | None = field(init=False, default=None)
-    _test_predictions: np.ndarray | None = field(init=False, default=None)
+    svr_test: np.ndarray = field(init=False)
+    ssl_test: np.ndarray | None = field(init=False, default=None)
+    svr_violated: np.ndarray | None = field(init=False, default=None)
+    ssl_violated: np.ndarray | None = field(init=False, default=None)
 
     def __post_init__(self):
         X, y = self.data.dataset.X, self.data.y_train()
         self.svr = OrderPreferenceRegressor(gamma=self.gamma, lambda1=self.lambda1, lambda2=0.0).fit(X, y)
+        self.svr_test = self.svr.predict(X[self.data.test]) if self.data.test.size else np.zeros(0)
 
     def update(self, preferences: PreferenceSet) -> Retrain:
         start = time.perf_counter()
@@ -165,23 +171,24 @@ class Workbench:
                 X, y, preferences
             )
         seconds = time.perf_counter() - start
-        test = self.data.test
+        previous = self.ssl_test
+        self.ssl_test = self.ssl.predict(X[self.data.test]) if self.data.test.size else np.zeros(0)
+        self.svr_violated = self.svr.violated(preferences)
+        self.ssl_violated = self.ssl.violated_
         svr_mae = ssl_mae = moved = float("nan")
-        if test.size:
-            truth = self.data.y_true[test]
-            predictions = self.ssl.predict(X[test])
-            svr_mae = float(mean_absolute_error(truth, self.svr.predict(X[test])))
-            ssl_mae = float(mean_absolute_error(truth, predictions))
-            if self._test_predictions is not None:
-                moved = float(np.mean(np.abs(predictions - self._test_predictions)))
-            self._test_predictions = predictions
+        if self.data.test.size:
+            truth = self.data.y_true[self.data.test]
+            svr_mae = float(mean_absolute_error(truth, self.svr_test))
+            ssl_mae = float(mean_absolute_error(truth, self.ssl_test))
+            if previous is not None:
+                moved = float(np.mean(np.abs(self.ssl_test - previous)))
         return Retrain(
             seconds=seconds,
             start=self.ssl.solve_start_,
             svr_mae=svr_mae,
             ssl_mae=ssl_mae,
-            svr_violated=int(np.sum(self.svr.violated(preferences))) if len(preferences) else 0,
-            ssl_violated=self.ssl.n_violated_,
+            svr_violated=int(self.svr_violated.sum()),
+            ssl_violated=int(self.ssl_violated.sum()),
             moved=moved,
         )
 

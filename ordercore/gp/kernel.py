@@ -29,8 +29,7 @@ class SquaredExponential:
 
     def __call__(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """K(X, Y), shape (len(X), len(Y)); X and Y finite, shape (·, n_features)."""
-        scaled = SquaredExponential(np.ones(1), self.signal_variance)
-        return scaled.from_squared_distances(self.squared_distances(X / self.length_scale, Y / self.length_scale))
+        return self._covariance(self.squared_distances(X / self.length_scale, Y / self.length_scale), -0.5)
 
     @staticmethod
     def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -40,7 +39,11 @@ class SquaredExponential:
 
     def from_squared_distances(self, squared: np.ndarray) -> np.ndarray:
         """s² exp(-½ d² / ℓ²) for an isotropic kernel given d² (any shape), as a new array."""
-        K = np.multiply(squared, -0.5 / self.length_scale[0] ** 2)
+        return self._covariance(squared, -0.5 / self.length_scale[0] ** 2)
+
+    def _covariance(self, squared: np.ndarray, factor: float) -> np.ndarray:
+        """s² exp(factor · squared), one new array."""
+        K = np.multiply(squared, factor)
         np.exp(K, out=K)
         K *= self.signal_variance
         return K

@@ -10,19 +10,14 @@ Prediction ranks labels by their predictive means (eq. (26)).  Cost grows as (nย
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
-from ordercore.gp.kernel import SquaredExponential
 from ordercore.gp.laplace import PairData
-from ordercore.gp.model import KERNELS, _gamma_prior, standardisation, starting_theta
+from ordercore.gp.model import GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 
 GRAPHS = ("multiclass", "ordinal")
 
@@ -52,7 +47,7 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
     return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
 
 
-class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
+class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     """Classification or ordinal regression as label preference learning with GPs (seed 002 ยง3).
 
     Parameters
@@ -69,19 +64,7 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
     length_scale_, noise_, signal_variance_, log_evidence_ (eq. (24)), n_iter_ as in GPPreferenceModel.
     """
 
-    _parameter_constraints: dict = {
-        "graph": [StrOptions(set(GRAPHS))],
-        "kernel": [StrOptions(set(KERNELS))],
-        "length_scale": [Interval(Real, 0, None, closed="neither"), None],
-        "length_scale_prior": [tuple, None],
-        "signal_variance": [Interval(Real, 0, None, closed="neither")],
-        "noise": [Interval(Real, 0, None, closed="neither")],
-        "optimizer": [StrOptions({"lbfgs"}), None],
-        "n_restarts": [Interval(Integral, 0, None, closed="left")],
-        "normalize": ["boolean"],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-    }
+    _parameter_constraints: dict = {"graph": [StrOptions(set(GRAPHS))], **GP_PARAMETER_CONSTRAINTS}
 
     def __init__(
         self,
@@ -122,33 +105,16 @@ class GPLabelPreferenceModel(ClassifierMixin, BaseEstimator):
         winner, loser, sample = label_preference_graph(label_index, classes.size, self.graph)
         # Latent value of label a at sample t sits at a * n + t (block a holds label a's GP).
         pairs = PairData(winner * n + sample, loser * n + sample, np.ones(winner.size), classes.size * n)
-        mean, scale = standardisation(X, self.normalize)
-        inputs = (X - mean) / scale
-        start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
-        problem = EvidenceProblem(
-            inputs, pairs, float(self.signal_variance), classes.size, _gamma_prior(self.length_scale_prior)
-        )
-        if self.optimizer is None:
-            theta, (kernel, _, fit) = start, problem.laplace(start)
-        else:
-            rng = check_random_state(self.random_state)
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
+        fit = self._fit_laplace(X, slice(None), pairs, n_blocks=classes.size)
         self.classes_ = classes
-        self._mean, self._scale, self._inputs = mean, scale, inputs
         self._alpha = fit.alpha.reshape(classes.size, n).T
         self.latent_ = fit.latent.reshape(classes.size, n).T
-        self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
-        self.noise_ = float(np.exp(theta[-1]))
-        self.log_evidence_ = fit.log_evidence
-        self.n_iter_ = fit.n_iter
         return self
 
     def _latent_means(self, X) -> np.ndarray:
         """Predictive means E[f_a(x)] of every label's latent function (eq. (25)), shape (n, L)."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        kernel = SquaredExponential(self.length_scale_, self.signal_variance_)
-        return kernel((X - self._mean) / self._scale, self._inputs) @ self._alpha
+        return self._kernel()(self._standardise(X), self._inputs) @ self._alpha
 
     def decision_function(self, X) -> np.ndarray:
         """Latent means per label, shape (n, L); for two labels f_1 - f_0, shape (n,) (scikit-learn's

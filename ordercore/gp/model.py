@@ -99,7 +99,58 @@ def _pairwise_preferences(preferences, n_samples: int) -> PreferenceSet:
     return preferences
 
 
-class GPPreferenceModel(BaseEstimator):
+GP_PARAMETER_CONSTRAINTS: dict = {
+    "kernel": [StrOptions(set(KERNELS))],
+    "length_scale": [Interval(Real, 0, None, closed="neither"), None],
+    "length_scale_prior": [tuple, None],
+    "signal_variance": [Interval(Real, 0, None, closed="neither")],
+    "noise": [Interval(Real, 0, None, closed="neither")],
+    "optimizer": [StrOptions({"lbfgs"}), None],
+    "n_restarts": [Interval(Integral, 0, None, closed="left")],
+    "normalize": ["boolean"],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+}
+"""The parameters every GP estimator here shares (see ``GPPreferenceModel``)."""
+
+
+class LaplaceGPMixin:
+    """What the GP estimators share: standardised inputs, the Laplace fit at hyperparameters chosen
+    by evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for
+    prediction."""
+
+    def _fit_laplace(self, X: np.ndarray, rows, pairs: PairData, n_blocks: int = 1):
+        """The Laplace fit over the latent values of X[rows] (n_blocks GPs sharing one kernel);
+        sets the standardisation, the inputs and length_scale_, signal_variance_, noise_,
+        log_evidence_, n_iter_ only once it has succeeded."""
+        mean, scale = standardisation(X, self.normalize)
+        inputs = (X[rows] - mean) / scale
+        start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
+        problem = EvidenceProblem(
+            inputs, pairs, float(self.signal_variance), n_blocks, _gamma_prior(self.length_scale_prior)
+        )
+        if self.optimizer is None:
+            theta, (kernel, _, fit) = start, problem.laplace(start)
+        else:
+            rng = check_random_state(self.random_state)
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
+        self._mean, self._scale, self._inputs = mean, scale, inputs
+        self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
+        self.noise_ = float(np.exp(theta[-1]))
+        self.log_evidence_ = fit.log_evidence
+        self.n_iter_ = fit.n_iter
+        return fit
+
+    def _kernel(self) -> SquaredExponential:
+        return SquaredExponential(self.length_scale_, self.signal_variance_)
+
+    def _standardise(self, X) -> np.ndarray:
+        """X checked against the fit's features and standardised as the training inputs were."""
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (X - self._mean) / self._scale
+
+
+class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
     """Gaussian-process preference learning (seed 002 §2): latent f ~ GP(0, K), and
 
         P(x_i ≻ x_j | f) = Φ((f(x_i) - f(x_j)) / (√2 σ))          (eq. (5)).
@@ -143,18 +194,7 @@ class GPPreferenceModel(BaseEstimator):
     ``suggest_pairs`` ranks).
     """
 
-    _parameter_constraints: dict = {
-        "kernel": [StrOptions(set(KERNELS))],
-        "length_scale": [Interval(Real, 0, None, closed="neither"), None],
-        "length_scale_prior": [tuple, None],
-        "signal_variance": [Interval(Real, 0, None, closed="neither")],
-        "noise": [Interval(Real, 0, None, closed="neither")],
-        "optimizer": [StrOptions({"lbfgs"}), None],
-        "n_restarts": [Interval(Integral, 0, None, closed="left")],
-        "normalize": ["boolean"],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-    }
+    _parameter_constraints: dict = GP_PARAMETER_CONSTRAINTS
 
     def __init__(
         self,
@@ -187,39 +227,17 @@ class GPPreferenceModel(BaseEstimator):
         """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,))."""
         X = validate_data(self, X, dtype=np.float64)
         preferences = _pairwise_preferences(preferences, X.shape[0])
-        mean, scale = standardisation(X, self.normalize)
         positive = preferences[preferences.weight > 0]
         instances, inverse = np.unique(np.concatenate([positive.i, positive.j]), return_inverse=True)
         pairs = PairData(inverse[: len(positive)], inverse[len(positive) :], positive.weight, instances.size)
-        inputs = (X[instances] - mean) / scale
-        start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
-        problem = EvidenceProblem(
-            inputs, pairs, float(self.signal_variance), length_scale_prior=_gamma_prior(self.length_scale_prior)
-        )
-        if self.optimizer is None:
-            theta, (kernel, _, fit) = start, problem.laplace(start)
-        else:
-            rng = check_random_state(self.random_state)
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
-        self.X_fit_, self._mean, self._scale = X, mean, scale
-        self.instances_, self._inputs = instances, inputs
+        fit = self._fit_laplace(X, instances, pairs)
+        self.X_fit_, self.instances_ = X, instances
         self.latent_ = fit.latent
         self._alpha, self._predictive_matrix = fit.alpha, fit.predictive_matrix
-        self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
-        self.noise_ = float(np.exp(theta[-1]))
-        self.log_evidence_ = fit.log_evidence
-        self.n_iter_ = fit.n_iter
         self.preferences_ = preferences
         return self
 
     # ------------------------------------------------------------------ predict
-    def _kernel(self) -> SquaredExponential:
-        return SquaredExponential(self.length_scale_, self.signal_variance_)
-
-    def _standardise(self, X) -> np.ndarray:
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (X - self._mean) / self._scale
-
     def predict(self, X, return_std=False):
         """Latent mean E[f(x)] (eq. (17)), shape (n,), and with ``return_std`` its standard
         deviation under the Laplace posterior (eq. (18))."""
