@@ -3,6 +3,7 @@ optimiser, a hand-worked three-point case, identities of the model, Monte Carlo 
 
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.optimize
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
@@ -98,6 +99,34 @@ def test_newton_reaches_the_minimum_a_quasi_newton_solver_finds(small_problem):
     # At the MAP, K⁻¹ f̂ = -∂(Σ w ℓ)/∂f  (eq. (11)): alpha reproduces f̂ through K.
     assert np.allclose((K + 1e-8 * np.eye(len(K))) @ fit.alpha, fit.latent, atol=1e-8)
     assert fit.n_iter < 30
+
+
+def test_newton_from_a_nearby_fit_reaches_the_cold_start_fit(small_problem, monkeypatch):
+    """Started from a nearby fit's f̂ with its posterior covariance as inverse Hessian (chord steps),
+    Newton reaches the cold start's f̂ and evidence, factoring B only at f̂."""
+    import ordercore.gp.laplace
+
+    X, _, pairs = small_problem
+    near = laplace_fit(SquaredExponential(np.array([1.18]), 1.0)(X, X), pairs, 0.41)
+    K = SquaredExponential(np.array([1.2]), 1.0)(X, X)
+    factorisations = []
+    cholesky = scipy.linalg.cholesky
+    monkeypatch.setattr(
+        ordercore.gp.laplace.scipy.linalg,
+        "cholesky",
+        lambda *args, **kwargs: factorisations.append(1) or cholesky(*args, **kwargs),
+    )
+    cold = laplace_fit(K, pairs, 0.4)
+    n_cold = len(factorisations)
+    warm = laplace_fit(K, pairs, 0.4, near.latent, posterior_factor0=near.posterior_factor)
+    # K's, B's at f̂, B's after the polishing step: no factorisation on the way.
+    assert len(factorisations) - n_cold == 3 < n_cold
+    assert np.allclose(warm.latent, cold.latent, atol=1e-9)
+    assert warm.log_evidence == pytest.approx(cold.log_evidence, rel=1e-12)
+    assert np.allclose(warm.predictive_matrix, cold.predictive_matrix, atol=1e-9)
+    # Unpolished, as in a hyperparameter search, the evidence is exact to about √tolerance.
+    search = laplace_fit(K, pairs, 0.4, near.latent, 1e-10, near.posterior_factor, polish=False)
+    assert search.log_evidence == pytest.approx(cold.log_evidence, abs=1e-4)
 
 
 def test_three_point_chain_by_hand():
@@ -328,15 +357,19 @@ def test_pickled_refitted_and_unfitted_models_behave(small_problem):
 
 
 def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem, monkeypatch):
-    import ordercore.gp.evidence
     from ordercore.gp.evidence import _Search
-
-    # Finite differences need Newton converged far below the search's working tolerance.
-    monkeypatch.setattr(ordercore.gp.evidence, "SEARCH_NEWTON_TOLERANCE", 1e-14)
 
     X, _, pairs = small_problem
     problem = EvidenceProblem(X, pairs, 1.0, length_scale_prior=(3.0, 1.5))
-    objective = lambda theta: _Search(problem, bounds=None).negative_log_evidence(theta)  # noqa: E731 (cold Newton)
+    # Finite differences need Newton converged far below the search's working accuracy: cold, polished
+    # fits, as the final fit is.
+    final_fit = EvidenceProblem.laplace
+    monkeypatch.setattr(EvidenceProblem, "laplace", lambda self, theta, *args, **kwargs: final_fit(self, theta))
+    def objective(theta):  # a cold Newton solve each time, on one fixed scale of the objective
+        search = _Search(problem, bounds=None)
+        search.objective_scale = pairs.weight.sum()
+        return search.negative_log_evidence(theta)
+
     theta = np.array([0.1, 0.5, -0.2, -0.5])
     value, gradient = objective(theta)
     for index in range(theta.size):

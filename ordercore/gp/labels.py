@@ -55,7 +55,7 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
         sorted labels, pointing away from the true one).
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
-    n_jobs, random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
+    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
 
     Attributes
     ----------
@@ -78,7 +78,6 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         optimizer="lbfgs",
         n_restarts=0,
         normalize=True,
-        n_jobs=-1,
         random_state=None,
     ):
         self.graph = graph
@@ -90,7 +89,6 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         self.optimizer = optimizer
         self.n_restarts = n_restarts
         self.normalize = normalize
-        self.n_jobs = n_jobs
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)

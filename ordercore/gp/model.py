@@ -108,7 +108,6 @@ GP_PARAMETER_CONSTRAINTS: dict = {
     "optimizer": [StrOptions({"lbfgs"}), None],
     "n_restarts": [Interval(Integral, 0, None, closed="left")],
     "normalize": ["boolean"],
-    "n_jobs": [Integral, None],
     "random_state": ["random_state"],
 }
 """The parameters every GP estimator here shares (see ``GPPreferenceModel``)."""
@@ -133,7 +132,7 @@ class LaplaceGPMixin:
             theta, (kernel, _, fit) = start, problem.laplace(start)
         else:
             rng = check_random_state(self.random_state)
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, self.n_jobs, rng)
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng)
         self._mean, self._scale, self._inputs = mean, scale, inputs
         self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
         self.noise_ = float(np.exp(theta[-1]))
@@ -177,10 +176,10 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
     noise : float > 0, the starting σ.
     optimizer : 'lbfgs' maximises the Laplace evidence (12) over ln ℓ and ln σ with its analytic
         gradient (eqs. (14)-(15)); None keeps length_scale and noise as given.
-    n_restarts : int >= 0, further L-BFGS starts drawn around the first; every start gets a few
-        L-BFGS iterations, the one with the best evidence is carried to convergence.
+    n_restarts : int >= 0, further L-BFGS starts drawn around the first (which runs to convergence);
+        a restart is abandoned once it climbs towards an optimum already found, or still trails the
+        best evidence after a few iterations.  The best evidence met wins.
     normalize : bool, standardise features by the mean and standard deviation of the X given to fit.
-    n_jobs : int or None, threads for the starts (joblib's meaning: -1 all cores, None one).
     random_state : seed of the restarts.
 
     Attributes
@@ -207,7 +206,6 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         optimizer="lbfgs",
         n_restarts=2,
         normalize=True,
-        n_jobs=-1,
         random_state=None,
     ):
         self.kernel = kernel
@@ -218,7 +216,6 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         self.optimizer = optimizer
         self.n_restarts = n_restarts
         self.normalize = normalize
-        self.n_jobs = n_jobs
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
