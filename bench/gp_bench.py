@@ -19,6 +19,7 @@ priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is optiona
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -95,6 +96,13 @@ def botorch_fit(X, train, seed):
     return seconds, predict
 
 
+def quiet_machine(seconds: float = 1.0) -> None:
+    """Collect garbage and wait, so that no fit starts while the previous one's garbage or its BLAS /
+    OpenMP worker threads (which spin for a while after their work) still take CPU."""
+    gc.collect()
+    time.sleep(seconds)
+
+
 def error_rate(predict, X_test, test) -> float:
     """Share of test pairs (winner, loser) whose latent means are not in the winner's favour."""
     f = predict(X_test)
@@ -107,6 +115,7 @@ def run(setting, trials, contenders):
         X, train, X_test, test = setting(seed)
         line = [f"  trial {seed}:"]
         for name, fit in contenders.items():
+            quiet_machine()
             seconds, predict = fit(X, train, seed)
             error = error_rate(predict, X_test, test)
             rows[name]["seconds"].append(seconds)

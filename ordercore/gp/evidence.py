@@ -37,7 +37,7 @@ LOG_NOISE_BOUNDS = (np.log(1e-3), np.log(1e2))
 RESTART_SPREAD = np.log(10.0)
 """Restarts draw each log hyperparameter uniformly within ± this of the first start."""
 
-SCREEN_ITERATIONS = 3
+SCREEN_ITERATIONS = 2
 """L-BFGS-B iterations after which a restart still below the best evidence is abandoned."""
 
 MIN_OBJECTIVE_SCALE = 1e-3
