@@ -365,6 +365,7 @@ def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem, monkey
     # fits, as the final fit is.
     final_fit = EvidenceProblem.laplace
     monkeypatch.setattr(EvidenceProblem, "laplace", lambda self, theta, *args, **kwargs: final_fit(self, theta))
+
     def objective(theta):  # a cold Newton solve each time, on one fixed scale of the objective
         search = _Search(problem, bounds=None)
         search.objective_scale = pairs.weight.sum()

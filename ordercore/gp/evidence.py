@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.optimize
@@ -123,6 +124,17 @@ class EvidenceProblem:
         return np.append(kernel.log_length_scale_gradient(self.inputs, K, G), d_log_noise), tangent
 
 
+class _Evaluation(NamedTuple):
+    """The last point a search evaluated: θ, f̂ (N,), ∂f̂/∂θ (N, θ.size), the posterior factor W
+    (N, N), and the (value, gradient) returned to L-BFGS-B."""
+
+    theta: np.ndarray
+    latent: np.ndarray
+    tangent: np.ndarray
+    posterior_factor: np.ndarray
+    returned: tuple[float, np.ndarray]
+
+
 class _Search:
     """One L-BFGS-B run on the negative log evidence, remembering the best θ met.  Each Newton solve
     starts from the last f̂ moved along ∂f̂/∂θ to the new θ, with the last posterior covariance as
@@ -130,22 +142,22 @@ class _Search:
 
     def __init__(self, problem: EvidenceProblem, bounds):
         self.problem, self.bounds = problem, bounds
-        self.last = None  # (θ, f̂, ∂f̂/∂θ, posterior factor W, returned value and gradient) of the last evaluation
+        self.last: _Evaluation | None = None
         self.total_weight = float(np.sum(problem.pairs.weight))
         self.objective_scale = None  # set by the first evaluation
         self.best_value, self.best = -np.inf, None
         self.n_iter = 0
 
     def negative_log_evidence(self, theta):
-        if self.last is not None and np.array_equal(theta, self.last[0]):
-            return self.last[4]
-        if self.last is None:
+        last = self.last
+        if last is not None and np.array_equal(theta, last.theta):
+            return last.returned
+        if last is None:
             kernel, K, fit = self.problem.laplace(theta, search=True)
         else:
             # Predictor: f̂ at the last θ moved along its tangent ∂f̂/∂θ; Newton corrects it.
-            last_theta, last_latent, last_tangent, last_factor, _ = self.last
-            latent0 = last_latent + last_tangent @ (theta - last_theta)
-            kernel, K, fit = self.problem.laplace(theta, latent0, last_factor, search=True)
+            latent0 = last.latent + last.tangent @ (theta - last.theta)
+            kernel, K, fit = self.problem.laplace(theta, latent0, last.posterior_factor, search=True)
         gradient, tangent = self.problem.gradient(theta, kernel, K, fit)
         # The objective is the log evidence, plus the log prior of θ when one is set (MAP-II).
         log_prior, prior_gradient = self.problem.log_prior(theta)
@@ -159,7 +171,7 @@ class _Search:
             # the bounds on the synthetic data without any scaling.)
             self.objective_scale = max(float(np.linalg.norm(gradient)), MIN_OBJECTIVE_SCALE * self.total_weight)
         returned = -value / self.objective_scale, -gradient / self.objective_scale
-        self.last = (theta.copy(), fit.latent, tangent, fit.posterior_factor, returned)
+        self.last = _Evaluation(theta.copy(), fit.latent, tangent, fit.posterior_factor, returned)
         return returned
 
     def run(self, theta0: np.ndarray, abandon=None) -> bool:
@@ -208,7 +220,7 @@ def maximize_evidence(
     best = None
 
     def abandon(search: _Search) -> bool:
-        theta, value = search.last[0], search.best_value
+        theta, value = search.last.theta, search.best_value
         if any(np.max(np.abs(theta - optimum)) < SAME_OPTIMUM_RADIUS and value < top for optimum, top in optima):
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value

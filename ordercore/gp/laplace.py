@@ -167,11 +167,6 @@ def _chord_too_slow(decrement: float, last_decrement: float, tolerance: float) -
     return np.log(2.0 * tolerance / decrement) / np.log(decrement / last_decrement) > CHORD_MAX_STEPS
 
 
-def _negative_cho_solve(factor, gradient: np.ndarray) -> np.ndarray:
-    """-B⁻¹ gradient given B's Cholesky factor (as scipy's cho_factor returns it)."""
-    return -scipy.linalg.cho_solve(factor, gradient, check_finite=False)
-
-
 def _likelihood_terms(pairs: PairData, incidence, f: np.ndarray, scale: float):
     """z = scale · A f (p,), the weighted loss Σ w ℓ(z), its gradient g (N,) and w ℓ''(z) (p,)."""
     z = scale * (incidence @ f)
@@ -211,6 +206,10 @@ def laplace_fit(
         z, loss, g, curvature = _likelihood_terms(pairs, A, f, scale)
         return f, z, loss + 0.5 * u @ u, g, curvature
 
+    def newton_step(gradient_u):
+        # -B⁻¹ ∇_u S with the last factor of B (at u when fresh, else at an earlier iterate).
+        return -scipy.linalg.cho_solve(B_factor, gradient_u, check_finite=False)
+
     def lagged_step(gradient_u):
         # u-space step -L⁻¹ C0 L⁻ᵀ ∇_u S, i.e. f-space step -C0 ∇_f S with ∇_f S = L⁻ᵀ ∇_u S.
         gradient_f = scipy.linalg.solve_triangular(L, gradient_u, lower=True, trans="T", check_finite=False)
@@ -245,7 +244,7 @@ def laplace_fit(
     while n_iter < NEWTON_MAX_ITER:
         if solve is None:
             hessian, B_factor = factorize(curvature)
-            solve, fresh = functools.partial(_negative_cho_solve, B_factor), True
+            solve, fresh = newton_step, True
         gradient_u = u + L.T @ g
         step = solve(gradient_u)
         decrement = -(gradient_u @ step)
