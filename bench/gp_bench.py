@@ -9,7 +9,7 @@ Settings (each trial draws fresh pairs; both models see the same ones):
   2,000 random training pairs among them; accuracy on 20,000 random pairs of 1,000 fresh points.
 
 Times are whole fits including hyperparameter optimisation: ``GPPreferenceModel().fit`` (by default
-ARD with a Gamma prior on the length scales, evidence plus log prior by L-BFGS from 3 starts; also
+ARD with a Gamma prior on the length scales, evidence plus log prior by L-BFGS from 2 starts; also
 the seed's plain evidence with either kernel) and ``PairwiseGP`` + ``fit_gpytorch_mll`` (its
 default ARD kernel and priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is optional, bench-only:
 
