@@ -183,8 +183,9 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         learned because the model depends on s and σ only through s / σ (scaling f by c, s by c
         and σ by c leaves every likelihood and the evidence unchanged); σ is learned instead.
     noise : float > 0, the starting σ.
-    optimizer : 'lbfgs' maximises the Laplace evidence (12) over ln ℓ and ln σ with its analytic
-        gradient (eqs. (14)-(15)); None keeps length_scale and noise as given.
+    optimizer : 'lbfgs' maximises the Laplace evidence (12), plus the log prior if one is set, over
+        ln ℓ and ln σ with its analytic gradient (eqs. (14)-(15)); None keeps length_scale and noise
+        as given.
     n_restarts : int >= 0, further L-BFGS starts drawn around the first (which runs to convergence);
         a restart is abandoned once it climbs towards an optimum already found, or still trails the
         best evidence after an iteration.  The best evidence met wins.  The default, 1, makes two
