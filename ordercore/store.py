@@ -76,7 +76,8 @@ sessions = sa.Table(
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=True),
     sa.Column("settings", sa.Text, nullable=False, default="{}"),  # JSON: target, features, labeled rows, ...
-    sa.Column("revision", sa.Integer, nullable=False, default=0),  # +1 with every write of rules, answers, preferences
+    # +1 with every write of rules, answers, preferences; the server default lets older stores gain it.
+    sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
     _created(),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
 )
@@ -152,6 +153,19 @@ def _check_name(value: str, what: str) -> str:
     return value.strip()
 
 
+def _add_missing_columns(engine: sa.Engine) -> None:
+    """Add, with their server defaults, the columns that a store made by an earlier version lacks
+    (``create_all`` only makes missing tables): its rows stay as they were."""
+    inspector = sa.inspect(engine)
+    with engine.begin() as connection:
+        for table in metadata.sorted_tables:
+            present = {column["name"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in present:
+                    definition = sa.schema.CreateColumn(column).compile(dialect=engine.dialect)
+                    connection.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {definition}"))
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     id: int
@@ -170,6 +184,7 @@ class Store:
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        _add_missing_columns(self.engine)
 
     # ------------------------------------------------------------------ data sets and sessions
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:

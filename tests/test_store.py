@@ -44,6 +44,24 @@ def test_answers_make_the_preferences_they_say_and_undo_removes_them(store):
     assert store.undo_answer(session.id) is None and len(store.preferences(session.id)[0]) == 0
 
 
+def test_a_store_from_before_the_revision_column_opens_with_its_answers(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    first = Store(f"sqlite:///{path}")
+    session = first.create_session("old", settings={"n_rows": 10})
+    first.add_answer(session.id, 1, 2, "a", "ann")
+    first.engine.dispose()
+    with sqlite3.connect(path) as connection:  # the sessions table as the previous release made it
+        connection.execute("ALTER TABLE sessions DROP COLUMN revision")
+    store = Store(f"sqlite:///{path}")
+    assert store.session("old").settings == {"n_rows": 10}
+    assert triples(store.preferences(session.id)[0]) == [(1, 2, 0.0, 1.0)]
+    assert store.revision(session.id) == 0
+    store.add_answer(session.id, 3, 4, "b", "ann")
+    assert store.revision(session.id) == 1
+
+
 def test_rules_store_their_preferences_and_take_them_away(store):
     frame = pd.DataFrame({"age": [1.0, 2.0, 3.0, 10.0], "rooms": [1, 2, 3, 4]})
     rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
