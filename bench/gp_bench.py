@@ -11,7 +11,8 @@ Settings (each trial draws fresh pairs; both models see the same ones):
 Times are whole fits including hyperparameter optimisation: ``GPPreferenceModel().fit`` (by default
 ARD with a Gamma prior on the length scales, evidence plus log prior by L-BFGS from 2 starts; also
 the seed's plain evidence with either kernel) and ``PairwiseGP`` + ``fit_gpytorch_mll`` (its
-default ARD kernel and priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is optional, bench-only:
+default ARD kernel and priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is
+optional, bench-only:
 
     python -m pip install -r requirements-bench.txt   # torch==2.13.0 is a local CPU build here
     ORDERCORE_DATA=../shared/data python bench/gp_bench.py [--trials 5] [--no-botorch]

@@ -216,5 +216,5 @@ def gp_latent(data: StudyData, preferences: PreferenceSet, rows: np.ndarray) -> 
     pairwise = preferences[~preferences.is_unary]
     if len(pairwise) == 0:
         raise ValueError("the GP learns from pairwise preferences: answer a few pairs first")
-    model = GPPreferenceModel(n_restarts=1, random_state=0).fit(data.dataset.X, pairwise)
+    model = GPPreferenceModel(random_state=0).fit(data.dataset.X, pairwise)
     return model.predict(data.dataset.X[rows], return_std=True)
