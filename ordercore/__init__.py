@@ -6,11 +6,11 @@ Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``G
 """
 
 from ordercore.exceptions import NotPositiveDefiniteError, SolverError, SolverNumericalError, SolverTimeLimitError
+from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
-from ordercore.gp.model import GPPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
+from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import ZERO, PreferenceSet
-from ordercore.regressor import OrderPreferenceRegressor
 
 __all__ = [
     "ZERO",

@@ -25,10 +25,10 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
 from ordercore.datasets import BENCHMARKS, Dataset
+from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
 from ordercore.preferences import PreferenceSet
 from ordercore.quality import weights_from_accuracy
-from ordercore.regressor import OrderPreferenceRegressor
 from ordercore.rules import Near, Ordering, Rule, Within, generate
 
 PARAMETER_GRID = tuple(np.logspace(-4, 4, 9))

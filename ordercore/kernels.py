@@ -1,10 +1,11 @@
-"""Kernel matrices K(X, Y) through ``sklearn.metrics.pairwise`` (the meaning of gamma, degree
-and coef0 is scikit-learn's: rbf exp(-gamma |x - y|^2); poly (gamma <x, y> + coef0)^degree)."""
+"""Kernel matrices K(X, Y) for the kernel regressors (the order-preference LP, and any later one),
+through ``sklearn.metrics.pairwise``: gamma, degree and coef0 mean what they mean there (rbf
+exp(-gamma |x - y|^2); poly (gamma <x, y> + coef0)^degree).  The GP's covariance function, with its
+own hyperparameters and gradients, is ``ordercore.gp.covariance``."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import sklearn
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
@@ -24,52 +25,3 @@ def kernel_matrix(X: np.ndarray, Y: np.ndarray, kernel: str, gamma=None, degree=
         if kernel == "poly":
             return polynomial_kernel(X, Y, degree=degree, gamma=gamma, coef0=coef0)
     raise ValueError(f"unknown kernel {kernel!r}; choose one of {KERNELS}")
-
-
-EAGER_ENTRIES = 2_000_000
-"""When len(X) * n_centers is at most this (16 MB of float64), all rows are computed at once: a
-warm re-solve then never waits on a kernel call for a point it has not met."""
-
-
-class KernelRowCache:
-    """K(x_r, c) / scale for the rows r of X met so far and the current centers c (rows of X), so that
-    a warm re-solve computes kernel values only for points and centers it has not seen."""
-
-    def __init__(self, X: np.ndarray, kernel, scale: float = 1.0):
-        self.X, self.scale = X, scale
-        self._kernel = kernel
-        self.centers = np.zeros(0, np.int64)
-        self._rows = np.zeros(0, np.int64)  # sorted
-        self._values = np.zeros((0, 0))  # (len(_rows), len(centers))
-
-    def kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        return self._kernel(A, B) / self.scale
-
-    def set_centers(self, centers: np.ndarray) -> None:
-        """Make the columns follow ``centers``; kept columns are reused, new ones computed."""
-        centers = np.asarray(centers, dtype=np.int64)
-        position = pd.Index(self.centers).get_indexer(centers)  # -1 where a center is new
-        known = position >= 0
-        values = np.empty((self._rows.size, centers.size))
-        values[:, known] = self._values[:, position[known]]
-        if self._rows.size and not known.all():
-            values[:, ~known] = self.kernel(self.X[self._rows], self.X[centers[~known]])
-        self.centers, self._values = centers, values
-        if self._rows.size < len(self.X) and len(self.X) * centers.size <= EAGER_ENTRIES:
-            self.rows(np.arange(len(self.X)))
-
-    def rows(self, rows: np.ndarray) -> np.ndarray:
-        """K(x_rows, centers), shape (len(rows), len(centers))."""
-        rows = np.asarray(rows, dtype=np.int64)
-        position = np.searchsorted(self._rows, rows)
-        cached = np.zeros(rows.size, bool)
-        if self._rows.size:
-            cached = self._rows[np.minimum(position, self._rows.size - 1)] == rows
-        if not cached.all():
-            missing = np.unique(rows[~cached])
-            merged = np.concatenate([self._rows, missing])
-            values = np.vstack([self._values, self.kernel(self.X[missing], self.X[self.centers])])
-            order = np.argsort(merged)
-            self._rows, self._values = merged[order], values[order]
-            position = np.searchsorted(self._rows, rows)
-        return self._values[position]

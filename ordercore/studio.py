@@ -15,9 +15,9 @@ import pandas as pd
 from sklearn.metrics import mean_absolute_error
 
 from ordercore.datasets import BENCHMARKS, Dataset, data_directory, load_dataset, prepare, read_csv
-from ordercore.gp.model import GPPreferenceModel
+from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
-from ordercore.regressor import OrderPreferenceRegressor
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
-from ordercore.regressor import OrderPreferenceRegressor
 
 DOMAIN = (-1.0, 1.0)
 N_TRAINING = 3

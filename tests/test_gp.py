@@ -10,10 +10,10 @@ from scipy.stats import norm
 
 from ordercore import GPLabelPreferenceModel, GPPreferenceModel, NotPositiveDefiniteError, PreferenceSet
 from ordercore.active import bald_information, binary_entropy
+from ordercore.gp.covariance import SquaredExponential
+from ordercore.gp.estimator import DEFAULT_LENGTH_SCALE_PRIOR
 from ordercore.gp.evidence import EvidenceProblem
-from ordercore.gp.kernel import SquaredExponential
 from ordercore.gp.laplace import PairData, cholesky_with_jitter, laplace_fit, probit_loss
-from ordercore.gp.model import DEFAULT_LENGTH_SCALE_PRIOR
 
 
 def ranked_pairs(y, n_pairs, rng):
@@ -152,7 +152,7 @@ def test_three_point_chain_by_hand():
     C = np.linalg.inv(np.eye(3) + c**2 * h * laplacian)
     variance = C[0, 0] + C[2, 2] - 2 * C[0, 2]
     expected = ndtr(2 * a / np.sqrt(2 * noise**2 + variance))
-    assert model.predict_proba(X[[0]], X[[2]])[0] == pytest.approx(expected, rel=1e-6)
+    assert model.predict_preference(X[[0]], X[[2]])[0] == pytest.approx(expected, rel=1e-6)
 
 
 def test_preference_probabilities_are_complementary_and_std_positive(small_problem):
@@ -160,10 +160,10 @@ def test_preference_probabilities_are_complementary_and_std_positive(small_probl
     model = GPPreferenceModel(random_state=0, n_restarts=1).fit(X, PreferenceSet.order(pairs.winner, pairs.loser))
     rng = np.random.default_rng(1)
     Xa, Xb = rng.normal(size=(40, 3)), rng.normal(size=(40, 3))
-    assert np.allclose(model.predict_proba(Xa, Xb) + model.predict_proba(Xb, Xa), 1.0, atol=1e-12)
+    assert np.allclose(model.predict_preference(Xa, Xb) + model.predict_preference(Xb, Xa), 1.0, atol=1e-12)
     mean, std = model.predict(Xa, return_std=True)
     assert np.all(std > 0) and np.all(std <= np.sqrt(model.signal_variance_) + 1e-12)
-    assert np.allclose(model.predict_proba(Xa, Xa), 0.5)
+    assert np.allclose(model.predict_preference(Xa, Xa), 0.5)
 
 
 def test_learns_the_order_of_a_smooth_function():
@@ -175,7 +175,7 @@ def test_learns_the_order_of_a_smooth_function():
     X_test = rng.uniform(size=(300, 2))
     y_test = X_test @ np.array([1.0, 2.0])
     a, b = ranked_pairs(y_test, 2000, rng)
-    assert np.mean(model.predict_proba(X_test[a], X_test[b]) > 0.5) > 0.95
+    assert np.mean(model.predict_preference(X_test[a], X_test[b]) > 0.5) > 0.95
     assert model.score(X_test, PreferenceSet.order(a, b)) > 0.95
 
 
@@ -246,7 +246,7 @@ def test_bad_features_raise(small_problem):
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2])
     with pytest.raises(ValueError, match="pair up"):
-        model.predict_proba(X[:3], X[:4])
+        model.predict_preference(X[:3], X[:4])
 
 
 def test_jitter_helper_names_its_error():
@@ -345,10 +345,10 @@ def test_pickled_refitted_and_unfitted_models_behave(small_problem):
     X, _, pairs = small_problem
     preferences = PreferenceSet.order(pairs.winner, pairs.loser)
     with pytest.raises(NotFittedError):
-        GPPreferenceModel().predict_proba(X[:2], X[2:4])
+        GPPreferenceModel().predict_preference(X[:2], X[2:4])
     model = GPPreferenceModel(n_restarts=1, random_state=0).fit(X, preferences)
     copy = pickle.loads(pickle.dumps(model))
-    assert np.array_equal(copy.predict_proba(X[:5], X[5:10]), model.predict_proba(X[:5], X[5:10]))
+    assert np.array_equal(copy.predict_preference(X[:5], X[5:10]), model.predict_preference(X[:5], X[5:10]))
     again = GPPreferenceModel(n_restarts=1, random_state=0).fit(X, preferences)
     assert np.allclose(again.predict(X), model.predict(X), atol=1e-10)
     # Rows are independent: predicting a subset or a permutation gives the same values.

@@ -16,7 +16,7 @@ def test_readme_examples_run(capsys, monkeypatch):
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)  # the project's own documentation, not user text
     # The GP example: a probability, and one suggested pair out of the three candidates.
-    probability = namespace["gp"].predict_proba(namespace["X"][[0]], namespace["X"][[4]])
+    probability = namespace["gp"].predict_preference(namespace["X"][[0]], namespace["X"][[4]])
     assert probability.shape == (1,) and 0 < probability[0] < 1
     suggestion = namespace["gp"].suggest_pairs([[0, 3], [2, 4], [1, 2]], k=1)
     assert suggestion.shape == (1, 2) and np.isin(suggestion, [0, 1, 2, 3, 4]).all()

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.optimize
 from threadpoolctl import threadpool_limits
 
-from ordercore.gp.kernel import SquaredExponential
+from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.laplace import (
     NEWTON_TOLERANCE,
     SEARCH_NEWTON_TOLERANCE,

@@ -16,8 +16,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.gp.estimator import GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
-from ordercore.gp.model import GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 
 GRAPHS = ("multiclass", "ordinal")
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ordercore.exceptions import SolverError, SolverNumericalError, SolverTimeLimitError
-from ordercore.kernels import KernelRowCache
 from ordercore.lp.basis import Basis, basic_solution
 from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult
+from ordercore.lp.kernel_rows import KernelRowCache
 from ordercore.lp.problem import (
     DualLP,
     TargetScaling,

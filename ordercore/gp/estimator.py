@@ -17,8 +17,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.active import bald_information, check_candidate_pairs, rank_pairs, settled
+from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
-from ordercore.gp.kernel import SquaredExponential
 from ordercore.gp.laplace import PairData
 from ordercore.preferences import PreferenceSet
 
@@ -278,7 +278,7 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         variance = prior - np.einsum("ij,ij->i", difference @ self._predictive_matrix, difference)
         return mean, np.maximum(variance, 0.0)
 
-    def predict_proba(self, Xa, Xb) -> np.ndarray:
+    def predict_preference(self, Xa, Xb) -> np.ndarray:
         """P(a ≻ b) for paired rows of Xa and Xb (m, n_features), shape (m,) (eq. (19)):
         Φ(μ / √(2σ² + v)), with μ, v the mean and variance of f(a) - f(b)."""
         mean, variance = self.predict_difference(Xa, Xb)

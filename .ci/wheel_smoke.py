@@ -1,0 +1,36 @@
+"""Run inside a clean virtual environment holding only the built wheel and its core dependencies:
+every core module imports, and both models fit a tiny problem.
+
+Modules that need an extra are named here; any other module failing to import is a packaging
+fault (a subpackage left out of the wheel, or a core module importing an extra's package)."""
+
+import importlib
+import pkgutil
+import sys
+
+import numpy as np
+
+import ordercore
+from ordercore import GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+
+NEEDS_EXTRA = {"ordercore.store": "app (sqlalchemy)", "ordercore.figures": "app (plotly)"}
+
+if "site-packages" not in ordercore.__file__:
+    sys.exit(f"ordercore was imported from {ordercore.__file__}, not from the installed wheel")
+imported = []
+for module in pkgutil.walk_packages(ordercore.__path__, "ordercore."):
+    if module.name in NEEDS_EXTRA or module.name == "ordercore.__main__":
+        continue
+    importlib.import_module(module.name)
+    imported.append(module.name)
+for name in ("streamlit", "plotly", "sqlalchemy", "pytest"):
+    if importlib.util.find_spec(name) is not None:
+        sys.exit(f"{name} is installed with the core dependencies; it belongs to an extra")
+
+X = np.random.default_rng(0).normal(size=(8, 2))
+y = np.array([1.0, np.nan, 0.0, np.nan, 2.0, np.nan, np.nan, 0.5])
+preferences = PreferenceSet.order(i=[1, 3, 5], j=[3, 5, 6])
+lp = OrderPreferenceRegressor(gamma=0.5).fit(X, y, preferences)
+gp = GPPreferenceModel(n_restarts=0).fit(X, preferences)
+assert np.all(np.isfinite(lp.predict(X))) and np.all(np.isfinite(gp.predict(X)))
+print(f"wheel: {len(imported)} core modules import; the LP and the GP fit ({ordercore.__file__})")
