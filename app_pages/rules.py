@@ -3,7 +3,6 @@
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import app_state
@@ -11,43 +10,68 @@ from ordercore.datasets import read_csv
 from ordercore.figures import rows_map
 from ordercore.preferences import PreferenceSet
 from ordercore.quality import check_preference_graph, rule_quality
-from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
+from ordercore.rules import (
+    CONDITIONS,
+    DEFAULT_MAX_PAIRS,
+    Condition,
+    Ordering,
+    Rule,
+    condition_form,
+    generate,
+    rule_columns,
+    suggested_conditions,
+)
 
 PREVIEW_PAIRS = 300
 
 
+CONDITION_SLOTS = 4
+NO_CONDITION = "—"
+
+
+def parameter_widget(cell, parameter, key: str):
+    """One input of a condition's form (``ordercore.rules.condition_form``)."""
+    if parameter.options is not None:
+        index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
+        return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
+    help_text = f"below {parameter.maximum}" if parameter.below else None
+    return cell.number_input(
+        parameter.label, min_value=parameter.minimum, value=float(parameter.default), key=key, help=help_text
+    )
+
+
+def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
+    """A row of widgets for one "roughly equal" condition: its kind (any registered one), then its
+    parameters."""
+    kinds = [NO_CONDITION, *CONDITIONS]
+    cells = st.columns([2, 2, 2, 2])
+    kind = cells[0].selectbox(
+        f"condition {slot + 1}",
+        kinds,
+        index=kinds.index(start.kind) if start is not None else 0,
+        format_func=lambda k: CONDITIONS[k].label if k in CONDITIONS else k,
+        key=f"rule_kind_{slot}",
+    )
+    if kind == NO_CONDITION:
+        return None
+    parameters = condition_form(kind, frame, exclude, start)
+    values = {
+        parameter.name: parameter_widget(cell, parameter, f"rule_{slot}_{kind}_{parameter.name}")
+        for cell, parameter in zip(cells[1:], parameters, strict=False)
+    }
+    return CONDITIONS[kind](**values)
+
+
 def build_rule(data) -> Rule | None:
-    frame = data.frame
-    numeric = [
-        c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) and c != data.dataset.metadata["target"]
-    ]
-    others = [c for c in frame.columns if c not in numeric and c != data.dataset.metadata["target"]]
+    frame, target = data.frame, data.dataset.metadata["target"]
+    numeric = rule_columns(frame, "numeric", exclude=[target])
     name = st.text_input("Rule name", "more bedrooms", key="rule_name")
-    conditions = []
     st.markdown("**Roughly equal when**")
-    geo = [c for c in ("latitude", "longitude") if c in frame.columns]
-    if len(geo) == 2 and st.checkbox("within a distance", True, key="rule_use_near"):
-        miles = st.number_input("miles", 0.0, 500.0, 2.0, key="rule_miles")
-        conditions.append(Near("latitude", "longitude", miles))
-    # Defaults: the seed's kind of rule on whatever of age and income the table has.
-    suggested = [c for c in ("age", "housing_median_age", "income", "median_income") if c in numeric][:3]
-    for k in range(3):
-        left, middle, right = st.columns([2, 1, 1])
-        options = ["—"] + numeric
-        default = options.index(suggested[k]) if k < len(suggested) else 0
-        column = left.selectbox(f"column {k + 1}", options, index=default, key=f"rule_within_column_{k}")
-        kind = middle.radio("as", ["absolute", "relative"], key=f"rule_within_kind_{k}", horizontal=True)
-        amount = right.number_input(
-            "within", 0.0, value=0.1 if kind == "relative" else 10.0, key=f"rule_within_amount_{k}"
-        )
-        if column != "—":
-            conditions.append(
-                Within(column, amount) if kind == "absolute" else RelativeWithin(column, min(amount, 0.99))
-            )
-    if others:
-        category = st.selectbox("same category in", ["—"] + others, key="rule_category")
-        if category != "—":
-            conditions.append(SameCategory(category))
+    suggested = suggested_conditions(frame, exclude=[target])
+    conditions = [
+        condition_widgets(slot, frame, [target], suggested[slot] if slot < len(suggested) else None)
+        for slot in range(CONDITION_SLOTS)
+    ]
     st.markdown("**then the one with**")
     left, middle, right = st.columns([1, 2, 1])
     direction = left.radio(
@@ -61,6 +85,7 @@ def build_rule(data) -> Rule | None:
     margin = left.number_input("margin d", value=0.0, key="rule_margin")
     weight = right.number_input("weight w", 0.0, value=1.0, key="rule_weight")
     try:
+        conditions = [c for c in conditions if c is not None]
         return Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
     except (ValueError, TypeError) as error:
         st.error(f"This rule is not complete: {error}")
@@ -115,7 +140,7 @@ def main() -> None:
             made = app_state.memo(
                 "rule_preview",
                 (st.session_state.study_key, rule.to_json()),
-                lambda: generate(rule, data.frame, labeled, max_pairs=20_000, random_state=0),
+                lambda: generate(rule, data.frame, labeled, random_state=0),
             )
         except ValueError as error:
             preview.error(str(error))
@@ -125,7 +150,7 @@ def main() -> None:
                 st.metric(
                     "Pairs this rule makes",
                     len(made.preferences),
-                    help=f"{made.n_matched} matched before the 20,000 cap",
+                    help=f"{made.n_matched:,} matched before the cap of {DEFAULT_MAX_PAIRS:,}",
                 )
                 if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
                     shown = made.preferences[:PREVIEW_PAIRS]

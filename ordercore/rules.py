@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -42,89 +43,177 @@ RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 
 
 # ---------------------------------------------------------------------------------------- conditions
-@dataclass(frozen=True)
-class Near:
-    """Geographic distance between the rows' (latitude, longitude), in degrees, at most ``miles``."""
+def column_field(kind: str = "numeric", suggest: tuple[str, ...] = ()):
+    """A condition's column parameter: ``kind`` 'numeric' or 'any' (which columns may fill it), and
+    column names to suggest first (the Rules page reads this)."""
+    return field(metadata={"column": kind, "suggest": suggest})
 
-    latitude: str
-    longitude: str
-    miles: float
-    kind: str = field(default="near", init=False)
+
+def amount_field(minimum: float, maximum: float | None, default: float, label: str, *, below: bool = False):
+    """A condition's numeric parameter, in [minimum, maximum] (None: unbounded above; with ``below``,
+    strictly below maximum), with the default and label the Rules page shows."""
+    return field(metadata={"amount": (minimum, maximum, below), "default": default, "label": label})
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One "roughly equal" test between two rows.  Subclasses are frozen dataclasses whose fields
+    are made by ``column_field`` and ``amount_field``; each subclass registers itself in
+    ``CONDITIONS`` under its ``kind``, which is how JSON and the Rules page find it.
+
+    ``values`` maps each column a rule uses to an array over the rows being paired: float64 for
+    numeric columns, integer category codes otherwise, with no missing values (rows with a missing
+    value in any of the rule's columns never pair: ``generate`` leaves them out first).
+    """
+
+    kind: ClassVar[str]
+    label: ClassVar[str]
+    priority: ClassVar[int] = 100
+    """Which condition generates candidates: the lowest priority among those with ``candidates``."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        CONDITIONS[cls.kind] = cls
 
     def columns(self) -> list[str]:
-        return [self.latitude, self.longitude]
+        return [getattr(self, f.name) for f in fields(self) if "column" in f.metadata]
+
+    def numeric_columns(self) -> list[str]:
+        return [getattr(self, f.name) for f in fields(self) if f.metadata.get("column") == "numeric"]
 
     def check(self) -> None:
-        if not np.isfinite(self.miles) or self.miles < 0:
-            raise ValueError(f"Near: the radius must be a finite number of miles >= 0, got {self.miles!r}")
+        """Raise ``ValueError`` for a parameter outside its ``amount_field`` range (or not finite)."""
+        for f in fields(self):
+            if "amount" not in f.metadata:
+                continue
+            value, (low, high, below) = getattr(self, f.name), f.metadata["amount"]
+            above_high = high is not None and (value >= high if below else value > high)
+            if not np.isfinite(value) or value < low or above_high:
+                bounds = f">= {low}" if high is None else f"in [{low}, {high}{')' if below else ']'}"
+                raise ValueError(f"{type(self).__name__} {self.columns()}: {f.name} must be {bounds}, got {value!r}")
 
-    def holds(self, frame_values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        lat, lon = np.radians(frame_values[self.latitude]), np.radians(frame_values[self.longitude])
+    def check_values(self, values: dict) -> None:
+        """Raise ``ValueError`` where the table's values make no sense for this condition."""
+
+    def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Boolean mask: rows i and j (int arrays of equal length) are roughly equal."""
+        raise NotImplementedError
+
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]] | None:
+        """Chunks of pairs (i < j) among n rows that contain every pair this condition holds for,
+        or None when it has no faster way than all pairs."""
+        return None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, **asdict(self)}
+
+
+CONDITIONS: dict[str, type[Condition]] = {}
+"""The registry of condition kinds (filled by ``Condition.__init_subclass__``)."""
+
+
+@dataclass(frozen=True)
+class Near(Condition):
+    """Geographic distance between the rows' (latitude, longitude), in degrees, at most ``miles``."""
+
+    latitude: str = column_field(suggest=("latitude", "lat"))
+    longitude: str = column_field(suggest=("longitude", "lon", "lng"))
+    miles: float = amount_field(0.0, None, 2.0, "miles")
+    kind: ClassVar[str] = "near"
+    label: ClassVar[str] = "within a distance (miles)"
+    priority: ClassVar[int] = 0
+
+    def check_values(self, values: dict) -> None:
+        for column, limit in ((self.latitude, 90.0), (self.longitude, 180.0)):
+            outside = np.abs(values[column]) > limit
+            if outside.any():
+                raise ValueError(
+                    f"Near: column {column!r} must hold degrees within ±{limit:g}; "
+                    f"{int(outside.sum())} row(s) do not (e.g. {values[column][outside][0]!r})"
+                )
+
+    def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        lat, lon = np.radians(values[self.latitude]), np.radians(values[self.longitude])
         # Haversine: 2 asin √(sin²(Δφ/2) + cos φ_i cos φ_j sin²(Δλ/2)).
         h = np.sin((lat[i] - lat[j]) / 2) ** 2 + np.cos(lat[i]) * np.cos(lat[j]) * np.sin((lon[i] - lon[j]) / 2) ** 2
         return 2 * EARTH_RADIUS_MILES * np.arcsin(np.sqrt(np.clip(h, 0, 1))) <= self.miles * (1 + 1e-12)
 
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        points = np.radians(np.column_stack([values[self.latitude], values[self.longitude]]))
+        tree = BallTree(points, metric="haversine")
+        radius = self.miles / EARTH_RADIUS_MILES
+        # Count first, so that each chunk of rows returns about CHUNK_PAIRS neighbours (a dense city
+        # has thousands of rows within 25 miles of each other).
+        counts = tree.query_radius(points, r=radius, count_only=True)
+        for rows in _chunks(counts):
+            neighbours = tree.query_radius(points[rows], r=radius)
+            i = np.repeat(rows, counts[rows])
+            j = np.concatenate(neighbours)
+            keep = i < j
+            yield i[keep], j[keep]
+
 
 @dataclass(frozen=True)
-class Within:
+class Within(Condition):
     """|a - b| <= tolerance on a numeric column."""
 
-    column: str
-    tolerance: float
-    kind: str = field(default="within", init=False)
+    column: str = column_field()
+    tolerance: float = amount_field(0.0, None, 10.0, "within")
+    kind: ClassVar[str] = "within"
+    label: ClassVar[str] = "within an absolute difference"
+    priority: ClassVar[int] = 2
 
-    def columns(self) -> list[str]:
-        return [self.column]
-
-    def check(self) -> None:
-        if not np.isfinite(self.tolerance) or self.tolerance < 0:
-            raise ValueError(f"Within {self.column!r}: the tolerance must be finite and >= 0, got {self.tolerance!r}")
-
-    def holds(self, frame_values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        x = frame_values[self.column]
+    def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        x = values[self.column]
         return np.abs(x[i] - x[j]) <= self.tolerance
 
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        order, sorted_x = _sorted(values[self.column])
+        yield from _window_pairs(order, np.searchsorted(sorted_x, sorted_x + self.tolerance, side="right"))
+
 
 @dataclass(frozen=True)
-class RelativeWithin:
+class RelativeWithin(Condition):
     """|a - b| <= fraction · max(|a|, |b|) on a numeric column (0 <= fraction < 1)."""
 
-    column: str
-    fraction: float
-    kind: str = field(default="relative_within", init=False)
+    column: str = column_field()
+    fraction: float = amount_field(0.0, 1.0, 0.1, "within (fraction)", below=True)
+    kind: ClassVar[str] = "relative_within"
+    label: ClassVar[str] = "within a relative difference"
+    priority: ClassVar[int] = 3
 
-    def columns(self) -> list[str]:
-        return [self.column]
-
-    def check(self) -> None:
-        if not np.isfinite(self.fraction) or not 0 <= self.fraction < 1:
-            raise ValueError(f"RelativeWithin {self.column!r}: the fraction must be in [0, 1), got {self.fraction!r}")
-
-    def holds(self, frame_values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        x = frame_values[self.column]
+    def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        x = values[self.column]
         return np.abs(x[i] - x[j]) <= self.fraction * np.maximum(np.abs(x[i]), np.abs(x[j]))
+
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        order, sorted_x = _sorted(values[self.column])
+        if np.any(sorted_x < 0):
+            raise ValueError(
+                f"RelativeWithin {self.column!r} as a rule's only condition needs a non-negative column; "
+                "add another condition (e.g. Within or Near) to generate candidates"
+            )
+        yield from _window_pairs(order, np.searchsorted(sorted_x, sorted_x / (1 - self.fraction), side="right"))
 
 
 @dataclass(frozen=True)
-class SameCategory:
+class SameCategory(Condition):
     """The two rows have the same value in a column (any type)."""
 
-    column: str
-    kind: str = field(default="same_category", init=False)
+    column: str = column_field("any")
+    kind: ClassVar[str] = "same_category"
+    label: ClassVar[str] = "in the same category"
+    priority: ClassVar[int] = 1
 
-    def columns(self) -> list[str]:
-        return [self.column]
-
-    def check(self) -> None:
-        pass
-
-    def holds(self, frame_values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        codes = frame_values[self.column]
+    def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        codes = values[self.column]
         return codes[i] == codes[j]
 
-
-CONDITIONS = {cls.__dataclass_fields__["kind"].default: cls for cls in (Near, Within, RelativeWithin, SameCategory)}
-NUMERIC = (Near, Within, RelativeWithin)
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        codes = values[self.column]
+        order = np.argsort(codes, kind="stable")
+        for group in np.split(order, np.flatnonzero(np.diff(codes[order])) + 1):
+            yield from _window_pairs(group, np.full(group.size, group.size))
 
 
 @dataclass(frozen=True)
@@ -161,7 +250,7 @@ class Rule:
         if not self.conditions:
             raise ValueError(f"rule {self.name!r} needs at least one 'roughly equal' condition")
         for condition in self.conditions:
-            if not isinstance(condition, tuple(CONDITIONS.values())):
+            if not isinstance(condition, Condition):
                 raise TypeError(f"rule {self.name!r}: {condition!r} is not a condition")
             condition.check()
         if not isinstance(self.ordering, Ordering):
@@ -181,7 +270,7 @@ class Rule:
         missing = [c for c in self.columns() if c not in frame.columns]
         if missing:
             raise ValueError(f"rule {self.name!r}: unknown column(s) {missing}; the table has {list(frame.columns)}")
-        numeric = [c for cond in self.conditions if isinstance(cond, NUMERIC) for c in cond.columns()]
+        numeric = [c for condition in self.conditions for c in condition.numeric_columns()]
         for column in numeric + [self.ordering.column]:
             if not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
                 raise ValueError(
@@ -194,7 +283,7 @@ class Rule:
             "format": RULE_FORMAT,
             "version": RULE_VERSION,
             "name": self.name,
-            "conditions": [asdict(condition) for condition in self.conditions],
+            "conditions": [condition.to_dict() for condition in self.conditions],
             "ordering": asdict(self.ordering),
             "margin": self.margin,
             "weight": self.weight,
@@ -237,6 +326,69 @@ class Rule:
         return cls.from_dict(data)
 
 
+# ---------------------------------------------------------------------------------------- forms
+@dataclass(frozen=True)
+class ConditionParameter:
+    """One input of a condition's form: a column (``options`` lists the table's eligible columns)
+    or a number (``options`` is None; ``minimum``, ``maximum`` bound it, ``maximum`` exclusive when
+    ``below``)."""
+
+    name: str
+    label: str
+    default: object
+    options: list[str] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    below: bool = False
+
+
+def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
+    """The table's columns a rule may use: 'numeric' (numbers, not booleans) or 'any'."""
+    columns = [str(c) for c in frame.columns if c not in exclude]
+    if kind == "any":
+        return columns
+    return [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+
+
+def condition_form(
+    kind: str, frame: pd.DataFrame, exclude=(), start: Condition | None = None
+) -> list[ConditionParameter]:
+    """The inputs of condition ``kind`` over ``frame`` (``exclude``: columns not to offer, e.g. the
+    target), with ``start``'s values as defaults when it is of that kind."""
+    parameters = []
+    for f in fields(CONDITIONS[kind]):
+        current = getattr(start, f.name) if start is not None and start.kind == kind else None
+        if "column" in f.metadata:
+            options = rule_columns(frame, f.metadata["column"], exclude)
+            suggested = [c for c in f.metadata["suggest"] if c in options]
+            default = current if current in options else (suggested or options or [None])[0]
+            parameters.append(ConditionParameter(f.name, f.name, default, options))
+        else:
+            low, high, below = f.metadata["amount"]
+            default = f.metadata["default"] if current is None else current
+            parameters.append(ConditionParameter(f.name, f.metadata["label"], default, None, low, high, below))
+    return parameters
+
+
+SUGGESTED_CLOSENESS = (("age", "housing_median_age"), ("income", "median_income"))
+"""Columns the Rules page first offers as "roughly equal" (seed 000's rule: age and income)."""
+
+
+def suggested_conditions(frame: pd.DataFrame, exclude=()) -> list[Condition]:
+    """The conditions a new rule starts from: near on latitude/longitude when the table has them, and
+    within a quarter of a standard deviation on its age and income columns (seed 000's kind of rule)."""
+    numeric = rule_columns(frame, "numeric", exclude)
+    suggested: list[Condition] = []
+    if {"latitude", "longitude"} <= set(numeric):
+        suggested.append(Near("latitude", "longitude", 2.0))
+    for names in SUGGESTED_CLOSENESS:
+        column = next((c for c in names if c in numeric), None)
+        if column is not None:
+            quarter = 0.25 * float(np.nanstd(frame[column].to_numpy(dtype=np.float64)))
+            suggested.append(Within(column, float(f"{quarter:.1g}") if quarter > 0 else 0.0))
+    return suggested
+
+
 # ---------------------------------------------------------------------------------------- generation
 @dataclass(frozen=True)
 class RulePreferences:
@@ -247,49 +399,20 @@ class RulePreferences:
     n_matched: int
 
 
-def _block_order(condition) -> int:
-    """Which condition generates candidates: geography, then categories, then numeric windows."""
-    return {Near: 0, SameCategory: 1, Within: 2, RelativeWithin: 3}[type(condition)]
-
-
-def _candidates(condition, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Chunks of candidate pairs (i < j) that satisfy ``condition``, each a pair of int arrays."""
-    if isinstance(condition, Near):
-        points = np.radians(np.column_stack([values[condition.latitude], values[condition.longitude]]))
-        tree = BallTree(points, metric="haversine")
-        radius = condition.miles / EARTH_RADIUS_MILES
-        # Count first, so that each chunk of rows returns about CHUNK_PAIRS neighbours (a dense city
-        # has thousands of rows within 25 miles of each other).
-        counts = tree.query_radius(points, r=radius, count_only=True)
-        for rows in _chunks(counts):
-            neighbours = tree.query_radius(points[rows], r=radius)
-            i = np.repeat(rows, counts[rows])
-            j = np.concatenate(neighbours)
-            keep = i < j
-            yield i[keep], j[keep]
-        return
-    if isinstance(condition, SameCategory):
-        codes = values[condition.column]
-        order = np.argsort(codes, kind="stable")
-        boundaries = np.flatnonzero(np.diff(codes[order])) + 1
-        groups = np.split(order, boundaries)
-        for group in groups:
-            yield from _window_pairs(group, np.full(group.size, group.size))
-        return
-    # Numeric closeness: sort, and pair each row with the rows after it up to the window's end.
-    x = values[condition.column]
+def _sorted(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The order that sorts x (stable) and x sorted."""
     order = np.argsort(x, kind="stable")
-    sorted_x = x[order]
-    if isinstance(condition, Within):
-        ends = np.searchsorted(sorted_x, sorted_x + condition.tolerance, side="right")
-    else:
-        if np.any(sorted_x < 0):
-            raise ValueError(
-                f"RelativeWithin {condition.column!r} as a rule's only condition needs a non-negative column; "
-                "add another condition (e.g. Within or Near) to generate candidates"
-            )
-        ends = np.searchsorted(sorted_x, sorted_x / (1 - condition.fraction), side="right")
-    yield from _window_pairs(order, ends)
+    return order, x[order]
+
+
+def _candidate_pairs(conditions, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Chunks of candidate pairs (i < j) from the condition with the lowest priority that has a
+    candidate generator; every pair when none has one."""
+    for condition in sorted(conditions, key=lambda c: c.priority):
+        chunks = condition.candidates(values, n)
+        if chunks is not None:
+            return chunks
+    return _window_pairs(np.arange(n), np.full(n, n))
 
 
 def _chunks(counts: np.ndarray) -> Iterator[np.ndarray]:
@@ -314,6 +437,27 @@ def _window_pairs(order: np.ndarray, ends: np.ndarray) -> Iterator[tuple[np.ndar
         yield np.minimum(i, j), np.maximum(i, j)
 
 
+def complete_values(rule: Rule, frame: pd.DataFrame) -> tuple[np.ndarray, dict]:
+    """(rows, values): the rows of ``frame`` with a value in every column ``rule`` uses (missing and
+    non-finite values never pair, nor order), and each such column over those rows as float64
+    (numeric) or integer category codes (anything else).  Checks each condition's values."""
+    rule.check_columns(frame)
+    values, complete = {}, np.ones(len(frame), dtype=bool)
+    for column in set(rule.columns()):
+        series = frame[column]
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            values[column] = series.to_numpy(dtype=np.float64)
+            complete &= np.isfinite(values[column])
+        else:
+            values[column] = pd.factorize(series)[0]
+            complete &= values[column] >= 0  # factorize codes a missing value -1
+    rows = np.flatnonzero(complete)
+    values = {column: array[rows] for column, array in values.items()}
+    for condition in rule.conditions:
+        condition.check_values(values)
+    return rows, values
+
+
 def generate(
     rule: Rule,
     frame: pd.DataFrame,
@@ -327,51 +471,39 @@ def generate(
 
     labeled : boolean mask (n,) of rows with a label (default: none).  scope : 'training' (pairs
     with at least one unlabeled row, seed 000), 'labeled' (both labeled: for estimating accuracy)
-    or 'all'.  max_pairs : cap, with a uniform sample beyond it (None: no cap).
+    or 'all'.  max_pairs : cap, with a uniform sample beyond it (None: no cap).  Rows with a
+    missing value in any column the rule uses take part in no pair.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     if max_pairs is not None and (not isinstance(max_pairs, int | np.integer) or max_pairs < 0):
         raise ValueError(f"max_pairs must be a non-negative integer or None, got {max_pairs!r}")
-    rule.check_columns(frame)
     n = len(frame)
     labeled = np.zeros(n, dtype=bool) if labeled is None else np.asarray(labeled, dtype=bool)
     if labeled.shape != (n,):
         raise ValueError(f"labeled must be a boolean mask of shape ({n},), got {labeled.shape}")
-    values = {}
-    for column in set(rule.columns()):
-        series = frame[column]
-        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-            values[column] = series.to_numpy(dtype=np.float64)
-        else:
-            values[column] = pd.factorize(series)[0]
+    rows, values = complete_values(rule, frame)
+    labeled = labeled[rows]
     rng = np.random.default_rng(random_state)
-    conditions = sorted(rule.conditions, key=_block_order)
     ordering = values[rule.ordering.column]
     kept_i, kept_j, kept_keys = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     n_matched = 0
-    for i, j in _candidates(conditions[0], values, n):
+    for i, j in _candidate_pairs(rule.conditions, values, rows.size):
         keep = np.ones(i.size, dtype=bool)
-        for condition in conditions[1:]:
+        for condition in rule.conditions:
             keep &= condition.holds(values, i, j)
-        i, j = i[keep], j[keep]
-        # Missing values never make two rows equal, nor order them.
-        finite = np.isfinite(ordering[i]) & np.isfinite(ordering[j])
-        for column in {c for cond in conditions if isinstance(cond, NUMERIC) for c in cond.columns()}:
-            finite &= np.isfinite(values[column][i]) & np.isfinite(values[column][j])
         difference = ordering[i] - ordering[j]
-        keep = finite & (np.abs(difference) > 0) & (np.abs(difference) >= rule.ordering.min_difference)
+        keep &= (np.abs(difference) > 0) & (np.abs(difference) >= rule.ordering.min_difference)
         both = labeled[i] & labeled[j]
         keep &= {"training": ~both, "labeled": both, "all": np.ones_like(both)}[scope]
         i, j, difference = i[keep], j[keep], difference[keep]
         n_matched += i.size
         higher_wins = (difference > 0) == (rule.ordering.direction == "higher")
         winner, loser = np.where(higher_wins, i, j), np.where(higher_wins, j, i)
-        keys = rng.random(winner.size)
         kept_i, kept_j, kept_keys = (
-            np.concatenate([kept_i, winner]),
-            np.concatenate([kept_j, loser]),
-            np.concatenate([kept_keys, keys]),
+            np.concatenate([kept_i, rows[winner]]),
+            np.concatenate([kept_j, rows[loser]]),
+            np.concatenate([kept_keys, rng.random(winner.size)]),
         )
         if max_pairs is not None and kept_keys.size > max_pairs:
             # A uniform sample without replacement: the max_pairs smallest of independent uniform keys.

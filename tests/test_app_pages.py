@@ -74,8 +74,9 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
     assert svr == ssl  # no preferences: SSL is SVR
     at.switch_page("app_pages/rules.py").run()
     assert not at.exception
-    at.number_input(key="rule_miles").set_value(1.0).run()
-    at.selectbox(key="rule_within_column_0").set_value("age").run()
+    at.number_input(key="rule_0_near_miles").set_value(1.0).run()
+    at.selectbox(key="rule_kind_2").set_value("within").run()
+    at.selectbox(key="rule_2_within_column").set_value("rooms").run()
     at.button(key="rule_add").click().run()
     assert not at.exception and "Added" in at.success[0].value
     store = Store(f"sqlite:///{store_path}")

@@ -2,12 +2,25 @@
 
 import itertools
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.rules import Near, Ordering, RelativeWithin, Rule, SameCategory, Within, generate
+from ordercore.rules import (
+    CONDITIONS,
+    Condition,
+    Near,
+    Ordering,
+    RelativeWithin,
+    Rule,
+    SameCategory,
+    Within,
+    column_field,
+    generate,
+)
 
 
 @pytest.fixture
@@ -149,7 +162,7 @@ def test_rules_round_trip_through_json():
 @pytest.mark.parametrize(
     ("build", "match"),
     [
-        (lambda: Rule("r", [Near("lat", "lon", -1)], Ordering("bedrooms")), "radius"),
+        (lambda: Rule("r", [Near("lat", "lon", -1)], Ordering("bedrooms")), "miles"),
         (lambda: Rule("r", [Within("age", -2)], Ordering("bedrooms")), "tolerance"),
         (lambda: Rule("r", [RelativeWithin("income", 1.5)], Ordering("bedrooms")), "fraction"),
         (lambda: Rule("r", [], Ordering("bedrooms")), "at least one"),
@@ -181,3 +194,65 @@ def test_bad_columns_and_documents_raise(table):
         )
     with pytest.raises(ValueError, match="not an ordercore rule"):
         Rule.from_dict({"name": "r"})
+
+
+@pytest.fixture
+def gappy_table(table):
+    """The table with several missing values in every column a rule can use."""
+    frame = table.copy()
+    frame["town"] = frame["town"].astype(object)
+    rng = np.random.default_rng(1)
+    for column in ("lat", "lon", "age", "income", "town", "bedrooms"):
+        frame.loc[rng.choice(len(frame), 6, replace=False), column] = None
+    return frame
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rows_with_missing_values_never_pair(gappy_table, case):
+    conditions, close = CASES[case]
+    rule = Rule("r", conditions, Ordering("bedrooms"))
+    columns = rule.columns()
+
+    def complete_and_close(a, b):
+        return not (a[columns].isna().any() or b[columns].isna().any()) and close(a, b)
+
+    labeled = np.zeros(len(gappy_table), dtype=bool)
+    got = generate(rule, gappy_table, labeled, max_pairs=None).preferences
+    assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == brute_force(
+        gappy_table, labeled, "training", complete_and_close, "bedrooms"
+    )
+
+
+def test_coordinates_out_of_range_are_an_error(table):
+    rule = Rule("r", [Near("lat", "lon", 5.0)], Ordering("bedrooms"))
+    for column, value in (("lat", 340.0), ("lon", -181.0)):
+        frame = table.copy()
+        frame.loc[3, column] = value
+        with pytest.raises(ValueError, match=f"{column}.*degrees"):
+            generate(rule, frame)
+
+
+def test_a_new_condition_is_one_class(table):
+    """A condition with no candidate generator of its own: registered by its class alone, read back
+    from JSON, and paired over all pairs."""
+
+    @dataclass(frozen=True)
+    class SameParity(Condition):
+        column: str = column_field()
+        kind: ClassVar[str] = "same_parity"
+        label: ClassVar[str] = "same parity"
+
+        def holds(self, values, i, j):
+            return values[self.column][i] % 2 == values[self.column][j] % 2
+
+    try:
+        rule = Rule("r", [SameParity("age")], Ordering("bedrooms"))
+        assert CONDITIONS["same_parity"] is SameParity
+        assert Rule.from_json(rule.to_json()) == rule
+        got = generate(rule, table, max_pairs=None).preferences
+        expected = brute_force(
+            table, np.zeros(len(table), bool), "training", lambda a, b: a.age % 2 == b.age % 2, "bedrooms"
+        )
+        assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == expected
+    finally:
+        CONDITIONS.pop("same_parity")
