@@ -13,7 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.store import Store, store_url
-from ordercore.studio import StudyData, Workbench, load_source, study_data
+from ordercore.studio import StudyData, load_source, study_data
+from ordercore.workbench import STUDIO_MODELS, Workbench
 
 
 @st.cache_resource
@@ -61,13 +62,20 @@ def session_data(session) -> StudyData | None:
     return st.session_state.study
 
 
+def model_choice() -> tuple[str, dict]:
+    """The regressor the Model page chose (a key of ``STUDIO_MODELS``, kept under a plain key that
+    outlives the page's widgets) and its settings."""
+    model = st.session_state.get("model_key", "lp")
+    return model, STUDIO_MODELS[model].settings(st.session_state.get("model_params", {}))
+
+
 def workbench(session, data: StudyData) -> Workbench:
-    """The session's SVR/SSL pair, kept across reruns (rebuilt when its data or λ change)."""
-    params = st.session_state.get("model_params", {"gamma": None, "lambda1": 1e-3, "lambda2": 1.0})
-    key = (session.id, st.session_state.get("study_key"), json.dumps(params, sort_keys=True))
+    """The session's SVR/SSL pair, kept across reruns (rebuilt when its data, model or settings change)."""
+    model, params = model_choice()
+    key = (session.id, st.session_state.get("study_key"), model, json.dumps(params, sort_keys=True))
     if st.session_state.get("workbench_key") != key:
         st.session_state.workbench_key = key
-        st.session_state.workbench = Workbench(data, **params)
+        st.session_state.workbench = Workbench(data, model, params)
         st.session_state.retrain_history = []
     return st.session_state.workbench
 
@@ -103,10 +111,11 @@ def retrain(session, data: StudyData):
         st.session_state.retrained_for = signature
         st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
         if data.test.size:
+            model, params = model_choice()
             store().add_model_run(
                 session.id,
-                "lp",
-                st.session_state.get("model_params", {}),
+                model,
+                params,
                 {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds},
                 len(preferences),
             )

@@ -3,14 +3,10 @@
 import numpy as np
 import pandas as pd
 import streamlit as st
-from sklearn.ensemble import HistGradientBoostingRegressor
-from sklearn.metrics import mean_absolute_error
 
 import app_state
 from ordercore.figures import against_figure, mae_history_figure
-from ordercore.studio import gp_latent
-
-LAMBDA_CHOICES = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0]
+from ordercore.workbench import STUDIO_MODELS, gp_latent, monotone_boosting_mae
 
 
 def violations_by_source(session, bench, provenance) -> pd.DataFrame:
@@ -35,22 +31,23 @@ def number(value: float) -> str:
 def main() -> None:
     st.title("Model")
     session, data = app_state.need_session_and_data()
-    with st.expander("Hyperparameters", expanded=False):
-        params = st.session_state.get("model_params", {"gamma": None, "lambda1": 1e-3, "lambda2": 1.0})
-        gamma = st.select_slider(
-            "RBF γ (auto = 1 / features)",
-            ["auto", 1e-3, 1e-2, 1e-1, 1.0, 10.0],
-            value=params["gamma"] or "auto",
-            key="model_gamma",
+    with st.expander("Model and hyperparameters", expanded=False):
+        model, params = app_state.model_choice()
+        keys = list(STUDIO_MODELS)
+        st.session_state.model_key = model = st.selectbox(
+            "Regressor", keys, keys.index(model), format_func=lambda key: STUDIO_MODELS[key].label, key="model_select"
         )
-        lambda1 = st.select_slider("λ1 (sparsity)", LAMBDA_CHOICES, value=params["lambda1"], key="model_lambda1")
-        lambda2 = st.select_slider(
-            "λ2 (weight of preferences)", LAMBDA_CHOICES, value=params["lambda2"], key="model_lambda2"
-        )
+        choice = STUDIO_MODELS[model]
+        params = choice.settings(params)
         st.session_state.model_params = {
-            "gamma": None if gamma == "auto" else gamma,
-            "lambda1": lambda1,
-            "lambda2": lambda2,
+            name: st.select_slider(
+                choice.labels.get(name, name),
+                values,
+                value=params[name],
+                format_func=lambda value: "auto" if value is None else f"{value:g}",
+                key=f"model_{model}_{name}",
+            )
+            for name, values in choice.choices.items()
         }
     bench, preferences, provenance = app_state.retrain(session, data)
     history = st.session_state.retrain_history
@@ -113,14 +110,16 @@ def main() -> None:
                 )
                 st.plotly_chart(figure, key="model_gp")
     with hgb_column:
-        numeric = [c for c in data.dataset.metadata["features"] if pd.api.types.is_numeric_dtype(data.frame[c])]
-        column = st.selectbox("Gradient boosting, monotone increasing in", numeric, key="model_monotone")
-        if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb") and data.test.size:
-            constraints = [1 if c == column else 0 for c in numeric]
-            model = HistGradientBoostingRegressor(monotonic_cst=constraints, random_state=0)
-            model.fit(data.frame.loc[data.labeled, numeric], data.y_true[data.labeled])
-            error = mean_absolute_error(data.y_true[data.test], model.predict(data.frame.loc[data.test, numeric]))
-            st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
+        column = st.selectbox(
+            "Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone"
+        )
+        if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb"):
+            try:
+                error = monotone_boosting_mae(data, column)
+            except ValueError as problem:
+                st.error(str(problem))
+            else:
+                st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
 
 
 main()

@@ -25,7 +25,8 @@ from ordercore.datasets import load_dataset  # noqa: E402
 from ordercore.experiments import bedroom_rule, with_household_columns  # noqa: E402
 from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.rules import generate  # noqa: E402
-from ordercore.studio import StudyData, Workbench  # noqa: E402
+from ordercore.studio import StudyData  # noqa: E402
+from ordercore.workbench import Workbench  # noqa: E402
 
 
 def main(argv=None) -> None:

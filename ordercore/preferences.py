@@ -24,6 +24,11 @@ JSON_FORMAT = "ordercore.preferences"
 JSON_VERSION = 1
 
 
+VIOLATION_TOLERANCE = 1e-6
+"""A preference counts as violated when its shortfall max(d - (f_i - f_j), 0) exceeds this fraction
+of the target's scale (the LP's feasibility tolerance is 1e-7 in those units)."""
+
+
 def _index_array(values, name: str) -> np.ndarray:
     array = np.atleast_1d(np.asarray(values))
     if array.ndim != 1:
@@ -222,6 +227,12 @@ class PreferenceSet:
         f_i = np.where(self.i == ZERO, 0.0, f[self.i])
         f_j = np.where(self.j == ZERO, 0.0, f[self.j])
         return np.maximum(self.margin - (f_i - f_j), 0.0)
+
+    def violated(self, f: np.ndarray, scale: float = 1.0) -> np.ndarray:
+        """Boolean mask (p,): the preferences f (n_samples,) violates, those whose shortfall exceeds
+        ``VIOLATION_TOLERANCE`` times ``scale`` (the target's spread, e.g. the labels' standard
+        deviation).  The one definition of "violated" in ordercore."""
+        return self.violation(f) > VIOLATION_TOLERANCE * scale
 
     # ------------------------------------------------------------------ round trips
     def to_frame(self) -> pd.DataFrame:

@@ -79,7 +79,7 @@ def rule_quality(
 
     y : labels (n,), NaN where unknown.  clicks : the expert's pairwise preferences, if any.
     predictions : the current model's f at every row (n,), for the share of the rule's kept
-    preferences it violates (f_i - f_j < d); NaN without it.  Overlaps and conflicts count the rule's
+    preferences it violates (``PreferenceSet.violated``); NaN without it.  Overlaps and conflicts count the rule's
     kept pairs that another rule (or a click) also has, and that it has only the other way round.
     """
     y = np.asarray(y, dtype=np.float64)
@@ -102,8 +102,8 @@ def rule_quality(
         correct, total = labeled_accuracy(rule, frame, y)
         violated = np.nan
         if predictions is not None and len(preferences):
-            f = np.asarray(predictions, dtype=np.float64)
-            violated = float(np.mean(f[preferences.i] - f[preferences.j] < preferences.margin - 1e-9))
+            scale = float(np.nanstd(y)) if labeled.sum() > 1 else 1.0
+            violated = float(np.mean(preferences.violated(np.asarray(predictions, dtype=np.float64), scale or 1.0)))
         rows.append(
             (
                 rule.name,

@@ -120,3 +120,45 @@ def test_labeled_rows_chosen_by_hand_define_the_split():
     assert data.pool.size == 3000 - 3 - data.test.size
     with pytest.raises(ValueError, match="at least one labeled row"):
         study_data(frame, "price", SAMPLE_FEATURES, {"labeled": []})
+
+
+def add_default_rule(at):
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key="rule_add").click().run()
+    assert not at.exception and "Added" in at.success[0].value
+
+
+def test_a_rerun_never_retrains(ready, store_path):
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    runs, history = len(store.model_runs(session_id)), len(at.session_state["retrain_history"])
+    bench = at.session_state["workbench"]
+    for _ in range(3):
+        at.run()
+        assert not at.exception
+    at.switch_page("app_pages/pairwise.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert len(store.model_runs(session_id)) == runs and len(at.session_state["retrain_history"]) == history
+    assert at.session_state["workbench"] is bench
+
+
+def test_removing_a_rule_retrains(ready, store_path):
+    at = ready.switch_page("app_pages/model.py").run()
+    svr = metric(at, "Test MAE, SVR")
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    assert metric(at, "Preferences") != "0" and metric(at, "Test MAE, SSL") != svr
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ((rule_id, _),) = store.rules(session_id)
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    assert not at.exception and store.rules(session_id) == []
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    # No preferences left: SSL is SVR again, and the retrain was recorded.
+    assert metric(at, "Preferences") == "0" and metric(at, "Test MAE, SSL") == svr
+    assert len(store.model_runs(session_id)) == 3

@@ -21,11 +21,7 @@ from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
-from ordercore.preferences import PreferenceSet
-
-VIOLATION_TOLERANCE = 1e-6
-"""A preference counts as violated when its shortfall exceeds this fraction of the label scale
-(the LP's feasibility tolerance is 1e-7 in those units)."""
+from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
 def _same(a: tuple, b: tuple) -> bool:
@@ -181,6 +177,22 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self._set_solution(solution)
         return self
 
+    def update_preferences(self, preferences: PreferenceSet):
+        """Make ``preferences`` the set in force: a warm re-solve when it extends the current set or
+        is a prefix of it (an answer added, an undo), a cold solve on the same X and y otherwise
+        (a rule removed)."""
+        check_is_fitted(self)
+        preferences = _as_preferences(preferences)
+        current, n = self._lp.preferences, len(preferences)
+        if n >= len(current) and preferences[: len(current)] == current:
+            if n > len(current):
+                self.add_preferences(preferences[len(current) :])
+        elif current[:n] == preferences:
+            self.remove_preferences(np.arange(n, len(current)))
+        else:
+            self.fit(self._problem[0], self._problem[1], preferences)
+        return self
+
     def add_preferences(self, preferences: PreferenceSet):
         """Add preferences (indices into the X given to ``fit``) and re-solve warm."""
         check_is_fitted(self)
@@ -206,24 +218,23 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.solve_start_ = solution.start
         self.preferences_ = self._lp.preferences
         self.violation_ = solution.violation
-        self.violated_ = solution.violation > self._violation_tolerance()
+        self.violated_ = solution.violation > VIOLATION_TOLERANCE * self._lp.scaling.scale
         self.n_violated_ = int(np.count_nonzero(self.violated_))
-
-    def _violation_tolerance(self) -> float:
-        return VIOLATION_TOLERANCE * self._lp.scaling.scale
 
     def violated(self, preferences: PreferenceSet) -> np.ndarray:
         """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
         not) the fitted f violates, by the tolerance of ``n_violated_``."""
         check_is_fitted(self)
         preferences = _as_preferences(preferences)
+        if preferences == self.preferences_:
+            return self.violated_.copy()
         X = self._lp.X
         preferences.check_indices(X.shape[0])
         rows = referenced_rows(preferences)
         f = np.full(X.shape[0], np.nan)
         if rows.size:
             f[rows] = self.predict(X[rows])
-        return preferences.violation(f) > self._violation_tolerance()
+        return preferences.violated(f, self._lp.scaling.scale)
 
     def predict(self, X):
         """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""

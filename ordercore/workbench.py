@@ -1,0 +1,198 @@
+"""The models of a labelling session, retrained as its preferences change.
+
+A ``Workbench`` holds two fits of one regressor: ``svr``, on the labels alone (the seeds' SVR
+baseline when the regressor is the order-preference LP), and ``ssl``, on the labels and the
+session's preferences.  It talks to the regressor only through ``PreferenceRegressor``; a new
+regressor reaches the Model page by one entry in ``STUDIO_MODELS``.  Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.metrics import mean_absolute_error
+
+from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.preferences import PreferenceSet
+from ordercore.studio import StudyData
+
+N_CANDIDATES = 400
+"""Random pool pairs the next-question scorer ranks at each step."""
+
+PAIR_STRATEGIES = ("margin", "disagreement", "random")
+
+
+class PreferenceRegressor(Protocol):
+    """What the Workbench needs of a regressor (``OrderPreferenceRegressor`` is one)."""
+
+    def fit(self, X, y, preferences=None): ...
+
+    def update_preferences(self, preferences: PreferenceSet):
+        """Make ``preferences`` the set in force, warm where the regressor can."""
+
+    def predict(self, X) -> np.ndarray: ...
+
+    def violated(self, preferences: PreferenceSet) -> np.ndarray:
+        """Boolean mask (p,) of the preferences the fit violates (``PreferenceSet.violated``)."""
+
+    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None) -> np.ndarray:
+        """The k candidate pairs to ask next; with ``reference``, where the two fits differ most."""
+
+    def get_params(self, deep=True) -> dict: ...
+
+
+@dataclass(frozen=True)
+class StudioModel:
+    """A regressor the Model page offers: its estimator class and, for each hyperparameter the page
+    lets the user set, the values offered and their label.  Defaults are the estimator's own (one
+    place)."""
+
+    label: str
+    estimator: type
+    choices: dict[str, tuple]
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def defaults(self) -> dict:
+        parameters = self.estimator().get_params()
+        return {name: parameters[name] for name in self.choices}
+
+    def settings(self, parameters: dict) -> dict:
+        """``parameters`` where they are this model's settings, its defaults elsewhere."""
+        return {name: parameters.get(name, default) for name, default in self.defaults().items()}
+
+    def make(self, parameters: dict) -> PreferenceRegressor:
+        unknown = set(parameters) - set(self.choices)
+        if unknown:
+            raise ValueError(f"{self.label} has no setting {sorted(unknown)}; it has {sorted(self.choices)}")
+        return self.estimator(**{**self.defaults(), **parameters})
+
+
+LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
+STUDIO_MODELS = {
+    "lp": StudioModel(
+        "Order-preference LP (seeds 000/001)",
+        OrderPreferenceRegressor,
+        {"gamma": (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0), "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
+        {"gamma": "RBF γ (auto = 1 / features)", "lambda1": "λ1 (sparsity)", "lambda2": "λ2 (weight of preferences)"},
+    ),
+}
+"""The regressors the Studio can train, by key."""
+
+
+@dataclass
+class Retrain:
+    """What one retrain did: seconds, how it started ('cold', 'hot', 'kept', or '—' for a regressor
+    that does not say), test MAE of SVR and SSL (NaN without a test split), preferences violated by
+    each, and how far SSL's test predictions moved (mean absolute change)."""
+
+    seconds: float
+    start: str
+    svr_mae: float
+    ssl_mae: float
+    svr_violated: int
+    ssl_violated: int
+    moved: float
+
+
+@dataclass
+class Workbench:
+    """One regressor of ``STUDIO_MODELS`` fitted twice on a session's data: ``svr`` on the labels
+    alone, ``ssl`` on labels and preferences.  ``update(preferences)`` retrains ``ssl`` through
+    ``update_preferences`` (warm for a click or an undo) and keeps what the pages plot: both fits'
+    predictions on the held-out rows (``svr_test``, ``ssl_test``) and which preferences each
+    violates (``svr_violated``, ``ssl_violated``)."""
+
+    data: StudyData
+    model: str = "lp"
+    parameters: dict = field(default_factory=dict)
+    svr: PreferenceRegressor = field(init=False)
+    ssl: PreferenceRegressor | None = field(init=False, default=None)
+    svr_test: np.ndarray = field(init=False)
+    ssl_test: np.ndarray | None = field(init=False, default=None)
+    svr_violated: np.ndarray | None = field(init=False, default=None)
+    ssl_violated: np.ndarray | None = field(init=False, default=None)
+
+    def __post_init__(self):
+        if self.model not in STUDIO_MODELS:
+            raise ValueError(f"unknown model {self.model!r}; choose one of {sorted(STUDIO_MODELS)}")
+        X, y = self.data.dataset.X, self.data.y_train()
+        self.svr = STUDIO_MODELS[self.model].make(self.parameters).fit(X, y)
+        self.svr_test = self._test_predictions(self.svr)
+
+    def _test_predictions(self, model: PreferenceRegressor) -> np.ndarray:
+        test = self.data.test
+        return model.predict(self.data.dataset.X[test]) if test.size else np.zeros(0)
+
+    def update(self, preferences: PreferenceSet) -> Retrain:
+        start = time.perf_counter()
+        if self.ssl is None:
+            X, y = self.data.dataset.X, self.data.y_train()
+            self.ssl = STUDIO_MODELS[self.model].make(self.parameters).fit(X, y, preferences)
+        else:
+            self.ssl.update_preferences(preferences)
+        seconds = time.perf_counter() - start
+        previous, self.ssl_test = self.ssl_test, self._test_predictions(self.ssl)
+        self.svr_violated = self.svr.violated(preferences)
+        self.ssl_violated = self.ssl.violated(preferences)
+        svr_mae = ssl_mae = moved = float("nan")
+        if self.data.test.size:
+            truth = self.data.y_true[self.data.test]
+            svr_mae = float(mean_absolute_error(truth, self.svr_test))
+            ssl_mae = float(mean_absolute_error(truth, self.ssl_test))
+            if previous is not None:
+                moved = float(np.mean(np.abs(self.ssl_test - previous)))
+        return Retrain(
+            seconds=seconds,
+            start=getattr(self.ssl, "solve_start_", "—"),
+            svr_mae=svr_mae,
+            ssl_mae=ssl_mae,
+            svr_violated=int(self.svr_violated.sum()),
+            ssl_violated=int(self.ssl_violated.sum()),
+            moved=moved,
+        )
+
+    def next_pair(self, strategy: str, rng: np.random.Generator) -> tuple[int, int] | None:
+        """The next pair of pool rows to ask: 'margin' (SSL least sure of the order),
+        'disagreement' (SSL and SVR differ most) or 'random'.  None when the pool has < 2 rows."""
+        if strategy not in PAIR_STRATEGIES:
+            raise ValueError(f"strategy must be one of {PAIR_STRATEGIES}, got {strategy!r}")
+        pool = self.data.pool
+        if pool.size < 2:
+            return None
+        a = rng.choice(pool, N_CANDIDATES)
+        b = rng.choice(pool, N_CANDIDATES)
+        candidates = np.column_stack([a, b])[a != b]
+        if strategy == "random" or self.ssl is None:
+            return tuple(int(v) for v in candidates[0])
+        reference = self.svr if strategy == "disagreement" else None
+        chosen = self.ssl.suggest_pairs(candidates, k=1, reference=reference)
+        return tuple(int(v) for v in chosen[0]) if len(chosen) else tuple(int(v) for v in candidates[0])
+
+
+# ------------------------------------------------------------------ other models the Model page compares
+def gp_latent(data: StudyData, preferences: PreferenceSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The GP preference model's latent mean and standard deviation at ``rows`` (from pairwise
+    preferences only; unary ones are left out)."""
+    pairwise = preferences[~preferences.is_unary]
+    if len(pairwise) == 0:
+        raise ValueError("the GP learns from pairwise preferences: answer a few pairs first")
+    model = GPPreferenceModel(random_state=0).fit(data.dataset.X, pairwise)
+    return model.predict(data.dataset.X[rows], return_std=True)
+
+
+def monotone_boosting_mae(data: StudyData, column: str) -> float:
+    """Test MAE of gradient boosting on the same labels and numeric features, constrained to
+    increase with ``column``: the usual way to state one order relation without preferences."""
+    numeric = data.numeric_features()
+    if column not in numeric:
+        raise ValueError(f"{column!r} is not a numeric feature of this session; choose one of {numeric}")
+    if not data.test.size:
+        raise ValueError("this session holds out no test rows to measure the error on")
+    model = HistGradientBoostingRegressor(monotonic_cst=[int(c == column) for c in numeric], random_state=0)
+    model.fit(data.frame.loc[data.labeled, numeric], data.y_true[data.labeled])
+    return float(mean_absolute_error(data.y_true[data.test], model.predict(data.frame.loc[data.test, numeric])))
