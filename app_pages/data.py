@@ -4,15 +4,14 @@ import streamlit as st
 
 import app_state
 from ordercore.store import MAX_DATASET_BYTES
-from ordercore.studio import available_sources, load_source, study_data
-
-LABELS = {
-    "sample": "Sample homes (generated)",
-    "california": "California housing",
-    "boston": "Boston housing",
-    "abalone": "Abalone",
-    "upload": "Upload a CSV",
-}
+from ordercore.studio import (
+    DEFAULT_N_LABELED,
+    DEFAULT_TEST_FRACTION,
+    SOURCE_LABELS,
+    available_sources,
+    data_settings,
+    load_source,
+)
 
 
 def main() -> None:
@@ -28,7 +27,7 @@ def main() -> None:
         "Data set",
         sources,
         index=sources.index(current) if current in sources else 0,
-        format_func=LABELS.get,
+        format_func=SOURCE_LABELS.get,
         key="data_source",
         horizontal=True,
     )
@@ -74,40 +73,35 @@ def main() -> None:
         picked = [int(row) for row in selection.selection.rows]
     left, middle, right = st.columns(3)
     n_labeled = left.number_input(
-        "Labeled budget l", 1, max(1, len(frame) - 2), int(settings.get("n_labeled", 60)), key="data_n_labeled"
+        "Labeled budget l",
+        1,
+        max(1, len(frame) - 2),
+        int(settings.get("n_labeled", DEFAULT_N_LABELED)),
+        key="data_n_labeled",
     )
     test_fraction = middle.slider(
         "Hidden test share of the rest",
         0.0,
         0.5,
-        float(settings.get("test_fraction", 0.2)),
+        float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)),
         0.05,
         key="data_test_fraction",
     )
     seed = right.number_input("Random split seed", 0, 10**6, int(settings.get("seed", 0)), key="data_seed")
     if st.button("Use this data for the session", type="primary", key="data_apply"):
-        new = {
-            "source": source,
-            "target": target,
-            "features": features,
-            "n_labeled": int(n_labeled),
-            "test_fraction": float(test_fraction),
-            "seed": int(seed),
-            "name": LABELS[source],
-        }
+        split = {"n_labeled": int(n_labeled), "test_fraction": float(test_fraction), "seed": int(seed)}
         if by_hand == "chosen by hand":
-            new["labeled"] = picked
+            split["labeled"] = picked
         try:
-            data = study_data(frame, target, features, new)
+            new, data = data_settings(frame, source, target, features, split)
         except ValueError as error:
             st.error(f"{error}. Nothing was changed.")
             return
-        new.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
         store = app_state.store()
-        dataset_id = store.add_dataset(LABELS[source], frame, upload)
+        dataset_id = store.add_dataset(SOURCE_LABELS[source], frame, upload)
         store.update_settings(session.id, new, dataset_id)
         st.success(
-            f"Session uses {LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
+            f"Session uses {SOURCE_LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
             f"{data.pool.size} in the pool."
         )
         session = app_state.current_session()

@@ -17,6 +17,15 @@ from ordercore.datasets import BENCHMARKS, Dataset, data_directory, load_dataset
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
 SAMPLE_FEATURES = ["latitude", "longitude", "age", "income", "bedrooms", "rooms", "floor_area"]
+SOURCE_LABELS = {
+    "sample": "Sample homes (generated)",
+    "california": "California housing",
+    "boston": "Boston housing",
+    "abalone": "Abalone",
+    "upload": "Upload a CSV",
+}
+DEFAULT_N_LABELED = 60
+DEFAULT_TEST_FRACTION = 0.2
 
 
 def available_sources() -> list[str]:
@@ -101,14 +110,26 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         if np.isnan(dataset.y[labeled]).any():
             raise ValueError("every labeled row needs a target value")
         rest = rng.permutation(np.setdiff1d(known, labeled))
-        test = np.sort(rest[: int(round(float(settings.get("test_fraction", 0.2)) * rest.size))])
+        test = np.sort(rest[: int(round(float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)) * rest.size))])
     else:
-        n_labeled = int(settings.get("n_labeled", 60))
+        n_labeled = int(settings.get("n_labeled", DEFAULT_N_LABELED))
         if not 1 <= n_labeled < known.size:
             raise ValueError(f"the labeled budget must be between 1 and {known.size - 1} (rows with a target)")
         order = rng.permutation(known)
-        n_test = int(round(float(settings.get("test_fraction", 0.2)) * (known.size - n_labeled)))
+        n_test = int(round(float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)) * (known.size - n_labeled)))
         labeled, test = np.sort(order[:n_labeled]), np.sort(order[n_labeled : n_labeled + n_test])
     if np.intersect1d(labeled, test).size:
         raise ValueError("labeled and test rows overlap")
     return StudyData(dataset, labeled, test)
+
+
+def data_settings(
+    frame: pd.DataFrame, source: str, target: str, features: list[str], split: dict
+) -> tuple[dict, StudyData]:
+    """What a session stores for its data, and the data it gives: the source, target and features,
+    and the split drawn once from ``split`` (n_labeled, test_fraction, seed, and 'labeled' rows when
+    chosen by hand), stored as row lists so that it never changes.  ``ValueError`` for a bad choice."""
+    settings = {"source": source, "target": target, "features": list(features), "name": SOURCE_LABELS[source], **split}
+    data = study_data(frame, target, features, settings)
+    settings.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
+    return settings, data
