@@ -1,18 +1,32 @@
 """Toy cubic: watch order preferences pull a three-point fit towards the target (seed 000 Fig. 1)."""
 
+from dataclasses import asdict
+
 import numpy as np
 import streamlit as st
 
 from ordercore.figures import toy_cubic_figure
-from ordercore.toy_cubic import DOMAIN, ToyCubicDemo, fit_toy
+from ordercore.toy_cubic import (
+    CENTERS,
+    DEMO_SETTING,
+    DOMAIN,
+    KERNELS,
+    LAMBDA1_CHOICES,
+    LAMBDA2_CHOICES,
+    PAPER_PAIR_X,
+    PAPER_SETTING,
+    ToyCubicDemo,
+    ToySetting,
+    fit_toy,
+)
 
-LAMBDA1_CHOICES = [0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-LAMBDA2_CHOICES = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
+SETTING_KEYS = {"kernel": "toy_kernel", "lambda1": "toy_lambda1", "lambda2": "toy_lambda2", "centers": "toy_centers"}
+CENTERS_LABELS = {"all": "every preference point", "labeled": "the labeled points (paper)"}
 
 
 @st.cache_data(max_entries=64)
-def cached_fit(training_x: tuple, pairs: tuple, kernel: str, lambda1: float, lambda2: float):
-    return fit_toy(np.array(training_x), list(pairs), kernel, lambda1, lambda2)
+def cached_fit(training_x: tuple, pairs: tuple, setting: ToySetting):
+    return fit_toy(np.array(training_x), list(pairs), setting)
 
 
 def new_draw() -> None:
@@ -20,11 +34,23 @@ def new_draw() -> None:
     st.session_state.toy_demo = ToyCubicDemo.draw(st.session_state.toy_seed)
 
 
+def use_setting(setting: ToySetting) -> None:
+    for name, value in asdict(setting).items():
+        st.session_state[SETTING_KEYS[name]] = value
+
+
+def use_paper_setting() -> None:
+    use_setting(PAPER_SETTING)
+    st.session_state.toy_demo.use_paper_pair()
+
+
 def main() -> None:
     if "toy_seed" not in st.session_state:
         st.session_state.toy_seed = 0
         st.session_state.toy_demo = ToyCubicDemo.draw(0)
         st.session_state.toy_rng = np.random.default_rng(0)
+    if SETTING_KEYS["kernel"] not in st.session_state:
+        use_setting(DEMO_SETTING)
     demo: ToyCubicDemo = st.session_state.toy_demo
 
     st.title("Toy cubic")
@@ -32,23 +58,41 @@ def main() -> None:
         "Three labeled points cannot pin down a cubic. Tell the model which of two x values has the "
         "higher target, without saying by how much, and watch the SSL fit (solid) leave SVR (dashed)."
     )
+    st.caption(
+        f"Seed 001 §4.1 uses a linear kernel with λ1 = {PAPER_SETTING.lambda1:g}. In one dimension that "
+        "fits a straight line, which cannot pass through three points of a cubic nor bend towards it, "
+        f"so this demo starts with the cubic kernel (x·x' + 1)³, λ1 = {DEMO_SETTING.lambda1:g} and SSL "
+        "expanded over every preference point. **Paper setting** restores §4.1 (the paper's cubic is "
+        "not given; ours is 4x³ − 3x)."
+    )
 
     controls, plot = st.columns([1, 3])
     with controls:
+        st.button(
+            "Paper setting",
+            key="toy_paper_setting",
+            on_click=use_paper_setting,
+            width="stretch",
+            help=f"Seed 001 §4.1: linear kernel, λ1 = {PAPER_SETTING.lambda1:g}, SSL over the labeled points, "
+            f"one preference between {PAPER_PAIR_X[0]} and {PAPER_PAIR_X[1]} (replaces the current ones); "
+            f"λ2 = {PAPER_SETTING.lambda2:g}, which §4.1 leaves unstated.",
+        )
+        st.button("Demo setting", key="toy_demo_setting", on_click=use_setting, args=(DEMO_SETTING,), width="stretch")
         kernel = st.radio(
             "Kernel",
-            ["poly", "rbf", "linear"],
+            KERNELS,
             key="toy_kernel",
             horizontal=True,
             help="poly: (x·x' + 1)³; rbf: exp(-|x - x'|²); linear: x·x'",
         )
-        lambda1 = st.select_slider("λ1 (1-norm of α)", LAMBDA1_CHOICES, value=1e-3, key="toy_lambda1")
-        lambda2 = st.select_slider("λ2 (weight of preferences)", LAMBDA2_CHOICES, value=1.0, key="toy_lambda2")
+        lambda1 = st.select_slider("λ1 (1-norm of α)", LAMBDA1_CHOICES, key="toy_lambda1")
+        lambda2 = st.select_slider("λ2 (weight of preferences)", LAMBDA2_CHOICES, key="toy_lambda2")
+        centers = st.radio("SSL expanded over", CENTERS, key="toy_centers", format_func=CENTERS_LABELS.get)
         st.divider()
         if st.button("Add a random preference", key="toy_add_random", type="primary", width="stretch"):
             demo.add_random_pair(st.session_state.toy_rng)
-        x_a = st.number_input("x of A", *DOMAIN, value=-0.15, step=0.05, key="toy_x_a")
-        x_b = st.number_input("x of B", *DOMAIN, value=0.30, step=0.05, key="toy_x_b")
+        x_a = st.number_input("x of A", *DOMAIN, value=PAPER_PAIR_X[0], step=0.05, key="toy_x_a")
+        x_b = st.number_input("x of B", *DOMAIN, value=PAPER_PAIR_X[1], step=0.05, key="toy_x_b")
         if st.button("Add A vs B in their true order", key="toy_add_pair", width="stretch"):
             try:
                 demo.add_pair(x_a, x_b)
@@ -61,7 +105,7 @@ def main() -> None:
             demo.pairs.clear()
         st.button("New random draw", key="toy_new_draw", on_click=new_draw, width="stretch")
 
-    fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), kernel, lambda1, lambda2)
+    fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), ToySetting(kernel, lambda1, lambda2, centers))
     with plot:
         counts = st.columns(4)
         counts[0].metric("Preferences", len(demo.pairs))
@@ -74,6 +118,11 @@ def main() -> None:
             delta_color="inverse",
         )
         st.plotly_chart(toy_cubic_figure(demo.training_x, demo.pairs, fit), key="toy_chart")
+        used = fit.setting
+        st.caption(
+            f"Fitted with: {used.kernel} kernel, λ1 = {used.lambda1:g}, λ2 = {used.lambda2:g}, "
+            f"SSL over {CENTERS_LABELS[used.centers]}."
+        )
 
 
 main()

@@ -79,3 +79,32 @@ def test_undo_new_draw_and_kernel_switch(app):
     assert not app.exception
     svr = curves(app)["SVR (labels only)"]
     np.testing.assert_allclose(np.diff(svr, 2), 0, atol=1e-9)  # a linear kernel fits a line
+
+
+def test_paper_setting_fits_with_seed_001_section_4_1s_kernel_and_lambda1(app):
+    app.button(key="toy_paper_setting").click().run()
+    assert not app.exception
+    # Seed 001 §4.1: "we used a linear kernel and set lambda_1 = 0"; SSL is LP (13), over the labeled points.
+    assert app.radio(key="toy_kernel").value == "linear"
+    assert app.select_slider(key="toy_lambda1").value == 0.0
+    assert app.radio(key="toy_centers").value == "labeled"
+    fitted = next(caption.value for caption in app.caption if caption.value.startswith("Fitted with:"))
+    assert fitted.startswith("Fitted with: linear kernel, λ1 = 0,") and "SSL over the labeled points" in fitted
+    # §4.1's one preference, between -0.15 and 0.30
+    assert metric(app, "Preferences") == "1"
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    traces = {trace["name"]: trace for trace in figure["data"] if "name" in trace}
+    assert sorted(values(traces["preference (larger dot: higher value)"]["x"])) == [-0.15, 0.30]
+    # A linear kernel in one dimension fits lines; with lambda1 = 0 SVR is the least-absolute-deviation
+    # line of the three points, which passes through two of them.
+    svr, ssl = (values(traces[name]["y"]) for name in ("SVR (labels only)", "SSL (labels + preferences)"))
+    np.testing.assert_allclose(np.diff(svr, 2), 0, atol=1e-9)
+    np.testing.assert_allclose(np.diff(ssl, 2), 0, atol=1e-9)
+    grid = values(traces["SVR (labels only)"]["x"])
+    training_x, training_y = (values(traces["training points"][axis]) for axis in ("x", "y"))
+    on_line = np.isclose(np.interp(training_x, grid, svr), training_y, atol=1e-6)
+    assert on_line.sum() == 2
+
+    app.button(key="toy_demo_setting").click().run()
+    assert app.radio(key="toy_kernel").value == "poly"
+    assert any(caption.value.startswith("Fitted with: poly kernel") for caption in app.caption)

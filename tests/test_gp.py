@@ -155,6 +155,74 @@ def test_three_point_chain_by_hand():
     assert model.predict_preference(X[[0]], X[[2]])[0] == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "ard"])
+def test_difference_of_nearby_points_matches_the_dense_joint_posterior(small_problem, kernel):
+    """Mean and variance of f(a) - f(b), and P(a ≻ b), for a within 0.01-0.2 length scales of b, where
+    Cov(f(a), f(b)) nearly cancels Var f(a) + Var f(b).  Reference: the 2m × 2m joint Laplace posterior
+    of [f(Xa); f(Xb)] (seed 002 eqs. (16)-(19)), from the fitted hyperparameters and f̂ alone, with
+    the kernel, the standardisation, ∇ ln p and Λ written out here."""
+    X, _, pairs = small_problem
+    model = GPPreferenceModel(kernel=kernel, random_state=0)
+    model.fit(X, PreferenceSet.order(pairs.winner, pairs.loser, weight=pairs.weight))
+    length_scale, s2, noise = model.length_scale_, model.signal_variance_, model.noise_
+    assert length_scale.shape == ((3,) if kernel == "ard" else (1,))
+
+    center, spread = X.mean(axis=0), X.std(axis=0)  # normalize=True: the fit's X standardised
+
+    def covariance(A, B):  # s² exp(-½ Σ_d (a_d - b_d)² / ℓ_d²) on standardised rows of A, B
+        scaled = ((A - center) / spread)[:, None, :] - ((B - center) / spread)[None, :, :]
+        return s2 * np.exp(-0.5 * np.sum((scaled / length_scale) ** 2, axis=2))
+
+    rows = np.unique(np.concatenate([pairs.winner, pairs.loser]))
+    assert np.array_equal(model.instances_, rows)
+    winner, loser = np.searchsorted(rows, pairs.winner), np.searchsorted(rows, pairs.loser)
+    f = model.latent_
+    c = 1 / (np.sqrt(2) * noise)
+    z = c * (f[winner] - f[loser])
+    ratio = np.exp(norm.logpdf(z) - norm.logcdf(z))  # N(z) / Φ(z)
+    # β = ∇_f Σ w ln Φ(z) at f̂; the MAP satisfies f̂ = K β (eq. (11)).
+    beta = np.zeros(rows.size)
+    np.add.at(beta, winner, pairs.weight * c * ratio)
+    np.add.at(beta, loser, -pairs.weight * c * ratio)
+    K = covariance(X[rows], X[rows])
+    assert np.allclose(K @ beta, f, atol=1e-6)
+    # Λ = -∇∇ Σ w ln Φ(z) = Σ_k w_k c² r(z + r) (e_winner - e_loser)(e_winner - e_loser)ᵀ.
+    incidence = np.zeros((winner.size, rows.size))
+    incidence[np.arange(winner.size), winner], incidence[np.arange(winner.size), loser] = 1.0, -1.0
+    curvature = incidence.T @ np.diag(pairs.weight * c**2 * ratio * (z + ratio)) @ incidence
+    # (K + Λ⁻¹)⁻¹ = (I + Λ K)⁻¹ Λ, defined although Λ (a graph Laplacian) is singular.
+    predictive = np.linalg.solve(np.eye(rows.size) + curvature @ K, curvature)
+
+    # Pairs of nearby points: at training inputs (low posterior variance) and elsewhere; b is a at a
+    # step of 0.01, 0.05 or 0.2 length scales (in standardised units) in a random direction.
+    rng = np.random.default_rng(7)
+    Xa = np.vstack([X[rows[:6]], rng.normal(size=(6, 3))])
+    direction = rng.normal(size=Xa.shape)
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    step = np.tile([0.01, 0.05, 0.2], 4)[:, None]
+    Xb = Xa + spread * length_scale * step * direction
+    m = len(Xa)
+
+    # Joint posterior of g = [f(Xa); f(Xb)] (eqs. (17)-(18)): mean K*ᵀ β, Σ* = K** - K*ᵀ (K + Λ⁻¹)⁻¹ K*.
+    both = np.vstack([Xa, Xb])
+    cross = covariance(both, X[rows])
+    joint_mean = cross @ beta
+    joint_covariance = covariance(both, both) - cross @ predictive @ cross.T
+    difference = np.hstack([np.eye(m), -np.eye(m)])  # g ↦ f(Xa) - f(Xb)
+    expected_mean = difference @ joint_mean
+    expected_variance = np.diag(difference @ joint_covariance @ difference.T)
+    # The cross-covariance matters: the difference is far less uncertain than the two values.
+    marginal_variances = np.diag(joint_covariance)[:m] + np.diag(joint_covariance)[m:]
+    assert np.all(expected_variance < 0.05 * marginal_variances)
+
+    mean, variance = model.predict_difference(Xa, Xb)
+    assert np.allclose(mean, expected_mean, rtol=1e-9, atol=1e-12)
+    # The fit's K carries a jitter of 1e-8 s² on its diagonal, which Λ ~ 1/σ² amplifies.
+    assert np.allclose(variance, expected_variance, rtol=1e-5, atol=1e-12)
+    expected_preference = norm.cdf(expected_mean / np.sqrt(2 * noise**2 + expected_variance))
+    assert np.allclose(model.predict_preference(Xa, Xb), expected_preference, rtol=1e-6, atol=1e-12)
+
+
 def test_preference_probabilities_are_complementary_and_std_positive(small_problem):
     X, y, pairs = small_problem
     model = GPPreferenceModel(random_state=0, n_restarts=1).fit(X, PreferenceSet.order(pairs.winner, pairs.loser))
@@ -334,6 +402,74 @@ def test_ordinal_graph_is_a_chain_away_from_the_true_label():
     y = np.round(X[:, 0]).astype(int)
     model = GPLabelPreferenceModel(graph="ordinal", random_state=0).fit(X, y)
     assert np.mean(model.predict(X) == y) > 0.85
+
+
+def graded_labels(n_labels, rng, n=15):
+    """X (n, 2) and noisy labels 0..n_labels-1 (n,) graded by a linear score, each label present."""
+    X = rng.normal(size=(n, 2))
+    score = X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=n)
+    labels = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_labels + 1)[1:-1]))
+    assert np.all(np.bincount(labels, minlength=n_labels) >= 3)
+    return X, labels
+
+
+def label_pairs(labels, n_labels, graph, weight=None) -> PairData:
+    """The preferences of every sample's graph over the n_labels · n latent values (label a's value at
+    sample t at a · n + t)."""
+    from ordercore.gp.labels import label_preference_graph
+
+    winner, loser, sample = label_preference_graph(labels, n_labels, graph)
+    n = labels.size
+    weight = np.ones(winner.size) if weight is None else weight(winner.size)
+    return PairData(winner * n + sample, loser * n + sample, weight, n_labels * n)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "ard"])
+@pytest.mark.parametrize(("graph", "n_labels"), [("multiclass", 3), ("ordinal", 4)])
+def test_label_evidence_gradient_matches_finite_differences(graph, n_labels, kernel):
+    """One latent GP per label (seed 002 §3, eq. (24)): the analytic gradient of the evidence, whose
+    kernel part sums over the blocks, and ∂f̂/∂θ, against central differences of cold Laplace fits."""
+    rng = np.random.default_rng(5)
+    X, labels = graded_labels(n_labels, rng)
+    pairs = label_pairs(labels, n_labels, graph, weight=lambda size: rng.uniform(0.5, 2.0, size))
+    problem = EvidenceProblem(X, pairs, signal_variance=1.3, n_blocks=n_labels)
+    theta = np.array([0.2, -0.4, -0.6]) if kernel == "ard" else np.array([0.3, -0.4])
+    kernel_, K, fit = problem.laplace(theta)
+    gradient, tangent = problem.gradient(theta, kernel_, K, fit)
+    assert tangent.shape == (n_labels * len(X), theta.size)
+    step = 1e-5
+    for index in range(theta.size):
+        shift = np.zeros_like(theta)
+        shift[index] = step
+        plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
+        numeric = (plus.log_evidence - minus.log_evidence) / (2 * step)
+        assert gradient[index] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+        latent = (plus.latent - minus.latent) / (2 * step)
+        for block in range(n_labels):  # each label's f̂ moves as its own finite difference says
+            rows = slice(block * len(X), (block + 1) * len(X))
+            assert np.allclose(tangent[rows, index], latent[rows], rtol=1e-4, atol=1e-7)
+
+
+@pytest.mark.parametrize(("graph", "n_labels"), [("multiclass", 3), ("ordinal", 4)])
+def test_label_model_maximises_the_evidence_over_every_label(graph, n_labels):
+    """GPLabelPreferenceModel's hyperparameters are a stationary point of the evidence (24) over all
+    n_labels blocks, by finite differences of cold Laplace fits, and log_evidence_ is that evidence."""
+    X, labels = graded_labels(n_labels, np.random.default_rng(5), n=24)
+    model = GPLabelPreferenceModel(graph=graph, kernel="ard", random_state=0).fit(X, labels)
+    pairs = label_pairs(labels, n_labels, graph)
+    problem = EvidenceProblem((X - X.mean(axis=0)) / X.std(axis=0), pairs, 1.0, n_blocks=n_labels)
+    theta = np.log(np.append(model.length_scale_, model.noise_))
+    # Inside the search bounds, where the gradient vanishes at a maximum.
+    assert np.all(np.abs(theta) < 3)
+    assert model.log_evidence_ == pytest.approx(problem.laplace(theta)[2].log_evidence, rel=1e-9)
+    step = 1e-4
+
+    def evidence(theta):
+        return problem.laplace(theta)[2].log_evidence
+
+    gradient = [(evidence(theta + step * e) - evidence(theta - step * e)) / (2 * step) for e in np.eye(theta.size)]
+    # L-BFGS-B stops below 1e-4 nats per unit weight (OPTIMIZER_GRADIENT_TOLERANCE).
+    assert np.max(np.abs(gradient)) < 2e-4 * pairs.weight.sum()
 
 
 def test_pickled_refitted_and_unfitted_models_behave(small_problem):
