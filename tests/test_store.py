@@ -2,17 +2,20 @@
 changes nothing, and a second process reads what the first committed."""
 
 import json
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import sqlalchemy as sa
 
 from ordercore.preferences import PreferenceSet
 from ordercore.rules import Ordering, Rule, Within, generate
-from ordercore.store import Store, store_url
+from ordercore.store import Store, metadata, store_url
 
 
 @pytest.fixture
@@ -155,3 +158,167 @@ def test_store_location_comes_from_the_environment(monkeypatch, tmp_path):
     assert store_url() == f"sqlite:///{tmp_path / 'x.sqlite'}"
     monkeypatch.setenv("ORDERCORE_STORE_URL", "sqlite:///elsewhere.sqlite")
     assert store_url() == "sqlite:///elsewhere.sqlite"
+
+
+# ---------------------------------------------------------------- a write that fails inside its transaction
+
+FRAME = pd.DataFrame({"age": [1.0, 2.0, 3.0, 10.0, 11.0], "rooms": [1, 2, 3, 4, 5]})
+TIMES = ("created_at", "updated_at")
+
+
+class InjectedFailure(Exception):
+    """Raised in place of one SQL statement (or the COMMIT) of a write."""
+
+
+@contextmanager
+def statements_sent(engine: sa.Engine, fail_at: int | str | None = None):
+    """The SQL statements sent to ``engine`` inside the block, in order.  With ``fail_at`` = n
+    (1-based) the n-th statement is not run but raises ``InjectedFailure``; with "COMMIT" the
+    commit does."""
+    sent = []
+
+    def before_cursor_execute(connection, cursor, statement, parameters, context, executemany):
+        sent.append(statement)
+        if len(sent) == fail_at:
+            raise InjectedFailure(f"statement {fail_at}: {statement}")
+
+    def commit(connection):
+        if fail_at == "COMMIT":
+            raise InjectedFailure(f"COMMIT after {len(sent)} statements")
+
+    sa.event.listen(engine, "before_cursor_execute", before_cursor_execute)
+    sa.event.listen(engine, "commit", commit)
+    try:
+        yield sent
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", before_cursor_execute)
+        sa.event.remove(engine, "commit", commit)
+
+
+def table_rows(store: Store, times: bool = True) -> dict:
+    """Every row of every table, read by sqlite3 itself (not through the store or its engine)."""
+    with closing(sqlite3.connect(store.engine.url.database)) as connection:
+        rows = {}
+        for name, table in sorted(metadata.tables.items()):
+            columns = ", ".join(c.name for c in table.columns if times or c.name not in TIMES)
+            rows[name] = connection.execute(f"SELECT {columns} FROM {name} ORDER BY rowid").fetchall()
+        return rows
+
+
+def readers_show(store: Store, times: bool = True) -> dict:
+    """What the store's readers show of every session: its row, settings, revision, rules, answers,
+    preferences with their sources and owners, model runs, and the exports."""
+
+    def text(frame: pd.DataFrame) -> str:
+        return frame.drop(columns=[] if times else [c for c in TIMES if c in frame]).to_csv(index=False)
+
+    shown = {"sessions": text(store.sessions())}
+    for name in store.sessions()["name"]:
+        info = store.session(name)
+        made, provenance = store.preferences(info.id)
+        shown[name] = {
+            "session": (info.id, info.dataset_id, info.settings),
+            "revision": store.revision(info.id),
+            "rules": [(rule_id, rule.to_dict()) for rule_id, rule in store.rules(info.id)],
+            "answers": text(store.answers(info.id)),
+            "preferences": triples(made),
+            "provenance": text(provenance),
+            "model runs": text(store.model_runs(info.id)),
+            "export csv": store.export_preferences(info.id, "csv"),
+            "export json": store.export_preferences(info.id, "json"),
+            "export rules": store.export_rules(info.id),
+        }
+    return shown
+
+
+def snapshot(store: Store, times: bool = True) -> dict:
+    return {"tables": table_rows(store, times), "readers": readers_show(store, times)}
+
+
+@pytest.fixture
+def busy_store(store):
+    """Two sessions, each with a rule, answers of every kind, imported preferences and a model run;
+    the latest answer of each is 'about equal' (two preferences)."""
+    for name in ("main", "other"):
+        session = store.create_session(name, settings={"n_rows": len(FRAME)})
+        rule = Rule(f"{name} rule", [Within("age", 1.5)], Ordering("rooms"))
+        store.add_answer(session.id, 0, 1, "a", "ann", weight=2.0, margin=0.5)
+        store.add_rule(session.id, rule, generate(rule, FRAME).preferences, "ann")
+        store.add_answer(session.id, 1, 2, "skip", "bob")
+        store.import_preferences(session.id, PreferenceSet([3, 4, 0], [4, 0, 2], 1.0, 0.5), "bob")
+        store.add_model_run(session.id, "ssl", {"lambda2": 1.0}, {"test_mae": 2.5}, 9)
+        store.add_answer(session.id, 2, 3, "equal", "bob", margin=1.0)
+    return store
+
+
+def write(store: Store, operation: str):
+    """The call making ``operation`` on the "main" session, its arguments looked up beforehand."""
+    main = store.session("main").id
+    rule_id = store.rules(main)[0][0]
+    rule = Rule("new rule", [Within("age", 5.0)], Ordering("rooms", direction="lower"))
+    made = generate(rule, FRAME).preferences
+    imported = PreferenceSet([1, 2, 3, 4], [0, 1, 2, 3], 0.25, 3.0)
+    return {
+        "add_rule": lambda: store.add_rule(main, rule, made, "carol"),
+        "add_answer a": lambda: store.add_answer(main, 3, 4, "a", "carol"),
+        "add_answer equal": lambda: store.add_answer(main, 0, 4, "equal", "carol", margin=0.5),
+        "add_answer skip": lambda: store.add_answer(main, 1, 4, "skip", "carol"),
+        "import_preferences": lambda: store.import_preferences(main, imported, "carol"),
+        "remove_rule": lambda: store.remove_rule(rule_id),
+        "undo_answer": lambda: store.undo_answer(main),
+        "add_model_run": lambda: store.add_model_run(main, "svr", {"C": 1.0}, {"test_mae": 1.5}, 12),
+    }[operation]
+
+
+def copy_of(store: Store, path: Path) -> Store:
+    """A store on a copy of ``store``'s SQLite file (sqlite3's backup, so WAL content comes along)."""
+    with closing(sqlite3.connect(store.engine.url.database)) as source, closing(sqlite3.connect(path)) as target:
+        source.backup(target)
+    return Store(f"sqlite:///{path}")
+
+
+def is_write(statement: str) -> bool:
+    return statement.split(maxsplit=1)[0].upper() in {"INSERT", "UPDATE", "DELETE"}
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        "add_rule",
+        "add_answer a",
+        "add_answer equal",
+        "add_answer skip",
+        "import_preferences",
+        "remove_rule",
+        "undo_answer",
+        "add_model_run",
+    ],
+)
+def test_a_write_failing_inside_its_transaction_changes_nothing(busy_store, tmp_path, operation):
+    """Count the SQL statements the write sends in a successful dry run on a copy of the store, then
+    make the write fail at each of them in turn and at its COMMIT: after every failure, all tables
+    (read with sqlite3) and all the readers show equal the snapshot taken before the first failing
+    call.  Afterwards the write still succeeds, leaving what the dry run left on the copy."""
+    store = busy_store
+    dry_run = copy_of(store, tmp_path / "dry-run.sqlite")
+    call = write(dry_run, operation)
+    with statements_sent(dry_run.engine) as statements:
+        result = call()
+    # At least two writes, so that failing at the later one leaves an earlier one to undo.
+    assert sum(map(is_write, statements)) >= 2, statements
+
+    before = snapshot(store)
+    for fail_at in [*range(1, len(statements) + 1), "COMMIT"]:
+        call = write(store, operation)
+        with pytest.raises(InjectedFailure), statements_sent(store.engine, fail_at) as sent:
+            call()
+        if fail_at == "COMMIT":
+            where, expected = "COMMIT", statements
+        else:
+            where, expected = statements[fail_at - 1], statements[:fail_at]
+        assert snapshot(store) == before, f"{operation} failing at {where!r} changed the store"
+        assert sent == expected, "the call took another path than in the dry run"
+
+    assert write(store, operation)() == result
+    assert snapshot(store, times=False) == snapshot(dry_run, times=False)
+    dry_run.engine.dispose()
