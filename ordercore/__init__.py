@@ -3,13 +3,21 @@
 Zhu & Goldberg, "Kernel Regression with Order Preferences" (AAAI 2007) and Goldberg & Zhu,
 "Semi-supervised Regression with Order Preferences" (tech report): ``OrderPreferenceRegressor``.
 Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
+A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.model_files``).
 """
 
-from ordercore.exceptions import NotPositiveDefiniteError, SolverError, SolverNumericalError, SolverTimeLimitError
+from ordercore.exceptions import (
+    ModelFileError,
+    NotPositiveDefiniteError,
+    SolverError,
+    SolverNumericalError,
+    SolverTimeLimitError,
+)
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
 from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.model_files import load
 from ordercore.preferences import ZERO, PreferenceSet
 
 __all__ = [
@@ -17,11 +25,13 @@ __all__ = [
     "GPLabelPreferenceModel",
     "GPPreferenceModel",
     "LPSolution",
+    "ModelFileError",
     "NotPositiveDefiniteError",
     "OrderPreferenceRegressor",
     "PreferenceSet",
     "SolverError",
     "SolverNumericalError",
     "SolverTimeLimitError",
+    "load",
     "solve_order_preference_lp",
 ]

@@ -3,6 +3,7 @@ ORDERCORE_DATA (or any CSV with a chosen target column).
 
 Preprocessing (seed 000 §Experiments, seed 001 §4.2): numeric features standardized to zero mean
 and unit variance; a categorical feature with k values becomes k indicator (0/1) columns.
+``Preprocessing`` fits both on one table and applies them to any other (a saved model's new data).
 California falls back to scikit-learn's ``fetch_california_housing`` (a download, then cached)
 when ORDERCORE_DATA is unset, mapped to the columns and units of ``cal_housing.csv``.
 """
@@ -44,13 +45,15 @@ BENCHMARKS = {
 @dataclass
 class Dataset:
     """Model-ready features X (n, n_features), target y (n,) (NaN where unknown), the names of
-    X's columns, the raw table as read (for rules and display), and metadata."""
+    X's columns, the raw table as read (for rules and display), metadata, and the preprocessing
+    that made X (to apply to other tables)."""
 
     X: np.ndarray
     y: np.ndarray
     feature_names: list[str]
     frame: pd.DataFrame
     metadata: dict = field(default_factory=dict)
+    preprocessing: Preprocessing | None = None
 
 
 def data_directory() -> Path | None:
@@ -58,59 +61,155 @@ def data_directory() -> Path | None:
     return Path(value) if value else None
 
 
-def standardize(X: np.ndarray) -> np.ndarray:
-    """Zero mean, unit variance per column; a constant column becomes 0."""
-    std = X.std(axis=0)
-    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+@dataclass(frozen=True)
+class Preprocessing:
+    """The seeds' feature preprocessing fitted on one table: each numeric column standardized by that
+    table's mean and standard deviation (scale 1 for a constant column), each categorical column
+    turned into one indicator per level (as text) seen there.  ``transform`` applies the same to any
+    table with those columns, so a model fitted on one table can predict on another."""
+
+    numeric: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    categorical: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @classmethod
+    def fit(cls, frame: pd.DataFrame, features, categorical=()) -> Preprocessing:
+        """Fit on ``frame``'s ``features``; text columns, and those named in ``categorical``, become
+        indicators.  Raises ``ValueError`` on unknown columns, missing or infinite values, and text
+        columns with more than ``MAX_CATEGORIES`` values."""
+        features = list(features)
+        unknown = [c for c in features if c not in frame.columns]
+        if unknown:
+            raise ValueError(f"feature column(s) {unknown} are not in the table")
+        if not features:
+            raise ValueError("choose at least one feature column")
+        categorical = set(categorical or ()) | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
+        missing = [c for c in features if frame[c].isna().any()]
+        if missing:
+            raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
+        numeric = [c for c in features if c not in categorical]
+        values = frame[numeric].to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError("numeric features contain infinite values")
+        levels = tuple((column, _levels(frame[column])) for column in features if column in categorical)
+        std = values.std(axis=0)
+        mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
+        return cls(tuple(numeric), tuple(map(float, mean)), tuple(map(float, scale)), levels)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Names of ``transform``'s columns: the numeric columns, then 'column=level' indicators."""
+        return list(self.numeric) + [f"{column}={level}" for column, levels in self.categorical for level in levels]
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """Features of ``frame`` (n, len(feature_names)); a level not seen by ``fit`` gives all-zero
+        indicators.  Raises ``ValueError`` naming missing columns, missing or non-numeric values."""
+        columns = list(self.numeric) + [column for column, _ in self.categorical]
+        absent = [c for c in columns if c not in frame.columns]
+        if absent:
+            raise ValueError(f"the table lacks the feature column(s) {absent} that the model was fitted on")
+        missing = [c for c in columns if frame[c].isna().any()]
+        if missing:
+            raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
+        for column in self.numeric:
+            if not pd.api.types.is_numeric_dtype(frame[column]):
+                bad = pd.to_numeric(frame[column], errors="coerce").isna()
+                example = f" (e.g. {frame[column][bad].iloc[0]!r})" if bad.any() else ""
+                raise ValueError(f"feature column {column!r} is not numeric{example}")
+        values = frame[list(self.numeric)].to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError("numeric features contain infinite values")
+        # x~ = (x - mean) / scale, the fitting table's mean and scale
+        blocks = [(values - np.array(self.mean)) / np.array(self.scale)]
+        for column, levels in self.categorical:
+            blocks.append((frame[column].astype(str).to_numpy()[:, None] == np.array(levels)[None, :]).astype(float))
+        return np.hstack(blocks)
+
+    def to_dict(self) -> dict:
+        """A JSON-safe dictionary that ``from_dict`` reads back."""
+        columns = list(self.numeric) + [column for column, _ in self.categorical]
+        if not all(isinstance(c, str) for c in columns):
+            raise TypeError(f"column names must be text to be saved, got {columns}")
+        return {
+            "numeric": list(self.numeric),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "categorical": [{"column": column, "levels": list(levels)} for column, levels in self.categorical],
+        }
+
+    @classmethod
+    def from_dict(cls, data) -> Preprocessing:
+        """The preprocessing ``to_dict`` wrote; raises ``ValueError`` on anything else."""
+        if not isinstance(data, dict) or set(data) != {"numeric", "mean", "scale", "categorical"}:
+            raise ValueError("preprocessing must be a dictionary of numeric, mean, scale and categorical")
+        numeric = _texts(data["numeric"], "preprocessing numeric")
+        mean, scale = _numbers(data["mean"], "preprocessing mean"), _numbers(data["scale"], "preprocessing scale")
+        if not len(numeric) == len(mean) == len(scale) or not all(value > 0 for value in scale):
+            raise ValueError("preprocessing needs one mean and one positive scale per numeric column")
+        if not isinstance(data["categorical"], list):
+            raise ValueError("preprocessing categorical must be a list")
+        categorical = []
+        for entry in data["categorical"]:
+            if not isinstance(entry, dict) or set(entry) != {"column", "levels"}:
+                raise ValueError("each preprocessing categorical entry must hold a column and its levels")
+            column = _texts([entry["column"]], "preprocessing categorical column")[0]
+            categorical.append((column, _texts(entry["levels"], f"levels of {column!r}")))
+        columns = list(numeric) + [column for column, _ in categorical]
+        if not columns or len(set(columns)) != len(columns):
+            raise ValueError(f"preprocessing columns must be distinct and at least one, got {columns}")
+        return cls(numeric, mean, scale, tuple(categorical))
+
+
+def _levels(column: pd.Series) -> tuple[str, ...]:
+    """The sorted distinct values (as text) of a categorical column, at most ``MAX_CATEGORIES``."""
+    levels = sorted(column.astype(str).unique())
+    if len(levels) > MAX_CATEGORIES:
+        raise ValueError(
+            f"column {column.name!r} has {len(levels)} distinct values; as a categorical feature it may have at "
+            f"most {MAX_CATEGORIES} (is it an identifier?)"
+        )
+    return tuple(levels)
+
+
+def _texts(values, what: str) -> tuple[str, ...]:
+    if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+        raise ValueError(f"{what} must be a list of text")
+    return tuple(values)
+
+
+def _numbers(values, what: str) -> tuple[float, ...]:
+    if not isinstance(values, list) or not all(
+        isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value) for value in values
+    ):
+        raise ValueError(f"{what} must be a list of finite numbers")
+    return tuple(float(value) for value in values)
 
 
 def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, name: str = "data") -> Dataset:
     """Features and target from a table: the seeds' preprocessing of ``features`` (default: every
-    column but the target).  Text columns, and those named in ``categorical``, become indicators."""
+    column but the target), fitted on this table (``Preprocessing``).  Text columns, and those named
+    in ``categorical``, become indicators."""
     if target not in frame.columns:
         raise ValueError(f"target column {target!r} is not in the table; columns are {list(frame.columns)}")
     features = [c for c in frame.columns if c != target] if features is None else list(features)
-    unknown = [c for c in features if c not in frame.columns]
-    if unknown:
-        raise ValueError(f"feature column(s) {unknown} are not in the table")
     if target in features:
         raise ValueError(f"the target {target!r} cannot also be a feature")
-    if not features:
-        raise ValueError("choose at least one feature column")
     y = pd.to_numeric(frame[target], errors="coerce")
     bad = frame[target].notna() & y.isna()
     if bad.any():
         raise ValueError(f"target column {target!r} is not numeric (e.g. {frame[target][bad].iloc[0]!r})")
     if np.isinf(y).any():
         raise ValueError(f"target column {target!r} contains infinite values")
-    categorical = set(categorical or ()) | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
-    missing = [c for c in features if frame[c].isna().any()]
-    if missing:
-        raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
-    numeric = [c for c in features if c not in categorical]
-    blocks, names = [], []
-    if numeric:
-        values = frame[numeric].to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("numeric features contain infinite values")
-        blocks.append(standardize(values))
-        names += numeric
-    for column in [c for c in features if c in categorical]:
-        levels = sorted(frame[column].astype(str).unique())
-        if len(levels) > MAX_CATEGORIES:
-            raise ValueError(
-                f"column {column!r} has {len(levels)} distinct values; as a categorical feature it may have at "
-                f"most {MAX_CATEGORIES} (is it an identifier?)"
-            )
-        indicators = (frame[column].astype(str).to_numpy()[:, None] == np.array(levels)[None, :]).astype(float)
-        blocks.append(indicators)
-        names += [f"{column}={level}" for level in levels]
+    preprocessing = Preprocessing.fit(frame, features, categorical or ())
+    categorical = set(categorical or ()) | {column for column, _ in preprocessing.categorical}
     return Dataset(
-        X=np.hstack(blocks),
+        X=preprocessing.transform(frame),
         y=y.to_numpy(dtype=np.float64),
-        feature_names=names,
+        feature_names=preprocessing.feature_names,
         frame=frame,
         metadata={"name": name, "target": target, "features": features, "categorical": sorted(categorical)},
+        preprocessing=preprocessing,
     )
 
 

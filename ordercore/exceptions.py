@@ -15,3 +15,8 @@ class SolverNumericalError(SolverError):
 
 class NotPositiveDefiniteError(ArithmeticError):
     """A covariance matrix stayed non-positive-definite after the largest jitter (GP models)."""
+
+
+class ModelFileError(ValueError):
+    """A model file could not be read: not an ordercore model, damaged, or tampered with (the message
+    names the file and what is wrong)."""

@@ -1,5 +1,7 @@
 """Data loading and the seeds' preprocessing."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,3 +101,75 @@ def test_identifier_like_text_columns_are_refused():
     rows = "\n".join(f"{k},id{k}" for k in range(datasets.MAX_CATEGORIES + 1))
     with pytest.raises(ValueError, match="identifier"):
         load_csv(f"y,name\n{rows}\n".encode(), target="y")
+
+
+def test_preprocessing_of_the_fitting_table_gives_prepare_s_features(data_directory):
+    data = load_dataset("abalone")
+    features = data.metadata["features"]
+    refit = datasets.Preprocessing.fit(data.frame, features, ["Gender"])
+    assert refit == data.preprocessing and refit.feature_names == data.feature_names
+    assert np.array_equal(refit.transform(data.frame), data.X)
+    # independently: z-scores of the numeric columns (the same arithmetic, so bit for bit), then indicators
+    numeric = data.frame[[c for c in features if c != "Gender"]].to_numpy(dtype=float)
+    indicators = pd.get_dummies(data.frame["Gender"]).to_numpy(dtype=float)
+    assert np.array_equal(data.X, np.hstack([(numeric - numeric.mean(axis=0)) / numeric.std(axis=0), indicators]))
+
+
+def test_a_second_table_is_standardized_by_the_first_table_s_mean_and_scale():
+    first = pd.DataFrame({"area": [2.0, 4.0, 6.0, 8.0], "floor": [3, 3, 3, 3], "town": ["b", "a", "b", "a"]})
+    second = pd.DataFrame({"town": ["a", "b"], "area": [5.0, 10.0], "floor": [7, 3], "extra": [0, 0]})
+    preprocessing = datasets.Preprocessing.fit(first, ["area", "floor", "town"])
+    assert preprocessing.feature_names == ["area", "floor", "town=a", "town=b"]
+    # area: mean 5, population variance (9 + 1 + 1 + 9) / 4 = 5; floor: constant 3, scale 1
+    expected = [[0.0, 4.0, 1.0, 0.0], [5 / np.sqrt(5), 0.0, 0.0, 1.0]]
+    np.testing.assert_allclose(preprocessing.transform(second), expected, rtol=1e-15)
+
+
+def test_a_level_not_seen_in_fitting_gives_no_indicator():
+    preprocessing = datasets.Preprocessing.fit(pd.DataFrame({"x": [1.0, 2.0], "town": ["a", "b"]}), ["x", "town"])
+    X = preprocessing.transform(pd.DataFrame({"x": [1.0, 1.0], "town": ["c", "b"]}))
+    assert X[:, 1:].tolist() == [[0.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ({"x": [1.0]}, r"lacks the feature column\(s\) \['town'\]"),
+        ({"x": [np.nan], "town": ["a"]}, r"\['x'\] have missing values"),
+        ({"x": ["many"], "town": ["a"]}, "column 'x' is not numeric \\(e.g. 'many'\\)"),
+        ({"x": [np.inf], "town": ["a"]}, "infinite"),
+    ],
+)
+def test_a_table_the_preprocessing_cannot_apply_to_is_refused(table, message):
+    preprocessing = datasets.Preprocessing.fit(pd.DataFrame({"x": [1.0, 2.0], "town": ["a", "b"]}), ["x", "town"])
+    with pytest.raises(ValueError, match=message):
+        preprocessing.transform(pd.DataFrame(table))
+
+
+def test_preprocessing_survives_json():
+    frame = pd.DataFrame({"x": [1.0, 2.5, 4.0], "town": ["a", "b", "a"], "code": [1, 2, 2]})
+    preprocessing = datasets.Preprocessing.fit(frame, ["x", "town", "code"], categorical=["code"])
+    restored = datasets.Preprocessing.from_dict(json.loads(json.dumps(preprocessing.to_dict())))
+    assert restored == preprocessing
+    assert np.array_equal(restored.transform(frame), preprocessing.transform(frame))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.pop("scale"), "dictionary of"),
+        (lambda d: d.update(mean=[0.0, 1.0]), "one mean and one positive scale"),
+        (lambda d: d.update(scale=[0.0]), "positive scale"),
+        (lambda d: d.update(mean=["0"]), "finite numbers"),
+        (lambda d: d.update(mean=[True]), "finite numbers"),
+        (lambda d: d.update(numeric=[1]), "list of text"),
+        (lambda d: d.update(categorical=[{"column": "town", "levels": "ab"}]), "list of text"),
+        (lambda d: d.update(categorical=[["town", ["a"]]]), "column and its levels"),
+        (lambda d: d.update(categorical=[{"column": "x", "levels": ["a"]}]), "distinct"),
+    ],
+)
+def test_a_tampered_preprocessing_is_refused(change, message):
+    data = {"numeric": ["x"], "mean": [1.0], "scale": [2.0], "categorical": []}
+    change(data)
+    with pytest.raises(ValueError, match=message):
+        datasets.Preprocessing.from_dict(data)

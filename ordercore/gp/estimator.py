@@ -152,6 +152,43 @@ class LaplaceGPMixin:
     def _kernel(self) -> SquaredExponential:
         return SquaredExponential(self.length_scale_, self.signal_variance_)
 
+    # What a model file keeps of every GP (ordercore/model_files.py): entry -> (dtype, named shape).
+    _saved_arrays = {
+        "mean": ("float64", ("n_features",)),
+        "scale": ("float64", ("n_features",)),
+        "inputs": ("float64", ("n_inputs", "n_features")),
+        "length_scale": ("float64", ("n_length_scales",)),
+    }
+    _saved_scalars = {"signal_variance": float, "noise": float, "log_evidence": float, "n_iter": int}
+
+    def save(self, path, preprocessing=None, metadata=None) -> None:
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``): the
+        loaded model predicts as this one does."""
+        from ordercore.model_files import save_model  # model_files imports this module for its registry
+
+        save_model(path, self, preprocessing, metadata)
+
+    def _saved_state(self) -> tuple[dict, dict]:
+        """The arrays and scalars declared in ``_saved_arrays`` and ``_saved_scalars``."""
+        arrays = {"mean": self._mean, "scale": self._scale, "inputs": self._inputs, "length_scale": self.length_scale_}
+        scalars = {
+            "signal_variance": float(self.signal_variance_),
+            "noise": float(self.noise_),
+            "log_evidence": float(self.log_evidence_),
+            "n_iter": int(self.n_iter_),
+        }
+        return arrays, scalars
+
+    def _restore_state(self, arrays: dict, scalars: dict) -> None:
+        """The standardisation, inputs and hyperparameters ``_saved_state`` described."""
+        _gamma_prior(self.length_scale_prior)
+        n_length_scales = arrays["mean"].size if self.kernel == "ard" else 1
+        if arrays["length_scale"].size != n_length_scales:
+            raise ValueError(f"a {self.kernel} kernel has {n_length_scales} length scale(s)")
+        self._mean, self._scale, self._inputs = arrays["mean"], arrays["scale"], arrays["inputs"]
+        self.length_scale_, self.signal_variance_ = arrays["length_scale"], scalars["signal_variance"]
+        self.noise_, self.log_evidence_, self.n_iter_ = scalars["noise"], scalars["log_evidence"], scalars["n_iter"]
+
     def _standardise(self, X) -> np.ndarray:
         """X checked against the fit's features and standardised as the training inputs were."""
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -245,6 +282,37 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         self._alpha, self._predictive_matrix = fit.alpha, fit.predictive_matrix
         self.preferences_ = preferences
         return self
+
+    _saved_arrays = {
+        **LaplaceGPMixin._saved_arrays,
+        "X_fit": ("float64", ("n_samples", "n_features")),
+        "instances": ("int64", ("n_inputs",)),
+        "latent": ("float64", ("n_inputs",)),
+        "alpha": ("float64", ("n_inputs",)),
+        "predictive_matrix": ("float64", ("n_inputs", "n_inputs")),
+        "preferences": ("preferences", ("n_preferences",)),
+    }
+
+    def _saved_state(self) -> tuple[dict, dict]:
+        arrays, scalars = super()._saved_state()
+        arrays.update(
+            X_fit=self.X_fit_,
+            instances=self.instances_,
+            latent=self.latent_,
+            alpha=self._alpha,
+            predictive_matrix=self._predictive_matrix,
+            preferences=self.preferences_,
+        )
+        return arrays, scalars
+
+    def _restore_state(self, arrays: dict, scalars: dict) -> None:
+        super()._restore_state(arrays, scalars)
+        X, instances = arrays["X_fit"], arrays["instances"]
+        self.preferences_ = _pairwise_preferences(arrays["preferences"], X.shape[0])
+        if np.any((instances < 0) | (instances >= X.shape[0])):
+            raise ValueError(f"instances must lie in [0, {X.shape[0]})")
+        self.X_fit_, self.instances_, self.latent_ = X, instances, arrays["latent"]
+        self._alpha, self._predictive_matrix = arrays["alpha"], arrays["predictive_matrix"]
 
     # ------------------------------------------------------------------ predict
     def predict(self, X, return_std=False):

@@ -111,6 +111,26 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         self.latent_ = fit.latent.reshape(classes.size, n).T
         return self
 
+    _saved_arrays = {
+        **LaplaceGPMixin._saved_arrays,
+        "alpha": ("float64", ("n_inputs", "n_classes")),
+        "latent": ("float64", ("n_inputs", "n_classes")),
+    }
+    _saved_scalars = {**LaplaceGPMixin._saved_scalars, "classes": list}
+
+    def _saved_state(self) -> tuple[dict, dict]:
+        """As the instance model's, with the labels (a JSON list: numbers or text) and their latents."""
+        arrays, scalars = super()._saved_state()
+        arrays.update(alpha=self._alpha, latent=self.latent_)
+        return arrays, {**scalars, "classes": self.classes_.tolist()}
+
+    def _restore_state(self, arrays: dict, scalars: dict) -> None:
+        super()._restore_state(arrays, scalars)
+        classes = np.asarray(scalars["classes"])
+        if classes.shape != arrays["alpha"].shape[1:] or classes.size < 2 or classes.dtype.kind not in "biufU":
+            raise ValueError(f"classes must be one label (number or text) per column of alpha: {scalars['classes']!r}")
+        self.classes_, self._alpha, self.latent_ = classes, arrays["alpha"], arrays["latent"]
+
     def _latent_means(self, X) -> np.ndarray:
         """Predictive means E[f_a(x)] of every label's latent function (eq. (25)), shape (n, L)."""
         check_is_fitted(self)

@@ -124,6 +124,26 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         """Fit on X (n, n_features) with targets y (n,), ``np.nan`` marking unlabeled rows.
 
         preferences : PreferenceSet whose i, j index rows of X, or None (then this is SVR)."""
+        X, y = self._training_data(X, y)
+        preferences = _as_preferences(preferences)
+        preferences.check_indices(X.shape[0])
+        problem = self._fit_problem(X, y)
+        if (
+            self.warm_start
+            and getattr(self, "_problem", None) is not None
+            and _same(problem, self._problem)
+            and preferences == self._lp.preferences
+        ):
+            self._set_solution(self._lp.set_regularization(self.lambda1, self.lambda2))
+            return self
+        lp = self._new_lp(X, y)
+        solution = lp.solve_cold(preferences)  # a failure here leaves the last fit in place
+        self._lp, self._problem = lp, problem
+        self._set_solution(solution)
+        return self
+
+    def _training_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """X (n, n_features) and y (n,) checked as ``fit`` needs them."""
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
@@ -132,12 +152,13 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
         if np.isinf(y).any():
             raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
-        labeled = np.flatnonzero(~np.isnan(y))
-        if labeled.size == 0:
+        if np.isnan(y).all():
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
-        preferences = _as_preferences(preferences)
-        preferences.check_indices(X.shape[0])
-        problem = (
+        return X, y
+
+    def _fit_problem(self, X: np.ndarray, y: np.ndarray) -> tuple:
+        """What a warm start must find unchanged: the data and every setting but lambda1, lambda2."""
+        return (
             X,
             y,
             self.kernel,
@@ -149,18 +170,14 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             self.method,
             self.time_limit,
         )
-        if (
-            self.warm_start
-            and getattr(self, "_problem", None) is not None
-            and _same(problem, self._problem)
-            and preferences == self._lp.preferences
-        ):
-            self._set_solution(self._lp.set_regularization(self.lambda1, self.lambda2))
-            return self
+
+    def _new_lp(self, X: np.ndarray, y: np.ndarray) -> IncrementalOrderPreferenceLP:
+        """The LP over X (n, n_features) and the labeled rows of y (n,), not yet solved."""
         kernel = functools.partial(
             kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
         )
-        lp = IncrementalOrderPreferenceLP(
+        labeled = np.flatnonzero(~np.isnan(y))
+        return IncrementalOrderPreferenceLP(
             X,
             labeled,
             y[labeled],
@@ -172,15 +189,11 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             method=self.method,
             time_limit=self.time_limit,
         )
-        solution = lp.solve_cold(preferences)  # a failure here leaves the last fit in place
-        self._lp, self._problem = lp, problem
-        self._set_solution(solution)
-        return self
 
     def update_preferences(self, preferences: PreferenceSet):
         """Make ``preferences`` the set in force: a warm re-solve when it extends the current set or
         is a prefix of it (an answer added, an undo), a cold solve on the same X and y otherwise
-        (a rule removed)."""
+        (a rule removed).  A model read from a file keeps no solver state: its first change solves cold."""
         check_is_fitted(self)
         preferences = _as_preferences(preferences)
         current, n = self._lp.preferences, len(preferences)
@@ -220,6 +233,68 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.violation_ = solution.violation
         self.violated_ = solution.violation > VIOLATION_TOLERANCE * self._lp.scaling.scale
         self.n_violated_ = int(np.count_nonzero(self.violated_))
+
+    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    _saved_arrays = {
+        "X": ("float64", ("n_samples", "n_features")),
+        "y": ("float64", ("n_samples",)),
+        "center_rows": ("int64", ("n_centers",)),
+        "dual_coef": ("float64", ("n_centers",)),
+        "preferences": ("preferences", ("n_preferences",)),
+        "violation": ("float64", ("n_preferences",)),
+    }
+    _saved_scalars = {"intercept": float, "objective": float, "solve_time": float, "n_iter": int, "solve_start": str}
+
+    def save(self, path, preprocessing=None, metadata=None) -> None:
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``).
+
+        The file keeps the solution and the X, y and preferences it was fitted on, not the solver's
+        state: the loaded model predicts, scores and answers ``violated`` and ``suggest_pairs`` as
+        this one does, and its first change of preferences (or warm-started refit) solves cold."""
+        from ordercore.model_files import save_model  # model_files imports this module for its registry
+
+        save_model(path, self, preprocessing, metadata)
+
+    def _saved_state(self) -> tuple[dict, dict]:
+        """The arrays and scalars declared in ``_saved_arrays`` and ``_saved_scalars``."""
+        X, y = self._problem[:2]
+        arrays = {
+            "X": X,
+            "y": y,
+            "center_rows": self._lp.center_rows,
+            "dual_coef": self.dual_coef_,
+            "preferences": self.preferences_,
+            "violation": self.violation_,
+        }
+        scalars = {
+            "intercept": float(self.intercept_),
+            "objective": float(self.objective_),
+            "solve_time": float(self.solve_time_),
+            "n_iter": int(self.n_iter_),
+            "solve_start": self.solve_start_,
+        }
+        return arrays, scalars
+
+    def _restore_state(self, arrays: dict, scalars: dict) -> None:
+        """The fit ``_saved_state`` described, over an LP rebuilt on its X and y but not solved."""
+        X, y = self._training_data(arrays["X"], arrays["y"])
+        rows, preferences = arrays["center_rows"], arrays["preferences"]
+        preferences.check_indices(X.shape[0])
+        if np.any((rows < 0) | (rows >= X.shape[0])):
+            raise ValueError(f"center rows must lie in [0, {X.shape[0]})")
+        self._lp, self._problem = self._new_lp(X, y), self._fit_problem(X, y)
+        self._lp.preferences, self._lp.center_rows = preferences, rows
+        solution = LPSolution(
+            center_rows=rows,
+            dual_coef=arrays["dual_coef"],
+            intercept=scalars["intercept"],
+            objective=scalars["objective"],
+            violation=arrays["violation"],
+            iterations=scalars["n_iter"],
+            seconds=scalars["solve_time"],
+            start=scalars["solve_start"],
+        )
+        self._set_solution(solution)
 
     def violated(self, preferences: PreferenceSet) -> np.ndarray:
         """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
