@@ -5,7 +5,13 @@ Zhu & Goldberg, "Kernel Regression with Order Preferences" (AAAI 2007) and Goldb
 Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
 """
 
-from ordercore.exceptions import NotPositiveDefiniteError, SolverError, SolverNumericalError, SolverTimeLimitError
+from ordercore.exceptions import (
+    ClusterUnavailableError,
+    NotPositiveDefiniteError,
+    SolverError,
+    SolverNumericalError,
+    SolverTimeLimitError,
+)
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
@@ -14,6 +20,7 @@ from ordercore.preferences import ZERO, PreferenceSet
 
 __all__ = [
     "ZERO",
+    "ClusterUnavailableError",
     "GPLabelPreferenceModel",
     "GPPreferenceModel",
     "LPSolution",

@@ -15,3 +15,8 @@ class SolverNumericalError(SolverError):
 
 class NotPositiveDefiniteError(ArithmeticError):
     """A covariance matrix stayed non-positive-definite after the largest jitter (GP models)."""
+
+
+class ClusterUnavailableError(RuntimeError):
+    """Trials were asked to run on a Dask cluster, but the dask extra is not installed or the
+    scheduler could not be reached (ordercore/parallel.py)."""
