@@ -7,6 +7,7 @@ A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``
 """
 
 from ordercore.exceptions import (
+    ClusterUnavailableError,
     ModelFileError,
     NotPositiveDefiniteError,
     SolverError,
@@ -22,6 +23,7 @@ from ordercore.preferences import ZERO, PreferenceSet
 
 __all__ = [
     "ZERO",
+    "ClusterUnavailableError",
     "GPLabelPreferenceModel",
     "GPPreferenceModel",
     "LPSolution",

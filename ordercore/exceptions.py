@@ -17,6 +17,11 @@ class NotPositiveDefiniteError(ArithmeticError):
     """A covariance matrix stayed non-positive-definite after the largest jitter (GP models)."""
 
 
+class ClusterUnavailableError(RuntimeError):
+    """Trials were asked to run on a Dask cluster, but the dask extra is not installed or the
+    scheduler could not be reached (ordercore/parallel.py)."""
+
+
 class ModelFileError(ValueError):
     """A model file could not be read: not an ordercore model, damaged, or tampered with (the message
     names the file and what is wrong)."""

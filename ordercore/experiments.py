@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 from scipy import stats
 from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
@@ -27,6 +27,7 @@ from sklearn.model_selection import KFold
 from ordercore.datasets import BENCHMARKS, Dataset
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
+from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
 from ordercore.quality import weights_from_accuracy
 from ordercore.rules import Near, Ordering, Rule, Within, generate
@@ -267,20 +268,26 @@ def run_trials(
     seed: int,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    scheduler: str | None = None,
 ) -> list[tuple[object, TrialResult]]:
     """``trials`` trials of every (label, protocol) in ``variants``, in parallel over trials and groups of
     variants that share l and u; every variant sees the same trial seeds, so results pair across
-    variants.  ``progress(done, total)`` is called as trials finish.  Results in input order."""
+    variants.  ``progress(done, total)`` is called as trials finish.  Results in input order.
+
+    ``jobs`` worker processes on this machine (-1: all cores), or, with ``scheduler`` the address of
+    a Dask scheduler (``tcp://HOST:8786``), the workers of that cluster (``jobs`` then unused; see
+    ``ordercore.parallel.trial_backend``).  Either way the results are those of ``jobs=1``."""
     groups: dict[tuple, list] = {}
     for label, protocol in variants:
         groups.setdefault((protocol.n_labeled, protocol.n_unlabeled), []).append((label, protocol))
     tasks = [(group, k, s) for group in groups.values() for k, s in enumerate(trial_seeds(seed, trials))]
-    runner = Parallel(n_jobs=jobs, return_as="generator_unordered")
     results = []
-    for done, outputs in enumerate(runner(delayed(run_trial)(data, group, k, s) for group, k, s in tasks), 1):
-        results.extend(outputs)
-        if progress is not None:
-            progress(done, len(tasks))
+    with trial_backend(jobs, scheduler) as runner:
+        for done, outputs in enumerate(runner(delayed(run_trial)(data, group, k, s) for group, k, s in tasks), 1):
+            results.extend(outputs)
+            if progress is not None:
+                progress(done, len(tasks))
     order = {label: position for position, (label, _) in enumerate(variants)}
     return sorted(results, key=lambda item: (order[item[0]], item[1].trial))
 
@@ -306,9 +313,22 @@ def summarize(results: list[TrialResult]) -> dict:
     return summary
 
 
-def table1(data: Dataset, name: str, protocol: Protocol, trials: int, seed: int, jobs: int = 1, progress=None) -> dict:
-    """Seed 001 Table 1 for one data set: per-trial results, summary, and the paper's numbers."""
-    results = [r for _, r in run_trials(data, [("table1", protocol)], trials, seed, jobs, progress)]
+def table1(
+    data: Dataset,
+    name: str,
+    protocol: Protocol,
+    trials: int,
+    seed: int,
+    jobs: int = 1,
+    progress=None,
+    *,
+    scheduler: str | None = None,
+) -> dict:
+    """Seed 001 Table 1 for one data set: per-trial results, summary, and the paper's numbers.
+    ``jobs``, ``progress``, ``scheduler``: as ``run_trials``."""
+    results = [
+        r for _, r in run_trials(data, [("table1", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
+    ]
     return {
         "experiment": "table1",
         "dataset": name,
@@ -344,14 +364,17 @@ def figure2(
     seed: int,
     jobs: int = 1,
     progress=None,
+    *,
+    scheduler: str | None = None,
 ) -> dict:
-    """Seed 001 Fig. 2: test MAE of SVR and SSL as p, l or beta varies, on shared trial seeds."""
+    """Seed 001 Fig. 2: test MAE of SVR and SSL as p, l or beta varies, on shared trial seeds.
+    ``jobs``, ``progress``, ``scheduler``: as ``run_trials``."""
     if vary not in SWEEPS:
         raise ValueError(f"--vary must be one of {sorted(SWEEPS)}")
     field_name = SWEEPS[vary][0]
     values = tuple(values) if values else sweep_values(vary, protocol)
     protocols = [(value, replace(protocol, **{field_name: value})) for value in values]
-    results = run_trials(data, protocols, trials, seed, jobs, progress)
+    results = run_trials(data, protocols, trials, seed, jobs, progress, scheduler=scheduler)
     points = []
     for value in values:
         chosen = [r for label, r in results if label == value]
@@ -427,13 +450,24 @@ def bedroom_rule(reading: str = "total") -> Rule:
     )
 
 
-def bedroom(data: Dataset, protocol: Protocol, trials: int, seed: int, jobs: int = 1, progress=None) -> dict:
+def bedroom(
+    data: Dataset,
+    protocol: Protocol,
+    trials: int,
+    seed: int,
+    jobs: int = 1,
+    progress=None,
+    *,
+    scheduler: str | None = None,
+) -> dict:
     """Seed 000's California experiment: Table 1's protocol (l = 60, u = 1000, SVR tuned on labels)
-    with the preferences of ``protocol.rule`` instead of the oracle's."""
+    with the preferences of ``protocol.rule`` instead of the oracle's.  ``jobs``, ``progress``,
+    ``scheduler``: as ``run_trials``."""
     if protocol.rule is None:
         raise ValueError("the bedroom experiment needs protocol.rule")
+    household = with_household_columns(data)
     results = [
-        r for _, r in run_trials(with_household_columns(data), [("bedroom", protocol)], trials, seed, jobs, progress)
+        r for _, r in run_trials(household, [("bedroom", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
     ]
     return {
         "experiment": "bedroom",

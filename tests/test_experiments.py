@@ -285,3 +285,16 @@ def test_label_tuning_of_lambda2_picks_what_cold_fits_score_best():
 
     errors = [cv_error(l2) for l2 in LABEL_LAMBDA2_GRID]
     assert chosen == LABEL_LAMBDA2_GRID[int(np.argmin(errors))]
+
+
+def test_a_scheduler_without_the_dask_extra_says_how_to_install_it(monkeypatch):
+    """With dask.distributed unimportable (None in sys.modules), asking for a cluster names the extra."""
+    import sys
+
+    from ordercore import ClusterUnavailableError
+    from ordercore.parallel import trial_backend
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    with pytest.raises(ClusterUnavailableError, match=r"pip install 'ordercore\[dask\]'"):
+        with trial_backend(scheduler="tcp://127.0.0.1:8786"):
+            pass
