@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import SWEEPS, Protocol, bedroom, bedroom_rule, figure2, table1
+from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, run_experiment
 from ordercore.figures import against_figure, sweep_figure
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
@@ -43,11 +43,11 @@ def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:
 
     if kind == "bedroom":
         protocol = Protocol.for_benchmark("california", quick=quick, rule=bedroom_rule(extra["reading"]).to_dict())
-        return bedroom(load_dataset("california"), protocol, trials, 0, 1, progress)
+        return run_experiment(kind, load_dataset("california"), "california", protocol, trials, progress=progress)
     protocol = Protocol.for_benchmark(dataset, quick=quick)
-    if kind == "table1":
-        return table1(load_dataset(dataset), dataset, protocol, trials, 0, 1, progress)
-    return figure2(load_dataset(dataset), dataset, protocol, extra["vary"], None, trials, 0, 1, progress)
+    return run_experiment(
+        kind, load_dataset(dataset), dataset, protocol, trials, progress=progress, vary=extra.get("vary")
+    )
 
 
 def main() -> None:

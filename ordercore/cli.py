@@ -1,4 +1,8 @@
-"""Command line: ``python -m ordercore experiments table1|figure2|bedroom|report ...`` (see ``--help``)."""
+"""Command line: ``python -m ordercore fit|predict|rules|check|experiments ...`` (see ``--help``).
+
+Every bad argument or unreadable file ends with one line on standard error and exit status 1
+(argparse's own usage errors: status 2); ``check`` exits with 1 when it finds a problem.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +12,25 @@ import sys
 import time
 from pathlib import Path
 
-from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import (
-    BEDROOM_READINGS,
-    SWEEPS,
-    Protocol,
-    bedroom,
-    bedroom_rule,
-    figure2,
-    report_table,
-    table1,
+from ordercore.datasets import BENCHMARKS, load_dataset, prepare
+from ordercore.exceptions import ClusterUnavailableError, SolverError
+from ordercore.experiments import BEDROOM_READINGS, SWEEPS, Protocol, bedroom_rule, report_table, run_experiment
+from ordercore.model_files import read_model
+from ordercore.preferences import PreferenceSet
+from ordercore.rules import DEFAULT_MAX_PAIRS
+from ordercore.tabular import (
+    MODELS,
+    Table,
+    check_preference_file,
+    fit_table,
+    predict_table,
+    read_preferences,
+    read_rules,
+    rule_preferences,
 )
+
+MAX_LISTED = 10
+"""Cycles, conflicts or duplicates ``check`` lists of each kind (it counts them all)."""
 
 
 class TerminalProgress:
@@ -38,15 +50,102 @@ class TerminalProgress:
         self.stream.flush()
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ordercore", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    experiments = commands.add_parser("experiments", help="reproduce the seeds' benchmark experiments")
+# ---------------------------------------------------------------------------------------- argument types
+def _number(kind, minimum, name: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        if not value >= minimum:  # also refuses NaN
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+        return value
+
+    return parse
+
+
+positive_int = _number(int, 1, "a whole number")
+count = _number(int, 0, "a whole number")
+non_negative = _number(float, 0.0, "a number")
+
+
+def positive(text: str) -> float:
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def columns(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one column")
+    return names
+
+
+def writable(path: Path) -> Path:
+    """``path`` if a file can be written there (checked by creating it, and removing it again when it
+    was not there before), so that a long run never ends unable to save."""
+    if path.is_dir():
+        raise ValueError(f"cannot write {path}: it is a directory")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        path.unlink()
+    return path
+
+
+# ---------------------------------------------------------------------------------------- parsers
+def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> None:
+    parser.add_argument("data", type=Path, help="CSV table, one row per item, with a header")
+    parser.add_argument("--target", required=target_required, help="column to predict; empty cells: unlabeled rows")
+    parser.add_argument("--features", type=columns, help="comma-separated feature columns (default: all others)")
+    parser.add_argument("--id", dest="id_column", help="column naming the rows in preference files")
+
+
+def _fit_parser(commands) -> None:
+    fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
+    _add_own_data(fit, target_required=True)
+    fit.add_argument("--preferences", type=Path, nargs="+", default=[], help="CSV or JSON preference files")
+    fit.add_argument("--rules", type=Path, nargs="+", default=[], help="JSON files of one rule or a list")
+    fit.add_argument("--model", choices=MODELS, default="lp", help="'lp' (seeds 000/001, default) or 'gp' (seed 002)")
+    fit.add_argument("--gamma", type=positive, help="LP: RBF kernel width (default 1 / features)")
+    fit.add_argument("--lambda1", type=non_negative, help="LP: weight of the 1-norm of alpha")
+    fit.add_argument("--lambda2", type=non_negative, help="LP: weight of the preferences")
+    fit.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
+    predict = commands.add_parser("predict", help="predict every row of a CSV table with a saved model")
+    predict.add_argument("model", type=Path, help="model file written by 'fit'")
+    predict.add_argument("data", type=Path, help="CSV table with the model's feature columns")
+    predict.add_argument("--out", type=Path, required=True, help="CSV to write: prediction (and std for the GP)")
+
+
+def _preference_parsers(commands) -> None:
+    rules = commands.add_parser("rules", help="turn rules into preferences").add_subparsers(
+        dest="action", required=True
+    )
+    apply = rules.add_parser("apply", help="the preferences rules make over a CSV table's rows")
+    apply.add_argument("rules", type=Path, help="JSON file of one rule or a list")
+    _add_own_data(apply, target_required=False)
+    apply.add_argument("--max-pairs", type=count, default=DEFAULT_MAX_PAIRS, help="preferences per rule at most")
+    apply.add_argument("--out", type=Path, required=True, help="preference CSV to write (i, j, margin, weight)")
+    check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
+    check.add_argument("preferences", type=Path, nargs="+", help="CSV or JSON preference files")
+
+
+def _experiment_parsers(commands) -> None:
+    experiments = commands.add_parser("experiments", help="reproduce the seeds' experiments, or run them on a table")
     kinds = experiments.add_subparsers(dest="experiment", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--trials", type=int, default=20, help="random trials (default 20, as the seeds)")
+    common.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
     common.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
-    common.add_argument("--jobs", type=int, default=1, help="trials run in parallel (default 1; -1: all cores)")
+    common.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    common.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
+    common.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
     common.add_argument("--out", type=Path, required=True, help="JSON file to write")
     common.add_argument("--quick", action="store_true", help="3x3 grid and 3 folds: a fast smoke run")
     common.add_argument(
@@ -56,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
         help="'svr': the seeds' protocol; 'preferences': also tune SSL's gamma, lambda1, lambda2 "
         "on held-out preferences; 'labels': also tune SSL's lambda2 by cross-validation on the labels",
     )
-    common.add_argument("--lambda2", type=float, default=None, help="SSL's lambda2 (default 1, the seeds')")
+    common.add_argument("--lambda2", type=non_negative, default=None, help="SSL's lambda2 (default 1, the seeds')")
     common.add_argument(
         "--centers",
         choices=["labeled", "all"],
@@ -64,8 +163,14 @@ def _parser() -> argparse.ArgumentParser:
         help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
     )
     oracle = argparse.ArgumentParser(add_help=False)
-    oracle.add_argument("--dataset", choices=sorted(BENCHMARKS), required=True)
-    oracle.add_argument("--preferences", type=int, default=None, help="p (default 1000)")
+    source = oracle.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
+    source.add_argument("--data", type=Path, help="any CSV table (with --target, --labeled, --unlabeled)")
+    oracle.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
+    oracle.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
+    oracle.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
+    oracle.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
+    oracle.add_argument("--preferences", type=count, default=None, help="p (default 1000)")
     kinds.add_parser("table1", parents=[oracle, common], help="seed 001 Table 1: SVR vs SSL test MAE")
     bedroom = kinds.add_parser(
         "bedroom", parents=[common], help="seed 000's California bedroom rule: SVR vs SSL test MAE"
@@ -89,65 +194,183 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
     sweep.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ordercore", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    _fit_parser(commands)
+    _preference_parsers(commands)
+    _experiment_parsers(commands)
     return parser
 
 
-def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+# ---------------------------------------------------------------------------------------- commands
+def fit(args) -> int:
+    writable(args.out)
+    table = Table.read(args.data, args.target, args.features, args.id_column)
+    labeled = ~_labels(table)
+    preferences = PreferenceSet.concatenate(
+        [read_preferences(path, table) for path in args.preferences]
+        + [rule_preferences(read_rules(path), table, labeled) for path in args.rules]
+    )
+    parameters = {
+        name: getattr(args, name) for name in ("gamma", "lambda1", "lambda2") if getattr(args, name) is not None
+    }
+    estimator, preprocessing = fit_table(table, preferences, args.model, parameters)
+    metadata = {"target": args.target, "features": table.features, "id": args.id_column, "model": args.model}
+    estimator.save(args.out, preprocessing=preprocessing, metadata=metadata)
+    print(
+        f"fitted {args.model} on {len(table.frame)} rows ({int(labeled.sum())} labeled) and {len(preferences)} "
+        f"preferences; wrote {args.out}"
+    )
+    return 0
+
+
+def _labels(table: Table):
+    """Mask (n,) of rows without a label; ``ValueError`` when no row has one."""
+    unlabeled = table.frame[table.target].isna().to_numpy()
+    if unlabeled.all():
+        raise ValueError(f"the target column {table.target!r} is empty: label at least one row")
+    return unlabeled
+
+
+def predict(args) -> int:
+    writable(args.out)
+    model_file = read_model(args.model)
+    table = Table.read(args.data)
+    predict_table(model_file, table.frame).to_csv(args.out, index=False, float_format="%.17g")
+    print(f"predicted {len(table.frame)} rows; wrote {args.out}")
+    return 0
+
+
+def apply_rules(args) -> int:
+    writable(args.out)
+    rules = read_rules(args.rules)
+    table = Table.read(args.data, args.target, args.features, args.id_column)
+    labeled = None if args.target is None else ~_labels(table)
+    preferences = rule_preferences(rules, table, labeled, args.max_pairs)
+    frame = preferences.to_frame()
+    if table.ids is not None:
+        frame["i"], frame["j"] = table.ids[frame["i"]], table.ids[frame["j"]]  # rules make no unary preferences
+    frame.to_csv(args.out, index=False, float_format="%.17g")
+    print(f"{len(rules)} rule(s) made {len(preferences)} preferences; wrote {args.out}")
+    return 0
+
+
+def check(args) -> int:
+    """Print what ``check_preference_graph`` finds in each file; 1 when anything, else 0."""
+    found = False
+    for path in args.preferences:
+        report, n_preferences, names = check_preference_file(path)
+        problems = [("cycle", [" > ".join(names[rows]) for rows in report.cycles])]
+        problems.append(("conflict", [f"{names[i]} and {names[j]} preferred both ways" for i, j in report.conflicts]))
+        problems.append(
+            ("duplicate", [f"{names[i]} over {names[j]} stated more than once" for i, j in report.duplicates])
+        )
+        counts = ", ".join(f"{len(items)} {kind}{'s' * (len(items) != 1)}" for kind, items in problems)
+        print(f"{path}: {n_preferences} preferences: {counts}")
+        for kind, items in problems:
+            for item in items[:MAX_LISTED]:
+                print(f"  {kind}: {item}")
+            if len(items) > MAX_LISTED:
+                print(f"  ... and {len(items) - MAX_LISTED} more {kind}s")
+        found |= not report.ok
+    return int(found)
+
+
+def experiments(args) -> int:
     if args.experiment == "report":
         try:
             print(report_table([json.loads(path.read_text()) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
-            raise SystemExit(f"error: cannot report {' '.join(map(str, args.files))}: {error}") from None
+            raise ValueError(f"cannot report {' '.join(map(str, args.files))}: {error}") from None
         return 0
-    if args.trials < 1:
-        raise SystemExit("--trials must be at least 1")
-    changes = dict(tune=args.tune, centers=args.centers)
-    if getattr(args, "preferences", None) is not None:
-        changes["n_preferences"] = args.preferences
-    if args.lambda2 is not None:
-        if args.lambda2 < 0:
-            raise SystemExit("--lambda2 must be >= 0")
-        changes["lambda2"] = args.lambda2
-    if args.experiment == "bedroom":
-        args.dataset = "california"
-        changes.update(rule=bedroom_rule(args.bedrooms).to_dict(), rule_weights=args.weights)
-    protocol = Protocol.for_benchmark(args.dataset, quick=args.quick, **changes)
-    try:
-        data = load_dataset(args.dataset)
-    except (FileNotFoundError, ValueError) as error:
-        raise SystemExit(f"error: {error}") from None
-    progress = TerminalProgress(f"{args.experiment} {args.dataset}")
-    if args.experiment == "bedroom":
-        result = bedroom(data, protocol, args.trials, args.seed, args.jobs, progress)
-        summary = result["summary"]
-        print(
-            f"bedroom rule ({args.bedrooms}, weights {args.weights}): {summary['n_preferences_mean']:.0f} "
-            f"preferences per trial, {100 * summary['preference_accuracy_mean']:.0f}% accurate; "
-            f"SVR {summary['svr_mae_mean']:.0f}, SSL {summary['ssl_mae_mean']:.0f}, "
-            f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
-        )
-    elif args.experiment == "table1":
-        result = table1(data, args.dataset, protocol, args.trials, args.seed, args.jobs, progress)
-        summary = result["summary"]
-        print(
-            f"{args.dataset}: SVR {summary['svr_mae_mean']:.4g} ± {summary['svr_mae_std']:.3g}, "
-            f"SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
-            f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
-        )
-    else:
-        values = None
-        if args.values:
-            values = [int(v) if args.vary in ("p", "l") else v for v in args.values]
-        result = figure2(data, args.dataset, protocol, args.vary, values, args.trials, args.seed, args.jobs, progress)
-        for point in result["points"]:
-            print(f"{args.vary} = {point['value']}: SVR {point['svr_mae_mean']:.4g}, SSL {point['ssl_mae_mean']:.4g}")
-        if args.figure:
-            from ordercore.figures import sweep_figure, write_figure
+    for path in (args.out, getattr(args, "figure", None)):
+        if path is not None:
+            writable(path)
+    scheduler = _scheduler(args)
+    data, name, protocol = _experiment_setup(args)
+    values = None
+    if getattr(args, "values", None):
+        values = [int(v) if args.vary in ("p", "l") else v for v in args.values]
+    progress = TerminalProgress(f"{args.experiment} {name}")
+    result = run_experiment(
+        args.experiment, data, name, protocol, args.trials, args.seed, args.jobs, progress,
+        vary=getattr(args, "vary", None), values=values, scheduler=scheduler,
+    )  # fmt: skip
+    print(_summary_line(args, name, result))
+    if getattr(args, "figure", None):
+        from ordercore.figures import sweep_figure, write_figure
 
-            write_figure(sweep_figure(result), args.figure)
-    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if argv is None else argv)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+        write_figure(sweep_figure(result), args.figure)
+    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out}")
     return 0
+
+
+def _scheduler(args) -> str | None:
+    if args.backend == "dask" and not args.scheduler:
+        raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    if args.scheduler and args.backend != "dask":
+        raise ValueError("--scheduler applies with --backend dask only")
+    return args.scheduler
+
+
+def _experiment_setup(args):
+    """(data, its name, protocol) from the arguments: a benchmark, or --data with --target, -l, -u."""
+    changes = dict(tune=args.tune, centers=args.centers)
+    for option, field in (("preferences", "n_preferences"), ("labeled", "n_labeled"), ("unlabeled", "n_unlabeled")):
+        if getattr(args, option, None) is not None:
+            changes[field] = getattr(args, option)
+    if args.lambda2 is not None:
+        changes["lambda2"] = args.lambda2
+    if args.experiment == "bedroom":
+        changes.update(rule=bedroom_rule(args.bedrooms).to_dict(), rule_weights=args.weights)
+        return load_dataset("california"), "california", Protocol.for_benchmark("california", args.quick, **changes)
+    if args.dataset is not None:
+        if args.target or args.features:
+            raise ValueError("--target and --features go with --data (a benchmark has its own)")
+        return load_dataset(args.dataset), args.dataset, Protocol.for_benchmark(args.dataset, args.quick, **changes)
+    if not args.target or "n_labeled" not in changes or "n_unlabeled" not in changes:
+        raise ValueError("--data needs --target COLUMN, --labeled L and --unlabeled U")
+    table = Table.read(args.data, args.target, args.features)
+    known = table.frame[args.target].notna().to_numpy()
+    if not known.all():
+        print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
+    data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
+    return data, args.data.stem, Protocol.create(quick=args.quick, **changes)
+
+
+def _summary_line(args, name: str, result: dict) -> str:
+    if args.experiment == "figure2":
+        return "\n".join(
+            f"{args.vary} = {point['value']}: SVR {point['svr_mae_mean']:.4g}, SSL {point['ssl_mae_mean']:.4g}"
+            for point in result["points"]
+        )
+    summary = result["summary"]
+    line = (
+        f"SVR {summary['svr_mae_mean']:.4g} ± {summary['svr_mae_std']:.3g}, "
+        f"SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
+        f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
+    )
+    if args.experiment == "bedroom":
+        return (
+            f"bedroom rule ({args.bedrooms}, weights {args.weights}): {summary['n_preferences_mean']:.0f} "
+            f"preferences per trial, {100 * summary['preference_accuracy_mean']:.0f}% accurate; {line}"
+        )
+    return f"{name}: {line}"
+
+
+COMMANDS = {"fit": fit, "predict": predict, "rules": apply_rules, "check": check, "experiments": experiments}
+
+
+def main(argv=None) -> int:
+    """Run one command; a bad argument or file ends with ``error: ...`` and exit status 1."""
+    args = _parser().parse_args(argv)
+    args.argv = argv
+    try:
+        return COMMANDS[args.command](args)
+    except (ValueError, OSError, SolverError, ClusterUnavailableError) as error:
+        raise SystemExit(f"error: {error}") from None

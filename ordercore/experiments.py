@@ -65,12 +65,25 @@ class Protocol:
     rule_weights: str = "rule"  # 'rule': the rule's own w; 'accuracy': log-odds of its labeled-pair accuracy
 
     @classmethod
-    def for_benchmark(cls, name: str, quick: bool = False, **changes) -> Protocol:
-        spec = BENCHMARKS[name]
-        protocol = cls(spec.n_labeled, spec.n_unlabeled)
+    def create(cls, n_labeled: int, n_unlabeled: int, quick: bool = False, **changes) -> Protocol:
+        """The seeds' protocol with l and u; ``quick``: a 3 x 3 grid and 3 folds."""
+        protocol = cls(n_labeled, n_unlabeled)
         if quick:
             protocol = replace(protocol, grid=QUICK_GRID, folds=3)
         return replace(protocol, **changes)
+
+    @classmethod
+    def for_benchmark(cls, name: str, quick: bool = False, **changes) -> Protocol:
+        """The protocol with the benchmark's l and u (seed 001 Table 1) unless ``changes`` set them."""
+        spec = BENCHMARKS[name]
+        return cls.create(spec.n_labeled, spec.n_unlabeled, quick, **changes)
+
+    def check(self, n_rows: int) -> None:
+        """``ValueError`` unless a trial's l labeled and u unlabeled rows leave test rows among n_rows."""
+        if self.n_labeled + self.n_unlabeled >= n_rows:
+            raise ValueError(
+                f"l + u = {self.n_labeled} + {self.n_unlabeled} leaves no test rows among the table's {n_rows}"
+            )
 
 
 @dataclass
@@ -478,3 +491,33 @@ def bedroom(
         "summary": summarize(results),
         "paper": PAPER_BEDROOM,
     }
+
+
+EXPERIMENTS = ("table1", "figure2", "bedroom")
+
+
+def run_experiment(
+    kind: str,
+    data: Dataset,
+    name: str,
+    protocol: Protocol,
+    trials: int,
+    seed: int = 0,
+    jobs: int = 1,
+    progress=None,
+    *,
+    vary: str | None = None,
+    values=None,
+    scheduler: str | None = None,
+) -> dict:
+    """One of ``EXPERIMENTS`` on ``data`` (the bedroom rule: California with its household columns),
+    as the command line and the Experiments page run it; figure2 varies ``vary`` over ``values``.
+    ``ValueError`` before any trial runs when l + u leave no test rows."""
+    protocol.check(len(data.y))
+    if kind == "bedroom":
+        return bedroom(data, protocol, trials, seed, jobs, progress, scheduler=scheduler)
+    if kind == "table1":
+        return table1(data, name, protocol, trials, seed, jobs, progress, scheduler=scheduler)
+    if kind == "figure2":
+        return figure2(data, name, protocol, vary, values, trials, seed, jobs, progress, scheduler=scheduler)
+    raise ValueError(f"experiment must be one of {EXPERIMENTS}, got {kind!r}")

@@ -280,15 +280,50 @@ class PreferenceSet:
     def from_json(cls, source) -> PreferenceSet:
         """Read from a path or JSON text."""
         text = source if isinstance(source, str) and source.lstrip().startswith("{") else Path(source).read_text()
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not valid preference JSON: {error}") from None
-        if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
-            raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}"')
-        if document.get("version") != JSON_VERSION:
-            raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
-        missing = [c for c in COLUMNS if c not in document]
-        if missing:
-            raise ValueError(f"preference JSON lacks {missing}")
+        document = _preference_document(_parse_json(text))
         return cls(*(document[name] for name in COLUMNS))
+
+
+def _parse_json(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid preference JSON: {error}") from None
+
+
+def _preference_document(document) -> dict:
+    """``PreferenceSet.to_json``'s parsed document, checked; ``ValueError`` for anything else."""
+    if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
+        raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}"')
+    if document.get("version") != JSON_VERSION:
+        raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
+    missing = [c for c in COLUMNS if c not in document]
+    if missing:
+        raise ValueError(f"preference JSON lacks {missing}")
+    return document
+
+
+def read_preference_table(path) -> pd.DataFrame:
+    """A preference file as a table whose i and j are text, for rows named by position or by id:
+    CSV with columns i, j[, margin, weight, ...] (the Studio's export), ``PreferenceSet.to_json``'s
+    document, or a JSON list of records (the Studio's JSON export).  ``ValueError`` if unreadable."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        try:
+            document = _parse_json(path.read_text())
+        except UnicodeDecodeError as error:
+            raise ValueError(f"not valid preference JSON: {error}") from None
+        if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            frame = pd.DataFrame.from_records(document)
+        else:
+            document = _preference_document(document)
+            frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
+    else:
+        try:
+            frame = pd.read_csv(path, dtype={"i": str, "j": str})
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+            raise ValueError(f"not a readable preference CSV: {error}") from None
+    missing = [c for c in ("i", "j") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+    return frame

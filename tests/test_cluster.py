@@ -4,6 +4,7 @@ A two-worker LocalCluster in separate processes stands in for a real cluster: th
 pickled, sent over TCP and run in other interpreters, as they would be on other machines.
 """
 
+import json
 import re
 import socket
 import time
@@ -95,3 +96,23 @@ def test_a_scheduler_that_is_not_an_address_is_a_value_error():
     with pytest.raises(ValueError, match="scheduler must be an address such as tcp://HOST:8786"):
         with trial_backend(scheduler="no port here", timeout=1.0):
             pass
+
+
+def test_the_command_line_on_the_cluster_writes_what_jobs_1_writes(data_directory, cluster, tmp_path):
+    from ordercore.cli import main
+
+    arguments = ["experiments", "table1", "--dataset", "boston", "--quick", "--trials", "2", "--seed", "3"]
+    main([*arguments, "--jobs", "1", "--out", str(tmp_path / "local.json")])
+    main(
+        [
+            *arguments,
+            "--backend",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+            "--out",
+            str(tmp_path / "dask.json"),
+        ]
+    )
+    local, remote = (json.loads((tmp_path / name).read_text()) for name in ("local.json", "dask.json"))
+    assert without_timing(remote["trials"]) == without_timing(local["trials"]) and len(local["trials"]) == 2

@@ -1,0 +1,191 @@
+"""A model of one's own table, as the command line's ``fit``, ``predict``, ``rules apply`` and
+``check`` use it: the table read with the Studio's preprocessing, preference and rule files read
+against its rows, a model fitted with the Studio's defaults, and predictions for new rows.
+
+Rows are addressed by 0-based position, or by the values of an id column when one is named.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ordercore.datasets import Preprocessing, read_csv
+from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.model_files import ModelFile
+from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
+from ordercore.quality import GraphReport, check_preference_graph
+from ordercore.rules import DEFAULT_MAX_PAIRS, Rule, generate
+from ordercore.workbench import STUDIO_MODELS
+
+MODELS = ("lp", "gp")
+"""'lp': the order-preference LP (seeds 000/001); 'gp': the GP preference model (seed 002)."""
+
+
+@dataclass
+class Table:
+    """A table read from CSV, its target (None when not given) and features, and the values of its
+    id column as text (None: rows are addressed by position)."""
+
+    frame: pd.DataFrame
+    target: str | None
+    features: list[str]
+    ids: pd.Index | None
+
+    @classmethod
+    def read(cls, path: Path, target: str | None = None, features=None, id_column: str | None = None) -> Table:
+        """``ValueError`` naming the file for an unreadable table, an unknown column or a bad id column."""
+        try:
+            frame = read_csv(path)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+        named = [c for c in [target, id_column, *(features or ())] if c is not None]
+        unknown = [c for c in named if c not in frame.columns]
+        if unknown:
+            raise ValueError(f"{path}: no column(s) {unknown}; the columns are {list(frame.columns)}")
+        if features is None:
+            features = [c for c in frame.columns if c not in (target, id_column)]
+        elif id_column in features or target in features:
+            raise ValueError(f"{path}: the target and the id column cannot also be features")
+        return cls(frame, target, list(features), None if id_column is None else _ids(frame[id_column], path))
+
+    @property
+    def y(self) -> np.ndarray:
+        """The target (n,), NaN where the cell is empty (an unlabeled row)."""
+        values = pd.to_numeric(self.frame[self.target], errors="coerce")
+        bad = self.frame[self.target].notna() & values.isna()
+        if bad.any():
+            raise ValueError(
+                f"target column {self.target!r} is not numeric (e.g. {self.frame[self.target][bad].iloc[0]!r})"
+            )
+        return values.to_numpy(dtype=np.float64)
+
+    def rows(self, references, what: str) -> np.ndarray:
+        """Row positions (k,) of row references (k,) read as text: 0-based positions, or the id
+        column's values when the table has one; an empty reference (or -1 without ids) is the
+        constant 0 (``ZERO``) of a unary preference."""
+        text = pd.Series(references, dtype=object).astype("string").str.strip()
+        empty = (text.isna() | (text == "")).to_numpy()
+        rows = np.full(len(text), ZERO, dtype=np.int64)
+        given = text[~empty]
+        if self.ids is None:
+            positions = pd.to_numeric(given, errors="coerce")
+            bad = given[positions.isna() | (positions != positions.round())]
+        else:
+            positions = pd.Series(self.ids.get_indexer(given), index=given.index)
+            bad = given[positions < 0]
+        if len(bad):
+            expected = "a 0-based row position" if self.ids is None else "a value of the id column"
+            raise ValueError(f"{what}: {len(bad)} reference(s) are not {expected}, e.g. {bad.iloc[0]!r}")
+        rows[~empty] = positions.to_numpy(dtype=np.int64)
+        return rows
+
+
+def _ids(column: pd.Series, path: Path) -> pd.Index:
+    if column.isna().any():
+        raise ValueError(f"{path}: the id column {column.name!r} has empty cells")
+    ids = pd.Index(column.astype(str).str.strip())
+    if not ids.is_unique:
+        raise ValueError(f"{path}: the id column {column.name!r} repeats {ids[ids.duplicated()][0]!r}")
+    return ids
+
+
+def read_preferences(path: Path, table: Table) -> PreferenceSet:
+    """Preferences from a CSV (columns i, j[, margin, weight]) or JSON file, their rows checked
+    against ``table``.  ``ValueError`` naming the file for anything wrong."""
+    try:
+        frame = read_preference_table(path)
+        frame["i"], frame["j"] = table.rows(frame["i"], "i"), table.rows(frame["j"], "j")
+        preferences = PreferenceSet.from_frame(frame)
+        preferences.check_indices(len(table.frame))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return preferences
+
+
+def read_rules(path: Path) -> list[Rule]:
+    """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
+    try:
+        document = json.loads(Path(path).read_text())
+        documents = document if isinstance(document, list) else [document]
+        return [Rule.from_dict(item) for item in documents]
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: int | None = DEFAULT_MAX_PAIRS):
+    """The preferences every rule makes over the table's rows (as the Rules page: pairs with at least
+    one unlabeled row when ``labeled`` is given, at most ``max_pairs`` per rule, sampled with seed 0)."""
+    scope = "all" if labeled is None else "training"
+    made = []
+    for rule in rules:
+        rule.check_columns(table.frame)
+        made.append(generate(rule, table.frame, labeled, scope=scope, max_pairs=max_pairs, random_state=0))
+    return PreferenceSet.concatenate([m.preferences for m in made])
+
+
+def label_chain(y: np.ndarray) -> PreferenceSet:
+    """The labels' order as preferences for a model that learns from preferences only (the GP):
+    each labeled row over the next lower one, d = 0; tied labels are left unordered."""
+    labeled = np.flatnonzero(~np.isnan(y))
+    ranked = labeled[np.argsort(-y[labeled], kind="stable")]
+    higher, lower = ranked[:-1], ranked[1:]
+    strict = y[higher] > y[lower]
+    return PreferenceSet.order(higher[strict], lower[strict])
+
+
+def fit_table(table: Table, preferences: PreferenceSet, model: str, parameters: dict):
+    """(estimator, preprocessing) fitted on every row of ``table``.  'lp' takes the labels and the
+    preferences, with the Studio's defaults for what ``parameters`` leaves out; 'gp' takes the
+    pairwise preferences and the labels' order (``label_chain``): its predictions are a latent
+    utility, on no target's scale."""
+    preprocessing = Preprocessing.fit(table.frame, table.features)
+    X, y = preprocessing.transform(table.frame), table.y
+    if model == "lp":
+        estimator = STUDIO_MODELS["lp"].make(parameters)
+        return estimator.fit(X, y, preferences), preprocessing
+    if model != "gp":
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    if parameters:
+        raise ValueError(f"the GP learns its hyperparameters; {sorted(parameters)} apply to the LP only")
+    pairwise = preferences[~preferences.is_unary] + label_chain(y)
+    if len(pairwise) == 0:
+        raise ValueError("the GP needs pairwise preferences or at least two different labels")
+    return GPPreferenceModel(random_state=0).fit(X, pairwise), preprocessing
+
+
+def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per row of ``frame``, in order: the id column when the model was fitted with one and
+    ``frame`` has it, ``prediction``, and ``std`` for the GP."""
+    if model_file.preprocessing is None:
+        raise ValueError("the model file holds no preprocessing; save it with 'python -m ordercore fit'")
+    X = model_file.preprocessing.transform(frame)
+    out = pd.DataFrame(index=frame.index)
+    id_column = model_file.metadata.get("id")
+    if id_column is not None and id_column in frame.columns:
+        out[id_column] = frame[id_column]
+    if isinstance(model_file.estimator, GPPreferenceModel):
+        out["prediction"], out["std"] = model_file.estimator.predict(X, return_std=True)
+    else:
+        out["prediction"] = model_file.estimator.predict(X)
+    return out.reset_index(drop=True)
+
+
+def check_preference_file(path: Path) -> tuple[GraphReport, int, pd.Index]:
+    """(report, number of preferences, names) for a preference file whose rows are named by position
+    or id alike: the report's row numbers index ``names``, the file's references as text.  A
+    ``source`` column, when present, tells equalities from conflicts (``check_preference_graph``)."""
+    try:
+        frame = read_preference_table(path)
+        text = {c: frame[c].astype("string").str.strip().fillna("") for c in ("i", "j")}
+        names = pd.Index(sorted((set(text["i"]) | set(text["j"])) - {"", str(ZERO)}))
+        # Row numbers into names; an empty reference or -1 is ZERO, get_indexer's "not found".
+        preferences = PreferenceSet.from_frame(frame.assign(**{c: names.get_indexer(text[c]) for c in text}))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    sources = frame["source"].astype(str).to_numpy() if "source" in frame else None
+    return check_preference_graph(preferences, sources), len(preferences), names

@@ -1,0 +1,238 @@
+"""The command line on one's own table: fit, predict, rules apply, check, and its errors."""
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore import GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore.cli import main
+from ordercore.datasets import prepare
+from ordercore.rules import Ordering, Rule, Within, generate
+
+HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+FEATURES = ["latitude", "longitude", "neighbourhood", "age", "income", "bedrooms", "rooms", "floor_area"]
+RULE = Rule("more bedrooms", [Within("age", 4.0), Within("income", 15.0)], Ordering("bedrooms"))
+
+
+@pytest.fixture
+def homes(tmp_path):
+    """300 sample homes, the price kept on every 10th row only (30 labeled); the CSV's path."""
+    frame = pd.read_csv(HOMES).head(300)
+    frame.loc[frame.index % 10 != 0, "price"] = np.nan
+    path = tmp_path / "homes.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def rules_file(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps([RULE.to_dict()]))
+    return path
+
+
+def predictions(path) -> pd.Series:
+    frame = pd.read_csv(path)
+    return frame.set_index("home_id")["prediction"]
+
+
+def test_fit_then_predict_matches_the_library_and_keeps_the_training_scaling(tmp_path, homes, rules_file, capsys):
+    model, out = tmp_path / "model.npz", tmp_path / "predictions.csv"
+    main(["fit", str(homes), "--target", "price", "--id", "home_id", "--rules", str(rules_file), "--out", str(model)])
+    # New rows: a shuffled subset, whose own means and spreads differ from the training table's.
+    frame = pd.read_csv(homes)
+    subset = frame.sample(40, random_state=1).drop(columns="price")
+    subset.to_csv(tmp_path / "new.csv", index=False)
+    main(["predict", str(model), str(tmp_path / "new.csv"), "--out", str(out)])
+    assert "wrote" in capsys.readouterr().out
+
+    # The same fit by hand: the seeds' preprocessing of the whole table, the rule's pairs (at least one
+    # unlabeled row, seed 0), and the estimator's defaults.
+    prepared = prepare(frame, "price", FEATURES)
+    preferences = generate(RULE, frame, frame["price"].notna().to_numpy(), random_state=0).preferences
+    expected = OrderPreferenceRegressor().fit(prepared.X, prepared.y, preferences).predict(prepared.X)
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["home_id", "prediction"]
+    assert written["home_id"].tolist() == subset["home_id"].tolist()  # one row per input row, in order
+    np.testing.assert_allclose(written["prediction"], expected[subset.index], rtol=1e-9)
+
+
+def test_preference_files_by_position_by_id_csv_and_json_fit_the_same_model(tmp_path, homes):
+    frame = pd.read_csv(homes)
+    rng = np.random.default_rng(0)
+    i, j = rng.choice(len(frame), size=(2, 25), replace=False)
+    preferences = PreferenceSet.order(i, j, rng.uniform(0, 5e4, 25), rng.uniform(0.5, 2, 25))
+    ids = frame["home_id"].to_numpy()
+    files = {
+        "positions.csv": preferences.to_frame(),
+        "ids.csv": preferences.to_frame().assign(i=ids[i], j=ids[j]),
+    }
+    for name, table in files.items():
+        table.to_csv(tmp_path / name, index=False)
+    preferences.to_json(tmp_path / "document.json")
+    (tmp_path / "records.json").write_text(files["ids.csv"].to_json(orient="records"))  # the Studio's export
+    outputs = {}
+    for name in ["positions.csv", "ids.csv", "document.json", "records.json"]:
+        by_id = ["--id", "home_id"] if name in ("ids.csv", "records.json") else []
+        model = tmp_path / f"{name}.npz"
+        main(
+            ["fit", str(homes), "--target", "price", "--preferences", str(tmp_path / name), *by_id, "--out", str(model)]
+        )
+        main(["predict", str(model), str(homes), "--out", str(tmp_path / f"{name}.out.csv")])
+        outputs[name] = pd.read_csv(tmp_path / f"{name}.out.csv")["prediction"].to_numpy()
+    prepared = prepare(frame, "price", ["home_id", *FEATURES])
+    expected = OrderPreferenceRegressor().fit(prepared.X, prepared.y, preferences).predict(prepared.X)
+    np.testing.assert_allclose(outputs["positions.csv"], expected, rtol=1e-9)  # no --id: home_id is a feature
+    np.testing.assert_allclose(outputs["document.json"], expected, rtol=1e-9)
+    np.testing.assert_allclose(outputs["ids.csv"], outputs["records.json"], rtol=1e-9)  # JSON keeps 10 digits
+    assert not np.allclose(outputs["ids.csv"], expected)  # without home_id among the features
+
+
+def test_the_gp_learns_the_labels_order_and_the_preferences(tmp_path, homes):
+    frame = pd.read_csv(homes)
+    preferences = PreferenceSet.order([1, 2, 5], [4, 3, 6])
+    ids = frame["home_id"].to_numpy()
+    preferences.to_frame().assign(i=ids[preferences.i], j=ids[preferences.j]).to_csv(
+        tmp_path / "clicks.csv", index=False
+    )
+    model, out = tmp_path / "gp.npz", tmp_path / "gp.csv"
+    arguments = ["fit", str(homes), "--target", "price", "--id", "home_id", "--model", "gp"]
+    main([*arguments, "--preferences", str(tmp_path / "clicks.csv"), "--out", str(model)])
+    main(["predict", str(model), str(homes), "--out", str(out)])
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["home_id", "prediction", "std"] and len(written) == len(frame)
+    # By hand: the labeled homes from dearest to cheapest, each preferred to the next (no ties here).
+    labeled = frame.loc[frame["price"].notna()].sort_values("price", ascending=False).index.to_numpy()
+    assert frame["price"][labeled].is_unique
+    chain = PreferenceSet.order(labeled[:-1], labeled[1:])
+    X = prepare(frame, "price", FEATURES).X
+    mean, std = GPPreferenceModel(random_state=0).fit(X, preferences + chain).predict(X, return_std=True)
+    np.testing.assert_allclose(written["prediction"], mean, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(written["std"], std, rtol=1e-9)
+    assert np.all(std > 0)
+
+
+def test_rules_apply_writes_every_pair_a_brute_force_finds(tmp_path, rules_file):
+    frame = pd.read_csv(HOMES).head(60)
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    out = tmp_path / "preferences.csv"
+    main(["rules", "apply", str(rules_file), str(tmp_path / "small.csv"), "--id", "home_id", "--out", str(out)])
+    written = pd.read_csv(out)
+    found = set(zip(written["i"], written["j"], strict=True))
+    expected = set()
+    for a, b in itertools.permutations(frame.itertuples(), 2):
+        if abs(a.age - b.age) <= 4 and abs(a.income - b.income) <= 15 and a.bedrooms > b.bedrooms:
+            expected.add((a.home_id, b.home_id))
+    assert found == expected and len(found) > 20
+    assert (written["margin"] == 0).all() and (written["weight"] == 1).all()
+
+
+def test_check_finds_cycles_conflicts_and_duplicates_by_name(tmp_path, capsys):
+    clean = tmp_path / "clean.csv"
+    # By position: 0 > 1 > 2, and two unary preferences (-1 is the constant 0, not a row): no cycle.
+    pd.DataFrame({"i": [0, 1, 2, -1], "j": [1, 2, -1, 0]}).to_csv(clean, index=False)
+    assert main(["check", str(clean)]) == 0
+    assert "4 preferences: 0 cycles, 0 conflicts, 0 duplicates" in capsys.readouterr().out
+    # A pair stated both ways with d = 0 is an equality from one source, a conflict between two.
+    sourced = tmp_path / "sourced.csv"
+    pd.DataFrame({"i": ["a", "b", "c", "d"], "j": ["b", "a", "d", "c"], "source": ["r1", "r1", "r1", "click"]}).to_csv(
+        sourced, index=False
+    )
+    assert main(["check", str(sourced)]) == 1
+    assert "conflict: c and d preferred both ways" in capsys.readouterr().out
+    messy = tmp_path / "messy.csv"
+    pd.DataFrame(
+        {
+            "i": ["a", "b", "c", "d", "e", "f", "f", "x"],
+            "j": ["b", "c", "a", "e", "d", "g", "g", ""],  # a > b > c > a; d, e both ways; f > g twice; x unary
+            "margin": [0, 0, 0, 1, 1, 0, 0, 0],
+        }
+    ).to_csv(messy, index=False)
+    assert main(["check", str(messy)]) == 1
+    report = capsys.readouterr().out
+    assert "8 preferences: 1 cycle, 1 conflict, 1 duplicate" in report
+    assert "cycle: a > b > c" in report and "conflict: d and e" in report and "duplicate: f over g" in report
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["fit", "{homes}", "--target", "cost", "--out", "{tmp}/m.npz"], "no column(s) ['cost']"),
+        (["fit", "{homes}", "--target", "price", "--features", "age,size", "--out", "{tmp}/m.npz"], "['size']"),
+        (["fit", "{homes}", "--target", "price", "--out", "{tmp}"], "is a directory"),
+        (["fit", "{homes}", "--target", "price", "--out", "{homes}/m.npz"], "cannot write"),
+        (["fit", "{homes}", "--target", "price", "--id", "neighbourhood", "--out", "{tmp}/m.npz"], "repeats"),
+        (["fit", "{tmp}/absent.csv", "--target", "price", "--out", "{tmp}/m.npz"], "absent.csv"),
+        (["fit", "{homes}", "--target", "price", "--model", "gp", "--lambda2", "1", "--out", "{tmp}/m.npz"], "LP only"),
+        (["predict", "{tmp}/broken.npz", "{homes}", "--out", "{tmp}/p.csv"], "broken.npz"),
+        (["experiments", "table1", "--data", "{homes}", "--target", "price", "--out", "{tmp}/r.json"], "--labeled"),
+        (["experiments", "table1", "--dataset", "boston", "--backend", "dask", "--out", "{tmp}/r.json"], "--scheduler"),
+    ],
+)
+def test_bad_arguments_end_with_one_line_and_status_1(tmp_path, homes, arguments, message, capsys):
+    (tmp_path / "broken.npz").write_bytes(b"PK\x03\x04 not really a zip")
+    arguments = [a.format(homes=homes, tmp=tmp_path) for a in arguments]
+    with pytest.raises(SystemExit) as raised:
+        main(arguments)
+    assert raised.value.code != 0 and str(raised.value).startswith("error: ")
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["experiments", "table1", "--dataset", "boston", "--jobs", "0", "--out", "r.json"],
+        ["experiments", "table1", "--dataset", "boston", "--trials", "-2", "--out", "r.json"],
+        ["experiments", "table1", "--dataset", "boston", "--preferences", "-5", "--out", "r.json"],
+        ["experiments", "table1", "--dataset", "boston", "--lambda2", "nan", "--out", "r.json"],
+        ["rules", "apply", "r.json", "d.csv", "--max-pairs", "-1", "--out", "p.csv"],
+        ["fit", "d.csv", "--target", "y", "--gamma", "0", "--out", "m.npz"],
+    ],
+)
+def test_negative_counts_and_jobs_are_usage_errors(arguments, capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(arguments)
+    assert raised.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("python -m ordercore")
+
+
+def test_an_unwritable_out_stops_an_experiment_before_it_starts(tmp_path, monkeypatch):
+    monkeypatch.setattr("ordercore.cli.run_experiment", lambda *a, **k: pytest.fail("the run started"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit, match="cannot write"):
+        main(["experiments", "table1", "--dataset", "boston", "--out", str(tmp_path / "file" / "r.json")])
+
+
+def test_a_corrupted_model_file_is_one_line_and_status_1_from_the_shell(tmp_path, homes):
+    model = tmp_path / "model.npz"
+    main(["fit", str(homes), "--target", "price", "--out", str(model)])
+    model.write_bytes(model.read_bytes()[: model.stat().st_size // 2])
+    command = [sys.executable, "-m", "ordercore", "predict", str(model), str(homes), "--out", str(tmp_path / "p.csv")]
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert finished.returncode == 1
+    assert finished.stderr.count("\n") == 1 and finished.stderr.startswith("error: ") and str(model) in finished.stderr
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_table1_on_any_table_runs_the_seeds_protocol(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(y=X[:, 0] - 2 * X[:, 1] ** 2)
+    frame.loc[[3, 7], "y"] = np.nan  # dropped: the protocol needs every row's target
+    frame.to_csv(tmp_path / "table.csv", index=False)
+    out = tmp_path / "r.json"
+    arguments = ["experiments", "table1", "--data", str(tmp_path / "table.csv"), "--target", "y", "--labeled", "10"]
+    main([*arguments, "--unlabeled", "50", "--preferences", "80", "--trials", "2", "--quick", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["dataset"] == "table" and len(result["trials"]) == 2
+    assert result["protocol"]["n_labeled"] == 10 and result["protocol"]["n_unlabeled"] == 50
+    assert all(trial["n_preferences"] == 80 for trial in result["trials"])
+    assert "2 rows without 'y' are left out" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="leaves no test rows"):
+        main([*arguments, "--unlabeled", "108", "--out", str(out)])
