@@ -4,10 +4,13 @@ Setting: l = 60 labeled, u = 1000 unlabeled, p = 1000 oracle preferences
 f(x_i) - f(x_j) >= 0.5 (y_i - y_j) (seed 001 eq. (14)), standardized features, RBF gamma = 0.01,
 lambda1 = 1e-3, lambda2 = 1.  Prints medians of: the cold fit; the same LP (13) built densely and
 solved by scipy.optimize.linprog(method="highs") (the naive baseline); a warm re-solve after
-adding one preference; their ratios; and a scale point (1000 points, 100 labeled, 10,000
-preferences) run in a fresh process for its cold time and peak memory.
+adding one preference; their ratios.  Then the scale curve (issue 13): l = 60, u = 19,000,
+p = 10^3 .. 10^6 oracle preferences, each p in a fresh process: the cold fit (working set), the
+median warm add of one preference, peak memory, and the cold fit with every preference a column
+(all at once) where it finishes in reasonable time (p <= 10^5), with the ratio and the objectives'
+relative difference.
 
-Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7]
+Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000]
 """
 
 from __future__ import annotations
@@ -69,34 +72,77 @@ def naive_fit(X, y, preferences):
     )[0]
 
 
-def scale_point():
-    """Run in a child process: cold fit at 1000 points / 100 labeled / 10,000 preferences."""
-    X, y, _, preferences = setting(100, 900, 10_000, seed=1)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+SCALE_P = (1_000, 10_000, 100_000, 1_000_000)
+WHOLE_MAX_P = 100_000
+"""All-at-once solves run up to this p (measured on main before the working set: 300,000 took 99 s,
+10^6 gave no answer in 300 s)."""
+
+
+def scale_point(n_preferences: int, whole: bool, repeats: int):
+    """Run in a child process: cold fit and warm adds at l = 60, u = 19,000, p = n_preferences;
+    ``whole``: every preference a column (the working set off)."""
+    from ordercore.lp import working_set
+
+    if whole:
+        working_set.WORKING_SET_MIN = n_preferences
+    X, y, y_true, preferences = setting(60, 19_000, n_preferences, seed=0)
     start = time.perf_counter()
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    seconds, objective = time.perf_counter() - start, model.objective_
+    rng, warm = np.random.default_rng(1), []
+    for _ in range(repeats):
+        extra = oracle_preferences(np.arange(60, 19_060), y_true, 1, rng=rng)
+        start = time.perf_counter()
+        model.add_preferences(extra)
+        warm.append(time.perf_counter() - start)
+    state = np.bincount(model._lp.working.state, minlength=3)
     print(
         json.dumps(
             {
                 "seconds": seconds,
-                "peak_mb": peak / 1024,
-                "baseline_mb": before / 1024,
-                "objective": model.objective_,
-                "iterations": model.n_iter_,
+                "warm_ms": 1e3 * statistics.median(warm),
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # KiB on Linux
+                "objective": objective,  # of the cold fit
+                "columns": int(state[1]),
+                "fixed": int(state[2]),
             }
         )
     )
 
 
+def run_scale_point(n_preferences: int, whole: bool, repeats: int) -> dict:
+    command = [sys.executable, __file__, "--scale-child", str(n_preferences), "--repeats", str(repeats)]
+    child = subprocess.run(command + (["--whole"] if whole else []), capture_output=True, text=True, check=True)
+    return json.loads(child.stdout)
+
+
+def print_scale_curve(max_p: int, repeats: int) -> None:
+    print("Scale curve: California, l=60, u=19,000, oracle preferences, each p in a fresh process")
+    print(
+        "        p   cold (s)  warm add (ms)  peak (MB)  columns/fixed at the end   all at once (s)  ratio  rel. diff"
+    )
+    for p in [p for p in SCALE_P if p <= max_p]:
+        point = run_scale_point(p, False, repeats)
+        line = (
+            f"  {p:>9,}  {point['seconds']:8.2f}  {point['warm_ms']:13.1f}  {point['peak_mb']:9.0f}  "
+            f"{point['columns']:>10,} / {point['fixed']:<11,}"
+        )
+        if p <= WHOLE_MAX_P:
+            whole = run_scale_point(p, True, 1)
+            difference = abs(point["objective"] - whole["objective"]) / abs(whole["objective"])
+            line += f"  {whole['seconds']:15.2f}  {whole['seconds'] / point['seconds']:5.1f}  {difference:9.1e}"
+        print(line)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--scale-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--max-p", type=int, default=SCALE_P[-1], help="largest p of the scale curve")
+    parser.add_argument("--scale-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--whole", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale_child:
-        return scale_point()
+        return scale_point(args.scale_child, args.whole, args.repeats)
 
     X, y, y_true, preferences = setting(60, 1000, 1000, seed=0)
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2)
@@ -145,14 +191,7 @@ def main():
     print(f"  ratio cold / naive  {cold / naive:.3f}   (target <= 0.25)")
     print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
 
-    child = subprocess.run([sys.executable, __file__, "--scale-child"], capture_output=True, text=True, check=True)
-    scale = json.loads(child.stdout)
-    print("Scale point: 1000 points (100 labeled), 10,000 preferences, cold fit in a fresh process")
-    print(f"  cold fit {scale['seconds']:.2f} s   (target <= 5 s), {scale['iterations']} simplex iterations")
-    print(
-        f"  peak memory {scale['peak_mb']:.0f} MB resident (process before the fit: {scale['baseline_mb']:.0f} MB; "
-        f"target <= 2048 MB)"
-    )
+    print_scale_curve(args.max_p, args.repeats)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Solving the order-preference LP: cold fits, warm re-solves as preferences come and go, and a
 duality-gap certificate on every answer.
 
-Each solve recovers the primal (alpha_0, alpha) from the dual LP's row duals and evaluates the
-primal objective (9) itself.  By weak duality that value can only equal HiGHS's dual objective
+The LP holds the working preferences as columns and folds the others in at a bound; each solve
+is completed by pricing every preference (``working_set.py``).  Each solve recovers the primal
+(alpha_0, alpha) from the dual LP's row duals and evaluates the primal objective (9) over all
+preferences itself.  By weak duality that value can only equal HiGHS's dual objective
 at the joint optimum, so a gap above ``CERTIFICATE_TOLERANCE`` exposes a wrong "optimal" answer,
 such as the one HiGHS sometimes returns after a hot start (HiGHS issues #3294, #3194).  A warm
 solve that fails the certificate is redone cold; a cold one that fails raises
@@ -32,9 +34,11 @@ from ordercore.lp.problem import (
     preference_upper,
     primal_objective,
     referenced_rows,
+    shortfalls,
     unary_sign,
 )
-from ordercore.preferences import PreferenceSet
+from ordercore.lp.working_set import FIXED, OUT, WORKING, WorkingSet
+from ordercore.preferences import ZERO, PreferenceSet
 
 CERTIFICATE_TOLERANCE = 1e-8
 """Largest accepted |primal (9) - dual objective| / max(1, |primal|), in scaled units.  With HiGHS's
@@ -48,6 +52,9 @@ a cold solve needed 78), so the engine stops it and solves cold."""
 
 CENTERS = ("labeled", "all")
 
+MAX_PRICING_ROUNDS = 500
+"""Rounds of pricing and re-solving one solve may take (p = 10^6 on California: 12)."""
+
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -60,8 +67,8 @@ class LPSolution:
     intercept: float  # alpha_0
     objective: float  # objective (9)
     violation: np.ndarray  # (p,) shortfall max(d - (f_i - f_j), 0) of each preference
-    iterations: int  # simplex iterations of the solve that produced it
-    seconds: float  # HiGHS run time of that solve
+    iterations: int  # simplex iterations of the solve that produced it (every pricing round)
+    seconds: float  # HiGHS run time of that solve (every pricing round)
     start: str  # 'cold'; 'hot': HiGHS pivoted from the previous basis; 'kept': that basis stayed optimal
 
 
@@ -105,6 +112,7 @@ class IncrementalOrderPreferenceLP:
         self.preferences = PreferenceSet.empty()
         self.center_rows = self.labeled.copy()
         self.problem: DualLP | None = None
+        self.working: WorkingSet | None = None
         self._kernel = KernelRowCache(X, kernel, self.kernel_scale)
         self._highs: HighsDualLP | None = None
         self._basis: Basis | None = None  # the last optimal basis, while it matches the LP's rows
@@ -112,20 +120,24 @@ class IncrementalOrderPreferenceLP:
 
     # ------------------------------------------------------------------ public
     def solve_cold(self, preferences: PreferenceSet) -> LPSolution:
-        """Build the whole LP for ``preferences`` and solve it from scratch."""
+        """Build the LP for ``preferences`` and solve it from scratch."""
         with self._rollback_on_failure():
             self.preferences = preferences
             self.center_rows = self._centers_for(preferences)
             self._kernel.set_centers(self.center_rows)
+            self._index_preferences()
             labeled, labeled_cost = labeled_block(self._kernel.rows(self.labeled), self.y_scaled, self.epsilon_scaled)
+            self.working = WorkingSet.start(len(preferences), self.center_rows.size + 1)
+            columns = self.working.working
             self.problem = DualLP(
                 labeled=labeled,
                 labeled_cost=labeled_cost,
-                preference=self._preference_block(preferences),
-                preference_cost=self.scaling.margins(preferences),
-                preference_upper=preference_upper(preferences.weight, self.lambda2, len(preferences)),
+                preference=self._columns(columns),
+                preference_cost=self._margins[columns],
+                preference_upper=self._upper()[columns],
                 lambda1=self.lambda1_scaled,
             )
+            self._set_fixed_shift()
             return self._solve_cold()
 
     def add(self, preferences: PreferenceSet) -> LPSolution:
@@ -138,11 +150,10 @@ class IncrementalOrderPreferenceLP:
                 np.setdiff1d(referenced_rows(preferences), self.center_rows)
             ):
                 basis = None  # new rows: let HiGHS extend the basis
-            block, margins = self._preference_block(preferences), self.scaling.margins(preferences)
-            self._highs.add_columns(block, margins, np.zeros(len(preferences)), np.zeros(len(preferences)))
-            self.problem.preference = np.hstack([self.problem.preference, block])
-            self.problem.preference_cost = np.concatenate([self.problem.preference_cost, margins])
+            first = len(self.preferences)
             self.preferences = self.preferences + preferences
+            self._index_preferences(first)
+            self._append_columns(self.working.append(len(preferences)))
             return self._resolve(basis)
 
     def remove(self, positions) -> LPSolution:
@@ -155,12 +166,11 @@ class IncrementalOrderPreferenceLP:
         if self._highs is None:
             return self.solve_cold(self.preferences[keep])
         with self._rollback_on_failure():
-            removed = 2 * self.labeled.size + np.flatnonzero(~keep)
-            self._highs.delete_columns(removed)
-            basis = self._basis.without_columns(removed)
-            self.problem.preference = self.problem.preference[:, keep]
-            self.problem.preference_cost = self.problem.preference_cost[keep]
+            self._unfix(np.flatnonzero(~keep & (self.working.state == FIXED)))
+            dropped = self.working.keep(keep)
+            basis = self._delete_columns(dropped)
             self.preferences = self.preferences[keep]
+            self._keep_index(keep)
             if self.centers == "all" and self._remove_unused_centers():
                 basis = None
             return self._resolve(basis)
@@ -172,8 +182,6 @@ class IncrementalOrderPreferenceLP:
             if self._highs is None:
                 return self.solve_cold(self.preferences)
             self.problem.lambda1 = self.lambda1_scaled
-            row_lower, row_upper = self.problem.row_bounds()
-            self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
             return self._resolve(self._basis)
 
     def __getstate__(self):
@@ -181,7 +189,7 @@ class IncrementalOrderPreferenceLP:
         state["_highs"] = state["_basis"] = None  # HiGHS does not pickle; the next edit solves cold
         return state
 
-    # ------------------------------------------------------------------ internals
+    # ------------------------------------------------------------------ internals: the LP's arrays
     @contextmanager
     def _rollback_on_failure(self):
         """Restore the last solved state if an edit or its solve fails; the next edit then solves
@@ -190,6 +198,7 @@ class IncrementalOrderPreferenceLP:
             self.preferences,
             self.center_rows,
             None if self.problem is None else dataclasses.replace(self.problem),
+            None if self.working is None else self.working.copy(),
             self._basis,
             self.lambda1_scaled,
             self.lambda2,
@@ -197,10 +206,50 @@ class IncrementalOrderPreferenceLP:
         try:
             yield
         except BaseException:
-            self.preferences, self.center_rows, self.problem, self._basis, self.lambda1_scaled, self.lambda2 = saved
+            (
+                self.preferences,
+                self.center_rows,
+                self.problem,
+                self.working,
+                self._basis,
+                self.lambda1_scaled,
+                self.lambda2,
+            ) = saved
             self._kernel.set_centers(self.center_rows)
+            self._index_preferences()
             self._highs = None
             raise
+
+    def _index_preferences(self, first: int = 0) -> None:
+        """Scaled margins d~ (p,) and where each preference's rows sit among the referenced rows
+        (``_rows``, sorted; it may keep rows no preference uses any more), for the preferences from
+        ``first`` on: those before keep theirs, renumbered if new rows come in."""
+        new = self.preferences[first:] if first else self.preferences
+        rows = referenced_rows(new)
+        if first:
+            added = np.setdiff1d(rows, self._rows, assume_unique=True)
+            rows = np.union1d(self._rows, added) if added.size else self._rows
+            if added.size:  # old position -> new one; the last (ZERO) -> the new last
+                renumber = np.append(np.searchsorted(rows, self._rows), rows.size)
+                self._position_i, self._position_j = renumber[self._position_i], renumber[self._position_j]
+        position_i, position_j = (
+            np.where(side == ZERO, rows.size, np.searchsorted(rows, side)) for side in (new.i, new.j)
+        )
+        margins = self.scaling.margins(new)
+        if first:
+            position_i = np.concatenate([self._position_i, position_i])
+            position_j = np.concatenate([self._position_j, position_j])
+            margins = np.concatenate([self._margins, margins])
+        self._rows, self._position_i, self._position_j, self._margins = rows, position_i, position_j, margins
+
+    def _keep_index(self, keep: np.ndarray) -> None:
+        """The index of the preferences where ``keep`` (p,) is True."""
+        self._position_i, self._position_j = self._position_i[keep], self._position_j[keep]
+        self._margins = self._margins[keep]
+
+    def _upper(self) -> np.ndarray:
+        """Every preference's box bound lambda2 w_q / p, shape (p,)."""
+        return preference_upper(self.preferences.weight, self.lambda2, len(self.preferences))
 
     def _centers_for(self, preferences: PreferenceSet) -> np.ndarray:
         if self.centers == "labeled":
@@ -212,6 +261,56 @@ class IncrementalOrderPreferenceLP:
         rows = referenced_rows(preferences)
         return preference_block(kernel_difference(preferences, rows, self._kernel.rows(rows)), unary_sign(preferences))
 
+    def _columns(self, indices: np.ndarray) -> np.ndarray:
+        """The dual LP's columns (m + 1, k) of the preferences at ``indices``."""
+        return self._preference_block(self.preferences[indices])
+
+    def _append_columns(self, indices: np.ndarray) -> None:
+        """Preferences ``indices`` (already WORKING) as new columns at the end of the LP."""
+        if not indices.size:
+            return
+        block, margins, upper = self._columns(indices), self._margins[indices], self._upper()[indices]
+        self._highs.add_columns(block, margins, np.zeros(indices.size), upper)
+        self.problem.preference = np.hstack([self.problem.preference, block])
+        self.problem.preference_cost = np.concatenate([self.problem.preference_cost, margins])
+        self.problem.preference_upper = np.concatenate([self.problem.preference_upper, upper])
+
+    def _delete_columns(self, positions: np.ndarray) -> Basis | None:
+        """Delete working columns at ``positions`` (column order, nonbasic); the basis without them."""
+        removed = 2 * self.labeled.size + positions
+        self._highs.delete_columns(removed)
+        keep = np.ones(self.problem.preference.shape[1], bool)
+        keep[positions] = False
+        self.problem.preference = self.problem.preference[:, keep]
+        self.problem.preference_cost = self.problem.preference_cost[keep]
+        self.problem.preference_upper = self.problem.preference_upper[keep]
+        return None if self._basis is None else self._basis.without_columns(removed)
+
+    def _fix(self, indices: np.ndarray) -> None:
+        """Fold OUT or just-removed WORKING preferences ``indices`` in at their upper bound."""
+        if indices.size:
+            weight = self.preferences.weight[indices]
+            self.working.fixed_sum += self._columns(indices) @ weight
+            self.working.fixed_cost += float(weight @ self._margins[indices])
+            self.working.state[indices] = FIXED
+
+    def _unfix(self, indices: np.ndarray) -> None:
+        """Take FIXED preferences ``indices`` out of the fold (the caller says where they go)."""
+        if indices.size:
+            weight = self.preferences.weight[indices]
+            self.working.fixed_sum -= self._columns(indices) @ weight
+            self.working.fixed_cost -= float(weight @ self._margins[indices])
+            self.working.state[indices] = OUT
+
+    def _set_fixed_shift(self) -> None:
+        """The rows' shift and the objective's constant from the FIXED preferences at lambda2 / p."""
+        factor = self.lambda2 / max(len(self.preferences), 1)
+        self.problem.row_shift = factor * self.working.fixed_sum
+        self.problem.constant = factor * self.working.fixed_cost
+        if self._highs is not None:
+            row_lower, row_upper = self.problem.row_bounds()
+            self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
+
     def _add_centers(self, new_centers: np.ndarray) -> bool:
         """Rows -lambda1 <= (column coefficients at the new centers) <= lambda1, appended; True if any."""
         if not new_centers.size:
@@ -221,13 +320,16 @@ class IncrementalOrderPreferenceLP:
         labeled, _ = labeled_block(
             self._kernel.rows(self.labeled)[:, -new_centers.size :], self.y_scaled, self.epsilon_scaled
         )
-        preference = self._preference_block(self.preferences)[-new_centers.size :]
+        preference = self._columns(self.working.working)[-new_centers.size :]
         new_rows = np.hstack([labeled[1:], preference])  # the alpha_0 row (row 0) is not new
         self._highs.add_rows(
             new_rows, np.full(new_centers.size, -self.lambda1_scaled), np.full(new_centers.size, self.lambda1_scaled)
         )
         self.problem.labeled = np.vstack([self.problem.labeled, labeled[1:]])
         self.problem.preference = np.vstack([self.problem.preference, preference])
+        fixed = self.working.fixed
+        new_fixed = self._columns(fixed)[-new_centers.size :] @ self.preferences.weight[fixed]
+        self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
         return True
 
     def _remove_unused_centers(self) -> bool:
@@ -239,18 +341,22 @@ class IncrementalOrderPreferenceLP:
         keep_rows = np.concatenate([[True], ~unused])
         self.problem.labeled = self.problem.labeled[keep_rows]
         self.problem.preference = self.problem.preference[keep_rows]
+        self.working.fixed_sum = self.working.fixed_sum[keep_rows]
         self.center_rows = self.center_rows[~unused]
         self._kernel.set_centers(self.center_rows)
         return True
 
+    # ------------------------------------------------------------------ internals: solving
     def _resolve(self, basis: Basis | None) -> LPSolution:
-        """Reset every box 0 <= mu_q <= lambda2 w_q / p for the new p; keep ``basis`` if it is still
-        optimal, else let HiGHS pivot from it; redo cold if that fails or the certificate does."""
-        p = len(self.preferences)
-        self.problem.preference_upper = preference_upper(self.preferences.weight, self.lambda2, p)
+        """Reset every box 0 <= mu_q <= lambda2 w_q / p and the fixed shift for the new p; keep
+        ``basis`` if it is still optimal, else let HiGHS pivot from it; redo cold if that fails or
+        the certificate does.  Either way every preference is priced before the answer is certified."""
+        self.problem.preference_upper = self._upper()[self.working.working]
+        k = self.working.working.size
         self._highs.change_column_bounds(
-            2 * self.labeled.size + np.arange(p), np.zeros(p), self.problem.preference_upper
+            2 * self.labeled.size + np.arange(k), np.zeros(k), self.problem.preference_upper
         )
+        self._set_fixed_shift()
         if basis is not None:
             start = time.perf_counter()
             kept = basic_solution(self.problem, basis)
@@ -259,13 +365,12 @@ class IncrementalOrderPreferenceLP:
                 result = HighsResult(
                     x, row_value, basis.row_dual, float(self.problem.cost() @ x), 0, time.perf_counter() - start
                 )
+                self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
                 with suppress(SolverNumericalError):
-                    solution = self._certified(result, start="kept")
-                    self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
-                    return solution
+                    return self._completed(result, start="kept")
         try:
             limit = HOT_ITERATION_FACTOR * self._cold_iterations + HOT_ITERATION_SLACK
-            return self._certified(self._run_highs(limit), start="hot")
+            return self._completed(self._run_highs(limit), start="hot")
         except SolverTimeLimitError:
             raise
         except SolverError:  # a wrong or failed hot start: solve again from scratch
@@ -277,7 +382,7 @@ class IncrementalOrderPreferenceLP:
         for attempt in range(len(COLD_ATTEMPTS)):
             self._highs = HighsDualLP(self.problem, method=self.method, time_limit=self.time_limit, attempt=attempt)
             try:
-                solution = self._certified(self._run_highs(), start="cold")
+                solution = self._completed(self._run_highs(), start="cold")
                 self._cold_iterations = solution.iterations
                 return solution
             except SolverTimeLimitError:
@@ -285,6 +390,65 @@ class IncrementalOrderPreferenceLP:
             except SolverError as error:
                 failures.append(str(error))
         raise SolverNumericalError(f"no certified optimum after {len(failures)} attempts: " + "; ".join(failures))
+
+    def _completed(self, result: HighsResult, *, start: str) -> LPSolution:
+        """Price every preference at ``result``'s primal, let in or fold in those priced wrong and
+        re-solve hot, until none is; then certify.  Iterations and seconds add up over the rounds."""
+        iterations, seconds = result.iterations, result.seconds
+        for _ in range(MAX_PRICING_ROUNDS):
+            shortfall = self._shortfall(result.row_dual)
+            columns, to_fix = self.working.priced_wrong(shortfall)
+            if not columns.size and not to_fix.size:
+                return self._certified(result, shortfall, start, iterations, seconds)
+            self._set_aside_at_bounds(shortfall)
+            self._let_in(columns)
+            self._fix(to_fix)
+            self._set_fixed_shift()
+            try:
+                result = self._run_highs()
+            except SolverTimeLimitError:
+                raise
+            except SolverError:
+                if not to_fix.size:
+                    raise
+                self.working.returned[to_fix] = True  # fixing them made the LP infeasible: columns instead
+                self._unfix(to_fix)
+                self._let_in(to_fix)
+                self._set_fixed_shift()
+                result = self._run_highs()
+            iterations, seconds = iterations + result.iterations, seconds + result.seconds
+            start = "cold" if start == "cold" else "hot"
+        raise SolverNumericalError(f"the working set did not settle in {MAX_PRICING_ROUNDS} rounds of pricing")
+
+    def _shortfall(self, row_dual: np.ndarray) -> np.ndarray:
+        """d~_q - (f~(x_i) - f~(x_j)) of every preference (p,) under the primal ``row_dual``."""
+        f_rows = self._kernel.rows(self._rows) @ row_dual[1:] + row_dual[0]
+        return shortfalls(self._margins, self._position_i, self._position_j, f_rows)
+
+    def _let_in(self, indices: np.ndarray) -> None:
+        """OUT or FIXED preferences ``indices`` become working columns."""
+        self._unfix(indices[self.working.state[indices] == FIXED])
+        self.working.state[indices] = WORKING
+        self.working.working = np.concatenate([self.working.working, indices])
+        self._append_columns(indices)
+
+    def _set_aside_at_bounds(self, shortfall: np.ndarray) -> None:
+        """Working columns at a bound of the last basis (nonbasic), priced there, leave the LP
+        (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound."""
+        n_labeled_columns = 2 * self.labeled.size
+        value = self._basis.column_value[n_labeled_columns:]
+        to_out, to_fixed = self.working.at_bounds(value, self.problem.preference_upper, shortfall)
+        basic = self._basis.basic[self._basis.basic >= n_labeled_columns] - n_labeled_columns
+        to_out, to_fixed = np.setdiff1d(to_out, basic), np.setdiff1d(to_fixed, basic)
+        if not to_out.size and not to_fixed.size:
+            return
+        positions = np.concatenate([to_out, to_fixed])
+        self.working.state[self.working.working[to_out]] = OUT
+        self._fix(self.working.working[to_fixed])
+        keep = np.ones(self.working.working.size, bool)
+        keep[positions] = False
+        self.working.working = self.working.working[keep]
+        self._basis = self._delete_columns(np.sort(positions))
 
     def _run_highs(self, iteration_limit: int | None = None) -> HighsResult:
         """Solve with HiGHS (hot from its basis if it has one) and keep the basis it ends with."""
@@ -298,9 +462,14 @@ class IncrementalOrderPreferenceLP:
         )
         return result
 
-    def _certified(self, result: HighsResult, *, start: str) -> LPSolution:
-        primal, shortfall = primal_objective(self.problem, result.row_dual, self.y_scaled, self.epsilon_scaled)
-        gap = abs(primal - result.objective) / max(1.0, abs(primal))
+    def _certified(self, result: HighsResult, shortfall, start: str, iterations: int, seconds: float) -> LPSolution:
+        """The solution in the units of y, if primal (9) over all preferences and the dual objective
+        (the restricted LP's plus the FIXED constant) agree to ``CERTIFICATE_TOLERANCE``."""
+        primal = primal_objective(
+            self.problem, result.row_dual, self.y_scaled, self.epsilon_scaled, shortfall, self._upper()
+        )
+        dual = result.objective + self.problem.constant
+        gap = abs(primal - dual) / max(1.0, abs(primal))
         if not gap <= CERTIFICATE_TOLERANCE:
             raise SolverNumericalError(
                 f"HiGHS reported an optimum whose duality gap is {gap:.2e} (> {CERTIFICATE_TOLERANCE:g})"
@@ -311,9 +480,9 @@ class IncrementalOrderPreferenceLP:
             dual_coef=scale / self.kernel_scale * result.row_dual[1:],
             intercept=scale * result.row_dual[0] + center,
             objective=scale * primal,
-            violation=scale * shortfall,
-            iterations=result.iterations,
-            seconds=result.seconds,
+            violation=scale * np.maximum(shortfall, 0.0),
+            iterations=iterations,
+            seconds=seconds,
             start=start,
         )
 

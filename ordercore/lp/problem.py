@@ -95,9 +95,11 @@ def floor_small_entries(block: np.ndarray) -> np.ndarray:
 
 @dataclass
 class DualLP:
-    """Arrays of the dual LP (maximise ``cost @ x``) in two dense blocks of columns:
-    ``labeled`` [pi_plus (l), pi_minus (l)] and ``preference`` [mu (p)]; rows [alpha_0, alpha_1 .. alpha_m].
-    Entries below ``KERNEL_ENTRY_FLOOR`` are already 0."""
+    """Arrays of the dual LP (maximise ``cost @ x`` + ``constant``) in two dense blocks of columns:
+    ``labeled`` [pi_plus (l), pi_minus (l)] and ``preference`` [mu (k)] for the k working preferences
+    (``working_set.py``); rows [alpha_0, alpha_1 .. alpha_m].  Preferences fixed at their upper bound
+    are no columns: their share of A x, ``row_shift`` (m + 1,), moves the row bounds, and their
+    share of the objective is ``constant``.  Entries below ``KERNEL_ENTRY_FLOOR`` are already 0."""
 
     labeled: np.ndarray  # (m + 1, 2 l)
     labeled_cost: np.ndarray  # (2 l,)
@@ -105,6 +107,8 @@ class DualLP:
     preference_cost: np.ndarray  # (p,) the scaled margins d~
     preference_upper: np.ndarray  # (p,) lambda2 w / p
     lambda1: float
+    row_shift: np.ndarray | None = None  # (m + 1,); None: no preference is fixed
+    constant: float = 0.0
 
     @property
     def n_labeled(self) -> int:
@@ -123,9 +127,10 @@ class DualLP:
 
     def row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n_centers = self.labeled.shape[0] - 1
+        shift = 0.0 if self.row_shift is None else self.row_shift
         return (
-            np.concatenate([[0.0], np.full(n_centers, -self.lambda1)]),
-            np.concatenate([[0.0], np.full(n_centers, self.lambda1)]),
+            np.concatenate([[0.0], np.full(n_centers, -self.lambda1)]) - shift,
+            np.concatenate([[0.0], np.full(n_centers, self.lambda1)]) - shift,
         )
 
 
@@ -147,15 +152,19 @@ def preference_upper(weight: np.ndarray, lambda2: float, n_preferences: int) -> 
     return lambda2 * weight / max(n_preferences, 1)
 
 
-def primal_objective(problem: DualLP, row_dual: np.ndarray, y_scaled, epsilon_scaled) -> tuple[float, np.ndarray]:
-    """Objective (9) of the primal (alpha_0, alpha) = ``row_dual`` (m + 1,), and each preference's
-    shortfall max(d~_q - (f~_i - f~_j), 0), shape (p,), both in scaled units.
+def shortfalls(margins: np.ndarray, position_i, position_j, f_rows: np.ndarray) -> np.ndarray:
+    """Each preference's d~_q - (f~(x_i) - f~(x_j)), shape (p,), from f~ at the referenced rows
+    (r,); position_i, position_j (p,) index those rows, with r standing for ZERO (f = 0)."""
+    f = np.append(f_rows, 0.0)
+    return margins - (f[position_i] - f[position_j])
+
+
+def primal_objective(problem: DualLP, row_dual, y_scaled, epsilon_scaled, shortfall, upper) -> float:
+    """Objective (9), in scaled units, of the primal (alpha_0, alpha) = ``row_dual`` (m + 1,), given
+    every preference's shortfall (p,) and hinge weight lambda2 w_q / p (p,).
 
     Column k of the labeled block holds the coefficients of (alpha_0, alpha) in f at labeled point
-    k, column q of the preference block those in f(x_i) - f(x_j), so block^T row_dual gives these
-    values; the hinge weight lambda2 w_q / p is the box bound of mu_q."""
+    k, so its transpose times row_dual gives f there."""
     f_labeled = problem.labeled[:, : problem.n_labeled].T @ row_dual
     loss = np.mean(np.maximum(np.abs(y_scaled - f_labeled) - epsilon_scaled, 0.0))
-    shortfall = np.maximum(problem.preference_cost - problem.preference.T @ row_dual, 0.0)
-    objective = loss + problem.lambda1 * np.abs(row_dual[1:]).sum() + problem.preference_upper @ shortfall
-    return float(objective), shortfall
+    return float(loss + problem.lambda1 * np.abs(row_dual[1:]).sum() + upper @ np.maximum(shortfall, 0.0))
