@@ -186,6 +186,18 @@ def _numbers(values, what: str) -> tuple[float, ...]:
     return tuple(float(value) for value in values)
 
 
+def target_values(frame: pd.DataFrame, target: str) -> np.ndarray:
+    """The target column as floats (n,), NaN in empty cells (unlabeled rows); ``ValueError`` for
+    text or infinite values."""
+    y = pd.to_numeric(frame[target], errors="coerce")
+    bad = frame[target].notna() & y.isna()
+    if bad.any():
+        raise ValueError(f"target column {target!r} is not numeric (e.g. {frame[target][bad].iloc[0]!r})")
+    if np.isinf(y).any():
+        raise ValueError(f"target column {target!r} contains infinite values")
+    return y.to_numpy(dtype=np.float64)
+
+
 def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, name: str = "data") -> Dataset:
     """Features and target from a table: the seeds' preprocessing of ``features`` (default: every
     column but the target), fitted on this table (``Preprocessing``).  Text columns, and those named
@@ -195,17 +207,12 @@ def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, n
     features = [c for c in frame.columns if c != target] if features is None else list(features)
     if target in features:
         raise ValueError(f"the target {target!r} cannot also be a feature")
-    y = pd.to_numeric(frame[target], errors="coerce")
-    bad = frame[target].notna() & y.isna()
-    if bad.any():
-        raise ValueError(f"target column {target!r} is not numeric (e.g. {frame[target][bad].iloc[0]!r})")
-    if np.isinf(y).any():
-        raise ValueError(f"target column {target!r} contains infinite values")
+    y = target_values(frame, target)
     preprocessing = Preprocessing.fit(frame, features, categorical or ())
     categorical = set(categorical or ()) | {column for column, _ in preprocessing.categorical}
     return Dataset(
         X=preprocessing.transform(frame),
-        y=y.to_numpy(dtype=np.float64),
+        y=y,
         feature_names=preprocessing.feature_names,
         frame=frame,
         metadata={"name": name, "target": target, "features": features, "categorical": sorted(categorical)},

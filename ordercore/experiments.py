@@ -342,14 +342,19 @@ def table1(
     results = [
         r for _, r in run_trials(data, [("table1", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
     ]
+    return _result("table1", name, protocol, seed, results, PAPER_TABLE1.get(name))
+
+
+def _result(experiment: str, name: str, protocol: Protocol, seed: int, results: list[TrialResult], paper) -> dict:
+    """The document an experiment of one protocol writes: per-trial results, summary, the paper's."""
     return {
-        "experiment": "table1",
+        "experiment": experiment,
         "dataset": name,
         "protocol": asdict(protocol),
         "seed": seed,
         "trials": [asdict(r) for r in results],
         "summary": summarize(results),
-        "paper": PAPER_TABLE1.get(name),
+        "paper": paper,
     }
 
 
@@ -482,15 +487,7 @@ def bedroom(
     results = [
         r for _, r in run_trials(household, [("bedroom", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
     ]
-    return {
-        "experiment": "bedroom",
-        "dataset": "california",
-        "protocol": asdict(protocol),
-        "seed": seed,
-        "trials": [asdict(r) for r in results],
-        "summary": summarize(results),
-        "paper": PAPER_BEDROOM,
-    }
+    return _result("bedroom", "california", protocol, seed, results, PAPER_BEDROOM)
 
 
 EXPERIMENTS = ("table1", "figure2", "bedroom")

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.datasets import Preprocessing, read_csv
+from ordercore.datasets import Preprocessing, read_csv, target_values
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.model_files import ModelFile
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
@@ -56,13 +56,7 @@ class Table:
     @property
     def y(self) -> np.ndarray:
         """The target (n,), NaN where the cell is empty (an unlabeled row)."""
-        values = pd.to_numeric(self.frame[self.target], errors="coerce")
-        bad = self.frame[self.target].notna() & values.isna()
-        if bad.any():
-            raise ValueError(
-                f"target column {self.target!r} is not numeric (e.g. {self.frame[self.target][bad].iloc[0]!r})"
-            )
-        return values.to_numpy(dtype=np.float64)
+        return target_values(self.frame, self.target)
 
     def rows(self, references, what: str) -> np.ndarray:
         """Row positions (k,) of row references (k,) read as text: 0-based positions, or the id

@@ -46,6 +46,16 @@ def test_probit_loss_derivatives_match_finite_differences():
     assert first[0] == pytest.approx(-40.0 - 1 / 40, rel=1e-4) and second[0] == pytest.approx(1.0, abs=1e-3)
 
 
+def central_differences(problem, theta, step=1e-5):
+    """For each hyperparameter in turn: the central differences of ln p(D) and of f̂ (cold Laplace
+    fits at theta ± step)."""
+    for index in range(theta.size):
+        shift = np.zeros_like(theta)
+        shift[index] = step
+        plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
+        yield (plus.log_evidence - minus.log_evidence) / (2 * step), (plus.latent - minus.latent) / (2 * step)
+
+
 @pytest.mark.parametrize("ard", [False, True])
 def test_log_evidence_gradient_matches_finite_differences(small_problem, ard):
     X, _, pairs = small_problem
@@ -53,16 +63,11 @@ def test_log_evidence_gradient_matches_finite_differences(small_problem, ard):
     theta = np.array([0.2, -0.1, 0.4, -0.6]) if ard else np.array([0.3, -0.4])
     kernel, K, fit = problem.laplace(theta)
     gradient, tangent = problem.gradient(theta, kernel, K, fit)
-    step = 1e-5
-    for index in range(theta.size):
-        shift = np.zeros_like(theta)
-        shift[index] = step
-        plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
-        numeric = (plus.log_evidence - minus.log_evidence) / (2 * step)
+    for index, (numeric, latent) in enumerate(central_differences(problem, theta)):
         assert gradient[index] == pytest.approx(numeric, rel=1e-5, abs=1e-7)
         # ∂f̂/∂θ, used as the Newton predictor, against finite differences of f̂ too (f̂ itself is
         # exact only to Newton's tolerance, hence the looser bound).
-        assert np.allclose(tangent[:, index], (plus.latent - minus.latent) / (2 * step), rtol=1e-3, atol=2e-4)
+        assert np.allclose(tangent[:, index], latent, rtol=1e-3, atol=2e-4)
 
 
 def test_noise_and_signal_variance_enter_only_through_their_ratio(small_problem):
@@ -437,14 +442,8 @@ def test_label_evidence_gradient_matches_finite_differences(graph, n_labels, ker
     kernel_, K, fit = problem.laplace(theta)
     gradient, tangent = problem.gradient(theta, kernel_, K, fit)
     assert tangent.shape == (n_labels * len(X), theta.size)
-    step = 1e-5
-    for index in range(theta.size):
-        shift = np.zeros_like(theta)
-        shift[index] = step
-        plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
-        numeric = (plus.log_evidence - minus.log_evidence) / (2 * step)
+    for index, (numeric, latent) in enumerate(central_differences(problem, theta)):
         assert gradient[index] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
-        latent = (plus.latent - minus.latent) / (2 * step)
         for block in range(n_labels):  # each label's f̂ moves as its own finite difference says
             rows = slice(block * len(X), (block + 1) * len(X))
             assert np.allclose(tangent[rows, index], latent[rows], rtol=1e-4, atol=1e-7)

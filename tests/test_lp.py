@@ -175,24 +175,34 @@ def test_target_scale_does_not_change_the_solution(scale):
     np.testing.assert_allclose(scaled.predict(X), scale * base.predict(X), rtol=1e-5, atol=1e-6 * scale)
 
 
+def warm_edits(model, preferences, first, batch, removed, rng):
+    """Six warm edits of ``model``, fitted on preferences[:first]: steps 2 and 5 remove ``removed``
+    random preferences, the others add the next ``batch`` (step 4 re-adds three earlier ones).
+    Yields the preferences in force after each edit."""
+    current = preferences[:first]
+    for step in range(6):
+        if step % 3 == 2:
+            positions = rng.choice(len(current), removed, replace=False)
+            model.remove_preferences(positions)
+            keep = np.ones(len(current), bool)
+            keep[positions] = False
+            current = current[keep]
+        else:
+            new = (
+                preferences[first + batch * step : first + batch * (step + 1)] if step < 4 else preferences[[3, 5, 70]]
+            )
+            model.add_preferences(new)
+            current = current + new
+        yield current
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("centers", ["labeled", "all"])
 def test_warm_re_solves_reach_the_cold_optimum(seed, centers):
     X, y, _, preferences = random_problem(100 + seed, n=60, n_preferences=80, unary=2 * (seed % 2))
     rng = np.random.default_rng(seed)
     model = OrderPreferenceRegressor(gamma=0.3, centers=centers).fit(X, y, preferences[:40])
-    current = preferences[:40]
-    for step in range(6):
-        if step % 3 == 2:
-            positions = rng.choice(len(current), 3, replace=False)
-            model.remove_preferences(positions)
-            keep = np.ones(len(current), bool)
-            keep[positions] = False
-            current = current[keep]
-        else:
-            batch = preferences[40 + 10 * step : 50 + 10 * step] if step < 4 else preferences[[3, 5, 70]]
-            model.add_preferences(batch)
-            current = current + batch
+    for current in warm_edits(model, preferences, 40, 10, 3, rng):
         cold = OrderPreferenceRegressor(gamma=0.3, centers=centers).fit(X, y, current)
         assert model.preferences_ == current
         assert model.objective_ == pytest.approx(cold.objective_, rel=REL)

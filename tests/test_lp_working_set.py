@@ -12,7 +12,7 @@ from ordercore import OrderPreferenceRegressor, PreferenceSet, SolverError
 from ordercore.lp import highs as highs_module
 from ordercore.lp import working_set
 from ordercore.lp.working_set import FIXED, OUT, WORKING
-from tests.test_lp import REL, objective_from_predictions, random_problem, reference_objective
+from tests.test_lp import REL, objective_from_predictions, random_problem, reference_objective, warm_edits
 
 
 @pytest.fixture
@@ -66,18 +66,7 @@ def test_warm_edits_through_the_working_set_reach_the_cold_optimum(centers, lamb
     rng = np.random.default_rng(7)
     model = fit(X, y, preferences[:60], centers, lambda1)
     fixed_seen = False
-    current = preferences[:60]
-    for step in range(6):
-        if step % 3 == 2:
-            positions = rng.choice(len(current), 15, replace=False)
-            model.remove_preferences(positions)
-            keep = np.ones(len(current), bool)
-            keep[positions] = False
-            current = current[keep]
-        else:
-            batch = preferences[60 + 25 * step : 85 + 25 * step] if step < 4 else preferences[[3, 5, 70]]
-            model.add_preferences(batch)
-            current = current + batch
+    for current in warm_edits(model, preferences, 60, 25, 15, rng):
         labeled = np.flatnonzero(~np.isnan(y))
         rows = labeled if centers == "labeled" else [np.flatnonzero((X == c).all(axis=1))[0] for c in model.centers_]
         expected = reference_objective(X, y, current, rows, lambda1, 2.0, 0.0, 0.4)
