@@ -103,16 +103,9 @@ def test_the_command_line_on_the_cluster_writes_what_jobs_1_writes(data_director
 
     arguments = ["experiments", "table1", "--dataset", "boston", "--quick", "--trials", "2", "--seed", "3"]
     main([*arguments, "--jobs", "1", "--out", str(tmp_path / "local.json")])
-    main(
-        [
-            *arguments,
-            "--backend",
-            "dask",
-            "--scheduler",
-            cluster.scheduler_address,
-            "--out",
-            str(tmp_path / "dask.json"),
-        ]
-    )
+    dask = ["--backend", "dask", "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask.json")]
+    with distributed.Client(cluster.scheduler_address) as observer, distributed.get_task_stream(observer) as stream:
+        main([*arguments, *dask])
+    assert len(stream.data) >= 2  # the trials ran on the cluster's workers, not in this process
     local, remote = (json.loads((tmp_path / name).read_text()) for name in ("local.json", "dask.json"))
     assert without_timing(remote["trials"]) == without_timing(local["trials"]) and len(local["trials"]) == 2
