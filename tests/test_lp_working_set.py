@@ -23,13 +23,14 @@ def tiny_working_set(monkeypatch):
     monkeypatch.setattr(working_set, "EVICTION_SIZE", 10)
 
 
-def problem_with(seed, margins: str, n_preferences=120):
+def problem_with(seed, margins: str, n_preferences=120, unary=0):
     """A random problem whose margins leave most preferences inactive ('slack': d < 0 by far) or
-    violated at the optimum ('violated': d far above any fit), or a mix."""
-    X, y, truth, preferences = random_problem(seed, n=50, n_preferences=n_preferences)
+    violated at the optimum ('violated': d far above any fit), or a mix; ``unary``: also that many
+    f(x) >= g and f(x) <= g pairs against the constant 0."""
+    X, y, truth, preferences = random_problem(seed, n=50, n_preferences=n_preferences, unary=unary)
     rng = np.random.default_rng(seed)
     low, high = {"slack": (-6.0, -2.0), "violated": (3.0, 8.0), "mixed": (-1.0, 1.5)}[margins]
-    margin = rng.uniform(low, high, n_preferences)
+    margin = rng.uniform(low, high, len(preferences))
     return X, y, PreferenceSet(preferences.i, preferences.j, margin, preferences.weight)
 
 
@@ -38,9 +39,9 @@ def fit(X, y, preferences, centers="labeled", lambda1=0.1):
 
 
 @pytest.mark.parametrize("margins", ["slack", "violated", "mixed"])
-@pytest.mark.parametrize("seed", range(3))
-def test_the_working_set_reaches_the_optimum_of_linprog_and_of_all_at_once(margins, seed, monkeypatch):
-    X, y, preferences = problem_with(seed, margins)
+@pytest.mark.parametrize(("seed", "unary"), [(0, 0), (1, 0), (2, 0), (3, 15)])
+def test_the_working_set_reaches_the_optimum_of_linprog_and_of_all_at_once(margins, seed, unary, monkeypatch):
+    X, y, preferences = problem_with(seed, margins, unary=unary)
     whole = fit(X, y, preferences)  # 120 <= WORKING_SET_MIN: every preference a column
     monkeypatch.setattr(working_set, "WORKING_SET_MIN", 0)
     monkeypatch.setattr(working_set, "ENTRY_BATCH", 7)

@@ -286,11 +286,21 @@ class IncrementalOrderPreferenceLP:
         self.problem.preference_upper = self.problem.preference_upper[keep]
         return None if self._basis is None else self._basis.without_columns(removed)
 
+    def _weighted_columns(self, indices: np.ndarray) -> np.ndarray:
+        """Sum over the preferences at ``indices`` of w_q [u_q; K(x_i, c) - K(x_j, c)], shape (m + 1,),
+        row by row: each referenced row's net weight times its kernel row, never the (m + 1) x k
+        block (10^6 preferences folded in at once would take ~0.5 GB)."""
+        weight, n_rows = self.preferences.weight[indices], self._rows.size
+        position_i, position_j = self._position_i[indices], self._position_j[indices]
+        net = np.bincount(position_i, weight, n_rows + 1) - np.bincount(position_j, weight, n_rows + 1)
+        sign = (position_i < n_rows).astype(np.float64) - (position_j < n_rows)  # u_q; row n_rows is ZERO
+        return np.concatenate([[weight @ sign], self._kernel.rows(self._rows).T @ net[:n_rows]])
+
     def _fix(self, indices: np.ndarray) -> None:
         """Fold OUT or just-removed WORKING preferences ``indices`` in at their upper bound."""
         if indices.size:
             weight = self.preferences.weight[indices]
-            self.working.fixed_sum += self._columns(indices) @ weight
+            self.working.fixed_sum += self._weighted_columns(indices)
             self.working.fixed_cost += float(weight @ self._margins[indices])
             self.working.state[indices] = FIXED
 
@@ -298,7 +308,7 @@ class IncrementalOrderPreferenceLP:
         """Take FIXED preferences ``indices`` out of the fold (the caller says where they go)."""
         if indices.size:
             weight = self.preferences.weight[indices]
-            self.working.fixed_sum -= self._columns(indices) @ weight
+            self.working.fixed_sum -= self._weighted_columns(indices)
             self.working.fixed_cost -= float(weight @ self._margins[indices])
             self.working.state[indices] = OUT
 
@@ -327,8 +337,7 @@ class IncrementalOrderPreferenceLP:
         )
         self.problem.labeled = np.vstack([self.problem.labeled, labeled[1:]])
         self.problem.preference = np.vstack([self.problem.preference, preference])
-        fixed = self.working.fixed
-        new_fixed = self._columns(fixed)[-new_centers.size :] @ self.preferences.weight[fixed]
+        new_fixed = self._weighted_columns(self.working.fixed)[-new_centers.size :]
         self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
         return True
 
