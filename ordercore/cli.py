@@ -209,7 +209,7 @@ def _parser() -> argparse.ArgumentParser:
 def fit(args) -> int:
     writable(args.out)
     table = Table.read(args.data, args.target, args.features, args.id_column)
-    labeled = ~_labels(table)
+    labeled = table.labeled()
     preferences = PreferenceSet.concatenate(
         [read_preferences(path, table) for path in args.preferences]
         + [rule_preferences(read_rules(path), table, labeled) for path in args.rules]
@@ -227,14 +227,6 @@ def fit(args) -> int:
     return 0
 
 
-def _labels(table: Table):
-    """Mask (n,) of rows without a label; ``ValueError`` when no row has one."""
-    unlabeled = table.frame[table.target].isna().to_numpy()
-    if unlabeled.all():
-        raise ValueError(f"the target column {table.target!r} is empty: label at least one row")
-    return unlabeled
-
-
 def predict(args) -> int:
     writable(args.out)
     model_file = read_model(args.model)
@@ -248,7 +240,7 @@ def apply_rules(args) -> int:
     writable(args.out)
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
-    labeled = None if args.target is None else ~_labels(table)
+    labeled = None if args.target is None else table.labeled()
     preferences = rule_preferences(rules, table, labeled, args.max_pairs)
     frame = preferences.to_frame()
     if table.ids is not None:

@@ -58,6 +58,13 @@ class Table:
         """The target (n,), NaN where the cell is empty (an unlabeled row)."""
         return target_values(self.frame, self.target)
 
+    def labeled(self) -> np.ndarray:
+        """Mask (n,) of rows with a target value; ``ValueError`` when no row has one."""
+        labeled = ~np.isnan(self.y)
+        if not labeled.any():
+            raise ValueError(f"the target column {self.target!r} is empty: label at least one row")
+        return labeled
+
     def rows(self, references, what: str) -> np.ndarray:
         """Row positions (k,) of row references (k,) read as text: 0-based positions, or the id
         column's values when the table has one; an empty reference (or -1 without ids) is the
