@@ -88,7 +88,7 @@ def test_a_failed_solve_leaves_the_last_fit_in_place(data, monkeypatch):
     model = OrderPreferenceRegressor(gamma=0.5).fit(X, y, PreferenceSet([4], [5]))
     before = model.objective_, model.predict(X), model.preferences_
 
-    def failing(self, iteration_limit=None):
+    def failing(self, iteration_limit=None, time_limit=None):
         raise SolverError("HiGHS did not reach the optimum (status: Unknown)")
 
     monkeypatch.setattr(highs.HighsDualLP, "solve", failing)

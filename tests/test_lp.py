@@ -40,6 +40,15 @@ def random_problem(seed, n=40, n_labeled=8, n_preferences=30, unary=0, scale=1.0
     return X, y, truth, preferences
 
 
+def center_rows(centers, y, preferences):
+    """The rows f is expanded over, from the definition: the labeled ones, and with centers='all'
+    also every row a preference compares (the ZERO point of a unary preference is no row)."""
+    rows = np.flatnonzero(~np.isnan(y))
+    if centers == "all":
+        rows = np.union1d(rows, np.concatenate([preferences.i, preferences.j]))
+    return rows[rows >= 0]
+
+
 def reference_objective(X, y, preferences, centers_rows, lambda1, lambda2, epsilon, gamma):
     """Objective of LP (13) solved by linprog on the same data."""
     kernel = pairwise_kernels(X, X[centers_rows], metric="rbf", gamma=gamma)
@@ -79,8 +88,9 @@ def test_optimum_matches_linprog_on_the_paper_lp(seed, centers):
     model = OrderPreferenceRegressor(
         gamma=gamma, lambda1=lambda1, lambda2=lambda2, epsilon=epsilon, centers=centers
     ).fit(X, y, preferences)
-    rows = [np.flatnonzero((X == c).all(axis=1))[0] for c in model.centers_]
-    expected = reference_objective(X, y, preferences, rows, lambda1, lambda2, epsilon, gamma)
+    expected = reference_objective(
+        X, y, preferences, center_rows(centers, y, preferences), lambda1, lambda2, epsilon, gamma
+    )
     assert model.objective_ == pytest.approx(expected, rel=REL, abs=1e-9)
     assert objective_from_predictions(model, X, y, preferences) == pytest.approx(model.objective_, rel=1e-6)
 
@@ -230,9 +240,9 @@ def test_a_failed_certificate_falls_back_to_a_cold_solve(monkeypatch):
     original = highs_module.HighsDualLP.solve
     calls = []
 
-    def wrong_first_hot_start(self, iteration_limit=None):
+    def wrong_first_hot_start(self, iteration_limit=None, time_limit=None):
         """The first solve claims optimality with a wrong objective; later ones are honest."""
-        result = original(self, iteration_limit)
+        result = original(self, iteration_limit, time_limit)
         calls.append(result)
         if len(calls) > 1:
             return result
@@ -267,8 +277,49 @@ def test_time_limit_raises_a_clear_error():
     from ordercore import SolverTimeLimitError
 
     X, y, _, preferences = random_problem(5, n=300, n_labeled=150, n_preferences=3000)
-    with pytest.raises(SolverTimeLimitError, match="time limit"):
+    with pytest.raises(SolverTimeLimitError, match="time_limit"):
         OrderPreferenceRegressor(gamma=0.3, time_limit=1e-9).fit(X, y, preferences)
+
+
+class SteppingClock:
+    """A perf_counter that moves ``step`` seconds on every reading."""
+
+    def __init__(self, step):
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self):
+        self.now += self.step
+        return self.now
+
+
+def test_time_limit_bounds_the_whole_solve_and_keeps_the_last_fit(monkeypatch):
+    """The limit covers every round of pricing, not only each HiGHS run: with a clock that moves
+    10 s per reading and time_limit=15, the edit stops at a round's check (HiGHS never sees its own
+    limit pass), the last fit stays in force, and the next edit reaches the cold optimum."""
+    from ordercore import SolverTimeLimitError
+    from ordercore.lp import deadline as deadline_module
+
+    X, y, _, preferences = random_problem(5, n=300, n_labeled=30, n_preferences=3000)
+    model = OrderPreferenceRegressor(gamma=0.3, time_limit=15.0).fit(X, y, preferences[:50])
+    before = model.predict(X)
+    given = []
+    original = highs_module.HighsDualLP.solve
+
+    def solve(self, iteration_limit=None, time_limit=None):
+        given.append(time_limit)
+        return original(self, iteration_limit, time_limit)
+
+    monkeypatch.setattr(highs_module.HighsDualLP, "solve", solve)
+    monkeypatch.setattr(deadline_module, "time", SteppingClock(10.0))
+    with pytest.raises(SolverTimeLimitError, match="time_limit=15"):
+        model.add_preferences(preferences[50:])
+    assert model.preferences_ == preferences[:50]
+    np.testing.assert_array_equal(model.predict(X), before)
+    assert given and all(0 < seconds <= 15.0 for seconds in given)  # HiGHS gets what is left
+    monkeypatch.undo()
+    model.add_preferences(preferences[50:])
+    cold = OrderPreferenceRegressor(gamma=0.3).fit(X, y, preferences)
+    assert model.objective_ == pytest.approx(cold.objective_, rel=REL)
 
 
 def failing_solves(monkeypatch, n_failures):
@@ -276,11 +327,11 @@ def failing_solves(monkeypatch, n_failures):
     original = highs_module.HighsDualLP.solve
     calls = []
 
-    def solve(self, iteration_limit=None):
+    def solve(self, iteration_limit=None, time_limit=None):
         calls.append(self)
         if len(calls) <= n_failures:
             raise SolverError("HiGHS did not reach the optimum (status: Unknown)")
-        return original(self, iteration_limit)
+        return original(self, iteration_limit, time_limit)
 
     monkeypatch.setattr(highs_module.HighsDualLP, "solve", solve)
     return calls

@@ -8,11 +8,11 @@ folded in at their upper bound, let back in, and set aside again.
 import numpy as np
 import pytest
 
-from ordercore import OrderPreferenceRegressor, PreferenceSet, SolverError
+from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.lp import highs as highs_module
 from ordercore.lp import working_set
 from ordercore.lp.working_set import FIXED, OUT, WORKING
-from tests.test_lp import REL, objective_from_predictions, random_problem, reference_objective, warm_edits
+from tests.test_lp import REL, center_rows, objective_from_predictions, random_problem, reference_objective, warm_edits
 
 
 @pytest.fixture
@@ -68,9 +68,7 @@ def test_warm_edits_through_the_working_set_reach_the_cold_optimum(centers, lamb
     model = fit(X, y, preferences[:60], centers, lambda1)
     fixed_seen = False
     for current in warm_edits(model, preferences, 60, 25, 15, rng):
-        labeled = np.flatnonzero(~np.isnan(y))
-        rows = labeled if centers == "labeled" else [np.flatnonzero((X == c).all(axis=1))[0] for c in model.centers_]
-        expected = reference_objective(X, y, current, rows, lambda1, 2.0, 0.0, 0.4)
+        expected = reference_objective(X, y, current, center_rows(centers, y, current), lambda1, 2.0, 0.0, 0.4)
         assert model.objective_ == pytest.approx(expected, rel=REL, abs=1e-9)
         assert model.preferences_ == current
         fixed_seen |= (model._lp.working.state == FIXED).any()
@@ -84,12 +82,12 @@ def test_fixing_that_fails_lets_the_preferences_in_as_columns(tiny_working_set, 
     real_solve = highs_module.HighsDualLP.solve
     calls = {"failed": 0}
 
-    def solve_failing_after_a_fix(self, iteration_limit=None):
+    def solve_failing_after_a_fix(self, iteration_limit=None, time_limit=None):
         lp = self_engine[0]
         if lp.working is not None and (lp.working.state == FIXED).any() and not calls["failed"]:
             calls["failed"] += 1
-            raise SolverError("HiGHS called the dual LP infeasible (injected)")
-        return real_solve(self, iteration_limit)
+            raise highs_module.InfeasibleLPError("HiGHS called the dual LP infeasible (injected)")
+        return real_solve(self, iteration_limit, time_limit)
 
     self_engine = []
     monkeypatch.setattr(highs_module.HighsDualLP, "solve", solve_failing_after_a_fix)
@@ -103,7 +101,25 @@ def test_fixing_that_fails_lets_the_preferences_in_as_columns(tiny_working_set, 
 
     monkeypatch.setattr(model, "_new_lp", new_lp)
     model.fit(X, y, preferences)
-    assert calls["failed"] == 1 and model._lp.working.returned.any()
+    assert calls["failed"] == 1 and model._lp.working.comebacks.any()
     labeled = np.flatnonzero(~np.isnan(y))
     expected = reference_objective(X, y, preferences, labeled, 0.1, 2.0, 0.0, 0.4)
     assert model.objective_ == pytest.approx(expected, rel=REL, abs=1e-9)
+
+
+def test_a_column_that_came_back_k_times_waits_2_to_the_k_pricings_at_its_bound(monkeypatch):
+    """Hand-counted: above the size threshold, a never-returned column at a bound leaves at its
+    first pricing there, one that came back once at its second, twice at its fourth."""
+    monkeypatch.setattr(working_set, "EVICTION_SIZE", 0)
+    working = working_set.WorkingSet.start(3, 1)
+    working.state[:], working.working = WORKING, np.arange(3)
+    working.comebacks[:] = [0, 1, 2]
+    value, upper, shortfall = np.zeros(3), np.ones(3), np.full(3, -1.0)  # all at 0, priced there
+    left = []
+    for _ in range(4):
+        to_out, to_fixed = working.at_bounds(value, upper, shortfall, 1)
+        left.append(to_out.tolist())
+        assert not to_fixed.size
+    assert left == [[0], [0, 1], [0, 1], [0, 1, 2]]
+    working.at_bounds(np.array([0.0, 0.5, 0.0]), upper, shortfall, 1)  # column 1 left its bound
+    assert working.rounds_at_bound.tolist() == [5, 0, 5]

@@ -23,21 +23,21 @@ import numpy as np
 
 from ordercore.exceptions import SolverError, SolverNumericalError, SolverTimeLimitError
 from ordercore.lp.basis import Basis, basic_solution
-from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult
+from ordercore.lp.center_set import KernelSum, violated_centers
+from ordercore.lp.deadline import Deadline
+from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult, InfeasibleLPError
 from ordercore.lp.kernel_rows import KernelRowCache
 from ordercore.lp.problem import (
     DualLP,
     TargetScaling,
-    kernel_difference,
+    floor_small_entries,
     labeled_block,
-    preference_block,
     preference_upper,
     primal_objective,
     referenced_rows,
     shortfalls,
-    unary_sign,
 )
-from ordercore.lp.working_set import FIXED, OUT, WORKING, WorkingSet
+from ordercore.lp.working_set import ENTRY_BATCH, FIXED, OUT, WORKING, WorkingSet
 from ordercore.preferences import ZERO, PreferenceSet
 
 CERTIFICATE_TOLERANCE = 1e-8
@@ -110,22 +110,27 @@ class IncrementalOrderPreferenceLP:
         self.y_scaled = (np.asarray(y, float) - self.scaling.center) / self.scaling.scale
         self.epsilon_scaled = float(epsilon) / self.scaling.scale
         self.preferences = PreferenceSet.empty()
-        self.center_rows = self.labeled.copy()
+        self.center_rows = self.labeled.copy()  # the active centers, the LP's rows after alpha_0
         self.problem: DualLP | None = None
         self.working: WorkingSet | None = None
         self._kernel = KernelRowCache(X, kernel, self.kernel_scale)
         self._highs: HighsDualLP | None = None
         self._basis: Basis | None = None  # the last optimal basis, while it matches the LP's rows
         self._cold_iterations = 0  # pivots of the last cold solve, to bound hot starts
+        self._deadline = Deadline(None)  # of the public call under way
+        # centers='all': the candidate centers' row values, kept between pricing rounds
+        self._upper_kernel_sum = KernelSum(self._kernel.kernel_of_rows, len(X))
+        self._rest_kernel_sum = KernelSum(self._kernel.kernel_of_rows, len(X))
 
     # ------------------------------------------------------------------ public
     def solve_cold(self, preferences: PreferenceSet) -> LPSolution:
         """Build the LP for ``preferences`` and solve it from scratch."""
         with self._rollback_on_failure():
             self.preferences = preferences
-            self.center_rows = self._centers_for(preferences)
+            self.center_rows = self.labeled.copy()
             self._kernel.set_centers(self.center_rows)
             self._index_preferences()
+            self._deadline.check()
             labeled, labeled_cost = labeled_block(self._kernel.rows(self.labeled), self.y_scaled, self.epsilon_scaled)
             self.working = WorkingSet.start(len(preferences), self.center_rows.size + 1)
             columns = self.working.working
@@ -145,16 +150,11 @@ class IncrementalOrderPreferenceLP:
         if self._highs is None:
             return self.solve_cold(self.preferences + preferences)
         with self._rollback_on_failure():
-            basis = self._basis
-            if self.centers == "all" and self._add_centers(
-                np.setdiff1d(referenced_rows(preferences), self.center_rows)
-            ):
-                basis = None  # new rows: let HiGHS extend the basis
             first = len(self.preferences)
             self.preferences = self.preferences + preferences
             self._index_preferences(first)
             self._append_columns(self.working.append(len(preferences)))
-            return self._resolve(basis)
+            return self._resolve(self._basis)
 
     def remove(self, positions) -> LPSolution:
         """Drop the preferences at ``positions`` (into ``self.preferences``) and re-solve warm."""
@@ -192,8 +192,10 @@ class IncrementalOrderPreferenceLP:
     # ------------------------------------------------------------------ internals: the LP's arrays
     @contextmanager
     def _rollback_on_failure(self):
-        """Restore the last solved state if an edit or its solve fails; the next edit then solves
-        cold, since the HiGHS instance may be part way through the failed change."""
+        """Start the public call's ``time_limit``; restore the last solved state if the edit or its
+        solve fails (or runs out of time); the next edit then solves cold, since the HiGHS instance
+        may be part way through the failed change."""
+        self._deadline = Deadline(self.time_limit)
         saved = (
             self.preferences,
             self.center_rows,
@@ -251,19 +253,31 @@ class IncrementalOrderPreferenceLP:
         """Every preference's box bound lambda2 w_q / p, shape (p,)."""
         return preference_upper(self.preferences.weight, self.lambda2, len(self.preferences))
 
-    def _centers_for(self, preferences: PreferenceSet) -> np.ndarray:
+    def _candidate_centers(self) -> np.ndarray:
+        """Every row f may be expanded over (sorted): the labeled ones, and with centers='all' every
+        row a preference in force compares (``_rows`` may also hold rows none does any more)."""
         if self.centers == "labeled":
-            return self.labeled.copy()
-        extra = np.setdiff1d(referenced_rows(preferences), self.labeled)
-        return np.concatenate([self.labeled, extra])
+            return np.sort(self.labeled)
+        n_rows = self._rows.size
+        used = np.bincount(self._position_i, minlength=n_rows + 1) + np.bincount(self._position_j, minlength=n_rows + 1)
+        return np.union1d(self.labeled, self._rows[used[:n_rows] > 0])
 
-    def _preference_block(self, preferences: PreferenceSet) -> np.ndarray:
-        rows = referenced_rows(preferences)
-        return preference_block(kernel_difference(preferences, rows, self._kernel.rows(rows)), unary_sign(preferences))
+    def _kernel_differences(self, indices: np.ndarray, centers: slice = slice(None)) -> np.ndarray:
+        """K(x_i, c) - K(x_j, c) for the preferences at ``indices`` (k,) and the centers c in
+        ``centers`` (a slice of ``center_rows``), shape (n_centers, k), K(ZERO, c) = 0, entries
+        below ``KERNEL_ENTRY_FLOOR`` set to 0."""
+        kernel = self._kernel.rows(self._rows, centers)
+        padded = np.vstack([kernel, np.zeros((1, kernel.shape[1]))])  # the last row: ZERO
+        return floor_small_entries((padded[self._position_i[indices]] - padded[self._position_j[indices]]).T)
 
     def _columns(self, indices: np.ndarray) -> np.ndarray:
-        """The dual LP's columns (m + 1, k) of the preferences at ``indices``."""
-        return self._preference_block(self.preferences[indices])
+        """The dual LP's columns (m + 1, k) of the preferences at ``indices``: [u_q; K(x_i, c) - K(x_j, c)]."""
+        return np.vstack([self._unary_signs(indices), self._kernel_differences(indices)])
+
+    def _unary_signs(self, indices: np.ndarray) -> np.ndarray:
+        """u_q (k,) of the preferences at ``indices``: alpha_0's coefficient in f(x_i) - f(x_j)."""
+        n_rows = self._rows.size  # the position of ZERO
+        return (self._position_i[indices] < n_rows).astype(np.float64) - (self._position_j[indices] < n_rows)
 
     def _append_columns(self, indices: np.ndarray) -> None:
         """Preferences ``indices`` (already WORKING) as new columns at the end of the LP."""
@@ -286,15 +300,17 @@ class IncrementalOrderPreferenceLP:
         self.problem.preference_upper = self.problem.preference_upper[keep]
         return None if self._basis is None else self._basis.without_columns(removed)
 
-    def _weighted_columns(self, indices: np.ndarray) -> np.ndarray:
+    def _weighted_columns(self, indices: np.ndarray, centers: slice | None = None) -> np.ndarray:
         """Sum over the preferences at ``indices`` of w_q [u_q; K(x_i, c) - K(x_j, c)], shape (m + 1,),
         row by row: each referenced row's net weight times its kernel row, never the (m + 1) x k
-        block (10^6 preferences folded in at once would take ~0.5 GB)."""
+        block (10^6 preferences folded in at once would take ~0.5 GB).  With ``centers`` (a slice
+        of ``center_rows``): only those rows' sums, without u."""
         weight, n_rows = self.preferences.weight[indices], self._rows.size
         position_i, position_j = self._position_i[indices], self._position_j[indices]
         net = np.bincount(position_i, weight, n_rows + 1) - np.bincount(position_j, weight, n_rows + 1)
-        sign = (position_i < n_rows).astype(np.float64) - (position_j < n_rows)  # u_q; row n_rows is ZERO
-        return np.concatenate([[weight @ sign], self._kernel.rows(self._rows).T @ net[:n_rows]])
+        if centers is not None:
+            return self._kernel.rows(self._rows, centers).T @ net[:n_rows]
+        return np.concatenate([[weight @ self._unary_signs(indices)], self._kernel.rows(self._rows).T @ net[:n_rows]])
 
     def _fix(self, indices: np.ndarray) -> None:
         """Fold OUT or just-removed WORKING preferences ``indices`` in at their upper bound."""
@@ -321,29 +337,27 @@ class IncrementalOrderPreferenceLP:
             row_lower, row_upper = self.problem.row_bounds()
             self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
 
-    def _add_centers(self, new_centers: np.ndarray) -> bool:
-        """Rows -lambda1 <= (column coefficients at the new centers) <= lambda1, appended; True if any."""
+    def _add_centers(self, new_centers: np.ndarray) -> None:
+        """Rows -lambda1 <= (column coefficients at the new centers) <= lambda1, appended."""
         if not new_centers.size:
-            return False
+            return
         self.center_rows = np.concatenate([self.center_rows, new_centers])
         self._kernel.set_centers(self.center_rows)
-        labeled, _ = labeled_block(
-            self._kernel.rows(self.labeled)[:, -new_centers.size :], self.y_scaled, self.epsilon_scaled
-        )
-        preference = self._columns(self.working.working)[-new_centers.size :]
+        new = slice(self.center_rows.size - new_centers.size, None)
+        labeled, _ = labeled_block(self._kernel.rows(self.labeled, new), self.y_scaled, self.epsilon_scaled)
+        preference = self._kernel_differences(self.working.working, new)
         new_rows = np.hstack([labeled[1:], preference])  # the alpha_0 row (row 0) is not new
         self._highs.add_rows(
             new_rows, np.full(new_centers.size, -self.lambda1_scaled), np.full(new_centers.size, self.lambda1_scaled)
         )
         self.problem.labeled = np.vstack([self.problem.labeled, labeled[1:]])
         self.problem.preference = np.vstack([self.problem.preference, preference])
-        new_fixed = self._weighted_columns(self.working.fixed)[-new_centers.size :]
+        new_fixed = self._weighted_columns(self.working.fixed, new)
         self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
-        return True
 
     def _remove_unused_centers(self) -> bool:
         """Delete the rows of centers no preference or label uses any more; True if any."""
-        unused = ~np.isin(self.center_rows, np.union1d(self.labeled, referenced_rows(self.preferences)))
+        unused = ~np.isin(self.center_rows, self._candidate_centers())
         if not unused.any():
             return False
         self._highs.delete_rows(1 + np.flatnonzero(unused))
@@ -379,7 +393,7 @@ class IncrementalOrderPreferenceLP:
                     return self._completed(result, start="kept")
         try:
             limit = HOT_ITERATION_FACTOR * self._cold_iterations + HOT_ITERATION_SLACK
-            return self._completed(self._run_highs(limit), start="hot")
+            return self._completed(self._run_letting_in_fixed(limit), start="hot")
         except SolverTimeLimitError:
             raise
         except SolverError:  # a wrong or failed hot start: solve again from scratch
@@ -389,9 +403,9 @@ class IncrementalOrderPreferenceLP:
         """Solve from scratch, trying ``COLD_ATTEMPTS`` in turn until one answer is certified."""
         failures = []
         for attempt in range(len(COLD_ATTEMPTS)):
-            self._highs = HighsDualLP(self.problem, method=self.method, time_limit=self.time_limit, attempt=attempt)
+            self._highs = HighsDualLP(self.problem, method=self.method, attempt=attempt)
             try:
-                solution = self._completed(self._run_highs(), start="cold")
+                solution = self._completed(self._run_letting_in_fixed(), start="cold")
                 self._cold_iterations = solution.iterations
                 return solution
             except SolverTimeLimitError:
@@ -404,35 +418,87 @@ class IncrementalOrderPreferenceLP:
         """Price every preference at ``result``'s primal, let in or fold in those priced wrong and
         re-solve hot, until none is; then certify.  Iterations and seconds add up over the rounds."""
         iterations, seconds = result.iterations, result.seconds
+        candidates = self._candidate_centers()
         for _ in range(MAX_PRICING_ROUNDS):
+            self._deadline.check()
             shortfall = self._shortfall(result.row_dual)
-            columns, to_fix = self.working.priced_wrong(shortfall)
-            if not columns.size and not to_fix.size:
-                return self._certified(result, shortfall, start, iterations, seconds)
+            new_centers = self._priced_centers(result.column_value, candidates)
+            columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size)
+            if not columns.size and not to_fix.size and not new_centers.size:
+                solution = self._certified(result, shortfall, start, iterations, seconds)
+                self._set_aside_at_bounds(shortfall)  # nonbasic columns only: the basis stays optimal
+                self._set_fixed_shift()
+                return solution
+            self._deadline.check()
             self._set_aside_at_bounds(shortfall)
             self._let_in(columns)
+            self._deadline.check()
             self._fix(to_fix)
+            self._add_centers(new_centers)
             self._set_fixed_shift()
-            try:
-                result = self._run_highs()
-            except SolverTimeLimitError:
-                raise
-            except SolverError:
-                if not to_fix.size:
-                    raise
-                self.working.returned[to_fix] = True  # fixing them made the LP infeasible: columns instead
-                self._unfix(to_fix)
-                self._let_in(to_fix)
-                self._set_fixed_shift()
-                result = self._run_highs()
+            result = self._run_letting_in_fixed(shortfall=shortfall)
             iterations, seconds = iterations + result.iterations, seconds + result.seconds
             start = "cold" if start == "cold" else "hot"
         raise SolverNumericalError(f"the working set did not settle in {MAX_PRICING_ROUNDS} rounds of pricing")
+
+    def _run_letting_in_fixed(self, iteration_limit: int | None = None, shortfall=None) -> HighsResult:
+        """Run HiGHS; while it calls the LP infeasible, let FIXED preferences in as columns (nearest
+        their margin by ``shortfall`` (p,) first if given, ``ENTRY_BATCH`` at a time, never to be set
+        aside again) and run again.  Held at their upper bound they can make the restricted LP
+        infeasible (after a fix, a removal that raises every bound lambda2 w / p, or a new center
+        row they weigh on) where as columns they could move."""
+        while True:
+            try:
+                return self._run_highs(iteration_limit)
+            except InfeasibleLPError:
+                fixed = self.working.fixed
+                if not fixed.size:
+                    raise
+                order = (
+                    np.arange(fixed.size) if shortfall is None else np.argsort(np.abs(shortfall[fixed]), kind="stable")
+                )
+                batch = fixed[order[:ENTRY_BATCH]]
+                self.working.came_back(batch)
+                self._let_in(batch)
+                self._set_fixed_shift()
 
     def _shortfall(self, row_dual: np.ndarray) -> np.ndarray:
         """d~_q - (f~(x_i) - f~(x_j)) of every preference (p,) under the primal ``row_dual``."""
         f_rows = self._kernel.rows(self._rows) @ row_dual[1:] + row_dual[0]
         return shortfalls(self._margins, self._position_i, self._position_j, f_rows)
+
+    def _priced_centers(self, column_value: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Candidate centers outside the LP whose row the dual solution ``column_value`` violates
+        (``center_set.py``); none with centers='labeled', where every candidate is a row.
+
+        A row's value is g = (lambda2 / p) K^T nu_upper + K^T nu_rest: nu_upper (in units of w, so
+        that it does not change with p) from the preferences at their upper bound, FIXED or working;
+        nu_rest from pi and the other working columns' mu (few: at most m + 1 are basic).  Each sum is
+        kept between rounds and updated by what changed, which is little: a preference moving between
+        FIXED and a working column at its bound changes neither."""
+        if candidates.size == self.center_rows.size:
+            return candidates[:0]
+        n_labeled, working = self.labeled.size, self.working.working
+        mu = column_value[2 * n_labeled :]
+        at_upper = mu >= self.problem.preference_upper
+        upper = np.concatenate([self.working.fixed, working[at_upper]])
+        nu_upper = self._net_at_rows(upper, self.preferences.weight[upper])
+        nu_rest = self._net_at_rows(working[~at_upper], mu[~at_upper])
+        np.add.at(nu_rest, self.labeled, column_value[:n_labeled] - column_value[n_labeled : 2 * n_labeled])
+        factor = self.lambda2 / max(len(self.preferences), 1)
+        values = factor * self._upper_kernel_sum(candidates, nu_upper, self._deadline)
+        values += self._rest_kernel_sum(candidates, nu_rest, self._deadline)
+        return violated_centers(values, self.lambda1_scaled, candidates, self.center_rows)
+
+    def _net_at_rows(self, indices: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """sum over the preferences at ``indices`` of mu_q (e_iq - e_jq), over the rows of X (n,)."""
+        n_rows = self._rows.size
+        net = np.bincount(self._position_i[indices], mu, n_rows + 1) - np.bincount(
+            self._position_j[indices], mu, n_rows + 1
+        )
+        dense = np.zeros(len(self.X))
+        dense[self._rows] = net[:n_rows]
+        return dense
 
     def _let_in(self, indices: np.ndarray) -> None:
         """OUT or FIXED preferences ``indices`` become working columns."""
@@ -446,7 +512,9 @@ class IncrementalOrderPreferenceLP:
         (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound."""
         n_labeled_columns = 2 * self.labeled.size
         value = self._basis.column_value[n_labeled_columns:]
-        to_out, to_fixed = self.working.at_bounds(value, self.problem.preference_upper, shortfall)
+        to_out, to_fixed = self.working.at_bounds(
+            value, self.problem.preference_upper, shortfall, self.center_rows.size + 1
+        )
         basic = self._basis.basic[self._basis.basic >= n_labeled_columns] - n_labeled_columns
         to_out, to_fixed = np.setdiff1d(to_out, basic), np.setdiff1d(to_fixed, basic)
         if not to_out.size and not to_fixed.size:
@@ -461,7 +529,10 @@ class IncrementalOrderPreferenceLP:
 
     def _run_highs(self, iteration_limit: int | None = None) -> HighsResult:
         """Solve with HiGHS (hot from its basis if it has one) and keep the basis it ends with."""
-        result = self._highs.solve(iteration_limit)
+        try:
+            result = self._highs.solve(iteration_limit, self._deadline.remaining())
+        except SolverTimeLimitError:
+            raise self._deadline.error() from None
         self._basis = Basis(
             self._highs.basic_variables(),
             result.column_value,

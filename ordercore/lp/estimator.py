@@ -59,15 +59,18 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
     centers : 'labeled' expands f over the labeled rows (the seeds' sparse form); 'all' also over
         every row a preference compares (seed 001 Theorem 1).
     method : 'dual' or 'primal' simplex (HiGHS) on the LP's dual form; 'dual' restarts hot.
-    time_limit : seconds allowed to one HiGHS solve, or None; exceeding it raises
-        ``SolverTimeLimitError``.
+    time_limit : seconds allowed to each fit, re-solve or preference edit (every HiGHS run and
+        every round of pricing), or None; exceeding it raises ``SolverTimeLimitError`` and leaves
+        the last fit in place.
     warm_start : when True, a ``fit`` on the same X, y and preferences with the same kernel, epsilon
         and centers as the last one, only lambda1 or lambda2 changed, re-solves from the last
         basis instead of from scratch (the same optimum, found faster).
 
     Attributes
     ----------
-    centers_ : ndarray (m, n_features), the rows of X carrying dual coefficients.
+    centers_ : ndarray (m, n_features), the rows of X carrying dual coefficients.  With
+        centers='all', only those the LP held as rows: every other candidate's alpha is 0 at the
+        optimum (lp/center_set.py).
     dual_coef_ : ndarray (m,), alpha.  intercept_ : float, alpha_0.
     objective_ : float, optimal value of objective (9), in the units of y.
     solve_time_ : float, seconds HiGHS ran for the last (re-)solve.  n_iter_ : its simplex iterations.

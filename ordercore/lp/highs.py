@@ -20,10 +20,16 @@ from ordercore.lp.problem import KERNEL_ENTRY_FLOOR, DualLP
 
 _Status = highspy.HighsModelStatus
 
+
+class InfeasibleLPError(SolverError):
+    """HiGHS called the LP it holds infeasible.  The whole dual LP never is (mu = pi = 0 is a point
+    of it), but the engine's restricted one can be while preferences sit fixed at a bound."""
+
+
 STATUS_ERRORS = {
     _Status.kTimeLimit: (SolverTimeLimitError, "HiGHS stopped at the time limit before the optimum; raise time_limit"),
     _Status.kIterationLimit: (SolverError, "HiGHS stopped at its iteration limit before the optimum"),
-    _Status.kInfeasible: (SolverError, "HiGHS called the dual LP infeasible, which valid input cannot cause"),
+    _Status.kInfeasible: (InfeasibleLPError, "HiGHS called the dual LP infeasible"),
     _Status.kUnbounded: (SolverError, "HiGHS called the dual LP unbounded, which its box bounds rule out"),
     _Status.kUnboundedOrInfeasible: (SolverError, "HiGHS called the LP unbounded or infeasible"),
     _Status.kModelError: (SolverError, "HiGHS rejected the LP as malformed"),
@@ -91,13 +97,13 @@ class HighsResult:
 class HighsDualLP:
     """A HiGHS instance holding one ``DualLP`` (maximised), editable in place for hot starts."""
 
-    def __init__(self, problem: DualLP, *, method: str = "dual", time_limit: float | None = None, attempt: int = 0):
+    def __init__(self, problem: DualLP, *, method: str = "dual", attempt: int = 0):
         if method not in SIMPLEX_STRATEGIES:
             raise ValueError(f"unknown simplex method {method!r}; choose one of {sorted(SIMPLEX_STRATEGIES)}")
         settings = COLD_ATTEMPTS[attempt]
         if settings.other_method:
             method = "primal" if method == "dual" else "dual"
-        self.method, self.time_limit = method, time_limit
+        self.method = method
         self._highs = self._new_highs(settings.options)
         lp = highspy.HighsLp()
         matrix = problem.matrix()
@@ -124,7 +130,6 @@ class HighsDualLP:
             "primal_feasibility_tolerance": FEASIBILITY_TOLERANCE,
             "dual_feasibility_tolerance": FEASIBILITY_TOLERANCE,
             "small_matrix_value": KERNEL_ENTRY_FLOOR,
-            "time_limit": float("inf") if self.time_limit is None else float(self.time_limit),
         }
         options.update(overrides)
         for name, value in options.items():
@@ -206,11 +211,16 @@ class HighsDualLP:
         return sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)), shape=shape)
 
     # ------------------------------------------------------------------ solve
-    def solve(self, iteration_limit: int | None = None) -> HighsResult:
+    def solve(self, iteration_limit: int | None = None, time_limit: float | None = None) -> HighsResult:
         """Run the simplex from the current basis (hot) or from scratch (cold), stopping with a
-        ``SolverError`` after ``iteration_limit`` pivots if one is given."""
+        ``SolverError`` after ``iteration_limit`` pivots, and a ``SolverTimeLimitError`` after
+        ``time_limit`` seconds, if given."""
         limit = highspy.kHighsIInf if iteration_limit is None else int(iteration_limit)
         self._check(self._highs.setOptionValue("simplex_iteration_limit", limit), "simplex_iteration_limit")
+        # HiGHS 1.x compares its time_limit with the run time summed over all runs of the instance
+        # (HiGHS #1331, #1477), so a limit for this run is counted on from that sum.
+        seconds = float("inf") if time_limit is None else self._highs.getRunTime() + time_limit
+        self._check(self._highs.setOptionValue("time_limit", seconds), "time_limit")
         start = time.perf_counter()
         self._check(self._highs.run(), "run")
         seconds = time.perf_counter() - start

@@ -25,6 +25,10 @@ class KernelRowCache:
     def kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return self._kernel(A, B) / self.scale
 
+    def kernel_of_rows(self, rows: np.ndarray, centers: np.ndarray) -> np.ndarray:
+        """K(x_rows, x_centers) / scale for any rows and centers of X, not cached."""
+        return self.kernel(self.X[rows], self.X[centers])
+
     def set_centers(self, centers: np.ndarray) -> None:
         """Make the columns follow ``centers``; kept columns are reused, new ones computed."""
         centers = np.asarray(centers, dtype=np.int64)
@@ -38,8 +42,9 @@ class KernelRowCache:
         if self._rows.size < len(self.X) and len(self.X) * centers.size <= EAGER_ENTRIES:
             self.rows(np.arange(len(self.X)))
 
-    def rows(self, rows: np.ndarray) -> np.ndarray:
-        """K(x_rows, centers), shape (len(rows), len(centers))."""
+    def rows(self, rows: np.ndarray, centers: slice = slice(None)) -> np.ndarray:
+        """K(x_rows, c) for the centers c in ``centers`` (a slice of them; all by default), shape
+        (len(rows), n_centers)."""
         rows = np.asarray(rows, dtype=np.int64)
         position = np.searchsorted(self._rows, rows)
         cached = np.zeros(rows.size, bool)
@@ -52,4 +57,4 @@ class KernelRowCache:
             order = np.argsort(merged)
             self._rows, self._values = merged[order], values[order]
             position = np.searchsorted(self._rows, rows)
-        return self._values[position]
+        return self._values[:, centers][position]

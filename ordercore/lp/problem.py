@@ -76,18 +76,6 @@ def referenced_rows(preferences: PreferenceSet) -> np.ndarray:
     return rows[rows != ZERO]
 
 
-def kernel_difference(preferences: PreferenceSet, rows: np.ndarray, kernel_rows: np.ndarray) -> np.ndarray:
-    """K(x_i, c) - K(x_j, c) per preference, shape (p, m), with K(ZERO, c) = 0.
-
-    rows: sorted distinct row indices (r,) covering the preferences; kernel_rows: K(x_rows, c), (r, m)."""
-    padded = np.vstack([kernel_rows, np.zeros((1, kernel_rows.shape[1]))])  # last row: the ZERO point
-
-    def position(index: np.ndarray) -> np.ndarray:
-        return np.where(index == ZERO, rows.size, np.searchsorted(rows, index))
-
-    return padded[position(preferences.i)] - padded[position(preferences.j)]
-
-
 def floor_small_entries(block: np.ndarray) -> np.ndarray:
     """``block`` with entries below ``KERNEL_ENTRY_FLOOR`` in magnitude set to exactly 0."""
     return np.where(np.abs(block) < KERNEL_ENTRY_FLOOR, 0.0, block)
@@ -140,11 +128,6 @@ def labeled_block(kernel_labeled: np.ndarray, y_scaled: np.ndarray, epsilon_scal
     kernel_labeled: K(x_L, centers), shape (l, m); y_scaled: shape (l,)."""
     plus = np.vstack([np.ones(y_scaled.size), floor_small_entries(kernel_labeled).T])
     return np.hstack([plus, -plus]), np.concatenate([y_scaled - epsilon_scaled, -y_scaled - epsilon_scaled])
-
-
-def preference_block(difference: np.ndarray, sign: np.ndarray) -> np.ndarray:
-    """Columns mu: dense block (m + 1, p) = [u; (K(x_i, c) - K(x_j, c))^T]; their cost is d~."""
-    return np.vstack([sign, floor_small_entries(difference).T])
 
 
 def preference_upper(weight: np.ndarray, lambda2: float, n_preferences: int) -> np.ndarray:
