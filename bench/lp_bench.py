@@ -8,7 +8,9 @@ adding one preference; their ratios.  Then the scale curve (issue 13): l = 60, u
 p = 10^3 .. 10^6 oracle preferences, each p in a fresh process: the cold fit (working set), the
 median warm add of one preference, peak memory, and the cold fit with every preference a column
 (all at once) where it finishes in reasonable time (p <= 10^5), with the ratio and the objectives'
-relative difference.
+relative difference.  Then centers='all' at u = 5,000, p = 20,000 (cold, warm add, peak memory,
+active / candidate centers), and how long a fit given time_limit takes to give up, against the
+allowed 1.1 limit + 0.1 s.
 
 Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000]
 """
@@ -29,7 +31,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore import OrderPreferenceRegressor  # noqa: E402
+from ordercore import OrderPreferenceRegressor, SolverTimeLimitError  # noqa: E402
 from ordercore.datasets import load_dataset  # noqa: E402
 from ordercore.oracle import oracle_preferences  # noqa: E402
 from tests.reference_lp import solve_paper_lp  # noqa: E402
@@ -110,39 +112,116 @@ def scale_point(n_preferences: int, whole: bool, repeats: int):
     )
 
 
-def run_scale_point(n_preferences: int, whole: bool, repeats: int) -> dict:
-    command = [sys.executable, __file__, "--scale-child", str(n_preferences), "--repeats", str(repeats)]
-    child = subprocess.run(command + (["--whole"] if whole else []), capture_output=True, text=True, check=True)
-    return json.loads(child.stdout)
-
-
 def print_scale_curve(max_p: int, repeats: int) -> None:
     print("Scale curve: California, l=60, u=19,000, oracle preferences, each p in a fresh process")
     print(
         "        p   cold (s)  warm add (ms)  peak (MB)  columns/fixed at the end   all at once (s)  ratio  rel. diff"
     )
     for p in [p for p in SCALE_P if p <= max_p]:
-        point = run_scale_point(p, False, repeats)
+        point = run_child("scale", str(p), "--repeats", str(repeats))
         line = (
             f"  {p:>9,}  {point['seconds']:8.2f}  {point['warm_ms']:13.1f}  {point['peak_mb']:9.0f}  "
             f"{point['columns']:>10,} / {point['fixed']:<11,}"
         )
         if p <= WHOLE_MAX_P:
-            whole = run_scale_point(p, True, 1)
+            whole = run_child("scale", str(p), "--repeats", "1", "--whole")
             difference = abs(point["objective"] - whole["objective"]) / abs(whole["objective"])
             line += f"  {whole['seconds']:15.2f}  {whole['seconds'] / point['seconds']:5.1f}  {difference:9.1e}"
         print(line)
+
+
+def centers_all_point(repeats: int) -> None:
+    """Run in a child process: centers='all' at l = 60, u = 5,000, p = 20,000."""
+    X, y, y_true, preferences = setting(60, 5_000, 20_000, seed=0)
+    model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2, centers="all")
+    start = time.perf_counter()
+    model.fit(X, y, preferences)
+    seconds, n_centers = time.perf_counter() - start, len(model.centers_)
+    rng, warm = np.random.default_rng(1), []
+    for _ in range(repeats):
+        extra = oracle_preferences(np.arange(60, 5_060), y_true, 1, rng=rng)
+        start = time.perf_counter()
+        model.add_preferences(extra)
+        warm.append(time.perf_counter() - start)
+    candidates = np.union1d(np.arange(60), np.concatenate([preferences.i, preferences.j])).size
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "warm_ms": 1e3 * statistics.median(warm),
+                "peak_mb": peak,
+                "centers": n_centers,
+                "candidates": int(candidates),
+            }
+        )
+    )
+
+
+def time_limit_point(n_preferences: int, centers: str, limit: float) -> None:
+    """Run in a child process: seconds until a fit with ``time_limit=limit`` returns or gives up."""
+    n_unlabeled = 19_000 if centers == "labeled" else 5_000
+    X, y, _, preferences = setting(60, n_unlabeled, n_preferences, seed=0)
+    model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2, centers=centers, time_limit=limit)
+    start = time.perf_counter()
+    try:
+        model.fit(X, y, preferences)
+        outcome = "finished"
+    except SolverTimeLimitError:
+        outcome = "stopped"
+    print(json.dumps({"seconds": time.perf_counter() - start, "outcome": outcome}))
+
+
+def run_child(*arguments: str) -> dict:
+    command = [sys.executable, __file__, "--child", *arguments]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def print_centers_all(repeats: int) -> None:
+    point = run_child("all", "--repeats", str(repeats))
+    print("centers='all', California, l=60, u=5,000, p=20,000 (fresh process)")
+    print(
+        f"  cold fit {point['seconds']:.2f} s (target <= 5), warm add median {point['warm_ms']:.1f} ms, "
+        f"peak {point['peak_mb']:.0f} MB (target <= 2048), active centers {point['centers']:,} "
+        f"of {point['candidates']:,} candidates"
+    )
+
+
+TIME_LIMITS = (
+    (100_000, "labeled", 0.3),
+    (1_000_000, "labeled", 0.5),
+    (1_000_000, "labeled", 3.0),
+    (20_000, "all", 0.5),
+    (20_000, "all", 1.5),
+)
+"""(p, centers, time_limit) points at which the bench times a fit that is given a time limit."""
+
+
+def print_time_limits() -> None:
+    print("time_limit: seconds until the fit returns (fresh process each)")
+    for n_preferences, centers, limit in TIME_LIMITS:
+        point = run_child("limit", str(n_preferences), centers, str(limit))
+        allowed = 1.1 * limit + 0.1
+        print(
+            f"  p={n_preferences:>9,} centers={centers:<7} time_limit={limit:4.1f} s: {point['outcome']} after "
+            f"{point['seconds']:5.2f} s (allowed {allowed:.2f} s)"
+        )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--max-p", type=int, default=SCALE_P[-1], help="largest p of the scale curve")
-    parser.add_argument("--scale-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--whole", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.scale_child:
-        return scale_point(args.scale_child, args.whole, args.repeats)
+    if args.child:  # one point, in a fresh process: its peak memory is its own
+        kind, *rest = args.child
+        if kind == "scale":
+            return scale_point(int(rest[0]), args.whole, args.repeats)
+        if kind == "all":
+            return centers_all_point(args.repeats)
+        return time_limit_point(int(rest[0]), rest[1], float(rest[2]))
 
     X, y, y_true, preferences = setting(60, 1000, 1000, seed=0)
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2)
@@ -192,6 +271,8 @@ def main():
     print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
 
     print_scale_curve(args.max_p, args.repeats)
+    print_centers_all(args.repeats)
+    print_time_limits()
 
 
 if __name__ == "__main__":
