@@ -343,6 +343,7 @@ class IncrementalOrderPreferenceLP:
             return
         self.center_rows = np.concatenate([self.center_rows, new_centers])
         self._kernel.set_centers(self.center_rows)
+        self._deadline.check()
         new = slice(self.center_rows.size - new_centers.size, None)
         labeled, _ = labeled_block(self._kernel.rows(self.labeled, new), self.y_scaled, self.epsilon_scaled)
         preference = self._kernel_differences(self.working.working, new)
@@ -431,10 +432,11 @@ class IncrementalOrderPreferenceLP:
                 return solution
             self._deadline.check()
             self._set_aside_at_bounds(shortfall)
+            self._add_centers(new_centers)  # before the new columns: HiGHS adds rows to fewer columns
+            self._deadline.check()
             self._let_in(columns)
             self._deadline.check()
             self._fix(to_fix)
-            self._add_centers(new_centers)
             self._set_fixed_shift()
             result = self._run_letting_in_fixed(shortfall=shortfall)
             iterations, seconds = iterations + result.iterations, seconds + result.seconds
