@@ -309,8 +309,10 @@ class IncrementalOrderPreferenceLP:
         position_i, position_j = self._position_i[indices], self._position_j[indices]
         net = np.bincount(position_i, weight, n_rows + 1) - np.bincount(position_j, weight, n_rows + 1)
         if centers is not None:
-            return self._kernel.rows(self._rows, centers).T @ net[:n_rows]
-        return np.concatenate([[weight @ self._unary_signs(indices)], self._kernel.rows(self._rows).T @ net[:n_rows]])
+            return self._kernel.transposed_dot(self._rows, net[:n_rows], centers)
+        return np.concatenate(
+            [[weight @ self._unary_signs(indices)], self._kernel.transposed_dot(self._rows, net[:n_rows])]
+        )
 
     def _fix(self, indices: np.ndarray) -> None:
         """Fold OUT or just-removed WORKING preferences ``indices`` in at their upper bound."""
@@ -466,7 +468,7 @@ class IncrementalOrderPreferenceLP:
 
     def _shortfall(self, row_dual: np.ndarray) -> np.ndarray:
         """d~_q - (f~(x_i) - f~(x_j)) of every preference (p,) under the primal ``row_dual``."""
-        f_rows = self._kernel.rows(self._rows) @ row_dual[1:] + row_dual[0]
+        f_rows = self._kernel.dot(self._rows, row_dual[1:]) + row_dual[0]
         return shortfalls(self._margins, self._position_i, self._position_j, f_rows)
 
     def _priced_centers(self, column_value: np.ndarray, candidates: np.ndarray) -> np.ndarray:

@@ -40,11 +40,29 @@ class KernelRowCache:
             values[:, ~known] = self.kernel(self.X[self._rows], self.X[centers[~known]])
         self.centers, self._values = centers, values
         if self._rows.size < len(self.X) and len(self.X) * centers.size <= EAGER_ENTRIES:
-            self.rows(np.arange(len(self.X)))
+            self._positions(np.arange(len(self.X)))
 
     def rows(self, rows: np.ndarray, centers: slice = slice(None)) -> np.ndarray:
         """K(x_rows, c) for the centers c in ``centers`` (a slice of them; all by default), shape
         (len(rows), n_centers)."""
+        position = self._positions(rows)  # first: it may grow the cache
+        return self._values[:, centers][position]
+
+    def dot(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """K(x_rows, centers) @ vector, shape (len(rows),), without copying the rows' block."""
+        position = self._positions(rows)
+        return (self._values @ vector)[position]
+
+    def transposed_dot(self, rows: np.ndarray, weights: np.ndarray, centers: slice = slice(None)) -> np.ndarray:
+        """K(x_rows, c)^T @ weights for the centers c in ``centers``, shape (n_centers,), without
+        copying the rows' block; ``rows`` distinct."""
+        position = self._positions(rows)
+        spread = np.zeros(self._rows.size)
+        spread[position] = weights
+        return self._values[:, centers].T @ spread
+
+    def _positions(self, rows: np.ndarray) -> np.ndarray:
+        """Where ``rows`` sit in the cache, computing the kernel of those not in it yet."""
         rows = np.asarray(rows, dtype=np.int64)
         position = np.searchsorted(self._rows, rows)
         cached = np.zeros(rows.size, bool)
@@ -57,4 +75,4 @@ class KernelRowCache:
             order = np.argsort(merged)
             self._rows, self._values = merged[order], values[order]
             position = np.searchsorted(self._rows, rows)
-        return self._values[:, centers][position]
+        return position
