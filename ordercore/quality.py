@@ -22,7 +22,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
 from ordercore.preferences import PreferenceSet, pair_codes
-from ordercore.rules import DEFAULT_MAX_PAIRS, Rule, generate
+from ordercore.rules import Rule, generate
 
 QUALITY_COLUMNS = (
     "rule",
@@ -72,7 +72,7 @@ def rule_quality(
     y,
     clicks: PreferenceSet | None = None,
     predictions: np.ndarray | None = None,
-    max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    max_pairs: int | None = None,
     random_state=None,
 ) -> pd.DataFrame:
     """One row per rule with ``QUALITY_COLUMNS``.
@@ -81,6 +81,7 @@ def rule_quality(
     predictions : the current model's f at every row (n,), for the share of the rule's kept
     preferences it violates (``PreferenceSet.violated``); NaN without it.  Overlaps and conflicts count the rule's
     kept pairs that another rule (or a click) also has, and that it has only the other way round.
+    max_pairs, random_state : as for ``generate`` (default: every pair is kept).
     """
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
