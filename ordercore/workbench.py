@@ -20,7 +20,7 @@ from sklearn.metrics import mean_absolute_error
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio import StudyData
 
 N_CANDIDATES = 400
@@ -132,6 +132,7 @@ class Workbench:
     ssl_test: np.ndarray | None = field(init=False, default=None)
     svr_violated: np.ndarray | None = field(init=False, default=None)
     ssl_violated: np.ndarray | None = field(init=False, default=None)
+    _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
 
     def __post_init__(self):
         if self.model not in STUDIO_MODELS:
@@ -160,6 +161,16 @@ class Workbench:
             return False
         return True
 
+    def _svr_violations(self, preferences: PreferenceSet) -> np.ndarray:
+        """``svr.violated(preferences)`` (p,), checking only preferences the last call did not see in the
+        same place: SVR never changes, and a click or an undo only adds or drops the last few."""
+        checked = self._svr_checked
+        n = min(len(checked), len(preferences))
+        shared = all(np.array_equal(getattr(checked, name)[:n], getattr(preferences, name)[:n]) for name in COLUMNS)
+        known = self.svr_violated[:n] if n and shared else np.zeros(0, dtype=bool)
+        self._svr_checked = preferences
+        return np.concatenate([known, self.svr.violated(preferences[known.size :])])
+
     def update(self, preferences: PreferenceSet) -> Retrain:
         """Retrain SSL for ``preferences`` (p,) and recompute the plot data for them: with the new
         fit, or with the last one if the retrain stopped at the time limit."""
@@ -168,7 +179,7 @@ class Workbench:
         seconds = time.perf_counter() - start
         serving = self.svr if self.ssl is None else self.ssl
         previous, self.ssl_test = self.ssl_test, self._test_predictions(serving)
-        self.svr_violated = self.svr.violated(preferences)
+        self.svr_violated = self._svr_violations(preferences)
         self.ssl_violated = serving.violated(preferences)
         svr_mae = ssl_mae = moved = float("nan")
         if self.data.test.size:

@@ -205,3 +205,16 @@ def test_the_time_limit_setting_rebuilds_the_models_with_it(ready):
     assert at.session_state["workbench"].time_limit == 30.0
     at.select_slider(key="model_time_limit").set_value(120.0).run()
     assert not at.exception and at.session_state["workbench"].ssl.time_limit == 120.0
+
+
+def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
+    import numpy as np
+
+    from ordercore.figures import rows_map
+
+    latitude, longitude = np.linspace(32, 42, 4999), np.linspace(-124, -114, 4999)
+    figure = rows_map(latitude, longitude, marked={"A": 17, "B": 4000}, max_dots=1000)
+    dots, a, b = figure.data
+    assert np.array_equal(dots.lat, latitude[::5]) and len(dots.lat) == 1000  # every 5th of 4,999
+    assert (a.lat[0], b.lon[0]) == (latitude[17], longitude[4000])
+    assert len(rows_map(latitude, longitude, max_dots=None).data[0].lat) == 4999
