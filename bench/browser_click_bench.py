@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from click_bench import SCENARIOS, session_with_rules  # noqa: E402
 
 from ordercore.store import Store  # noqa: E402
-from tests.test_e2e_browser import CHROMIUM, free_port, start_server, stop_server  # noqa: E402
+from tests.test_e2e_browser import free_port, open_page, start_server, stop_server  # noqa: E402
 
 SHOWN = """([answers, before]) => {
     const metric = [...document.querySelectorAll('[data-testid="stMetric"]')]
@@ -68,13 +68,7 @@ def main(argv=None) -> None:
 def clicks_in_browser(url: str, clicks: int) -> list[float]:
     """Seconds from each press of "A higher" until the next pair shows."""
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(600_000)
+        browser, page = open_page(driver, 600_000)
         page.goto(url)
         page.get_by_role("link", name="Pairwise").click()
         page.wait_for_function(SHOWN, arg=[0, ""])
