@@ -14,7 +14,7 @@ import streamlit as st
 
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
-from ordercore.workbench import STUDIO_MODELS, Workbench
+from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
 
 
 @st.cache_resource
@@ -69,13 +69,19 @@ def model_choice() -> tuple[str, dict]:
     return model, STUDIO_MODELS[model].settings(st.session_state.get("model_params", {}))
 
 
+def time_limit() -> float:
+    """Seconds a retrain may take (the Model page's setting, kept under a plain key)."""
+    return st.session_state.get("retrain_time_limit", DEFAULT_TIME_LIMIT)
+
+
 def workbench(session, data: StudyData) -> Workbench:
-    """The session's SVR/SSL pair, kept across reruns (rebuilt when its data, model or settings change)."""
+    """The session's SVR/SSL pair, kept across reruns (rebuilt when its data, model, settings or time
+    limit change)."""
     model, params = model_choice()
-    key = (session.id, st.session_state.get("study_key"), model, json.dumps(params, sort_keys=True))
+    key = (session.id, st.session_state.get("study_key"), model, json.dumps(params, sort_keys=True), time_limit())
     if st.session_state.get("workbench_key") != key:
         st.session_state.workbench_key = key
-        st.session_state.workbench = Workbench(data, model, params)
+        st.session_state.workbench = Workbench(data, model, params, time_limit())
         st.session_state.retrain_history = []
     return st.session_state.workbench
 
@@ -101,8 +107,9 @@ def session_preferences(session):
 
 def retrain(session, data: StudyData):
     """The session's Workbench with SSL re-solved for the stored preferences, once per change (a
-    rerun with nothing new reuses it), and those preferences with their provenance.  Each retrain
-    is recorded as a model run (its test MAE over the number of preferences feeds the Model page)."""
+    rerun with nothing new reuses it, also after one that stopped at the time limit), and those
+    preferences with their provenance.  Each finished retrain is recorded as a model run (its test
+    MAE over the number of preferences feeds the Model page)."""
     bench = workbench(session, data)
     preferences, provenance = session_preferences(session)
     signature = (st.session_state.workbench_key, st.session_state.preferences_cache[0])  # the key memo used
@@ -110,7 +117,7 @@ def retrain(session, data: StudyData):
         report = bench.update(preferences)
         st.session_state.retrained_for = signature
         st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
-        if data.test.size:
+        if data.test.size and not report.timed_out:
             model, params = model_choice()
             store().add_model_run(
                 session.id,
@@ -120,6 +127,19 @@ def retrain(session, data: StudyData):
                 len(preferences),
             )
     return bench, preferences, provenance
+
+
+def warn_if_retrain_stopped() -> None:
+    """Say so when the last retrain stopped at the time limit, what the model shown is, and what to do."""
+    history = st.session_state.get("retrain_history") or []
+    if history and history[-1]["timed_out"]:
+        last = history[-1]
+        st.warning(
+            f"Retraining on {last['preferences']:,} preferences stopped at the time limit of {time_limit():g} s. "
+            f"The model shown is the last one fitted, on {last['fitted']:,} preferences; every preference is "
+            "stored. To train on all of them, cap or remove a rule on the **Rules** page, or raise the retrain "
+            "time limit under **Model** → *Model and hyperparameters*."
+        )
 
 
 def need_session_and_data():

@@ -24,6 +24,9 @@ def violations_by_source(session, bench, provenance) -> pd.DataFrame:
     return table.rename(columns={"svr": "violated by SVR", "ssl": "violated by SSL"})
 
 
+TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+
 def number(value: float) -> str:
     return "—" if not np.isfinite(value) else f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
@@ -49,7 +52,15 @@ def main() -> None:
             )
             for name, values in choice.choices.items()
         }
+        st.session_state.retrain_time_limit = st.select_slider(
+            "Retrain time limit (seconds; past it the last model stays)",
+            TIME_LIMITS,
+            value=app_state.time_limit(),
+            format_func=lambda value: f"{value:g}",
+            key="model_time_limit",
+        )
     bench, preferences, provenance = app_state.retrain(session, data)
+    app_state.warn_if_retrain_stopped()
     history = st.session_state.retrain_history
     if not history:
         return

@@ -56,6 +56,7 @@ def main() -> None:
     st.title("Pairwise")
     session, data = app_state.need_session_and_data()
     bench, preferences, _ = app_state.retrain(session, data)
+    app_state.warn_if_retrain_stopped()
     strategy = st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
     if st.session_state.get("current_pair") is None or st.session_state.get("pair_session") != session.id:
         st.session_state.current_pair = bench.next_pair(strategy, app_state.rng())

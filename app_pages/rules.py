@@ -12,7 +12,6 @@ from ordercore.preferences import PreferenceSet
 from ordercore.quality import check_preference_graph, rule_quality
 from ordercore.rules import (
     CONDITIONS,
-    DEFAULT_MAX_PAIRS,
     Condition,
     Ordering,
     Rule,
@@ -135,22 +134,30 @@ def main() -> None:
     build, preview = st.columns([1, 1])
     with build:
         rule = build_rule(data)
+        cap = st.number_input(
+            "At most this many pairs (0: every pair)",
+            0,
+            value=0,
+            step=10_000,
+            key="rule_max_pairs",
+            help="Beyond it, a uniform sample of the matching pairs is kept.",
+        )
+    max_pairs = int(cap) or None
     if rule is not None:
         try:
             made = app_state.memo(
                 "rule_preview",
-                (st.session_state.study_key, rule.to_json()),
-                lambda: generate(rule, data.frame, labeled, random_state=0),
+                (st.session_state.study_key, rule.to_json(), max_pairs),
+                lambda: generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
             )
         except ValueError as error:
             preview.error(str(error))
             made = None
         if made is not None:
             with preview:
+                sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
                 st.metric(
-                    "Pairs this rule makes",
-                    len(made.preferences),
-                    help=f"{made.n_matched:,} matched before the cap of {DEFAULT_MAX_PAIRS:,}",
+                    "Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}"
                 )
                 if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
                     shown = made.preferences[:PREVIEW_PAIRS]
@@ -166,7 +173,7 @@ def main() -> None:
                 "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
             ):
                 app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator() or "anonymous")
-                st.success(f"Added {rule.name!r}: {len(made.preferences)} preferences.")
+                st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
     export_and_import(session, data)
     stored = app_state.store().rules(session.id)
     st.subheader("The session's rules")

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse
-from scipy.sparse.csgraph import shortest_path
+from scipy.sparse.csgraph import breadth_first_order
 from scipy.special import ndtr
 
-from ordercore.preferences import PreferenceSet, pair_codes
+from ordercore.preferences import PreferenceSet, is_in, pair_codes
 
 BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
 """C in Houlsby et al.'s approximation H₂(Φ(x)) ≈ exp(-x² / (2 C²)) (binary entropy in bits)."""
@@ -62,32 +62,44 @@ def check_candidate_pairs(candidate_pairs, n_samples: int) -> np.ndarray:
     return pairs
 
 
+def strict_graph(pairwise: PreferenceSet, n_rows: int) -> tuple[np.ndarray, scipy.sparse.csr_array]:
+    """The pairs ``pairwise`` (pairwise preferences over n_rows rows) compares, as sorted keys (k,)
+    (``pair_codes``), and the graph (n_rows, n_rows) of its strict preferences: an edge i -> j for a
+    preference of i over j whose reverse is not also present (equal and close come both ways)."""
+    _, codes = pairwise.pair_codes(n_rows)
+    codes = np.sort(codes)
+    codes = codes[np.append(True, codes[1:] != codes[:-1])]
+    # The two directions of a pair have codes 2 key and 2 key + 1, next to each other once sorted.
+    two_way = (codes[:-1] % 2 == 0) & (codes[1:] == codes[:-1] + 1)
+    strict = ~(np.append(two_way, False) | np.append(False, two_way))
+    keys = codes >> 1
+    low, high, upward = keys[strict] // n_rows, keys[strict] % n_rows, (codes[strict] & 1).astype(bool)
+    edges = (np.where(upward, low, high), np.where(upward, high, low))  # code's low bit: i < j
+    return keys, scipy.sparse.csr_array((np.ones(strict.sum()), edges), shape=(n_rows, n_rows))
+
+
+def _reaches(graph: scipy.sparse.csr_array, source: int, target: int) -> bool:
+    """Whether a path of edges leads from ``source`` to ``target`` (breadth first from source)."""
+    return bool(np.any(breadth_first_order(graph, source, directed=True, return_predecessors=False) == target))
+
+
 def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarray:
     """Boolean mask (m,): candidate pairs (m, 2) already compared in ``preferences`` (either way,
-    equalities included) or implied by transitivity of its strict preferences."""
+    equalities included) or implied by transitivity of its strict preferences.  Costs one sort of
+    the p preferences and a search from the candidates not compared directly, only where a path
+    can start and end."""
     pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
     if len(pairwise) == 0 or len(candidate_pairs) == 0:
         return np.zeros(len(candidate_pairs), dtype=bool)
     n_rows = int(max(pairwise.i.max(), pairwise.j.max(), candidate_pairs.max())) + 1
-    keys, codes = pairwise.pair_codes(n_rows)
-    candidate_keys, _ = pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)
-    result = np.isin(candidate_keys, keys)
-    # Strict edges: a preference whose reverse is not also present (equal / close come in both directions).
-    strict = ~np.isin(codes ^ 1, codes)
-    nodes, inverse = np.unique(np.concatenate([pairwise.i, pairwise.j]), return_inverse=True)
-    winner, loser = inverse[: len(pairwise)], inverse[len(pairwise) :]
-    graph = scipy.sparse.csr_array(
-        (np.ones(strict.sum()), (winner[strict], loser[strict])), shape=(nodes.size, nodes.size)
-    )
-    # Candidates whose both rows appear in the graph, as graph nodes.
-    a, b = (np.searchsorted(nodes, candidate_pairs[:, k]) for k in (0, 1))
-    known = (a < nodes.size) & (b < nodes.size)
-    known[known] &= (nodes[a[known]] == candidate_pairs[known, 0]) & (nodes[b[known]] == candidate_pairs[known, 1])
-    if known.any():
-        sources, row = np.unique(np.concatenate([a[known], b[known]]), return_inverse=True)
-        reach = np.isfinite(shortest_path(graph, directed=True, unweighted=True, indices=sources))
-        row_a, row_b = row[: known.sum()], row[known.sum() :]
-        result[known] |= reach[row_a, b[known]] | reach[row_b, a[known]]
+    keys, graph = strict_graph(pairwise, n_rows)
+    result = is_in(pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)[0], keys)
+    out_degree, in_degree = np.diff(graph.indptr), np.bincount(graph.indices, minlength=n_rows)
+    for k in np.flatnonzero(~result):
+        a, b = (int(row) for row in candidate_pairs[k])
+        result[k] = bool(out_degree[a] and in_degree[b] and _reaches(graph, a, b)) or bool(
+            out_degree[b] and in_degree[a] and _reaches(graph, b, a)
+        )
     return result
 
 

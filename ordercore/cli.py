@@ -17,7 +17,6 @@ from ordercore.exceptions import ClusterUnavailableError, SolverError
 from ordercore.experiments import BEDROOM_READINGS, SWEEPS, Protocol, bedroom_rule, report_table, run_experiment
 from ordercore.model_files import read_model
 from ordercore.preferences import PreferenceSet
-from ordercore.rules import DEFAULT_MAX_PAIRS
 from ordercore.tabular import (
     MODELS,
     Table,
@@ -108,11 +107,18 @@ def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> Non
     parser.add_argument("--id", dest="id_column", help="column naming the rows in preference files")
 
 
+def _add_max_pairs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-pairs", type=count, help="preferences per rule at most, a uniform sample beyond (default: every pair)"
+    )
+
+
 def _fit_parser(commands) -> None:
     fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
     _add_own_data(fit, target_required=True)
     fit.add_argument("--preferences", type=Path, nargs="+", default=[], help="CSV or JSON preference files")
     fit.add_argument("--rules", type=Path, nargs="+", default=[], help="JSON files of one rule or a list")
+    _add_max_pairs(fit)
     fit.add_argument("--model", choices=MODELS, default="lp", help="'lp' (seeds 000/001, default) or 'gp' (seed 002)")
     fit.add_argument("--gamma", type=positive, help="LP: RBF kernel width (default 1 / features)")
     fit.add_argument("--lambda1", type=non_negative, help="LP: weight of the 1-norm of alpha")
@@ -131,7 +137,7 @@ def _preference_parsers(commands) -> None:
     apply = rules.add_parser("apply", help="the preferences rules make over a CSV table's rows")
     apply.add_argument("rules", type=Path, help="JSON file of one rule or a list")
     _add_own_data(apply, target_required=False)
-    apply.add_argument("--max-pairs", type=count, default=DEFAULT_MAX_PAIRS, help="preferences per rule at most")
+    _add_max_pairs(apply)
     apply.add_argument("--out", type=Path, required=True, help="preference CSV to write (i, j, margin, weight)")
     check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
     check.add_argument("preferences", type=Path, nargs="+", help="CSV or JSON preference files")
@@ -212,7 +218,7 @@ def fit(args) -> int:
     labeled = table.labeled()
     preferences = PreferenceSet.concatenate(
         [read_preferences(path, table) for path in args.preferences]
-        + [rule_preferences(read_rules(path), table, labeled) for path in args.rules]
+        + [rule_preferences(read_rules(path), table, labeled, args.max_pairs) for path in args.rules]
     )
     parameters = {
         name: getattr(args, name) for name in ("gamma", "lambda1", "lambda2") if getattr(args, name) is not None

@@ -93,13 +93,23 @@ def write_figure(figure: go.Figure, path) -> None:
             raise SystemExit(f"could not write {path}: {error} (images need the kaleido package; use .html)") from None
 
 
-def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=420) -> go.Figure:
-    """Every row as a grey dot on a map; ``pairs`` (i, j arrays) drawn as lines between their rows;
-    ``marked`` {label: row} drawn as large labelled dots."""
+MAP_DOTS = 2000
+"""Rows ``rows_map`` draws as grey dots by default (every k-th): a map of a large table stays light."""
+
+
+def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=420, max_dots=MAP_DOTS) -> go.Figure:
+    """The rows as grey dots on a map (at most ``max_dots``, every k-th row; None: all of them);
+    ``pairs`` (i, j arrays) drawn as lines between their rows; ``marked`` {label: row} drawn as large
+    labelled dots."""
     latitude, longitude = np.asarray(latitude, dtype=np.float64), np.asarray(longitude, dtype=np.float64)
+    step = 1 if max_dots is None else max(1, -(-latitude.size // max_dots))
     figure = go.Figure()
     figure.add_scattergeo(
-        lat=latitude, lon=longitude, mode="markers", marker={"size": 3, "color": "lightgray"}, name="rows"
+        lat=latitude[::step],
+        lon=longitude[::step],
+        mode="markers",
+        marker={"size": 3, "color": "lightgray"},
+        name="rows",
     )
     if pairs is not None:
         i, j = pairs

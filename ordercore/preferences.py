@@ -52,12 +52,33 @@ def _real_array(values, name: str) -> np.ndarray:
 
 
 def pair_codes(i: np.ndarray, j: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Integer names of row pairs, for set operations with ``np.isin``: keys min·n + max (the same
+    """Integer names of row pairs, for set operations (``is_in``): keys min·n + max (the same
     two rows either way round) and codes 2·key + (i < j) (also the direction); ``code ^ 1`` is the
     reverse.  i, j : int arrays (p,) of rows in [0, n_rows)."""
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     keys = np.minimum(i, j) * n_rows + np.maximum(i, j)
     return keys, 2 * keys + (i < j)
+
+
+def sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (k,) of an int array (n,), sorted, and each value's position among them
+    (n,): ``np.unique(values, return_inverse=True)`` by one sort (NumPy 2.4's hash-based unique takes
+    30-70 times as long on 500,000 distinct integers)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    first = np.ones(values.size, dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(values.size, dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
+def is_in(values: np.ndarray, ordered: np.ndarray) -> np.ndarray:
+    """Boolean mask (n,): which of ``values`` (n,) are among ``ordered`` (k,), sorted: ``np.isin`` by
+    binary search (NumPy 2.4's takes 20-50 times as long against 500,000 distinct integers)."""
+    if ordered.size == 0:
+        return np.zeros(np.shape(values), dtype=bool)
+    return ordered[np.minimum(np.searchsorted(ordered, values), ordered.size - 1)] == values
 
 
 class PreferenceSet:

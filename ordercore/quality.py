@@ -21,8 +21,8 @@ import pandas as pd
 import scipy.sparse
 from scipy.sparse.csgraph import connected_components
 
-from ordercore.preferences import PreferenceSet, pair_codes
-from ordercore.rules import DEFAULT_MAX_PAIRS, Rule, generate
+from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
+from ordercore.rules import Rule, generate
 
 QUALITY_COLUMNS = (
     "rule",
@@ -61,8 +61,9 @@ def weights_from_accuracy(rules: list[Rule], frame: pd.DataFrame, y) -> list[Rul
 
 def _overlaps_and_conflicts(keys, codes, other_keys, other_codes) -> tuple[int, int]:
     """How many of a set's pairs another set also has (either way), and has only the other way."""
-    overlap = np.isin(keys, other_keys)
-    opposite = np.isin(codes ^ 1, other_codes) & ~np.isin(codes, other_codes)
+    other_keys, other_codes = np.sort(other_keys), np.sort(other_codes)
+    overlap = is_in(keys, other_keys)
+    opposite = is_in(codes ^ 1, other_codes) & ~is_in(codes, other_codes)
     return int(overlap.sum()), int(opposite.sum())
 
 
@@ -72,7 +73,7 @@ def rule_quality(
     y,
     clicks: PreferenceSet | None = None,
     predictions: np.ndarray | None = None,
-    max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    max_pairs: int | None = None,
     random_state=None,
 ) -> pd.DataFrame:
     """One row per rule with ``QUALITY_COLUMNS``.
@@ -81,6 +82,7 @@ def rule_quality(
     predictions : the current model's f at every row (n,), for the share of the rule's kept
     preferences it violates (``PreferenceSet.violated``); NaN without it.  Overlaps and conflicts count the rule's
     kept pairs that another rule (or a click) also has, and that it has only the other way round.
+    max_pairs, random_state : as for ``generate`` (default: every pair is kept).
     """
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
@@ -109,7 +111,7 @@ def rule_quality(
                 rule.name,
                 result.n_matched,
                 len(preferences),
-                int(np.unique(np.concatenate([preferences.i, preferences.j])).size),
+                int(np.count_nonzero(np.bincount(np.concatenate([preferences.i, preferences.j]), minlength=n))),
                 overlaps_rules,
                 conflicts_rules,
                 overlaps_clicks,
@@ -159,19 +161,20 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
     n = int(max(i.max(), j.max())) + 1
     keys, codes = pair_codes(i, j, n)
     # Duplicates: the same pair stated the same way more than once.
-    unique_codes, counts = np.unique(codes, return_counts=True)
-    repeated = unique_codes[counts > 1]
+    ordered = np.sort(codes)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    repeated = repeated[np.append(True, repeated[1:] != repeated[:-1])] if repeated.size else repeated
     low, high = (repeated // 2) // n, (repeated // 2) % n
     duplicates = np.column_stack([np.where(repeated % 2 == 1, low, high), np.where(repeated % 2 == 1, high, low)])
     # Pairs stated both ways: an equality if one source states them with margins <= 0, else a conflict.
-    two_way = np.isin(codes ^ 1, codes)
+    two_way = is_in(codes ^ 1, ordered)
     stated = pd.DataFrame({"key": keys[two_way], "margin": margin[two_way], "source": sources[two_way]})
     per_pair = stated.groupby("key").agg(n_sources=("source", "nunique"), margin=("margin", "max"))
     conflicting = per_pair.index[(per_pair["n_sources"] > 1) | (per_pair["margin"] > 0)].to_numpy(dtype=np.int64)
     conflicts = np.column_stack([conflicting // n, conflicting % n])
     # Cycles: strongly connected components of the pairs stated one way only.
     one_way = ~two_way
-    nodes, inverse = np.unique(np.concatenate([i[one_way], j[one_way]]), return_inverse=True)
+    nodes, inverse = sorted_unique(np.concatenate([i[one_way], j[one_way]]))
     cycles = []
     if nodes.size:
         edges = inverse.reshape(2, -1)

@@ -5,11 +5,12 @@ with more bedrooms is worth more").
 A rule is data, never code: conditions that make two rows roughly equal, an ordering that says
 which of the two has the higher target, a margin d and a weight w.  It round-trips through JSON.
 
-Generation never forms all n² pairs: candidates come from the most selective condition (a
-``BallTree`` haversine radius query for geography, grouping for categories, sorted windows for
-numeric closeness), in chunks, and the other conditions filter them.  Beyond ``max_pairs`` the
-pairs are a uniform sample, kept as the smallest of independent random keys, so memory stays
-bounded by the cap plus one chunk.
+Generation never forms all n² pairs: candidates come from the most selective condition, the one
+whose generator yields the fewest pairs (a ``BallTree`` haversine radius query for geography,
+grouping for categories, sorted windows for numeric closeness), in chunks, and the other conditions
+filter them.  Every matching pair is kept by default; with ``max_pairs`` the pairs beyond it are a
+uniform sample, kept as the smallest of independent random keys, so memory stays bounded by the
+cap plus one chunk.
 
 Scope (seed 000): training pairs join two unlabeled rows or a labeled and an unlabeled row, never
 two labeled rows (those are redundant or wrong); the labeled-labeled pairs estimate a rule's
@@ -35,8 +36,8 @@ EARTH_RADIUS_MILES = 3958.8
 CHUNK_PAIRS = 2_000_000
 """Candidate pairs handled at once: bounds generation memory to a few tens of MB."""
 
-DEFAULT_MAX_PAIRS = 20_000
-"""Preferences one rule yields at most unless told otherwise (uniform sample beyond)."""
+NEAR_SAMPLE_ROWS = 1000
+"""Rows whose neighbours ``Near.candidate_count`` counts to estimate its pairs (all rows when fewer)."""
 
 SCOPES = ("training", "labeled", "all")
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
@@ -68,8 +69,6 @@ class Condition:
 
     kind: ClassVar[str]
     label: ClassVar[str]
-    priority: ClassVar[int] = 100
-    """Which condition generates candidates: the lowest priority among those with ``candidates``."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -104,6 +103,11 @@ class Condition:
         or None when it has no faster way than all pairs."""
         return None
 
+    def candidate_count(self, values: dict, n: int) -> float:
+        """About how many pairs ``candidates`` yields among n rows (an estimate will do): generation
+        draws candidates from the condition with the fewest.  By default all n (n - 1) / 2."""
+        return n * (n - 1) / 2
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, **asdict(self)}
 
@@ -121,7 +125,6 @@ class Near(Condition):
     miles: float = amount_field(0.0, None, 2.0, "miles")
     kind: ClassVar[str] = "near"
     label: ClassVar[str] = "within a distance (miles)"
-    priority: ClassVar[int] = 0
 
     def check_values(self, values: dict) -> None:
         for column, limit in ((self.latitude, 90.0), (self.longitude, 180.0)):
@@ -138,9 +141,21 @@ class Near(Condition):
         h = np.sin((lat[i] - lat[j]) / 2) ** 2 + np.cos(lat[i]) * np.cos(lat[j]) * np.sin((lon[i] - lon[j]) / 2) ** 2
         return 2 * EARTH_RADIUS_MILES * np.arcsin(np.sqrt(np.clip(h, 0, 1))) <= self.miles * (1 + 1e-12)
 
-    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _tree(self, values: dict) -> tuple[np.ndarray, BallTree]:
+        """The rows as (latitude, longitude) in radians (n, 2) and their haversine ``BallTree``."""
         points = np.radians(np.column_stack([values[self.latitude], values[self.longitude]]))
-        tree = BallTree(points, metric="haversine")
+        return points, BallTree(points, metric="haversine")
+
+    def candidate_count(self, values: dict, n: int) -> float:
+        """Pairs within ``miles``, from the neighbour counts of ``NEAR_SAMPLE_ROWS`` random rows."""
+        points, tree = self._tree(values)
+        sample = np.random.default_rng(0).permutation(n)[:NEAR_SAMPLE_ROWS]
+        # Each sampled row counts itself among its neighbours; every pair is counted from both ends.
+        neighbours = tree.query_radius(points[sample], r=self.miles / EARTH_RADIUS_MILES, count_only=True) - 1
+        return float(neighbours.sum()) * n / max(sample.size, 1) / 2
+
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        points, tree = self._tree(values)
         radius = self.miles / EARTH_RADIUS_MILES
         # Count first, so that each chunk of rows returns about CHUNK_PAIRS neighbours (a dense city
         # has thousands of rows within 25 miles of each other).
@@ -161,15 +176,21 @@ class Within(Condition):
     tolerance: float = amount_field(0.0, None, 10.0, "within")
     kind: ClassVar[str] = "within"
     label: ClassVar[str] = "within an absolute difference"
-    priority: ClassVar[int] = 2
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         x = values[self.column]
         return np.abs(x[i] - x[j]) <= self.tolerance
 
-    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _window(self, values: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The sorting order (n,) and, in it, the end of each row's window of close values (n,)."""
         order, sorted_x = _sorted(values[self.column])
-        yield from _window_pairs(order, np.searchsorted(sorted_x, sorted_x + self.tolerance, side="right"))
+        return order, np.searchsorted(sorted_x, sorted_x + self.tolerance, side="right")
+
+    def candidate_count(self, values: dict, n: int) -> float:
+        return _window_count(*self._window(values))
+
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        yield from _window_pairs(*self._window(values))
 
 
 @dataclass(frozen=True)
@@ -180,20 +201,28 @@ class RelativeWithin(Condition):
     fraction: float = amount_field(0.0, 1.0, 0.1, "within (fraction)", below=True)
     kind: ClassVar[str] = "relative_within"
     label: ClassVar[str] = "within a relative difference"
-    priority: ClassVar[int] = 3
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         x = values[self.column]
         return np.abs(x[i] - x[j]) <= self.fraction * np.maximum(np.abs(x[i]), np.abs(x[j]))
 
-    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _window(self, values: dict) -> tuple[np.ndarray, np.ndarray]:
+        """The sorting order (n,) and, in it, the end of each row's window of close values (n,);
+        for a non-negative column only (b <= a / (1 - fraction) for a <= b)."""
         order, sorted_x = _sorted(values[self.column])
-        if np.any(sorted_x < 0):
+        return order, np.searchsorted(sorted_x, sorted_x / (1 - self.fraction), side="right")
+
+    def candidate_count(self, values: dict, n: int) -> float:
+        """As Within's; infinite for a column with negative values, which has no window."""
+        return np.inf if np.any(values[self.column] < 0) else _window_count(*self._window(values))
+
+    def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        if np.any(values[self.column] < 0):
             raise ValueError(
                 f"RelativeWithin {self.column!r} as a rule's only condition needs a non-negative column; "
                 "add another condition (e.g. Within or Near) to generate candidates"
             )
-        yield from _window_pairs(order, np.searchsorted(sorted_x, sorted_x / (1 - self.fraction), side="right"))
+        yield from _window_pairs(*self._window(values))
 
 
 @dataclass(frozen=True)
@@ -203,11 +232,14 @@ class SameCategory(Condition):
     column: str = column_field("any")
     kind: ClassVar[str] = "same_category"
     label: ClassVar[str] = "in the same category"
-    priority: ClassVar[int] = 1
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         codes = values[self.column]
         return codes[i] == codes[j]
+
+    def candidate_count(self, values: dict, n: int) -> float:
+        sizes = np.bincount(values[self.column]).astype(np.float64)
+        return float(np.sum(sizes * (sizes - 1) / 2))
 
     def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         codes = values[self.column]
@@ -393,7 +425,7 @@ def suggested_conditions(frame: pd.DataFrame, exclude=()) -> list[Condition]:
 @dataclass(frozen=True)
 class RulePreferences:
     """What a rule produced: ``preferences`` (winner over loser, the rule's margin and weight) and
-    ``n_matched``, the pairs that met the rule in scope before the ``max_pairs`` cap."""
+    ``n_matched``, the pairs that met the rule in scope (before the ``max_pairs`` cap, if any)."""
 
     preferences: PreferenceSet
     n_matched: int
@@ -405,10 +437,15 @@ def _sorted(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, x[order]
 
 
+def _window_count(order: np.ndarray, ends: np.ndarray) -> float:
+    """How many pairs ``_window_pairs(order, ends)`` yields."""
+    return float(np.maximum(ends - np.arange(order.size) - 1, 0).sum())
+
+
 def _candidate_pairs(conditions, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Chunks of candidate pairs (i < j) from the condition with the lowest priority that has a
-    candidate generator; every pair when none has one."""
-    for condition in sorted(conditions, key=lambda c: c.priority):
+    """Chunks of candidate pairs (i < j) from the first of ``conditions`` (sorted by
+    ``candidate_count``) that has a candidate generator; every pair when none has one."""
+    for condition in conditions:
         chunks = condition.candidates(values, n)
         if chunks is not None:
             return chunks
@@ -458,21 +495,47 @@ def complete_values(rule: Rule, frame: pd.DataFrame) -> tuple[np.ndarray, dict]:
     return rows, values
 
 
+def _matching_pairs(rule: Rule, conditions, values: dict, labeled, scope: str, i, j) -> tuple[np.ndarray, np.ndarray]:
+    """(winner, loser): the candidate pairs (i, j) (int arrays of equal length) that lie in ``scope``,
+    differ enough in the ordering column and meet every one of ``conditions`` (the rule's, tested in
+    this order on the pairs still left), the preferred row first."""
+    both = labeled[i] & labeled[j]
+    i, j = (x[{"training": ~both, "labeled": both, "all": np.ones_like(both)}[scope]] for x in (i, j))
+    difference = values[rule.ordering.column][i] - values[rule.ordering.column][j]
+    keep = (np.abs(difference) > 0) & (np.abs(difference) >= rule.ordering.min_difference)
+    i, j, difference = i[keep], j[keep], difference[keep]
+    for condition in conditions:
+        keep = condition.holds(values, i, j)
+        i, j, difference = i[keep], j[keep], difference[keep]
+    higher_wins = (difference > 0) == (rule.ordering.direction == "higher")
+    return np.where(higher_wins, i, j), np.where(higher_wins, j, i)
+
+
+def _sample(pieces: list, max_pairs: int) -> list:
+    """``pieces`` [(winner, loser, keys), ...] cut to the ``max_pairs`` pairs of smallest keys (a uniform
+    sample without replacement when the keys are independent uniform draws), as one piece."""
+    winner, loser, keys = (np.concatenate(arrays) for arrays in zip(*pieces, strict=True))
+    best = np.argpartition(keys, max_pairs)[:max_pairs] if max_pairs else np.zeros(0, np.int64)
+    return [(winner[best], loser[best], keys[best])]
+
+
 def generate(
     rule: Rule,
     frame: pd.DataFrame,
     labeled=None,
     *,
     scope: str = "training",
-    max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    max_pairs: int | None = None,
     random_state=None,
 ) -> RulePreferences:
-    """The preferences ``rule`` creates over the rows of ``frame`` (indices are row positions).
+    """The preferences ``rule`` creates over the rows of ``frame`` (indices are row positions), sorted
+    by (i, j).
 
     labeled : boolean mask (n,) of rows with a label (default: none).  scope : 'training' (pairs
     with at least one unlabeled row, seed 000), 'labeled' (both labeled: for estimating accuracy)
-    or 'all'.  max_pairs : cap, with a uniform sample beyond it (None: no cap).  Rows with a
-    missing value in any column the rule uses take part in no pair.
+    or 'all'.  max_pairs : None (default) keeps every matching pair; a number caps them, with a
+    uniform sample (drawn with ``random_state``) beyond it.  Rows with a missing value in any
+    column the rule uses take part in no pair.
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
@@ -485,30 +548,16 @@ def generate(
     rows, values = complete_values(rule, frame)
     labeled = labeled[rows]
     rng = np.random.default_rng(random_state)
-    ordering = values[rule.ordering.column]
-    kept_i, kept_j, kept_keys = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    n_matched = 0
-    for i, j in _candidate_pairs(rule.conditions, values, rows.size):
-        keep = np.ones(i.size, dtype=bool)
-        for condition in rule.conditions:
-            keep &= condition.holds(values, i, j)
-        difference = ordering[i] - ordering[j]
-        keep &= (np.abs(difference) > 0) & (np.abs(difference) >= rule.ordering.min_difference)
-        both = labeled[i] & labeled[j]
-        keep &= {"training": ~both, "labeled": both, "all": np.ones_like(both)}[scope]
-        i, j, difference = i[keep], j[keep], difference[keep]
-        n_matched += i.size
-        higher_wins = (difference > 0) == (rule.ordering.direction == "higher")
-        winner, loser = np.where(higher_wins, i, j), np.where(higher_wins, j, i)
-        kept_i, kept_j, kept_keys = (
-            np.concatenate([kept_i, rows[winner]]),
-            np.concatenate([kept_j, rows[loser]]),
-            np.concatenate([kept_keys, rng.random(winner.size)]),
-        )
-        if max_pairs is not None and kept_keys.size > max_pairs:
-            # A uniform sample without replacement: the max_pairs smallest of independent uniform keys.
-            best = np.argpartition(kept_keys, max_pairs)[:max_pairs] if max_pairs else np.zeros(0, np.int64)
-            kept_i, kept_j, kept_keys = kept_i[best], kept_j[best], kept_keys[best]
-    order = np.lexsort((kept_j, kept_i))
-    preferences = PreferenceSet.order(kept_i[order], kept_j[order], margin=rule.margin, weight=rule.weight)
+    # The most selective condition generates candidates, and filters first.
+    conditions = sorted(rule.conditions, key=lambda condition: condition.candidate_count(values, rows.size))
+    pieces, n_kept, n_matched = [], 0, 0
+    for i, j in _candidate_pairs(conditions, values, rows.size):
+        winner, loser = _matching_pairs(rule, conditions, values, labeled, scope, i, j)
+        n_matched, n_kept = n_matched + winner.size, n_kept + winner.size
+        pieces.append((rows[winner], rows[loser], None if max_pairs is None else rng.random(winner.size)))
+        if max_pairs is not None and n_kept > max_pairs:
+            pieces, n_kept = _sample(pieces, max_pairs), max_pairs
+    winner, loser = (np.concatenate([p[k] for p in pieces] or [np.zeros(0, np.int64)]) for k in (0, 1))
+    order = np.lexsort((loser, winner))
+    preferences = PreferenceSet.order(winner[order], loser[order], margin=rule.margin, weight=rule.weight)
     return RulePreferences(preferences, n_matched)

@@ -5,8 +5,12 @@ SQLAlchemy Core over a SQLite file by default (``ORDERCORE_STORE`` names another
 is committed before the call returns, and SQLite runs with ``synchronous=FULL`` in WAL mode, so a
 confirmed answer survives a crash or a restart; a failed write changes nothing.
 
-Preferences are rows with their source: a rule (``rule_id``) or a click (``answer_id``, the
-answer that made it, so "about equal" keeps both directions together and undo removes both).
+A click's preferences are rows with the answer that made them (``answer_id``, so "about equal"
+keeps both directions together and undo removes both).  A rule's preferences (hundreds of thousands
+over a large table) and an import's are one block each: their arrays in one binary value, written
+in one statement, with the rule (``rule_id``) or import they came from.  Rows and blocks carry the
+session revision their write made, which orders them: ``preferences`` gives them back in the order
+they were written (stores from before blocks keep their rule preferences as rows, and read as before).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +28,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.rules import Rule
 
 DEFAULT_PATH = Path("ordercore_studio.sqlite")
@@ -121,6 +126,22 @@ preferences = sa.Table(
     sa.Column("answer_id", sa.Integer, sa.ForeignKey("answers.id", ondelete="CASCADE"), nullable=True),
     sa.Column("annotator", sa.String(200), nullable=False),
     _created(),
+    # The session revision the write made (0: written before revisions ordered preferences).
+    sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
+)
+
+preference_blocks = sa.Table(
+    "preference_blocks",
+    metadata,
+    _key(),
+    _owner(),
+    sa.Column("revision", sa.Integer, nullable=False),  # as in preferences: orders blocks among rows
+    sa.Column("source", sa.String(10), nullable=False),  # 'rule' | 'import'
+    sa.Column("rule_id", sa.Integer, sa.ForeignKey("rules.id", ondelete="CASCADE"), nullable=True),
+    sa.Column("n_preferences", sa.Integer, nullable=False),
+    sa.Column("annotator", sa.String(200), nullable=False),
+    _created(),
+    sa.Column("content", sa.LargeBinary, nullable=False),  # encode_block(): i, j, margin, weight
 )
 
 model_runs = sa.Table(
@@ -180,6 +201,7 @@ class Store:
 
     def __init__(self, url: str | None = None):
         self.url = url or store_url()
+        self._blocks: dict[int, dict[tuple[int, int], PreferenceSet]] = {}  # see _block_contents
         self.engine = sa.create_engine(self.url)
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -263,15 +285,18 @@ class Store:
             if connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount != 1:
                 raise KeyError(f"no session {session_id}")
 
-    def _touch(self, connection, session_id: int, content: bool = True) -> None:
+    def _touch(self, connection, session_id: int, content: bool = True) -> int | None:
         """Mark a write to the session: its time, and with ``content`` (rules, answers, preferences)
-        its revision; raise ``KeyError`` for an unknown session."""
+        its revision, which is returned; raise ``KeyError`` for an unknown session."""
         values = {"updated_at": _now()}
         if content:
             values["revision"] = sessions.c.revision + 1
         touched = connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount
         if touched != 1:
             raise KeyError(f"no session {session_id}")
+        if content:
+            return connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar_one()
+        return None
 
     def revision(self, session_id: int) -> int:
         """A number that changes with every write of the session's rules, answers or preferences (not
@@ -288,15 +313,17 @@ class Store:
         annotator = _check_name(annotator, "annotator")
         if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
             raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
+        content = encode_block(made)
         with self.engine.begin() as connection:
-            self._touch(connection, session_id)
+            revision = self._touch(connection, session_id)
             now = _now()
             rule_id = connection.execute(
                 rules.insert().values(
                     session_id=session_id, name=rule.name, spec=rule.to_json(), annotator=annotator, created_at=now
                 )
             ).inserted_primary_key[0]
-            self._insert_preferences(connection, session_id, made, "rule", annotator, now, rule_id=rule_id)
+            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
+            _insert_block(connection, made, content, owner, "rule", rule_id)
         return int(rule_id)
 
     def rules(self, session_id: int) -> list[tuple[int, Rule]]:
@@ -306,11 +333,12 @@ class Store:
             return [(row.id, Rule.from_json(row.spec)) for row in connection.execute(query)]
 
     def remove_rule(self, rule_id: int) -> None:
-        """Delete a rule and every preference it made."""
+        """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""
         with self.engine.begin() as connection:
             session_id = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
             if session_id is None:
                 raise KeyError(f"no rule {rule_id}")
+            connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
             connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
             connection.execute(rules.delete().where(rules.c.id == rule_id))
             self._touch(connection, session_id)
@@ -347,7 +375,7 @@ class Store:
             "skip": PreferenceSet.empty(),
         }[choice]
         with self.engine.begin() as connection:
-            self._touch(connection, session_id)
+            revision = self._touch(connection, session_id)
             now = _now()
             answer_id = connection.execute(
                 answers.insert().values(
@@ -361,7 +389,8 @@ class Store:
                     created_at=now,
                 )
             ).inserted_primary_key[0]
-            self._insert_preferences(connection, session_id, made, "click", annotator, now, answer_id=answer_id)
+            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
+            _insert_clicks(connection, made, owner, answer_id)
         return int(answer_id)
 
     def answers(self, session_id: int) -> pd.DataFrame:
@@ -388,45 +417,49 @@ class Store:
         return int(last)
 
     # ------------------------------------------------------------------ preferences
-    def _insert_preferences(self, connection, session_id, made: PreferenceSet, source, annotator, now, **owner):
-        if len(made) == 0:
-            return
-        rows = [
-            {
-                "session_id": session_id,
-                "i": int(i),
-                "j": int(j),
-                "margin": float(d),
-                "weight": float(w),
-                "source": source,
-                "annotator": annotator,
-                "created_at": now,
-                "rule_id": owner.get("rule_id"),
-                "answer_id": owner.get("answer_id"),
-            }
-            for i, j, d, w in zip(made.i, made.j, made.margin, made.weight, strict=True)
-        ]
-        connection.execute(preferences.insert(), rows)
-
     def preferences(self, session_id: int) -> tuple[PreferenceSet, pd.DataFrame]:
-        """The session's preferences in insertion order, and their provenance (p rows: id, source,
-        rule_id, answer_id, annotator)."""
-        columns = ["id", "i", "j", "margin", "weight", "source", "rule_id", "answer_id", "annotator"]
-        query = (
-            sa.select(*(preferences.c[name] for name in columns))
-            .where(preferences.c.session_id == session_id)
-            .order_by(preferences.c.id)
-        )
-        with self.engine.connect() as connection:
-            rows = connection.execute(query).all()
-        # Column-wise from plain tuples: per-row mappings, datetimes or pandas' record probing cost
-        # several times the query at 20,000 preferences.
-        values = list(zip(*rows, strict=True)) if rows else [()] * len(columns)
-        frame = pd.DataFrame(dict(zip(columns, values, strict=True)))
-        if len(frame) == 0:
-            return PreferenceSet.empty(), frame.drop(columns=["i", "j", "margin", "weight"])
-        made = PreferenceSet.from_frame(frame[["i", "j", "margin", "weight"]])
-        return made, frame[["id", "source", "rule_id", "answer_id", "annotator"]]
+        """The session's preferences in the order they were written, and their provenance (p rows:
+        source, rule_id, answer_id, annotator).  Rows and blocks are read at one revision (if a write
+        commits in between, they are read again); a block's content is read once per ``Store``."""
+        while True:
+            with self.engine.connect() as connection:
+                revision = _revision(connection, session_id)
+                rows = connection.execute(
+                    sa.select(*(preferences.c[name] for name in ROW_COLUMNS))
+                    .where(preferences.c.session_id == session_id)
+                    .order_by(preferences.c.revision, preferences.c.id)
+                ).all()
+                blocks = connection.execute(
+                    sa.select(*(preference_blocks.c[name] for name in BLOCK_COLUMNS))
+                    .where(preference_blocks.c.session_id == session_id)
+                    .order_by(preference_blocks.c.revision, preference_blocks.c.id)
+                ).all()
+                block_sets = self._block_contents(connection, session_id, blocks)
+                if block_sets is not None and _revision(connection, session_id) == revision:
+                    return _in_written_order(rows, blocks, block_sets)
+
+    def _block_contents(self, connection, session_id: int, blocks) -> list[PreferenceSet] | None:
+        """The preferences of each of ``blocks`` (``BLOCK_COLUMNS`` rows), their content read only for
+        blocks this Store has not read before; None if one changed meanwhile.  A block is never
+        edited, and (id, revision) names it even where SQLite reuses a deleted block's id."""
+        known = self._blocks.get(session_id, {})
+        keys = [(block.id, block.revision) for block in blocks]
+        missing = [block.id for block, key in zip(blocks, keys, strict=True) if key not in known]
+        if missing:
+            query = sa.select(
+                preference_blocks.c.id,
+                preference_blocks.c.revision,
+                preference_blocks.c.n_preferences,
+                preference_blocks.c.content,
+            ).where(preference_blocks.c.id.in_(missing))
+            known = known | {
+                (row.id, row.revision): decode_block(row.content, row.n_preferences)
+                for row in connection.execute(query)
+            }
+        if any(key not in known for key in keys):
+            return None
+        self._blocks[session_id] = {key: known[key] for key in keys}  # blocks since deleted are let go
+        return [known[key] for key in keys]
 
     def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str) -> int:
         """Add preferences read from a file (source 'import'); returns how many."""
@@ -437,9 +470,11 @@ class Store:
         n_rows = settings.get("n_rows")
         if n_rows is not None:
             made.check_indices(int(n_rows))
+        content = encode_block(made)
         with self.engine.begin() as connection:
-            self._touch(connection, session_id)
-            self._insert_preferences(connection, session_id, made, "import", annotator, _now())
+            revision = self._touch(connection, session_id)
+            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": _now()}
+            _insert_block(connection, made, content, owner, "import")
         return len(made)
 
     def export_preferences(self, session_id: int, format: str = "csv") -> str:
@@ -493,6 +528,127 @@ class Store:
         for column in ("parameters", "metrics"):
             frame[column] = frame[column].map(json.loads)
         return frame
+
+
+ROW_COLUMNS = ("revision", "i", "j", "margin", "weight", "source", "rule_id", "answer_id", "annotator")
+BLOCK_COLUMNS = ("id", "revision", "source", "rule_id", "annotator")
+PROVENANCE_COLUMNS = ("source", "rule_id", "answer_id", "annotator")
+
+
+def encode_block(made: PreferenceSet) -> bytes:
+    """A block's stored value: the arrays i, j (int64) and margin, weight (float64), each (p,), as
+    one uncompressed .npz (numbers only, read back without pickle)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **{name: getattr(made, name) for name in COLUMNS})
+    return buffer.getvalue()
+
+
+def decode_block(content: bytes, n_preferences: int) -> PreferenceSet:
+    """The n_preferences preferences ``encode_block`` stored in ``content``; ``ValueError`` if damaged."""
+    try:
+        with np.load(io.BytesIO(content), allow_pickle=False) as arrays:
+            made = PreferenceSet(*(arrays[name] for name in COLUMNS))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
+        raise ValueError(f"a stored block of preferences is damaged: {error}") from None
+    if len(made) != n_preferences:
+        raise ValueError(f"a stored block of preferences holds {len(made)} preferences, not {n_preferences}")
+    return made
+
+
+def _insert_block(connection, made: PreferenceSet, content: bytes, owner: dict, source: str, rule_id=None) -> None:
+    """One block of preferences (``content``: ``encode_block(made)``); nothing for an empty set.
+    owner : session_id, revision, annotator and created_at."""
+    if len(made):
+        connection.execute(
+            preference_blocks.insert().values(
+                **owner, source=source, rule_id=rule_id, n_preferences=len(made), content=content
+            )
+        )
+
+
+def _insert_clicks(connection, made: PreferenceSet, owner: dict, answer_id: int) -> None:
+    """A click's preferences (one or two) as rows.  owner : as for ``_insert_block``."""
+    rows = [
+        {**owner, "i": int(i), "j": int(j), "margin": float(d), "weight": float(w), "source": "click"}
+        | {"rule_id": None, "answer_id": answer_id}
+        for i, j, d, w in zip(made.i, made.j, made.margin, made.weight, strict=True)
+    ]
+    if rows:
+        connection.execute(preferences.insert(), rows)
+
+
+def _revision(connection, session_id: int) -> int | None:
+    return connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar()
+
+
+def _row_columns(rows) -> dict[str, np.ndarray]:
+    """Preference rows (``ROW_COLUMNS`` tuples) as one array (p,) per column; missing ids are NaN."""
+    columns = dict(zip(ROW_COLUMNS, zip(*rows, strict=True), strict=True)) if rows else dict.fromkeys(ROW_COLUMNS, ())
+    arrays = {name: np.asarray(columns[name], dtype=object) for name in ("source", "annotator")}
+    for name in ("rule_id", "answer_id"):
+        arrays[name] = np.array([np.nan if v is None else v for v in columns[name]], dtype=np.float64)
+    for name, dtype in (("revision", np.int64), ("i", np.int64), ("j", np.int64), ("margin", float), ("weight", float)):
+        arrays[name] = np.asarray(columns[name], dtype=dtype)
+    return arrays
+
+
+def _block_provenance(block) -> dict:
+    """A block's provenance (``BLOCK_COLUMNS`` row): one value per column for all its preferences."""
+    return {
+        "source": block.source,
+        "rule_id": np.nan if block.rule_id is None else float(block.rule_id),
+        "answer_id": np.nan,
+        "annotator": block.annotator,
+    }
+
+
+def _in_written_order(rows, blocks, block_sets: list[PreferenceSet]) -> tuple[PreferenceSet, pd.DataFrame]:
+    """Preference rows and blocks (each ordered by revision; ``block_sets`` the blocks' preferences)
+    merged by revision, the rows of a revision before a block of the same one (only revision 0, of
+    stores from before revisions, has several writes), and their provenance."""
+    columns = _row_columns(rows)
+    row_set = PreferenceSet(*(columns[name] for name in COLUMNS))
+    bounds = [0, *np.searchsorted(columns["revision"], [block.revision for block in blocks], side="right"), len(rows)]
+    sets, parts = [], []
+    for k, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        if stop > start:
+            sets.append(row_set[start:stop])
+            parts.append({name: columns[name][start:stop] for name in PROVENANCE_COLUMNS})
+        if k < len(blocks):
+            sets.append(block_sets[k])
+            parts.append(_block_provenance(blocks[k]))
+    return PreferenceSet.concatenate(sets), _provenance([len(made) for made in sets], parts)
+
+
+def _provenance(sizes: list[int], parts: list[dict]) -> pd.DataFrame:
+    """One provenance frame (sum(sizes) rows) from each segment's columns, given as an array of its
+    size or one value for all of it: source and annotator as categories, the ids as nullable integers
+    (built from codes: a rule's 500,000 rows cost no per-row Python work)."""
+
+    def spread(value, size, dtype):
+        return value if isinstance(value, np.ndarray) else np.full(size, value, dtype=dtype)
+
+    frame = {}
+    for name in ("source", "annotator"):
+        categories = sorted({value for part in parts for value in np.atleast_1d(part[name])})
+        code = {value: k for k, value in enumerate(categories)}
+        codes = [
+            spread(
+                np.array([code[v] for v in part[name]], np.int32)
+                if isinstance(part[name], np.ndarray)
+                else code[part[name]],
+                size,
+                np.int32,
+            )
+            for part, size in zip(parts, sizes, strict=True)
+        ]
+        frame[name] = pd.Categorical.from_codes(np.concatenate(codes or [np.zeros(0, np.int32)]), categories)
+    for name in ("rule_id", "answer_id"):
+        ids = np.concatenate(
+            [spread(part[name], size, np.float64) for part, size in zip(parts, sizes, strict=True)] or [np.zeros(0)]
+        )
+        frame[name] = pd.array(ids, dtype="Int64")
+    return pd.DataFrame({name: frame[name] for name in PROVENANCE_COLUMNS})
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

@@ -19,7 +19,7 @@ from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.model_files import ModelFile
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
 from ordercore.quality import GraphReport, check_preference_graph
-from ordercore.rules import DEFAULT_MAX_PAIRS, Rule, generate
+from ordercore.rules import Rule, generate
 from ordercore.workbench import STUDIO_MODELS
 
 MODELS = ("lp", "gp")
@@ -118,9 +118,10 @@ def read_rules(path: Path) -> list[Rule]:
         raise ValueError(f"{path}: {error}") from None
 
 
-def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: int | None = DEFAULT_MAX_PAIRS):
+def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: int | None = None):
     """The preferences every rule makes over the table's rows (as the Rules page: pairs with at least
-    one unlabeled row when ``labeled`` is given, at most ``max_pairs`` per rule, sampled with seed 0)."""
+    one unlabeled row when ``labeled`` is given; every pair, or at most ``max_pairs`` per rule sampled
+    with seed 0)."""
     scope = "all" if labeled is None else "training"
     made = []
     for rule in rules:

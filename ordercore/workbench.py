@@ -3,7 +3,8 @@
 A ``Workbench`` holds two fits of one regressor: ``svr``, on the labels alone (the seeds' SVR
 baseline when the regressor is the order-preference LP), and ``ssl``, on the labels and the
 session's preferences.  It talks to the regressor only through ``PreferenceRegressor``; a new
-regressor reaches the Model page by one entry in ``STUDIO_MODELS``.  Nothing here imports Streamlit.
+regressor reaches the Model page by one entry in ``STUDIO_MODELS``.  A retrain has a time limit:
+past it the last fit stays in use, and the report says so.  Nothing here imports Streamlit.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 
+from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio import StudyData
 
 N_CANDIDATES = 400
@@ -26,9 +28,18 @@ N_CANDIDATES = 400
 
 PAIR_STRATEGIES = ("margin", "disagreement", "random")
 
+DEFAULT_TIME_LIMIT = 30.0
+"""Seconds a retrain may take by default (the Model page's setting); past it the last fit stays."""
+
+GP_MAX_ROWS = 2000
+"""Most rows the exact GP preference model is fitted over in the Studio: its cost is cubic in the rows
+its preferences touch (2,000 rows: 41 s and 760 MB; 4,000: no answer in 240 s; issue 15)."""
+
 
 class PreferenceRegressor(Protocol):
-    """What the Workbench needs of a regressor (``OrderPreferenceRegressor`` is one)."""
+    """What the Workbench needs of a regressor (``OrderPreferenceRegressor`` is one).  It takes a
+    ``time_limit`` parameter (seconds, or None): a ``fit`` or ``update_preferences`` that reaches it
+    raises ``SolverTimeLimitError`` and leaves the last fit in place."""
 
     def fit(self, X, y, preferences=None): ...
 
@@ -65,11 +76,11 @@ class StudioModel:
         """``parameters`` where they are this model's settings, its defaults elsewhere."""
         return {name: parameters.get(name, default) for name, default in self.defaults().items()}
 
-    def make(self, parameters: dict) -> PreferenceRegressor:
+    def make(self, parameters: dict, time_limit: float | None = None) -> PreferenceRegressor:
         unknown = set(parameters) - set(self.choices)
         if unknown:
             raise ValueError(f"{self.label} has no setting {sorted(unknown)}; it has {sorted(self.choices)}")
-        return self.estimator(**{**self.defaults(), **parameters})
+        return self.estimator(**{**self.defaults(), **parameters}, time_limit=time_limit)
 
 
 LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
@@ -88,7 +99,9 @@ STUDIO_MODELS = {
 class Retrain:
     """What one retrain did: seconds, how it started ('cold', 'hot', 'kept', or '—' for a regressor
     that does not say), test MAE of SVR and SSL (NaN without a test split), preferences violated by
-    each, and how far SSL's test predictions moved (mean absolute change)."""
+    each, and how far SSL's test predictions moved (mean absolute change).  ``timed_out``: it stopped
+    at the time limit, and SSL is the last fit, on ``fitted`` preferences (SVR's own fit, on none,
+    when no SSL fit has finished yet)."""
 
     seconds: float
     start: str
@@ -97,48 +110,77 @@ class Retrain:
     svr_violated: int
     ssl_violated: int
     moved: float
+    timed_out: bool
+    fitted: int
 
 
 @dataclass
 class Workbench:
     """One regressor of ``STUDIO_MODELS`` fitted twice on a session's data: ``svr`` on the labels
     alone, ``ssl`` on labels and preferences.  ``update(preferences)`` retrains ``ssl`` through
-    ``update_preferences`` (warm for a click or an undo) and keeps what the pages plot: both fits'
-    predictions on the held-out rows (``svr_test``, ``ssl_test``) and which preferences each
-    violates (``svr_violated``, ``ssl_violated``)."""
+    ``update_preferences`` (warm for a click or an undo) within ``time_limit`` seconds (None: no
+    limit) and keeps what the pages plot: both fits' predictions on the held-out rows (``svr_test``,
+    ``ssl_test``) and which preferences each violates (``svr_violated``, ``ssl_violated``)."""
 
     data: StudyData
     model: str = "lp"
     parameters: dict = field(default_factory=dict)
+    time_limit: float | None = DEFAULT_TIME_LIMIT
     svr: PreferenceRegressor = field(init=False)
     ssl: PreferenceRegressor | None = field(init=False, default=None)
     svr_test: np.ndarray = field(init=False)
     ssl_test: np.ndarray | None = field(init=False, default=None)
     svr_violated: np.ndarray | None = field(init=False, default=None)
     ssl_violated: np.ndarray | None = field(init=False, default=None)
+    _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
 
     def __post_init__(self):
         if self.model not in STUDIO_MODELS:
             raise ValueError(f"unknown model {self.model!r}; choose one of {sorted(STUDIO_MODELS)}")
         X, y = self.data.dataset.X, self.data.y_train()
-        self.svr = STUDIO_MODELS[self.model].make(self.parameters).fit(X, y)
+        self.svr = self._make().fit(X, y)
         self.svr_test = self._test_predictions(self.svr)
+
+    def _make(self) -> PreferenceRegressor:
+        return STUDIO_MODELS[self.model].make(self.parameters, self.time_limit)
 
     def _test_predictions(self, model: PreferenceRegressor) -> np.ndarray:
         test = self.data.test
         return model.predict(self.data.dataset.X[test]) if test.size else np.zeros(0)
 
+    def _retrain(self, preferences: PreferenceSet) -> bool:
+        """Fit ``ssl`` to ``preferences`` (warm where it can); False if it stopped at the time limit,
+        which leaves the last fit (or none) in place."""
+        try:
+            if self.ssl is None:
+                X, y = self.data.dataset.X, self.data.y_train()
+                self.ssl = self._make().fit(X, y, preferences)
+            else:
+                self.ssl.update_preferences(preferences)
+        except SolverTimeLimitError:
+            return False
+        return True
+
+    def _svr_violations(self, preferences: PreferenceSet) -> np.ndarray:
+        """``svr.violated(preferences)`` (p,), checking only preferences the last call did not see in the
+        same place: SVR never changes, and a click or an undo only adds or drops the last few."""
+        checked = self._svr_checked
+        n = min(len(checked), len(preferences))
+        shared = all(np.array_equal(getattr(checked, name)[:n], getattr(preferences, name)[:n]) for name in COLUMNS)
+        known = self.svr_violated[:n] if n and shared else np.zeros(0, dtype=bool)
+        self._svr_checked = preferences
+        return np.concatenate([known, self.svr.violated(preferences[known.size :])])
+
     def update(self, preferences: PreferenceSet) -> Retrain:
+        """Retrain SSL for ``preferences`` (p,) and recompute the plot data for them: with the new
+        fit, or with the last one if the retrain stopped at the time limit."""
         start = time.perf_counter()
-        if self.ssl is None:
-            X, y = self.data.dataset.X, self.data.y_train()
-            self.ssl = STUDIO_MODELS[self.model].make(self.parameters).fit(X, y, preferences)
-        else:
-            self.ssl.update_preferences(preferences)
+        finished = self._retrain(preferences)
         seconds = time.perf_counter() - start
-        previous, self.ssl_test = self.ssl_test, self._test_predictions(self.ssl)
-        self.svr_violated = self.svr.violated(preferences)
-        self.ssl_violated = self.ssl.violated(preferences)
+        serving = self.svr if self.ssl is None else self.ssl
+        previous, self.ssl_test = self.ssl_test, self._test_predictions(serving)
+        self.svr_violated = self._svr_violations(preferences)
+        self.ssl_violated = serving.violated(preferences)
         svr_mae = ssl_mae = moved = float("nan")
         if self.data.test.size:
             truth = self.data.y_true[self.data.test]
@@ -148,12 +190,14 @@ class Workbench:
                 moved = float(np.mean(np.abs(self.ssl_test - previous)))
         return Retrain(
             seconds=seconds,
-            start=getattr(self.ssl, "solve_start_", "—"),
+            start=getattr(serving, "solve_start_", "—") if finished else "time limit",
             svr_mae=svr_mae,
             ssl_mae=ssl_mae,
             svr_violated=int(self.svr_violated.sum()),
             ssl_violated=int(self.ssl_violated.sum()),
             moved=moved,
+            timed_out=not finished,
+            fitted=len(serving.preferences_),
         )
 
     def next_pair(self, strategy: str, rng: np.random.Generator) -> tuple[int, int] | None:
@@ -177,10 +221,19 @@ class Workbench:
 # ------------------------------------------------------------------ other models the Model page compares
 def gp_latent(data: StudyData, preferences: PreferenceSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The GP preference model's latent mean and standard deviation at ``rows`` (from pairwise
-    preferences only; unary ones are left out)."""
+    preferences only; unary ones are left out).  ``ValueError`` when they touch more than
+    ``GP_MAX_ROWS`` rows, before any work."""
     pairwise = preferences[~preferences.is_unary]
     if len(pairwise) == 0:
         raise ValueError("the GP learns from pairwise preferences: answer a few pairs first")
+    touched = np.count_nonzero(np.bincount(np.concatenate([pairwise.i, pairwise.j])))
+    if touched > GP_MAX_ROWS:
+        raise ValueError(
+            f"the GP preference model is exact, and its time and memory grow with the cube of the rows its "
+            f"preferences touch: these {len(pairwise):,} preferences touch {touched:,} rows, more than the "
+            f"{GP_MAX_ROWS:,} it can take here. Fit it on a session with fewer rule preferences (cap or remove "
+            "rules on the Rules page), or use the order-preference LP above"
+        )
     model = GPPreferenceModel(random_state=0).fit(data.dataset.X, pairwise)
     return model.predict(data.dataset.X[rows], return_std=True)
 

@@ -162,3 +162,59 @@ def test_removing_a_rule_retrains(ready, store_path):
     # No preferences left: SSL is SVR again, and the retrain was recorded.
     assert metric(at, "Preferences") == "0" and metric(at, "Test MAE, SSL") == svr
     assert len(store.model_runs(session_id)) == 3
+
+
+def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_nothing(ready, store_path, monkeypatch):
+    """An LP that stops past 4 preferences (tests/test_workbench.py): after a click the model trains;
+    a rule takes it past the limit, so the pages warn, SSL stays the one-click fit and no model run
+    is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
+    from ordercore.workbench import STUDIO_MODELS
+    from tests.test_workbench import time_limited_model
+
+    monkeypatch.setitem(STUDIO_MODELS, "lp", time_limited_model())
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.button(key="answer_a").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and not at.warning and metric(at, "Preferences") == "1"
+    one_click = metric(at, "Test MAE, SSL")
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    runs = len(store.model_runs(session_id))
+    add_default_rule(at)
+    n_stored = len(store.preferences(session_id)[0])
+    assert n_stored > 4
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and "stopped at the time limit of 30 s" in at.warning[0].value
+    assert "last one fitted, on 1 preferences" in at.warning[0].value
+    assert metric(at, "Preferences") == str(n_stored) and metric(at, "Test MAE, SSL") == one_click
+    assert len(store.model_runs(session_id)) == runs
+    at.switch_page("app_pages/pairwise.py").run()
+    assert not at.exception and "time limit" in at.warning[0].value
+    at.button(key="answer_b").click().run()
+    assert not at.exception and len(store.answers(session_id)) == 2
+    assert len(store.preferences(session_id)[0]) == n_stored + 1
+    ((rule_id, _),) = store.rules(session_id)
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and not at.warning and metric(at, "Preferences") == "2"
+
+
+def test_the_time_limit_setting_rebuilds_the_models_with_it(ready):
+    at = ready.switch_page("app_pages/model.py").run()
+    assert at.session_state["workbench"].time_limit == 30.0
+    at.select_slider(key="model_time_limit").set_value(120.0).run()
+    assert not at.exception and at.session_state["workbench"].ssl.time_limit == 120.0
+
+
+def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
+    import numpy as np
+
+    from ordercore.figures import rows_map
+
+    latitude, longitude = np.linspace(32, 42, 4999), np.linspace(-124, -114, 4999)
+    figure = rows_map(latitude, longitude, marked={"A": 17, "B": 4000}, max_dots=1000)
+    dots, a, b = figure.data
+    assert np.array_equal(dots.lat, latitude[::5]) and len(dots.lat) == 1000  # every 5th of 4,999
+    assert (a.lat[0], b.lon[0]) == (latitude[17], longitude[4000])
+    assert len(rows_map(latitude, longitude, max_dots=None).data[0].lat) == 4999

@@ -76,6 +76,18 @@ def stop_server(server: subprocess.Popen) -> None:
     server.wait(timeout=10)
 
 
+def open_page(driver, timeout_ms: float):
+    """(browser, page): Debian's chromium, headless, and a page whose waits time out after timeout_ms."""
+    browser = driver.chromium.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(timeout_ms)
+    return browser, page
+
+
 def settle(page, timeout: float = 30.0) -> None:
     """Wait until the app has finished rerunning (Streamlit shows its status widget while it runs)."""
     page.wait_for_timeout(300)
@@ -119,13 +131,7 @@ def test_three_answers_survive_a_server_kill(tmp_path):
     server = start_server(port, store_path)
     try:
         with playwright.sync_playwright() as driver:
-            browser = driver.chromium.launch(
-                executable_path=CHROMIUM,
-                headless=True,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
+            browser, page = open_page(driver, 60_000)
             page.goto(url)
             page.get_by_role("button", name="Create session").wait_for()
             settle(page)

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from ordercore import ZERO, PreferenceSet
+from ordercore.preferences import is_in, sorted_unique
 
 
 def test_scalars_broadcast_and_arrays_are_read_only():
@@ -88,3 +89,18 @@ def test_frames_without_optional_columns_take_defaults_and_bad_files_are_rejecte
         PreferenceSet.from_json('{"i": [0], "j": [1]}')
     with pytest.raises(ValueError, match="not valid"):
         PreferenceSet.from_json("{broken")
+
+
+def test_is_in_is_membership_in_a_sorted_array():
+    rng = np.random.default_rng(0)
+    ordered = np.sort(rng.integers(0, 50, 30))  # with repeats
+    values = rng.integers(-5, 60, 200)
+    assert is_in(values, ordered).tolist() == [int(v) in set(ordered.tolist()) for v in values]
+    assert is_in(values, np.zeros(0, np.int64)).tolist() == [False] * 200
+
+
+def test_sorted_unique_gives_the_distinct_values_and_where_each_value_is():
+    values = np.random.default_rng(1).integers(-3, 40, 300)
+    distinct, inverse = sorted_unique(values)
+    assert distinct.tolist() == sorted(set(values.tolist()))
+    assert np.array_equal(distinct[inverse], values)

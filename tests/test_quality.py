@@ -60,3 +60,8 @@ def test_graph_checks_find_cycles_conflicts_and_duplicates():
     assert check_preference_graph(PreferenceSet.order([0, 1], [1, 2])).ok
     with pytest.raises(ValueError, match="one label per preference"):
         check_preference_graph(preferences, ["click"])
+
+
+def test_a_pair_stated_three_times_is_one_duplicate():
+    report = check_preference_graph(PreferenceSet.order([4, 4, 4, 1, 1], [2, 2, 2, 0, 0]))
+    assert report.duplicates.tolist() == [[1, 0], [4, 2]]

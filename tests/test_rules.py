@@ -256,3 +256,70 @@ def test_a_new_condition_is_one_class(table):
         assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == expected
     finally:
         CONDITIONS.pop("same_parity")
+
+
+def rule_values(rule, frame):
+    from ordercore.rules import complete_values
+
+    return complete_values(rule, frame)[1]
+
+
+@pytest.mark.parametrize("case", ["near", "within", "relative", "category"])
+def test_candidate_counts_are_the_pairs_each_condition_holds_for(table, case):
+    """On 60 rows every condition counts exactly (Near samples all rows): the brute-force count of
+    pairs its ``holds`` test would pass."""
+    conditions, close = CASES[case]
+    rule = Rule("r", conditions, Ordering("bedrooms"))
+    expected = sum(close(table.iloc[i], table.iloc[j]) for i, j in itertools.combinations(range(len(table)), 2))
+    assert conditions[0].candidate_count(rule_values(rule, table), len(table)) == pytest.approx(expected)
+
+
+def test_near_estimates_its_pairs_from_a_sample_of_rows():
+    rng = np.random.default_rng(5)
+    n = 3000
+    frame = pd.DataFrame({"lat": 34 + rng.uniform(0, 2.0, n), "lon": -118 + rng.uniform(0, 2.0, n), "rooms": 1})
+    near = Near("lat", "lon", 15.0)
+    # Brute force over all n (n - 1) / 2 pairs, by the spherical law of cosines.
+    first, second = np.triu_indices(n, k=1)
+    lat, lon = np.radians(frame["lat"].to_numpy()), np.radians(frame["lon"].to_numpy())
+    cosine = np.sin(lat[first]) * np.sin(lat[second]) + np.cos(lat[first]) * np.cos(lat[second]) * np.cos(
+        lon[first] - lon[second]
+    )
+    expected = np.sum(3958.8 * np.arccos(np.clip(cosine, -1, 1)) <= 15.0)
+    estimate = near.candidate_count(rule_values(Rule("r", [near], Ordering("rooms")), frame), n)
+    assert 0.9 * expected < estimate < 1.1 * expected
+
+
+def test_the_condition_with_the_fewest_candidates_generates_them(table, monkeypatch):
+    """Near over 1000 miles holds for every pair, age within 0.5 for few: Within makes the candidates
+    whichever comes first in the rule, and the pairs are those brute force finds."""
+    called = []
+    for condition in (Near, Within):
+        original = condition.candidates
+
+        def recording(self, values, n, original=original):
+            called.append(type(self).__name__)
+            return original(self, values, n)
+
+        monkeypatch.setattr(condition, "candidates", recording)
+    close = lambda a, b: abs(a.age - b.age) <= 0.5  # noqa: E731
+    expected = brute_force(table, np.zeros(len(table), bool), "training", close, "bedrooms")
+    for conditions in (
+        [Near("lat", "lon", 1000.0), Within("age", 0.5)],
+        [Within("age", 0.5), Near("lat", "lon", 1000.0)],
+    ):
+        got = generate(Rule("r", conditions, Ordering("bedrooms")), table).preferences
+        assert set(zip(got.i.tolist(), got.j.tolist(), strict=True)) == expected
+    assert called == ["Within", "Within"]
+
+
+def test_every_matching_pair_is_kept_by_default():
+    """300 rows, all roughly equal: every pair whose bedrooms differ, more than the old cap of 20,000."""
+    rng = np.random.default_rng(2)
+    bedrooms = rng.integers(1, 6, 300)
+    frame = pd.DataFrame({"age": np.zeros(300), "bedrooms": bedrooms})
+    sizes = np.bincount(bedrooms)
+    expected = 300 * 299 // 2 - int(np.sum(sizes * (sizes - 1) // 2))
+    made = generate(Rule("r", [Within("age", 1.0)], Ordering("bedrooms")), frame)
+    assert len(made.preferences) == made.n_matched == expected > 20_000
+    assert np.all(bedrooms[made.preferences.i] > bedrooms[made.preferences.j])

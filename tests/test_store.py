@@ -322,3 +322,135 @@ def test_a_write_failing_inside_its_transaction_changes_nothing(busy_store, tmp_
     assert write(store, operation)() == result
     assert snapshot(store, times=False) == snapshot(dry_run, times=False)
     dry_run.engine.dispose()
+
+
+# ---------------------------------------------------------------- preferences in blocks, in the order written
+
+
+def pairs_of(made: PreferenceSet) -> list:
+    return list(zip(made.i.tolist(), made.j.tolist(), strict=True))
+
+
+def test_large_rules_and_imports_read_back_in_the_order_written(store, tmp_path):
+    """Rules and imports (blocks), clicks and undos (rows) interleaved: the store gives back exactly
+    the preferences the test wrote, in its order, from this Store (blocks cached) and a fresh one."""
+    rng = np.random.default_rng(0)
+    session = store.create_session("s", settings={"n_rows": 5000})
+    written = []  # (owner, PreferenceSet) in the order written, kept by the test itself
+
+    def big(n):
+        i = rng.integers(0, 5000, n)
+        return PreferenceSet(i, (i + rng.integers(1, 4999, n)) % 5000, rng.normal(size=n), rng.uniform(0, 2, n))
+
+    first_rule = Rule("first", [Within("age", 1.0)], Ordering("rooms"))
+    first = big(120_000)
+    written.append(("first", first))
+    first_id = store.add_rule(session.id, first_rule, first, "ann")
+    store.add_answer(session.id, 1, 2, "a", "ann")
+    written.append(("click 1", PreferenceSet.order(1, 2)))
+    imported = big(3_000)
+    store.import_preferences(session.id, imported, "bob")
+    written.append(("import", imported))
+    store.add_answer(session.id, 3, 4, "equal", "ann")
+    written.append(("click 2", PreferenceSet.close(3, 4, 0.0)))
+    assert store.preferences(session.id)[0] == PreferenceSet.concatenate([made for _, made in written])
+    second = big(50_000)
+    store.add_rule(session.id, Rule("second", [Within("age", 2.0)], Ordering("rooms")), second, "bob")
+    written.append(("second", second))
+    store.undo_answer(session.id)
+    written = [entry for entry in written if entry[0] != "click 2"]
+    store.remove_rule(first_id)
+    written = [entry for entry in written if entry[0] != "first"]
+    store.add_answer(session.id, 7, 6, "b", "ann")
+    written.append(("click 3", PreferenceSet.order(6, 7)))
+    expected = PreferenceSet.concatenate([made for _, made in written])
+    made, provenance = store.preferences(session.id)
+    assert made == expected
+    sizes = [len(made) for _, made in written]
+    assert provenance["source"].tolist() == np.repeat(["click", "import", "rule", "click"], sizes).tolist()
+    assert provenance["annotator"].tolist() == np.repeat(["ann", "bob", "bob", "ann"], sizes).tolist()
+    assert Store(store.url).preferences(session.id)[0] == expected
+
+
+def test_a_rule_stored_where_a_removed_one_was_reads_as_itself(store):
+    """SQLite may give a new block the id of a deleted one: the Store that read the old one (and keeps
+    its content) must read the new content."""
+    session = store.create_session("s")
+    rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
+    old, new = PreferenceSet.order([0, 1], [1, 2]), PreferenceSet.order([5, 6, 7], [4, 5, 6])
+    rule_id = store.add_rule(session.id, rule, old, "ann")
+    assert store.preferences(session.id)[0] == old
+    store.remove_rule(rule_id)
+    store.add_rule(session.id, rule, new, "ann")
+    assert store.preferences(session.id)[0] == new
+
+
+def test_a_write_between_the_two_reads_is_not_half_seen(store):
+    """A click and then a rule are committed (by another Store) after the click rows are read and
+    before the blocks are: the answer is the store after both, not the rule without the click."""
+    session = store.create_session("s")
+    other = Store(store.url)
+    rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
+    rule_made = PreferenceSet.order([5, 6], [4, 5])
+
+    written = []
+
+    def after_cursor_execute(connection, cursor, statement, parameters, context, executemany):
+        if not written and statement.lstrip().upper().startswith("SELECT") and "FROM preferences " in statement:
+            written.append(True)
+            other.add_answer(session.id, 1, 2, "a", "ann")
+            other.add_rule(session.id, rule, rule_made, "ann")
+
+    sa.event.listen(store.engine, "after_cursor_execute", after_cursor_execute)
+    made, _ = store.preferences(session.id)
+    sa.event.remove(store.engine, "after_cursor_execute", after_cursor_execute)
+    assert written and made == PreferenceSet.order(1, 2) + rule_made
+
+
+def test_a_store_from_before_blocks_reads_its_rule_rows_first_and_removes_them(tmp_path):
+    """A store whose rule preferences are rows (no blocks table, no revision on preferences): they
+    read back as written, new writes come after them, and removing the old rule removes its rows."""
+    path = tmp_path / "old.sqlite"
+    Store(f"sqlite:///{path}").engine.dispose()
+    with closing(sqlite3.connect(path)) as connection:  # the tables as the previous release made them
+        connection.execute("DROP TABLE preference_blocks")
+        connection.execute("ALTER TABLE preferences DROP COLUMN revision")
+        connection.execute(
+            "INSERT INTO sessions (id, name, settings, revision, created_at, updated_at) "
+            "VALUES (1, 'old', '{}', 2, '2025-01-01', '2025-01-01')"
+        )
+        connection.execute(
+            "INSERT INTO rules (id, session_id, name, spec, annotator, created_at) "
+            "VALUES (1, 1, 'r', ?, 'ann', '2025-01-01')",
+            (Rule("r", [Within("age", 1.0)], Ordering("rooms")).to_json(),),
+        )
+        connection.execute(
+            "INSERT INTO answers (id, session_id, row_a, row_b, choice, weight, margin, annotator, created_at) "
+            "VALUES (1, 1, 8, 9, 'a', 1.0, 0.0, 'ann', '2025-01-01')"
+        )
+        for i, j, rule_id, answer_id in [(3, 2, 1, None), (8, 9, None, 1), (2, 1, 1, None)]:
+            connection.execute(
+                "INSERT INTO preferences (session_id, i, j, margin, weight, source, rule_id, answer_id, annotator, "
+                "created_at) VALUES (1, ?, ?, 0.0, 1.0, ?, ?, ?, 'ann', '2025-01-01')",
+                (i, j, "rule" if rule_id else "click", rule_id, answer_id),
+            )
+        connection.commit()
+    store = Store(f"sqlite:///{path}")
+    assert pairs_of(store.preferences(1)[0]) == [(3, 2), (8, 9), (2, 1)]
+    store.add_rule(1, Rule("new", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order([6, 7], [5, 6]), "ann")
+    store.add_answer(1, 0, 4, "b", "ann")
+    assert pairs_of(store.preferences(1)[0]) == [(3, 2), (8, 9), (2, 1), (6, 5), (7, 6), (4, 0)]
+    store.remove_rule(1)
+    made, provenance = store.preferences(1)
+    assert pairs_of(made) == [(8, 9), (6, 5), (7, 6), (4, 0)]
+    assert provenance["source"].tolist() == ["click", "rule", "rule", "click"]
+
+
+def test_a_damaged_block_is_an_error_naming_it(store):
+    session = store.create_session("s")
+    store.add_rule(session.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann")
+    with closing(sqlite3.connect(store.engine.url.database)) as connection:
+        connection.execute("UPDATE preference_blocks SET content = substr(content, 1, 40)")
+        connection.commit()
+    with pytest.raises(ValueError, match="block of preferences is damaged"):
+        Store(store.url).preferences(session.id)

@@ -7,9 +7,17 @@ import pytest
 from sklearn.metrics import mean_absolute_error
 
 from ordercore import OrderPreferenceRegressor, PreferenceSet
+from ordercore.exceptions import SolverTimeLimitError
 from ordercore.rules import Near, Ordering, Rule, Within, generate
 from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
-from ordercore.workbench import STUDIO_MODELS, Workbench, monotone_boosting_mae
+from ordercore.workbench import (
+    DEFAULT_TIME_LIMIT,
+    STUDIO_MODELS,
+    StudioModel,
+    Workbench,
+    gp_latent,
+    monotone_boosting_mae,
+)
 
 PARAMETERS = {"gamma": 0.1, "lambda1": 1e-3, "lambda2": 1.0}
 
@@ -88,3 +96,78 @@ def test_monotone_boosting_is_measured_on_the_test_rows(data):
     assert monotone_boosting_mae(data, "bedrooms") == pytest.approx(expected)
     with pytest.raises(ValueError, match="not a numeric feature"):
         monotone_boosting_mae(data, "price")
+
+
+class TimeLimitedRegressor(OrderPreferenceRegressor):
+    """The LP, except that a fit or change to more than ``most`` preferences stops at the time limit
+    as the LP does: ``SolverTimeLimitError``, the last fit left in place."""
+
+    most = 4
+
+    def fit(self, X, y, preferences=None):
+        if preferences is not None and len(preferences) > self.most:
+            raise SolverTimeLimitError("stopped at the time limit (injected)")
+        return super().fit(X, y, preferences)
+
+    def update_preferences(self, preferences):
+        if len(preferences) > self.most:
+            raise SolverTimeLimitError("stopped at the time limit (injected)")
+        return super().update_preferences(preferences)
+
+
+def time_limited_model() -> StudioModel:
+    lp = STUDIO_MODELS["lp"]
+    return StudioModel("LP that stops past 4 preferences", TimeLimitedRegressor, lp.choices, lp.labels)
+
+
+def test_a_retrain_past_the_time_limit_keeps_the_last_fit(data, rule_preferences, monkeypatch):
+    """The last fit stays (predictions, objective), the plot data describe it on the preferences in
+    force, and a later change within the limit retrains again: each against cold fits."""
+    monkeypatch.setitem(STUDIO_MODELS, "limited", time_limited_model())
+    bench = Workbench(data, "limited", PARAMETERS)
+    clicks = PreferenceSet.order(data.pool[:3], data.pool[3:6])
+    assert not bench.update(clicks).timed_out
+    in_force = clicks + rule_preferences
+    report = bench.update(in_force)
+    assert report.timed_out and report.start == "time limit" and report.fitted == 3
+    assert bench.ssl.preferences_ == clicks
+    last = cold(data, clicks)
+    X_test, truth = data.dataset.X[data.test], data.y_true[data.test]
+    assert np.allclose(bench.ssl_test, last.predict(X_test), atol=1e-6 * np.std(data.y_true[data.labeled]))
+    assert report.ssl_mae == pytest.approx(mean_absolute_error(truth, last.predict(X_test)), rel=1e-6)
+    assert bench.ssl_violated.shape == (len(in_force),)
+    assert np.array_equal(bench.ssl_violated, last.violated(in_force))
+    assert np.array_equal(bench.svr_violated, cold(data, None).violated(in_force))
+    report = bench.update(clicks[:2])  # an undo back within the limit
+    assert not report.timed_out and report.fitted == 2
+    assert_matches_cold_fit(bench, data, clicks[:2], report)
+
+
+def test_a_first_retrain_past_the_time_limit_serves_the_labels_only_fit(data, rule_preferences, monkeypatch):
+    monkeypatch.setitem(STUDIO_MODELS, "limited", time_limited_model())
+    bench = Workbench(data, "limited", PARAMETERS)
+    report = bench.update(rule_preferences)
+    assert report.timed_out and report.fitted == 0 and bench.ssl is None
+    assert np.array_equal(bench.ssl_test, bench.svr_test) and report.ssl_mae == report.svr_mae
+    assert np.array_equal(bench.ssl_violated, cold(data, None).violated(rule_preferences))
+    a, b = bench.next_pair("margin", np.random.default_rng(0))
+    assert a != b and {a, b} <= set(data.pool.tolist())
+
+
+def test_the_time_limit_reaches_both_fits(data):
+    assert Workbench(data, "lp", PARAMETERS).svr.time_limit == DEFAULT_TIME_LIMIT
+    bench = Workbench(data, "lp", PARAMETERS, time_limit=12.5)
+    bench.update(PreferenceSet.order(data.pool[0], data.pool[1]))
+    assert bench.svr.time_limit == bench.ssl.time_limit == 12.5
+
+
+def test_the_gp_refuses_preferences_over_more_rows_than_it_can_take(data, monkeypatch):
+    """With the limit at 5 rows: a chain over 5 rows fits, one over 6 is refused, saying why."""
+    import ordercore.workbench
+
+    monkeypatch.setattr(ordercore.workbench, "GP_MAX_ROWS", 5)
+    rows = data.pool[:6]
+    mean, std = gp_latent(data, PreferenceSet.order(rows[1:5], rows[:4]), data.test)
+    assert mean.shape == std.shape == data.test.shape
+    with pytest.raises(ValueError, match="5 preferences touch 6 rows, more than the 5"):
+        gp_latent(data, PreferenceSet.order(rows[1:], rows[:-1]), data.test)

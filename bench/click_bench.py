@@ -1,0 +1,119 @@
+"""The compute behind one answer on the Pairwise page, part by part (issue 13, deliverable 5).
+
+A California session as the Data page makes it (all 20,640 rows, l = 60 labeled, a 20 % hidden
+test split, seed 0), in a SQLite store in a temporary directory, with rules over it: --preferences
+40k is two rules of 20,000 pairs each (the bedroom rule of seed 000 and "within 10 miles, age within
+5 years, more rooms is worth more"), 500k the bedroom rule with every pair it matches (498,794),
+none no rule (the page's own cost).
+The models are fitted once (cold, no time limit).  Then each of --clicks answers does what a click
+does in the app, without a browser (the calls of app_pages/pairwise.py and app_state.py):
+
+- store write: ``Store.add_answer`` (committed), and after the retrain ``Store.add_model_run``;
+- store read: the session's revision and its preferences (``Store.preferences``);
+- retrain: SSL's warm re-solve (``Workbench.update``, the part ``Retrain.seconds`` times);
+- plot data: the rest of ``Workbench.update`` (test predictions, violations of every preference);
+- next pair: ``Workbench.next_pair`` ('margin': the pair SSL is least sure of);
+- page data: what the page lays out besides (the last answers, the map of the two rows).
+
+The answer is the true order of the pair.  Prints the median of each part and of the total.
+
+Run: ORDERCORE_DATA=../shared/data python bench/click_bench.py [--preferences none|40k|500k] [--clicks 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ordercore.experiments import bedroom_rule  # noqa: E402
+from ordercore.figures import rows_map  # noqa: E402
+from ordercore.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
+from ordercore.store import Store  # noqa: E402
+from ordercore.studio import data_settings, load_source  # noqa: E402
+from ordercore.workbench import Workbench  # noqa: E402
+
+ROOMS_RULE = Rule(
+    "more rooms", [Near("latitude", "longitude", 10.0), Within("housing_median_age", 5.0)], Ordering("total_rooms")
+)
+SCENARIOS = {"none": [], "40k": [(bedroom_rule(), 20_000), (ROOMS_RULE, 20_000)], "500k": [(bedroom_rule(), None)]}
+PARTS = ("store write", "store read", "retrain", "plot data", "next pair", "page data")
+
+
+def session_with_rules(store: Store, scenario: str):
+    """A California session as the Data page sets it up, with the scenario's rules added."""
+    frame, target, features = load_source("california")
+    split = {"n_labeled": 60, "test_fraction": 0.2, "seed": 0}
+    settings, data = data_settings(frame, "california", target, features, split)
+    session = store.create_session("bench", settings=settings)
+    labeled = np.zeros(len(frame), dtype=bool)
+    labeled[data.labeled] = True
+    for rule, cap in SCENARIOS[scenario]:
+        made = generate(rule, frame, labeled, max_pairs=cap, random_state=0).preferences
+        store.add_rule(session.id, rule, made, "bench")
+    return session, data
+
+
+def click(store: Store, session, data, bench: Workbench, pair, rng) -> dict:
+    """One answer to ``pair`` and what the page computes before showing the next: seconds per part."""
+    seconds = dict.fromkeys(PARTS, 0.0)
+    start = time.perf_counter()
+    a, b = pair
+    store.add_answer(session.id, a, b, "a" if data.y_true[a] > data.y_true[b] else "b", "bench")
+    seconds["store write"] += time.perf_counter() - start
+    start = time.perf_counter()
+    store.revision(session.id)
+    preferences, _ = store.preferences(session.id)
+    seconds["store read"] += time.perf_counter() - start
+    start = time.perf_counter()
+    report = bench.update(preferences)
+    seconds["retrain"] += report.seconds
+    seconds["plot data"] += time.perf_counter() - start - report.seconds
+    start = time.perf_counter()
+    store.add_model_run(session.id, "lp", {}, {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae}, len(preferences))
+    seconds["store write"] += time.perf_counter() - start
+    start = time.perf_counter()
+    pair = bench.next_pair("margin", rng)
+    seconds["next pair"] += time.perf_counter() - start
+    start = time.perf_counter()
+    store.answers(session.id).tail(10)
+    frame = data.frame
+    rows_map(frame["latitude"], frame["longitude"], marked={"A": pair[0], "B": pair[1]}, height=320).to_json()
+    seconds["page data"] += time.perf_counter() - start
+    return seconds, pair
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preferences", choices=sorted(SCENARIOS), default="40k")
+    parser.add_argument("--clicks", type=int, default=20)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as directory:
+        store = Store(f"sqlite:///{Path(directory) / 'bench.sqlite'}")
+        session, data = session_with_rules(store, args.preferences)
+        start = time.perf_counter()
+        bench = Workbench(data, time_limit=None)
+        report = bench.update(store.preferences(session.id)[0])
+        print(f"first fit (SVR + SSL, cold) on {report.fitted:,} preferences: {time.perf_counter() - start:.1f} s")
+        rng = np.random.default_rng(0)
+        pair, timings = bench.next_pair("margin", rng), []
+        for _ in range(args.clicks):
+            seconds, pair = click(store, session, data, bench, pair, rng)
+            timings.append(seconds)
+        store.engine.dispose()
+    medians = {part: 1000 * statistics.median(t[part] for t in timings) for part in PARTS}
+    totals = [1000 * sum(t.values()) for t in timings]
+    target = 500 if args.preferences == "500k" else 100
+    print(f"per click, median of {args.clicks} (ms): " + ", ".join(f"{part} {medians[part]:.1f}" for part in PARTS))
+    print(f"total median {statistics.median(totals):.0f} ms (target <= {target} ms), worst {max(totals):.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

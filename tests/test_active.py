@@ -1,0 +1,61 @@
+"""Which candidate pairs earlier preferences settle, against a transitive closure computed by hand
+(Warshall's algorithm over the strict preferences) on small random preference sets."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ordercore.active import settled
+from ordercore.preferences import ZERO, PreferenceSet
+
+
+def random_preferences(rng, n: int) -> PreferenceSet:
+    """Strict preferences (some repeated, some forming cycles), equalities, closeness, unary bounds and
+    preferences of weight 0 over n rows."""
+    i, j = rng.integers(0, n, 14), rng.integers(0, n, 14)
+    keep = i != j
+    strict = PreferenceSet.order(i[keep], j[keep], weight=rng.choice([0.0, 1.0, 2.0], keep.sum(), p=[0.2, 0.4, 0.4]))
+    a, b = rng.choice(n, 2, replace=False)
+    c, d = rng.choice(n, 2, replace=False)
+    return PreferenceSet.concatenate(
+        [
+            strict,
+            PreferenceSet.equal(a, b),
+            PreferenceSet.close(c, d, 0.5),
+            PreferenceSet.at_least(rng.integers(n), 1.0),
+        ]
+    )
+
+
+def settled_by_hand(preferences: PreferenceSet, n: int) -> dict:
+    """{(a, b): settled} for every ordered pair of distinct rows, by Warshall's closure."""
+    stated = {
+        (int(i), int(j))
+        for i, j, w in zip(preferences.i, preferences.j, preferences.weight, strict=True)
+        if w > 0 and ZERO not in (i, j)
+    }
+    reach = [[(a, b) in stated and (b, a) not in stated for b in range(n)] for a in range(n)]
+    for middle, a, b in itertools.product(range(n), repeat=3):  # Warshall: middle is the outer loop
+        reach[a][b] = reach[a][b] or (reach[a][middle] and reach[middle][b])
+    return {
+        (a, b): (a, b) in stated or (b, a) in stated or reach[a][b] or reach[b][a]
+        for a, b in itertools.permutations(range(n), 2)
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_settled_pairs_are_those_compared_or_implied_by_a_chain(seed):
+    rng = np.random.default_rng(seed)
+    n = 10
+    preferences = random_preferences(rng, n)
+    expected = settled_by_hand(preferences, n)
+    candidates = np.array(list(expected))
+    assert settled(preferences, candidates).tolist() == [expected[tuple(pair)] for pair in candidates.tolist()]
+
+
+def test_rows_beyond_those_the_preferences_name_are_never_settled():
+    preferences = PreferenceSet.order([0, 1], [1, 2])
+    mask = settled(preferences, np.array([[2, 0], [0, 7], [9, 8], [0, 1]]))
+    assert mask.tolist() == [True, False, False, True]
+    assert settled(PreferenceSet.empty(), np.array([[0, 1]])).tolist() == [False]
