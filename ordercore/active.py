@@ -83,32 +83,56 @@ def _reaches(graph: scipy.sparse.csr_array, source: int, target: int) -> bool:
     return bool(np.any(breadth_first_order(graph, source, directed=True, return_predecessors=False) == target))
 
 
+class Settlement:
+    """Which candidate pairs (m, 2) ``preferences`` already settle: compared directly (either way,
+    equalities included) or implied by transitivity of its strict preferences.  Building it costs
+    one sort of the p preferences and answers the direct question for every candidate at once;
+    ``settles(k)`` then searches a path for candidate k only when needed, and only where a path can
+    start and end."""
+
+    def __init__(self, preferences: PreferenceSet, candidate_pairs: np.ndarray):
+        self.pairs = candidate_pairs
+        pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
+        self.direct = np.zeros(len(candidate_pairs), dtype=bool)
+        self.graph = None
+        if len(pairwise) and len(candidate_pairs):
+            n_rows = int(max(pairwise.i.max(), pairwise.j.max(), candidate_pairs.max())) + 1
+            keys, self.graph = strict_graph(pairwise, n_rows)
+            self.direct = is_in(pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)[0], keys)
+            self.out_degree = np.diff(self.graph.indptr)
+            self.in_degree = np.bincount(self.graph.indices, minlength=n_rows)
+
+    def settles(self, k: int) -> bool:
+        """Whether candidate pair k is settled."""
+        if self.direct[k] or self.graph is None:
+            return bool(self.direct[k])
+        a, b = (int(row) for row in self.pairs[k])
+        return self._path(a, b) or self._path(b, a)
+
+    def _path(self, source: int, target: int) -> bool:
+        return bool(self.out_degree[source] and self.in_degree[target] and _reaches(self.graph, source, target))
+
+
 def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarray:
-    """Boolean mask (m,): candidate pairs (m, 2) already compared in ``preferences`` (either way,
-    equalities included) or implied by transitivity of its strict preferences.  Costs one sort of
-    the p preferences and a search from the candidates not compared directly, only where a path
-    can start and end."""
-    pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
-    if len(pairwise) == 0 or len(candidate_pairs) == 0:
-        return np.zeros(len(candidate_pairs), dtype=bool)
-    n_rows = int(max(pairwise.i.max(), pairwise.j.max(), candidate_pairs.max())) + 1
-    keys, graph = strict_graph(pairwise, n_rows)
-    result = is_in(pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)[0], keys)
-    out_degree, in_degree = np.diff(graph.indptr), np.bincount(graph.indices, minlength=n_rows)
-    for k in np.flatnonzero(~result):
-        a, b = (int(row) for row in candidate_pairs[k])
-        result[k] = bool(out_degree[a] and in_degree[b] and _reaches(graph, a, b)) or bool(
-            out_degree[b] and in_degree[a] and _reaches(graph, b, a)
-        )
-    return result
+    """Boolean mask (m,): candidate pairs (m, 2) that ``preferences`` settle (``Settlement``)."""
+    settlement = Settlement(preferences, candidate_pairs)
+    return np.array([settlement.settles(k) for k in range(len(candidate_pairs))], dtype=bool)
 
 
-def rank_pairs(
-    scores: np.ndarray, candidate_pairs: np.ndarray, k: int, skip: np.ndarray
+def rank_unsettled(
+    scores: np.ndarray, candidate_pairs: np.ndarray, k: int, preferences: PreferenceSet
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The k best-scoring candidate pairs (highest score first) outside ``skip``: (pairs (≤k, 2), scores)."""
+    """The k best-scoring candidate pairs (highest score first) that ``preferences`` do not settle:
+    (pairs (<= k, 2), scores).  Candidates are checked best first until k are found, so a path is
+    searched for a few of them, not for all (at 500,000 preferences each search costs milliseconds)."""
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
-    open_positions = np.flatnonzero(~skip)
-    order = open_positions[np.argsort(-scores[open_positions], kind="stable")[:k]]
-    return candidate_pairs[order], scores[order]
+    settlement = Settlement(preferences, candidate_pairs)
+    chosen = []
+    for position in np.argsort(-scores, kind="stable"):
+        if not settlement.settles(position):
+            chosen.append(position)
+            if len(chosen) == k:
+                break
+    chosen = np.asarray(chosen, dtype=np.int64)
+    return candidate_pairs[chosen], scores[chosen]

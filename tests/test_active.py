@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ordercore.active import settled
+from ordercore.active import rank_unsettled, settled
 from ordercore.preferences import ZERO, PreferenceSet
 
 
@@ -59,3 +59,24 @@ def test_rows_beyond_those_the_preferences_name_are_never_settled():
     mask = settled(preferences, np.array([[2, 0], [0, 7], [9, 8], [0, 1]]))
     assert mask.tolist() == [True, False, False, True]
     assert settled(PreferenceSet.empty(), np.array([[0, 1]])).tolist() == [False]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_best_unsettled_pairs_are_the_top_scores_among_those_not_settled_by_hand(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = 10
+    preferences = random_preferences(rng, n)
+    expected = settled_by_hand(preferences, n)
+    candidates = np.array(list(expected))
+    scores = rng.permutation(len(candidates)).astype(float)  # distinct: one right answer
+    open_pairs = sorted(
+        (score, tuple(pair))
+        for score, pair in zip(scores, candidates.tolist(), strict=True)
+        if not expected[tuple(pair)]
+    )[::-1]
+    for k in (1, 3, len(candidates)):
+        chosen, chosen_scores = rank_unsettled(scores, candidates, k, preferences)
+        assert [tuple(pair) for pair in chosen.tolist()] == [pair for _, pair in open_pairs[:k]]
+        assert chosen_scores.tolist() == [score for score, _ in open_pairs[:k]]
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        rank_unsettled(scores, candidates, 0, preferences)

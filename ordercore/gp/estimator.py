@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.active import bald_information, check_candidate_pairs, rank_pairs, settled
+from ordercore.active import bald_information, check_candidate_pairs, rank_unsettled
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
@@ -374,5 +374,5 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         pairs = check_candidate_pairs(candidate_pairs, self.X_fit_.shape[0])
         mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
         scores = bald_information(mean, variance, self.noise_)
-        chosen, chosen_scores = rank_pairs(scores, pairs, k, settled(self.preferences_, pairs))
+        chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
         return (chosen, chosen_scores) if return_scores else chosen

@@ -16,7 +16,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.active import check_candidate_pairs, rank_pairs, settled
+from ordercore.active import check_candidate_pairs, rank_unsettled
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
@@ -342,5 +342,5 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         else:
             f_reference = reference.predict(X[rows])
             scores = np.abs(difference - (f_reference[inverse[:, 0]] - f_reference[inverse[:, 1]]))
-        chosen, chosen_scores = rank_pairs(scores, pairs, k, settled(self.preferences_, pairs))
+        chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
         return (chosen, chosen_scores) if return_scores else chosen
