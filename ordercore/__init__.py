@@ -1,7 +1,8 @@
 """ordercore: regression that learns from a few labels and many order preferences.
 
 Zhu & Goldberg, "Kernel Regression with Order Preferences" (AAAI 2007) and Goldberg & Zhu,
-"Semi-supervised Regression with Order Preferences" (tech report): ``OrderPreferenceRegressor``.
+"Semi-supervised Regression with Order Preferences" (tech report): ``OrderPreferenceRegressor``, and
+the latter's 2-norm variant (its eq. (7)), ``TwoNormOrderPreferenceRegressor``.
 Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
 A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.model_files``).
 """
@@ -18,6 +19,7 @@ from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
 from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.model_files import load
 from ordercore.preferences import ZERO, PreferenceSet
 
@@ -34,6 +36,7 @@ __all__ = [
     "SolverError",
     "SolverNumericalError",
     "SolverTimeLimitError",
+    "TwoNormOrderPreferenceRegressor",
     "load",
     "solve_order_preference_lp",
 ]

@@ -5,8 +5,9 @@ expected information gain"; left there as future work).
   Classification and Preference Learning", §3): the information a click on pair (a, b) brings about
   f is H[P(a ≻ b)] - E_f[H[P(a ≻ b | f)]], with the analytic probit approximation below (no Monte
   Carlo).
-- LP model: the pair whose predicted order is least certain (the smallest |f(a) - f(b)|), or, given a
-  reference fit (e.g. the SVR beside the SSL), the pair where the two fits differ most.
+- The kernel regressors (``suggest_by_order``, for any model with ``predict``): the pair whose
+  predicted order is least certain (the smallest |f(a) - f(b)|), or, given a reference fit (e.g. the
+  SVR beside the SSL), the pair where the two fits differ most.
 
 Either way pairs that existing preferences already settle (asked before, or implied by a chain of
 strict preferences a ≻ ... ≻ b) are skipped.
@@ -136,3 +137,24 @@ def rank_unsettled(
                 break
     chosen = np.asarray(chosen, dtype=np.int64)
     return candidate_pairs[chosen], scores[chosen]
+
+
+def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference=None):
+    """The k candidate pairs (rows of X, shape (m, 2)) to ask a fitted regressor ``model`` next, best
+    first, skipping pairs ``preferences`` settle: (pairs (≤ k, 2), scores (≤ k,)).  Model-agnostic:
+    it needs only ``model.predict``.  Without ``reference`` the score is -|f(a) - f(b)|, the pair whose
+    order the fit is least sure of; with a fitted ``reference`` model (e.g. the SVR beside an SSL fit)
+    it is |Δ - Δ_reference|, Δ = f(a) - f(b): the pair on which the two fits differ most."""
+    pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
+    rows, inverse = np.unique(pairs, return_inverse=True)
+    inverse = inverse.reshape(pairs.shape)
+
+    def difference(fitted) -> np.ndarray:
+        f = fitted.predict(X[rows])
+        return f[inverse[:, 0]] - f[inverse[:, 1]]
+
+    if reference is None:
+        scores = -np.abs(difference(model))
+    else:
+        scores = np.abs(difference(model) - difference(reference))
+    return rank_unsettled(scores, pairs, k, preferences)

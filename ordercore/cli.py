@@ -14,7 +14,16 @@ from pathlib import Path
 
 from ordercore.datasets import BENCHMARKS, load_dataset, prepare
 from ordercore.exceptions import ClusterUnavailableError, SolverError
-from ordercore.experiments import BEDROOM_READINGS, SWEEPS, Protocol, bedroom_rule, report_table, run_experiment
+from ordercore.experiments import (
+    BEDROOM_READINGS,
+    REGRESSORS,
+    SWEEPS,
+    Protocol,
+    bedroom_rule,
+    norm_comparison_table,
+    report_table,
+    run_experiment,
+)
 from ordercore.model_files import read_model
 from ordercore.preferences import PreferenceSet
 from ordercore.tabular import (
@@ -168,6 +177,14 @@ def _experiment_parsers(commands) -> None:
         default="labeled",
         help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
     )
+    common.add_argument(
+        "--norm",
+        type=int,
+        choices=sorted(REGRESSORS),
+        default=1,
+        help="the regulariser of SVR and SSL: 1, ||alpha||_1 (the seeds' LP (9), default); "
+        "2, ||f||_H^2 (seed 001's QP (7), with --tune svr)",
+    )
     oracle = argparse.ArgumentParser(add_help=False)
     source = oracle.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
@@ -196,6 +213,8 @@ def _experiment_parsers(commands) -> None:
     )
     report = kinds.add_parser("report", help="a Markdown table of table1 result files")
     report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
+    compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
+    compare.add_argument("files", type=Path, nargs="+", help="per data set a table1 file of each --norm")
     sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
@@ -277,12 +296,16 @@ def check(args) -> int:
     return int(found)
 
 
+TABLES = {"report": report_table, "compare": norm_comparison_table}
+"""Experiments subcommands that print a Markdown table of result files."""
+
+
 def experiments(args) -> int:
-    if args.experiment == "report":
+    if args.experiment in TABLES:
         try:
-            print(report_table([json.loads(path.read_text()) for path in args.files]))
+            print(TABLES[args.experiment]([json.loads(path.read_text()) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
-            raise ValueError(f"cannot report {' '.join(map(str, args.files))}: {error}") from None
+            raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
     for path in (args.out, getattr(args, "figure", None)):
         if path is not None:
@@ -318,7 +341,7 @@ def _scheduler(args) -> str | None:
 
 def _experiment_setup(args):
     """(data, its name, protocol) from the arguments: a benchmark, or --data with --target, -l, -u."""
-    changes = dict(tune=args.tune, centers=args.centers)
+    changes = dict(tune=args.tune, centers=args.centers, norm=args.norm)
     for option, field in (("preferences", "n_preferences"), ("labeled", "n_labeled"), ("unlabeled", "n_unlabeled")):
         if getattr(args, option, None) is not None:
             changes[field] = getattr(args, option)

@@ -8,7 +8,9 @@ lambda1 for SVR by 5-fold cross-validation on the labeled points over a 9 x 9 lo
 SSL share every trial, so they are compared by a paired t-test.
 
 Beyond the paper (``tune='preferences'``): gamma, lambda1 and lambda2 for SSL chosen by
-cross-validation on held-out *preferences* (the fraction violated), spending no labels.
+cross-validation on held-out *preferences* (the fraction violated), spending no labels.  With
+``norm=2`` the same protocol runs seed 001's 2-norm variant (eq. (7), ``TwoNormOrderPreferenceRegressor``)
+for both SVR (lambda2 = 0) and SSL, its own gamma and lambda1 tuned by the same cross-validation.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sklearn.model_selection import KFold
 
 from ordercore.datasets import BENCHMARKS, Dataset
 from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
 from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
@@ -39,6 +42,10 @@ LAMBDA2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
 """lambda2 candidates for preference-based tuning."""
 NEIGHBOUR_FACTORS = (1 / 3, 1.0, 3.0)
 """Preference-based tuning searches gamma and lambda1 at these multiples of the SVR choice."""
+
+REGRESSORS = {1: OrderPreferenceRegressor, 2: TwoNormOrderPreferenceRegressor}
+"""The regulariser (``Protocol.norm``) -> the estimator of SVR and SSL: 1, ||alpha||_1 (seed 001's LP
+(9), the seeds' experiments); 2, ||f||_H^2 (seed 001's QP (7))."""
 
 PAPER_TABLE1 = {
     "boston": {"svr": (4.780, 1.351), "ssl": (3.511, 0.376)},
@@ -63,6 +70,7 @@ class Protocol:
     centers: str = "labeled"
     rule: dict | None = None  # a Rule.to_dict(): preferences from this rule instead of the oracle (seed 000)
     rule_weights: str = "rule"  # 'rule': the rule's own w; 'accuracy': log-odds of its labeled-pair accuracy
+    norm: int = 1  # the regulariser, a key of REGRESSORS: 1 the seeds' LP (9), 2 the QP (7)
 
     @classmethod
     def create(cls, n_labeled: int, n_unlabeled: int, quick: bool = False, **changes) -> Protocol:
@@ -79,7 +87,12 @@ class Protocol:
         return cls.create(spec.n_labeled, spec.n_unlabeled, quick, **changes)
 
     def check(self, n_rows: int) -> None:
-        """``ValueError`` unless a trial's l labeled and u unlabeled rows leave test rows among n_rows."""
+        """``ValueError`` unless a trial's l labeled and u unlabeled rows leave test rows among n_rows,
+        and the regulariser is known and (for the 2-norm) tuned as the seeds tune (``tune='svr'``)."""
+        if self.norm not in REGRESSORS:
+            raise ValueError(f"norm must be one of {sorted(REGRESSORS)}, got {self.norm!r}")
+        if self.norm != 1 and self.tune != "svr":
+            raise ValueError("the 2-norm runs the seeds' tuning only (tune 'svr'); warm lambda paths are the LP's")
         if self.n_labeled + self.n_unlabeled >= n_rows:
             raise ValueError(
                 f"l + u = {self.n_labeled} + {self.n_unlabeled} leaves no test rows among the table's {n_rows}"
@@ -115,8 +128,9 @@ def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
     return order[:n_labeled], order[n_labeled : n_labeled + n_unlabeled], order[n_labeled + n_unlabeled :]
 
 
-def tune_on_labels(X, y, grid, folds: int, rng) -> tuple[float, float, float]:
-    """(gamma, lambda1, cv MAE) minimising the k-fold MAE of SVR on the labeled points.
+def tune_on_labels(X, y, grid, folds: int, rng, regressor=OrderPreferenceRegressor) -> tuple[float, float, float]:
+    """(gamma, lambda1, cv MAE) minimising the k-fold MAE of SVR (``regressor`` with lambda2 = 0) on
+    the labeled points.
 
     Ties go to the smaller gamma and then the larger lambda1 (the smoother, sparser fit)."""
     splits = list(KFold(min(folds, len(y)), shuffle=True, random_state=int(rng.integers(2**31))).split(X))
@@ -125,7 +139,7 @@ def tune_on_labels(X, y, grid, folds: int, rng) -> tuple[float, float, float]:
         for lambda1 in sorted(grid, reverse=True):
             errors = []
             for train, held_out in splits:
-                model = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X[train], y[train])
+                model = regressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X[train], y[train])
                 errors.append(mean_absolute_error(y[held_out], model.predict(X[held_out])))
             error = float(np.mean(errors))
             if error < best[0]:
@@ -187,11 +201,13 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     Returns [(label, TrialResult)].  The split, the preferences and the tuning folds draw from
     separate streams of ``seed``, so variants differ only where their protocols do."""
     first = variants[0][1]
+    shared = ("n_labeled", "n_unlabeled", "grid", "folds", "norm")
     if any(
-        (p.n_labeled, p.n_unlabeled, p.grid, p.folds) != (first.n_labeled, first.n_unlabeled, first.grid, first.folds)
+        tuple(getattr(p, name) for name in shared) != tuple(getattr(first, name) for name in shared)
         for _, p in variants
     ):
-        raise ValueError("variants of one trial must share l, u, the grid and the folds")
+        raise ValueError("variants of one trial must share l, u, the grid, the folds and the norm")
+    regressor = REGRESSORS[first.norm]
     split_stream, preference_stream, tuning_stream = np.random.SeedSequence(seed).spawn(3)
     labeled, unlabeled, test = split(
         len(data.y), first.n_labeled, first.n_unlabeled, np.random.default_rng(split_stream)
@@ -202,10 +218,15 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     y[first.n_labeled :] = np.nan
     start = time.perf_counter()
     gamma, lambda1, _ = tune_on_labels(
-        X[: first.n_labeled], y[: first.n_labeled], first.grid, first.folds, np.random.default_rng(tuning_stream)
+        X[: first.n_labeled],
+        y[: first.n_labeled],
+        first.grid,
+        first.folds,
+        np.random.default_rng(tuning_stream),
+        regressor,
     )
     label_tuning_seconds = time.perf_counter() - start
-    svr = OrderPreferenceRegressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X, y)
+    svr = regressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X, y)
     svr_mae = float(mean_absolute_error(data.y[test], svr.predict(data.X[test])))
     results = []
     for label, protocol in variants:
@@ -225,9 +246,9 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
             lambda2 = tune_lambda2_on_labels(X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers)
         tune_seconds = label_tuning_seconds + time.perf_counter() - start
         start = time.perf_counter()
-        ssl = OrderPreferenceRegressor(
-            gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers
-        ).fit(X, y, preferences)
+        ssl = regressor(gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers).fit(
+            X, y, preferences
+        )
         ssl_seconds = time.perf_counter() - start
         results.append(
             (
@@ -409,22 +430,90 @@ def figure2(
 
 def report_table(results: list[dict]) -> str:
     """A Markdown table of Table 1 results (the JSON of ``table1``): per data set and configuration,
-    SVR and SSL test MAE (mean ± std), the improvement, the paired t-test, and the paper's SSL."""
+    the regulariser, SVR and SSL test MAE (mean ± std), the improvement, the paired t-test, and the
+    paper's SSL (its LP, so only beside 1-norm rows)."""
     lines = [
-        "| data set | SSL centers | tuning | trials | SVR MAE | SSL MAE | improvement | paired t-test p | paper SSL |",
+        "| data set | norm | SSL centers | tuning | trials | SVR MAE | SSL MAE | improvement | paired t-test p "
+        "| paper SSL |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for result in _table1_results(results):
+        summary, protocol, paper = result["summary"], result["protocol"], result.get("paper") or {}
+        norm = protocol.get("norm", 1)
+        digits = _digits(summary["svr_mae_mean"])
+        paper_ssl = (
+            f"{paper['ssl'][0]:.{digits}f} ± {paper['ssl'][1]:.{digits}f}" if "ssl" in paper and norm == 1 else "—"
+        )
+        lines.append(
+            f"| {result['dataset']} | {norm} | {protocol['centers']} | {protocol['tune']} | {summary['n_trials']} "
+            f"| {_mean_sd([t['svr_mae'] for t in result['trials']], digits)} "
+            f"| {_mean_sd([t['ssl_mae'] for t in result['trials']], digits)} "
+            f"| {100 * summary['improvement']:.1f}% | {summary.get('p_value', float('nan')):.1e} | {paper_ssl} |"
+        )
+    return "\n".join(lines)
+
+
+def _table1_results(results: list[dict]) -> list[dict]:
+    if any(result.get("experiment") != "table1" for result in results):
+        raise ValueError("report takes Table 1 results (JSON written by 'experiments table1')")
+    return results
+
+
+def _digits(mae: float) -> int:
+    return 0 if mae > 1000 else 3
+
+
+def _mean_sd(values, digits: int) -> str:
+    values = np.asarray(values, dtype=float)
+    sd = values.std(ddof=1) if values.size > 1 else 0.0
+    return f"{values.mean():.{digits}f} ± {sd:.{digits}f}"
+
+
+def _paired_p(a, b) -> float:
+    """Two-sided paired t-test p-value of equal means (NaN with fewer than two trials or no difference)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(stats.ttest_rel(a, b).pvalue) if a.size > 1 and np.any(a != b) else float("nan")
+
+
+def norm_comparison_table(results: list[dict]) -> str:
+    """Seed 001's 2-norm (7) beside its LP (9) on the same trials: for each data set, one Table 1 result
+    of each norm (same seed and protocol but the norm), trials paired by their seeds.  Columns: test MAE
+    (mean ± std) of each norm's SVR and SSL, and paired t-tests of SSL 2-norm against its own SVR, against
+    SSL 1-norm, and against SVR 1-norm.  ``ValueError`` unless the two runs share every trial seed and
+    their protocols (as far as both files record them) differ only in the norm."""
+    by_dataset: dict[str, dict[int, dict]] = {}
+    for result in _table1_results(results):
+        norm = result["protocol"].get("norm", 1)
+        if norm in by_dataset.setdefault(result["dataset"], {}):
+            raise ValueError(f"two {norm}-norm results for {result['dataset']}; give one of each norm")
+        by_dataset[result["dataset"]][norm] = result
+    lines = [
+        "| data set | trials | SVR 1-norm | SSL 1-norm | SVR 2-norm | SSL 2-norm | SSL 2-norm vs SVR 2-norm: p "
+        "| SSL 2-norm vs SSL 1-norm: p | SSL 2-norm vs SVR 1-norm: p |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for result in results:
-        if result.get("experiment") != "table1":
-            raise ValueError("report takes Table 1 results (JSON written by 'experiments table1')")
-        summary, protocol, paper = result["summary"], result["protocol"], result.get("paper") or {}
-        digits = 0 if summary["svr_mae_mean"] > 1000 else 3
-        paper_ssl = f"{paper['ssl'][0]:.{digits}f} ± {paper['ssl'][1]:.{digits}f}" if "ssl" in paper else "—"
+    for dataset, runs in by_dataset.items():
+        if set(runs) != {1, 2}:
+            raise ValueError(f"{dataset}: give one 1-norm and one 2-norm result, got norms {sorted(runs)}")
+        protocols = [runs[norm]["protocol"] for norm in (1, 2)]
+        differing = sorted(
+            k for k in set(protocols[0]) & set(protocols[1]) - {"norm"} if protocols[0][k] != protocols[1][k]
+        )
+        if differing:
+            raise ValueError(f"{dataset}: the two runs' protocols differ in {differing}, not only in the norm")
+        one, two = ({t["seed"]: t for t in runs[norm]["trials"]} for norm in (1, 2))
+        if set(one) != set(two):
+            raise ValueError(f"{dataset}: the two runs do not share their trials (different --seed or --trials?)")
+        seeds = sorted(one)
+        svr1, ssl1, svr2, ssl2 = (
+            [trials[s][key] for s in seeds]
+            for trials, key in ((one, "svr_mae"), (one, "ssl_mae"), (two, "svr_mae"), (two, "ssl_mae"))
+        )
+        digits = _digits(np.mean(svr1))
         lines.append(
-            f"| {result['dataset']} | {protocol['centers']} | {protocol['tune']} | {summary['n_trials']} "
-            f"| {summary['svr_mae_mean']:.{digits}f} ± {summary['svr_mae_std']:.{digits}f} "
-            f"| {summary['ssl_mae_mean']:.{digits}f} ± {summary['ssl_mae_std']:.{digits}f} "
-            f"| {100 * summary['improvement']:.1f}% | {summary.get('p_value', float('nan')):.1e} | {paper_ssl} |"
+            f"| {dataset} | {len(seeds)} | {_mean_sd(svr1, digits)} | {_mean_sd(ssl1, digits)} "
+            f"| {_mean_sd(svr2, digits)} | {_mean_sd(ssl2, digits)} | {_paired_p(ssl2, svr2):.1e} "
+            f"| {_paired_p(ssl2, ssl1):.1e} | {_paired_p(ssl2, svr1):.1e} |"
         )
     return "\n".join(lines)
 

@@ -32,13 +32,17 @@ from ordercore.exceptions import ModelFileError
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1
 """Version of the layout written here; a reader refuses files of a later version."""
 
-ESTIMATORS = {cls.__name__: cls for cls in (OrderPreferenceRegressor, GPPreferenceModel, GPLabelPreferenceModel)}
+ESTIMATORS = {
+    cls.__name__: cls
+    for cls in (OrderPreferenceRegressor, TwoNormOrderPreferenceRegressor, GPPreferenceModel, GPLabelPreferenceModel)
+}
 """The classes a model file may name: the only ones ``read_model`` builds."""
 
 PREFERENCE_DTYPES = dict(zip(COLUMNS, ("int64", "int64", "float64", "float64"), strict=True))

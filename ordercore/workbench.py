@@ -20,6 +20,7 @@ from sklearn.metrics import mean_absolute_error
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
+from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio import StudyData
 
@@ -84,12 +85,19 @@ class StudioModel:
 
 
 LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
+GAMMA_CHOICES = (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 STUDIO_MODELS = {
     "lp": StudioModel(
         "Order-preference LP (seeds 000/001)",
         OrderPreferenceRegressor,
-        {"gamma": (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0), "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
+        {"gamma": GAMMA_CHOICES, "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
         {"gamma": "RBF γ (auto = 1 / features)", "lambda1": "λ1 (sparsity)", "lambda2": "λ2 (weight of preferences)"},
+    ),
+    "two_norm": StudioModel(
+        "2-norm order-preference QP (seed 001 eq. (7))",
+        TwoNormOrderPreferenceRegressor,
+        {"gamma": GAMMA_CHOICES, "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
+        {"gamma": "RBF γ (auto = 1 / features)", "lambda1": "λ1 (smoothness)", "lambda2": "λ2 (weight of preferences)"},
     ),
 }
 """The regressors the Studio can train, by key."""

@@ -6,6 +6,7 @@ scores), which is how the checks' fit(X, y) calls reach it."""
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordercore import GPLabelPreferenceModel, GPPreferenceModel, OrderPreferenceRegressor
+from ordercore.lp import TwoNormOrderPreferenceRegressor
 
 # fit(X, preferences) and score(X, preferences): these two checks pass y by keyword, which only a
 # parameter named y takes.  Both methods accept scores y as that argument.
@@ -22,6 +23,8 @@ EXPECTED_FAILURES = {
     [
         OrderPreferenceRegressor(),
         OrderPreferenceRegressor(kernel="poly", centers="all"),
+        TwoNormOrderPreferenceRegressor(),
+        TwoNormOrderPreferenceRegressor(kernel="poly", centers="all"),
         GPPreferenceModel(n_restarts=0, random_state=0),
         GPLabelPreferenceModel(random_state=0),
     ],

@@ -13,12 +13,14 @@ from ordercore.datasets import load_dataset
 from ordercore.experiments import (
     LAMBDA2_GRID,
     Protocol,
+    norm_comparison_table,
     run_trial,
     split,
     summarize,
     tune_on_labels,
     tune_on_preferences,
 )
+from ordercore.lp import TwoNormOrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
 
 
@@ -39,16 +41,17 @@ def test_oracle_preferences_follow_eq_14():
     np.testing.assert_allclose(preferences.margin, 0.5 * (y[preferences.i] - y[preferences.j]))
 
 
-def test_label_tuning_finds_the_grid_search_optimum():
+@pytest.mark.parametrize("regressor", [OrderPreferenceRegressor, TwoNormOrderPreferenceRegressor])
+def test_label_tuning_finds_the_grid_search_optimum(regressor):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(24, 3))
     y = np.sin(X[:, 0]) + 0.3 * X[:, 1] + 0.1 * rng.normal(size=24)
     grid = (1e-2, 1e-1, 1.0)
     seed_rng = np.random.default_rng(7)
-    gamma, lambda1, error = tune_on_labels(X, y, grid, 4, seed_rng)
+    gamma, lambda1, error = tune_on_labels(X, y, grid, 4, seed_rng, regressor)
     folds = KFold(4, shuffle=True, random_state=int(np.random.default_rng(7).integers(2**31)))
     search = GridSearchCV(
-        OrderPreferenceRegressor(lambda2=0.0),
+        regressor(lambda2=0.0),
         {"gamma": grid, "lambda1": grid},
         scoring="neg_mean_absolute_error",
         cv=folds,
@@ -122,7 +125,56 @@ def test_quick_table1_from_the_command_line(data_directory, tmp_path, capsys, da
     assert result["paper"]["ssl"][0] > 0 and result["command"].startswith("python -m ordercore experiments")
     main(["experiments", "report", str(out)])
     row = capsys.readouterr().out.strip().splitlines()[-1]
-    assert row.startswith(f"| {dataset} | labeled | svr | 2 |")
+    assert row.startswith(f"| {dataset} | 1 | labeled | svr | 2 |")
+
+
+def test_quick_two_norm_table1_and_its_comparison_with_the_lp(data_directory, tmp_path, capsys):
+    files = {norm: tmp_path / f"boston_{norm}.json" for norm in (1, 2)}
+    for norm, out in files.items():
+        arguments = ["experiments", "table1", "--dataset", "boston", "--trials", "3", "--quick", "--jobs", "2"]
+        assert main([*arguments, "--norm", str(norm), "--out", str(out)]) == 0
+    one, two = (json.loads(files[norm].read_text()) for norm in (1, 2))
+    assert two["protocol"]["norm"] == 2 and [t["seed"] for t in one["trials"]] == [t["seed"] for t in two["trials"]]
+    assert all(t["ssl_mae"] > 0 and t["svr_mae"] > 0 for t in two["trials"])
+    assert [t["svr_mae"] for t in one["trials"]] != [t["svr_mae"] for t in two["trials"]]  # another model
+    capsys.readouterr()
+    main(["experiments", "compare", str(files[2]), str(files[1])])
+    row = capsys.readouterr().out.strip().splitlines()[-1]
+    assert row == norm_comparison_table([one, two]).splitlines()[-1] and row.startswith("| boston | 3 |")
+
+
+def comparison_document(norm: int, svr, ssl, seeds=(1, 2, 3)) -> dict:
+    trials = [{"seed": s, "svr_mae": a, "ssl_mae": b} for s, a, b in zip(seeds, svr, ssl, strict=True)]
+    return {"experiment": "table1", "dataset": "toy", "protocol": {"norm": norm, "lambda2": 1.0}, "trials": trials}
+
+
+def test_norm_comparison_by_hand():
+    one = comparison_document(1, [4.0, 5.0, 4.5], [3.0, 3.5, 4.0])
+    two = comparison_document(2, [4.2, 5.2, 4.9], [2.0, 2.5, 3.5], seeds=(3, 2, 1))  # paired by seed, not order
+    row = norm_comparison_table([two, one]).splitlines()[-1].strip("| ").split(" | ")
+    assert row[:6] == ["toy", "3", "4.500 ± 0.500", "3.500 ± 0.500", "4.767 ± 0.513", "2.667 ± 0.764"]
+    # by seed, SSL 2-norm is (3.5, 2.5, 2.0) against SSL 1-norm (3.0, 3.5, 4.0): differences 0.5, -1, -2
+    differences = np.array([0.5, -1.0, -2.0])
+    t = differences.mean() / (differences.std(ddof=1) / np.sqrt(3))
+    assert row[7] == f"{1 - abs(t) / np.sqrt(2 + t**2):.1e}"  # two-sided p, 2 degrees of freedom
+    with pytest.raises(ValueError, match="share their trials"):
+        norm_comparison_table([one, comparison_document(2, [1, 2, 3], [1, 2, 3], seeds=(1, 2, 4))])
+    with pytest.raises(ValueError, match="one 1-norm and one 2-norm"):
+        norm_comparison_table([one])
+    two["protocol"]["centers"], one["protocol"]["centers"] = "all", "labeled"
+    with pytest.raises(ValueError, match=r"differ in \['centers'\]"):
+        norm_comparison_table([one, two])
+
+
+def test_the_two_norm_takes_the_seeds_tuning_only(tmp_path, capsys):
+    with pytest.raises(ValueError, match="tune 'svr'"):
+        Protocol.create(20, 100, tune="preferences", norm=2).check(500)
+    with pytest.raises(ValueError, match="norm must be one of"):
+        Protocol.create(20, 100, norm=3).check(500)
+    arguments = ["experiments", "table1", "--dataset", "boston", "--norm", "3", "--out", str(tmp_path / "x.json")]
+    with pytest.raises(SystemExit):
+        main(arguments)
+    assert "invalid choice: 3" in capsys.readouterr().err
 
 
 def test_quick_figure2_writes_json_and_html(data_directory, tmp_path):

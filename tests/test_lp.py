@@ -49,25 +49,30 @@ def center_rows(centers, y, preferences):
     return rows[rows >= 0]
 
 
-def reference_objective(X, y, preferences, centers_rows, lambda1, lambda2, epsilon, gamma):
-    """Objective of LP (13) solved by linprog on the same data."""
+def paper_arrays(X, y, preferences, centers_rows, gamma):
+    """The seeds' problem as the independent references take it: (K(centers, centers) (m, m),
+    K(x_L, centers) (l, m), y_L (l,), K(x_i, centers), K(x_j, centers) (p, m) with rows of zeros for
+    ZERO, margins (p,), weights (p,), alpha_0's coefficient in f_i - f_j (p,)), RBF kernel."""
     kernel = pairwise_kernels(X, X[centers_rows], metric="rbf", gamma=gamma)
     labeled = np.flatnonzero(~np.isnan(y))
-    zero_row = np.zeros((1, len(centers_rows)))
-    padded = np.vstack([kernel, zero_row])  # index -1 (ZERO) picks the zero row
+    padded = np.vstack([kernel, np.zeros((1, len(centers_rows)))])  # index -1 (ZERO) picks the zero row
     unary = (preferences.i != ZERO).astype(float) - (preferences.j != ZERO)
-    objective, *_ = solve_paper_lp(
+    return (
+        kernel[centers_rows],
         kernel[labeled],
         y[labeled],
         padded[preferences.i],
         padded[preferences.j],
         preferences.margin,
         preferences.weight,
-        lambda1,
-        lambda2,
-        epsilon,
         unary,
     )
+
+
+def reference_objective(X, y, preferences, centers_rows, lambda1, lambda2, epsilon, gamma):
+    """Objective of LP (13) solved by linprog on the same data."""
+    _, *data, unary = paper_arrays(X, y, preferences, centers_rows, gamma)
+    objective, *_ = solve_paper_lp(*data, lambda1, lambda2, epsilon, unary)
     return objective
 
 
@@ -140,18 +145,19 @@ def hard(preferences):
     return PreferenceSet(preferences.i, preferences.j, preferences.margin, 1e4)
 
 
-@pytest.mark.parametrize(
-    "encoding, holds",
-    [
-        (lambda: PreferenceSet.order(5, 6, 0.7), lambda f: f[5] - f[6] >= 0.7 - 1e-6),
-        (lambda: PreferenceSet.equal(5, 6), lambda f: abs(f[5] - f[6]) <= 1e-6),
-        (lambda: PreferenceSet.close(5, 6, 0.05), lambda f: abs(f[5] - f[6]) <= 0.05 + 1e-6),
-        (lambda: PreferenceSet.between(5, 6, 0.3, 0.4), lambda f: 0.3 - 1e-6 <= f[5] - f[6] <= 0.4 + 1e-6),
-        (lambda: PreferenceSet.at_least(5, 3.0), lambda f: f[5] >= 3.0 - 1e-6),
-        (lambda: PreferenceSet.at_most(5, -2.0), lambda f: f[5] <= -2.0 + 1e-6),
-        (lambda: PreferenceSet.exactly(5, 1.25), lambda f: abs(f[5] - 1.25) <= 1e-6),
-    ],
-)
+ENCODINGS = [
+    (lambda: PreferenceSet.order(5, 6, 0.7), lambda f: f[5] - f[6] >= 0.7 - 1e-6),
+    (lambda: PreferenceSet.equal(5, 6), lambda f: abs(f[5] - f[6]) <= 1e-6),
+    (lambda: PreferenceSet.close(5, 6, 0.05), lambda f: abs(f[5] - f[6]) <= 0.05 + 1e-6),
+    (lambda: PreferenceSet.between(5, 6, 0.3, 0.4), lambda f: 0.3 - 1e-6 <= f[5] - f[6] <= 0.4 + 1e-6),
+    (lambda: PreferenceSet.at_least(5, 3.0), lambda f: f[5] >= 3.0 - 1e-6),
+    (lambda: PreferenceSet.at_most(5, -2.0), lambda f: f[5] <= -2.0 + 1e-6),
+    (lambda: PreferenceSet.exactly(5, 1.25), lambda f: abs(f[5] - 1.25) <= 1e-6),
+]
+"""Each encoding of PreferenceSet between rows 5 and 6 (or row 5 and ZERO), and what holding it means."""
+
+
+@pytest.mark.parametrize("encoding, holds", ENCODINGS)
 def test_each_encoding_holds_at_the_optimum(encoding, holds):
     X, y, _, _ = random_problem(7, n_labeled=5)
     y[5] = y[6] = np.nan

@@ -16,7 +16,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.active import check_candidate_pairs, rank_unsettled
+from ordercore.active import suggest_by_order
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
@@ -331,16 +331,5 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         ``return_scores`` also the scores (≤ k,).
         """
         check_is_fitted(self)
-        X = self._lp.X
-        pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
-        rows, inverse = np.unique(pairs, return_inverse=True)
-        inverse = inverse.reshape(pairs.shape)
-        f = self.predict(X[rows])
-        difference = f[inverse[:, 0]] - f[inverse[:, 1]]
-        if reference is None:
-            scores = -np.abs(difference)
-        else:
-            f_reference = reference.predict(X[rows])
-            scores = np.abs(difference - (f_reference[inverse[:, 0]] - f_reference[inverse[:, 1]]))
-        chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
-        return (chosen, chosen_scores) if return_scores else chosen
+        chosen, scores = suggest_by_order(self, self._lp.X, candidate_pairs, k, self.preferences_, reference)
+        return (chosen, scores) if return_scores else chosen

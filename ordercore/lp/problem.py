@@ -76,6 +76,18 @@ def referenced_rows(preferences: PreferenceSet) -> np.ndarray:
     return rows[rows != ZERO]
 
 
+def kernel_difference(preferences: PreferenceSet, rows: np.ndarray, kernel_rows: np.ndarray) -> np.ndarray:
+    """K(x_i, c) - K(x_j, c) per preference, shape (p, m), with K(ZERO, c) = 0.
+
+    rows: sorted distinct row indices (r,) covering the preferences; kernel_rows: K(x_rows, c), (r, m)."""
+    padded = np.vstack([kernel_rows, np.zeros((1, kernel_rows.shape[1]))])  # last row: the ZERO point
+
+    def position(index: np.ndarray) -> np.ndarray:
+        return np.where(index == ZERO, rows.size, np.searchsorted(rows, index))
+
+    return padded[position(preferences.i)] - padded[position(preferences.j)]
+
+
 def floor_small_entries(block: np.ndarray) -> np.ndarray:
     """``block`` with entries below ``KERNEL_ENTRY_FLOOR`` in magnitude set to exactly 0."""
     return np.where(np.abs(block) < KERNEL_ENTRY_FLOOR, 0.0, block)
