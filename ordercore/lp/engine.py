@@ -429,8 +429,8 @@ class IncrementalOrderPreferenceLP:
             columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size)
             if not columns.size and not to_fix.size and not new_centers.size:
                 solution = self._certified(result, shortfall, start, iterations, seconds)
-                self._set_aside_at_bounds(shortfall)  # nonbasic columns only: the basis stays optimal
-                self._set_fixed_shift()
+                if self._set_aside_at_bounds(shortfall):  # nonbasic columns only: the basis stays optimal
+                    self._set_fixed_shift()
                 return solution
             self._deadline.check()
             self._set_aside_at_bounds(shortfall)
@@ -511,18 +511,20 @@ class IncrementalOrderPreferenceLP:
         self.working.working = np.concatenate([self.working.working, indices])
         self._append_columns(indices)
 
-    def _set_aside_at_bounds(self, shortfall: np.ndarray) -> None:
+    def _set_aside_at_bounds(self, shortfall: np.ndarray) -> bool:
         """Working columns at a bound of the last basis (nonbasic), priced there, leave the LP
-        (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound."""
+        (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound.  True if any did."""
         n_labeled_columns = 2 * self.labeled.size
         value = self._basis.column_value[n_labeled_columns:]
         to_out, to_fixed = self.working.at_bounds(
             value, self.problem.preference_upper, shortfall, self.center_rows.size + 1
         )
+        if not to_out.size and not to_fixed.size:
+            return False
         basic = self._basis.basic[self._basis.basic >= n_labeled_columns] - n_labeled_columns
         to_out, to_fixed = np.setdiff1d(to_out, basic), np.setdiff1d(to_fixed, basic)
         if not to_out.size and not to_fixed.size:
-            return
+            return False
         positions = np.concatenate([to_out, to_fixed])
         self.working.state[self.working.working[to_out]] = OUT
         self._fix(self.working.working[to_fixed])
@@ -530,6 +532,7 @@ class IncrementalOrderPreferenceLP:
         keep[positions] = False
         self.working.working = self.working.working[keep]
         self._basis = self._delete_columns(np.sort(positions))
+        return True
 
     def _run_highs(self, iteration_limit: int | None = None) -> HighsResult:
         """Solve with HiGHS (hot from its basis if it has one) and keep the basis it ends with."""
