@@ -10,7 +10,8 @@ median warm add of one preference, peak memory, and the cold fit with every pref
 (all at once) where it finishes in reasonable time (p <= 10^5), with the ratio and the objectives'
 relative difference.  Then centers='all' at u = 5,000, p = 20,000 (cold, warm add, peak memory,
 active / candidate centers), and how long a fit given time_limit takes to give up, against the
-allowed 1.1 limit + 0.1 s.
+allowed 1.1 limit + 0.1 s.  Last, the compute behind one click on the Pairwise page at 40,000 and
+about 500,000 preferences (bench/click_bench.py, in a fresh process each).
 
 Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000]
 """
@@ -208,6 +209,20 @@ def print_time_limits() -> None:
         )
 
 
+def print_clicks() -> None:
+    """bench/click_bench.py's per-click figures (issue 13, item 5) for the two rule sessions."""
+    script = str(Path(__file__).with_name("click_bench.py"))
+    for scenario, clicks in (("40k", "20"), ("500k", "15")):
+        output = subprocess.run(
+            [sys.executable, script, "--preferences", scenario, "--clicks", clicks],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        print(f"one click on the Pairwise page, {scenario} preferences (bench/click_bench.py)")
+        print("".join(f"  {line}\n" for line in output.splitlines()), end="")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
@@ -273,6 +288,7 @@ def main():
     print_scale_curve(args.max_p, args.repeats)
     print_centers_all(args.repeats)
     print_time_limits()
+    print_clicks()
 
 
 if __name__ == "__main__":
