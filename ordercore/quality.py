@@ -27,7 +27,7 @@ import scipy.stats
 from scipy.sparse.csgraph import connected_components
 
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
-from ordercore.rules import Rule, generate
+from ordercore.rules import Rule, RulePreferences, generate
 
 QUALITY_COLUMNS = (
     "rule",
@@ -214,6 +214,7 @@ def rule_quality(
     predictions: np.ndarray | None = None,
     max_pairs: int | None = None,
     random_state=None,
+    made: list[PreferenceSet] | None = None,
 ) -> pd.DataFrame:
     """One row per rule with ``QUALITY_COLUMNS``.
 
@@ -221,14 +222,21 @@ def rule_quality(
     predictions : the current model's f at every row (n,), for the share of the rule's kept
     preferences it violates (``PreferenceSet.violated``); NaN without it.  Overlaps and conflicts count the rule's
     kept pairs that another rule (or a click) also has, and that it has only the other way round.
-    max_pairs, random_state : as for ``generate`` (default: every pair is kept).
+    max_pairs, random_state : as for ``generate`` (default: every pair is kept).  made : each rule's
+    preferences as stored (one PreferenceSet per rule), used instead of generating the rules again
+    over the table; pairs_matched is then NaN (a capped rule's count before the cap is not stored).
     """
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},) to match the table, got {y.shape}")
     labeled = ~np.isnan(y)
-    generated = [generate(rule, frame, labeled, max_pairs=max_pairs, random_state=random_state) for rule in rules]
+    if made is None:
+        generated = [generate(rule, frame, labeled, max_pairs=max_pairs, random_state=random_state) for rule in rules]
+    elif len(made) != len(rules):
+        raise ValueError(f"made needs one PreferenceSet per rule ({len(rules)}), got {len(made)}")
+    else:
+        generated = [RulePreferences(preferences, np.nan) for preferences in made]
     codes = [result.preferences.pair_codes(n) for result in generated]
     click_codes = clicks.pair_codes(n) if clicks is not None and len(clicks) else (np.zeros(0, int),) * 2
     rows = []

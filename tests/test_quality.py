@@ -167,3 +167,16 @@ def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_eviden
     assert (trust["accuracy_low"][0], trust["accuracy_high"][0]) == pytest.approx(wilson_interval(2, 3))
     trust = rule_trust([(7, rooms)], frame, y, preferences, provenance)
     assert trust["accuracy_source"][0] == "labeled pairs" and trust["accuracy"][0] == 1.0
+
+
+def test_the_quality_table_from_stored_preferences_matches_generating_them(table):
+    frame, y = table
+    rules = [Rule("rooms", [Within("age", 2)], Ordering("rooms")), Rule("size", [Within("age", 2)], Ordering("size"))]
+    made = [generate(rule, frame, ~np.isnan(y)).preferences for rule in rules]
+    clicks, predictions = PreferenceSet.order(3, 4), np.arange(6.0)
+    generated = rule_quality(rules, frame, y, clicks=clicks, predictions=predictions)
+    stored = rule_quality(rules, frame, y, clicks=clicks, predictions=predictions, made=made)
+    assert stored["pairs_matched"].isna().all()
+    pd.testing.assert_frame_equal(stored.drop(columns="pairs_matched"), generated.drop(columns="pairs_matched"))
+    with pytest.raises(ValueError, match="one PreferenceSet per rule"):
+        rule_quality(rules, frame, y, made=made[:1])
