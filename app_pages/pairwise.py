@@ -6,6 +6,7 @@ import streamlit as st
 
 import app_state
 from ordercore.figures import rows_map
+from ordercore.quality import audit_accuracy
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",
@@ -14,8 +15,13 @@ STRATEGIES = {
 }
 
 
-def answer(session_id: int, pair: tuple[int, int], choice: str) -> None:
-    """Store the answer (committed before the page moves on), then ask for a new pair."""
+ACTIVE = "active"
+"""The "pairs from" choice that asks the pairs the strategy below picks (any other is a rule's id)."""
+
+
+def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
+    """Store the answer (committed before the page moves on; linked to the rule whose pair it is, an
+    audit of that rule), then ask for a new pair."""
     store = app_state.store()
     store.add_answer(
         session_id,
@@ -24,6 +30,7 @@ def answer(session_id: int, pair: tuple[int, int], choice: str) -> None:
         app_state.annotator() or "anonymous",
         weight=float(st.session_state.pair_weight),
         margin=float(st.session_state.pair_margin),
+        rule_id=rule_id,
     )
     st.session_state.current_pair = None
 
@@ -55,15 +62,44 @@ def comparison(data, pair) -> pd.DataFrame:
 def main() -> None:
     st.title("Pairwise")
     session, data = app_state.need_session_and_data()
-    bench, preferences, _ = app_state.retrain(session, data)
+    bench, preferences, provenance = app_state.retrain(session, data)
     app_state.warn_if_retrain_stopped()
-    strategy = st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
-    if st.session_state.get("current_pair") is None or st.session_state.get("pair_session") != session.id:
-        st.session_state.current_pair = bench.next_pair(strategy, app_state.rng())
-        st.session_state.pair_session = session.id
+    rules = dict(app_state.store().rules(session.id))
+    answers = app_state.store().answers(session.id)
+    source = st.selectbox(
+        "Pairs from",
+        [ACTIVE, *rules],
+        format_func=lambda k: "active choice" if k == ACTIVE else f"rule {rules[k].name!r} (audit it)",
+        key="pair_source",
+        help="Answering a rule's pairs measures how often the rule is right (shown on the Rules page).",
+    )
+    rule_id = None if source == ACTIVE else int(source)
+    audited = None if rule_id is None else answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
+    if rule_id is None:
+        strategy = st.radio(
+            "Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True
+        )
+    if st.session_state.get("current_pair") is None or st.session_state.get("pair_for") != (session.id, rule_id):
+        if rule_id is None:
+            st.session_state.current_pair = bench.next_pair(strategy, app_state.rng())
+        else:
+            made = preferences[(provenance["rule_id"] == rule_id).to_numpy(dtype=bool, na_value=False)]
+            asked = audited[["row_a", "row_b"]].to_numpy(dtype=np.int64)
+            st.session_state.current_pair = bench.next_rule_pair(made, asked, app_state.rng())
+        st.session_state.pair_for = (session.id, rule_id)
     pair = st.session_state.current_pair
+    if rule_id is not None:
+        correct, total = audit_accuracy(rules[rule_id], data.frame, audited)
+        st.caption(
+            f"Auditing rule {rules[rule_id].name!r}: {len(audited)} of its pairs answered, the rule right on "
+            f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
+            "are on the **Rules** page."
+        )
     if pair is None:
-        st.warning("The unlabeled pool has fewer than two rows: nothing left to compare.")
+        if rule_id is None:
+            st.warning("The unlabeled pool has fewer than two rows: nothing left to compare.")
+        else:
+            st.info("Every pair of this rule within the unlabeled pool has been answered: choose another source.")
         return
     st.caption(
         f"Rows {pair[0]} (A) and {pair[1]} (B). Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo)."
@@ -84,7 +120,7 @@ def main() -> None:
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
     for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
-        callback, args = (undo, (session.id,)) if choice is None else (answer, (session.id, pair, choice))
+        callback, args = (undo, (session.id,)) if choice is None else (answer, (session.id, pair, choice, rule_id))
         cell.button(
             label,
             key=key,
@@ -94,7 +130,6 @@ def main() -> None:
             args=args,
             width="stretch",
         )
-    answers = app_state.store().answers(session.id)
     history = st.session_state.get("retrain_history", [])
     progress = st.columns(3)
     progress[0].metric("Answers given", len(answers))

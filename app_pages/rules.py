@@ -3,13 +3,14 @@
 from functools import partial
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import app_state
 from ordercore.datasets import read_csv
 from ordercore.figures import rows_map
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import check_preference_graph, rule_quality
+from ordercore.quality import check_preference_graph, rule_quality, rule_trust
 from ordercore.rules import (
     CONDITIONS,
     Condition,
@@ -126,6 +127,28 @@ def export_and_import(session, data) -> None:
                 st.success(f"Imported {count} preferences.")
 
 
+def trust_table(trust):
+    """``rule_trust``'s table as the page shows it: accuracy with its interval as one text."""
+
+    def accuracy(row) -> str:
+        if np.isnan(row.accuracy):
+            return "—"
+        return f"{row.accuracy:.0%} ({row.accuracy_low:.0%}–{row.accuracy_high:.0%})"
+
+    return pd.DataFrame(
+        {
+            "rule": trust["rule"],
+            "pairs": trust["pairs"],
+            "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
+            "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
+            "accuracy from": trust["accuracy_source"],
+            "labeled pairs": trust["labeled_pairs"],
+            "audit answers": trust["audit_answers"],
+            "weight": trust["weight"],
+        }
+    )
+
+
 def main() -> None:
     st.title("Rules")
     session, data = app_state.need_session_and_data()
@@ -181,19 +204,32 @@ def main() -> None:
         st.caption("No rules yet.")
         return
     preferences, provenance = app_state.session_preferences(session)
+    owners = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
 
     def checks():
+        # From the stored preferences: no rule is generated again over the table (only its labeled rows).
+        answers = app_state.store().answers(session.id)
+        trust = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, answers)
         clicks = preferences[(provenance["source"] == "click").to_numpy()]
         sources = np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
+        made = [preferences[owners == rule_id] for rule_id, _ in stored]
         return (
-            rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks),
+            trust,
+            rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks, made=made),
             check_preference_graph(preferences, sources),
         )
 
-    # Every rule is generated again for its table: only when rules or answers change.
+    # Only when rules or answers change.
     key = (st.session_state.study_key, app_state.preferences_key(session))
-    quality, report = app_state.memo("rule_checks", key, checks)
-    st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
+    trust, quality, report = app_state.memo("rule_checks", key, checks)
+    st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch")
+    st.caption(
+        "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
+        "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
+        "An 'about equal' answer counts as the rule being wrong, a skip not at all."
+    )
+    with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
+        st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
     st.caption(
         f"Preference graph: {len(report.cycles)} cycles, {len(report.conflicts)} conflicting pairs, "
         f"{len(report.duplicates)} duplicates."

@@ -7,6 +7,10 @@
 - ``accuracy_weight`` / ``weights_from_accuracy``: denoising for pairs; a rule's preference weight
   becomes the log-odds of its estimated accuracy (the optimal vote weight of an independent voter
   with that accuracy, Nitzan & Paroush 1982), 0 for a rule no better than a coin.
+- ``wilson_interval``, ``audit_accuracy`` and ``rule_trust``: how far each rule can be trusted, from
+  its labeled pairs and the expert's audit answers (issue 14), with a Wilson interval, beside the
+  pairs it made, the rows they cover and the weight in force (``weight_in_force``, the one place
+  that says which weight a rule's preferences carry).
 - ``check_preference_graph``: cycles among strict preferences (strongly connected components),
   conflicts between sources, duplicate pairs.
 """
@@ -19,10 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.sparse
+import scipy.stats
 from scipy.sparse.csgraph import connected_components
 
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
-from ordercore.rules import Rule, generate
+from ordercore.rules import Rule, RulePreferences, generate
 
 QUALITY_COLUMNS = (
     "rule",
@@ -48,15 +53,149 @@ def accuracy_weight(correct: int, total: int) -> float:
 
 
 def labeled_accuracy(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> tuple[int, int]:
-    """(correct, total) over the rule's labeled-labeled pairs: the winner's label is strictly higher."""
+    """(correct, total) over every pair of labeled rows that meets the rule's conditions and is ordered
+    by it (whatever scope its training pairs were generated in): the winner's label is strictly
+    higher (a tie counts as wrong).  Only the labeled rows are paired, so a rule whose pairs number
+    hundreds of thousands over the table costs next to nothing here (conditions compare two rows, so
+    the pairs found among the labeled rows are exactly the labeled-labeled pairs over the table)."""
     y = np.asarray(y, dtype=np.float64)
-    pairs = generate(rule, frame, ~np.isnan(y), scope="labeled", max_pairs=None).preferences
+    if y.shape != (len(frame),):
+        raise ValueError(f"y must have shape ({len(frame)},) to match the table, got {y.shape}")
+    rows = np.flatnonzero(~np.isnan(y))
+    pairs = generate(rule, frame.iloc[rows], scope="all", max_pairs=None).preferences
+    y = y[rows]
     return int(np.sum(y[pairs.i] > y[pairs.j])), len(pairs)
+
+
+def wilson_interval(correct: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion correct / total (Wilson 1927): with z the normal
+    quantile at (1 + confidence) / 2 and p = correct / total,
+    (p + z²/2n ± z √(p(1 - p)/n + z²/4n²)) / (1 + z²/n).  (nan, nan) when total is 0."""
+    if total < 0 or not 0 <= correct <= total:
+        raise ValueError(f"need 0 <= correct <= total, got correct={correct}, total={total}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if total == 0:
+        return np.nan, np.nan
+    z = float(scipy.stats.norm.ppf((1 + confidence) / 2))
+    p, n = correct / total, total
+    center = p + z * z / (2 * n)
+    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    scale = 1 + z * z / n
+    return max(0.0, (center - spread) / scale), min(1.0, (center + spread) / scale)
 
 
 def weights_from_accuracy(rules: list[Rule], frame: pd.DataFrame, y) -> list[Rule]:
     """The rules with each weight set to ``accuracy_weight`` of its labeled-pair accuracy."""
     return [dataclasses.replace(rule, weight=accuracy_weight(*labeled_accuracy(rule, frame, y))) for rule in rules]
+
+
+AUDIT_SUGGESTED = 20
+"""How many of a rule's pairs the Rules page asks the expert to answer when nothing measures it."""
+
+TRUST_COLUMNS = (
+    "rule_id",
+    "rule",
+    "pairs",
+    "coverage",
+    "labeled_pairs",
+    "audit_answers",
+    "accuracy",
+    "accuracy_low",
+    "accuracy_high",
+    "accuracy_source",
+    "weight",
+)
+
+
+def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tuple[int, int]:
+    """(correct, total) over the expert's answers to pairs drawn from ``rule`` (``answers``: rows with
+    row_a, row_b, choice, as ``Store.answers`` gives them, already those linked to the rule).
+
+    The rule says the row with the higher (or lower) value of its ordering column has the higher
+    target.  An answer 'a' or 'b' is correct when it names that row.  'equal' (about equal) counts
+    as an answer and as wrong: the rule claims a strictly higher target, as ``labeled_accuracy``
+    counts a tie of labels as wrong.  'skip' does not count.  A pair the rule does not order (equal
+    or missing values in its ordering column) does not count either."""
+    column = frame[rule.ordering.column].to_numpy(dtype=np.float64)
+    row_a = answers["row_a"].to_numpy(dtype=np.int64)
+    row_b = answers["row_b"].to_numpy(dtype=np.int64)
+    choice = answers["choice"].to_numpy(dtype=object)
+    difference = column[row_a] - column[row_b]
+    ordered = np.isfinite(difference) & (difference != 0) & (choice != "skip")
+    a_wins = (difference > 0) == (rule.ordering.direction == "higher")
+    correct = np.where(a_wins, choice == "a", choice == "b") & ordered
+    return int(correct.sum()), int(ordered.sum())
+
+
+def weight_in_force(rule: Rule, made: PreferenceSet, correct: int, total: int) -> float:
+    """The weight the rule's preferences carry now: the weight they were stored with (the rule's
+    own, ``rule.weight`` when none are stored).  The one place the Rules page asks, so that an
+    automatic weight from (correct, total), the accuracy evidence, can take its place."""
+    return float(made.weight[0]) if len(made) else float(rule.weight)
+
+
+def rule_trust(
+    rules: list[tuple[int, Rule]],
+    frame: pd.DataFrame,
+    y,
+    preferences: PreferenceSet,
+    provenance: pd.DataFrame,
+    answers: pd.DataFrame | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One row per stored rule with ``TRUST_COLUMNS``: how much to trust it.
+
+    rules : (rule_id, Rule) as ``Store.rules`` gives them.  y : labels (n,), NaN where unknown.
+    preferences, provenance : the session's, as ``Store.preferences`` gives them; a rule's pairs and
+    coverage (the share of the table's rows in at least one of its pairs) are read from them, so no
+    rule is generated again over the table.  answers : ``Store.answers`` (its rule_id links an audit
+    answer to the rule whose pair it answers).
+
+    accuracy is correct / total with a Wilson interval at ``confidence``; accuracy_source says where
+    the counts come from: 'labeled pairs' (``labeled_accuracy``), 'audit answers'
+    (``audit_accuracy``) or, with both, 'labeled pairs + audit answers', their counts pooled (each
+    pair is one independent check of the rule; labeled pairs and audited pairs are different
+    pairs).  With neither, accuracy is NaN and the source says to audit ``AUDIT_SUGGESTED`` pairs.
+    weight : ``weight_in_force``."""
+    y = np.asarray(y, dtype=np.float64)
+    n = len(frame)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match the table, got {y.shape}")
+    if len(provenance) != len(preferences):
+        raise ValueError(f"provenance has {len(provenance)} rows for {len(preferences)} preferences")
+    owner = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+    linked = None
+    if answers is not None and len(answers) and "rule_id" in answers:
+        linked = answers["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+    rows = []
+    for rule_id, rule in rules:
+        made = preferences[owner == rule_id]
+        covered = np.count_nonzero(np.bincount(np.concatenate([made.i, made.j]), minlength=n)) if len(made) else 0
+        labeled_correct, labeled_total = labeled_accuracy(rule, frame, y)
+        audit_correct, audit_total = (
+            (0, 0) if linked is None else audit_accuracy(rule, frame, answers[linked == rule_id])
+        )
+        correct, total = labeled_correct + audit_correct, labeled_total + audit_total
+        low, high = wilson_interval(correct, total, confidence)
+        sources = [name for name, count in (("labeled pairs", labeled_total), ("audit answers", audit_total)) if count]
+        source = " + ".join(sources) or f"unknown — audit {AUDIT_SUGGESTED} pairs to find out"
+        rows.append(
+            (
+                rule_id,
+                rule.name,
+                len(made),
+                covered / n if n else np.nan,
+                labeled_total,
+                audit_total,
+                correct / total if total else np.nan,
+                low,
+                high,
+                source,
+                weight_in_force(rule, made, correct, total),
+            )
+        )
+    return pd.DataFrame(rows, columns=list(TRUST_COLUMNS))
 
 
 def _overlaps_and_conflicts(keys, codes, other_keys, other_codes) -> tuple[int, int]:
@@ -75,6 +214,7 @@ def rule_quality(
     predictions: np.ndarray | None = None,
     max_pairs: int | None = None,
     random_state=None,
+    made: list[PreferenceSet] | None = None,
 ) -> pd.DataFrame:
     """One row per rule with ``QUALITY_COLUMNS``.
 
@@ -82,14 +222,21 @@ def rule_quality(
     predictions : the current model's f at every row (n,), for the share of the rule's kept
     preferences it violates (``PreferenceSet.violated``); NaN without it.  Overlaps and conflicts count the rule's
     kept pairs that another rule (or a click) also has, and that it has only the other way round.
-    max_pairs, random_state : as for ``generate`` (default: every pair is kept).
+    max_pairs, random_state : as for ``generate`` (default: every pair is kept).  made : each rule's
+    preferences as stored (one PreferenceSet per rule), used instead of generating the rules again
+    over the table; pairs_matched is then NaN (a capped rule's count before the cap is not stored).
     """
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},) to match the table, got {y.shape}")
     labeled = ~np.isnan(y)
-    generated = [generate(rule, frame, labeled, max_pairs=max_pairs, random_state=random_state) for rule in rules]
+    if made is None:
+        generated = [generate(rule, frame, labeled, max_pairs=max_pairs, random_state=random_state) for rule in rules]
+    elif len(made) != len(rules):
+        raise ValueError(f"made needs one PreferenceSet per rule ({len(rules)}), got {len(made)}")
+    else:
+        generated = [RulePreferences(preferences, np.nan) for preferences in made]
     codes = [result.preferences.pair_codes(n) for result in generated]
     click_codes = clicks.pair_codes(n) if clicks is not None and len(clicks) else (np.zeros(0, int),) * 2
     rows = []

@@ -110,6 +110,10 @@ answers = sa.Table(
     sa.Column("margin", sa.Float, nullable=False),
     sa.Column("annotator", sa.String(200), nullable=False),
     _created(),
+    # The rule whose pair this answers (an audit of the rule), or NULL for any other pair.  Added by
+    # ``_add_missing_columns`` to older stores (their answers read with NULL: nothing is lost);
+    # removing the rule sets it back to NULL and keeps the answer and its preferences.
+    sa.Column("rule_id", sa.Integer, sa.ForeignKey("rules.id", ondelete="SET NULL"), nullable=True),
 )
 
 preferences = sa.Table(
@@ -340,6 +344,8 @@ class Store:
                 raise KeyError(f"no rule {rule_id}")
             connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
             connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
+            # The rule's audit answers stay (they are the expert's clicks), no longer linked to it.
+            connection.execute(answers.update().where(answers.c.rule_id == rule_id).values(rule_id=None))
             connection.execute(rules.delete().where(rules.c.id == rule_id))
             self._touch(connection, session_id)
 
@@ -353,11 +359,14 @@ class Store:
         annotator: str,
         weight: float = 1.0,
         margin: float = 0.0,
+        rule_id: int | None = None,
     ) -> int:
         """Store a pairwise answer and its preferences, committed before returning; returns its id.
 
         'a': f(a) - f(b) >= margin; 'b': f(b) - f(a) >= margin; 'equal': |f(a) - f(b)| <= margin
-        (two preferences); 'skip': no preference (kept, so the pair is not asked again)."""
+        (two preferences); 'skip': no preference (kept, so the pair is not asked again).  rule_id :
+        the session's rule whose pair this answers (an audit answer; its preferences count as any
+        click's), else None; ``ValueError`` for a rule of another session or none."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
         annotator = _check_name(annotator, "annotator")
@@ -375,6 +384,11 @@ class Store:
             "skip": PreferenceSet.empty(),
         }[choice]
         with self.engine.begin() as connection:
+            if rule_id is not None:
+                owner_session = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
+                if owner_session != session_id:
+                    raise ValueError(f"session {session_id} has no rule {rule_id} to audit")
+                rule_id = int(rule_id)
             revision = self._touch(connection, session_id)
             now = _now()
             answer_id = connection.execute(
@@ -387,6 +401,7 @@ class Store:
                     margin=float(margin),
                     annotator=annotator,
                     created_at=now,
+                    rule_id=rule_id,
                 )
             ).inserted_primary_key[0]
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
@@ -394,14 +409,19 @@ class Store:
         return int(answer_id)
 
     def answers(self, session_id: int) -> pd.DataFrame:
-        """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator, created_at."""
+        """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
+        created_at, and rule_id (the audited rule, a nullable integer: <NA> for other answers)."""
         query = (
             sa.select(*[c for c in answers.c if c.name != "session_id"])
             .where(answers.c.session_id == session_id)
             .order_by(answers.c.id)
         )
         with self.engine.connect() as connection:
-            return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
+            frame = pd.DataFrame(
+                connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys())
+            )
+        frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
+        return frame
 
     def undo_answer(self, session_id: int) -> int | None:
         """Delete the session's latest answer and its preferences; its id, or None if there was none."""

@@ -21,7 +21,7 @@ from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
-from ordercore.preferences import COLUMNS, PreferenceSet
+from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio import StudyData
 
 N_CANDIDATES = 400
@@ -224,6 +224,29 @@ class Workbench:
         reference = self.svr if strategy == "disagreement" else None
         chosen = self.ssl.suggest_pairs(candidates, k=1, reference=reference)
         return tuple(int(v) for v in chosen[0]) if len(chosen) else tuple(int(v) for v in candidates[0])
+
+    def next_rule_pair(
+        self, made: PreferenceSet, answered: np.ndarray, rng: np.random.Generator
+    ) -> tuple[int, int] | None:
+        """A pair to audit a rule with: one of the rule's preferences ``made`` whose two rows are in
+        the pool (never a held-out test row) and not yet answered (``answered``: row pairs (k, 2)
+        already asked of this rule, either way round), drawn uniformly; A is the rule's winner half
+        the time, so the order shown gives nothing away.  None when no such pair is left."""
+        n = len(self.data.y_true)
+        in_pool = np.zeros(n, dtype=bool)
+        in_pool[self.data.pool] = True
+        pairwise = (made.i >= 0) & (made.j >= 0)
+        i, j = made.i[pairwise], made.j[pairwise]
+        keep = in_pool[i] & in_pool[j]
+        answered = np.asarray(answered, dtype=np.int64).reshape(-1, 2)
+        if answered.size:
+            keep &= ~is_in(pair_codes(i, j, n)[0], np.sort(pair_codes(answered[:, 0], answered[:, 1], n)[0]))
+        candidates = np.flatnonzero(keep)
+        if candidates.size == 0:
+            return None
+        chosen = int(rng.choice(candidates))
+        pair = (int(i[chosen]), int(j[chosen]))
+        return pair if rng.random() < 0.5 else pair[::-1]
 
 
 # ------------------------------------------------------------------ other models the Model page compares

@@ -218,3 +218,55 @@ def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
     assert np.array_equal(dots.lat, latitude[::5]) and len(dots.lat) == 1000  # every 5th of 4,999
     assert (a.lat[0], b.lon[0]) == (latitude[17], longitude[4000])
     assert len(rows_map(latitude, longitude, max_dots=None).data[0].lat) == 4999
+
+
+def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_page(ready, store_path):
+    """Add the default rule; on Pairwise draw pairs from it and answer A, B, about equal, A, skip:
+    each answer is stored linked to the rule and its pair is the rule's, within the pool.  The Rules
+    page then counts the four judged answers, right where the answer names the row with more of
+    the rule's ordering column (worked out here from the table), pooled with its labeled pairs."""
+    import numpy as np
+
+    from ordercore.quality import labeled_accuracy, wilson_interval
+
+    at = ready
+    add_default_rule(at)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ((rule_id, rule),) = store.rules(session_id)
+    row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
+    labeled_pairs = int(row["labeled pairs"])
+    assert row["accuracy from"] == ("labeled pairs" if labeled_pairs else "unknown — audit 20 pairs to find out")
+    at.switch_page("app_pages/pairwise.py").run()
+    at.selectbox(key="pair_source").set_value(rule_id).run()
+    assert not at.exception and "Auditing rule" in at.caption[0].value
+    made, provenance = store.preferences(session_id)
+    rule_pairs = {frozenset(p) for p in zip(made.i.tolist(), made.j.tolist(), strict=True)}
+    pool = set(at.session_state["study"].pool.tolist())
+    shown = []
+    for key in ["answer_a", "answer_b", "answer_equal", "answer_a", "answer_skip"]:
+        pair = at.session_state["current_pair"]
+        assert frozenset(pair) in rule_pairs and set(pair) <= pool and frozenset(pair) not in map(frozenset, shown)
+        shown.append(pair)
+        at.button(key=key).click().run()
+        assert not at.exception
+    answers = store.answers(session_id)
+    assert answers["rule_id"].tolist() == [rule_id] * 5
+    assert list(zip(answers["row_a"], answers["row_b"], strict=True)) == shown
+    column = at.session_state["study"].frame[rule.ordering.column].to_numpy()
+    right = [
+        (choice == "a") == (column[a] > column[b])
+        for (a, b), choice in zip(shown, ["a", "b", "equal", "a"], strict=False)
+        if choice != "equal"
+    ]
+    correct, total = sum(right), 4  # 'about equal' is judged, and wrong; the skip is not judged
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception
+    row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
+    assert int(row["audit answers"]) == total and int(row["labeled pairs"]) == labeled_pairs
+    labeled_correct, _ = labeled_accuracy(rule, at.session_state["study"].frame, at.session_state["study"].y_train())
+    pooled = (correct + labeled_correct, total + labeled_pairs)
+    low, high = wilson_interval(*pooled)
+    assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
+    assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
+    assert np.isclose(row["weight"], rule.weight)

@@ -5,8 +5,17 @@ import pandas as pd
 import pytest
 
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import accuracy_weight, check_preference_graph, rule_quality, weights_from_accuracy
-from ordercore.rules import Ordering, Rule, Within
+from ordercore.quality import (
+    accuracy_weight,
+    audit_accuracy,
+    check_preference_graph,
+    labeled_accuracy,
+    rule_quality,
+    rule_trust,
+    weights_from_accuracy,
+    wilson_interval,
+)
+from ordercore.rules import Ordering, Rule, Within, generate
 
 
 @pytest.fixture
@@ -65,3 +74,109 @@ def test_graph_checks_find_cycles_conflicts_and_duplicates():
 def test_a_pair_stated_three_times_is_one_duplicate():
     report = check_preference_graph(PreferenceSet.order([4, 4, 4, 1, 1], [2, 2, 2, 0, 0]))
     assert report.duplicates.tolist() == [[1, 0], [4, 2]]
+
+
+def test_wilson_interval_by_hand():
+    """8 right of 10 at 95 %: z = 1.959964, p = 0.8, z² = 3.841459;
+    centre (0.8 + 3.841459/20) / (1 + 0.3841459) = 0.992073 / 1.384146 = 0.716740,
+    half-width 1.959964 √(0.016 + 3.841459/400) / 1.384146 = 1.959964 · 0.160011 / 1.384146 = 0.226578:
+    (0.49016, 0.94332)."""
+    low, high = wilson_interval(8, 10)
+    assert (low, high) == pytest.approx((0.490162, 0.943318), abs=1e-5)
+    # 0 of 5: the lower end is 0 and the upper z²/(n + z²) = 3.841459 / 8.841459 = 0.434482.
+    assert wilson_interval(0, 5) == pytest.approx((0.0, 0.434482), abs=1e-5)
+    assert all(np.isnan(wilson_interval(0, 0)))
+    assert wilson_interval(8, 10, confidence=0.99)[0] < low
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError):
+        wilson_interval(1, 2, confidence=1.0)
+
+
+def test_labeled_accuracy_counts_every_labeled_pair_meeting_the_conditions():
+    """Against brute force over all pairs of labeled rows on a random table, whichever rows are
+    labeled (and whatever scope the rule's training pairs were generated in)."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"age": rng.integers(0, 20, 60).astype(float), "rooms": rng.integers(0, 5, 60)})
+    frame.loc[[4, 9], "rooms"] = np.nan  # rows with a missing value never pair
+    y = rng.normal(size=60) + frame["rooms"].fillna(0).to_numpy()
+    y[rng.random(60) < 0.5] = np.nan
+    rule = Rule("rooms", [Within("age", 3)], Ordering("rooms", min_difference=1))
+    correct = total = 0
+    labeled = np.flatnonzero(~np.isnan(y))
+    for a in labeled:
+        for b in labeled:
+            age, rooms = frame.loc[[a, b], "age"].to_numpy(), frame.loc[[a, b], "rooms"].to_numpy()
+            if a < b and abs(age[0] - age[1]) <= 3 and abs(rooms[0] - rooms[1]) >= 1:
+                winner, loser = (a, b) if rooms[0] > rooms[1] else (b, a)
+                total += 1
+                correct += y[winner] > y[loser]
+    assert total > 20
+    assert labeled_accuracy(rule, frame, y) == (correct, total)
+
+
+def test_audit_answers_give_the_rule_its_accuracy_by_hand(table):
+    """Rooms 1, 2, 3, 1, 2, 5, the rule 'more rooms is worth more'.  Answers: (1, 0) 'a' right
+    (2 > 1 rooms), (0, 2) 'a' wrong, (2, 1) 'b' wrong, (4, 3) 'equal' counts as wrong, (5, 1) 'skip'
+    does not count, (0, 3) is not ordered by the rule (1 = 1 room): 1 right of 4."""
+    frame, y = table
+    rule = Rule("rooms", [Within("age", 2)], Ordering("rooms"))
+    answers = pd.DataFrame(
+        {"row_a": [1, 0, 2, 4, 5, 0], "row_b": [0, 2, 1, 3, 1, 3], "choice": ["a", "a", "b", "equal", "skip", "a"]}
+    )
+    assert audit_accuracy(rule, frame, answers) == (1, 4)
+    lower = Rule("fewer rooms", [Within("age", 2)], Ordering("rooms", direction="lower"))
+    assert audit_accuracy(lower, frame, answers) == (2, 4)  # (0, 2) 'a' and (2, 1) 'b' right
+
+
+def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_evidence(table):
+    """The rooms rule of test_quality_table_by_hand (3 training pairs over rows 0-4 of 6, one labeled
+    pair, right); a second rule without labeled pairs, audited once (right), and a third with
+    neither.  The first with 2 audit answers (1 right) pools to 2 of 3."""
+    frame, y = table
+    rooms = Rule("rooms", [Within("age", 2)], Ordering("rooms"))
+    wide = Rule("wide", [Within("age", 20)], Ordering("size"), weight=0.5)
+    none = Rule("none", [Within("age", 0)], Ordering("size"))
+    made_rooms = generate(rooms, frame, ~np.isnan(y)).preferences
+    made_wide = generate(wide, frame, np.zeros(6, bool)).preferences[:2]
+    preferences = made_rooms + made_wide
+    provenance = pd.DataFrame({"rule_id": pd.array([7] * 3 + [9] * 2, dtype="Int64")})
+    y_wide = np.full(6, np.nan)
+    answers = pd.DataFrame(
+        {
+            "row_a": [1, 0, 3, 3],
+            "row_b": [0, 2, 1, 0],
+            "choice": ["a", "a", "a", "b"],
+            "rule_id": pd.array([7, 7, 9, pd.NA], dtype="Int64"),
+        }
+    )
+    trust = rule_trust([(7, rooms), (9, wide), (11, none)], frame, y_wide, preferences, provenance, answers)
+    assert trust["pairs"].tolist() == [3, 2, 0]
+    assert trust["coverage"].tolist() == pytest.approx([5 / 6, len(set(made_wide.i) | set(made_wide.j)) / 6, 0])
+    # Without labels only the audits count: rooms 1 of 2; wide (size 2 > 1: row 3 over row 1, 'a') 1 of 1.
+    assert trust["accuracy"].tolist()[:2] == [0.5, 1.0] and np.isnan(trust["accuracy"][2])
+    assert trust["accuracy_source"].tolist() == [
+        "audit answers",
+        "audit answers",
+        "unknown — audit 20 pairs to find out",
+    ]
+    assert trust["weight"].tolist() == [1.0, 0.5, 1.0]
+    trust = rule_trust([(7, rooms)], frame, y, preferences, provenance, answers)
+    assert trust["accuracy_source"][0] == "labeled pairs + audit answers"
+    assert (trust["labeled_pairs"][0], trust["audit_answers"][0], trust["accuracy"][0]) == (1, 2, pytest.approx(2 / 3))
+    assert (trust["accuracy_low"][0], trust["accuracy_high"][0]) == pytest.approx(wilson_interval(2, 3))
+    trust = rule_trust([(7, rooms)], frame, y, preferences, provenance)
+    assert trust["accuracy_source"][0] == "labeled pairs" and trust["accuracy"][0] == 1.0
+
+
+def test_the_quality_table_from_stored_preferences_matches_generating_them(table):
+    frame, y = table
+    rules = [Rule("rooms", [Within("age", 2)], Ordering("rooms")), Rule("size", [Within("age", 2)], Ordering("size"))]
+    made = [generate(rule, frame, ~np.isnan(y)).preferences for rule in rules]
+    clicks, predictions = PreferenceSet.order(3, 4), np.arange(6.0)
+    generated = rule_quality(rules, frame, y, clicks=clicks, predictions=predictions)
+    stored = rule_quality(rules, frame, y, clicks=clicks, predictions=predictions, made=made)
+    assert stored["pairs_matched"].isna().all()
+    pd.testing.assert_frame_equal(stored.drop(columns="pairs_matched"), generated.drop(columns="pairs_matched"))
+    with pytest.raises(ValueError, match="one PreferenceSet per rule"):
+        rule_quality(rules, frame, y, made=made[:1])

@@ -65,6 +65,81 @@ def test_a_store_from_before_the_revision_column_opens_with_its_answers(tmp_path
     assert store.revision(session.id) == 1
 
 
+OLD_ANSWERS = """CREATE TABLE answers (
+    id INTEGER NOT NULL,
+    session_id INTEGER NOT NULL,
+    row_a INTEGER NOT NULL,
+    row_b INTEGER NOT NULL,
+    choice VARCHAR(10) NOT NULL,
+    weight FLOAT NOT NULL,
+    margin FLOAT NOT NULL,
+    annotator VARCHAR(200) NOT NULL,
+    created_at DATETIME NOT NULL,
+    PRIMARY KEY (id),
+    FOREIGN KEY(session_id) REFERENCES sessions (id) ON DELETE CASCADE
+)"""
+
+
+def test_a_store_from_before_audit_answers_reads_every_answer_and_links_new_ones(tmp_path):
+    """The answers table as the previous release made it (no rule_id): opening the store adds the
+    column, every answer and preference reads as before (rule_id <NA>), and new answers link."""
+    path = tmp_path / "old.sqlite"
+    first = Store(f"sqlite:///{path}")
+    session = first.create_session("old", settings={"n_rows": len(FRAME)})
+    first.add_answer(session.id, 1, 2, "a", "ann", weight=2.0)
+    first.add_answer(session.id, 3, 4, "equal", "bob", margin=0.5)
+    rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
+    rule_id = first.add_rule(session.id, rule, generate(rule, FRAME).preferences, "ann")
+    before = first.answers(session.id).drop(columns="rule_id").to_csv(index=False)
+    made_before = triples(first.preferences(session.id)[0])
+    first.engine.dispose()
+    columns = "id, session_id, row_a, row_b, choice, weight, margin, annotator, created_at"
+    with closing(sqlite3.connect(path)) as connection, connection:  # the answers table of the previous release
+        connection.execute(OLD_ANSWERS.replace("answers", "answers_old", 1))
+        connection.execute(f"INSERT INTO answers_old SELECT {columns} FROM answers")
+        connection.execute("DROP TABLE answers")
+        connection.execute("ALTER TABLE answers_old RENAME TO answers")
+    with closing(sqlite3.connect(path)) as connection:
+        assert "rule_id" not in [row[1] for row in connection.execute("PRAGMA table_info(answers)")]
+    store = Store(f"sqlite:///{path}")
+    answers = store.answers(session.id)
+    assert answers.drop(columns="rule_id").to_csv(index=False) == before
+    assert answers["rule_id"].isna().all()
+    assert triples(store.preferences(session.id)[0]) == made_before
+    store.add_answer(session.id, 0, 1, "b", "ann", rule_id=rule_id)
+    assert store.answers(session.id)["rule_id"].tolist()[-1] == rule_id
+    store.undo_answer(session.id)
+    assert len(store.answers(session.id)) == 2
+
+
+def test_audit_answers_link_to_their_rule_count_as_clicks_and_outlive_it(store):
+    session = store.create_session("s1", settings={"n_rows": len(FRAME)})
+    other = store.create_session("s2", settings={"n_rows": len(FRAME)})
+    rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
+    rule_id = store.add_rule(session.id, rule, generate(rule, FRAME).preferences, "ann")
+    store.add_answer(session.id, 2, 1, "a", "ann", rule_id=rule_id)
+    store.add_answer(session.id, 3, 4, "a", "ann")
+    answers = store.answers(session.id)
+    assert answers["rule_id"].tolist()[0] == rule_id and pd.isna(answers["rule_id"].tolist()[1])
+    made, provenance = store.preferences(session.id)
+    clicks = made[(provenance["source"] == "click").to_numpy()]
+    assert pairs_of(clicks) == [(2, 1), (3, 4)]
+    before = snapshot(store)
+    for bad in (rule_id + 100, None):
+        if bad is None:  # a rule of another session
+            with pytest.raises(ValueError, match="no rule"):
+                store.add_answer(other.id, 2, 1, "a", "ann", rule_id=rule_id)
+        else:
+            with pytest.raises(ValueError, match="no rule"):
+                store.add_answer(session.id, 2, 1, "a", "ann", rule_id=bad)
+    assert snapshot(store) == before
+    store.remove_rule(rule_id)
+    answers = store.answers(session.id)
+    assert len(answers) == 2 and answers["rule_id"].isna().all()
+    made, _ = store.preferences(session.id)
+    assert pairs_of(made) == [(2, 1), (3, 4)]
+
+
 def test_rules_store_their_preferences_and_take_them_away(store):
     frame = pd.DataFrame({"age": [1.0, 2.0, 3.0, 10.0], "rooms": [1, 2, 3, 4]})
     rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
@@ -237,13 +312,14 @@ def snapshot(store: Store, times: bool = True) -> dict:
 
 @pytest.fixture
 def busy_store(store):
-    """Two sessions, each with a rule, answers of every kind, imported preferences and a model run;
-    the latest answer of each is 'about equal' (two preferences)."""
+    """Two sessions, each with a rule, answers of every kind (one an audit of the rule), imported
+    preferences and a model run; the latest answer of each is 'about equal' (two preferences)."""
     for name in ("main", "other"):
         session = store.create_session(name, settings={"n_rows": len(FRAME)})
         rule = Rule(f"{name} rule", [Within("age", 1.5)], Ordering("rooms"))
         store.add_answer(session.id, 0, 1, "a", "ann", weight=2.0, margin=0.5)
-        store.add_rule(session.id, rule, generate(rule, FRAME).preferences, "ann")
+        rule_id = store.add_rule(session.id, rule, generate(rule, FRAME).preferences, "ann")
+        store.add_answer(session.id, 2, 1, "b", "ann", rule_id=rule_id)  # an audit of the rule
         store.add_answer(session.id, 1, 2, "skip", "bob")
         store.import_preferences(session.id, PreferenceSet([3, 4, 0], [4, 0, 2], 1.0, 0.5), "bob")
         store.add_model_run(session.id, "ssl", {"lambda2": 1.0}, {"test_mae": 2.5}, 9)
@@ -263,6 +339,7 @@ def write(store: Store, operation: str):
         "add_answer a": lambda: store.add_answer(main, 3, 4, "a", "carol"),
         "add_answer equal": lambda: store.add_answer(main, 0, 4, "equal", "carol", margin=0.5),
         "add_answer skip": lambda: store.add_answer(main, 1, 4, "skip", "carol"),
+        "add_answer audit": lambda: store.add_answer(main, 0, 1, "a", "carol", rule_id=rule_id),
         "import_preferences": lambda: store.import_preferences(main, imported, "carol"),
         "remove_rule": lambda: store.remove_rule(rule_id),
         "undo_answer": lambda: store.undo_answer(main),
@@ -288,6 +365,7 @@ def is_write(statement: str) -> bool:
         "add_answer a",
         "add_answer equal",
         "add_answer skip",
+        "add_answer audit",
         "import_preferences",
         "remove_rule",
         "undo_answer",

@@ -171,3 +171,28 @@ def test_the_gp_refuses_preferences_over_more_rows_than_it_can_take(data, monkey
     assert mean.shape == std.shape == data.test.shape
     with pytest.raises(ValueError, match="5 preferences touch 6 rows, more than the 5"):
         gp_latent(data, PreferenceSet.order(rows[1:], rows[:-1]), data.test)
+
+
+def test_audit_pairs_come_from_the_rule_in_the_pool_never_twice_either_way(data, rule_preferences):
+    """Drawing until none is left yields exactly the rule's pairs with both rows in the pool (by a
+    loop over them), each once, in both orders; an answered pair is never drawn again."""
+    bench = Workbench(data, "lp", PARAMETERS)
+    pool = set(data.pool.tolist())
+    expected = {
+        frozenset((a, b))
+        for a, b in zip(rule_preferences.i, rule_preferences.j, strict=True)
+        if a in pool and b in pool
+    }
+    assert 10 < len(expected) < len(rule_preferences)  # some pairs touch labeled or test rows
+    rng, answered, shown = np.random.default_rng(0), [], []
+    for _ in range(len(expected) + 1):  # one more draw than there are pairs: it must find none
+        pair = bench.next_rule_pair(rule_preferences, np.array(answered), rng)
+        if pair is None:
+            break
+        shown.append(pair)
+        answered.append(pair)
+    assert len(shown) == len(expected) and {frozenset(pair) for pair in shown} == expected
+    winners = {(int(a), int(b)) for a, b in zip(rule_preferences.i, rule_preferences.j, strict=True)}
+    first_is_winner = [pair in winners for pair in shown]
+    assert 0 < sum(first_is_winner) < len(shown)  # A is the rule's winner only some of the time
+    assert bench.next_rule_pair(PreferenceSet.empty(), np.zeros((0, 2)), rng) is None
