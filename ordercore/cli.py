@@ -249,6 +249,9 @@ def _sentiment_parser(kinds) -> None:
         default=defaults.centers,
         help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
     )
+    sentiment.add_argument(
+        "--flip", action="store_true", help="reverse every proxy preference (the seed's sanity check)"
+    )
     sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
     sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
 
@@ -376,6 +379,7 @@ def sentiment_experiment(args) -> int:
         kernel=args.kernel,
         lambda2=args.lambda2,
         centers=args.centers,
+        flip=args.flip,
         **({"grid": SENTIMENT_QUICK_GRID, "folds": 3} if args.quick else {}),
     )
     data = load_sentiment()

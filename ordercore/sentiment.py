@@ -36,9 +36,18 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.pipeline import Pipeline, make_pipeline
 
 from ordercore.datasets import DATA_ENVIRONMENT_VARIABLE, data_directory, read_csv
-from ordercore.experiments import PARAMETER_GRID, TrialResult, _result, split, trial_seeds, tune_on_labels
+from ordercore.experiments import (
+    PARAMETER_GRID,
+    Protocol,
+    TrialResult,
+    _result,
+    split,
+    trial_seeds,
+    tune_on_labels,
+)
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.parallel import trial_backend
+from ordercore.preferences import PreferenceSet
 from ordercore.proxy import pair_accuracy, proxy_preferences
 
 SNIPPETS_FILE = "sentiment/movie_snippets.csv"
@@ -101,6 +110,7 @@ class SentimentProtocol:
     centers: str = "labeled"
     tune: str = "svr"
     norm: int = 1
+    flip: bool = False  # the seed's sanity check: every proxy preference reversed, (j, i, 0, 1)
 
     def check(self, n_rows: int) -> None:
         """``ValueError`` unless l labeled and u unlabeled rows leave test rows among n_rows and the
@@ -109,10 +119,7 @@ class SentimentProtocol:
             raise ValueError(f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
         if self.n_unlabeled < 2 and self.n_preferences > 0:
             raise ValueError("the proxy needs at least 2 unlabeled rows to make preferences")
-        if self.n_labeled + self.n_unlabeled >= n_rows:
-            raise ValueError(
-                f"l + u = {self.n_labeled} + {self.n_unlabeled} leaves no test rows among the {n_rows} snippets"
-            )
+        Protocol.create(self.n_labeled, self.n_unlabeled).check(n_rows)  # Table 1's test of l + u
 
 
 @dataclass
@@ -221,6 +228,8 @@ def run_sentiment_trial(data: SentimentData, protocol: SentimentProtocol, trial:
         rows=np.arange(n_labeled, n_labeled + n_unlabeled),
         min_difference=protocol.min_difference,
     )
+    if protocol.flip:
+        preferences = PreferenceSet(preferences.j, preferences.i, preferences.margin, preferences.weight)
     svr = regressor(gamma=gamma, lambda1=lambda1, lambda2=0.0).fit(X, y)
     start = time.perf_counter()
     ssl = regressor(gamma=gamma, lambda1=lambda1, lambda2=protocol.lambda2, centers=protocol.centers).fit(

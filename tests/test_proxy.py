@@ -110,3 +110,16 @@ def test_order_pairs_are_the_pairs_a_brute_force_orders():
     made = order_pairs(scores, [a for a, _ in pairs], [b for _, b in pairs], min_difference=0.5)
     expected = [(a, b) if scores[a] > scores[b] else (b, a) for a, b in pairs if abs(scores[a] - scores[b]) > 0.5]
     assert list(zip(made.i, made.j, strict=True)) == expected
+
+
+def test_flipped_proxy_preferences_are_the_same_pairs_reversed(data_directory, tmp_path):
+    """The seed's sanity check: --flip reverses each pair, so on the same trial the accuracy is 1 - the
+    unflipped accuracy (the ratings of a tied pair count in neither)."""
+    arguments = ["experiments", "sentiment", "--trials", "1", "--quick", "--labeled", "10", "--unlabeled", "30"]
+    plain, flipped = tmp_path / "plain.json", tmp_path / "flipped.json"
+    main([*arguments, "--pairs", "20", "--out", str(plain)])
+    main([*arguments, "--pairs", "20", "--flip", "--out", str(flipped)])
+    (one,), (other,) = (json.loads(path.read_text())["trials"] for path in (plain, flipped))
+    assert json.loads(flipped.read_text())["protocol"]["flip"] is True
+    assert other["preference_accuracy"] == pytest.approx(1 - one["preference_accuracy"])
+    assert other["svr_mae"] == one["svr_mae"]  # the same split and tuning
