@@ -26,6 +26,8 @@ from ordercore.experiments import (
 )
 from ordercore.model_files import read_model
 from ordercore.preferences import PreferenceSet
+from ordercore.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
+from ordercore.sentiment import SentimentProtocol, load_sentiment, sentiment
 from ordercore.tabular import (
     MODELS,
     Table,
@@ -211,7 +213,8 @@ def _experiment_parsers(commands) -> None:
         default="rule",
         help="'rule': w = 1; 'accuracy': w = log-odds of the rule's accuracy on labeled-labeled pairs",
     )
-    report = kinds.add_parser("report", help="a Markdown table of table1 result files")
+    _sentiment_parser(kinds)
+    report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
     report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
     compare.add_argument("files", type=Path, nargs="+", help="per data set a table1 file of each --norm")
@@ -219,6 +222,38 @@ def _experiment_parsers(commands) -> None:
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
     sweep.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+
+
+def _sentiment_parser(kinds) -> None:
+    defaults = SentimentProtocol()
+    sentiment = kinds.add_parser(
+        "sentiment", help="seed 000 Table 2's setting: movie snippets, a proxy expert trained on tweets, SVR vs SSL"
+    )
+    sentiment.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    sentiment.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    sentiment.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    sentiment.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 30)")
+    sentiment.add_argument("--unlabeled", type=count, default=defaults.n_unlabeled, help="u (default 500)")
+    sentiment.add_argument("--pairs", type=count, default=defaults.n_preferences, help="p, proxy preferences (500)")
+    sentiment.add_argument(
+        "--min-difference",
+        type=non_negative,
+        default=defaults.min_difference,
+        help="the proxy prefers only where its scores differ by more (default 0.25, the seed's threshold)",
+    )
+    sentiment.add_argument("--kernel", choices=["linear", "rbf"], default=defaults.kernel, help="default linear")
+    sentiment.add_argument("--lambda2", type=non_negative, default=defaults.lambda2, help="SSL's lambda2 (default 1)")
+    sentiment.add_argument(
+        "--centers",
+        choices=["labeled", "all"],
+        default=defaults.centers,
+        help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
+    )
+    sentiment.add_argument(
+        "--flip", action="store_true", help="reverse every proxy preference (the seed's sanity check)"
+    )
+    sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
+    sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -307,6 +342,8 @@ def experiments(args) -> int:
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
+    if args.experiment == "sentiment":
+        return sentiment_experiment(args)
     for path in (args.out, getattr(args, "figure", None)):
         if path is not None:
             writable(path)
@@ -325,6 +362,35 @@ def experiments(args) -> int:
         from ordercore.figures import sweep_figure, write_figure
 
         write_figure(sweep_figure(result), args.figure)
+    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
+    args.out.write_text(json.dumps(result, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def sentiment_experiment(args) -> int:
+    """``experiments sentiment``: seed 000 Table 2's setting, per-trial JSON like ``table1``'s."""
+    writable(args.out)
+    protocol = SentimentProtocol(
+        n_labeled=args.labeled,
+        n_unlabeled=args.unlabeled,
+        n_preferences=args.pairs,
+        min_difference=args.min_difference,
+        kernel=args.kernel,
+        lambda2=args.lambda2,
+        centers=args.centers,
+        flip=args.flip,
+        **({"grid": SENTIMENT_QUICK_GRID, "folds": 3} if args.quick else {}),
+    )
+    data = load_sentiment()
+    result = sentiment(data, protocol, args.trials, args.seed, args.jobs, TerminalProgress("sentiment"))
+    summary = result["summary"]
+    print(
+        f"sentiment (l = {args.labeled}, u = {args.unlabeled}, p = {args.pairs}): proxy pair accuracy "
+        f"{100 * summary['preference_accuracy_mean']:.1f}%; SVR {summary['svr_mae_mean']:.4g} ± "
+        f"{summary['svr_mae_std']:.3g}, SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
+        f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
+    )
     result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out}")

@@ -128,14 +128,17 @@ def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
     return order[:n_labeled], order[n_labeled : n_labeled + n_unlabeled], order[n_labeled + n_unlabeled :]
 
 
-def tune_on_labels(X, y, grid, folds: int, rng, regressor=OrderPreferenceRegressor) -> tuple[float, float, float]:
+def tune_on_labels(
+    X, y, grid, folds: int, rng, regressor=OrderPreferenceRegressor, gammas=None
+) -> tuple[float, float, float]:
     """(gamma, lambda1, cv MAE) minimising the k-fold MAE of SVR (``regressor`` with lambda2 = 0) on
-    the labeled points.
+    the labeled points, over ``grid`` for lambda1 and ``gammas`` (default: ``grid``) for gamma; a
+    kernel without a width (linear) passes ``gammas=(None,)``.
 
     Ties go to the smaller gamma and then the larger lambda1 (the smoother, sparser fit)."""
     splits = list(KFold(min(folds, len(y)), shuffle=True, random_state=int(rng.integers(2**31))).split(X))
     best = (np.inf, None, None)
-    for gamma in sorted(grid):
+    for gamma in sorted(grid if gammas is None else gammas, key=lambda g: -np.inf if g is None else g):
         for lambda1 in sorted(grid, reverse=True):
             errors = []
             for train, held_out in splits:
@@ -453,9 +456,14 @@ def report_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+TABLE1_LIKE = ("table1", "sentiment")
+"""Experiments whose JSON has Table 1's shape (one protocol, SVR and SSL per trial), which
+``report_table`` reads."""
+
+
 def _table1_results(results: list[dict]) -> list[dict]:
-    if any(result.get("experiment") != "table1" for result in results):
-        raise ValueError("report takes Table 1 results (JSON written by 'experiments table1')")
+    if any(result.get("experiment") not in TABLE1_LIKE for result in results):
+        raise ValueError("report takes Table 1 results (JSON written by 'experiments table1' or 'sentiment')")
     return results
 
 
