@@ -40,7 +40,88 @@ def _as_preferences(preferences) -> PreferenceSet:
     return preferences
 
 
-class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
+class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
+    """What the kernel regressors with order preferences share (the 1-norm LP here, the 2-norm QP in
+    two_norm.py): the input checks, f(x) = K(x, centers_) dual_coef_ + intercept_, which preferences
+    f violates, the next pairs to ask, and model files.  A subclass says where its training X
+    (``_fit_X``) and its target scale (``_target_scale``, for the violation tolerance) are."""
+
+    _fit_X: np.ndarray
+    _target_scale: float
+
+    def _kernel(self):
+        """K(A, B) with this estimator's kernel settings."""
+        return functools.partial(
+            kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
+        )
+
+    def _training_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:
+        """X (n, n_features) and y (n,) checked as ``fit`` needs them."""
+        if y is None:
+            raise ValueError("requires y to be passed, but the target y is None")
+        X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
+        y = column_or_1d(np.asarray(y, dtype=np.float64), warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        if np.isinf(y).any():
+            raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
+        if np.isnan(y).all():
+            raise ValueError("y has no labeled row (all NaN); at least one label is needed")
+        return X, y
+
+    def predict(self, X):
+        """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
+        return kernel @ self.dual_coef_ + self.intercept_
+
+    def violated(self, preferences: PreferenceSet) -> np.ndarray:
+        """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
+        not) the fitted f violates, by the tolerance of ``n_violated_``."""
+        check_is_fitted(self)
+        preferences = _as_preferences(preferences)
+        if preferences == self.preferences_:
+            return self.violated_.copy()
+        X = self._fit_X
+        preferences.check_indices(X.shape[0])
+        rows = referenced_rows(preferences)
+        f = np.full(X.shape[0], np.nan)
+        if rows.size:
+            f[rows] = self.predict(X[rows])
+        return preferences.violated(f, self._target_scale)
+
+    def _saved_inputs(self, arrays: dict) -> tuple:
+        """(X, y, center rows, preferences) of a model file's arrays, checked as ``fit`` checks them."""
+        X, y = self._training_data(arrays["X"], arrays["y"])
+        rows, preferences = arrays["center_rows"], arrays["preferences"]
+        preferences.check_indices(X.shape[0])
+        if np.any((rows < 0) | (rows >= X.shape[0])):
+            raise ValueError(f"center rows must lie in [0, {X.shape[0]})")
+        return X, y, rows, preferences
+
+    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None, return_scores=False):
+        """The k candidate pairs to ask next, best first, skipping pairs ``preferences_`` settle
+        (``ordercore.active.suggest_by_order``): without ``reference`` the pair whose order the fit
+        is least sure of, with a fitted ``reference`` model (e.g. the SVR beside this SSL fit) the
+        pair on which the two differ most.  candidate_pairs : int array (m, 2) of rows of the X
+        given to ``fit``.  Returns an int array (≤ k, 2), and with ``return_scores`` also the scores."""
+        check_is_fitted(self)
+        chosen, scores = suggest_by_order(self, self._fit_X, candidate_pairs, k, self.preferences_, reference)
+        return (chosen, scores) if return_scores else chosen
+
+    def save(self, path, preprocessing=None, metadata=None) -> None:
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``).
+
+        The file keeps the solution and the X, y and preferences it was fitted on, not the solver's
+        state: the loaded model predicts, scores and answers ``violated`` and ``suggest_pairs`` as
+        this one does, and its first change of preferences (or warm-started refit) solves cold."""
+        from ordercore.model_files import save_model  # model_files imports this module for its registry
+
+        save_model(path, self, preprocessing, metadata)
+
+
+class OrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w.
 
     Solves seed 001's objective (9) as a linear program with HiGHS:
@@ -145,20 +226,6 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self._set_solution(solution)
         return self
 
-    def _training_data(self, X, y) -> tuple[np.ndarray, np.ndarray]:
-        """X (n, n_features) and y (n,) checked as ``fit`` needs them."""
-        if y is None:
-            raise ValueError("requires y to be passed, but the target y is None")
-        X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
-        y = column_or_1d(np.asarray(y, dtype=np.float64), warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
-        if np.isinf(y).any():
-            raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
-        if np.isnan(y).all():
-            raise ValueError("y has no labeled row (all NaN); at least one label is needed")
-        return X, y
-
     def _fit_problem(self, X: np.ndarray, y: np.ndarray) -> tuple:
         """What a warm start must find unchanged: the data and every setting but lambda1, lambda2."""
         return (
@@ -176,15 +243,12 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
 
     def _new_lp(self, X: np.ndarray, y: np.ndarray) -> IncrementalOrderPreferenceLP:
         """The LP over X (n, n_features) and the labeled rows of y (n,), not yet solved."""
-        kernel = functools.partial(
-            kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
-        )
         labeled = np.flatnonzero(~np.isnan(y))
         return IncrementalOrderPreferenceLP(
             X,
             labeled,
             y[labeled],
-            kernel,
+            self._kernel(),
             lambda1=self.lambda1,
             lambda2=self.lambda2,
             epsilon=self.epsilon,
@@ -248,16 +312,6 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
     }
     _saved_scalars = {"intercept": float, "objective": float, "solve_time": float, "n_iter": int, "solve_start": str}
 
-    def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``).
-
-        The file keeps the solution and the X, y and preferences it was fitted on, not the solver's
-        state: the loaded model predicts, scores and answers ``violated`` and ``suggest_pairs`` as
-        this one does, and its first change of preferences (or warm-started refit) solves cold."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
-        save_model(path, self, preprocessing, metadata)
-
     def _saved_state(self) -> tuple[dict, dict]:
         """The arrays and scalars declared in ``_saved_arrays`` and ``_saved_scalars``."""
         X, y = self._problem[:2]
@@ -280,11 +334,7 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
 
     def _restore_state(self, arrays: dict, scalars: dict) -> None:
         """The fit ``_saved_state`` described, over an LP rebuilt on its X and y but not solved."""
-        X, y = self._training_data(arrays["X"], arrays["y"])
-        rows, preferences = arrays["center_rows"], arrays["preferences"]
-        preferences.check_indices(X.shape[0])
-        if np.any((rows < 0) | (rows >= X.shape[0])):
-            raise ValueError(f"center rows must lie in [0, {X.shape[0]})")
+        X, y, rows, preferences = self._saved_inputs(arrays)
         self._lp, self._problem = self._new_lp(X, y), self._fit_problem(X, y)
         self._lp.preferences, self._lp.center_rows = preferences, rows
         solution = LPSolution(
@@ -299,37 +349,10 @@ class OrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         )
         self._set_solution(solution)
 
-    def violated(self, preferences: PreferenceSet) -> np.ndarray:
-        """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
-        not) the fitted f violates, by the tolerance of ``n_violated_``."""
-        check_is_fitted(self)
-        preferences = _as_preferences(preferences)
-        if preferences == self.preferences_:
-            return self.violated_.copy()
-        X = self._lp.X
-        preferences.check_indices(X.shape[0])
-        rows = referenced_rows(preferences)
-        f = np.full(X.shape[0], np.nan)
-        if rows.size:
-            f[rows] = self.predict(X[rows])
-        return preferences.violated(f, self._lp.scaling.scale)
+    @property
+    def _fit_X(self) -> np.ndarray:
+        return self._lp.X
 
-    def predict(self, X):
-        """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
-        return kernel @ self.dual_coef_ + self.intercept_
-
-    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None, return_scores=False):
-        """The k candidate pairs to ask next, best first, skipping pairs ``preferences_`` settle.
-
-        candidate_pairs : int array (m, 2) of rows of the X given to ``fit``.  Without ``reference``
-        the score is -|f(a) - f(b)|: the pair whose order the fit is least sure of.  With a fitted
-        ``reference`` model (e.g. the SVR beside this SSL fit) it is |Δ - Δ_reference|, Δ = f(a) - f(b):
-        the pair on which the two fits differ most.  Returns an int array (≤ k, 2), and with
-        ``return_scores`` also the scores (≤ k,).
-        """
-        check_is_fitted(self)
-        chosen, scores = suggest_by_order(self, self._lp.X, candidate_pairs, k, self.preferences_, reference)
-        return (chosen, scores) if return_scores else chosen
+    @property
+    def _target_scale(self) -> float:
+        return self._lp.scaling.scale

@@ -9,23 +9,19 @@ epsilon-insensitive label loss and shifted-hinge preference term, solved as the 
 
 from __future__ import annotations
 
-import functools
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.active import suggest_by_order
-from ordercore.kernels import kernel_matrix
-from ordercore.lp.estimator import OrderPreferenceRegressor, _as_preferences
-from ordercore.lp.problem import referenced_rows
+from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.two_norm_qp import TwoNormSolution, solve_two_norm
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
-class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
+class TwoNormOrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w, with the
     RKHS norm as regulariser (seed 001 eq. (7)):
 
@@ -97,11 +93,6 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         self.centers = centers
         self.time_limit = time_limit
 
-    # The 1-norm estimator's input checks (same messages) and f(x) = K(x, centers_) dual_coef_ +
-    # intercept_: both read only what the two estimators share (parameters, fitted attributes).
-    _training_data = OrderPreferenceRegressor._training_data
-    predict = OrderPreferenceRegressor.predict
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, preferences=None):
         """Fit on X (n, n_features) with targets y (n,), ``np.nan`` marking unlabeled rows.
@@ -114,16 +105,13 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         return self
 
     def _solve(self, X: np.ndarray, y: np.ndarray, preferences: PreferenceSet) -> TwoNormSolution:
-        kernel = functools.partial(
-            kernel_matrix, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
-        )
         labeled = np.flatnonzero(~np.isnan(y))
         return solve_two_norm(
             X,
             labeled,
             y[labeled],
             preferences,
-            kernel,
+            self._kernel(),
             lambda1=self.lambda1,
             lambda2=self.lambda2,
             epsilon=self.epsilon,
@@ -170,30 +158,6 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"no preference at positions {positions!r}; there are {len(self.preferences_)}") from None
         return self.update_preferences(self.preferences_[kept])
 
-    def violated(self, preferences: PreferenceSet) -> np.ndarray:
-        """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
-        not) the fitted f violates, by the tolerance of ``n_violated_``."""
-        check_is_fitted(self)
-        preferences = _as_preferences(preferences)
-        if preferences == self.preferences_:
-            return self.violated_.copy()
-        preferences.check_indices(self._X.shape[0])
-        rows = referenced_rows(preferences)
-        f = np.full(self._X.shape[0], np.nan)
-        if rows.size:
-            f[rows] = self.predict(self._X[rows])
-        return preferences.violated(f, self._scale)
-
-    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None, return_scores=False):
-        """The k candidate pairs to ask next, best first, skipping pairs ``preferences_`` settle:
-        ``ordercore.active.suggest_by_order`` (least sure of the order, or with a fitted
-        ``reference`` model where the two differ most).  candidate_pairs : int array (m, 2) of rows
-        of the X given to ``fit``.  Returns an int array (≤ k, 2), and with ``return_scores`` also the
-        scores (≤ k,)."""
-        check_is_fitted(self)
-        chosen, scores = suggest_by_order(self, self._X, candidate_pairs, k, self.preferences_, reference)
-        return (chosen, scores) if return_scores else chosen
-
     # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
     _saved_arrays = OrderPreferenceRegressor._saved_arrays  # the same arrays: X, y, the solution
     _saved_scalars = {
@@ -204,14 +168,6 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
         "solve_time": float,
         "n_iter": int,
     }
-
-    def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``).  The
-        file keeps the solution and the X, y and preferences it was fitted on: the loaded model
-        predicts, answers ``violated`` and ``suggest_pairs`` and refits as this one does."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
-        save_model(path, self, preprocessing, metadata)
 
     def _saved_state(self) -> tuple[dict, dict]:
         """The arrays and scalars declared in ``_saved_arrays`` and ``_saved_scalars``."""
@@ -235,11 +191,7 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
 
     def _restore_state(self, arrays: dict, scalars: dict) -> None:
         """The fit ``_saved_state`` described, without solving."""
-        X, y = self._training_data(arrays["X"], arrays["y"])
-        rows, preferences = arrays["center_rows"], arrays["preferences"]
-        preferences.check_indices(X.shape[0])
-        if np.any((rows < 0) | (rows >= X.shape[0])):
-            raise ValueError(f"center rows must lie in [0, {X.shape[0]})")
+        X, y, rows, preferences = self._saved_inputs(arrays)
         if not scalars["scale"] > 0:
             raise ValueError(f"the target scale must be > 0, got {scalars['scale']!r}")
         solution = TwoNormSolution(
@@ -254,3 +206,11 @@ class TwoNormOrderPreferenceRegressor(RegressorMixin, BaseEstimator):
             seconds=scalars["solve_time"],
         )
         self._set_solution(X, y, preferences, solution)
+
+    @property
+    def _fit_X(self) -> np.ndarray:
+        return self._X
+
+    @property
+    def _target_scale(self) -> float:
+        return self._scale
