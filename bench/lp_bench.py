@@ -81,6 +81,18 @@ WHOLE_MAX_P = 100_000
 10^6 gave no answer in 300 s)."""
 
 
+def warm_adds(model, y_true, n_unlabeled: int, repeats: int) -> list[float]:
+    """Seconds of each of ``repeats`` warm adds of one oracle preference among the unlabeled rows
+    60 .. 60 + n_unlabeled (the rows ``setting`` lays out)."""
+    rng, seconds = np.random.default_rng(1), []
+    for _ in range(repeats):
+        extra = oracle_preferences(np.arange(60, 60 + n_unlabeled), y_true, 1, rng=rng)
+        start = time.perf_counter()
+        model.add_preferences(extra)
+        seconds.append(time.perf_counter() - start)
+    return seconds
+
+
 def scale_point(n_preferences: int, whole: bool, repeats: int):
     """Run in a child process: cold fit and warm adds at l = 60, u = 19,000, p = n_preferences;
     ``whole``: every preference a column (the working set off)."""
@@ -92,12 +104,7 @@ def scale_point(n_preferences: int, whole: bool, repeats: int):
     start = time.perf_counter()
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
     seconds, objective = time.perf_counter() - start, model.objective_
-    rng, warm = np.random.default_rng(1), []
-    for _ in range(repeats):
-        extra = oracle_preferences(np.arange(60, 19_060), y_true, 1, rng=rng)
-        start = time.perf_counter()
-        model.add_preferences(extra)
-        warm.append(time.perf_counter() - start)
+    warm = warm_adds(model, y_true, 19_000, repeats)
     state = np.bincount(model._lp.working.state, minlength=3)
     print(
         json.dumps(
@@ -138,12 +145,7 @@ def centers_all_point(repeats: int) -> None:
     start = time.perf_counter()
     model.fit(X, y, preferences)
     seconds, n_centers = time.perf_counter() - start, len(model.centers_)
-    rng, warm = np.random.default_rng(1), []
-    for _ in range(repeats):
-        extra = oracle_preferences(np.arange(60, 5_060), y_true, 1, rng=rng)
-        start = time.perf_counter()
-        model.add_preferences(extra)
-        warm.append(time.perf_counter() - start)
+    warm = warm_adds(model, y_true, 5_000, repeats)
     candidates = np.union1d(np.arange(60), np.concatenate([preferences.i, preferences.j])).size
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
