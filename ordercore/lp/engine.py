@@ -139,7 +139,7 @@ class IncrementalOrderPreferenceLP:
                 labeled_cost=labeled_cost,
                 preference=self._columns(columns),
                 preference_cost=self._margins[columns],
-                preference_upper=self._upper()[columns],
+                preference_upper=self._upper(columns),
                 lambda1=self.lambda1_scaled,
             )
             self._set_fixed_shift()
@@ -249,9 +249,9 @@ class IncrementalOrderPreferenceLP:
         self._position_i, self._position_j = self._position_i[keep], self._position_j[keep]
         self._margins = self._margins[keep]
 
-    def _upper(self) -> np.ndarray:
-        """Every preference's box bound lambda2 w_q / p, shape (p,)."""
-        return preference_upper(self.preferences.weight, self.lambda2, len(self.preferences))
+    def _upper(self, indices=slice(None)) -> np.ndarray:
+        """The box bound lambda2 w_q / p of the preferences at ``indices`` (all by default)."""
+        return preference_upper(self.preferences.weight[indices], self.lambda2, len(self.preferences))
 
     def _candidate_centers(self) -> np.ndarray:
         """Every row f may be expanded over (sorted): the labeled ones, and with centers='all' every
@@ -283,7 +283,7 @@ class IncrementalOrderPreferenceLP:
         """Preferences ``indices`` (already WORKING) as new columns at the end of the LP."""
         if not indices.size:
             return
-        block, margins, upper = self._columns(indices), self._margins[indices], self._upper()[indices]
+        block, margins, upper = self._columns(indices), self._margins[indices], self._upper(indices)
         self._highs.add_columns(block, margins, np.zeros(indices.size), upper)
         self.problem.preference = np.hstack([self.problem.preference, block])
         self.problem.preference_cost = np.concatenate([self.problem.preference_cost, margins])
@@ -377,7 +377,7 @@ class IncrementalOrderPreferenceLP:
         """Reset every box 0 <= mu_q <= lambda2 w_q / p and the fixed shift for the new p; keep
         ``basis`` if it is still optimal, else let HiGHS pivot from it; redo cold if that fails or
         the certificate does.  Either way every preference is priced before the answer is certified."""
-        self.problem.preference_upper = self._upper()[self.working.working]
+        self.problem.preference_upper = self._upper(self.working.working)
         k = self.working.working.size
         self._highs.change_column_bounds(
             2 * self.labeled.size + np.arange(k), np.zeros(k), self.problem.preference_upper
