@@ -12,8 +12,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ordercore.quality import rule_trust
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
+from ordercore.trust import FOLDS, pair_accuracy, rule_source, source_names
 from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
 
 
@@ -105,16 +107,73 @@ def session_preferences(session):
     return memo("preferences_cache", preferences_key(session), lambda: store().preferences(session.id))
 
 
+def automatic_trust() -> bool:
+    """Whether SSL weighs its sources and chooses lambda1, lambda2 itself (the Model page's switch, on
+    by default; kept under a plain key)."""
+    return st.session_state.get("automatic_trust", True)
+
+
+def source_accuracies(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
+    """Each source's (correct, total) where something checks it: a rule from the labeled pairs that
+    meet its conditions and the audit answers to its pairs (``rule_trust``); clicks and imports from
+    their own preferences between two labeled rows."""
+    stored = store().rules(session.id)
+    accuracies = {}
+    if stored:
+        table = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, store().answers(session.id))
+        for row in table.itertuples():
+            accuracies[rule_source(row.rule_id, row.rule)] = (
+                int(row.correct),
+                int(row.labeled_pairs + row.audit_answers),
+            )
+    for name in set(names) - set(accuracies):
+        accuracies[name] = pair_accuracy(preferences[names == name], data.y_train())
+    return accuracies
+
+
+def session_sources(session, provenance) -> np.ndarray:
+    """The source name of each of the session's preferences (p,), ``trust.source_names``."""
+    return source_names(provenance, {rule_id: rule.name for rule_id, rule in store().rules(session.id)})
+
+
+def assess_trust(session, data: StudyData, bench: Workbench, preferences, provenance):
+    """Automatic trust for the session (the Model page, when on): cross-validation on the labels,
+    run again only when the model settings, the sources or what measures them change (a click of an
+    annotator already assessed does not).  The ``SourceTrust`` in force, or None (nothing to assess)."""
+    if bench.model != "lp" or not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
+        if bench.trust is not None:
+            bench.clear_trust()
+        return None
+    names = session_sources(session, provenance)
+    accuracies = source_accuracies(session, data, preferences, provenance, names)
+    key = (st.session_state.workbench_key, tuple(sorted(accuracies.items())))
+    if st.session_state.get("trust_for") != key or bench.trust is None:
+        with st.spinner("Cross-validating on the labels: do the preferences help, and how much to trust each source…"):
+            bench.assess_trust(preferences, names, accuracies, np.random.default_rng(0))
+        st.session_state.trust_for = key
+    return bench.trust
+
+
 def retrain(session, data: StudyData):
     """The session's Workbench with SSL re-solved for the stored preferences, once per change (a
     rerun with nothing new reuses it, also after one that stopped at the time limit), and those
-    preferences with their provenance.  Each finished retrain is recorded as a model run (its test
-    MAE over the number of preferences feeds the Model page)."""
+    preferences with their provenance.  Under automatic trust each preference's weight is multiplied
+    by its source's (``Workbench.trust``, from the Model page's last assessment).  Each finished
+    retrain is recorded as a model run (its test MAE over the number of preferences feeds the Model
+    page)."""
     bench = workbench(session, data)
     preferences, provenance = session_preferences(session)
-    signature = (st.session_state.workbench_key, st.session_state.preferences_cache[0])  # the key memo used
+    if not automatic_trust() and bench.trust is not None:
+        bench.clear_trust()
+    trusted = bench.trust is not None
+    signature = (
+        st.session_state.workbench_key,
+        st.session_state.preferences_cache[0],
+        st.session_state.get("trust_for"),
+        trusted,
+    )
     if st.session_state.get("retrained_for") != signature:
-        report = bench.update(preferences)
+        report = bench.update(preferences, session_sources(session, provenance) if trusted else None)
         st.session_state.retrained_for = signature
         st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
         if data.test.size and not report.timed_out:

@@ -42,7 +42,8 @@ def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:
         bar.progress(done / total, text=f"{done} of {total} trials")
 
     if kind == "bedroom":
-        protocol = Protocol.for_benchmark("california", quick=quick, rule=bedroom_rule(extra["reading"]).to_dict())
+        rules = (bedroom_rule(extra["reading"]).to_dict(),)
+        protocol = Protocol.for_benchmark("california", quick=quick, rules=rules, tune="trust")
         return run_experiment(kind, load_dataset("california"), "california", protocol, trials, progress=progress)
     protocol = Protocol.for_benchmark(dataset, quick=quick)
     return run_experiment(

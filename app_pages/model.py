@@ -27,6 +27,64 @@ def violations_by_source(session, bench, provenance) -> pd.DataFrame:
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
+def cv_summary(cv, decision) -> None:
+    """SVR against the best setting with preferences, by cross-validation, and what trust decided."""
+    best = cv.comparison(cv.best_with_preferences())
+    columns = st.columns(3)
+    columns[0].metric("CV MAE, SVR", number(best["svr"]))
+    columns[1].metric(
+        "CV MAE, best with preferences", number(best["ssl"]), delta=number(-best["gain"]), delta_color="inverse"
+    )
+    columns[2].metric(
+        "Gain (95 % interval)", f"{number(best['gain'])} ({number(best['low'])} to {number(best['high'])})"
+    )
+    if decision.lambda2 > 0:
+        st.success(f"The preferences help: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}.")
+    elif best["gain"] < 0:
+        worse = f"{number(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
+        certainty = "clearly " if best["high"] < 0 else ""
+        st.error(
+            f"**The preferences make the cross-validated error {certainty}worse**, by {worse} at their best "
+            "setting. SSL is SVR (λ2 = 0) until they help. Check the sources below with a negative effect: audit "
+            "their pairs or remove them."
+        )
+    else:
+        st.warning("The preferences do not clearly help (the gain is within its noise): SSL is SVR (λ2 = 0).")
+
+
+def trust_section(trust, names) -> None:
+    """Do the preferences help?  SVR against the best fit with preferences by cross-validation on the
+    labels (no test labels), the decision automatic trust took, and each source's weight and effect."""
+    st.subheader("Do the preferences help? (cross-validation on the labels)")
+    if trust is None:
+        st.caption(
+            "Automatic trust is off, or there is nothing to assess yet: it needs the order-preference LP, "
+            "some preferences and at least 10 labeled rows."
+        )
+        return
+    cv = trust.trust.cv
+    if cv is None:
+        st.warning("Every source's measured accuracy is no better than a coin: SSL is SVR (λ2 = 0).")
+    else:
+        cv_summary(cv, trust.trust)
+    counts = pd.Series(names, dtype=object).value_counts()
+    table = pd.DataFrame(
+        {
+            "source": trust.names,
+            "preferences": [int(counts.get(name, 0)) for name in trust.names],
+            "accuracy checked": ["—" if not m or not m[1] else f"{m[0]} of {m[1]}" for m in trust.accuracies],
+            "weight": trust.trust.weights,
+            "effect (CV MAE without it − with it)": trust.effects if trust.effects is not None else np.nan,
+        }
+    )
+    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch")
+    st.caption(
+        "Weight: the log-odds of the source's estimated accuracy (a Beta(7, 3) prior, 1 when nothing checks it, "
+        "0 when it is no better than a coin). Effect: positive when leaving the source out makes the "
+        "cross-validated error worse, i.e. the source helps."
+    )
+
+
 def number(value: float) -> str:
     return "—" if not np.isfinite(value) else f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
@@ -52,6 +110,13 @@ def main() -> None:
             )
             for name, values in choice.choices.items()
         }
+        st.session_state.automatic_trust = st.toggle(
+            "Automatic trust: weigh each source of preferences by its measured accuracy, and choose λ1 and λ2 "
+            "by cross-validation on the labels (SVR unless the preferences clearly help)",
+            value=app_state.automatic_trust(),
+            key="model_automatic_trust",
+            help="On: the λ1 and λ2 above are the starting point only. Off: SSL uses them and the stored weights.",
+        )
         st.session_state.retrain_time_limit = st.select_slider(
             "Retrain time limit (seconds; past it the last model stays)",
             TIME_LIMITS,
@@ -59,18 +124,25 @@ def main() -> None:
             format_func=lambda value: f"{value:g}",
             key="model_time_limit",
         )
+    trust = None
+    if app_state.automatic_trust():
+        preferences, provenance = app_state.session_preferences(session)
+        trust = app_state.assess_trust(session, data, app_state.workbench(session, data), preferences, provenance)
     bench, preferences, provenance = app_state.retrain(session, data)
     app_state.warn_if_retrain_stopped()
+    trust_section(trust, app_state.session_sources(session, provenance))
     history = st.session_state.retrain_history
     if not history:
         return
     last = history[-1]
     metrics = st.columns(5)
     metrics[0].metric("Preferences", last["preferences"])
-    metrics[1].metric("Test MAE, SVR", number(last["svr_mae"]))
+    demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
+    metrics[1].metric("Test MAE, SVR (demo)", number(last["svr_mae"]), help=demonstration)
     metrics[2].metric(
-        "Test MAE, SSL",
+        "Test MAE, SSL (demo)",
         number(last["ssl_mae"]),
+        help=demonstration,
         delta=number(last["ssl_mae"] - last["svr_mae"]),
         delta_color="inverse",
     )

@@ -226,7 +226,9 @@ def main() -> None:
     st.caption(
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
-        "An 'about equal' answer counts as the rule being wrong, a skip not at all."
+        "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
+        "(Model page) gives the rule's preferences, the stored weight times the log-odds of its estimated accuracy "
+        "(1 while nothing checks it, 0 when it is no better than a coin)."
     )
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")

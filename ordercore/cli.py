@@ -18,11 +18,13 @@ from ordercore.experiments import (
     BEDROOM_READINGS,
     REGRESSORS,
     SWEEPS,
+    TUNINGS,
     Protocol,
     bedroom_rule,
     norm_comparison_table,
     report_table,
     run_experiment,
+    with_household_columns,
 )
 from ordercore.model_files import read_model
 from ordercore.preferences import PreferenceSet
@@ -167,10 +169,12 @@ def _experiment_parsers(commands) -> None:
     common.add_argument("--quick", action="store_true", help="3x3 grid and 3 folds: a fast smoke run")
     common.add_argument(
         "--tune",
-        choices=["svr", "preferences", "labels"],
-        default="svr",
-        help="'svr': the seeds' protocol; 'preferences': also tune SSL's gamma, lambda1, lambda2 "
-        "on held-out preferences; 'labels': also tune SSL's lambda2 by cross-validation on the labels",
+        choices=TUNINGS,
+        default=None,
+        help="'svr': the seeds' protocol (table1 and figure2 default); 'preferences': also tune SSL's gamma, "
+        "lambda1, lambda2 on held-out preferences; 'labels': also tune SSL's lambda2 by cross-validation on the "
+        "labels; 'trust': weigh each rule by its accuracy on labeled pairs and choose lambda2 by repeated "
+        "cross-validation on the labels, keeping SVR unless preferences clearly help (rules and bedroom default)",
     )
     common.add_argument("--lambda2", type=non_negative, default=None, help="SSL's lambda2 (default 1, the seeds')")
     common.add_argument(
@@ -187,14 +191,19 @@ def _experiment_parsers(commands) -> None:
         help="the regulariser of SVR and SSL: 1, ||alpha||_1 (the seeds' LP (9), default); "
         "2, ||f||_H^2 (seed 001's QP (7), with --tune svr)",
     )
-    oracle = argparse.ArgumentParser(add_help=False)
-    source = oracle.add_mutually_exclusive_group(required=True)
+    table = argparse.ArgumentParser(add_help=False)
+    source = table.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
     source.add_argument("--data", type=Path, help="any CSV table (with --target, --labeled, --unlabeled)")
-    oracle.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
-    oracle.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
-    oracle.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
-    oracle.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
+    table.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
+    table.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
+    table.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
+    table.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
+    rules = kinds.add_parser("rules", parents=[table, common], help="Table 1's protocol with a rule file's preferences")
+    rules.add_argument(
+        "--rules", type=Path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
+    )
+    oracle = argparse.ArgumentParser(add_help=False, parents=[table])
     oracle.add_argument("--preferences", type=count, default=None, help="p (default 1000)")
     kinds.add_parser("table1", parents=[oracle, common], help="seed 001 Table 1: SVR vs SSL test MAE")
     bedroom = kinds.add_parser(
@@ -405,21 +414,33 @@ def _scheduler(args) -> str | None:
     return args.scheduler
 
 
+RULE_EXPERIMENTS = ("rules", "bedroom")
+"""Experiments whose preferences come from rules: they run with automatic trust unless --tune says."""
+
+
 def _experiment_setup(args):
     """(data, its name, protocol) from the arguments: a benchmark, or --data with --target, -l, -u."""
-    changes = dict(tune=args.tune, centers=args.centers, norm=args.norm)
+    tune = args.tune or ("trust" if args.experiment in RULE_EXPERIMENTS and args.lambda2 is None else "svr")
+    if tune in ("trust", "labels", "preferences") and args.lambda2 is not None:
+        raise ValueError(f"--tune {tune} chooses lambda2 itself; --lambda2 fixes it (with --tune svr)")
+    changes = dict(tune=tune, centers=args.centers, norm=args.norm)
     for option, field in (("preferences", "n_preferences"), ("labeled", "n_labeled"), ("unlabeled", "n_unlabeled")):
         if getattr(args, option, None) is not None:
             changes[field] = getattr(args, option)
     if args.lambda2 is not None:
         changes["lambda2"] = args.lambda2
     if args.experiment == "bedroom":
-        changes.update(rule=bedroom_rule(args.bedrooms).to_dict(), rule_weights=args.weights)
+        changes.update(rules=(bedroom_rule(args.bedrooms).to_dict(),), rule_weights=args.weights)
         return load_dataset("california"), "california", Protocol.for_benchmark("california", args.quick, **changes)
+    if args.experiment == "rules":
+        changes["rules"] = tuple(rule.to_dict() for rule in read_rules(args.rules))
     if args.dataset is not None:
         if args.target or args.features:
             raise ValueError("--target and --features go with --data (a benchmark has its own)")
-        return load_dataset(args.dataset), args.dataset, Protocol.for_benchmark(args.dataset, args.quick, **changes)
+        data = load_dataset(args.dataset)
+        if args.dataset == "california":  # the household columns the bedroom readings use, for rules
+            data = with_household_columns(data)
+        return data, args.dataset, Protocol.for_benchmark(args.dataset, args.quick, **changes)
     if not args.target or "n_labeled" not in changes or "n_unlabeled" not in changes:
         raise ValueError("--data needs --target COLUMN, --labeled L and --unlabeled U")
     table = Table.read(args.data, args.target, args.features)

@@ -8,7 +8,9 @@ lambda1 for SVR by 5-fold cross-validation on the labeled points over a 9 x 9 lo
 SSL share every trial, so they are compared by a paired t-test.
 
 Beyond the paper (``tune='preferences'``): gamma, lambda1 and lambda2 for SSL chosen by
-cross-validation on held-out *preferences* (the fraction violated), spending no labels.  With
+cross-validation on held-out *preferences* (the fraction violated); the choice stands only where
+repeated cross-validation on the labels finds it clearly better than SVR (one standard error),
+else the trial's SSL is SVR (that guard, issue 14, keeps an unstable choice from ruining a trial).  With
 ``norm=2`` the same protocol runs seed 001's 2-norm variant (eq. (7), ``TwoNormOrderPreferenceRegressor``)
 for both SVR (lambda2 = 0) and SSL, its own gamma and lambda1 tuned by the same cross-validation.
 """
@@ -32,8 +34,9 @@ from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
 from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import weights_from_accuracy
+from ordercore.quality import labeled_accuracy, weights_from_accuracy
 from ordercore.rules import Near, Ordering, Rule, Within, generate
+from ordercore.trust import choose_trust, clearly_better_than_svr, weighted
 
 PARAMETER_GRID = tuple(np.logspace(-4, 4, 9))
 """The seeds' 9-point logarithmic grid, for both gamma (their sigma) and lambda1."""
@@ -46,6 +49,9 @@ NEIGHBOUR_FACTORS = (1 / 3, 1.0, 3.0)
 REGRESSORS = {1: OrderPreferenceRegressor, 2: TwoNormOrderPreferenceRegressor}
 """The regulariser (``Protocol.norm``) -> the estimator of SVR and SSL: 1, ||alpha||_1 (seed 001's LP
 (9), the seeds' experiments); 2, ||f||_H^2 (seed 001's QP (7))."""
+
+TUNINGS = ("svr", "preferences", "labels", "trust")
+"""How SSL's settings are chosen (``Protocol.tune``); 'trust' is the rules' default (issue 14)."""
 
 PAPER_TABLE1 = {
     "boston": {"svr": (4.780, 1.351), "ssl": (3.511, 0.376)},
@@ -66,9 +72,10 @@ class Protocol:
     lambda2: float = 1.0
     grid: tuple = PARAMETER_GRID
     folds: int = 5
-    tune: str = "svr"  # 'svr': the seeds'; 'preferences': SSL tuned on held-out preferences; 'labels': lambda2 by CV
+    tune: str = "svr"  # 'svr': the seeds'; 'preferences': SSL tuned on held-out preferences; 'labels': lambda2 by
+    # label CV; 'trust': source weights from accuracy and lambda2 by label CV, weak evidence -> SVR (trust.py)
     centers: str = "labeled"
-    rule: dict | None = None  # a Rule.to_dict(): preferences from this rule instead of the oracle (seed 000)
+    rules: tuple = ()  # Rule.to_dict()s: preferences from these rules instead of the oracle's (seed 000)
     rule_weights: str = "rule"  # 'rule': the rule's own w; 'accuracy': log-odds of its labeled-pair accuracy
     norm: int = 1  # the regulariser, a key of REGRESSORS: 1 the seeds' LP (9), 2 the QP (7)
 
@@ -84,11 +91,14 @@ class Protocol:
     def for_benchmark(cls, name: str, quick: bool = False, **changes) -> Protocol:
         """The protocol with the benchmark's l and u (seed 001 Table 1) unless ``changes`` set them."""
         spec = BENCHMARKS[name]
-        return cls.create(spec.n_labeled, spec.n_unlabeled, quick, **changes)
+        sizes = {"n_labeled": spec.n_labeled, "n_unlabeled": spec.n_unlabeled, **changes}
+        return cls.create(quick=quick, **sizes)
 
     def check(self, n_rows: int) -> None:
         """``ValueError`` unless a trial's l labeled and u unlabeled rows leave test rows among n_rows,
         and the regulariser is known and (for the 2-norm) tuned as the seeds tune (``tune='svr'``)."""
+        if self.tune not in TUNINGS:
+            raise ValueError(f"tune must be one of {TUNINGS}, got {self.tune!r}")
         if self.norm not in REGRESSORS:
             raise ValueError(f"norm must be one of {sorted(REGRESSORS)}, got {self.norm!r}")
         if self.norm != 1 and self.tune != "svr":
@@ -112,7 +122,7 @@ class TrialResult:
     lambda2: float
     n_preferences: int
     preference_accuracy: float  # share of preferences the true target orders the same way (report only)
-    preference_weight: float  # the weight SSL gave the preferences (the rule's, or from its accuracy)
+    preference_weight: float  # the mean weight SSL gave the preferences (the rules', from accuracy, or trust)
     svr_violated: int  # of the training preferences
     ssl_violated: int
     tune_seconds: float
@@ -234,19 +244,24 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     results = []
     for label, protocol in variants:
         rng = np.random.default_rng(preference_stream)
-        if protocol.rule is None:
-            rows = np.arange(protocol.n_labeled, training.size)
-            preferences = oracle_preferences(rows, y_true, protocol.n_preferences, protocol.beta, rng)
-        else:
-            preferences = rule_preferences(Rule.from_dict(protocol.rule), data.frame.iloc[training], y, protocol)
+        preferences, source, accuracies = trial_preferences(data, protocol, training, y, rng)
         start = time.perf_counter()
         ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, protocol.lambda2
         if protocol.tune == "preferences":
             ssl_gamma, ssl_lambda1, lambda2 = tune_on_preferences(
                 X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers
             )
+            tuned = {"gamma": ssl_gamma, "lambda1": ssl_lambda1, "lambda2": lambda2, "centers": protocol.centers}
+            if not clearly_better_than_svr(X, y, preferences, {"gamma": gamma, "lambda1": lambda1}, tuned, rng):
+                ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, 0.0  # the labels do not back it: SVR
         elif protocol.tune == "labels":
             lambda2 = tune_lambda2_on_labels(X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers)
+        elif protocol.tune == "trust":
+            trust = choose_trust(
+                X, y, preferences, source, accuracies, rng, lambda1, gamma=gamma, centers=protocol.centers
+            )
+            preferences = weighted(preferences, source, trust.weights)
+            ssl_lambda1, lambda2 = trust.lambda1, trust.lambda2
         tune_seconds = label_tuning_seconds + time.perf_counter() - start
         start = time.perf_counter()
         ssl = regressor(gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers).fit(
@@ -270,7 +285,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
                     preference_accuracy=float(np.mean(y_true[preferences.i] > y_true[preferences.j]))
                     if len(preferences)
                     else float("nan"),
-                    preference_weight=float(preferences.weight[0]) if len(preferences) else float("nan"),
+                    preference_weight=float(np.mean(preferences.weight)) if len(preferences) else float("nan"),
                     svr_violated=int(np.sum(svr.violated(preferences))),
                     ssl_violated=ssl.n_violated_,
                     tune_seconds=tune_seconds,
@@ -282,15 +297,30 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     return results
 
 
-def rule_preferences(rule: Rule, frame: pd.DataFrame, y: np.ndarray, protocol: Protocol) -> PreferenceSet:
-    """Every preference ``rule`` makes over a trial's training rows (seed 000: pairs with at least
-    one unlabeled row; no cap).  frame : those rows of the raw table; y : their labels, NaN for
-    unlabeled.  With ``rule_weights='accuracy'`` the weight is the log-odds of the rule's accuracy
-    on the labeled-labeled pairs, which only the labels decide."""
+def trial_preferences(data: Dataset, protocol: Protocol, training: np.ndarray, y: np.ndarray, rng):
+    """A trial's preferences over its ``training`` rows (labels y, NaN for unlabeled), which source
+    each comes from (p,), and each source's accuracy on labeled pairs ((correct, total), or None where
+    nothing can measure it): the oracle's p pairs (seed 001, one source), or every rule's."""
+    if not protocol.rules:
+        rows = np.arange(protocol.n_labeled, training.size)
+        preferences = oracle_preferences(rows, data.y[training], protocol.n_preferences, protocol.beta, rng)
+        return preferences, np.zeros(len(preferences), dtype=np.int64), [None]
+    rules = [Rule.from_dict(rule) for rule in protocol.rules]
+    frame = data.frame.iloc[training].reset_index(drop=True)
+    made = rule_preferences(rules, frame, y, protocol)
+    source = np.repeat(np.arange(len(rules)), [len(m) for m in made])
+    return PreferenceSet.concatenate(made), source, [labeled_accuracy(rule, frame, y) for rule in rules]
+
+
+def rule_preferences(rules: list[Rule], frame: pd.DataFrame, y: np.ndarray, protocol: Protocol) -> list:
+    """Every preference each of the ``rules`` makes over a trial's training rows (seed 000: pairs with
+    at least one unlabeled row; no cap), one PreferenceSet per rule.  frame : those rows of the raw table; y : their
+    labels, NaN for unlabeled.  With ``rule_weights='accuracy'`` each rule's weight is the log-odds
+    of its accuracy on the labeled-labeled pairs, which only the labels decide."""
     frame = frame.reset_index(drop=True)
     if protocol.rule_weights == "accuracy":
-        (rule,) = weights_from_accuracy([rule], frame, y)
-    return generate(rule, frame, ~np.isnan(y), max_pairs=None).preferences
+        rules = weights_from_accuracy(rules, frame, y)
+    return [generate(rule, frame, ~np.isnan(y), max_pairs=None).preferences for rule in rules]
 
 
 def trial_seeds(seed: int, trials: int) -> list[int]:
@@ -367,6 +397,33 @@ def table1(
         r for _, r in run_trials(data, [("table1", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
     ]
     return _result("table1", name, protocol, seed, results, PAPER_TABLE1.get(name))
+
+
+def rules_experiment(
+    data: Dataset,
+    name: str,
+    protocol: Protocol,
+    trials: int,
+    seed: int,
+    jobs: int = 1,
+    progress=None,
+    *,
+    scheduler: str | None = None,
+) -> dict:
+    """Table 1's protocol with the preferences of ``protocol.rules`` (any rule file) instead of the
+    oracle's, per-trial results like ``table1``'s.  ``jobs``, ``progress``, ``scheduler``: as
+    ``run_trials``."""
+    if not protocol.rules:
+        raise ValueError("the rules experiment needs at least one rule (protocol.rules)")
+    target = data.metadata.get("target")
+    for rule in map(Rule.from_dict, protocol.rules):
+        rule.check_columns(data.frame)
+        if target in rule.columns():
+            raise ValueError(
+                f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels"
+            )
+    results = [r for _, r in run_trials(data, [("rules", protocol)], trials, seed, jobs, progress, scheduler=scheduler)]
+    return _result("rules", name, protocol, seed, results, None)
 
 
 def _result(experiment: str, name: str, protocol: Protocol, seed: int, results: list[TrialResult], paper) -> dict:
@@ -456,7 +513,7 @@ def report_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-TABLE1_LIKE = ("table1", "sentiment")
+TABLE1_LIKE = ("table1", "sentiment", "rules")
 """Experiments whose JSON has Table 1's shape (one protocol, SVR and SSL per trial), which
 ``report_table`` reads."""
 
@@ -576,10 +633,10 @@ def bedroom(
     scheduler: str | None = None,
 ) -> dict:
     """Seed 000's California experiment: Table 1's protocol (l = 60, u = 1000, SVR tuned on labels)
-    with the preferences of ``protocol.rule`` instead of the oracle's.  ``jobs``, ``progress``,
+    with the preferences of ``protocol.rules`` instead of the oracle's.  ``jobs``, ``progress``,
     ``scheduler``: as ``run_trials``."""
-    if protocol.rule is None:
-        raise ValueError("the bedroom experiment needs protocol.rule")
+    if not protocol.rules:
+        raise ValueError("the bedroom experiment needs protocol.rules")
     household = with_household_columns(data)
     results = [
         r for _, r in run_trials(household, [("bedroom", protocol)], trials, seed, jobs, progress, scheduler=scheduler)
@@ -587,7 +644,7 @@ def bedroom(
     return _result("bedroom", "california", protocol, seed, results, PAPER_BEDROOM)
 
 
-EXPERIMENTS = ("table1", "figure2", "bedroom")
+EXPERIMENTS = ("table1", "figure2", "bedroom", "rules")
 
 
 def run_experiment(
@@ -610,6 +667,8 @@ def run_experiment(
     protocol.check(len(data.y))
     if kind == "bedroom":
         return bedroom(data, protocol, trials, seed, jobs, progress, scheduler=scheduler)
+    if kind == "rules":
+        return rules_experiment(data, name, protocol, trials, seed, jobs, progress, scheduler=scheduler)
     if kind == "table1":
         return table1(data, name, protocol, trials, seed, jobs, progress, scheduler=scheduler)
     if kind == "figure2":

@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
 from ordercore.rules import Rule, RulePreferences, generate
+from ordercore.trust import source_weight
 
 QUALITY_COLUMNS = (
     "rule",
@@ -100,6 +101,7 @@ TRUST_COLUMNS = (
     "coverage",
     "labeled_pairs",
     "audit_answers",
+    "correct",
     "accuracy",
     "accuracy_low",
     "accuracy_high",
@@ -129,10 +131,11 @@ def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tu
 
 
 def weight_in_force(rule: Rule, made: PreferenceSet, correct: int, total: int) -> float:
-    """The weight the rule's preferences carry now: the weight they were stored with (the rule's
-    own, ``rule.weight`` when none are stored).  The one place the Rules page asks, so that an
-    automatic weight from (correct, total), the accuracy evidence, can take its place."""
-    return float(made.weight[0]) if len(made) else float(rule.weight)
+    """The weight the rule's preferences carry under automatic trust (the default): the weight they
+    were stored with (``rule.weight`` when none are stored) times ``trust.source_weight(correct,
+    total)``, what the accuracy evidence makes of the rule (1 with none)."""
+    stored = float(made.weight[0]) if len(made) else float(rule.weight)
+    return stored * source_weight(correct, total)
 
 
 def rule_trust(
@@ -188,6 +191,7 @@ def rule_trust(
                 covered / n if n else np.nan,
                 labeled_total,
                 audit_total,
+                correct,
                 correct / total if total else np.nan,
                 low,
                 high,

@@ -2,13 +2,16 @@
 knows: its labels and each source's measured accuracy (issue 14, item 1).
 
 - ``source_weights``: each source (a rule, an annotator's clicks, an imported file, a proxy expert)
-  weighs by the log-odds of its estimated accuracy (``quality.accuracy_weight``: Snorkel's idea,
-  for pairs), 0 for one no better than a coin; a source whose accuracy cannot be measured keeps
-  ``UNMEASURED_WEIGHT`` and is left to the cross-validation below.
-- ``label_cv``: repeated k-fold cross-validation on the labels over a lambda2 grid, every fold's
-  path warm-started; ``LabelCV.chosen`` applies the one-standard-error rule in favour of the
-  simpler model: lambda2 > 0 only when its mean improvement over SVR (lambda2 = 0) on the same folds
-  exceeds one standard error of that paired difference, so weak evidence keeps SVR.
+  weighs by the log-odds of its estimated accuracy (Snorkel's idea, for pairs), 0 for one no better
+  than a coin.  The estimate is the posterior mean under an expert's prior (``PRIOR_ACCURACY``
+  worth ``PRIOR_PAIRS`` checked pairs), and weights are in units of that prior's log-odds: a source
+  nothing measures weighs 1, the few pairs a handful of labels can check move it only as far as
+  they are many, and a source they find no better than a coin weighs 0.
+- ``label_cv``: repeated k-fold cross-validation on the labels over (lambda1, lambda2) settings
+  (``trust_grid``), every fold's path warm-started; ``LabelCV.chosen`` applies the one-standard-error
+  rule in favour of the simpler model: preferences count (lambda2 > 0) only when the best setting's
+  mean improvement over SVR on the same folds exceeds one standard error of that paired
+  difference, so weak evidence keeps SVR.
 - ``source_effects``: the change in that cross-validated error when one source is left out.
 
 No test labels are involved anywhere: the held-out rows of each fold are labeled rows.
@@ -19,32 +22,49 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
+import scipy.stats
 from sklearn.model_selection import KFold
 
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import accuracy_weight
 
-LAMBDA2_GRID = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0)
-"""lambda2 candidates; 0 is SVR, the model the selection falls back to."""
+LAMBDA2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
+"""lambda2 candidates beside SVR (lambda2 = 0, the model the selection falls back to)."""
+
+LAMBDA1_FACTORS = (1.0, 1 / 3)
+"""lambda1 candidates for SSL, as multiples of SVR's: preferences regularise too, so the fit with
+them may want less of the labels-only regulariser (on California with a 70 %-accurate rule, a third
+of SVR's lambda1 gained about 1.5 points more than SVR's own at every lambda2 from 1 to 10)."""
+
+CV_PREFERENCES = 20_000
+"""Most preferences each cross-validation fit takes: a uniform sample beyond it.  The LP's hinge term
+is a mean over preferences ((lambda2 / p) sum_q, problem.py), so a sample estimates the same
+objective and the lambda2 it favours; the final fit takes every preference."""
 
 FOLDS, REPEATS = 5, 4
 """5-fold cross-validation on the labels, repeated over 4 random splits (20 held-out folds): with
 l = 60 one split's folds hold 12 labels each and a single split's choice is noisy."""
 
-UNMEASURED_WEIGHT = 1.0
-"""The weight of a source with no measured accuracy (no labeled pair meets it, no audit answer)."""
+PRIOR_ACCURACY, PRIOR_PAIRS = 0.7, 10
+"""What a source's accuracy is taken to be before anything checks it: an expert's rule is right
+about 70 % of the time (seed 000's bedroom rule was), a belief worth 10 checked pairs (a Beta(7, 3)
+prior).  Ten pairs is what 60 labels typically check of one rule, so the labels and the prior
+count about equally there; 20 audit answers outweigh the prior two to one."""
+
+
+def source_weight(correct: int, total: int) -> float:
+    """max(0, logit(a)) / logit(PRIOR_ACCURACY) with a = (correct + PRIOR_ACCURACY * PRIOR_PAIRS) /
+    (total + PRIOR_PAIRS), the posterior mean accuracy: 1 for an unchecked source (0 of 0)."""
+    if total < 0 or not 0 <= correct <= total:
+        raise ValueError(f"need 0 <= correct <= total, got correct={correct}, total={total}")
+    accuracy = (correct + PRIOR_ACCURACY * PRIOR_PAIRS) / (total + PRIOR_PAIRS)
+    return max(0.0, float(np.log(accuracy / (1 - accuracy)))) / float(np.log(PRIOR_ACCURACY / (1 - PRIOR_ACCURACY)))
 
 
 def source_weights(accuracies: list[tuple[int, int] | None]) -> np.ndarray:
-    """One weight per source (n_sources,): ``accuracy_weight(correct, total)`` where (correct,
-    total) is measured, ``UNMEASURED_WEIGHT`` where it is None or total is 0."""
-    return np.array(
-        [
-            UNMEASURED_WEIGHT if not measured or measured[1] == 0 else accuracy_weight(*measured)
-            for measured in accuracies
-        ]
-    )
+    """One weight per source (n_sources,): ``source_weight(correct, total)``; None: nothing measured."""
+    return np.array([source_weight(*(measured or (0, 0))) for measured in accuracies])
 
 
 def weighted(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> PreferenceSet:
@@ -53,10 +73,27 @@ def weighted(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray
     return PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * weights[source])
 
 
+def corrected_standard_error(difference: np.ndarray) -> np.ndarray:
+    """Standard error of the mean of paired held-out differences over the last axis (n_folds of
+    ``REPEATS`` k-fold splits), by Nadeau & Bengio's corrected resampled variance (Machine Learning
+    52, 2003): s^2 (1 / n_folds + n_test / n_train), n_test / n_train = 1 / (FOLDS - 1).  The folds
+    share their training rows, so the plain s^2 / n_folds is far too small (with 60 labels it made
+    preferences look helpful that were not)."""
+    n_folds = difference.shape[-1]
+    return difference.std(axis=-1, ddof=1) * np.sqrt(1 / n_folds + 1 / (FOLDS - 1))
+
+
+def trust_grid(lambda1: float) -> tuple:
+    """The (lambda1, lambda2) settings ``label_cv`` compares: SVR's (lambda1, 0) first, then each
+    multiple of lambda1 in ``LAMBDA1_FACTORS`` with each lambda2 of ``LAMBDA2_GRID``."""
+    return ((lambda1, 0.0),) + tuple((lambda1 * f, lambda2) for f in LAMBDA1_FACTORS for lambda2 in LAMBDA2_GRID)
+
+
 @dataclass(frozen=True)
 class LabelCV:
-    """Held-out MAE of each lambda2 on each fold: ``errors`` (len(grid), n_folds), the folds of every
-    repeat side by side, the same folds for every lambda2 (so differences are paired)."""
+    """Held-out MAE of each (lambda1, lambda2) setting of ``grid`` on each fold: ``errors``
+    (len(grid), n_folds), the folds of every repeat side by side, the same folds for every setting
+    (so differences are paired); ``grid[0]`` is SVR."""
 
     grid: tuple
     errors: np.ndarray
@@ -65,29 +102,55 @@ class LabelCV:
         return self.errors.mean(axis=1)
 
     def gain_over_svr(self) -> tuple[np.ndarray, np.ndarray]:
-        """(mean, standard error) over folds of SVR's error minus each lambda2's, shape (len(grid),)
-        each; positive: preferences help.  The folds of repeated splits are not independent, so
-        the standard error is an approximation that errs on the small side."""
+        """(mean, standard error) over folds of SVR's error minus each setting's, shape (len(grid),)
+        each; positive: preferences help.  The standard error is ``corrected_standard_error``'s."""
         difference = self.errors[0] - self.errors
-        n_folds = self.errors.shape[1]
-        return difference.mean(axis=1), difference.std(axis=1, ddof=1) / np.sqrt(n_folds)
+        return difference.mean(axis=1), corrected_standard_error(difference)
 
-    def chosen(self) -> float:
-        """The lambda2 of least mean error if it beats SVR by more than one standard error of the
-        paired difference, else 0 (SVR)."""
+    def best_with_preferences(self) -> int:
+        """Index in ``grid`` of the setting with preferences (lambda2 > 0) of least mean error."""
+        return 1 + int(np.argmin(self.mean()[1:]))
+
+    def comparison(self, index: int, confidence: float = 0.95) -> dict:
+        """SVR's and setting ``index``'s mean held-out MAE, the gain (SVR minus it; positive: the
+        preferences help) and its normal interval at ``confidence`` from the paired standard error."""
+        gain, error = self.gain_over_svr()
+        z = float(scipy.stats.norm.ppf((1 + confidence) / 2))
+        return {
+            "svr": float(self.mean()[0]),
+            "ssl": float(self.mean()[index]),
+            "gain": float(gain[index]),
+            "low": float(gain[index] - z * error[index]),
+            "high": float(gain[index] + z * error[index]),
+        }
+
+    def chosen(self) -> tuple[float, float]:
+        """The (lambda1, lambda2) of least mean error if it beats SVR by more than one standard error
+        of the paired difference, else SVR's, ``grid[0]``."""
         best = int(np.argmin(self.mean()))
         gain, error = self.gain_over_svr()
-        return float(self.grid[best]) if gain[best] > error[best] else 0.0
+        return tuple(map(float, self.grid[best] if gain[best] > error[best] else self.grid[0]))
 
 
-def label_cv(X, y, preferences: PreferenceSet, rng: np.random.Generator, grid=LAMBDA2_GRID, **model_options) -> LabelCV:
+def label_cv(X, y, preferences: PreferenceSet, rng: np.random.Generator, grid, **model_options) -> LabelCV:
     """Repeated k-fold cross-validation of the SSL fit on the labeled rows of y (NaN: unlabeled)
-    over ``grid`` (which must start with 0).  In each fold the held-out labels are hidden (their
-    rows stay, unlabeled, in the preferences); the lambda2 path is warm-started.  ``model_options``
-    go to ``OrderPreferenceRegressor`` (gamma, lambda1, centers, ...)."""
-    if grid[0] != 0:
-        raise ValueError("the lambda2 grid must start with 0 (SVR), the model weak evidence falls back to")
+    over ``grid``, (lambda1, lambda2) settings of which the first is SVR's (lambda2 = 0; see
+    ``trust_grid``).  In each fold the held-out rows lose their labels and every preference that touches
+    them (``_fold_errors``), and the settings are walked warm (only LP bounds change).  Beyond
+    ``CV_PREFERENCES`` the fits take a uniform sample of the preferences, the same in every fold.
+    ``model_options`` go to ``OrderPreferenceRegressor`` (gamma, centers, ...)."""
+    if grid[0][1] != 0:
+        raise ValueError("the grid must start with SVR (lambda2 = 0), the model weak evidence falls back to")
+    preferences = preferences[_cv_sample(len(preferences), rng)]
     return LabelCV(tuple(grid), _cv_errors(X, y, preferences, rng, grid, model_options))
+
+
+def _cv_sample(n_preferences: int, rng) -> np.ndarray:
+    """Positions of the preferences cross-validation fits take: all, or ``CV_PREFERENCES`` drawn
+    uniformly (sorted)."""
+    if n_preferences <= CV_PREFERENCES:
+        return np.arange(n_preferences)
+    return np.sort(rng.choice(n_preferences, CV_PREFERENCES, replace=False))
 
 
 def _cv_errors(X, y, preferences, rng, grid, model_options) -> np.ndarray:
@@ -102,24 +165,142 @@ def _cv_errors(X, y, preferences, rng, grid, model_options) -> np.ndarray:
 
 
 def _fold_errors(X, y, preferences, hidden: np.ndarray, grid, model_options) -> np.ndarray:
-    """Held-out MAE on the ``hidden`` labeled rows for each lambda2 of ``grid``, shape (len(grid),)."""
+    """Held-out MAE on the ``hidden`` labeled rows for each (lambda1, lambda2) of ``grid``, shape
+    (len(grid),).  The fold's fits take neither their labels nor any preference that touches them:
+    held out like test rows, which no preference reaches (a preference on a held-out row would pin
+    its prediction directly and flatter the preferences)."""
     y_fold = y.copy()
     y_fold[hidden] = np.nan
+    preferences = preferences[~(np.isin(preferences.i, hidden) | np.isin(preferences.j, hidden))]
     model = OrderPreferenceRegressor(warm_start=True, **model_options)
     errors = []
-    for lambda2 in grid:
-        model.set_params(lambda2=lambda2).fit(X, y_fold, preferences)
+    for lambda1, lambda2 in grid:
+        model.set_params(lambda1=lambda1, lambda2=lambda2).fit(X, y_fold, preferences)
         errors.append(np.mean(np.abs(y[hidden] - model.predict(X[hidden]))))
     return np.array(errors)
 
 
-def source_effects(X, y, preferences, source: np.ndarray, lambda2: float, seed: int, **model_options) -> np.ndarray:
+def clearly_better_than_svr(X, y, preferences: PreferenceSet, svr: dict, ssl: dict, rng) -> bool:
+    """Whether the SSL fit with ``ssl``'s settings (gamma, lambda1, lambda2, ...) beats SVR with
+    ``svr``'s by more than one standard error of the paired difference of held-out MAE, on the same
+    folds of ``label_cv``'s repeated cross-validation: the one-standard-error rule for settings that
+    differ in more than lambda1 and lambda2 (e.g. tuned on held-out preferences)."""
+    seed, errors = int(rng.integers(2**31)), []
+    for options in (svr, ssl):
+        options = dict(options)
+        setting = (options.pop("lambda1"), options.pop("lambda2", 0.0))
+        errors.append(_cv_errors(X, y, preferences, np.random.default_rng(seed), (setting,), options)[0])
+    difference = errors[0] - errors[1]
+    return bool(difference.mean() > corrected_standard_error(difference))
+
+
+@dataclass(frozen=True)
+class Trust:
+    """What ``choose_trust`` decided: each source's weight (n_sources,), the lambda1 and lambda2 in
+    force, and the cross-validation they rest on (None when no source had any weight left: then SVR's
+    lambda1 and lambda2 = 0)."""
+
+    weights: np.ndarray
+    lambda1: float
+    lambda2: float
+    cv: LabelCV | None
+
+
+def choose_trust(
+    X, y, preferences: PreferenceSet, source: np.ndarray, accuracies, rng, lambda1: float, **model_options
+) -> Trust:
+    """Source weights from ``accuracies`` (one (correct, total) or None per source, see
+    ``source_weights``), then (lambda1, lambda2) by ``label_cv`` of the weighted preferences over
+    ``trust_grid(lambda1)`` with the one-standard-error rule (``LabelCV.chosen``).  source (p,)
+    indexes the sources; lambda1 is SVR's; ``model_options`` as ``label_cv``."""
+    weights = source_weights(accuracies)
+    if len(weights) == 0 or not np.any(weights[source] > 0):
+        return Trust(weights, lambda1, 0.0, None)
+    cv = label_cv(X, y, weighted(preferences, source, weights), rng, trust_grid(lambda1), **model_options)
+    return Trust(weights, *cv.chosen(), cv)
+
+
+def source_effects(X, y, preferences, source: np.ndarray, setting: tuple, seed: int, **model_options) -> np.ndarray:
     """For each source s (0 .. source.max()): cross-validated MAE with s left out minus with every
-    source in force, at ``lambda2``, on the same folds (``seed``); positive: s helps.  Shape
-    (n_sources,)."""
+    source in force, at ``setting`` (lambda1, lambda2), on the same folds (``seed``; beyond
+    ``CV_PREFERENCES`` on the same sample, drawn first); positive: s helps.  Shape (n_sources,)."""
+    kept = _cv_sample(len(preferences), np.random.default_rng(seed))
+    preferences, source = preferences[kept], source[kept]
 
     def error(kept: PreferenceSet) -> float:
-        return float(_cv_errors(X, y, kept, np.random.default_rng(seed), (lambda2,), model_options).mean())
+        return float(_cv_errors(X, y, kept, np.random.default_rng(seed), (setting,), model_options).mean())
 
     everything = error(preferences)
     return np.array([error(preferences[source != s]) - everything for s in range(int(source.max()) + 1)])
+
+
+# ------------------------------------------------------------------------------- a session's sources
+def rule_source(rule_id: int, name: str) -> str:
+    """A rule's source name (its id keeps two rules of one name apart)."""
+    return f"rule #{rule_id}: {name}"
+
+
+def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
+    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by
+    rule_id), 'clicks: ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
+    provenance ``Store.preferences`` gives.  Vectorised over the few distinct sources: a click at
+    500,000 preferences stays fast."""
+    kinds, kind_names = pd.factorize(provenance["source"])
+    rule_ids = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)
+    annotators, annotator_names = pd.factorize(provenance["annotator"].fillna(""))
+    n_rules, n_annotators = int(rule_ids.max(initial=-1)) + 2, max(len(annotator_names), 1)
+    codes, keys = pd.factorize((kinds * n_rules + rule_ids + 1) * n_annotators + annotators)
+    labels = []
+    for key in keys:
+        kind, rest = divmod(int(key), n_rules * n_annotators)
+        rule_id, annotator = rest // n_annotators - 1, rest % n_annotators
+        if kind_names[kind] == "rule":
+            labels.append(rule_source(int(rule_id), rule_names.get(int(rule_id), "?")))
+        elif kind_names[kind] == "click":
+            labels.append(f"clicks: {annotator_names[annotator] or 'anonymous'}")
+        else:
+            labels.append("imported")
+    return np.asarray(labels, dtype=object)[codes] if len(codes) else np.zeros(0, dtype=object)
+
+
+def pair_accuracy(preferences: PreferenceSet, y: np.ndarray) -> tuple[int, int]:
+    """(correct, total) over the pairwise preferences whose two rows are labeled: correct when the
+    labels order them as preferred (a tie counts as wrong, as ``quality.labeled_accuracy``)."""
+    pairwise = preferences[~preferences.is_unary]
+    both = ~np.isnan(y[pairwise.i]) & ~np.isnan(y[pairwise.j])
+    return int(np.sum(y[pairwise.i[both]] > y[pairwise.j[both]])), int(both.sum())
+
+
+@dataclass(frozen=True)
+class SourceTrust:
+    """``Trust`` over named sources (a session's rules, annotators and imports): ``names`` and
+    ``accuracies`` (one per source, as ``choose_trust`` takes them), the decision, and each source's
+    ``effects`` (``source_effects``; None when not computed)."""
+
+    names: tuple
+    accuracies: tuple
+    trust: Trust
+    effects: np.ndarray | None
+
+    def preference_weights(self, names: np.ndarray) -> np.ndarray:
+        """The weight multiplier of each preference (p,) from its source's name; a source added since
+        the assessment has nothing measured yet and weighs 1, the prior's."""
+        by_name = dict(zip(self.names, self.trust.weights, strict=True))
+        return pd.Series(names, dtype=object).map(by_name).fillna(1.0).to_numpy(dtype=np.float64)
+
+
+def assess_sources(
+    X, y, preferences: PreferenceSet, names: np.ndarray, accuracies: dict, rng, lambda1: float, effects=True, **options
+) -> SourceTrust:
+    """``choose_trust`` for preferences (p,) from the named sources ``names`` (p,), with each name's
+    (correct, total) in ``accuracies`` (missing or None: not measured), then each source's effect at
+    the best setting with preferences (whether or not it was chosen, so a harmful source shows)."""
+    unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
+    measured = tuple(accuracies.get(name) for name in unique)
+    trust = choose_trust(X, y, preferences, source, measured, rng, lambda1, **options)
+    effect = None
+    if effects and trust.cv is not None:
+        setting = trust.cv.grid[trust.cv.best_with_preferences()]
+        kept = weighted(preferences, source, trust.weights)
+        effect = source_effects(X, y, kept, source, setting, int(rng.integers(2**31)), **options)
+    return SourceTrust(tuple(unique), measured, trust, effect)

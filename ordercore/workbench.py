@@ -23,6 +23,7 @@ from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio import StudyData
+from ordercore.trust import SourceTrust, assess_sources, weighted
 
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
@@ -140,6 +141,7 @@ class Workbench:
     ssl_test: np.ndarray | None = field(init=False, default=None)
     svr_violated: np.ndarray | None = field(init=False, default=None)
     ssl_violated: np.ndarray | None = field(init=False, default=None)
+    trust: SourceTrust | None = field(init=False, default=None)
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
 
     def __post_init__(self):
@@ -149,8 +151,30 @@ class Workbench:
         self.svr = self._make().fit(X, y)
         self.svr_test = self._test_predictions(self.svr)
 
-    def _make(self) -> PreferenceRegressor:
-        return STUDIO_MODELS[self.model].make(self.parameters, self.time_limit)
+    def _make(self, trusted: bool = False) -> PreferenceRegressor:
+        """A new regressor with the page's settings; ``trusted``: lambda1 and lambda2 as ``trust`` chose."""
+        parameters = dict(self.parameters)
+        if trusted and self.trust is not None:
+            parameters.update(lambda1=self.trust.trust.lambda1, lambda2=self.trust.trust.lambda2)
+        return STUDIO_MODELS[self.model].make(parameters, self.time_limit)
+
+    def assess_trust(self, preferences: PreferenceSet, names: np.ndarray, accuracies: dict, rng) -> SourceTrust:
+        """Automatic trust (``trust.assess_sources``) for ``preferences`` (p,) from the sources
+        ``names`` (p,) with their measured ``accuracies``, by cross-validation on this session's
+        labels at its gamma and lambda1; from now on SSL is fitted with the weights and lambda1,
+        lambda2 it chose (the next ``update`` fits cold).  The order-preference LP only."""
+        if self.model != "lp":
+            raise ValueError("automatic trust cross-validates the order-preference LP; choose it under Model")
+        settings = STUDIO_MODELS[self.model].settings(self.parameters)
+        X, y = self.data.dataset.X, self.data.y_train()
+        options = {"gamma": settings["gamma"]}
+        self.trust = assess_sources(X, y, preferences, names, accuracies, rng, settings["lambda1"], **options)
+        self.ssl = None
+        return self.trust
+
+    def clear_trust(self) -> None:
+        """Back to the page's own lambda1, lambda2 and the stored weights (the next ``update`` fits cold)."""
+        self.trust, self.ssl = None, None
 
     def _test_predictions(self, model: PreferenceRegressor) -> np.ndarray:
         test = self.data.test
@@ -162,7 +186,7 @@ class Workbench:
         try:
             if self.ssl is None:
                 X, y = self.data.dataset.X, self.data.y_train()
-                self.ssl = self._make().fit(X, y, preferences)
+                self.ssl = self._make(trusted=True).fit(X, y, preferences)
             else:
                 self.ssl.update_preferences(preferences)
         except SolverTimeLimitError:
@@ -179,10 +203,13 @@ class Workbench:
         self._svr_checked = preferences
         return np.concatenate([known, self.svr.violated(preferences[known.size :])])
 
-    def update(self, preferences: PreferenceSet) -> Retrain:
+    def update(self, preferences: PreferenceSet, names: np.ndarray | None = None) -> Retrain:
         """Retrain SSL for ``preferences`` (p,) and recompute the plot data for them: with the new
-        fit, or with the last one if the retrain stopped at the time limit."""
+        fit, or with the last one if the retrain stopped at the time limit.  With ``trust`` assessed,
+        ``names`` (p,) says each preference's source, whose weight multiplies the preference's."""
         start = time.perf_counter()
+        if self.trust is not None and names is not None:
+            preferences = weighted(preferences, np.arange(len(preferences)), self.trust.preference_weights(names))
         finished = self._retrain(preferences)
         seconds = time.perf_counter() - start
         serving = self.svr if self.ssl is None else self.ssl

@@ -68,9 +68,10 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
 
 
 def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready, store_path):
+    ready.session_state["automatic_trust"] = False  # the page's lambda2 = 1: SSL moves with the rule
     at = ready.switch_page("app_pages/model.py").run()
     assert not at.exception and metric(at, "Preferences") == "0"
-    svr, ssl = metric(at, "Test MAE, SVR"), metric(at, "Test MAE, SSL")
+    svr, ssl = metric(at, "Test MAE, SVR (demo)"), metric(at, "Test MAE, SSL (demo)")
     assert svr == ssl  # no preferences: SSL is SVR
     at.switch_page("app_pages/rules.py").run()
     assert not at.exception
@@ -85,7 +86,7 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
     at.switch_page("app_pages/model.py").run()
     assert not at.exception
     assert metric(at, "Preferences") == str(n_preferences)
-    assert metric(at, "Test MAE, SVR") == svr and metric(at, "Test MAE, SSL") != ssl
+    assert metric(at, "Test MAE, SVR (demo)") == svr and metric(at, "Test MAE, SSL (demo)") != ssl
     assert len(store.model_runs(store.session("s1").id)) == 2
 
 
@@ -146,11 +147,12 @@ def test_a_rerun_never_retrains(ready, store_path):
 
 
 def test_removing_a_rule_retrains(ready, store_path):
+    ready.session_state["automatic_trust"] = False  # the page's lambda2 = 1: SSL moves with the rule
     at = ready.switch_page("app_pages/model.py").run()
-    svr = metric(at, "Test MAE, SVR")
+    svr = metric(at, "Test MAE, SVR (demo)")
     add_default_rule(at)
     at.switch_page("app_pages/model.py").run()
-    assert metric(at, "Preferences") != "0" and metric(at, "Test MAE, SSL") != svr
+    assert metric(at, "Preferences") != "0" and metric(at, "Test MAE, SSL (demo)") != svr
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     ((rule_id, _),) = store.rules(session_id)
@@ -160,7 +162,7 @@ def test_removing_a_rule_retrains(ready, store_path):
     at.switch_page("app_pages/model.py").run()
     assert not at.exception
     # No preferences left: SSL is SVR again, and the retrain was recorded.
-    assert metric(at, "Preferences") == "0" and metric(at, "Test MAE, SSL") == svr
+    assert metric(at, "Preferences") == "0" and metric(at, "Test MAE, SSL (demo)") == svr
     assert len(store.model_runs(session_id)) == 3
 
 
@@ -172,11 +174,12 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     from tests.test_workbench import time_limited_model
 
     monkeypatch.setitem(STUDIO_MODELS, "lp", time_limited_model())
+    ready.session_state["automatic_trust"] = False  # the page's own lambdas: the limit is what is tested
     at = ready.switch_page("app_pages/pairwise.py").run()
     at.button(key="answer_a").click().run()
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and not at.warning and metric(at, "Preferences") == "1"
-    one_click = metric(at, "Test MAE, SSL")
+    one_click = metric(at, "Test MAE, SSL (demo)")
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     runs = len(store.model_runs(session_id))
@@ -186,7 +189,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and "stopped at the time limit of 30 s" in at.warning[0].value
     assert "last one fitted, on 1 preferences" in at.warning[0].value
-    assert metric(at, "Preferences") == str(n_stored) and metric(at, "Test MAE, SSL") == one_click
+    assert metric(at, "Preferences") == str(n_stored) and metric(at, "Test MAE, SSL (demo)") == one_click
     assert len(store.model_runs(session_id)) == runs
     at.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and "time limit" in at.warning[0].value
@@ -269,4 +272,43 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     low, high = wilson_interval(*pooled)
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
     assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
-    assert np.isclose(row["weight"], rule.weight)
+    accuracy = (pooled[0] + 7) / (pooled[1] + 10)  # automatic trust's Beta(7, 3) posterior mean
+    assert np.isclose(row["weight"], rule.weight * max(0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
+
+
+def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(ready, store_path):
+    """A mostly wrong rule (the smaller home nearby is dearer).  Stored as a rule, its labeled pairs
+    refute it: its weight is the Beta(7, 3) log-odds of its accuracy on them (by hand), 0, and SSL is
+    SVR.  Imported as a file between unlabeled rows, nothing measures it (weight 1), so cross-
+    validation on the labels judges it: worse than SVR, the page says so, and SSL is still SVR."""
+    import numpy as np
+
+    from ordercore.quality import labeled_accuracy
+    from ordercore.rules import Near, Ordering, Rule, generate
+
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("s1")
+    data = ready.session_state["study"]
+    wrong = Rule("smaller is dearer", [Near("latitude", "longitude", 0.5)], Ordering("floor_area", "lower"))
+    y = data.y_train()
+    made = generate(wrong, data.frame, ~np.isnan(y)).preferences
+    rule_id = store.add_rule(session.id, wrong, made, "ann")
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not at.exception and "no better than a coin" in at.warning[0].value
+    assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    correct, total = labeled_accuracy(wrong, data.frame, y)
+    accuracy = (correct + 7) / (total + 10)
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    row = table.loc[f"rule #{rule_id}: smaller is dearer"]
+    assert row["accuracy checked"] == f"{correct} of {total}" and total > 0
+    assert np.isclose(row["weight"], max(0.0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
+    store.remove_rule(rule_id)
+    unlabeled = np.isnan(y)
+    between_unlabeled = np.flatnonzero(unlabeled[made.i] & unlabeled[made.j])
+    store.import_preferences(session.id, made[between_unlabeled[:1500]], "ann")
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and "make the cross-validated error worse" in at.error[0].value
+    assert metric(at, "Gain (95 % interval)").startswith("-")
+    assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    assert row.loc["imported", "accuracy checked"] == "—" and row.loc["imported", "weight"] == 1.0

@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -266,8 +267,8 @@ def test_rule_preferences_keep_seed_000s_scope_and_weigh_by_labeled_accuracy():
     labeled = np.random.default_rng(0).choice(len(frame), 80, replace=False)
     y[labeled] = price[labeled]
     rule = Rule("beds", [Near("latitude", "longitude", 3.0), Within("age", 10)], Ordering("bedrooms"))
-    protocol = Protocol(n_labeled=80, n_unlabeled=320, rule=rule.to_dict(), rule_weights="accuracy")
-    preferences = rule_preferences(rule, frame, y, protocol)
+    protocol = Protocol(n_labeled=80, n_unlabeled=320, rules=(rule.to_dict(),), rule_weights="accuracy")
+    (preferences,) = rule_preferences([rule], frame, y, protocol)
     is_labeled = ~np.isnan(y)
     assert len(preferences) > 0 and not np.any(is_labeled[preferences.i] & is_labeled[preferences.j])
     correct = total = 0
@@ -302,7 +303,7 @@ def test_quick_bedroom_experiment_from_the_command_line(data_directory, tmp_path
     )
     result = json.loads(out.read_text())
     assert result["experiment"] == "bedroom" and len(result["trials"]) == 2
-    assert result["protocol"]["rule"]["ordering"]["column"] == "bedrooms_per_household"
+    assert result["protocol"]["rules"][0]["ordering"]["column"] == "bedrooms_per_household"
     for trial in result["trials"]:
         assert trial["n_preferences"] > 100 and 0 < trial["preference_accuracy"] < 1
     assert "preferences per trial" in capsys.readouterr().out
@@ -351,3 +352,41 @@ def test_a_scheduler_without_the_dask_extra_says_how_to_install_it(monkeypatch):
     with pytest.raises(ClusterUnavailableError, match=r"pip install 'ordercore\[dask\]'"):
         with trial_backend(scheduler="tcp://127.0.0.1:8786"):
             pass
+
+
+def test_rules_experiment_runs_any_rule_file_on_any_table(tmp_path, capsys):
+    """Every rule of the file is a source of the trial's preferences: a file of two rules makes
+    per trial the preferences of each alone, added, on the same splits (SVR identical)."""
+    from ordercore.rules import Near, Ordering, Rule
+
+    homes = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+    richer = Rule("richer nearby", [Near("latitude", "longitude", 1.0)], Ordering("income", min_difference=30))
+    bigger = Rule("bigger nearby", [Near("latitude", "longitude", 0.5)], Ordering("floor_area"))
+    counts = {}
+    for name, rules in (("richer", [richer]), ("bigger", [bigger]), ("both", [richer, bigger])):
+        (tmp_path / f"{name}.json").write_text(json.dumps([rule.to_dict() for rule in rules]))
+        out = tmp_path / f"{name}_out.json"
+        arguments = ["experiments", "rules", "--data", str(homes), "--target", "price", "--labeled", "30"]
+        arguments += ["--unlabeled", "300", "--rules", str(tmp_path / f"{name}.json"), "--trials", "2", "--quick"]
+        assert main([*arguments, "--out", str(out)]) == 0
+        result = json.loads(out.read_text())
+        assert result["experiment"] == "rules" and len(result["protocol"]["rules"]) == len(rules)
+        counts[name] = [(t["n_preferences"], t["svr_mae"]) for t in result["trials"]]
+    for (richer_p, svr), (bigger_p, _), (both_p, both_svr) in zip(*counts.values(), strict=True):
+        assert richer_p > 0 and bigger_p > 0 and both_p == richer_p + bigger_p and both_svr == svr
+    assert "homes:" in capsys.readouterr().out
+
+
+def test_the_rules_experiment_refuses_a_rule_that_reads_the_target(tmp_path):
+    from ordercore.rules import Near, Ordering, Rule
+
+    homes = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+    leak = Rule("pricier", [Near("latitude", "longitude", 1.0)], Ordering("price"))
+    (tmp_path / "leak.json").write_text(json.dumps(leak.to_dict()))
+    arguments = ["experiments", "rules", "--data", str(homes), "--target", "price", "--labeled", "30"]
+    arguments += ["--unlabeled", "300", "--rules", str(tmp_path / "leak.json"), "--out", str(tmp_path / "o.json")]
+    with pytest.raises(SystemExit, match="reads the target column 'price'"):
+        main(arguments)
+    (tmp_path / "none.json").write_text("[]")
+    with pytest.raises(SystemExit, match="at least one rule"):
+        main([*arguments[:-4], "--rules", str(tmp_path / "none.json"), "--out", str(tmp_path / "o.json")])

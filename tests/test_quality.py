@@ -160,7 +160,11 @@ def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_eviden
         "audit answers",
         "unknown — audit 20 pairs to find out",
     ]
-    assert trust["weight"].tolist() == [1.0, 0.5, 1.0]
+    # Automatic trust: the stored weight times the log-odds of (correct + 7) / (total + 10), in units
+    # of log(7 / 3), the Beta(7, 3) prior's: rooms 1 of 2 -> 8 / 12; wide 1 of 1 -> 8 / 11; none -> 1.
+    unit = np.log(7 / 3)
+    expected = [np.log(2) / unit, 0.5 * np.log(8 / 3) / unit, 1.0]
+    assert trust["weight"].tolist() == pytest.approx(expected)
     trust = rule_trust([(7, rooms)], frame, y, preferences, provenance, answers)
     assert trust["accuracy_source"][0] == "labeled pairs + audit answers"
     assert (trust["labeled_pairs"][0], trust["audit_answers"][0], trust["accuracy"][0]) == (1, 2, pytest.approx(2 / 3))

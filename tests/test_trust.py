@@ -5,14 +5,54 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from ordercore import OrderPreferenceRegressor, PreferenceSet
-from ordercore.trust import FOLDS, REPEATS, LabelCV, label_cv, source_effects, source_weights, weighted
+from ordercore import OrderPreferenceRegressor, PreferenceSet, trust
+from ordercore.trust import (
+    FOLDS,
+    LAMBDA1_FACTORS,
+    LAMBDA2_GRID,
+    REPEATS,
+    LabelCV,
+    choose_trust,
+    clearly_better_than_svr,
+    label_cv,
+    source_effects,
+    source_weights,
+    trust_grid,
+    weighted,
+)
 from tests.test_lp import random_problem
 
 
 def test_source_weights_by_hand():
-    # (7 + 1) / (10 + 2) = 2/3 -> ln 2; (3 + 1) / 12 = 1/3 -> below a coin -> 0; unmeasured -> 1
-    np.testing.assert_allclose(source_weights([(7, 10), (3, 10), None, (0, 0)]), [np.log(2.0), 0.0, 1.0, 1.0])
+    # posterior mean under Beta(7, 3): (7 + 7) / 20 = 0.7, the prior's own -> 1; (3 + 7) / 20 = 1/2,
+    # a coin -> 0; (1 + 7) / 20 = 0.4 -> 0, never negative; (10 + 7) / 20 = 0.85 -> ln(17/3) / ln(7/3);
+    # unmeasured (None, or 0 of 0) -> the prior -> 1
+    weights = source_weights([(7, 10), (3, 10), (1, 10), (10, 10), None, (0, 0)])
+    np.testing.assert_allclose(weights, [1.0, 0.0, 0.0, np.log(17 / 3) / np.log(7 / 3), 1.0, 1.0])
+    with pytest.raises(ValueError, match="correct <= total"):
+        source_weights([(3, 2)])
+
+
+def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferences():
+    """Against the brute-force folds: the rule measured as a coin (3 of 10) is left out, the unmeasured
+    one keeps weight 1, and lambda2 is the one-standard-error choice on the folds of what is left."""
+    X, y, _, preferences = random_problem(5, n=40, n_labeled=15, n_preferences=30)
+    source = np.repeat([0, 1], 15)
+    trust_ = choose_trust(X, y, preferences, source, [(3, 10), None], np.random.default_rng(2), 0.01, gamma=0.4)
+    assert trust_.weights.tolist() == [0.0, 1.0]
+    kept = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source == 1))
+    grid = trust_grid(0.01)
+    errors = brute_force_errors(X, y, kept, 2, grid, gamma=0.4)
+    np.testing.assert_allclose(trust_.cv.errors, errors, rtol=1e-6, atol=1e-9)
+    difference = errors[0] - errors
+    # Nadeau & Bengio: s^2 (1 / n_folds + 1 / (5 - 1)) for 5-fold splits
+    gain, se = difference.mean(axis=1), difference.std(axis=1, ddof=1) * np.sqrt(1 / errors.shape[1] + 1 / 4)
+    best = int(np.argmin(errors.mean(axis=1)))
+    assert (trust_.lambda1, trust_.lambda2) == (grid[best] if gain[best] > se[best] else grid[0])
+    # nothing left to trust: SVR, with no cross-validation run
+    nothing = choose_trust(X, y, preferences, source, [(3, 10), (0, 10)], np.random.default_rng(2), 0.01, gamma=0.4)
+    assert (nothing.lambda1, nothing.lambda2) == (0.01, 0.0) and nothing.cv is None
+    assert nothing.weights.tolist() == [0.0, 0.0]
 
 
 def test_weighted_multiplies_each_preference_by_its_source_weight():
@@ -25,24 +65,40 @@ def test_weighted_multiplies_each_preference_by_its_source_weight():
 def test_the_one_standard_error_rule_by_hand():
     # lambda2 = 1 beats SVR on every fold by 1 +- 0.1 and has the least mean error: chosen
     errors = np.array([[5.0, 5.0, 5.0, 5.0], [4.0, 3.9, 4.1, 4.0], [6.0, 7.0, 3.0, 5.0]])
-    cv = LabelCV((0.0, 1.0, 3.0), errors)
+    cv = LabelCV(((0.1, 0.0), (0.1, 1.0), (0.03, 3.0)), errors)
     gain, se = cv.gain_over_svr()
-    assert gain[1] == pytest.approx(1.0) and se[1] == pytest.approx(np.std([1.0, 1.1, 0.9, 1.0], ddof=1) / 2)
-    assert cv.chosen() == 1.0
+    # Nadeau & Bengio's corrected standard error, 4 folds of 5-fold splits: s sqrt(1/4 + 1/4)
+    assert gain[1] == pytest.approx(1.0) and se[1] == pytest.approx(np.std([1.0, 1.1, 0.9, 1.0], ddof=1) * np.sqrt(0.5))
+    assert cv.chosen() == (0.1, 1.0)
     # lower mean error (3.0 against 5.0) but noisy: the differences 5, -4, 4, 3 have mean 2 and
-    # standard deviation sqrt(50 / 3), so a standard error of 2.04 > 2 -> SVR
-    noisy = LabelCV((0.0, 3.0), np.array([[5.0, 5.0, 5.0, 5.0], [0.0, 9.0, 1.0, 2.0]]))
+    # standard deviation sqrt(50 / 3), so a standard error of 2.89 > 2 -> SVR
+    noisy = LabelCV(((0.1, 0.0), (0.03, 3.0)), np.array([[5.0, 5.0, 5.0, 5.0], [0.0, 9.0, 1.0, 2.0]]))
     gain, se = noisy.gain_over_svr()
     assert gain[1] == pytest.approx(2.0) and se[1] > 2.0
-    assert noisy.chosen() == 0.0
+    assert noisy.chosen() == (0.1, 0.0)
+    # differences 1, -1, 3, 1: mean 1, s = 1.63; the plain s / 2 = 0.82 would take lambda2 = 1, the
+    # corrected s sqrt(1/2) = 1.15 keeps SVR (the folds share training rows)
+    shared = LabelCV(((0.1, 0.0), (0.1, 1.0)), np.array([[5.0, 5.0, 5.0, 5.0], [4.0, 6.0, 2.0, 4.0]]))
+    assert shared.gain_over_svr()[1][1] == pytest.approx(np.std([1, -1, 3, 1], ddof=1) * np.sqrt(0.5))
+    assert shared.chosen() == (0.1, 0.0)
 
 
-def brute_force_errors(X, y, preferences, seed, grid, **options):
-    """The same folds as label_cv (the same random draws), written out: per fold, the labels hidden
-    and the lambda2 grid walked with a warm-started model, as label_cv does (an LP's optimum need
-    not be unique, so a cold fit may land on another optimal vertex with other predictions; the
-    solver's own optimality is tested in tests/test_lp.py)."""
+def test_the_trust_grid_starts_at_svr_and_pairs_every_lambda1_with_every_lambda2():
+    grid = trust_grid(0.3)
+    assert grid[0] == (0.3, 0.0)
+    expected = {(0.3 * f, l2) for f in LAMBDA1_FACTORS for l2 in LAMBDA2_GRID}
+    assert set(grid[1:]) == expected and len(grid) == 1 + len(expected) and all(l2 > 0 for _, l2 in grid[1:])
+
+
+def brute_force_errors(X, y, preferences, seed, grid, sample=None, **options):
+    """The same folds as label_cv (the same random draws), written out: per fold, the labels
+    hidden, the preferences that touch a hidden row dropped (one by one), and the grid walked with
+    a warm-started model, as label_cv does (an LP's optimum need not be unique, so a cold fit may
+    land on another optimal vertex with other predictions; the solver's own optimality is tested in
+    tests/test_lp.py)."""
     rng = np.random.default_rng(seed)
+    if sample is not None:  # label_cv's draw of CV_PREFERENCES preferences, first from the same stream
+        preferences = preferences[np.sort(rng.choice(len(preferences), sample, replace=False))]
     labeled = np.flatnonzero(~np.isnan(y))
     columns = []
     for _ in range(REPEATS):
@@ -51,9 +107,10 @@ def brute_force_errors(X, y, preferences, seed, grid, **options):
             hidden = labeled[held_out]
             y_fold = y.copy()
             y_fold[hidden] = np.nan
+            away = np.array([q.i not in hidden and q.j not in hidden for q in preferences.to_frame().itertuples()])
             column, model = [], OrderPreferenceRegressor(warm_start=True, **options)
-            for lambda2 in grid:
-                model.set_params(lambda2=lambda2).fit(X, y_fold, preferences)
+            for lambda1, lambda2 in grid:
+                model.set_params(lambda1=lambda1, lambda2=lambda2).fit(X, y_fold, preferences[away])
                 column.append(np.mean(np.abs(y[hidden] - model.predict(X[hidden]))))
             columns.append(column)
     return np.array(columns).T
@@ -61,25 +118,55 @@ def brute_force_errors(X, y, preferences, seed, grid, **options):
 
 def test_label_cv_against_cold_fits_on_the_same_folds():
     X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=40)
-    options = {"gamma": 0.4, "lambda1": 0.01}
-    cv = label_cv(X, y, preferences, np.random.default_rng(9), grid=(0.0, 0.5, 3.0), **options)
-    expected = brute_force_errors(X, y, preferences, 9, (0.0, 0.5, 3.0), **options)
-    assert cv.errors.shape == (3, FOLDS * REPEATS)
+    grid = ((0.01, 0.0), (0.01, 0.5), (0.01, 3.0), (0.003, 0.5))
+    cv = label_cv(X, y, preferences, np.random.default_rng(9), grid, gamma=0.4)
+    expected = brute_force_errors(X, y, preferences, 9, grid, gamma=0.4)
+    assert cv.errors.shape == (4, FOLDS * REPEATS)
     np.testing.assert_allclose(cv.errors, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_label_cv_samples_preferences_beyond_its_cap(monkeypatch):
+    monkeypatch.setattr(trust, "CV_PREFERENCES", 25)
+    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=40)
+    grid = ((0.01, 0.0), (0.01, 2.0))
+    cv = label_cv(X, y, preferences, np.random.default_rng(9), grid, gamma=0.4)
+    np.testing.assert_allclose(
+        cv.errors, brute_force_errors(X, y, preferences, 9, grid, sample=25, gamma=0.4), rtol=1e-6
+    )
 
 
 def test_the_grid_must_start_at_svr():
     X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=10)
-    with pytest.raises(ValueError, match="start with 0"):
-        label_cv(X, y, preferences, np.random.default_rng(0), grid=(0.5, 1.0))
+    with pytest.raises(ValueError, match="must start with SVR"):
+        label_cv(X, y, preferences, np.random.default_rng(0), ((0.01, 0.5), (0.01, 1.0)))
 
 
 def test_source_effects_against_leaving_each_source_out_by_hand():
     X, y, _, preferences = random_problem(4, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1, 2], 10)
-    options = {"gamma": 0.4, "lambda1": 0.01}
-    effects = source_effects(X, y, preferences, source, 2.0, seed=5, **options)
-    everything = brute_force_errors(X, y, preferences, 5, (2.0,), **options).mean()
+    effects = source_effects(X, y, preferences, source, (0.01, 2.0), seed=5, gamma=0.4)
+    everything = brute_force_errors(X, y, preferences, 5, ((0.01, 2.0),), gamma=0.4).mean()
     for s in range(3):
-        without = brute_force_errors(X, y, preferences[source != s], 5, (2.0,), **options).mean()
+        without = brute_force_errors(X, y, preferences[source != s], 5, ((0.01, 2.0),), gamma=0.4).mean()
         assert effects[s] == pytest.approx(without - everything, rel=1e-6, abs=1e-9)
+
+
+def test_clearly_better_than_svr_is_the_one_standard_error_rule_on_shared_folds():
+    """Settings that differ in gamma too (as preference tuning picks them), against the brute-force
+    folds: the same folds for both, the paired difference, one standard error; one case each way."""
+    X, y, _, preferences = random_problem(6, n=40, n_labeled=15, n_preferences=40)
+    seed = int(np.random.default_rng(8).integers(2**31))
+    cases = [
+        ({"gamma": 0.4, "lambda1": 0.01}, {"gamma": 4.0, "lambda1": 1.0, "lambda2": 30.0}),
+        ({"gamma": 4.0, "lambda1": 1.0}, {"gamma": 0.4, "lambda1": 0.001, "lambda2": 1.0}),
+        ({"gamma": 0.4, "lambda1": 0.01}, {"gamma": 0.4, "lambda1": 0.003, "lambda2": 1.0}),  # better, within 1 SE
+    ]
+    verdicts = []
+    for svr, ssl in cases:
+        base = brute_force_errors(X, y, preferences, seed, ((svr["lambda1"], 0.0),), gamma=svr["gamma"])[0]
+        tuned = brute_force_errors(X, y, preferences, seed, ((ssl["lambda1"], ssl["lambda2"]),), gamma=ssl["gamma"])[0]
+        difference = base - tuned
+        expected = difference.mean() > difference.std(ddof=1) * np.sqrt(1 / difference.size + 1 / 4)
+        assert clearly_better_than_svr(X, y, preferences, svr, ssl, np.random.default_rng(8)) == expected
+        verdicts.append(expected)
+    assert verdicts == [False, True, False]
