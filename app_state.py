@@ -148,8 +148,17 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
     accuracies = source_accuracies(session, data, preferences, provenance, names)
     key = (st.session_state.workbench_key, tuple(sorted(accuracies.items())))
     if st.session_state.get("trust_for") != key or bench.trust is None:
-        with st.spinner("Cross-validating on the labels: do the preferences help, and how much to trust each source…"):
-            bench.assess_trust(preferences, names, accuracies, np.random.default_rng(0))
+        text = "Cross-validating on the labels: do the preferences help, and how much to trust each source?"
+        bar = st.progress(0.0, text=text)
+        with st.spinner("Cross-validating, then measuring each source's effect…"):
+            bench.assess_trust(
+                preferences,
+                names,
+                accuracies,
+                np.random.default_rng(0),
+                lambda done, total: bar.progress(done / total, text),
+            )
+        bar.empty()
         st.session_state.trust_for = key
     return bench.trust
 

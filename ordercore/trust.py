@@ -132,17 +132,20 @@ class LabelCV:
         return tuple(map(float, self.grid[best] if gain[best] > error[best] else self.grid[0]))
 
 
-def label_cv(X, y, preferences: PreferenceSet, rng: np.random.Generator, grid, **model_options) -> LabelCV:
+def label_cv(
+    X, y, preferences: PreferenceSet, rng: np.random.Generator, grid, progress=None, **model_options
+) -> LabelCV:
     """Repeated k-fold cross-validation of the SSL fit on the labeled rows of y (NaN: unlabeled)
     over ``grid``, (lambda1, lambda2) settings of which the first is SVR's (lambda2 = 0; see
     ``trust_grid``).  In each fold the held-out rows lose their labels and every preference that touches
     them (``_fold_errors``), and the settings are walked warm (only LP bounds change).  Beyond
     ``CV_PREFERENCES`` the fits take a uniform sample of the preferences, the same in every fold.
-    ``model_options`` go to ``OrderPreferenceRegressor`` (gamma, centers, ...)."""
+    ``progress(done, total)`` is called after each fold.  ``model_options`` go to
+    ``OrderPreferenceRegressor`` (gamma, centers, ...)."""
     if grid[0][1] != 0:
         raise ValueError("the grid must start with SVR (lambda2 = 0), the model weak evidence falls back to")
     preferences = preferences[_cv_sample(len(preferences), rng)]
-    return LabelCV(tuple(grid), _cv_errors(X, y, preferences, rng, grid, model_options))
+    return LabelCV(tuple(grid), _cv_errors(X, y, preferences, rng, grid, model_options, progress))
 
 
 def _cv_sample(n_preferences: int, rng) -> np.ndarray:
@@ -153,14 +156,17 @@ def _cv_sample(n_preferences: int, rng) -> np.ndarray:
     return np.sort(rng.choice(n_preferences, CV_PREFERENCES, replace=False))
 
 
-def _cv_errors(X, y, preferences, rng, grid, model_options) -> np.ndarray:
+def _cv_errors(X, y, preferences, rng, grid, model_options, progress=None) -> np.ndarray:
     """Held-out MAE (len(grid), FOLDS x REPEATS) over ``REPEATS`` random k-fold splits of the labels."""
     labeled = np.flatnonzero(~np.isnan(y))
+    folds = min(FOLDS, labeled.size)
     columns = []
     for _ in range(REPEATS):
-        splits = KFold(min(FOLDS, labeled.size), shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
+        splits = KFold(folds, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
         for _, held_out in splits:
             columns.append(_fold_errors(X, y, preferences, labeled[held_out], grid, model_options))
+            if progress is not None:
+                progress(len(columns), folds * REPEATS)
     return np.column_stack(columns)
 
 
@@ -207,16 +213,25 @@ class Trust:
 
 
 def choose_trust(
-    X, y, preferences: PreferenceSet, source: np.ndarray, accuracies, rng, lambda1: float, **model_options
+    X,
+    y,
+    preferences: PreferenceSet,
+    source: np.ndarray,
+    accuracies,
+    rng,
+    lambda1: float,
+    progress=None,
+    **model_options,
 ) -> Trust:
     """Source weights from ``accuracies`` (one (correct, total) or None per source, see
     ``source_weights``), then (lambda1, lambda2) by ``label_cv`` of the weighted preferences over
     ``trust_grid(lambda1)`` with the one-standard-error rule (``LabelCV.chosen``).  source (p,)
-    indexes the sources; lambda1 is SVR's; ``model_options`` as ``label_cv``."""
+    indexes the sources; lambda1 is SVR's; ``progress`` and ``model_options`` as ``label_cv``."""
     weights = source_weights(accuracies)
     if len(weights) == 0 or not np.any(weights[source] > 0):
         return Trust(weights, lambda1, 0.0, None)
-    cv = label_cv(X, y, weighted(preferences, source, weights), rng, trust_grid(lambda1), **model_options)
+    kept = weighted(preferences, source, weights)
+    cv = label_cv(X, y, kept, rng, trust_grid(lambda1), progress, **model_options)
     return Trust(weights, *cv.chosen(), cv)
 
 
@@ -290,14 +305,15 @@ class SourceTrust:
 
 
 def assess_sources(
-    X, y, preferences: PreferenceSet, names: np.ndarray, accuracies: dict, rng, lambda1: float, effects=True, **options
+    X, y, preferences, names, accuracies: dict, rng, lambda1: float, effects=True, progress=None, **options
 ) -> SourceTrust:
     """``choose_trust`` for preferences (p,) from the named sources ``names`` (p,), with each name's
     (correct, total) in ``accuracies`` (missing or None: not measured), then each source's effect at
-    the best setting with preferences (whether or not it was chosen, so a harmful source shows)."""
+    the best setting with preferences (whether or not it was chosen, so a harmful source shows).
+    ``progress(done, total)``: after each fold of the cross-validation."""
     unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     measured = tuple(accuracies.get(name) for name in unique)
-    trust = choose_trust(X, y, preferences, source, measured, rng, lambda1, **options)
+    trust = choose_trust(X, y, preferences, source, measured, rng, lambda1, progress, **options)
     effect = None
     if effects and trust.cv is not None:
         setting = trust.cv.grid[trust.cv.best_with_preferences()]

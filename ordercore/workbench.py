@@ -158,17 +158,19 @@ class Workbench:
             parameters.update(lambda1=self.trust.trust.lambda1, lambda2=self.trust.trust.lambda2)
         return STUDIO_MODELS[self.model].make(parameters, self.time_limit)
 
-    def assess_trust(self, preferences: PreferenceSet, names: np.ndarray, accuracies: dict, rng) -> SourceTrust:
+    def assess_trust(self, preferences, names: np.ndarray, accuracies: dict, rng, progress=None) -> SourceTrust:
         """Automatic trust (``trust.assess_sources``) for ``preferences`` (p,) from the sources
         ``names`` (p,) with their measured ``accuracies``, by cross-validation on this session's
         labels at its gamma and lambda1; from now on SSL is fitted with the weights and lambda1,
-        lambda2 it chose (the next ``update`` fits cold).  The order-preference LP only."""
+        lambda2 it chose (the next ``update`` fits cold).  The order-preference LP only.  ``progress``:
+        as ``trust.label_cv``."""
         if self.model != "lp":
             raise ValueError("automatic trust cross-validates the order-preference LP; choose it under Model")
         settings = STUDIO_MODELS[self.model].settings(self.parameters)
         X, y = self.data.dataset.X, self.data.y_train()
         options = {"gamma": settings["gamma"]}
-        self.trust = assess_sources(X, y, preferences, names, accuracies, rng, settings["lambda1"], **options)
+        lambda1 = settings["lambda1"]
+        self.trust = assess_sources(X, y, preferences, names, accuracies, rng, lambda1, progress=progress, **options)
         self.ssl = None
         return self.trust
 
