@@ -301,7 +301,8 @@ class SourceTrust:
         """The weight multiplier of each preference (p,) from its source's name; a source added since
         the assessment has nothing measured yet and weighs 1, the prior's."""
         by_name = dict(zip(self.names, self.trust.weights, strict=True))
-        return pd.Series(names, dtype=object).map(by_name).fillna(1.0).to_numpy(dtype=np.float64)
+        codes, unique = pd.factorize(np.asarray(names, dtype=object))
+        return np.array([by_name.get(name, 1.0) for name in unique], dtype=np.float64)[codes]
 
 
 def assess_sources(

@@ -170,3 +170,36 @@ def test_clearly_better_than_svr_is_the_one_standard_error_rule_on_shared_folds(
         assert clearly_better_than_svr(X, y, preferences, svr, ssl, np.random.default_rng(8)) == expected
         verdicts.append(expected)
     assert verdicts == [False, True, False]
+
+
+def test_source_names_and_preference_weights_by_hand():
+    """Rules by id (two rules of one name stay apart), clicks by annotator, imports as one source;
+    a source the assessment did not see weighs 1 (the prior's)."""
+    import pandas as pd
+
+    from ordercore.trust import SourceTrust, Trust, source_names
+
+    provenance = pd.DataFrame(
+        {
+            "source": ["rule", "click", "rule", "import", "click", "click", "rule"],
+            "rule_id": pd.array([4, None, 9, None, None, None, 4], dtype="Int64"),
+            "annotator": ["ann", "ann", "bob", None, "bob", None, "ann"],
+        }
+    )
+    names = source_names(provenance, {4: "beds", 9: "beds"})
+    assert names.tolist() == [
+        "rule #4: beds",
+        "clicks: ann",
+        "rule #9: beds",
+        "imported",
+        "clicks: bob",
+        "clicks: anonymous",
+        "rule #4: beds",
+    ]
+    assessed = SourceTrust(
+        ("clicks: ann", "rule #4: beds", "rule #9: beds"),
+        (None,) * 3,
+        Trust(np.array([2.0, 0.5, 0.0]), 1.0, 1.0, None),
+        None,
+    )
+    assert assessed.preference_weights(names).tolist() == [0.5, 2.0, 0.0, 1.0, 1.0, 1.0, 0.5]
