@@ -8,9 +8,9 @@ lambda1 for SVR by 5-fold cross-validation on the labeled points over a 9 x 9 lo
 SSL share every trial, so they are compared by a paired t-test.
 
 Beyond the paper (``tune='preferences'``): gamma, lambda1 and lambda2 for SSL chosen by
-cross-validation on held-out *preferences* (the fraction violated); the choice stands only where
-repeated cross-validation on the labels finds it clearly better than SVR (one standard error),
-else the trial's SSL is SVR (that guard, issue 14, keeps an unstable choice from ruining a trial).  With
+cross-validation on held-out *preferences* (the fraction violated); where repeated cross-validation
+on the labels finds the choice clearly worse than SVR (by one corrected standard error), the trial's
+SSL is SVR (that guard, issue 14, keeps an unstable choice from ruining a trial).  With
 ``norm=2`` the same protocol runs seed 001's 2-norm variant (eq. (7), ``TwoNormOrderPreferenceRegressor``)
 for both SVR (lambda2 = 0) and SSL, its own gamma and lambda1 tuned by the same cross-validation.
 """
@@ -36,7 +36,7 @@ from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
 from ordercore.quality import labeled_accuracy, weights_from_accuracy
 from ordercore.rules import Near, Ordering, Rule, Within, generate
-from ordercore.trust import choose_trust, clearly_better_than_svr, weighted
+from ordercore.trust import choose_trust, clearly_worse_than_svr, weighted
 
 PARAMETER_GRID = tuple(np.logspace(-4, 4, 9))
 """The seeds' 9-point logarithmic grid, for both gamma (their sigma) and lambda1."""
@@ -252,8 +252,8 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
                 X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers
             )
             tuned = {"gamma": ssl_gamma, "lambda1": ssl_lambda1, "lambda2": lambda2, "centers": protocol.centers}
-            if not clearly_better_than_svr(X, y, preferences, {"gamma": gamma, "lambda1": lambda1}, tuned, rng):
-                ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, 0.0  # the labels do not back it: SVR
+            if clearly_worse_than_svr(X, y, preferences, {"gamma": gamma, "lambda1": lambda1}, tuned, rng):
+                ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, 0.0  # the labels see it harm: SVR
         elif protocol.tune == "labels":
             lambda2 = tune_lambda2_on_labels(X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers)
         elif protocol.tune == "trust":

@@ -186,17 +186,18 @@ def _fold_errors(X, y, preferences, hidden: np.ndarray, grid, model_options) -> 
     return np.array(errors)
 
 
-def clearly_better_than_svr(X, y, preferences: PreferenceSet, svr: dict, ssl: dict, rng) -> bool:
-    """Whether the SSL fit with ``ssl``'s settings (gamma, lambda1, lambda2, ...) beats SVR with
-    ``svr``'s by more than one standard error of the paired difference of held-out MAE, on the same
-    folds of ``label_cv``'s repeated cross-validation: the one-standard-error rule for settings that
-    differ in more than lambda1 and lambda2 (e.g. tuned on held-out preferences)."""
+def clearly_worse_than_svr(X, y, preferences: PreferenceSet, svr: dict, ssl: dict, rng) -> bool:
+    """Whether the SSL fit with ``ssl``'s settings (gamma, lambda1, lambda2, ...) loses to SVR with
+    ``svr``'s by more than one standard error (``corrected_standard_error``) of the paired difference
+    of held-out MAE, on the same folds of ``label_cv``'s repeated cross-validation.  A guard against
+    harm the labels can see, for settings chosen without them (tuned on held-out preferences): unlike
+    automatic trust, it does not ask the preferences to prove they help."""
     seed, errors = int(rng.integers(2**31)), []
     for options in (svr, ssl):
         options = dict(options)
         setting = (options.pop("lambda1"), options.pop("lambda2", 0.0))
         errors.append(_cv_errors(X, y, preferences, np.random.default_rng(seed), (setting,), options)[0])
-    difference = errors[0] - errors[1]
+    difference = errors[1] - errors[0]
     return bool(difference.mean() > corrected_standard_error(difference))
 
 

@@ -13,7 +13,7 @@ from ordercore.trust import (
     REPEATS,
     LabelCV,
     choose_trust,
-    clearly_better_than_svr,
+    clearly_worse_than_svr,
     label_cv,
     source_effects,
     source_weights,
@@ -151,25 +151,25 @@ def test_source_effects_against_leaving_each_source_out_by_hand():
         assert effects[s] == pytest.approx(without - everything, rel=1e-6, abs=1e-9)
 
 
-def test_clearly_better_than_svr_is_the_one_standard_error_rule_on_shared_folds():
+def test_clearly_worse_than_svr_is_the_one_standard_error_rule_on_shared_folds():
     """Settings that differ in gamma too (as preference tuning picks them), against the brute-force
-    folds: the same folds for both, the paired difference, one standard error; one case each way."""
+    folds: the same folds for both, the paired difference, one corrected standard error, by hand."""
     X, y, _, preferences = random_problem(6, n=40, n_labeled=15, n_preferences=40)
     seed = int(np.random.default_rng(8).integers(2**31))
     cases = [
         ({"gamma": 0.4, "lambda1": 0.01}, {"gamma": 4.0, "lambda1": 1.0, "lambda2": 30.0}),
         ({"gamma": 4.0, "lambda1": 1.0}, {"gamma": 0.4, "lambda1": 0.001, "lambda2": 1.0}),
-        ({"gamma": 0.4, "lambda1": 0.01}, {"gamma": 0.4, "lambda1": 0.003, "lambda2": 1.0}),  # better, within 1 SE
+        ({"gamma": 0.4, "lambda1": 0.01}, {"gamma": 0.4, "lambda1": 0.03, "lambda2": 0.3}),  # worse, within 1 SE
     ]
     verdicts = []
     for svr, ssl in cases:
         base = brute_force_errors(X, y, preferences, seed, ((svr["lambda1"], 0.0),), gamma=svr["gamma"])[0]
         tuned = brute_force_errors(X, y, preferences, seed, ((ssl["lambda1"], ssl["lambda2"]),), gamma=ssl["gamma"])[0]
-        difference = base - tuned
-        expected = difference.mean() > difference.std(ddof=1) * np.sqrt(1 / difference.size + 1 / 4)
-        assert clearly_better_than_svr(X, y, preferences, svr, ssl, np.random.default_rng(8)) == expected
+        loss = tuned - base
+        expected = loss.mean() > loss.std(ddof=1) * np.sqrt(1 / loss.size + 1 / 4)
+        assert clearly_worse_than_svr(X, y, preferences, svr, ssl, np.random.default_rng(8)) == expected
         verdicts.append(expected)
-    assert verdicts == [False, True, False]
+    assert verdicts == [True, False, False]
 
 
 def test_source_names_and_preference_weights_by_hand():
