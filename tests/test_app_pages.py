@@ -308,7 +308,7 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     store.import_preferences(session.id, made[between_unlabeled[:1500]], "ann")
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and "make the cross-validated error worse" in at.error[0].value
-    assert metric(at, "Gain (95 % interval)").startswith("-")
+    assert metric(at, "CV gain over SVR").startswith("-")
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
     assert row.loc["imported", "accuracy checked"] == "—" and row.loc["imported", "weight"] == 1.0
