@@ -79,8 +79,9 @@ def trust_section(trust, names) -> None:
     st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch")
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy (a Beta(7, 3) prior, 1 when nothing checks it, "
-        "0 when it is no better than a coin). Effect: positive when leaving the source out makes the "
-        "cross-validated error worse, i.e. the source helps."
+        "0 when it is no better than a coin). Effect: the change in cross-validated error when the source is left "
+        "out, on the same folds, at the best λ2 with SVR's λ1 (leaving every source out gives SVR); positive: "
+        "the source helps."
     )
 
 

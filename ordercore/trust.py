@@ -19,6 +19,7 @@ No test labels are involved anywhere: the held-out rows of each fold are labeled
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -239,12 +240,14 @@ def choose_trust(
 def source_effects(X, y, preferences, source: np.ndarray, setting: tuple, seed: int, **model_options) -> np.ndarray:
     """For each source s (0 .. source.max()): cross-validated MAE with s left out minus with every
     source in force, at ``setting`` (lambda1, lambda2), on the same folds (``seed``; beyond
-    ``CV_PREFERENCES`` on the same sample, drawn first); positive: s helps.  Shape (n_sources,)."""
-    kept = _cv_sample(len(preferences), np.random.default_rng(seed))
+    ``CV_PREFERENCES`` on the same sample, drawn first); positive: s helps.  Shape (n_sources,).
+    The folds and the sample are ``label_cv``'s with ``np.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    kept = _cv_sample(len(preferences), rng)
     preferences, source = preferences[kept], source[kept]
 
     def error(kept: PreferenceSet) -> float:
-        return float(_cv_errors(X, y, kept, np.random.default_rng(seed), (setting,), model_options).mean())
+        return float(_cv_errors(X, y, kept, copy.deepcopy(rng), (setting,), model_options).mean())
 
     everything = error(preferences)
     return np.array([error(preferences[source != s]) - everything for s in range(int(source.max()) + 1)])
@@ -306,19 +309,26 @@ class SourceTrust:
         return np.array([by_name.get(name, 1.0) for name in unique], dtype=np.float64)[codes]
 
 
+def _best_at_svr_lambda1(cv: LabelCV) -> int:
+    """Index in ``cv.grid`` of the least mean error among settings with preferences and SVR's lambda1."""
+    candidates = [k for k, (lambda1, lambda2) in enumerate(cv.grid) if lambda2 > 0 and lambda1 == cv.grid[0][0]]
+    return min(candidates, key=lambda k: cv.mean()[k])
+
+
 def assess_sources(
     X, y, preferences, names, accuracies: dict, rng, lambda1: float, effects=True, progress=None, **options
 ) -> SourceTrust:
     """``choose_trust`` for preferences (p,) from the named sources ``names`` (p,), with each name's
-    (correct, total) in ``accuracies`` (missing or None: not measured), then each source's effect at
-    the best setting with preferences (whether or not it was chosen, so a harmful source shows).
+    (correct, total) in ``accuracies`` (missing or None: not measured), then each source's effect on
+    the same folds, at the best setting with preferences and SVR's lambda1 (whether or not it was
+    chosen, so a harmful source shows; with every source left out that setting is SVR itself).
     ``progress(done, total)``: after each fold of the cross-validation."""
     unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     measured = tuple(accuracies.get(name) for name in unique)
-    trust = choose_trust(X, y, preferences, source, measured, rng, lambda1, progress, **options)
+    seed = int(rng.integers(2**31))
+    trust = choose_trust(X, y, preferences, source, measured, np.random.default_rng(seed), lambda1, progress, **options)
     effect = None
     if effects and trust.cv is not None:
-        setting = trust.cv.grid[trust.cv.best_with_preferences()]
         kept = weighted(preferences, source, trust.weights)
-        effect = source_effects(X, y, kept, source, setting, int(rng.integers(2**31)), **options)
+        effect = source_effects(X, y, kept, source, trust.cv.grid[_best_at_svr_lambda1(trust.cv)], seed, **options)
     return SourceTrust(tuple(unique), measured, trust, effect)

@@ -203,3 +203,17 @@ def test_source_names_and_preference_weights_by_hand():
         None,
     )
     assert assessed.preference_weights(names).tolist() == [0.5, 2.0, 0.0, 1.0, 1.0, 1.0, 0.5]
+
+
+def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
+    """Leaving the only source out leaves SVR: at SVR's lambda1 on the folds of the CV table, the
+    effect equals that table's SVR error minus the setting's (what the Model page shows side by side)."""
+    from ordercore.trust import assess_sources
+
+    X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
+    names = np.array(["rule #1: r"] * len(preferences), dtype=object)
+    assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(3), 0.01, gamma=0.4)
+    cv = assessed.trust.cv
+    at_svr_lambda1 = [k for k, (l1, l2) in enumerate(cv.grid) if l2 > 0 and l1 == 0.01]
+    best = min(at_svr_lambda1, key=lambda k: cv.mean()[k])
+    assert assessed.effects[0] == pytest.approx(cv.mean()[0] - cv.mean()[best], rel=1e-6, abs=1e-9)
