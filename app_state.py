@@ -15,7 +15,7 @@ import streamlit as st
 from ordercore.quality import rule_trust
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
-from ordercore.trust import FOLDS, pair_accuracy, rule_source, source_names
+from ordercore.trust import FOLDS, labeled_pair_counts, rule_source, source_names
 from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
 
 
@@ -116,7 +116,12 @@ def automatic_trust() -> bool:
 def source_accuracies(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
     """Each source's (correct, total) where something checks it: a rule from the labeled pairs that
     meet its conditions and the audit answers to its pairs (``rule_trust``); clicks and imports from
-    their own preferences between two labeled rows."""
+    their own preferences between two labeled rows.  Computed once per write of the session."""
+    key = (st.session_state.get("study_key"), preferences_key(session))
+    return memo("source_accuracies", key, lambda: _source_accuracies(session, data, preferences, provenance, names))
+
+
+def _source_accuracies(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
     stored = store().rules(session.id)
     accuracies = {}
     if stored:
@@ -127,13 +132,18 @@ def source_accuracies(session, data: StudyData, preferences, provenance, names: 
                 int(row.labeled_pairs + row.audit_answers),
             )
     for name in set(names) - set(accuracies):
-        accuracies[name] = pair_accuracy(preferences[names == name], data.y_train())
+        accuracies[name] = labeled_pair_counts(preferences[names == name], data.y_train())
     return accuracies
 
 
 def session_sources(session, provenance) -> np.ndarray:
-    """The source name of each of the session's preferences (p,), ``trust.source_names``."""
-    return source_names(provenance, {rule_id: rule.name for rule_id, rule in store().rules(session.id)})
+    """The source name of each of the session's preferences (p,), ``trust.source_names``: once per
+    write of the session (a Model page rerun asks three times)."""
+
+    def names() -> np.ndarray:
+        return source_names(provenance, {rule_id: rule.name for rule_id, rule in store().rules(session.id)})
+
+    return memo("source_names", preferences_key(session), names)
 
 
 def assess_trust(session, data: StudyData, bench: Workbench, preferences, provenance):

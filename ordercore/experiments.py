@@ -399,20 +399,9 @@ def table1(
     return _result("table1", name, protocol, seed, results, PAPER_TABLE1.get(name))
 
 
-def rules_experiment(
-    data: Dataset,
-    name: str,
-    protocol: Protocol,
-    trials: int,
-    seed: int,
-    jobs: int = 1,
-    progress=None,
-    *,
-    scheduler: str | None = None,
-) -> dict:
+def rules_experiment(data: Dataset, name: str, protocol: Protocol, trials: int, seed: int, *args, **kwargs) -> dict:
     """Table 1's protocol with the preferences of ``protocol.rules`` (any rule file) instead of the
-    oracle's, per-trial results like ``table1``'s.  ``jobs``, ``progress``, ``scheduler``: as
-    ``run_trials``."""
+    oracle's, per-trial results like ``table1``'s (the other arguments are its)."""
     if not protocol.rules:
         raise ValueError("the rules experiment needs at least one rule (protocol.rules)")
     target = data.metadata.get("target")
@@ -422,8 +411,7 @@ def rules_experiment(
             raise ValueError(
                 f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels"
             )
-    results = [r for _, r in run_trials(data, [("rules", protocol)], trials, seed, jobs, progress, scheduler=scheduler)]
-    return _result("rules", name, protocol, seed, results, None)
+    return {**table1(data, name, protocol, trials, seed, *args, **kwargs), "experiment": "rules", "paper": None}
 
 
 def _result(experiment: str, name: str, protocol: Protocol, seed: int, results: list[TrialResult], paper) -> dict:

@@ -282,7 +282,7 @@ def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
     return np.asarray(labels, dtype=object)[codes] if len(codes) else np.zeros(0, dtype=object)
 
 
-def pair_accuracy(preferences: PreferenceSet, y: np.ndarray) -> tuple[int, int]:
+def labeled_pair_counts(preferences: PreferenceSet, y: np.ndarray) -> tuple[int, int]:
     """(correct, total) over the pairwise preferences whose two rows are labeled: correct when the
     labels order them as preferred (a tie counts as wrong, as ``quality.labeled_accuracy``)."""
     pairwise = preferences[~preferences.is_unary]

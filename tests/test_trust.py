@@ -217,3 +217,13 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
     at_svr_lambda1 = [k for k, (l1, l2) in enumerate(cv.grid) if l2 > 0 and l1 == 0.01]
     best = min(at_svr_lambda1, key=lambda k: cv.mean()[k])
     assert assessed.effects[0] == pytest.approx(cv.mean()[0] - cv.mean()[best], rel=1e-6, abs=1e-9)
+
+
+def test_labeled_pair_counts_by_hand():
+    """Only preferences between two labeled rows count; a tie of labels is wrong; unary ones never count."""
+    from ordercore.trust import labeled_pair_counts
+
+    y = np.array([3.0, 1.0, np.nan, 1.0, 5.0])
+    # 0 over 1 right; 1 over 4 wrong; 3 over 1 a tie (wrong); 2 over 0 unlabeled; 4 over the constant 0
+    preferences = PreferenceSet([0, 1, 3, 2, 4], [1, 4, 1, 0, -1])
+    assert labeled_pair_counts(preferences, y) == (1, 3)
