@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.figures import against_figure, mae_history_figure
-from ordercore.workbench import STUDIO_MODELS, gp_latent, monotone_boosting_mae
+from ordercore.figures import against_figure, latent_band_figure, mae_history_figure
+from ordercore.workbench import STUDIO_MODELS, monotone_boosting_mae, start_gp_fit
 
 
 def violations_by_source(session, bench, provenance) -> pd.DataFrame:
@@ -83,6 +83,82 @@ def trust_section(trust, names) -> None:
         "out, on the same folds, at the best λ2 with SVR's λ1 (leaving every source out gives SVR); positive: "
         "the source helps."
     )
+
+
+def gp_section(session, data, preferences) -> None:
+    """The GP preference model, fitted in a background process: a button starts it (refused at once,
+    saying why, when it cannot be fitted), a progress line with a cancel button follows it, and its
+    latent mean ± sd against the target shows when it is done."""
+    key = (st.session_state.get("study_key"), app_state.preferences_key(session))
+    fit = st.session_state.get("gp_fit")
+    if fit is not None and fit["key"] != key:
+        fit["start"].job.cancel()  # the session's data or preferences changed: that fit is stale
+        st.session_state.pop("gp_fit")
+        fit = None
+    running = fit is not None and fit["start"].job.status().state == "running"
+    if st.button("Fit the GP preference model", key="model_fit_gp", disabled=running):
+        if fit is not None:
+            fit["start"].job.cancel()
+        try:
+            fit = {"key": key, "start": start_gp_fit(data, preferences, np.random.default_rng(0))}
+        except ValueError as error:
+            st.session_state.pop("gp_fit", None)
+            st.error(str(error))
+            return
+        st.session_state.gp_fit = fit
+        running = True
+    if fit is None:
+        st.caption(
+            "Seed 002's GP, from the pairwise preferences alone; sparse beyond 1,000 rows. It runs in the background."
+        )
+        return
+    st.caption(gp_plan_text(fit["start"]))
+    if running:
+        gp_progress()
+    else:
+        gp_result(data, fit["start"])
+
+
+def gp_plan_text(start) -> str:
+    plan = start.plan
+    model = f"sparse, {plan.n_inducing} inducing inputs" if plan.method == "sparse" else "exact"
+    sample = f" (a uniform sample of the {start.n_available:,})" if start.n_available > plan.n_pairs else ""
+    return (
+        f"GP ({model}) over {plan.n_latent:,} rows touched by {plan.n_pairs:,} preferences{sample}; "
+        f"about {plan.memory / 1e9:.2g} GB."
+    )
+
+
+@st.fragment(run_every=1.0)
+def gp_progress() -> None:
+    """The running fit's progress and its cancel button, refreshed every second; the whole page reruns
+    once the fit has ended."""
+    job = st.session_state.gp_fit["start"].job
+    status = job.status()
+    if status.state != "running":
+        st.rerun()
+    evidence = "" if not np.isfinite(status.log_evidence) else f", best log evidence {status.log_evidence:,.1f}"
+    st.info(f"Fitting in the background: {status.evaluations} evidence evaluations{evidence}, {status.seconds:.0f} s.")
+    if st.button("Cancel the GP fit", key="model_cancel_gp"):
+        job.cancel()
+        st.rerun()
+
+
+def gp_result(data, start) -> None:
+    """A finished fit's latent mean ± sd against the target (held-out rows if the data has them, else
+    the labeled rows), or why it stopped."""
+    status = start.job.status()
+    if status.state == "cancelled":
+        st.info("GP fit cancelled.")
+        return
+    if status.state == "failed":
+        st.error(f"The GP fit failed: {status.message}")
+        return
+    rows, where = (data.test, "held-out rows") if data.test.size else (data.labeled, "labeled rows")
+    mean, std = start.job.model().predict(data.dataset.X[rows], return_std=True)
+    st.caption(f"Fitted in {status.seconds:.0f} s.")
+    figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", "actual")
+    st.plotly_chart(figure, key="model_gp")
 
 
 def number(value: float) -> str:
@@ -182,21 +258,7 @@ def main() -> None:
     st.subheader("Other models")
     gp_column, hgb_column = st.columns(2)
     with gp_column:
-        if st.button("Fit the GP preference model", key="model_fit_gp") and data.test.size:
-            try:
-                mean, std = gp_latent(data, preferences, data.test)
-            except ValueError as error:
-                st.error(str(error))
-            else:
-                figure = against_figure(
-                    data.y_true[data.test],
-                    {"GP latent": mean},
-                    "GP latent mean ± sd on held-out rows",
-                    "actual",
-                    "latent f",
-                    errors=std,
-                )
-                st.plotly_chart(figure, key="model_gp")
+        gp_section(session, data, preferences)
     with hgb_column:
         column = st.selectbox(
             "Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone"

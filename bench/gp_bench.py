@@ -12,16 +12,28 @@ Times are whole fits including hyperparameter optimisation: ``GPPreferenceModel(
 ARD with a Gamma prior on the length scales, evidence plus log prior by L-BFGS from 2 starts; also
 the seed's plain evidence with either kernel) and ``PairwiseGP`` + ``fit_gpytorch_mll`` (its
 default ARD kernel and priors, inputs normalised to the unit cube as BoTorch asks).  BoTorch is
-optional, bench-only:
+optional, bench-only, and runs with torch allowed every core, as ordercore is (which chooses one
+BLAS thread for the exact model, see ``ordercore.gp.evidence.blas_threads``):
 
     python -m pip install -r requirements-bench.txt   # torch==2.13.0 is a local CPU build here
     ORDERCORE_DATA=../shared/data python bench/gp_bench.py [--trials 5] [--no-botorch]
+
+``--scale`` runs issue 15's scale curve instead: California, n rows (a random sample, or all 20,640),
+n random training pairs among them ordered by the true value, 20,000 random test pairs over all rows;
+the default model (sparse above 1,000 rows) at n in {2,000, 5,000, 20,640}, the exact model at
+2,000 on the same pairs, and the exact model on a 2,000-row sample's pairs as the baseline the
+full-table fit must beat.  Each fit runs in a fresh process, which reports its peak resident memory.
+
+    ORDERCORE_DATA=../shared/data python bench/gp_bench.py --scale [--trials 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
+import os
+import resource
 import statistics
 import sys
 import time
@@ -72,6 +84,8 @@ def ordercore_fit(X, train, seed, **options):
 
 def botorch_fit(X, train, seed):
     import torch
+
+    torch.set_num_threads(len(os.sched_getaffinity(0)))
     from botorch.fit import fit_gpytorch_mll
     from botorch.models.pairwise_gp import PairwiseGP, PairwiseLaplaceMarginalLogLikelihood
     from botorch.models.transforms.input import Normalize
@@ -133,11 +147,64 @@ def run(setting, trials, contenders):
     return rows
 
 
+def scale_fit(job) -> tuple[float, float, float, str]:
+    """One fit of the scale curve, in a fresh process: (seconds, peak RSS in GB, test error, method)."""
+    seed, rows, options = job
+    data = load_dataset("california")
+    rng = np.random.default_rng(seed)
+    test = random_pairs(data.y, 20_000, rng)
+    sample = np.arange(len(data.y)) if rows >= len(data.y) else np.sort(rng.choice(len(data.y), rows, replace=False))
+    train = random_pairs(data.y[sample], len(sample), rng)
+    start = time.perf_counter()
+    model = GPPreferenceModel(random_state=seed, **options).fit(data.X[sample], PreferenceSet.order(*train))
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB -> GB
+    return seconds, peak, error_rate(model.predict, data.X, test), model.method_
+
+
+def scale(trials: int) -> None:
+    settings = [
+        ("default, 2,000 rows", 2_000, {}),
+        ("exact, same 2,000 rows", 2_000, {"method": "exact"}),
+        ("default, 5,000 rows", 5_000, {}),
+        ("default, all 20,640 rows", 20_640, {}),
+    ]
+    print(f"California scale curve ({trials} trials; {len(os.sched_getaffinity(0))} cores; a fresh process per fit)")
+    rows = {name: [] for name, _, _ in settings}
+    context = multiprocessing.get_context("spawn")
+    for seed in range(trials):
+        for name, n, options in settings:
+            quiet_machine()
+            with context.Pool(1) as pool:
+                result = pool.apply(scale_fit, ((seed, n, options),))
+            rows[name].append(result)
+            print(
+                f"  trial {seed}: {name}: {result[3]} fit {result[0]:.1f} s, peak {result[1]:.2f} GB, "
+                f"test pair error {100 * result[2]:.2f}%",
+                flush=True,
+            )
+    for name, results in rows.items():
+        seconds, peaks, errors, _ = zip(*results, strict=True)
+        print(
+            f"  {name:<26} fit median {statistics.median(seconds):6.1f} s   "
+            f"peak median {statistics.median(peaks):.2f} GB   error {100 * np.mean(errors):.2f}%"
+        )
+    full, exact_2k = np.array(rows["default, all 20,640 rows"])[:, 2], np.array(rows["exact, same 2,000 rows"])[:, 2]
+    sparse_2k = np.array(rows["default, 2,000 rows"])[:, 2]
+    print(f"  sparse - exact at 2,000 rows: {100 * np.mean(sparse_2k - exact_2k):+.2f} points (mean over trials)")
+    print(f"  all rows - exact on a 2,000-row sample: {100 * np.mean(full - exact_2k):+.2f} points")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--no-botorch", action="store_true", help="only GPPreferenceModel")
+    parser.add_argument("--scale", action="store_true", help="the scale curve on California (issue 15)")
     args = parser.parse_args(argv)
+    if args.scale:
+        scale(args.trials)
+        return
+    print(f"{len(os.sched_getaffinity(0))} cores; BoTorch's torch may use all of them")
 
     boston = {
         "GP default (ARD+prior)": {},

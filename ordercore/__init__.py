@@ -9,6 +9,7 @@ A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``
 
 from ordercore.exceptions import (
     ClusterUnavailableError,
+    MemoryBudgetError,
     ModelFileError,
     NotPositiveDefiniteError,
     SolverError,
@@ -30,6 +31,7 @@ __all__ = [
     "GPPreferenceModel",
     "LPSolution",
     "ModelFileError",
+    "MemoryBudgetError",
     "NotPositiveDefiniteError",
     "OrderPreferenceRegressor",
     "PreferenceSet",

@@ -25,3 +25,8 @@ class ClusterUnavailableError(RuntimeError):
 class ModelFileError(ValueError):
     """A model file could not be read: not an ordercore model, damaged, or tampered with (the message
     names the file and what is wrong)."""
+
+
+class MemoryBudgetError(ValueError):
+    """A fit would need more memory than its limit allows; raised before any of the work (the message
+    gives the estimate, the limit and what to change)."""

@@ -141,13 +141,11 @@ def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=42
     return figure
 
 
-def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal: str | None = None, errors=None):
-    """Each of ``series`` {name: y} plotted against x, with the line y = x named ``diagonal`` and
-    error bars ``errors`` (for a single series) if given."""
+def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal: str | None = None):
+    """Each of ``series`` {name: y} plotted against x, with the line y = x named ``diagonal`` if given."""
     figure = go.Figure()
     for name, y in series.items():
-        error_y = {"array": errors} if errors is not None else None
-        figure.add_scatter(x=x, y=y, mode="markers", name=name, opacity=0.6, error_y=error_y)
+        figure.add_scatter(x=x, y=y, mode="markers", name=name, opacity=0.6)
     if diagonal is not None:
         values = np.concatenate(
             [np.asarray(x, dtype=np.float64)] + [np.asarray(y, dtype=np.float64) for y in series.values()]
@@ -157,6 +155,44 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
             x=[low, high], y=[low, high], mode="lines", name=diagonal, line={"dash": "dot", "color": "gray"}
         )
     figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis)
+    return figure
+
+
+BAND_BINS = 20
+"""Quantile bins of the target in ``latent_band_figure``."""
+
+BAND_DOTS = 1_500
+"""Most individual rows ``latent_band_figure`` draws under its band."""
+
+
+def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
+    """The GP's latent mean against the target, readable for thousands of rows: per quantile bin of
+    ``actual`` (n,), the bin's average latent mean (a line) and a band ± the average latent standard
+    deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath."""
+    actual, mean, std = (np.asarray(values, dtype=np.float64) for values in (actual, mean, std))
+    edges = np.unique(np.quantile(actual, np.linspace(0, 1, BAND_BINS + 1)))
+    bins = np.clip(np.searchsorted(edges, actual, side="right") - 1, 0, max(len(edges) - 2, 0))
+    counts = np.bincount(bins)
+    filled = counts > 0
+    centre = (np.bincount(bins, actual) / np.maximum(counts, 1))[filled]
+    average = (np.bincount(bins, mean) / np.maximum(counts, 1))[filled]
+    spread = (np.bincount(bins, std) / np.maximum(counts, 1))[filled]
+    dots = np.random.default_rng(0).permutation(actual.size)[:BAND_DOTS]
+    figure = go.Figure()
+    figure.add_scatter(
+        x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
+    )
+    figure.add_scatter(
+        x=np.concatenate([centre, centre[::-1]]),
+        y=np.concatenate([average + spread, (average - spread)[::-1]]),
+        fill="toself",
+        fillcolor="rgba(31, 119, 180, 0.25)",
+        line={"width": 0},
+        name="± latent sd (bin average)",
+        hoverinfo="skip",
+    )
+    figure.add_scatter(x=centre, y=average, mode="lines+markers", name="latent mean (bin average)")
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
     return figure
 
 

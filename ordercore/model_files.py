@@ -199,7 +199,7 @@ def _read(archive, file_size: int) -> ModelFile:
     document = _document(_entry(archive, "metadata", "uint8", file_size))
     cls = ESTIMATORS[document["estimator"]]
     estimator = _estimator(cls, document["params"])
-    scalars = _scalars(document["scalars"], {**cls._saved_scalars, **COMMON_SCALARS})
+    scalars = _scalars(document["scalars"], {**cls._saved_scalars, **COMMON_SCALARS}, _later(cls, "scalars"))
     dims = {"n_features": scalars["n_features_in"]}
     arrays = _arrays(archive, document["arrays"], cls._saved_arrays, dims, file_size)
     preprocessing = None if document["preprocessing"] is None else Preprocessing.from_dict(document["preprocessing"])
@@ -238,15 +238,27 @@ def _document(raw: np.ndarray) -> dict:
 
 
 def _estimator(cls, params):
-    """An unfitted ``cls`` with ``params``, as its own parameter validation accepts them."""
+    """An unfitted ``cls`` with ``params``, as its own parameter validation accepts them.  Parameters
+    the class added after a file was written (``_later_params``) may be absent: they take defaults."""
+    if isinstance(params, dict):
+        params = {**{k: v for k, v in cls().get_params(deep=False).items() if k in _later(cls, "params")}, **params}
     _same_names(f"{cls.__name__} parameters", set(cls().get_params(deep=False)), params)
     estimator = cls().set_params(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
     estimator._validate_params()
     return estimator
 
 
-def _scalars(scalars, types: dict) -> dict:
-    """The fitted scalars, each of its declared type (a float may be written as an integer)."""
+def _later(cls, what: str):
+    """What ``cls`` declares it added to model files after format version 1: parameter names
+    (``_later_params``) or scalars with the value files written before meant (``_later_scalars``)."""
+    return getattr(cls, f"_later_{what}", {} if what == "scalars" else set())
+
+
+def _scalars(scalars, types: dict, later: dict) -> dict:
+    """The fitted scalars, each of its declared type (a float may be written as an integer); those
+    in ``later`` may be absent and then take its values."""
+    if isinstance(scalars, dict):
+        scalars = {**later, **scalars}
     _same_names("scalars", set(types), scalars)
     for name, allowed in types.items():
         value, allowed = scalars[name], allowed if isinstance(allowed, tuple) else (allowed,)

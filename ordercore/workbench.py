@@ -18,7 +18,8 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 
 from ordercore.exceptions import SolverTimeLimitError
-from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.gp.background import BackgroundFit
+from ordercore.gp.estimator import FitPlan, GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
@@ -33,9 +34,13 @@ PAIR_STRATEGIES = ("margin", "disagreement", "random")
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds a retrain may take by default (the Model page's setting); past it the last fit stays."""
 
-GP_MAX_ROWS = 2000
-"""Most rows the exact GP preference model is fitted over in the Studio: its cost is cubic in the rows
-its preferences touch (2,000 rows: 41 s and 760 MB; 4,000: no answer in 240 s; issue 15)."""
+GP_MEMORY_LIMIT_GB = 2.0
+"""Most memory one GP fit of the Studio may need (``GPPreferenceModel.memory_limit``): several
+sessions can fit at once on one server without exhausting it."""
+
+GP_MAX_PREFERENCES = 40_000
+"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many (its sparse fit
+takes about 8 s for 20,000 over 20,640 rows; time and memory grow linearly in the preferences)."""
 
 
 class PreferenceRegressor(Protocol):
@@ -279,23 +284,29 @@ class Workbench:
 
 
 # ------------------------------------------------------------------ other models the Model page compares
-def gp_latent(data: StudyData, preferences: PreferenceSet, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The GP preference model's latent mean and standard deviation at ``rows`` (from pairwise
-    preferences only; unary ones are left out).  ``ValueError`` when they touch more than
-    ``GP_MAX_ROWS`` rows, before any work."""
-    pairwise = preferences[~preferences.is_unary]
+@dataclass(frozen=True)
+class GPFitStart:
+    """A GP fit started in the background: the job, what it fits (``FitPlan``), and how many of the
+    session's pairwise preferences there were (more than ``plan.n_pairs`` when it fits a sample)."""
+
+    job: BackgroundFit
+    plan: FitPlan
+    n_available: int
+
+
+def start_gp_fit(data: StudyData, preferences: PreferenceSet, rng: np.random.Generator) -> GPFitStart:
+    """Start fitting the GP preference model on the session's pairwise preferences (unary ones are left
+    out; a uniform sample of ``GP_MAX_PREFERENCES`` when there are more) in a background process.
+    ``ValueError`` (``MemoryBudgetError`` among them) before anything starts when it cannot be fitted."""
+    pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
     if len(pairwise) == 0:
         raise ValueError("the GP learns from pairwise preferences: answer a few pairs first")
-    touched = np.count_nonzero(np.bincount(np.concatenate([pairwise.i, pairwise.j])))
-    if touched > GP_MAX_ROWS:
-        raise ValueError(
-            f"the GP preference model is exact, and its time and memory grow with the cube of the rows its "
-            f"preferences touch: these {len(pairwise):,} preferences touch {touched:,} rows, more than the "
-            f"{GP_MAX_ROWS:,} it can take here. Fit it on a session with fewer rule preferences (cap or remove "
-            "rules on the Rules page), or use the order-preference LP above"
-        )
-    model = GPPreferenceModel(random_state=0).fit(data.dataset.X, pairwise)
-    return model.predict(data.dataset.X[rows], return_std=True)
+    sample = pairwise
+    if len(pairwise) > GP_MAX_PREFERENCES:
+        sample = pairwise[np.sort(rng.choice(len(pairwise), GP_MAX_PREFERENCES, replace=False))]
+    options = {"random_state": 0, "memory_limit": GP_MEMORY_LIMIT_GB}
+    plan = GPPreferenceModel(**options).fit_plan(len(data.dataset.X), sample)
+    return GPFitStart(BackgroundFit(data.dataset.X, sample, **options), plan, len(pairwise))
 
 
 def monotone_boosting_mae(data: StudyData, column: str) -> float:

@@ -312,3 +312,23 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
     assert row.loc["imported", "accuracy checked"] == "—" and row.loc["imported", "weight"] == 1.0
+
+
+def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready):
+    """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view."""
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    assert not at.exception and any("Fitting in the background" in info.value for info in at.info)
+    assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
+    at.button(key="model_cancel_gp").click().run()
+    assert any(info.value == "GP fit cancelled." for info in at.info)
+    assert not at.session_state["gp_fit"]["start"].job.process.is_alive()
+    at.button(key="model_fit_gp").click().run()
+    job = at.session_state["gp_fit"]["start"].job
+    assert job.wait(300).state == "done"
+    at.run()
+    assert not at.exception and not any("Fitting" in info.value for info in at.info)
+    chart = next(element for element in at.get("plotly_chart") if "model_gp" in str(element.proto.id))
+    assert "latent mean" in chart.proto.spec

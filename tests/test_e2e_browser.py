@@ -1,7 +1,9 @@
 """End to end in a real browser: `streamlit run app.py`, Debian's chromium driven by Playwright.
 
 Create a session, set up the sample data, answer three pairs by clicking, kill and restart the
-server, and find the three answers still there.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also
+server, and find the three answers still there.  On a California session with a rule touching
+thousands of rows (more than the exact GP may take), start a GP fit, cancel it, start it again and
+see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also
 rewrites docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
 Playwright is missing (.ci/run installs both).
 """
@@ -15,9 +17,15 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from ordercore import GPPreferenceModel, MemoryBudgetError
+from ordercore.experiments import bedroom_rule
+from ordercore.rules import generate
 from ordercore.store import Store
+from ordercore.studio import data_settings, load_source
+from ordercore.workbench import GP_MEMORY_LIMIT_GB
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -160,3 +168,47 @@ def test_three_answers_survive_a_server_kill(tmp_path):
     answers = store.answers(store.session("browser session").id)
     assert answers["choice"].tolist() == ["a", "a", "a"]
     assert set(answers["annotator"]) == {"e2e annotator"}
+
+
+def california_session_with_a_rule(store_path: Path, max_pairs: int):
+    """A California session (l = 60) as the Data page sets it up, with seed 000's bedroom rule."""
+    frame, target, features = load_source("california")
+    settings, data = data_settings(frame, "california", target, features, {"n_labeled": 60, "test_fraction": 0.2})
+    store = Store(f"sqlite:///{store_path}")
+    session = store.create_session("gp session", settings=settings)
+    labeled = np.zeros(len(frame), dtype=bool)
+    labeled[data.labeled] = True
+    preferences = generate(bedroom_rule(), frame, labeled, max_pairs=max_pairs, random_state=0).preferences
+    store.add_rule(session.id, bedroom_rule(), preferences, "e2e")
+    store.engine.dispose()
+    return len(frame), preferences
+
+
+def test_a_gp_fit_too_large_for_the_exact_model_is_cancelled_then_finishes(tmp_path):
+    store_path = tmp_path / "studio.sqlite"
+    n_rows, preferences = california_session_with_a_rule(store_path, 4_000)
+    with pytest.raises(MemoryBudgetError):
+        GPPreferenceModel(method="exact", memory_limit=GP_MEMORY_LIMIT_GB).fit_plan(n_rows, preferences)
+    port = free_port()
+    server = start_server(port, store_path)
+    try:
+        with playwright.sync_playwright() as driver:
+            browser, page = open_page(driver, 300_000)
+            page.goto(f"http://127.0.0.1:{port}")
+            page.get_by_role("link", name="Model").click()
+            fit = page.get_by_role("button", name="Fit the GP preference model")
+            fit.wait_for()
+            settle(page, 300)
+            fit.click()
+            page.get_by_text("Fitting in the background").wait_for()
+            assert "sparse" in page.get_by_text("GP (sparse").inner_text()
+            page.get_by_role("button", name="Cancel the GP fit").click()
+            page.get_by_text("GP fit cancelled.").wait_for()
+            fit.click()
+            page.get_by_text("Fitting in the background").wait_for()
+            page.get_by_text("Fitted in").wait_for(timeout=120_000)
+            page.locator('[data-testid="stPlotlyChart"]').last.wait_for()
+            assert page.get_by_text("Fitting in the background").count() == 0
+            browser.close()
+    finally:
+        stop_server(server)

@@ -26,7 +26,9 @@ EXPECTED_FAILURES = {
         TwoNormOrderPreferenceRegressor(),
         TwoNormOrderPreferenceRegressor(kernel="poly", centers="all"),
         GPPreferenceModel(n_restarts=0, random_state=0),
+        GPPreferenceModel(method="sparse", n_inducing=8, n_restarts=0, random_state=0),
         GPLabelPreferenceModel(random_state=0),
+        GPLabelPreferenceModel(method="sparse", n_inducing=8, random_state=0),
     ],
     expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}),
 )

@@ -325,6 +325,28 @@ def test_an_object_array_in_place_of_the_metadata_is_refused_unread(model_path):
     assert_refused(model_path, "'metadata' holds Python objects")
 
 
+def test_a_gp_file_written_before_the_sparse_model_loads_as_exact(tmp_path, problem):
+    """Files from before issue 15 lack the parameters method, n_inducing, memory_limit and the
+    scalar method: they load with the defaults, as the exact fits they are."""
+    path = tmp_path / "gp.npz"
+    model = gp_model(problem, "rbf")
+    model.save(path)
+
+    def older(document):
+        for name in ("method", "n_inducing", "memory_limit"):
+            document["params"].pop(name)
+        document["scalars"].pop("method")
+
+    rewrite(path, change_document=older)
+    loaded = ordercore.load(path)
+    assert loaded.method_ == "exact" and loaded.method == "auto"
+    assert np.array_equal(loaded.predict(problem[3]), model.predict(problem[3]))
+    rewrite(path, change_document=lambda d: d["scalars"].update(method="dense"))
+    assert_refused(path, "method must be 'exact' or 'sparse'")
+    rewrite(path, change_document=lambda d: d["params"].pop("kernel"))
+    assert_refused(path, "missing \\['kernel'\\]")
+
+
 def test_a_tampered_gp_file_is_refused(tmp_path, problem):
     path = tmp_path / "gp.npz"
     gp_model(problem, "ard").save(path)

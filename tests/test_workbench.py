@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mean_absolute_error
 
-from ordercore import OrderPreferenceRegressor, PreferenceSet
+from ordercore import GPPreferenceModel, MemoryBudgetError, OrderPreferenceRegressor, PreferenceSet
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.rules import Near, Ordering, Rule, Within, generate
 from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
@@ -15,8 +15,8 @@ from ordercore.workbench import (
     STUDIO_MODELS,
     StudioModel,
     Workbench,
-    gp_latent,
     monotone_boosting_mae,
+    start_gp_fit,
 )
 
 PARAMETERS = {"gamma": 0.1, "lambda1": 1e-3, "lambda2": 1.0}
@@ -161,16 +161,35 @@ def test_the_time_limit_reaches_both_fits(data):
     assert bench.svr.time_limit == bench.ssl.time_limit == 12.5
 
 
-def test_the_gp_refuses_preferences_over_more_rows_than_it_can_take(data, monkeypatch):
-    """With the limit at 5 rows: a chain over 5 rows fits, one over 6 is refused, saying why."""
+def test_the_studio_gp_fits_in_the_background_as_in_process(data):
+    """The background fit's model predicts as the same fit run here; unary preferences are left out."""
+    rows = data.pool[:12]
+    preferences = PreferenceSet.concatenate(
+        [PreferenceSet.order(rows[1:], rows[:-1]), PreferenceSet.at_least(rows[0], 1.0)]
+    )
+    start = start_gp_fit(data, preferences, np.random.default_rng(0))
+    assert start.job.wait(120).state == "done"
+    assert (start.plan.method, start.plan.n_latent, start.plan.n_pairs, start.n_available) == ("exact", 12, 11, 11)
+    here = GPPreferenceModel(random_state=0).fit(data.dataset.X, PreferenceSet.order(rows[1:], rows[:-1]))
+    assert np.allclose(start.job.model().predict(data.dataset.X[data.test]), here.predict(data.dataset.X[data.test]))
+
+
+def test_the_studio_gp_samples_beyond_its_cap_and_refuses_before_starting(data, monkeypatch):
     import ordercore.workbench
 
-    monkeypatch.setattr(ordercore.workbench, "GP_MAX_ROWS", 5)
-    rows = data.pool[:6]
-    mean, std = gp_latent(data, PreferenceSet.order(rows[1:5], rows[:4]), data.test)
-    assert mean.shape == std.shape == data.test.shape
-    with pytest.raises(ValueError, match="5 preferences touch 6 rows, more than the 5"):
-        gp_latent(data, PreferenceSet.order(rows[1:], rows[:-1]), data.test)
+    rows = data.pool[:40]
+    preferences = PreferenceSet.order(rows[1:], rows[:-1])
+    monkeypatch.setattr(ordercore.workbench, "GP_MAX_PREFERENCES", 10)
+    monkeypatch.setattr(ordercore.workbench, "BackgroundFit", lambda X, sample, **options: sample)
+    start = start_gp_fit(data, preferences, np.random.default_rng(0))
+    assert start.plan.n_pairs == len(start.job) == 10 and start.n_available == 39
+    assert set(zip(start.job.i, start.job.j, strict=True)) <= set(zip(preferences.i, preferences.j, strict=True))
+    monkeypatch.setattr(ordercore.workbench, "GP_MEMORY_LIMIT_GB", 1e-9)
+    monkeypatch.setattr(ordercore.workbench, "BackgroundFit", lambda *a, **k: pytest.fail("a fit started"))
+    with pytest.raises(MemoryBudgetError, match="would need about"):
+        start_gp_fit(data, preferences, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="answer a few pairs first"):
+        start_gp_fit(data, PreferenceSet.at_least(rows[0], 1.0), np.random.default_rng(0))
 
 
 def test_audit_pairs_come_from_the_rule_in_the_pool_never_twice_either_way(data, rule_preferences):

@@ -52,15 +52,16 @@ class SquaredExponential:
         """K(x, x) for each row of X, shape (len(X),)."""
         return np.full(len(X), self.signal_variance)
 
-    def log_length_scale_gradient(self, X: np.ndarray, K: np.ndarray, G: np.ndarray) -> np.ndarray:
-        """Σ_ij G_ij ∂K_ij/∂ln ℓ_d for each length scale, shape length_scale.shape.
+    def log_length_scale_gradient(self, X: np.ndarray, Y: np.ndarray, K: np.ndarray, G: np.ndarray) -> np.ndarray:
+        """Σ_ij G_ij ∂K_ij/∂ln ℓ_d for each length scale, shape length_scale.shape, where K = K(X, Y)
+        and G have shape (len(X), len(Y)).
 
-        ∂K_ij/∂ln ℓ_d = K_ij (x_id - x_jd)² / ℓ_d².  With H = G ⊙ K symmetric, the sum over ij of
-        H_ij (x_id - x_jd)² is 2 Σ_i h_i x_id² - 2 x_dᵀ H x_d, h = H 1: O(N² D), no (N, N, D) array.
+        ∂K_ij/∂ln ℓ_d = K_ij (x_id - y_jd)² / ℓ_d².  With H = G ⊙ K, the sum over ij of
+        H_ij (x_id - y_jd)² is Σ_i (H 1)_i x_id² - 2 x_dᵀ H y_d + Σ_j (Hᵀ 1)_j y_jd²: O(len(X) len(Y) D),
+        no (len(X), len(Y), D) array.
         """
         H = G * K
-        h = H.sum(axis=1)
-        per_feature = 2.0 * (h @ (X * X)) - 2.0 * np.einsum("id,id->d", X, H @ X)
+        per_feature = H.sum(axis=1) @ (X * X) - 2.0 * np.einsum("id,id->d", X, H @ Y) + H.sum(axis=0) @ (Y * Y)
         per_feature = per_feature / self.length_scale**2
         return per_feature if self.length_scale.size > 1 else np.array([per_feature.sum()])
 

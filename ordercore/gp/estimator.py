@@ -7,6 +7,7 @@ number N of those instances, whatever the number of preferences (seed 002 §2.4)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,15 +18,29 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.active import bald_information, check_candidate_pairs, rank_unsettled
+from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
+from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.preferences import PreferenceSet
 
 MAX_SCORE_PAIRS = 200_000
 """Largest number of pairs ``PreferenceSet`` a score vector y may imply in ``fit`` (all ordered pairs)."""
 
 KERNELS = ("rbf", "ard")
+
+METHODS = ("auto", "exact", "sparse")
+"""'exact': seed 002's Laplace fit over every latent value (``laplace``), O(N³) time, O(N²) memory;
+'sparse': the subset-of-regressors prior on inducing inputs (``sparse``), O(N M²) and O((N + p) M);
+'auto': exact up to ``EXACT_MAX_LATENT`` latent values, sparse above."""
+
+EXACT_MAX_LATENT = 1_000
+"""Largest number of latent values 'auto' fits exactly.  The exact fit takes about 6 s at 1,000 and
+40 s at 2,000 instances on a 2-core machine (issue 15); the sparse one about 6 s at 20,000."""
+
+DEFAULT_N_INDUCING = 200
+"""Inducing inputs of the sparse model by default (see ``bench/gp_bench.py --scale``)."""
 
 DEFAULT_LENGTH_SCALE_PRIOR = (2.4, 2.16)
 """Gamma(shape, rate) prior on each ARD length scale of ``GPPreferenceModel`` by default, in standard
@@ -108,6 +123,25 @@ def _pairwise_preferences(preferences, n_samples: int) -> PreferenceSet:
     return preferences
 
 
+@dataclass(frozen=True)
+class FitPlan:
+    """What a fit will be: method ('exact' or 'sparse'), latent values, preferences, inducing inputs (0
+    for exact) and the memory it needs in bytes (``ordercore.gp.budget``)."""
+
+    method: str
+    n_latent: int
+    n_pairs: int
+    n_inducing: int
+    memory: int
+
+
+def _instance_pairs(preferences: PreferenceSet) -> tuple[np.ndarray, PairData]:
+    """The rows the positive-weight preferences mention (N,), and those preferences over them."""
+    positive = preferences[preferences.weight > 0]
+    instances, inverse = np.unique(np.concatenate([positive.i, positive.j]), return_inverse=True)
+    return instances, PairData(inverse[: len(positive)], inverse[len(positive) :], positive.weight, instances.size)
+
+
 GP_PARAMETER_CONSTRAINTS: dict = {
     "kernel": [StrOptions(set(KERNELS))],
     "length_scale": [Interval(Real, 0, None, closed="neither"), None],
@@ -118,6 +152,9 @@ GP_PARAMETER_CONSTRAINTS: dict = {
     "n_restarts": [Interval(Integral, 0, None, closed="left")],
     "normalize": ["boolean"],
     "random_state": ["random_state"],
+    "method": [StrOptions(set(METHODS))],
+    "n_inducing": [Interval(Integral, 1, None, closed="left")],
+    "memory_limit": [Interval(Real, 0, None, closed="neither"), None],
 }
 """The parameters every GP estimator here shares (see ``GPPreferenceModel``)."""
 
@@ -127,27 +164,46 @@ class LaplaceGPMixin:
     by evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for
     prediction."""
 
-    def _fit_laplace(self, X: np.ndarray, rows, pairs: PairData, n_blocks: int = 1):
-        """The Laplace fit over the latent values of X[rows] (n_blocks GPs sharing one kernel);
-        sets the standardisation, the inputs and length_scale_, signal_variance_, noise_,
-        log_evidence_, n_iter_ only once it has succeeded."""
+    def _fit_laplace(self, X: np.ndarray, rows, pairs: PairData, n_blocks: int = 1, progress=None):
+        """The Laplace fit over the latent values of X[rows] (n_blocks GPs sharing one kernel), exact or
+        sparse as ``method`` says; sets the standardisation, the inputs and method_, length_scale_,
+        signal_variance_, noise_, log_evidence_, n_iter_ only once it has succeeded.  Refuses with
+        ``MemoryBudgetError`` before any work when the fit would need more than ``memory_limit``.
+        progress : optional callable(evaluations: int, log_evidence: float) after each evaluation of
+        the hyperparameter search."""
         mean, scale = standardisation(X, self.normalize)
         inputs = (X[rows] - mean) / scale
+        method = self._plan(pairs.n_latent, pairs.winner.size, len(inputs), n_blocks).method
+        rng = check_random_state(self.random_state)
+        prior = _gamma_prior(self.length_scale_prior)
+        if method == "exact":
+            basis = inputs
+            problem = EvidenceProblem(inputs, pairs, float(self.signal_variance), n_blocks, prior)
+        else:
+            basis = inducing_inputs(inputs, self.n_inducing, rng)
+            problem = SparseEvidenceProblem(inputs, basis, pairs, float(self.signal_variance), n_blocks, prior)
         start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
-        problem = EvidenceProblem(
-            inputs, pairs, float(self.signal_variance), n_blocks, _gamma_prior(self.length_scale_prior)
-        )
         if self.optimizer is None:
             theta, (kernel, _, fit) = start, problem.laplace(start)
         else:
-            rng = check_random_state(self.random_state)
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng)
-        self._mean, self._scale, self._inputs = mean, scale, inputs
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress)
+        self._mean, self._scale, self._inputs = mean, scale, basis
+        self.method_ = method
         self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
         self.noise_ = float(np.exp(theta[-1]))
         self.log_evidence_ = fit.log_evidence
         self.n_iter_ = fit.n_iter
         return fit
+
+    def _plan(self, n_latent: int, n_pairs: int, n_inputs: int, n_blocks: int) -> FitPlan:
+        """The fit ``method`` leads to for these sizes (n_inputs rows of X per block), with its memory;
+        ``MemoryBudgetError`` when that exceeds ``memory_limit``."""
+        method = self.method
+        if method == "auto":
+            method = "exact" if n_latent <= EXACT_MAX_LATENT else "sparse"
+        n_inducing = min(self.n_inducing, n_inputs) if method == "sparse" else 0
+        memory = check_memory(method, n_latent, n_pairs, n_inducing, n_blocks, self.memory_limit)
+        return FitPlan(method, n_latent, n_pairs, n_inducing, memory)
 
     def _kernel(self) -> SquaredExponential:
         return SquaredExponential(self.length_scale_, self.signal_variance_)
@@ -159,7 +215,10 @@ class LaplaceGPMixin:
         "inputs": ("float64", ("n_inputs", "n_features")),
         "length_scale": ("float64", ("n_length_scales",)),
     }
-    _saved_scalars = {"signal_variance": float, "noise": float, "log_evidence": float, "n_iter": int}
+    _saved_scalars = {"signal_variance": float, "noise": float, "log_evidence": float, "n_iter": int, "method": str}
+    # Written since the sparse model (issue 15): a file without them has the defaults, as fitted then.
+    _later_params = {"method", "n_inducing", "memory_limit"}
+    _later_scalars = {"method": "exact"}
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
         """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``): the
@@ -176,6 +235,7 @@ class LaplaceGPMixin:
             "noise": float(self.noise_),
             "log_evidence": float(self.log_evidence_),
             "n_iter": int(self.n_iter_),
+            "method": self.method_,
         }
         return arrays, scalars
 
@@ -188,6 +248,9 @@ class LaplaceGPMixin:
         self._mean, self._scale, self._inputs = arrays["mean"], arrays["scale"], arrays["inputs"]
         self.length_scale_, self.signal_variance_ = arrays["length_scale"], scalars["signal_variance"]
         self.noise_, self.log_evidence_, self.n_iter_ = scalars["noise"], scalars["log_evidence"], scalars["n_iter"]
+        if scalars["method"] not in ("exact", "sparse"):
+            raise ValueError(f"method must be 'exact' or 'sparse', got {scalars['method']!r}")
+        self.method_ = scalars["method"]
 
     def _standardise(self, X) -> np.ndarray:
         """X checked against the fit's features and standardised as the training inputs were."""
@@ -229,12 +292,21 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         starts: on the Boston and synthetic benches (30 fits) no restart ever beat the first start's
         optimum of the default objective, and each cost about 15 % of a Boston fit.
     normalize : bool, standardise features by the mean and standard deviation of the X given to fit.
-    random_state : seed of the restarts.
+    random_state : seed of the restarts and of the sparse model's inducing inputs.
+    method : 'auto' (the default: exact up to ``EXACT_MAX_LATENT`` = 1,000 instances, sparse above),
+        'exact' (seed 002's model, O(N³) time and O(N²) memory in the N instances) or 'sparse' (the
+        same model with the subset-of-regressors prior on ``n_inducing`` inducing inputs, the k-means
+        centres of the instances; O(N M²) time and O((N + p) M) memory; ``ordercore.gp.sparse``).
+    n_inducing : int >= 1, M, the sparse model's inducing inputs (at most the distinct instances).
+    memory_limit : float > 0 or None, the most memory in GB a fit may need: above it ``fit`` raises
+        ``MemoryBudgetError`` before any work (``ordercore.gp.budget`` estimates the need).  None: half
+        of this machine's physical memory.
 
     Attributes
     ----------
-    instances_ : ndarray (N,), the rows of the fit's X that preferences mention (the GP's inputs).
+    instances_ : ndarray (N,), the rows of the fit's X that preferences mention.
     latent_ : ndarray (N,), the MAP latent values f̂ at those rows (eq. (11)).
+    method_ : 'exact' or 'sparse', the model fitted.
     length_scale_ : ndarray (1,) or (n_features,); noise_ : float; signal_variance_ : float.
     log_evidence_ : float, the Laplace evidence (12) at the chosen hyperparameters.
     n_iter_ : int, Newton iterations of the final MAP estimate.
@@ -256,6 +328,9 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         n_restarts=1,
         normalize=True,
         random_state=None,
+        method="auto",
+        n_inducing=DEFAULT_N_INDUCING,
+        memory_limit=None,
     ):
         self.kernel = kernel
         self.length_scale = length_scale
@@ -266,28 +341,38 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         self.n_restarts = n_restarts
         self.normalize = normalize
         self.random_state = random_state
+        self.method = method
+        self.n_inducing = n_inducing
+        self.memory_limit = memory_limit
 
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, preferences):
-        """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,))."""
+    def fit(self, X, preferences, *, progress=None):
+        """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,)).
+        progress : optional callable(evaluations, log_evidence) called after each evaluation of the
+        hyperparameter search (e.g. to show progress; raising from it abandons the fit)."""
         X = validate_data(self, X, dtype=np.float64)
         preferences = _pairwise_preferences(preferences, X.shape[0])
-        positive = preferences[preferences.weight > 0]
-        instances, inverse = np.unique(np.concatenate([positive.i, positive.j]), return_inverse=True)
-        pairs = PairData(inverse[: len(positive)], inverse[len(positive) :], positive.weight, instances.size)
-        fit = self._fit_laplace(X, instances, pairs)
+        instances, pairs = _instance_pairs(preferences)
+        fit = self._fit_laplace(X, instances, pairs, progress=progress)
         self.X_fit_, self.instances_ = X, instances
-        self.latent_ = fit.latent
+        self.latent_ = fit.instance_latent
         self._alpha, self._predictive_matrix = fit.alpha, fit.predictive_matrix
         self.preferences_ = preferences
         return self
 
+    def fit_plan(self, n_samples: int, preferences: PreferenceSet) -> FitPlan:
+        """The fit that ``fit(X, preferences)`` would run, for an X of n_samples rows, without running
+        it: ``MemoryBudgetError`` (or the errors of bad input) as ``fit`` would raise them."""
+        self._validate_params()
+        instances, pairs = _instance_pairs(_pairwise_preferences(preferences, n_samples))
+        return self._plan(pairs.n_latent, pairs.winner.size, instances.size, 1)
+
     _saved_arrays = {
         **LaplaceGPMixin._saved_arrays,
         "X_fit": ("float64", ("n_samples", "n_features")),
-        "instances": ("int64", ("n_inputs",)),
-        "latent": ("float64", ("n_inputs",)),
+        "instances": ("int64", ("n_instances",)),
+        "latent": ("float64", ("n_instances",)),
         "alpha": ("float64", ("n_inputs",)),
         "predictive_matrix": ("float64", ("n_inputs", "n_inputs")),
         "preferences": ("preferences", ("n_preferences",)),

@@ -10,13 +10,16 @@ one GP per label sharing the kernel, seed 002 §3); the search is the same for b
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import scipy.optimize
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.laplace import (
@@ -67,8 +70,25 @@ OPTIMIZER_RELATIVE_TOLERANCE = 1e-7
 """L-BFGS-B also stops when an iteration improves the log evidence by less than this fraction."""
 
 
+class Hyperparameters:
+    """What every evidence problem shares for θ = (ln ℓ..., ln σ): the kernel, and the log prior of a
+    Gamma(shape a, rate b) on each length scale ℓ (a ln ℓ - b ℓ in the variable ln ℓ; flat in ln σ).
+    Needs the attributes ``signal_variance`` and ``length_scale_prior`` ((a, b) or None: no prior)."""
+
+    def kernel(self, theta: np.ndarray) -> SquaredExponential:
+        return SquaredExponential(np.exp(theta[:-1]), self.signal_variance)
+
+    def log_prior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """ln p(θ) up to a constant and its gradient, shape θ.shape (zero without a prior)."""
+        if self.length_scale_prior is None:
+            return 0.0, np.zeros_like(theta)
+        shape, rate = self.length_scale_prior
+        length_scale = np.exp(theta[:-1])
+        return float(np.sum(shape * theta[:-1] - rate * length_scale)), np.append(shape - rate * length_scale, 0.0)
+
+
 @dataclass(frozen=True)
-class EvidenceProblem:
+class EvidenceProblem(Hyperparameters):
     """Latent values over ``n_blocks`` copies of the instances (1 for instance preferences, the number
     of labels for label preferences), all with the prior K(inputs, inputs) of one kernel.
 
@@ -81,18 +101,6 @@ class EvidenceProblem:
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
-
-    def log_prior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
-        """ln p(θ) up to a constant and its gradient, shape θ.shape: a Gamma(shape a, rate b) prior on
-        each length scale ℓ, i.e. a ln ℓ - b ℓ in the variable ln ℓ; flat in ln σ.  Zero without a prior."""
-        if self.length_scale_prior is None:
-            return 0.0, np.zeros_like(theta)
-        shape, rate = self.length_scale_prior
-        length_scale = np.exp(theta[:-1])
-        return float(np.sum(shape * theta[:-1] - rate * length_scale)), np.append(shape - rate * length_scale, 0.0)
-
-    def kernel(self, theta: np.ndarray) -> SquaredExponential:
-        return SquaredExponential(np.exp(theta[:-1]), self.signal_variance)
 
     @functools.cached_property
     def squared_distances(self) -> np.ndarray:
@@ -127,7 +135,25 @@ class EvidenceProblem:
         products = kernel.log_length_scale_products(self.inputs, K, fit.alpha.reshape(self.n_blocks, n).T)
         products = products.transpose(1, 0, 2).reshape(self.n_blocks * n, -1)  # block-major, as the latent
         tangent = np.column_stack([latent_tangent(fit, products), latent_d_log_noise])
-        return np.append(kernel.log_length_scale_gradient(self.inputs, K, G), d_log_noise), tangent
+        return np.append(kernel.log_length_scale_gradient(self.inputs, self.inputs, K, G), d_log_noise), tangent
+
+
+@contextlib.contextmanager
+def blas_threads(sparse: bool):
+    """BLAS threads for a hyperparameter search.  The exact model: one.  pip's numpy and scipy wheels
+    each bundle an OpenBLAS: with two threads in both, each one's idle workers spin on the cores the
+    other needs, and the Boston fit took twice as long; two threads in scipy's alone gained 3-5 %, not
+    worth the bookkeeping; threads running starts side by side gained nothing either (scipy's LAPACK
+    wrappers hold the GIL).  The sparse model: its large products (Yᵀ Y, Λ Φ Σ L⁻¹) run in numpy, so
+    numpy's BLAS gets every core and any other BLAS one (California, 20,000 pairs: 6.2 s against
+    10.3 s with one thread everywhere, on 2 cores)."""
+    blas = ThreadpoolController().select(user_api="blas")
+    with contextlib.ExitStack() as stack:
+        for library in blas.lib_controllers:
+            numpy_own = Path(library.filepath).parent.name == "numpy.libs"  # where pip's numpy keeps its BLAS
+            threads = len(os.sched_getaffinity(0)) if sparse and numpy_own else 1
+            stack.enter_context(ThreadpoolController._from_controllers([library]).limit(limits=threads))
+        yield
 
 
 class _Evaluation(NamedTuple):
@@ -146,8 +172,8 @@ class _Search:
     starts from the last f̂ moved along ∂f̂/∂θ to the new θ, with the last posterior covariance as
     its inverse Hessian, so it usually needs a single factorisation of B."""
 
-    def __init__(self, problem: EvidenceProblem, bounds):
-        self.problem, self.bounds = problem, bounds
+    def __init__(self, problem: EvidenceProblem, bounds, on_evaluation=None):
+        self.problem, self.bounds, self.on_evaluation = problem, bounds, on_evaluation
         self.last: _Evaluation | None = None
         self.total_weight = float(np.sum(problem.pairs.weight))
         self.objective_scale = None  # set by the first evaluation
@@ -178,6 +204,8 @@ class _Search:
             self.objective_scale = max(float(np.linalg.norm(gradient)), MIN_OBJECTIVE_SCALE * self.total_weight)
         returned = -value / self.objective_scale, -gradient / self.objective_scale
         self.last = _Evaluation(theta.copy(), fit.latent, tangent, fit.posterior_factor, returned)
+        if self.on_evaluation is not None:
+            self.on_evaluation(value)
         return returned
 
     def run(self, theta0: np.ndarray, abandon=None) -> bool:
@@ -207,7 +235,7 @@ class _Search:
 
 
 def maximize_evidence(
-    problem: EvidenceProblem, start: np.ndarray, n_restarts: int, rng
+    problem: EvidenceProblem, start: np.ndarray, n_restarts: int, rng, progress=None
 ) -> tuple[np.ndarray, SquaredExponential, LaplaceFit]:
     """θ maximising the Laplace evidence (12) from ``start`` and n_restarts random starts around it,
     with the kernel and the Laplace fit there.
@@ -215,7 +243,9 @@ def maximize_evidence(
     The first start runs to convergence.  Each restart then runs to convergence unless abandoned
     after an iteration: within ``SAME_OPTIMUM_RADIUS`` of an optimum already found and below its
     evidence (it is climbing to that optimum), or still below the best evidence after
-    ``SCREEN_ITERATIONS``.  The highest evidence met wins.
+    ``SCREEN_ITERATIONS``.  The highest evidence met wins.  ``problem`` is an ``EvidenceProblem`` or
+    a ``sparse.SparseEvidenceProblem``.  progress : optional callable(evaluations, best log evidence
+    plus log prior so far) after each evaluation.
     """
     bounds = [LOG_LENGTH_SCALE_BOUNDS] * (start.size - 1) + [LOG_NOISE_BOUNDS]
     low, high = np.array(bounds).T
@@ -224,6 +254,12 @@ def maximize_evidence(
     ]
     optima: list[tuple[np.ndarray, float]] = []  # (θ, objective) where runs converged
     best = None
+    evaluations, top = 0, -np.inf
+
+    def on_evaluation(value: float) -> None:
+        nonlocal evaluations, top
+        evaluations, top = evaluations + 1, max(top, value)
+        progress(evaluations, top)
 
     def abandon(search: _Search) -> bool:
         theta, value = search.last.theta, search.best_value
@@ -231,13 +267,9 @@ def maximize_evidence(
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value
 
-    # One BLAS thread.  pip's numpy and scipy wheels each bundle an OpenBLAS: with two threads in both,
-    # each one's idle workers spin on the cores the other needs, and the Boston fit took twice as
-    # long; two threads in scipy's alone gained 3-5 %, not worth the bookkeeping.  Threads running
-    # starts side by side gained nothing either: scipy's LAPACK wrappers hold the GIL.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with blas_threads(sparse=not isinstance(problem, EvidenceProblem)):
         for theta0 in starts:
-            search = _Search(problem, bounds)
+            search = _Search(problem, bounds, None if progress is None else on_evaluation)
             converged = search.run(theta0, abandon if optima else None)
             if search.best is None:
                 continue

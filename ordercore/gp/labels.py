@@ -5,7 +5,8 @@ a → b says f_a(x_t) > f_b(x_t) and has the probit likelihood (5) (eq. (21)).  
 share one kernel (the seed's footnote: "we simply constrained all the covariance functions to use
 the same kernel parameters"), so the prior over the n·L latent values is block diagonal and the
 MAP (23), evidence (24) and gradients are those of the instance model on that larger latent vector.
-Prediction ranks labels by their predictive means (eq. (26)).  Cost grows as (n·L)³.
+Prediction ranks labels by their predictive means (eq. (26)).  Cost grows as (n·L)³ exactly, or
+as n·L·(L·M)² with the sparse model's M inducing inputs (``GPPreferenceModel``'s ``method``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.gp.estimator import GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
+from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
 
 GRAPHS = ("multiclass", "ordinal")
@@ -55,7 +56,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
         sorted labels, pointing away from the true one).
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
-    random_state : as in ``GPPreferenceModel``; all labels share the kernel hyperparameters.  The
+    random_state, method, n_inducing, memory_limit : as in ``GPPreferenceModel``, counting the n·L
+        latent values (n samples, L labels) for 'auto'; all labels share the kernel hyperparameters
+        (and, when sparse, the inducing inputs).  The
         defaults differ: the seed's isotropic kernel with plain evidence from one start (seed 002
         §4.2), since ``GPPreferenceModel``'s default prior was chosen on instance preferences only.
 
@@ -81,6 +84,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         n_restarts=0,
         normalize=True,
         random_state=None,
+        method="auto",
+        n_inducing=DEFAULT_N_INDUCING,
+        memory_limit=None,
     ):
         self.graph = graph
         self.kernel = kernel
@@ -92,6 +98,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         self.n_restarts = n_restarts
         self.normalize = normalize
         self.random_state = random_state
+        self.method = method
+        self.n_inducing = n_inducing
+        self.memory_limit = memory_limit
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -107,14 +116,14 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         pairs = PairData(winner * n + sample, loser * n + sample, np.ones(winner.size), classes.size * n)
         fit = self._fit_laplace(X, slice(None), pairs, n_blocks=classes.size)
         self.classes_ = classes
-        self._alpha = fit.alpha.reshape(classes.size, n).T
-        self.latent_ = fit.latent.reshape(classes.size, n).T
+        self._alpha = fit.alpha.reshape(classes.size, -1).T
+        self.latent_ = fit.instance_latent.reshape(classes.size, n).T
         return self
 
     _saved_arrays = {
         **LaplaceGPMixin._saved_arrays,
         "alpha": ("float64", ("n_inputs", "n_classes")),
-        "latent": ("float64", ("n_inputs", "n_classes")),
+        "latent": ("float64", ("n_samples", "n_classes")),
     }
     _saved_scalars = {**LaplaceGPMixin._saved_scalars, "classes": list}
 

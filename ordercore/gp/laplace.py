@@ -156,6 +156,11 @@ class LaplaceFit:
     hessian: scipy.sparse.csr_array  # Λ (N, N), sparse
     z: np.ndarray  # (p,)
 
+    @property
+    def instance_latent(self) -> np.ndarray:
+        """f̂ at the instances, shape (N,): ``latent`` (named as ``SparseLaplaceFit``'s)."""
+        return self.latent
+
 
 def _chord_too_slow(decrement: float, last_decrement: float, tolerance: float) -> bool:
     """Whether chord steps shrinking the decrement at the last step's rate need more than
@@ -175,6 +180,86 @@ def _likelihood_terms(pairs: PairData, incidence, f: np.ndarray, scale: float):
     return z, float(pairs.weight @ loss), gradient, pairs.weight * second
 
 
+def newton_minimize(
+    objective, gradient, factorize, x0, start=None, lagged_solve=None, tolerance=NEWTON_TOLERANCE, polish=True
+):
+    """Newton's method on the convex S(x) of a Laplace fit (x: whitened latent values or weights).
+
+    objective(x) -> state, a tuple (x, z, S(x), likelihood gradient in f, w ℓ''(z)); gradient(state)
+    -> ∇S; factorize(state) -> (Λ, R) with the Hessian B = Rᵀ R at that state (R upper).  The start
+    is x = x0 (zeros), or ``start`` if given and lower in S.  lagged_solve : optional g -> B0⁻¹ g with
+    the Hessian of a nearby problem: the first steps use it.
+
+    A factor of B is reused for chord steps (B at an earlier iterate, or lagged_solve) while, at the
+    rate the last chord step shrank the decrement, at most ``CHORD_MAX_STEPS`` more would reach the
+    tolerance; otherwise, and always at the optimum (the evidence needs B there), B is factorised
+    afresh.  Steps are backtracked to Armijo's condition, and fresh full steps extended while they
+    keep lowering S.  polish : one more full Newton step after convergence and B there, so that the
+    optimum and the evidence are exact to rounding (the final fit); without it (a hyperparameter
+    search's many fits) the evidence is exact to about √tolerance, ln|B| being first-order in the
+    error of the optimum.  Returns (state, Λ, R, Newton iterations) with R factorised at state.
+    """
+    state = objective(x0)
+    if start is not None:
+        # Kept only if it beats x0 (after a large change of σ an old optimum can sit far up the steep
+        # side of S, where Newton needs many more steps).
+        warm = objective(start)
+        if warm[2] < state[2]:
+            state = warm
+    R, lagged, fresh, converged = None, lagged_solve, False, False
+    n_iter, last_decrement = 0, np.inf
+    while n_iter < NEWTON_MAX_ITER:
+        if R is None and lagged is None:
+            hessian, R = factorize(state)
+            fresh = True
+        g = gradient(state)
+        step = -(scipy.linalg.cho_solve((R, False), g, check_finite=False) if R is not None else lagged(g))
+        decrement = -(g @ step)
+        if not fresh and (0.5 * decrement < tolerance or _chord_too_slow(decrement, last_decrement, tolerance)):
+            R = lagged = None  # converged with a lagged inverse (the evidence needs B here), or too slow
+            continue
+        if 0.5 * decrement < tolerance:
+            converged = True
+            break
+        trial = _line_search(objective, state, step, decrement, extend=fresh)
+        if trial is None:
+            if fresh:
+                break  # no decrease along the Newton direction: at the optimum to rounding
+            R = lagged = None
+            continue
+        state, n_iter, fresh, last_decrement = trial, n_iter + 1, False, decrement
+    if not fresh:
+        hessian, R = factorize(state)  # the iteration cap struck after a step
+    if polish and converged and decrement > 0:
+        state = objective(state[0] + step)
+        hessian, R = factorize(state)
+        n_iter += 1
+    return state, hessian, R, n_iter
+
+
+def _line_search(objective, state, step, decrement, extend: bool):
+    """The state at x + t·step: t halved from 1 until Armijo's condition holds, or (``extend``, for a
+    fresh Newton step taken whole) doubled while S keeps falling; None when no step lowers S."""
+    x, value = state[0], state[2]
+    t = 1.0
+    for _ in range(LINE_SEARCH_MAX_HALVINGS):
+        trial = objective(x + t * step)
+        if trial[2] <= value - ARMIJO_FRACTION * t * decrement:
+            break
+        t *= 0.5
+    else:
+        return None
+    if t == 1.0 and extend:
+        # Where pairs cross from violated to satisfied, ℓ flattens faster than its quadratic model and
+        # full Newton steps fall short (the decrement then shrinks only linearly): try longer steps.
+        while t < MAX_STEP_EXTENSION:
+            longer = objective(x + 2.0 * t * step)
+            if longer[2] >= trial[2]:
+                break
+            t, trial = 2.0 * t, longer
+    return trial
+
+
 def laplace_fit(
     K: np.ndarray,
     pairs: PairData,
@@ -191,10 +276,7 @@ def laplace_fit(
     hyperparameters change); the start is f = 0 otherwise.  tolerance : Newton's stopping rule.
     posterior_factor0 : optional W0 (N, N) of a nearby fit (C0 = W0 W0ᵀ): the first steps then use
     C0 for the inverse Hessian (f-space step -C0 ∇_f S), so a small change of hyperparameters needs
-    one factorisation of B, at f̂, instead of two or three.
-    polish : after convergence, one more Newton step and B there, so that f̂ and the evidence are
-    exact to rounding (the final fit); without it (a hyperparameter search's many fits) the evidence
-    is exact to about √tolerance, since ln|B| is first-order in the error of f̂.
+    one factorisation of B, at f̂, instead of two or three.  polish : see ``newton_minimize``.
     """
     scale = 1.0 / (np.sqrt(2.0) * noise)  # z = scale (f_winner - f_loser)
     L, _ = cholesky_with_jitter(K)
@@ -202,103 +284,46 @@ def laplace_fit(
     n = len(K)
 
     def objective(u):
-        f = L @ u
-        z, loss, g, curvature = _likelihood_terms(pairs, A, f, scale)
-        return f, z, loss + 0.5 * u @ u, g, curvature
+        z, loss, g, curvature = _likelihood_terms(pairs, A, L @ u, scale)
+        return u, z, loss + 0.5 * u @ u, g, curvature
 
-    def newton_step(gradient_u):
-        # -B⁻¹ ∇_u S with the last factor of B (at u when fresh, else at an earlier iterate).
-        return -scipy.linalg.cho_solve(B_factor, gradient_u, check_finite=False)
-
-    def lagged_step(gradient_u):
-        # u-space step -L⁻¹ C0 L⁻ᵀ ∇_u S, i.e. f-space step -C0 ∇_f S with ∇_f S = L⁻ᵀ ∇_u S.
-        gradient_f = scipy.linalg.solve_triangular(L, gradient_u, lower=True, trans="T", check_finite=False)
-        step_f = posterior_factor0 @ (posterior_factor0.T @ gradient_f)
-        return -scipy.linalg.solve_triangular(L, step_f, lower=True, check_finite=False)
-
-    u = np.zeros(n)
-    current = objective(u)
-    if latent0 is not None:
-        # u0 = L⁻¹ f0 so that f = L u; kept only if it beats f = 0 (after a large change of σ the
-        # old f̂ can sit far up the steep side of S, where Newton needs many more steps).
-        u0 = scipy.linalg.solve_triangular(L, latent0, lower=True, check_finite=False)
-        warm = objective(u0)
-        if warm[2] < current[2]:
-            u, current = u0, warm
-    f, z, value, g, curvature = current
-
-    def factorize(curvature):
+    def factorize(state):
         # Λ = scale² Aᵀ diag(w ℓ'') A;  B = I + Lᵀ Λ L, the Hessian of S in u (Lᵀ by a triangular
         # product: fewer flops than a general one).
-        hessian = pairs.laplacian((scale * scale) * curvature)
+        hessian = pairs.laplacian((scale * scale) * state[4])
         B = scipy.linalg.blas.dtrmm(1.0, L.T, hessian @ L, side=0, lower=0)
         B[np.diag_indices(n)] += 1.0
-        return hessian, (scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False), False)
+        return hessian, scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
 
-    n_iter = 0
-    # The inverse Hessian in use: the Cholesky factor of B at u (fresh), or a lagged one (C0's, or
-    # B's at an earlier iterate) while it keeps shrinking the decrement (chord steps, O(N²) each).
-    solve = lagged_step if posterior_factor0 is not None else None
-    fresh, converged = False, False
-    last_decrement = np.inf
-    while n_iter < NEWTON_MAX_ITER:
-        if solve is None:
-            hessian, B_factor = factorize(curvature)
-            solve, fresh = newton_step, True
-        gradient_u = u + L.T @ g
-        step = solve(gradient_u)
-        decrement = -(gradient_u @ step)
-        if not fresh and (0.5 * decrement < tolerance or _chord_too_slow(decrement, last_decrement, tolerance)):
-            # Converged with a lagged inverse (the evidence needs B at f̂), or chord steps too slow.
-            solve = None
-            continue
-        if 0.5 * decrement < tolerance:
-            converged = True
-            break
-        t = 1.0
-        for _ in range(LINE_SEARCH_MAX_HALVINGS):
-            trial = objective(u + t * step)
-            if trial[2] <= value - ARMIJO_FRACTION * t * decrement:
-                break
-            t *= 0.5
-        else:
-            if fresh:
-                break  # no decrease along the Newton direction: at the optimum to rounding
-            solve = None
-            continue
-        if t == 1.0 and fresh:
-            # Where pairs cross from violated to satisfied, ℓ flattens faster than its quadratic model
-            # and full Newton steps fall short (the decrement then shrinks only linearly): try longer
-            # steps while they keep lowering S.
-            while t < MAX_STEP_EXTENSION:
-                longer = objective(u + 2.0 * t * step)
-                if longer[2] >= trial[2]:
-                    break
-                t, trial = 2.0 * t, longer
-        u = u + t * step
-        f, z, value, g, curvature = trial
-        n_iter += 1
-        fresh, last_decrement = False, decrement
-    if solve is None or not fresh:
-        hessian, B_factor = factorize(curvature)  # the iteration cap struck with a lagged inverse
-    if polish and converged and decrement > 0:
-        # One more full Newton step (well inside the quadratic region) and B there: f̂ to rounding,
-        # and with it ln|B|, which is first-order in any error of f̂.
-        u = u + step
-        f, z, value, g, curvature = objective(u)
-        hessian, B_factor = factorize(curvature)
-        n_iter += 1
+    def lagged_step(gradient_u):
+        # B0⁻¹ ∇_u S = L⁻¹ C0 L⁻ᵀ ∇_u S, i.e. the f-space step C0 ∇_f S with ∇_f S = L⁻ᵀ ∇_u S.
+        gradient_f = scipy.linalg.solve_triangular(L, gradient_u, lower=True, trans="T", check_finite=False)
+        step_f = posterior_factor0 @ (posterior_factor0.T @ gradient_f)
+        return scipy.linalg.solve_triangular(L, step_f, lower=True, check_finite=False)
+
+    # u0 = L⁻¹ f0 so that f = L u.
+    start = None if latent0 is None else scipy.linalg.solve_triangular(L, latent0, lower=True, check_finite=False)
+    (u, z, value, g, _), hessian, R, n_iter = newton_minimize(
+        objective,
+        lambda state: state[0] + L.T @ state[3],
+        factorize,
+        np.zeros(n),
+        start,
+        lagged_step if posterior_factor0 is not None else None,
+        tolerance,
+        polish,
+    )
     # log evidence (12): -S(f̂) - ½ ln|B|, with ln|I + KΛ| = ln|B| = 2 Σ ln diag(chol B).
-    log_evidence = -value - np.sum(np.log(np.diag(B_factor[0])))
+    log_evidence = -value - np.sum(np.log(np.diag(R)))
     # W = L R⁻¹ with B = Rᵀ R, so C = (K⁻¹ + Λ)⁻¹ = L B⁻¹ Lᵀ = W Wᵀ (C-contiguous rows for gathers).
-    W = scipy.linalg.solve_triangular(B_factor[0], L.T, trans="T", lower=False, check_finite=False).T
+    W = scipy.linalg.solve_triangular(R, L.T, trans="T", lower=False, check_finite=False).T
     # (K + Λ⁻¹)⁻¹ = Λ - Λ C Λ = Λ - (ΛW)(ΛW)ᵀ  (Woodbury; defined even where Λ is singular).
     hessian_W = hessian @ W
     # numpy computes X Xᵀ as a symmetric rank-k update (half a general product's flops) and mirrors
     # it; scipy's dsyrk on this C-ordered X took 60 % longer, copying it to Fortran order first.
     predictive_matrix = hessian.toarray() - hessian_W @ hessian_W.T
     return LaplaceFit(
-        latent=f,
+        latent=L @ u,
         alpha=-g,
         predictive_matrix=predictive_matrix,
         log_evidence=float(log_evidence),

@@ -1,0 +1,131 @@
+"""A GP preference fit in a background process, with progress and cancel (the Studio's Model page).
+
+The fit runs in a fresh process (multiprocessing's 'spawn'), so it never blocks the page that
+started it or anyone else's session, and a cancel ends it at once, with its memory.  The process
+writes its progress after each evidence evaluation to a small JSON file, and its model as a model
+file (``ordercore.model_files``: plain arrays, no pickle); the page polls ``status()``.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.model_files import read_model
+from ordercore.preferences import PreferenceSet
+
+STATES = ("running", "done", "failed", "cancelled")
+
+
+@dataclass(frozen=True)
+class FitStatus:
+    """Where a background fit stands: state (one of ``STATES``), evidence evaluations so far, the best
+    log evidence (plus log prior) met, seconds since the start, and the error message if it failed."""
+
+    state: str
+    evaluations: int
+    log_evidence: float
+    seconds: float
+    message: str = ""
+
+
+def _write_json(path: Path, document: dict) -> None:
+    """``document`` to ``path``, replaced whole (a reader never sees half a file)."""
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(document))
+    os.replace(partial, path)
+
+
+def _fit(directory: str, X: np.ndarray, columns: tuple, options: dict) -> None:
+    """The child process: fit, writing progress.json as it goes, then model.npz or error.json."""
+    directory = Path(directory)
+    try:
+        model = GPPreferenceModel(**options)
+        model.fit(
+            X,
+            PreferenceSet(*columns),
+            progress=lambda evaluations, value: _write_json(
+                directory / "progress.json", {"evaluations": evaluations, "log_evidence": value}
+            ),
+        )
+        model.save(directory / "model.npz")
+    except Exception as error:  # noqa: BLE001 - every failure is reported to the page, not lost
+        _write_json(directory / "error.json", {"message": f"{type(error).__name__}: {error}"})
+
+
+class BackgroundFit:
+    """``GPPreferenceModel(**options).fit(X, preferences)`` in a background process, started at once.
+
+    X : (n, n_features); preferences : PreferenceSet over rows of X.  Check the fit's size first
+    (``GPPreferenceModel.fit_plan``): this class only runs it.
+    """
+
+    def __init__(self, X: np.ndarray, preferences: PreferenceSet, **options):
+        self.directory = Path(tempfile.mkdtemp(prefix="ordercore-gp-fit-"))
+        self.started = time.monotonic()
+        self._cancelled = False
+        self._model = None
+        columns = (preferences.i, preferences.j, preferences.margin, preferences.weight)
+        context = multiprocessing.get_context("spawn")
+        self.process = context.Process(
+            target=_fit, args=(str(self.directory), np.asarray(X, dtype=np.float64), columns, options), daemon=True
+        )
+        self.process.start()
+
+    def status(self) -> FitStatus:
+        """The fit's state now (never waits)."""
+        seconds = time.monotonic() - self.started
+        progress = self._read("progress.json") or {"evaluations": 0, "log_evidence": np.nan}
+        counts = (progress["evaluations"], progress["log_evidence"], seconds)
+        if self._cancelled:
+            return FitStatus("cancelled", *counts)
+        if self.process.is_alive():
+            return FitStatus("running", *counts)
+        if self._model is not None or (self.directory / "model.npz").exists():
+            return FitStatus("done", *counts)
+        error = self._read("error.json")
+        if error is not None:
+            return FitStatus("failed", *counts, message=error["message"])
+        return FitStatus(
+            "failed", *counts, message=f"the fit's process ended unexpectedly (exit code {self.process.exitcode})"
+        )
+
+    def wait(self, timeout: float | None = None) -> FitStatus:
+        """Block until the fit ends or ``timeout`` seconds pass, then its status (for scripts and tests)."""
+        self.process.join(timeout)
+        return self.status()
+
+    def model(self) -> GPPreferenceModel:
+        """The fitted model, once ``status().state == 'done'`` (read once, then the files are removed)."""
+        if self._model is None:
+            if self.status().state != "done":
+                raise RuntimeError("the background fit has not finished")
+            self._model = read_model(self.directory / "model.npz").estimator
+            shutil.rmtree(self.directory, ignore_errors=True)
+        return self._model
+
+    def cancel(self) -> None:
+        """Stop the fit now (its process ends, its memory with it) and remove its files."""
+        if self.process.is_alive():
+            self.process.terminate()
+            self.process.join(5)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join()
+        self._cancelled = True
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _read(self, name: str) -> dict | None:
+        try:
+            return json.loads((self.directory / name).read_text())
+        except (OSError, ValueError):
+            return None

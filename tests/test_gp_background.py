@@ -1,0 +1,38 @@
+"""The GP fit in a background process: progress while it runs, a cancel that ends the process, and
+failures reported with their message (the Studio's Model page drives it)."""
+
+import time
+
+import numpy as np
+import pytest
+
+from ordercore import PreferenceSet
+from ordercore.gp.background import BackgroundFit
+
+
+def chain(n_rows, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, 4))
+    order = np.argsort(X @ np.array([1.0, -0.5, 0.3, 0.0]))
+    return X, PreferenceSet.order(order[1:], order[:-1])
+
+
+def test_a_running_fit_reports_progress_and_is_cancelled_at_once():
+    X, preferences = chain(1500)  # about 20 s of work: still running when cancelled
+    job = BackgroundFit(X, preferences, method="exact", random_state=0)
+    deadline = time.monotonic() + 60
+    while job.status().evaluations < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    status = job.status()
+    assert status.state == "running" and status.evaluations >= 1 and np.isfinite(status.log_evidence)
+    job.cancel()
+    assert job.status().state == "cancelled" and not job.process.is_alive() and not job.directory.exists()
+    with pytest.raises(RuntimeError, match="has not finished"):
+        job.model()
+
+
+def test_a_failed_fit_reports_its_error():
+    X, preferences = chain(30)
+    job = BackgroundFit(X, preferences, method="exact", memory_limit=1e-9)
+    status = job.wait(60)
+    assert status.state == "failed" and status.message.startswith("MemoryBudgetError: this exact GP fit")
