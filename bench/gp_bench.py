@@ -189,8 +189,10 @@ def scale(trials: int) -> None:
             f"  {name:<26} fit median {statistics.median(seconds):6.1f} s   "
             f"peak median {statistics.median(peaks):.2f} GB   error {100 * np.mean(errors):.2f}%"
         )
-    full, exact_2k = np.array(rows["default, all 20,640 rows"])[:, 2], np.array(rows["exact, same 2,000 rows"])[:, 2]
-    sparse_2k = np.array(rows["default, 2,000 rows"])[:, 2]
+    full, exact_2k, sparse_2k = (
+        np.array([result[2] for result in rows[name]])
+        for name in ("default, all 20,640 rows", "exact, same 2,000 rows", "default, 2,000 rows")
+    )
     print(f"  sparse - exact at 2,000 rows: {100 * np.mean(sparse_2k - exact_2k):+.2f} points (mean over trials)")
     print(f"  all rows - exact on a 2,000-row sample: {100 * np.mean(full - exact_2k):+.2f} points")
 
