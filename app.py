@@ -5,6 +5,7 @@ Run with ``streamlit run app.py``."""
 import streamlit as st
 
 import app_state
+from ordercore.store import ANNOTATOR_MAX_LENGTH, check_annotator
 
 st.set_page_config(page_title="Order Preference Studio", page_icon="↕️", layout="wide")
 
@@ -27,7 +28,13 @@ def pick_session() -> None:
 
 
 def name_annotator() -> None:
-    st.session_state.annotator = st.session_state.annotator_input.strip()
+    """Take the name typed in the sidebar if the store accepts it (else keep the last and say why)."""
+    try:
+        st.session_state.annotator = check_annotator(st.session_state.annotator_input)
+    except ValueError as error:
+        st.session_state.annotator_error = str(error)
+    else:
+        st.session_state.annotator_error = None
 
 
 # The pages read the plain keys session_name and annotator: widget keys are dropped on runs that
@@ -41,8 +48,11 @@ with st.sidebar:
         key="annotator_input",
         placeholder="your name",
         on_change=name_annotator,
-        help="Stored with every answer and rule.",
+        max_chars=ANNOTATOR_MAX_LENGTH,
+        help="Stored with every answer, rule and import; undo and edit act on your own answers.",
     )
+    if st.session_state.get("annotator_error"):
+        st.error(st.session_state.annotator_error)
     names = app_state.store().sessions()["name"].tolist()
     if st.session_state.get("session_name") not in names:
         st.session_state.session_name = names[0] if names else None

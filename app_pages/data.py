@@ -3,7 +3,7 @@
 import streamlit as st
 
 import app_state
-from ordercore.store import MAX_DATASET_BYTES
+from ordercore.store import MAX_DATASET_BYTES, describe_contents
 from ordercore.studio import (
     DEFAULT_N_LABELED,
     DEFAULT_TEST_FRACTION,
@@ -21,14 +21,24 @@ def main() -> None:
         st.info("Create or resume a labelling session in the sidebar first.")
         return
     settings = session.settings
+    held = app_state.store().contents(session.id)
+    if settings.get("source") and any(held.values()):
+        st.info(
+            f"This session holds {describe_contents(held)} on {settings.get('name', settings['source'])}: its "
+            "data is fixed, as their row numbers refer to it. Create a new session (sidebar) to work on other data."
+        )
+        show_data(app_state.session_data(session))
+        return
     sources = available_sources() + ["upload"]
     current = settings.get("source", "sample")
+    # Widget keys carry the session (a new session starts from its own settings, the sample homes by
+    # default) and target and features carry the source too (a new source starts from its defaults).
     source = st.radio(
         "Data set",
         sources,
         index=sources.index(current) if current in sources else 0,
         format_func=SOURCE_LABELS.get,
-        key="data_source",
+        key=f"data_source_{session.id}",
         horizontal=True,
     )
     upload = None
@@ -51,7 +61,7 @@ def main() -> None:
         "Target (what the model predicts)",
         columns,
         index=columns.index(settings["target"] if same and settings.get("target") in columns else default_target),
-        key="data_target",
+        key=f"data_target_{session.id}_{source}",
     )
     features = st.multiselect(
         "Features",
@@ -61,7 +71,7 @@ def main() -> None:
             for c in (settings.get("features") if same and settings.get("features") else default_features)
             if c != target
         ],
-        key="data_features",
+        key=f"data_features_{session.id}_{source}_{target}",
     )
     by_hand = st.radio("Labeled rows", ["random", "chosen by hand"], key="data_labeled_mode", horizontal=True)
     picked = []
@@ -98,14 +108,22 @@ def main() -> None:
             st.error(f"{error}. Nothing was changed.")
             return
         store = app_state.store()
-        dataset_id = store.add_dataset(SOURCE_LABELS[source], frame, upload)
-        store.update_settings(session.id, new, dataset_id)
+        try:
+            dataset_id = store.add_dataset(SOURCE_LABELS[source], frame, upload)
+            store.update_settings(session.id, new, dataset_id)
+        except ValueError as error:
+            st.error(f"{error}. Nothing was changed.")
+            return
         st.success(
             f"Session uses {SOURCE_LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
             f"{data.pool.size} in the pool."
         )
         session = app_state.current_session()
-    data = app_state.session_data(session)
+    show_data(app_state.session_data(session))
+
+
+def show_data(data) -> None:
+    """The session's split as counts, and the first rows of its table."""
     if data is not None:
         counts = st.columns(4)
         counts[0].metric("Rows", len(data.frame))

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import streamlit as st
+from scipy.stats import spearmanr
 
 import app_state
 from ordercore.figures import against_figure, latent_band_figure, mae_history_figure
@@ -88,11 +89,11 @@ def trust_section(trust, names) -> None:
 def gp_section(session, data, preferences) -> None:
     """The GP preference model, fitted in a background process: a button starts it (refused at once,
     saying why, when it cannot be fitted), a progress line with a cancel button follows it, and its
-    latent mean ± sd against the target shows when it is done."""
-    key = (st.session_state.get("study_key"), app_state.preferences_key(session))
+    latent mean ± sd against the target shows when it is done.  A fit outlives later clicks (it says
+    when the preferences have changed since); a change of the session's data drops it."""
     fit = st.session_state.get("gp_fit")
-    if fit is not None and fit["key"] != key:
-        fit["start"].job.cancel()  # the session's data or preferences changed: that fit is stale
+    if fit is not None and fit["study"] != st.session_state.get("study_key"):
+        fit["start"].job.cancel()
         st.session_state.pop("gp_fit")
         fit = None
     running = fit is not None and fit["start"].job.status().state == "running"
@@ -100,23 +101,31 @@ def gp_section(session, data, preferences) -> None:
         if fit is not None:
             fit["start"].job.cancel()
         try:
-            fit = {"key": key, "start": start_gp_fit(data, preferences, np.random.default_rng(0))}
+            start = start_gp_fit(data, preferences, np.random.default_rng(0))
         except ValueError as error:
             st.session_state.pop("gp_fit", None)
             st.error(str(error))
             return
+        fit = {"study": st.session_state.get("study_key"), "revision": session_revision(session), "start": start}
         st.session_state.gp_fit = fit
         running = True
     if fit is None:
         st.caption(
-            "Seed 002's GP, from the pairwise preferences alone; sparse beyond 1,000 rows. It runs in the background."
+            "Seed 002's GP, from the pairwise preferences alone (sparse beyond 1,000 rows); it runs in the "
+            "background while you work on."
         )
         return
     st.caption(gp_plan_text(fit["start"]))
+    if fit["revision"] != session_revision(session):
+        st.caption("The session's preferences have changed since this fit started: fit again to include them.")
     if running:
         gp_progress()
     else:
         gp_result(data, fit["start"])
+
+
+def session_revision(session) -> int:
+    return app_state.preferences_key(session)[1]
 
 
 def gp_plan_text(start) -> str:
@@ -124,7 +133,7 @@ def gp_plan_text(start) -> str:
     model = f"sparse, {plan.n_inducing} inducing inputs" if plan.method == "sparse" else "exact"
     sample = f" (a uniform sample of the {start.n_available:,})" if start.n_available > plan.n_pairs else ""
     return (
-        f"GP ({model}) over {plan.n_latent:,} rows touched by {plan.n_pairs:,} preferences{sample}; "
+        f"GP ({model}) over the {plan.n_latent:,} rows touched by {plan.n_pairs:,} pairwise preferences{sample}; "
         f"about {plan.memory / 1e9:.2g} GB."
     )
 
@@ -137,8 +146,13 @@ def gp_progress() -> None:
     status = job.status()
     if status.state != "running":
         st.rerun()
-    evidence = "" if not np.isfinite(status.log_evidence) else f", best log evidence {status.log_evidence:,.1f}"
-    st.info(f"Fitting in the background: {status.evaluations} evidence evaluations{evidence}, {status.seconds:.0f} s.")
+    if status.evaluations == 0:
+        st.info(f"Starting in the background: loading the data, placing the inducing inputs… {status.seconds:.0f} s")
+    else:
+        st.info(
+            f"Fitting in the background: {status.evaluations} evidence evaluations, best log evidence "
+            f"{status.log_evidence:,.1f}, {status.seconds:.0f} s."
+        )
     if st.button("Cancel the GP fit", key="model_cancel_gp"):
         job.cancel()
         st.rerun()
@@ -146,19 +160,24 @@ def gp_progress() -> None:
 
 def gp_result(data, start) -> None:
     """A finished fit's latent mean ± sd against the target (held-out rows if the data has them, else
-    the labeled rows), or why it stopped."""
+    the labeled rows) with its rank correlation, or why it stopped."""
     status = start.job.status()
     if status.state == "cancelled":
-        st.info("GP fit cancelled.")
+        st.info(f"GP fit cancelled after {status.seconds:.0f} s ({status.evaluations} evidence evaluations).")
         return
     if status.state == "failed":
         st.error(f"The GP fit failed: {status.message}")
         return
     rows, where = (data.test, "held-out rows") if data.test.size else (data.labeled, "labeled rows")
     mean, std = start.job.model().predict(data.dataset.X[rows], return_std=True)
-    st.caption(f"Fitted in {status.seconds:.0f} s.")
-    figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", "actual")
-    st.plotly_chart(figure, key="model_gp")
+    target = data.dataset.metadata["target"]
+    left, right = st.columns([3, 1])
+    right.metric(f"Rank correlation with {target}", f"{spearmanr(mean, data.y_true[rows]).statistic:.3f}")
+    right.caption(
+        f"Spearman's, on the {rows.size:,} {where}; 1 is the target's own order. Fitted in {status.seconds:.0f} s."
+    )
+    figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", target)
+    left.plotly_chart(figure, key="model_gp")
 
 
 def number(value: float) -> str:
@@ -255,10 +274,10 @@ def main() -> None:
     st.dataframe(
         violations_by_source(session, bench, provenance), key="model_violations", hide_index=True, width="stretch"
     )
-    st.subheader("Other models")
-    gp_column, hgb_column = st.columns(2)
-    with gp_column:
-        gp_section(session, data, preferences)
+    st.subheader("The GP preference model")
+    gp_section(session, data, preferences)
+    st.subheader("Gradient boosting")
+    hgb_column = st.container()
     with hgb_column:
         column = st.selectbox(
             "Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone"

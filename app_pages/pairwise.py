@@ -15,28 +15,40 @@ STRATEGIES = {
 }
 
 
+# The "pairs from" choice that asks the pairs the strategy below picks (any other is a rule's id).  A
+# comment, not a docstring: Streamlit's magic would print a bare string on the page.
 ACTIVE = "active"
-"""The "pairs from" choice that asks the pairs the strategy below picks (any other is a rule's id)."""
 
 
 def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
-    """Store the answer (committed before the page moves on; linked to the rule whose pair it is, an
-    audit of that rule), then ask for a new pair."""
-    store = app_state.store()
-    store.add_answer(
-        session_id,
-        *pair,
-        choice,
-        app_state.annotator() or "anonymous",
-        weight=float(st.session_state.pair_weight),
-        margin=float(st.session_state.pair_margin),
-        rule_id=rule_id,
-    )
+    """Store the answer for ``pair``, the pair on screen when the button was drawn (committed before
+    the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for a new
+    pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored."""
+    if st.session_state.get("current_pair") != pair:
+        return
+    try:
+        app_state.store().add_answer(
+            session_id,
+            *pair,
+            choice,
+            app_state.annotator(),
+            weight=float(st.session_state.pair_weight),
+            margin=float(st.session_state.pair_margin),
+            rule_id=rule_id,
+        )
+    except ValueError as error:
+        st.session_state.pair_error = str(error)
+        return
     st.session_state.current_pair = None
 
 
 def undo(session_id: int) -> None:
-    app_state.store().undo_answer(session_id)
+    """Remove this annotator's own last answer (another annotator's stay)."""
+    try:
+        app_state.store().undo_answer(session_id, app_state.annotator())
+    except ValueError as error:
+        st.session_state.pair_error = str(error)
+        return
     st.session_state.current_pair = None
 
 
@@ -46,7 +58,7 @@ ANSWERS = [
     ("B higher", "answer_b", "B", "b", True),
     ("About equal", "answer_equal", "E", "equal", False),
     ("Skip", "answer_skip", "S", "skip", False),
-    ("Undo last", "answer_undo", "U", None, False),
+    ("Undo my last", "answer_undo", "U", None, False),
 ]
 
 
@@ -62,6 +74,9 @@ def comparison(data, pair) -> pd.DataFrame:
 def main() -> None:
     st.title("Pairwise")
     session, data = app_state.need_session_and_data()
+    named = bool(app_state.annotator())
+    if not named:
+        st.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
     bench, preferences, provenance = app_state.retrain(session, data)
     app_state.warn_if_retrain_stopped()
     rules = dict(app_state.store().rules(session.id))
@@ -119,16 +134,22 @@ def main() -> None:
     controls = st.columns([1, 1])
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
+    error = st.session_state.pop("pair_error", None)
+    if error:
+        st.error(error)
     for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
         callback, args = (undo, (session.id,)) if choice is None else (answer, (session.id, pair, choice, rule_id))
         cell.button(
             label,
-            key=key,
+            # The pair is in the key: a press sent for a pair the page has since replaced names a button
+            # that no longer exists, and Streamlit drops it.
+            key=key if choice is None else f"{key}_{pair[0]}_{pair[1]}",
             type="primary" if primary else "secondary",
             shortcut=shortcut,
             on_click=callback,
             args=args,
             width="stretch",
+            disabled=not named,
         )
     history = st.session_state.get("retrain_history", [])
     progress = st.columns(3)

@@ -120,11 +120,16 @@ def export_and_import(session, data) -> None:
             try:
                 made = PreferenceSet.from_frame(read_csv(file.getvalue()))
                 made.check_indices(len(data.frame))
-                count = store.import_preferences(session.id, made, app_state.annotator() or "anonymous")
+                count = store.import_preferences(session.id, made, app_state.annotator())
             except (ValueError, KeyError) as error:
                 st.error(f"Nothing was imported: {error}")
             else:
-                st.success(f"Imported {count} preferences.")
+                if count == 0:
+                    st.info(f"Nothing was imported: the session already holds all {len(made):,} of these preferences.")
+                elif count < len(made):
+                    st.success(f"Imported {count:,} preferences; {len(made) - count:,} were already in the session.")
+                else:
+                    st.success(f"Imported {count:,} preferences.")
 
 
 def trust_table(trust):
@@ -195,8 +200,12 @@ def main() -> None:
             if st.button(
                 "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
             ):
-                app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator() or "anonymous")
-                st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
+                try:
+                    app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator())
+                except ValueError as error:
+                    st.error(f"The rule was not added: {error}")
+                else:
+                    st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
     export_and_import(session, data)
     stored = app_state.store().rules(session.id)
     st.subheader("The session's rules")

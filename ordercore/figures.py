@@ -98,45 +98,45 @@ MAP_DOTS = 2000
 
 
 def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=420, max_dots=MAP_DOTS) -> go.Figure:
-    """The rows as grey dots on a map (at most ``max_dots``, every k-th row; None: all of them);
-    ``pairs`` (i, j arrays) drawn as lines between their rows; ``marked`` {label: row} drawn as large
-    labelled dots."""
+    """The rows as grey dots by longitude and latitude (at most ``max_dots``, every k-th row; None:
+    all of them), drawn to scale (a degree of longitude is cos(latitude) of a degree of latitude);
+    ``pairs`` (i, j arrays) as lines between their rows; ``marked`` {label: row} as large labelled dots.
+    A plain chart, not a tile or geo map: it needs no internet (plotly's geo maps fetch their outlines)."""
     latitude, longitude = np.asarray(latitude, dtype=np.float64), np.asarray(longitude, dtype=np.float64)
     step = 1 if max_dots is None else max(1, -(-latitude.size // max_dots))
     figure = go.Figure()
-    figure.add_scattergeo(
-        lat=latitude[::step],
-        lon=longitude[::step],
-        mode="markers",
-        marker={"size": 3, "color": "lightgray"},
-        name="rows",
+    figure.add_scatter(
+        x=longitude[::step], y=latitude[::step], mode="markers", marker={"size": 3, "color": "lightgray"}, name="rows"
     )
     if pairs is not None:
         i, j = pairs
         gap = np.full(len(i), np.nan)  # one polyline, broken between pairs
-        figure.add_scattergeo(
-            lat=np.column_stack([latitude[i], latitude[j], gap]).ravel(),
-            lon=np.column_stack([longitude[i], longitude[j], gap]).ravel(),
+        figure.add_scatter(
+            x=np.column_stack([longitude[i], longitude[j], gap]).ravel(),
+            y=np.column_stack([latitude[i], latitude[j], gap]).ravel(),
             mode="lines",
             line={"width": 1, "color": "crimson"},
             name="paired",
         )
     for label, row in (marked or {}).items():
-        figure.add_scattergeo(
-            lat=[latitude[row]],
-            lon=[longitude[row]],
+        figure.add_scatter(
+            x=[longitude[row]],
+            y=[latitude[row]],
             mode="markers+text",
             text=[label],
             textposition="top center",
             marker={"size": 12},
             name=label,
         )
-    figure.update_geos(fitbounds="locations")
+    middle = np.nanmean(latitude) if latitude.size else 0.0
+    figure.update_xaxes(title="longitude", showgrid=False)
+    figure.update_yaxes(title="latitude", showgrid=False, scaleanchor="x", scaleratio=1 / np.cos(np.radians(middle)))
     figure.update_layout(
         title=title,
         height=height,
         showlegend=pairs is not None,
         margin={"l": 0, "r": 0, "t": 40 if title else 10, "b": 0},
+        plot_bgcolor="white",
     )
     return figure
 
@@ -204,4 +204,6 @@ def mae_history_figure(n_preferences, svr_mae, ssl_mae) -> go.Figure:
     figure.update_layout(
         title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
     )
+    # Four significant digits: plotly's default labels a narrow range with all of them (84.297438809896008k).
+    figure.update_yaxes(tickformat=",.4~g")
     return figure

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import numbers
 import os
 import zipfile
 from dataclasses import dataclass
@@ -172,9 +173,80 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _check_row(value, n_rows: int, what: str) -> int:
+    """A row index of the session's table: an integer (not a bool, not 2.7) in [0, n_rows)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{what} must be a row number (an integer), got {value!r}")
+    if not 0 <= int(value) < n_rows:
+        raise ValueError(f"{what} is row {int(value)}, outside the session's table of {n_rows:,} rows")
+    return int(value)
+
+
+def _imported(connection, session_id: int) -> PreferenceSet:
+    """The session's imported preferences (blocks, and rows of stores from before blocks), read in
+    the caller's transaction."""
+    blocks = connection.execute(
+        sa.select(preference_blocks.c.content, preference_blocks.c.n_preferences).where(
+            preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
+        )
+    ).all()
+    rows = connection.execute(
+        sa.select(preferences.c.i, preferences.c.j, preferences.c.margin, preferences.c.weight).where(
+            preferences.c.session_id == session_id, preferences.c.source == "import"
+        )
+    ).all()
+    held = [decode_block(block.content, block.n_preferences) for block in blocks]
+    if rows:
+        i, j, margin, weight = np.array(rows, dtype=np.float64).T
+        held.append(PreferenceSet(i.astype(np.int64), j.astype(np.int64), margin, weight))
+    return PreferenceSet.concatenate(held)
+
+
+def describe_contents(held: dict) -> str:
+    """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences"."""
+
+    def counted(n: int, word: str) -> str:
+        return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')} and " + counted(
+        held["imported"], "imported preference"
+    )
+
+
+def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
+    """Whether each preference of ``made`` (i, j, margin, weight all equal) is among ``held``, (p,)."""
+    if len(held) == 0:
+        return np.zeros(len(made), dtype=bool)
+
+    def keys(preferences):
+        return pd.MultiIndex.from_arrays([preferences.i, preferences.j, preferences.margin, preferences.weight])
+
+    return keys(made).isin(keys(held))
+
+
+ANNOTATOR_MAX_LENGTH = 60
+"""Longest annotator name (shown beside every answer)."""
+
+
+def check_annotator(name) -> str:
+    """An annotator's name, stripped: 1 to ``ANNOTATOR_MAX_LENGTH`` printable characters; else
+    ``ValueError`` saying what is wrong."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("an annotator needs a name: type yours in the sidebar")
+    name = name.strip()
+    if len(name) > ANNOTATOR_MAX_LENGTH:
+        raise ValueError(f"an annotator name has at most {ANNOTATOR_MAX_LENGTH} characters, this one {len(name)}")
+    if not name.isprintable():
+        raise ValueError("an annotator name may not hold control characters (tabs, line breaks, NUL)")
+    return name
+
+
 def _check_name(value: str, what: str) -> str:
+    """A session, data set or rule name, stripped: 1 to 200 printable characters."""
     if not isinstance(value, str) or not value.strip() or len(value) > 200:
         raise ValueError(f"{what} must be a non-empty name of at most 200 characters")
+    if not value.isprintable():
+        raise ValueError(f"{what} may not hold control characters (tabs, line breaks, NUL)")
     return value.strip()
 
 
@@ -274,14 +346,36 @@ class Store:
             return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
     def session(self, name: str) -> SessionInfo:
+        return self._session(sessions.c.name == name, f"no session named {name!r}")
+
+    def session_by_id(self, session_id: int) -> SessionInfo:
+        return self._session(sessions.c.id == session_id, f"no session {session_id}")
+
+    def _session(self, condition, missing: str) -> SessionInfo:
         with self.engine.connect() as connection:
-            row = connection.execute(sa.select(sessions).where(sessions.c.name == name)).mappings().first()
+            row = connection.execute(sa.select(sessions).where(condition)).mappings().first()
         if row is None:
-            raise KeyError(f"no session named {name!r}")
+            raise KeyError(missing)
         return SessionInfo(row["id"], row["name"], row["dataset_id"], json.loads(row["settings"]))
 
     def update_settings(self, session_id: int, settings: dict, dataset_id: int | None = None) -> None:
-        """Replace a session's settings (and data set, if given)."""
+        """Replace a session's settings (and data set, if given).  Once the session holds rules,
+        answers or imported preferences its table is fixed (their row numbers refer to it): a change
+        of data set, source or number of rows raises ``ValueError`` and changes nothing."""
+        current = self.session_by_id(session_id)
+        if dataset_id is not None:
+            self.dataset(dataset_id)  # KeyError for an unknown data set, before any write
+        changed = (
+            (dataset_id is not None and dataset_id != current.dataset_id)
+            or settings.get("source") != current.settings.get("source")
+            or settings.get("n_rows") != current.settings.get("n_rows")
+        )
+        held = self.contents(session_id)
+        if changed and any(held.values()):
+            raise ValueError(
+                f"this session holds {describe_contents(held)} on its table, so its data is fixed: create a new "
+                "session to work on other data"
+            )
         values = {"settings": json.dumps(settings), "updated_at": _now()}
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
@@ -314,16 +408,18 @@ class Store:
     # ------------------------------------------------------------------ rules
     def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
         """Store a rule and the preferences it made, in one transaction; returns the rule's id."""
-        annotator = _check_name(annotator, "annotator")
+        annotator = check_annotator(annotator)
         if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
             raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
+        name = _check_name(rule.name, "rule name")
+        made.check_indices(self._n_rows(session_id))
         content = encode_block(made)
         with self.engine.begin() as connection:
             revision = self._touch(connection, session_id)
             now = _now()
             rule_id = connection.execute(
                 rules.insert().values(
-                    session_id=session_id, name=rule.name, spec=rule.to_json(), annotator=annotator, created_at=now
+                    session_id=session_id, name=name, spec=rule.to_json(), annotator=annotator, created_at=now
                 )
             ).inserted_primary_key[0]
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
@@ -369,10 +465,11 @@ class Store:
         click's), else None; ``ValueError`` for a rule of another session or none."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
-        annotator = _check_name(annotator, "annotator")
-        row_a, row_b = int(row_a), int(row_b)
-        if row_a == row_b or min(row_a, row_b) < 0:
-            raise ValueError(f"an answer compares two different rows >= 0, got {row_a} and {row_b}")
+        annotator = check_annotator(annotator)
+        n_rows = self._n_rows(session_id)
+        row_a, row_b = _check_row(row_a, n_rows, "row A"), _check_row(row_b, n_rows, "row B")
+        if row_a == row_b:
+            raise ValueError(f"an answer compares two different rows, got {row_a} twice")
         if not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
             raise ValueError("weight must be finite and >= 0, margin finite")
         if choice == "equal" and margin < 0:
@@ -423,11 +520,15 @@ class Store:
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
         return frame
 
-    def undo_answer(self, session_id: int) -> int | None:
-        """Delete the session's latest answer and its preferences; its id, or None if there was none."""
+    def undo_answer(self, session_id: int, annotator: str) -> int | None:
+        """Delete ``annotator``'s latest answer in the session and its preferences (another annotator's
+        answers stay); its id, or None if they have none."""
+        annotator = check_annotator(annotator)
         with self.engine.begin() as connection:
             last = connection.execute(
-                sa.select(sa.func.max(answers.c.id)).where(answers.c.session_id == session_id)
+                sa.select(sa.func.max(answers.c.id)).where(
+                    answers.c.session_id == session_id, answers.c.annotator == annotator
+                )
             ).scalar()
             if last is None:
                 return None
@@ -482,16 +583,18 @@ class Store:
         return [known[key] for key in keys]
 
     def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str) -> int:
-        """Add preferences read from a file (source 'import'); returns how many."""
-        annotator = _check_name(annotator, "annotator")
+        """Add preferences read from a file (source 'import'), leaving out those the session already
+        holds from an import (the same i, j, margin and weight); returns how many were added (0: the
+        file held nothing new, and nothing was written)."""
+        annotator = check_annotator(annotator)
         if not isinstance(made, PreferenceSet):
             raise TypeError("import_preferences takes a PreferenceSet")
-        settings = self._settings(session_id)
-        n_rows = settings.get("n_rows")
-        if n_rows is not None:
-            made.check_indices(int(n_rows))
-        content = encode_block(made)
+        made.check_indices(self._n_rows(session_id))
         with self.engine.begin() as connection:
+            made = made[~_rows_in(made, _imported(connection, session_id))]
+            if len(made) == 0:
+                return 0
+            content = encode_block(made)
             revision = self._touch(connection, session_id)
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": _now()}
             _insert_block(connection, made, content, owner, "import")
@@ -513,6 +616,31 @@ class Store:
     def export_rules(self, session_id: int) -> str:
         """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each)."""
         return json.dumps([rule.to_dict() for _, rule in self.rules(session_id)], indent=2)
+
+    def _n_rows(self, session_id: int) -> int:
+        """The number of rows of the session's table; ``ValueError`` before its data is chosen,
+        ``KeyError`` for an unknown session."""
+        n_rows = self._settings(session_id).get("n_rows")
+        if n_rows is None:
+            raise ValueError("this session has no data yet: choose it on the Data page first")
+        return int(n_rows)
+
+    def contents(self, session_id: int) -> dict:
+        """How much the session holds: rules, answers and imported preferences, as counts."""
+        with self.engine.connect() as connection:
+            count = lambda table, *where: connection.execute(  # noqa: E731
+                sa.select(sa.func.count()).select_from(table).where(table.c.session_id == session_id, *where)
+            ).scalar_one()
+            imported = connection.execute(
+                sa.select(sa.func.coalesce(sa.func.sum(preference_blocks.c.n_preferences), 0)).where(
+                    preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
+                )
+            ).scalar_one()
+            return {
+                "rules": count(rules),
+                "answers": count(answers),
+                "imported": int(imported) + count(preferences, preferences.c.source == "import"),
+            }
 
     def _settings(self, session_id: int) -> dict:
         with self.engine.connect() as connection:

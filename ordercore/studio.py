@@ -29,11 +29,11 @@ DEFAULT_TEST_FRACTION = 0.2
 
 
 def available_sources() -> list[str]:
-    """'sample' always; each benchmark whose file is in ORDERCORE_DATA ('california' also online)."""
+    """'sample' always; each benchmark whose file is in ORDERCORE_DATA (the Studio never downloads)."""
     sources = ["sample"]
     directory = data_directory()
     for name, spec in BENCHMARKS.items():
-        if (directory is not None and (directory / spec.file).is_file()) or name == "california":
+        if directory is not None and (directory / spec.file).is_file():
             sources.append(name)
     return sources
 

@@ -19,6 +19,12 @@ def store_path(tmp_path, monkeypatch):
     return path
 
 
+def answer_button(at, key):
+    """The Pairwise page's answer button ``key`` (e.g. 'answer_a') for the pair on screen."""
+    pair = at.session_state["current_pair"]
+    return at.button(key=f"{key}_{pair[0]}_{pair[1]}")
+
+
 def metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
@@ -45,7 +51,7 @@ def test_data_page_sets_up_the_split(ready, store_path):
 
 def test_data_page_refuses_bad_choices_and_keeps_the_settings(ready, store_path):
     before = Store(f"sqlite:///{store_path}").session("s1").settings
-    ready.multiselect(key="data_features").set_value([]).run()
+    next(box for box in ready.multiselect if box.label == "Features").set_value([]).run()
     ready.button(key="data_apply").click().run()
     assert not ready.exception and "Nothing was changed" in ready.error[0].value
     assert Store(f"sqlite:///{store_path}").session("s1").settings == before
@@ -55,7 +61,7 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and metric(at, "Answers given") == "0"
     pair = at.session_state["current_pair"]
-    at.button(key="answer_a").click().run()
+    answer_button(at, "answer_a").click().run()
     assert not at.exception and metric(at, "Answers given") == "1"
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
@@ -176,7 +182,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     monkeypatch.setitem(STUDIO_MODELS, "lp", time_limited_model())
     ready.session_state["automatic_trust"] = False  # the page's own lambdas: the limit is what is tested
     at = ready.switch_page("app_pages/pairwise.py").run()
-    at.button(key="answer_a").click().run()
+    answer_button(at, "answer_a").click().run()
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and not at.warning and metric(at, "Preferences") == "1"
     one_click = metric(at, "Test MAE, SSL (demo)")
@@ -193,7 +199,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     assert len(store.model_runs(session_id)) == runs
     at.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and "time limit" in at.warning[0].value
-    at.button(key="answer_b").click().run()
+    answer_button(at, "answer_b").click().run()
     assert not at.exception and len(store.answers(session_id)) == 2
     assert len(store.preferences(session_id)[0]) == n_stored + 1
     ((rule_id, _),) = store.rules(session_id)
@@ -218,9 +224,13 @@ def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
     latitude, longitude = np.linspace(32, 42, 4999), np.linspace(-124, -114, 4999)
     figure = rows_map(latitude, longitude, marked={"A": 17, "B": 4000}, max_dots=1000)
     dots, a, b = figure.data
-    assert np.array_equal(dots.lat, latitude[::5]) and len(dots.lat) == 1000  # every 5th of 4,999
-    assert (a.lat[0], b.lon[0]) == (latitude[17], longitude[4000])
-    assert len(rows_map(latitude, longitude, max_dots=None).data[0].lat) == 4999
+    assert np.array_equal(dots.y, latitude[::5]) and len(dots.y) == 1000  # every 5th of 4,999
+    assert (a.y[0], b.x[0]) == (latitude[17], longitude[4000])
+    assert len(rows_map(latitude, longitude, max_dots=None).data[0].y) == 4999
+    # To scale: at 37° a degree of latitude is drawn 1 / cos 37° times a degree of longitude.
+    assert figure.layout.yaxis.scaleanchor == "x" and figure.layout.yaxis.scaleratio == pytest.approx(1.2521, abs=1e-4)
+    # Nothing a browser would fetch: no geo or tile-map trace (those load outlines or tiles online).
+    assert {trace.type for trace in figure.data} == {"scatter"}
 
 
 def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_page(ready, store_path):
@@ -251,7 +261,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
         pair = at.session_state["current_pair"]
         assert frozenset(pair) in rule_pairs and set(pair) <= pool and frozenset(pair) not in map(frozenset, shown)
         shown.append(pair)
-        at.button(key=key).click().run()
+        answer_button(at, key).click().run()
         assert not at.exception
     answers = store.answers(session_id)
     assert answers["rule_id"].tolist() == [rule_id] * 5
@@ -314,21 +324,97 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     assert row.loc["imported", "accuracy checked"] == "—" and row.loc["imported", "weight"] == 1.0
 
 
-def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready):
-    """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view."""
+def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
+    """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view; a
+    later answer leaves the fit in place and says the preferences have changed."""
     at = ready.switch_page("app_pages/model.py").run()
     add_default_rule(at)
     at.switch_page("app_pages/model.py").run()
     at.button(key="model_fit_gp").click().run()
-    assert not at.exception and any("Fitting in the background" in info.value for info in at.info)
+    assert not at.exception and any("in the background" in info.value for info in at.info)
     assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
     at.button(key="model_cancel_gp").click().run()
-    assert any(info.value == "GP fit cancelled." for info in at.info)
-    assert not at.session_state["gp_fit"]["start"].job.process.is_alive()
+    assert any(info.value.startswith("GP fit cancelled after") for info in at.info)
+    assert at.session_state["gp_fit"]["start"].job.process.poll() is not None
     at.button(key="model_fit_gp").click().run()
     job = at.session_state["gp_fit"]["start"].job
     assert job.wait(300).state == "done"
     at.run()
-    assert not at.exception and not any("Fitting" in info.value for info in at.info)
+    assert not at.exception and not any("in the background" in info.value for info in at.info)
     chart = next(element for element in at.get("plotly_chart") if "model_gp" in str(element.proto.id))
     assert "latent mean" in chart.proto.spec
+    assert any(m.label.startswith("Rank correlation with") for m in at.metric)
+    store = Store(f"sqlite:///{store_path}")
+    store.add_answer(store.session("s1").id, 0, 1, "a", "bob")
+    at.run()
+    assert at.session_state["gp_fit"]["start"].job is job
+    assert any("have changed since this fit" in caption.value for caption in at.caption)
+
+
+def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):
+    """Keys typed ahead: A is pressed, then B on the button drawn for the same pair, sent after the page
+    moved on (as a browser sends a key typed before the rerun arrives).  Only A is stored."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    pair = at.session_state["current_pair"]
+    stale = answer_button(at, "answer_b")
+    answer_button(at, "answer_a").click().run()
+    stale.click().run()
+    assert not at.exception and at.session_state["current_pair"] not in (None, pair)
+    store = Store(f"sqlite:///{store_path}")
+    answers = store.answers(store.session("s1").id)
+    assert answers[["row_a", "row_b", "choice"]].values.tolist() == [[pair[0], pair[1], "a"]]
+
+
+def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    answer_button(at, "answer_a").click().run()
+    store.add_answer(session_id, 0, 1, "b", "bob")
+    at.button(key="answer_undo").click().run()
+    assert store.answers(session_id)["annotator"].tolist() == ["bob"]
+    at.button(key="answer_undo").click().run()
+    assert store.answers(session_id)["annotator"].tolist() == ["bob"] and not at.exception
+
+
+def test_a_session_holding_answers_keeps_its_data(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    answer_button(at, "answer_a").click().run()
+    at.switch_page("app_pages/data.py").run()
+    assert "its data is fixed" in at.info[0].value and [b.key for b in at.button] == ["create_session"]
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("s1")
+    with pytest.raises(ValueError, match="its data is fixed"):
+        store.update_settings(session.id, {**session.settings, "source": "california", "n_rows": 20640})
+    assert store.session("s1") == session
+
+
+def test_a_new_source_starts_from_its_defaults_and_a_new_session_on_the_sample(store_path):
+    """Boston chosen on s1 brings Boston's target and features (not the homes'); s2 opens on the homes."""
+    from ordercore.studio import available_sources, load_source
+
+    if "boston" not in available_sources():
+        pytest.skip("needs ORDERCORE_DATA with Boston")
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.text_input(key="annotator_input").input("ann")
+    at.text_input(key="new_session_name").input("s1")
+    at.button(key="create_session").click().run()
+    next(widget for widget in at.radio if widget.label == "Data set").set_value("boston").run()
+    _, target, features = load_source("boston")
+    assert next(box for box in at.selectbox if box.label.startswith("Target")).value == target
+    assert next(box for box in at.multiselect if box.label == "Features").value == features
+    at.button(key="data_apply").click().run()
+    assert Store(f"sqlite:///{store_path}").session("s1").settings["source"] == "boston"
+    at.text_input(key="new_session_name").input("s2")
+    at.button(key="create_session").click().run()
+    assert next(widget for widget in at.radio if widget.label == "Data set").value == "sample"
+    _, target, features = load_source("sample")
+    assert next(box for box in at.multiselect if box.label == "Features").value == features
+
+
+def test_the_server_is_local_and_hides_error_details_by_default():
+    import tomllib
+
+    config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1" and config["client"]["showErrorDetails"] == "none"
+    assert config["server"]["maxUploadSize"] * 2**20 == __import__("ordercore.store").store.MAX_DATASET_BYTES

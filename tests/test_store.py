@@ -38,13 +38,13 @@ def test_answers_make_the_preferences_they_say_and_undo_removes_them(store):
     assert provenance["source"].tolist() == ["click"] * 4
     assert provenance["annotator"].tolist() == ["ann", "ann", "bob", "bob"]
     assert store.answers(session.id)["choice"].tolist() == ["a", "b", "equal", "skip"]
-    store.undo_answer(session.id)  # the skip: no preference goes
-    store.undo_answer(session.id)  # 'about equal': both directions go
+    store.undo_answer(session.id, "bob")  # the skip: no preference goes
+    store.undo_answer(session.id, "bob")  # 'about equal': both directions go
     made, _ = store.preferences(session.id)
     assert triples(made) == [(1, 2, 0.0, 1.0), (4, 3, 2.0, 0.5)]
-    store.undo_answer(session.id)
-    store.undo_answer(session.id)
-    assert store.undo_answer(session.id) is None and len(store.preferences(session.id)[0]) == 0
+    store.undo_answer(session.id, "ann")
+    store.undo_answer(session.id, "ann")
+    assert store.undo_answer(session.id, "ann") is None and len(store.preferences(session.id)[0]) == 0
 
 
 def test_a_store_from_before_the_revision_column_opens_with_its_answers(tmp_path):
@@ -108,7 +108,7 @@ def test_a_store_from_before_audit_answers_reads_every_answer_and_links_new_ones
     assert triples(store.preferences(session.id)[0]) == made_before
     store.add_answer(session.id, 0, 1, "b", "ann", rule_id=rule_id)
     assert store.answers(session.id)["rule_id"].tolist()[-1] == rule_id
-    store.undo_answer(session.id)
+    store.undo_answer(session.id, "ann")
     assert len(store.answers(session.id)) == 2
 
 
@@ -144,7 +144,7 @@ def test_rules_store_their_preferences_and_take_them_away(store):
     frame = pd.DataFrame({"age": [1.0, 2.0, 3.0, 10.0], "rooms": [1, 2, 3, 4]})
     rule = Rule("r", [Within("age", 1.5)], Ordering("rooms"))
     made = generate(rule, frame).preferences
-    session = store.create_session("s")
+    session = store.create_session("s", settings={"n_rows": 20})
     rule_id = store.add_rule(session.id, rule, made, "ann")
     stored, provenance = store.preferences(session.id)
     assert stored == made and set(provenance["rule_id"]) == {rule_id}
@@ -155,7 +155,7 @@ def test_rules_store_their_preferences_and_take_them_away(store):
 
 
 def test_a_failed_write_changes_nothing(store):
-    session = store.create_session("s")
+    session = store.create_session("s", settings={"n_rows": 20})
     store.add_answer(session.id, 0, 1, "a", "ann")
     before = store.preferences(session.id)[0]
     for bad in [
@@ -178,7 +178,7 @@ def test_a_failed_write_changes_nothing(store):
 def test_a_second_process_reads_what_the_first_committed(tmp_path):
     url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
     writer = Store(url)
-    session = writer.create_session("durable")
+    session = writer.create_session("durable", settings={"n_rows": 20})
     for pair in [(0, 1), (2, 3), (4, 5)]:
         writer.add_answer(session.id, *pair, "a", "ann")
     code = (
@@ -342,7 +342,7 @@ def write(store: Store, operation: str):
         "add_answer audit": lambda: store.add_answer(main, 0, 1, "a", "carol", rule_id=rule_id),
         "import_preferences": lambda: store.import_preferences(main, imported, "carol"),
         "remove_rule": lambda: store.remove_rule(rule_id),
-        "undo_answer": lambda: store.undo_answer(main),
+        "undo_answer": lambda: store.undo_answer(main, "bob"),
         "add_model_run": lambda: store.add_model_run(main, "svr", {"C": 1.0}, {"test_mae": 1.5}, 12),
     }[operation]
 
@@ -435,7 +435,7 @@ def test_large_rules_and_imports_read_back_in_the_order_written(store, tmp_path)
     second = big(50_000)
     store.add_rule(session.id, Rule("second", [Within("age", 2.0)], Ordering("rooms")), second, "bob")
     written.append(("second", second))
-    store.undo_answer(session.id)
+    store.undo_answer(session.id, "ann")
     written = [entry for entry in written if entry[0] != "click 2"]
     store.remove_rule(first_id)
     written = [entry for entry in written if entry[0] != "first"]
@@ -453,7 +453,7 @@ def test_large_rules_and_imports_read_back_in_the_order_written(store, tmp_path)
 def test_a_rule_stored_where_a_removed_one_was_reads_as_itself(store):
     """SQLite may give a new block the id of a deleted one: the Store that read the old one (and keeps
     its content) must read the new content."""
-    session = store.create_session("s")
+    session = store.create_session("s", settings={"n_rows": 20})
     rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
     old, new = PreferenceSet.order([0, 1], [1, 2]), PreferenceSet.order([5, 6, 7], [4, 5, 6])
     rule_id = store.add_rule(session.id, rule, old, "ann")
@@ -466,7 +466,7 @@ def test_a_rule_stored_where_a_removed_one_was_reads_as_itself(store):
 def test_a_write_between_the_two_reads_is_not_half_seen(store):
     """A click and then a rule are committed (by another Store) after the click rows are read and
     before the blocks are: the answer is the store after both, not the rule without the click."""
-    session = store.create_session("s")
+    session = store.create_session("s", settings={"n_rows": 20})
     other = Store(store.url)
     rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
     rule_made = PreferenceSet.order([5, 6], [4, 5])
@@ -495,7 +495,7 @@ def test_a_store_from_before_blocks_reads_its_rule_rows_first_and_removes_them(t
         connection.execute("ALTER TABLE preferences DROP COLUMN revision")
         connection.execute(
             "INSERT INTO sessions (id, name, settings, revision, created_at, updated_at) "
-            "VALUES (1, 'old', '{}', 2, '2025-01-01', '2025-01-01')"
+            "VALUES (1, 'old', '{\"n_rows\": 20}', 2, '2025-01-01', '2025-01-01')"
         )
         connection.execute(
             "INSERT INTO rules (id, session_id, name, spec, annotator, created_at) "
@@ -525,10 +525,104 @@ def test_a_store_from_before_blocks_reads_its_rule_rows_first_and_removes_them(t
 
 
 def test_a_damaged_block_is_an_error_naming_it(store):
-    session = store.create_session("s")
+    session = store.create_session("s", settings={"n_rows": 20})
     store.add_rule(session.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann")
     with closing(sqlite3.connect(store.engine.url.database)) as connection:
         connection.execute("UPDATE preference_blocks SET content = substr(content, 1, 40)")
         connection.commit()
     with pytest.raises(ValueError, match="block of preferences is damaged"):
         Store(store.url).preferences(session.id)
+
+
+def test_row_numbers_are_checked_against_the_sessions_table(store):
+    session = store.create_session("s", settings={"n_rows": 3000})
+    for row, message in [
+        (10**6, "outside the session's table of 3,000 rows"),
+        (-1, "outside"),
+        (2.7, "integer"),
+        (True, "integer"),
+        ("2", "integer"),
+        (2.0, "integer"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            store.add_answer(session.id, row, 5, "a", "ann")
+    store.add_answer(session.id, np.int64(2), 5, "a", "ann")
+    assert store.answers(session.id)[["row_a", "row_b"]].values.tolist() == [[2, 5]]
+    with pytest.raises(ValueError, match="out of range"):
+        store.add_rule(
+            session.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 3000), "ann"
+        )
+    empty = store.create_session("no data")
+    for write in (
+        lambda: store.add_answer(empty.id, 0, 1, "a", "ann"),
+        lambda: store.import_preferences(empty.id, PreferenceSet.order(0, 1), "ann"),
+        lambda: store.add_rule(
+            empty.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann"
+        ),
+    ):
+        with pytest.raises(ValueError, match="no data yet"):
+            write()
+    assert store.contents(empty.id) == {"rules": 0, "answers": 0, "imported": 0}
+
+
+def test_importing_what_the_session_holds_adds_nothing(store):
+    session = store.create_session("s", settings={"n_rows": 50})
+    first = PreferenceSet([1, 2, 3], [4, 5, 6], 0.5, [1.0, 2.0, 1.0])
+    assert store.import_preferences(session.id, first, "ann") == 3
+    revision = store.revision(session.id)
+    assert store.import_preferences(session.id, first, "bob") == 0 and store.revision(session.id) == revision
+    overlapping = PreferenceSet([1, 2, 7], [4, 5, 8], 0.5, [1.0, 3.0, 1.0])  # (2, 5) with another weight is new
+    assert store.import_preferences(session.id, overlapping, "bob") == 2
+    made, _ = store.preferences(session.id)
+    assert triples(made) == [(1, 4, 0.5, 1.0), (2, 5, 0.5, 2.0), (3, 6, 0.5, 1.0), (2, 5, 0.5, 3.0), (7, 8, 0.5, 1.0)]
+    assert store.contents(session.id) == {"rules": 0, "answers": 0, "imported": 5}
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("x" * 61, "at most 60"),
+        ("", "needs a name"),
+        ("   ", "needs a name"),
+        ("a\x00b", "control"),
+        ("a\nb", "control"),
+        (7, "needs a name"),
+    ],
+)
+def test_annotator_names_are_checked_before_anything_is_written(store, name, message):
+    session = store.create_session("s", settings={"n_rows": 10})
+    with pytest.raises(ValueError, match=message):
+        store.add_answer(session.id, 0, 1, "a", name)
+    with pytest.raises(ValueError, match=message):
+        store.undo_answer(session.id, name)
+    assert store.revision(session.id) == 0
+
+
+def test_rule_and_session_names_are_checked(store):
+    session = store.create_session("s", settings={"n_rows": 10})
+    for name, message in [("x" * 10_000, "at most 200"), ("bad\x00name", "control")]:
+        with pytest.raises(ValueError, match=message):
+            store.add_rule(
+                session.id, Rule(name, [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann"
+            )
+        with pytest.raises(ValueError, match=message):
+            store.create_session(name)
+    assert store.rules(session.id) == [] and store.sessions()["name"].tolist() == ["s"]
+
+
+def test_a_session_holding_content_keeps_its_data(store):
+    session = store.create_session("s", dataset_id=None, settings={"source": "sample", "n_rows": 10})
+    store.update_settings(session.id, {"source": "california", "n_rows": 20})  # empty: may change
+    store.add_answer(session.id, 0, 1, "a", "ann")
+    before = store.session("s")
+    for settings, dataset_id in [
+        ({"source": "sample", "n_rows": 20}, None),
+        ({"source": "california", "n_rows": 30}, None),
+        ({"source": "california", "n_rows": 20}, store.add_dataset("other", pd.DataFrame({"x": [1.0]}))),
+    ]:
+        with pytest.raises(ValueError, match="1 answer and 0 imported preferences on its table"):
+            store.update_settings(session.id, settings, dataset_id)
+    store.update_settings(session.id, {"source": "california", "n_rows": 20, "target": "y"})  # same table
+    assert store.session("s").settings["target"] == "y" and store.session("s").dataset_id == before.dataset_id
+    with pytest.raises(KeyError, match="no data set 999"):
+        store.update_settings(session.id, {"source": "california", "n_rows": 20}, 999)

@@ -1,17 +1,21 @@
 """A GP preference fit in a background process, with progress and cancel (the Studio's Model page).
 
-The fit runs in a fresh process (multiprocessing's 'spawn'), so it never blocks the page that
-started it or anyone else's session, and a cancel ends it at once, with its memory.  The process
-writes its progress after each evidence evaluation to a small JSON file, and its model as a model
-file (``ordercore.model_files``: plain arrays, no pickle); the page polls ``status()``.
+The fit runs in a fresh Python process (``python -m ordercore.gp.background DIRECTORY``), so it
+never blocks the page that started it or anyone else's session, and a cancel ends it at once, with
+its memory.  Everything passes through files in the job's directory, none of them pickled: the
+inputs as plain arrays (``input.npz``) and options (``options.json``); the progress after each
+evidence evaluation (``progress.json``); the model as a model file (``model.npz``,
+``ordercore.model_files``) or the error (``error.json``).  The page polls ``status()``.  (A
+multiprocessing child would re-import the parent's main module, under Streamlit the app itself.)
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -45,14 +49,17 @@ def _write_json(path: Path, document: dict) -> None:
     os.replace(partial, path)
 
 
-def _fit(directory: str, X: np.ndarray, columns: tuple, options: dict) -> None:
-    """The child process: fit, writing progress.json as it goes, then model.npz or error.json."""
-    directory = Path(directory)
+def _fit(directory: Path) -> None:
+    """The child process: read the inputs, fit writing progress.json as it goes, then model.npz or
+    error.json."""
     try:
-        model = GPPreferenceModel(**options)
+        with np.load(directory / "input.npz", allow_pickle=False) as arrays:
+            X = arrays["X"]
+            preferences = PreferenceSet(arrays["i"], arrays["j"], arrays["margin"], arrays["weight"])
+        model = GPPreferenceModel(**json.loads((directory / "options.json").read_text()))
         model.fit(
             X,
-            PreferenceSet(*columns),
+            preferences,
             progress=lambda evaluations, value: _write_json(
                 directory / "progress.json", {"evaluations": evaluations, "log_evidence": value}
             ),
@@ -74,12 +81,20 @@ class BackgroundFit:
         self.started = time.monotonic()
         self._cancelled = False
         self._model = None
-        columns = (preferences.i, preferences.j, preferences.margin, preferences.weight)
-        context = multiprocessing.get_context("spawn")
-        self.process = context.Process(
-            target=_fit, args=(str(self.directory), np.asarray(X, dtype=np.float64), columns, options), daemon=True
+        np.savez(
+            self.directory / "input.npz",
+            X=np.asarray(X, dtype=np.float64),
+            i=preferences.i,
+            j=preferences.j,
+            margin=preferences.margin,
+            weight=preferences.weight,
         )
-        self.process.start()
+        (self.directory / "options.json").write_text(json.dumps(options))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "ordercore.gp.background", str(self.directory)],
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def status(self) -> FitStatus:
         """The fit's state now (never waits)."""
@@ -88,7 +103,7 @@ class BackgroundFit:
         counts = (progress["evaluations"], progress["log_evidence"], seconds)
         if self._cancelled:
             return FitStatus("cancelled", *counts)
-        if self.process.is_alive():
+        if self.process.poll() is None:
             return FitStatus("running", *counts)
         if self._model is not None or (self.directory / "model.npz").exists():
             return FitStatus("done", *counts)
@@ -96,12 +111,15 @@ class BackgroundFit:
         if error is not None:
             return FitStatus("failed", *counts, message=error["message"])
         return FitStatus(
-            "failed", *counts, message=f"the fit's process ended unexpectedly (exit code {self.process.exitcode})"
+            "failed", *counts, message=f"the fit's process ended unexpectedly (exit code {self.process.returncode})"
         )
 
     def wait(self, timeout: float | None = None) -> FitStatus:
         """Block until the fit ends or ``timeout`` seconds pass, then its status (for scripts and tests)."""
-        self.process.join(timeout)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
         return self.status()
 
     def model(self) -> GPPreferenceModel:
@@ -115,12 +133,13 @@ class BackgroundFit:
 
     def cancel(self) -> None:
         """Stop the fit now (its process ends, its memory with it) and remove its files."""
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.terminate()
-            self.process.join(5)
-            if self.process.is_alive():
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.join()
+                self.process.wait()
         self._cancelled = True
         shutil.rmtree(self.directory, ignore_errors=True)
 
@@ -129,3 +148,7 @@ class BackgroundFit:
             return json.loads((self.directory / name).read_text())
         except (OSError, ValueError):
             return None
+
+
+if __name__ == "__main__":
+    _fit(Path(sys.argv[1]))

@@ -1,0 +1,80 @@
+"""How far annotators agree on the pairs they both answered, and how consistent each one is.
+
+- **Cohen's κ** per pair of annotators, over the pairs both answered (skips left out): the three
+  outcomes are "the lower row number higher", "the higher row number higher" and "about equal", so
+  A/B order on screen does not matter.  κ = (p_o - p_e) / (1 - p_e), with p_o the observed agreement
+  and p_e the agreement expected from each annotator's own outcome shares (Cohen 1960).
+- **Intransitive triples** per annotator: among the triples of rows whose three pairs the annotator
+  ordered strictly, the share that form a cycle (a ≻ b ≻ c ≻ a).  A consistent expert has none.
+
+An annotator's latest answer to a pair is the one that counts (a skip then counts as no answer).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import cohen_kappa_score
+
+OUTCOMES = ("lower row higher", "higher row higher", "about equal")
+
+
+def outcomes(answers: pd.DataFrame) -> pd.DataFrame:
+    """Each annotator's latest answer per pair unless it is a skip: columns annotator, low, high (the
+    pair's row numbers, low < high) and outcome (one of ``OUTCOMES``).  ``answers`` as
+    ``Store.answers`` gives (oldest first)."""
+    pair_low, pair_high = np.minimum(answers["row_a"], answers["row_b"]), np.maximum(answers["row_a"], answers["row_b"])
+    latest = ~pd.DataFrame({"who": answers["annotator"], "low": pair_low, "high": pair_high}).duplicated(keep="last")
+    answered = answers[latest.to_numpy() & (answers["choice"] != "skip").to_numpy()]
+    low = np.minimum(answered["row_a"], answered["row_b"]).to_numpy()
+    high = np.maximum(answered["row_a"], answered["row_b"]).to_numpy()
+    winner = np.where(answered["choice"] == "a", answered["row_a"], answered["row_b"])
+    outcome = np.where(answered["choice"] == "equal", OUTCOMES[2], np.where(winner == low, OUTCOMES[0], OUTCOMES[1]))
+    frame = pd.DataFrame({"annotator": answered["annotator"].to_numpy(), "low": low, "high": high, "outcome": outcome})
+    return frame.reset_index(drop=True)
+
+
+def kappa_table(answers: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair of annotators who answered a pair in common: annotators (two columns), shared
+    pairs, the share they agree on, and Cohen's κ (NaN where it is undefined: both gave one outcome only)."""
+    table = outcomes(answers)
+    rows = []
+    for first, second in itertools.combinations(sorted(table["annotator"].unique()), 2):
+        shared = table[table["annotator"] == first].merge(
+            table[table["annotator"] == second], on=["low", "high"], suffixes=("_1", "_2")
+        )
+        if shared.empty:
+            continue
+        one, two = shared["outcome_1"].to_numpy(), shared["outcome_2"].to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappa = cohen_kappa_score(one, two, labels=list(OUTCOMES)) if len(set(one) | set(two)) > 1 else np.nan
+        rows.append((first, second, len(shared), float(np.mean(one == two)), float(kappa)))
+    return pd.DataFrame(rows, columns=["annotator", "other annotator", "shared pairs", "agreement", "kappa"])
+
+
+def intransitive_triples(answers: pd.DataFrame) -> pd.DataFrame:
+    """Per annotator: the triples of rows whose three pairs they ordered strictly, and how many of
+    those are cycles (and their share, NaN without triples)."""
+    table = outcomes(answers)
+    rows = []
+    for annotator, own in table[table["outcome"] != OUTCOMES[2]].groupby("annotator", sort=True):
+        beats = {
+            (low, high) if outcome == OUTCOMES[0] else (high, low)
+            for low, high, outcome in own[["low", "high", "outcome"]].itertuples(index=False)
+        }
+        neighbours: dict[int, set[int]] = {}
+        for winner, loser in beats:
+            neighbours.setdefault(winner, set()).add(loser)
+            neighbours.setdefault(loser, set()).add(winner)
+        triples = cycles = 0
+        for u, v in {(min(pair), max(pair)) for pair in beats}:
+            for w in neighbours[u] & neighbours[v]:
+                if w > v:
+                    triples += 1
+                    # A triple is a cycle when each row beats exactly one of the other two.
+                    wins = [((x, y) in beats) + ((x, z) in beats) for x, y, z in ((u, v, w), (v, w, u), (w, u, v))]
+                    cycles += wins == [1, 1, 1]
+        rows.append((annotator, triples, cycles, cycles / triples if triples else np.nan))
+    return pd.DataFrame(rows, columns=["annotator", "triples", "cycles", "share intransitive"])
