@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from ordercore.agreement import intransitive_triples, kappa_table
 from ordercore.figures import rows_map
 from ordercore.quality import audit_accuracy
 
@@ -159,6 +160,23 @@ def main() -> None:
     progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
     if len(answers):
         st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
+        agreement_section(answers)
+
+
+def agreement_section(answers) -> None:
+    """Cohen's κ between annotators on the pairs both answered, and each one's intransitive triples."""
+    with st.expander("Annotators: agreement and consistency"):
+        kappas = kappa_table(answers)
+        if kappas.empty:
+            st.caption("No pair has been answered by two annotators yet.")
+        else:
+            st.dataframe(kappas, key="agreement_kappa", hide_index=True, width="stretch")
+        st.dataframe(intransitive_triples(answers), key="agreement_triples", hide_index=True, width="stretch")
+        st.caption(
+            "κ: Cohen's kappa on the pairs both answered (skips left out; 1 is full agreement, 0 what chance "
+            "gives). Intransitive: among the triples of rows whose three pairs an annotator ordered, the share "
+            "forming a cycle (a over b over c over a)."
+        )
 
 
 main()

@@ -377,6 +377,19 @@ def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
     assert store.answers(session_id)["annotator"].tolist() == ["bob"] and not at.exception
 
 
+def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    pair = at.session_state["current_pair"]
+    answer_button(at, "answer_a").click().run()
+    store = Store(f"sqlite:///{store_path}")
+    store.add_answer(store.session("s1").id, pair[1], pair[0], "b", "bob")  # the same order, sides swapped
+    at.run()
+    kappa = next(frame for frame in at.dataframe if "kappa" in frame.value.columns).value
+    assert kappa[["annotator", "other annotator", "shared pairs", "agreement"]].values.tolist() == [
+        ["ann", "bob", 1, 1.0]
+    ]
+
+
 def test_a_session_holding_answers_keeps_its_data(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     answer_button(at, "answer_a").click().run()
