@@ -53,6 +53,8 @@ def undo(session_id: int) -> None:
     st.session_state.current_pair = None
 
 
+CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
+
 ANSWERS = [
     # label, key, shortcut, choice (None: undo), primary
     ("A higher", "answer_a", "A", "a", True),
@@ -160,7 +162,41 @@ def main() -> None:
     progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
     if len(answers):
         st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
+        if named:
+            history_section(session.id, answers)
         agreement_section(answers)
+
+
+def change_answer(answer_id: int, choice: str | None) -> None:
+    """Change one of this annotator's answers to ``choice``, or remove it (None)."""
+    store = app_state.store()
+    try:
+        if choice is None:
+            store.remove_answer(answer_id, app_state.annotator())
+        else:
+            store.edit_answer(answer_id, app_state.annotator(), choice)
+    except (ValueError, KeyError) as error:
+        st.session_state.pair_error = str(error).strip("'\"")
+        return
+    st.session_state.current_pair = None
+
+
+def history_section(session_id: int, answers) -> None:
+    """This annotator's answers, newest first: any of them can be changed or removed."""
+    own = answers[answers["annotator"] == app_state.annotator()].iloc[::-1]
+    with st.expander(f"My answers ({len(own)}): change or remove one"):
+        if own.empty:
+            st.caption("You have not answered yet in this session.")
+            return
+        labels = {
+            int(row.id): f"#{row.id}: rows {row.row_a} (A) and {row.row_b} (B), {CHOICE_LABELS[row.choice]}"
+            for row in own.itertuples()
+        }
+        chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
+        columns = st.columns(len(CHOICE_LABELS) + 1)
+        for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
+            cell.button(label, key=f"history_{choice}", on_click=change_answer, args=(chosen, choice), width="stretch")
+        columns[-1].button("Remove", key="history_remove", on_click=change_answer, args=(chosen, None), width="stretch")
 
 
 def agreement_section(answers) -> None:

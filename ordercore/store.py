@@ -474,12 +474,7 @@ class Store:
             raise ValueError("weight must be finite and >= 0, margin finite")
         if choice == "equal" and margin < 0:
             raise ValueError("'about equal' takes a closeness margin >= 0")
-        made = {
-            "a": PreferenceSet.order(row_a, row_b, margin, weight),
-            "b": PreferenceSet.order(row_b, row_a, margin, weight),
-            "equal": PreferenceSet.close(row_a, row_b, margin, weight),
-            "skip": PreferenceSet.empty(),
-        }[choice]
+        made = _answer_preferences(row_a, row_b, choice, margin, weight)
         with self.engine.begin() as connection:
             if rule_id is not None:
                 owner_session = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
@@ -519,6 +514,46 @@ class Store:
             )
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
         return frame
+
+    def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:
+        """Change one of ``annotator``'s own answers to ``choice`` (its pair, weight and margin stay),
+        with its preferences, in one transaction; ``ValueError`` for another annotator's answer."""
+        if choice not in CHOICES:
+            raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+        with self.engine.begin() as connection:
+            answer = self._own_answer(connection, answer_id, annotator)
+            if choice == "equal" and answer["margin"] < 0:
+                raise ValueError("'about equal' takes a closeness margin >= 0")
+            made = _answer_preferences(answer["row_a"], answer["row_b"], choice, answer["margin"], answer["weight"])
+            connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
+            connection.execute(answers.update().where(answers.c.id == answer_id).values(choice=choice))
+            revision = self._touch(connection, answer["session_id"])
+            owner = {
+                "session_id": answer["session_id"],
+                "revision": revision,
+                "annotator": answer["annotator"],
+                "created_at": _now(),
+            }
+            _insert_clicks(connection, made, owner, answer_id)
+
+    def remove_answer(self, answer_id: int, annotator: str) -> None:
+        """Delete one of ``annotator``'s own answers and its preferences; ``ValueError`` for another's."""
+        with self.engine.begin() as connection:
+            answer = self._own_answer(connection, answer_id, annotator)
+            connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
+            connection.execute(answers.delete().where(answers.c.id == answer_id))
+            self._touch(connection, answer["session_id"])
+
+    @staticmethod
+    def _own_answer(connection, answer_id: int, annotator: str) -> dict:
+        """The answer's row, if ``annotator`` gave it; ``KeyError`` if there is none, else ``ValueError``."""
+        annotator = check_annotator(annotator)
+        answer = connection.execute(sa.select(answers).where(answers.c.id == int(answer_id))).mappings().first()
+        if answer is None:
+            raise KeyError(f"no answer {answer_id}")
+        if answer["annotator"] != annotator:
+            raise ValueError(f"answer {answer_id} is {answer['annotator']!r}'s: annotators change only their own")
+        return dict(answer)
 
     def undo_answer(self, session_id: int, annotator: str) -> int | None:
         """Delete ``annotator``'s latest answer in the session and its preferences (another annotator's
@@ -712,6 +747,17 @@ def _insert_block(connection, made: PreferenceSet, content: bytes, owner: dict, 
                 **owner, source=source, rule_id=rule_id, n_preferences=len(made), content=content
             )
         )
+
+
+def _answer_preferences(row_a: int, row_b: int, choice: str, margin: float, weight: float) -> PreferenceSet:
+    """What an answer says: 'a': f(a) - f(b) >= margin; 'b' the reverse; 'equal': |f(a) - f(b)| <= margin
+    (two preferences); 'skip': nothing."""
+    return {
+        "a": lambda: PreferenceSet.order(row_a, row_b, margin, weight),
+        "b": lambda: PreferenceSet.order(row_b, row_a, margin, weight),
+        "equal": lambda: PreferenceSet.close(row_a, row_b, margin, weight),
+        "skip": PreferenceSet.empty,
+    }[choice]()
 
 
 def _insert_clicks(connection, made: PreferenceSet, owner: dict, answer_id: int) -> None:

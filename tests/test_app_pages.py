@@ -377,6 +377,30 @@ def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
     assert store.answers(session_id)["annotator"].tolist() == ["bob"] and not at.exception
 
 
+def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    first = at.session_state["current_pair"]
+    answer_button(at, "answer_a").click().run()
+    answer_button(at, "answer_b").click().run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    store.add_answer(session_id, 0, 1, "a", "bob")
+    at.run()
+    ids = store.answers(session_id)["id"].tolist()
+    options = at.selectbox(key="history_answer").options  # only ann's two answers, newest first
+    assert [option.split(":")[0] for option in options] == [f"#{ids[1]}", f"#{ids[0]}"]
+    at.selectbox(key="history_answer").set_value(ids[0]).run()
+    at.button(key="history_equal").click().run()
+    answers = store.answers(session_id)
+    assert answers["choice"].tolist() == ["equal", "b", "a"] and not at.exception
+    made, provenance = store.preferences(session_id)
+    mine = made[(provenance["answer_id"] == ids[0]).to_numpy()]
+    assert sorted(zip(mine.i.tolist(), mine.j.tolist(), strict=True)) == sorted([first, first[::-1]])
+    at.selectbox(key="history_answer").set_value(ids[1]).run()
+    at.button(key="history_remove").click().run()
+    assert store.answers(session_id)["id"].tolist() == [ids[0], ids[2]]
+
+
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     pair = at.session_state["current_pair"]

@@ -334,7 +334,11 @@ def write(store: Store, operation: str):
     rule = Rule("new rule", [Within("age", 5.0)], Ordering("rooms", direction="lower"))
     made = generate(rule, FRAME).preferences
     imported = PreferenceSet([1, 2, 3, 4], [0, 1, 2, 3], 0.25, 3.0)
+    bobs = store.answers(main)
+    last_bob = int(bobs[bobs["annotator"] == "bob"]["id"].iloc[-1])
     return {
+        "edit_answer": lambda: store.edit_answer(last_bob, "bob", "a"),
+        "remove_answer": lambda: store.remove_answer(last_bob, "bob"),
         "add_rule": lambda: store.add_rule(main, rule, made, "carol"),
         "add_answer a": lambda: store.add_answer(main, 3, 4, "a", "carol"),
         "add_answer equal": lambda: store.add_answer(main, 0, 4, "equal", "carol", margin=0.5),
@@ -369,6 +373,8 @@ def is_write(statement: str) -> bool:
         "import_preferences",
         "remove_rule",
         "undo_answer",
+        "edit_answer",
+        "remove_answer",
         "add_model_run",
     ],
 )
@@ -626,3 +632,27 @@ def test_a_session_holding_content_keeps_its_data(store):
     assert store.session("s").settings["target"] == "y" and store.session("s").dataset_id == before.dataset_id
     with pytest.raises(KeyError, match="no data set 999"):
         store.update_settings(session.id, {"source": "california", "n_rows": 20}, 999)
+
+
+def test_annotators_edit_and_remove_only_their_own_answers(store):
+    session = store.create_session("s", settings={"n_rows": 10})
+    mine = store.add_answer(session.id, 1, 2, "a", "ann", weight=2.0, margin=0.5)
+    theirs = store.add_answer(session.id, 3, 4, "b", "bob")
+    store.edit_answer(mine, "ann", "equal")
+    made, provenance = store.preferences(session.id)
+    assert triples(made) == [(4, 3, 0.0, 1.0), (1, 2, -0.5, 2.0), (2, 1, -0.5, 2.0)]
+    assert provenance["annotator"].tolist() == ["bob", "ann", "ann"]
+    store.edit_answer(mine, "ann", "b")
+    assert triples(store.preferences(session.id)[0]) == [(4, 3, 0.0, 1.0), (2, 1, 0.5, 2.0)]
+    before = (store.answers(session.id), store.revision(session.id))
+    for call in (lambda: store.edit_answer(theirs, "ann", "a"), lambda: store.remove_answer(theirs, "ann")):
+        with pytest.raises(ValueError, match="'bob''s: annotators change only their own"):
+            call()
+    with pytest.raises(ValueError, match="choice"):
+        store.edit_answer(mine, "ann", "maybe")
+    with pytest.raises(KeyError, match="no answer 99"):
+        store.remove_answer(99, "ann")
+    assert store.answers(session.id).equals(before[0]) and store.revision(session.id) == before[1]
+    store.remove_answer(mine, "ann")
+    assert store.answers(session.id)["id"].tolist() == [theirs]
+    assert triples(store.preferences(session.id)[0]) == [(4, 3, 0.0, 1.0)]
