@@ -7,6 +7,7 @@ from scipy.stats import spearmanr
 
 import app_state
 from ordercore.figures import against_figure, latent_band_figure, mae_history_figure
+from ordercore.studio import readable
 from ordercore.workbench import STUDIO_MODELS, monotone_boosting_mae, start_gp_fit
 
 
@@ -32,16 +33,16 @@ def cv_summary(cv, decision) -> None:
     """SVR against the best setting with preferences, by cross-validation, and what trust decided."""
     best = cv.comparison(cv.best_with_preferences())
     columns = st.columns(3)
-    columns[0].metric("CV MAE, SVR", number(best["svr"]))
+    columns[0].metric("CV MAE, SVR", readable(best["svr"]))
     columns[1].metric(
-        "CV MAE, best with preferences", number(best["ssl"]), delta=number(-best["gain"]), delta_color="inverse"
+        "CV MAE, best with preferences", readable(best["ssl"]), delta=readable(-best["gain"]), delta_color="inverse"
     )
-    columns[2].metric("CV gain over SVR", number(best["gain"]))
-    columns[2].caption(f"95 % interval: {number(best['low'])} to {number(best['high'])}")
+    columns[2].metric("CV gain over SVR", readable(best["gain"]))
+    columns[2].caption(f"95 % interval: {readable(best['low'])} to {readable(best['high'])}")
     if decision.lambda2 > 0:
         st.success(f"The preferences help: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}.")
     elif best["gain"] < 0:
-        worse = f"{number(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
+        worse = f"{readable(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
         certainty = "clearly " if best["high"] < 0 else ""
         st.error(
             f"**The preferences make the cross-validated error {certainty}worse**, by {worse} at their best "
@@ -180,10 +181,6 @@ def gp_result(data, start) -> None:
     left.plotly_chart(figure, key="model_gp")
 
 
-def number(value: float) -> str:
-    return "—" if not np.isfinite(value) else f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
-
-
 def difference(a: float, b: float) -> float:
     """a - b, 0 where it is rounding noise (SSL at lambda2 = 0 is SVR up to the solver's last digits)."""
     return 0.0 if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0) else a - b
@@ -238,12 +235,12 @@ def main() -> None:
     metrics = st.columns(5)
     metrics[0].metric("Preferences", last["preferences"])
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
-    metrics[1].metric("Test MAE, SVR (demo)", number(last["svr_mae"]), help=demonstration)
+    metrics[1].metric("Test MAE, SVR (demo)", readable(last["svr_mae"]), help=demonstration)
     metrics[2].metric(
         "Test MAE, SSL (demo)",
-        number(last["ssl_mae"]),
+        readable(last["ssl_mae"]),
         help=demonstration,
-        delta=number(difference(last["ssl_mae"], last["svr_mae"])),
+        delta=readable(difference(last["ssl_mae"], last["svr_mae"])),
         delta_color="inverse",
     )
     metrics[3].metric(

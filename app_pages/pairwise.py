@@ -8,6 +8,7 @@ import app_state
 from ordercore.agreement import intransitive_triples, kappa_table
 from ordercore.figures import rows_map
 from ordercore.quality import audit_accuracy
+from ordercore.studio import readable
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",
@@ -124,7 +125,8 @@ def main() -> None:
     )
     st.dataframe(
         comparison(data, pair)
-        .style.highlight_between(subset=["B − A"], left=1e-12, color="#c8e6c9")
+        .style.format(readable)
+        .highlight_between(subset=["B − A"], left=1e-12, color="#c8e6c9")
         .highlight_between(subset=["B − A"], right=-1e-12, color="#ffcdd2"),
         key="pair_table",
         width="stretch",

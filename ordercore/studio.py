@@ -133,3 +133,15 @@ def data_settings(
     data = study_data(frame, target, features, settings)
     settings.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
     return settings, data
+
+
+def readable(value) -> str:
+    """A value as the Studio shows it: numbers rounded for reading (1,234 / 12.35 / 0.1235, "—" when not
+    finite), text as it is, nothing for a missing value."""
+    if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
+        return "—" if value is not None else ""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        return str(value)
+    if not np.isfinite(value):
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"

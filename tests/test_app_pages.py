@@ -455,3 +455,13 @@ def test_the_server_is_local_and_hides_error_details_by_default():
     config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1" and config["client"]["showErrorDetails"] == "none"
     assert config["server"]["maxUploadSize"] * 2**20 == __import__("ordercore.store").store.MAX_DATASET_BYTES
+
+
+def test_values_are_formatted_for_reading():
+    import numpy as np
+
+    from ordercore.studio import readable
+
+    values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
+    expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
+    assert [readable(value) for value in values] == expected
