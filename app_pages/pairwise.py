@@ -37,6 +37,7 @@ def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | N
             weight=float(st.session_state.pair_weight),
             margin=float(st.session_state.pair_margin),
             rule_id=rule_id,
+            swapped=st.session_state.get("pair_swapped"),
         )
     except ValueError as error:
         st.session_state.pair_error = str(error)
@@ -99,12 +100,17 @@ def main() -> None:
             "Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True
         )
     if st.session_state.get("current_pair") is None or st.session_state.get("pair_for") != (session.id, rule_id):
+        # Sides in random order, the mapping kept with the answer: an active pair is shown reversed half
+        # the time; a rule's pair comes with its winner as A half the time (swapped: A is the loser).
         if rule_id is None:
-            st.session_state.current_pair = bench.next_pair(strategy, app_state.rng())
+            pair, swapped = bench.next_pair(strategy, app_state.rng()), app_state.rng().random() < 0.5
+            pair = pair[::-1] if pair is not None and swapped else pair
         else:
             made = preferences[(provenance["rule_id"] == rule_id).to_numpy(dtype=bool, na_value=False)]
             asked = audited[["row_a", "row_b"]].to_numpy(dtype=np.int64)
-            st.session_state.current_pair = bench.next_rule_pair(made, asked, app_state.rng())
+            pair = bench.next_rule_pair(made, asked, app_state.rng())
+            swapped = pair is not None and not np.any((made.i == pair[0]) & (made.j == pair[1]))
+        st.session_state.current_pair, st.session_state.pair_swapped = pair, bool(swapped)
         st.session_state.pair_for = (session.id, rule_id)
     pair = st.session_state.current_pair
     if rule_id is not None:

@@ -115,6 +115,9 @@ answers = sa.Table(
     # ``_add_missing_columns`` to older stores (their answers read with NULL: nothing is lost);
     # removing the rule sets it back to NULL and keeps the answer and its preferences.
     sa.Column("rule_id", sa.Integer, sa.ForeignKey("rules.id", ondelete="SET NULL"), nullable=True),
+    # Whether A and B were shown the other way round from the order the pair was drawn in (for a rule's
+    # pair: whether A is the rule's loser); NULL where not recorded (older answers, the library's own).
+    sa.Column("swapped", sa.Boolean, nullable=True),
 )
 
 preferences = sa.Table(
@@ -456,13 +459,17 @@ class Store:
         weight: float = 1.0,
         margin: float = 0.0,
         rule_id: int | None = None,
+        swapped: bool | None = None,
     ) -> int:
         """Store a pairwise answer and its preferences, committed before returning; returns its id.
 
         'a': f(a) - f(b) >= margin; 'b': f(b) - f(a) >= margin; 'equal': |f(a) - f(b)| <= margin
         (two preferences); 'skip': no preference (kept, so the pair is not asked again).  rule_id :
         the session's rule whose pair this answers (an audit answer; its preferences count as any
-        click's), else None; ``ValueError`` for a rule of another session or none."""
+        click's), else None; ``ValueError`` for a rule of another session or none.  swapped : whether
+        the sides were shown the other way round from the order the pair was drawn in (None: unknown)."""
+        if swapped is not None and not isinstance(swapped, bool | np.bool_):
+            raise ValueError(f"swapped must be True, False or None, got {swapped!r}")
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
         annotator = check_annotator(annotator)
@@ -494,6 +501,7 @@ class Store:
                     annotator=annotator,
                     created_at=now,
                     rule_id=rule_id,
+                    swapped=None if swapped is None else bool(swapped),
                 )
             ).inserted_primary_key[0]
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
@@ -502,7 +510,8 @@ class Store:
 
     def answers(self, session_id: int) -> pd.DataFrame:
         """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
-        created_at, and rule_id (the audited rule, a nullable integer: <NA> for other answers)."""
+        created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers) and swapped
+        (a nullable boolean: <NA> where not recorded)."""
         query = (
             sa.select(*[c for c in answers.c if c.name != "session_id"])
             .where(answers.c.session_id == session_id)
@@ -513,6 +522,7 @@ class Store:
                 connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys())
             )
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
+        frame["swapped"] = frame["swapped"].astype("boolean")
         return frame
 
     def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:

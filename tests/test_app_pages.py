@@ -365,6 +365,19 @@ def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):
     assert answers[["row_a", "row_b", "choice"]].values.tolist() == [[pair[0], pair[1], "a"]]
 
 
+def test_sides_are_shown_in_random_order_and_the_order_is_stored(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    shown = []
+    for _ in range(8):
+        shown.append((at.session_state["current_pair"], at.session_state["pair_swapped"]))
+        answer_button(at, "answer_a").click().run()
+    store = Store(f"sqlite:///{store_path}")
+    answers = store.answers(store.session("s1").id)
+    assert list(zip(answers["row_a"], answers["row_b"], strict=True)) == [tuple(pair) for pair, _ in shown]
+    assert answers["swapped"].tolist() == [swapped for _, swapped in shown]
+    assert 0 < answers["swapped"].sum() < 8  # both orders occur
+
+
 def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     store = Store(f"sqlite:///{store_path}")

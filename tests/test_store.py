@@ -656,3 +656,14 @@ def test_annotators_edit_and_remove_only_their_own_answers(store):
     store.remove_answer(mine, "ann")
     assert store.answers(session.id)["id"].tolist() == [theirs]
     assert triples(store.preferences(session.id)[0]) == [(4, 3, 0.0, 1.0)]
+
+
+def test_the_side_order_shown_is_kept_with_the_answer(store):
+    session = store.create_session("s", settings={"n_rows": 10})
+    store.add_answer(session.id, 1, 2, "a", "ann", swapped=True)
+    store.add_answer(session.id, 3, 4, "b", "ann", swapped=np.bool_(False))
+    store.add_answer(session.id, 5, 6, "skip", "ann")
+    assert store.answers(session.id)["swapped"].tolist() == [True, False, pd.NA]
+    with pytest.raises(ValueError, match="swapped must be True, False or None"):
+        store.add_answer(session.id, 1, 3, "a", "ann", swapped="yes")
+    assert len(store.answers(session.id)) == 3
