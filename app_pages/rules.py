@@ -92,7 +92,7 @@ def build_rule(data) -> Rule | None:
         return None
 
 
-def export_and_import(session, data) -> None:
+def export_and_import(session) -> None:
     """Preferences as CSV or JSON and rules as JSON, out; a preferences CSV in (checked first)."""
     store = app_state.store()
     with st.expander("Export and import"):
@@ -119,7 +119,6 @@ def export_and_import(session, data) -> None:
         if file is not None and st.button("Import these preferences", key="import_apply"):
             try:
                 made = PreferenceSet.from_frame(read_csv(file.getvalue()))
-                made.check_indices(len(data.frame))
                 count = store.import_preferences(session.id, made, app_state.annotator())
             except (ValueError, KeyError) as error:
                 st.error(f"Nothing was imported: {error}")
@@ -206,7 +205,7 @@ def main() -> None:
                     st.error(f"The rule was not added: {error}")
                 else:
                     st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
-    export_and_import(session, data)
+    export_and_import(session)
     stored = app_state.store().rules(session.id)
     st.subheader("The session's rules")
     if not stored:

@@ -12,11 +12,8 @@ An annotator's latest answer to a pair is the one that counts (a skip then count
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
 
 OUTCOMES = ("lower row higher", "higher row higher", "about equal")
 
@@ -38,19 +35,18 @@ def outcomes(answers: pd.DataFrame) -> pd.DataFrame:
 
 def kappa_table(answers: pd.DataFrame) -> pd.DataFrame:
     """One row per pair of annotators who answered a pair in common: annotators (two columns), shared
-    pairs, the share they agree on, and Cohen's κ (NaN where it is undefined: both gave one outcome only)."""
+    pairs, the share they agree on, and Cohen's κ (NaN where it is undefined: both gave one outcome only).
+    One self-join for every pair of annotators: the Pairwise page computes this on every answer."""
     table = outcomes(answers)
+    shared = table.merge(table, on=["low", "high"], suffixes=("_1", "_2"))
+    shared = shared[shared["annotator_1"] < shared["annotator_2"]]
     rows = []
-    for first, second in itertools.combinations(sorted(table["annotator"].unique()), 2):
-        shared = table[table["annotator"] == first].merge(
-            table[table["annotator"] == second], on=["low", "high"], suffixes=("_1", "_2")
-        )
-        if shared.empty:
-            continue
-        one, two = shared["outcome_1"].to_numpy(), shared["outcome_2"].to_numpy()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappa = cohen_kappa_score(one, two, labels=list(OUTCOMES)) if len(set(one) | set(two)) > 1 else np.nan
-        rows.append((first, second, len(shared), float(np.mean(one == two)), float(kappa)))
+    for (first, second), group in shared.groupby(["annotator_1", "annotator_2"], sort=True):
+        one, two = group["outcome_1"].to_numpy(), group["outcome_2"].to_numpy()
+        observed = float(np.mean(one == two))
+        expected = sum(float(np.mean(one == outcome) * np.mean(two == outcome)) for outcome in OUTCOMES)
+        kappa = (observed - expected) / (1.0 - expected) if expected < 1.0 else np.nan
+        rows.append((first, second, len(group), observed, kappa))
     return pd.DataFrame(rows, columns=["annotator", "other annotator", "shared pairs", "agreement", "kappa"])
 
 

@@ -205,6 +205,25 @@ def _imported(connection, session_id: int) -> PreferenceSet:
     return PreferenceSet.concatenate(held)
 
 
+def _contents(connection, session_id: int) -> dict:
+    """``Store.contents``, read in the caller's transaction."""
+
+    def count(table, *where) -> int:
+        query = sa.select(sa.func.count()).select_from(table).where(table.c.session_id == session_id, *where)
+        return connection.execute(query).scalar_one()
+
+    imported_in_blocks = connection.execute(
+        sa.select(sa.func.coalesce(sa.func.sum(preference_blocks.c.n_preferences), 0)).where(
+            preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
+        )
+    ).scalar_one()
+    return {
+        "rules": count(rules),
+        "answers": count(answers),
+        "imported": int(imported_in_blocks) + count(preferences, preferences.c.source == "import"),
+    }
+
+
 def describe_contents(held: dict) -> str:
     """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences"."""
 
@@ -373,16 +392,16 @@ class Store:
             or settings.get("source") != current.settings.get("source")
             or settings.get("n_rows") != current.settings.get("n_rows")
         )
-        held = self.contents(session_id)
-        if changed and any(held.values()):
-            raise ValueError(
-                f"this session holds {describe_contents(held)} on its table, so its data is fixed: create a new "
-                "session to work on other data"
-            )
         values = {"settings": json.dumps(settings), "updated_at": _now()}
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
-        with self.engine.begin() as connection:
+        with self.engine.begin() as connection:  # checked and written in one transaction: no answer slips in
+            held = _contents(connection, session_id)
+            if changed and any(held.values()):
+                raise ValueError(
+                    f"this session holds {describe_contents(held)} on its table, so its data is fixed: create a "
+                    "new session to work on other data"
+                )
             if connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount != 1:
                 raise KeyError(f"no session {session_id}")
 
@@ -479,8 +498,6 @@ class Store:
             raise ValueError(f"an answer compares two different rows, got {row_a} twice")
         if not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
             raise ValueError("weight must be finite and >= 0, margin finite")
-        if choice == "equal" and margin < 0:
-            raise ValueError("'about equal' takes a closeness margin >= 0")
         made = _answer_preferences(row_a, row_b, choice, margin, weight)
         with self.engine.begin() as connection:
             if rule_id is not None:
@@ -532,8 +549,6 @@ class Store:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
         with self.engine.begin() as connection:
             answer = self._own_answer(connection, answer_id, annotator)
-            if choice == "equal" and answer["margin"] < 0:
-                raise ValueError("'about equal' takes a closeness margin >= 0")
             made = _answer_preferences(answer["row_a"], answer["row_b"], choice, answer["margin"], answer["weight"])
             connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
             connection.execute(answers.update().where(answers.c.id == answer_id).values(choice=choice))
@@ -550,9 +565,13 @@ class Store:
         """Delete one of ``annotator``'s own answers and its preferences; ``ValueError`` for another's."""
         with self.engine.begin() as connection:
             answer = self._own_answer(connection, answer_id, annotator)
-            connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
-            connection.execute(answers.delete().where(answers.c.id == answer_id))
-            self._touch(connection, answer["session_id"])
+            self._delete_answer(connection, answer_id, answer["session_id"])
+
+    def _delete_answer(self, connection, answer_id: int, session_id: int) -> None:
+        """Delete an answer and its preferences, in the caller's transaction."""
+        connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
+        connection.execute(answers.delete().where(answers.c.id == answer_id))
+        self._touch(connection, session_id)
 
     @staticmethod
     def _own_answer(connection, answer_id: int, annotator: str) -> dict:
@@ -577,9 +596,7 @@ class Store:
             ).scalar()
             if last is None:
                 return None
-            connection.execute(preferences.delete().where(preferences.c.answer_id == last))
-            connection.execute(answers.delete().where(answers.c.id == last))
-            self._touch(connection, session_id)
+            self._delete_answer(connection, last, session_id)
         return int(last)
 
     # ------------------------------------------------------------------ preferences
@@ -673,19 +690,7 @@ class Store:
     def contents(self, session_id: int) -> dict:
         """How much the session holds: rules, answers and imported preferences, as counts."""
         with self.engine.connect() as connection:
-            count = lambda table, *where: connection.execute(  # noqa: E731
-                sa.select(sa.func.count()).select_from(table).where(table.c.session_id == session_id, *where)
-            ).scalar_one()
-            imported = connection.execute(
-                sa.select(sa.func.coalesce(sa.func.sum(preference_blocks.c.n_preferences), 0)).where(
-                    preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
-                )
-            ).scalar_one()
-            return {
-                "rules": count(rules),
-                "answers": count(answers),
-                "imported": int(imported) + count(preferences, preferences.c.source == "import"),
-            }
+            return _contents(connection, session_id)
 
     def _settings(self, session_id: int) -> dict:
         with self.engine.connect() as connection:
@@ -761,7 +766,9 @@ def _insert_block(connection, made: PreferenceSet, content: bytes, owner: dict, 
 
 def _answer_preferences(row_a: int, row_b: int, choice: str, margin: float, weight: float) -> PreferenceSet:
     """What an answer says: 'a': f(a) - f(b) >= margin; 'b' the reverse; 'equal': |f(a) - f(b)| <= margin
-    (two preferences); 'skip': nothing."""
+    (two preferences; ``ValueError`` for a margin < 0); 'skip': nothing."""
+    if choice == "equal" and margin < 0:
+        raise ValueError("'about equal' takes a closeness margin >= 0")
     return {
         "a": lambda: PreferenceSet.order(row_a, row_b, margin, weight),
         "b": lambda: PreferenceSet.order(row_b, row_a, margin, weight),

@@ -101,6 +101,7 @@ class EvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
+    numpy_parallel = False  # see blas_threads
 
     @functools.cached_property
     def squared_distances(self) -> np.ndarray:
@@ -139,20 +140,19 @@ class EvidenceProblem(Hyperparameters):
 
 
 @contextlib.contextmanager
-def blas_threads(sparse: bool):
-    """BLAS threads for a hyperparameter search.  The exact model: one.  pip's numpy and scipy wheels
-    each bundle an OpenBLAS: with two threads in both, each one's idle workers spin on the cores the
-    other needs, and the Boston fit took twice as long; two threads in scipy's alone gained 3-5 %, not
-    worth the bookkeeping; threads running starts side by side gained nothing either (scipy's LAPACK
-    wrappers hold the GIL).  The sparse model: its large products (Yᵀ Y, Λ Φ Σ L⁻¹) run in numpy, so
-    numpy's BLAS gets every core and any other BLAS one (California, 20,000 pairs: 6.2 s against
-    10.3 s with one thread everywhere, on 2 cores)."""
+def blas_threads(numpy_parallel: bool):
+    """BLAS threads for a hyperparameter search: one in every BLAS, and with ``numpy_parallel`` every
+    core in numpy's own.  pip's numpy and scipy wheels each bundle an OpenBLAS: with two threads in
+    both, each one's idle workers spin on the cores the other needs, and the exact model's Boston fit
+    took twice as long; two threads in scipy's alone gained 3-5 %, not worth the bookkeeping; threads
+    running starts side by side gained nothing either (scipy's LAPACK wrappers hold the GIL).  The
+    sparse model's large products (Yᵀ Y, Λ Φ Σ L⁻¹) run in numpy, so it asks for numpy's BLAS on every
+    core (California, 20,000 pairs: 6.2 s against 10.3 s with one thread everywhere, on 2 cores)."""
     blas = ThreadpoolController().select(user_api="blas")
-    with contextlib.ExitStack() as stack:
-        for library in blas.lib_controllers:
-            numpy_own = Path(library.filepath).parent.name == "numpy.libs"  # where pip's numpy keeps its BLAS
-            threads = len(os.sched_getaffinity(0)) if sparse and numpy_own else 1
-            stack.enter_context(ThreadpoolController._from_controllers([library]).limit(limits=threads))
+    numpy_own = [lib.filepath for lib in blas.lib_controllers if Path(lib.filepath).parent.name == "numpy.libs"]
+    with blas.limit(limits=1), contextlib.ExitStack() as stack:
+        if numpy_parallel and numpy_own:
+            stack.enter_context(blas.select(filepath=numpy_own).limit(limits=len(os.sched_getaffinity(0))))
         yield
 
 
@@ -267,7 +267,7 @@ def maximize_evidence(
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value
 
-    with blas_threads(sparse=not isinstance(problem, EvidenceProblem)):
+    with blas_threads(problem.numpy_parallel):
         for theta0 in starts:
             search = _Search(problem, bounds, None if progress is None else on_evaluation)
             converged = search.run(theta0, abandon if optima else None)

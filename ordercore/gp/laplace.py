@@ -186,7 +186,8 @@ def newton_minimize(
     """Newton's method on the convex S(x) of a Laplace fit (x: whitened latent values or weights).
 
     objective(x) -> state, a tuple (x, z, S(x), likelihood gradient in f, w ℓ''(z)); gradient(state)
-    -> ∇S; factorize(state) -> (Λ, R) with the Hessian B = Rᵀ R at that state (R upper).  The start
+    -> ∇S; factorize(state) -> (extra, R) with the Hessian B = Rᵀ R at that state (R upper) and whatever
+    the caller keeps of the final factorisation (the exact fit: Λ).  The start
     is x = x0 (zeros), or ``start`` if given and lower in S.  lagged_solve : optional g -> B0⁻¹ g with
     the Hessian of a nearby problem: the first steps use it.
 
@@ -197,7 +198,7 @@ def newton_minimize(
     keep lowering S.  polish : one more full Newton step after convergence and B there, so that the
     optimum and the evidence are exact to rounding (the final fit); without it (a hyperparameter
     search's many fits) the evidence is exact to about √tolerance, ln|B| being first-order in the
-    error of the optimum.  Returns (state, Λ, R, Newton iterations) with R factorised at state.
+    error of the optimum.  Returns (state, extra, R, Newton iterations) with R factorised at state.
     """
     state = objective(x0)
     if start is not None:

@@ -173,20 +173,22 @@ def sparse_laplace_fit(
         B = weighted.T @ weighted
         B[np.diag_indices_from(B)] += 1.0
         R = scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
-        return pairs.laplacian(curvature), R
+        return curvature, R  # Λ itself only at the optimum (its evidence gradient), not at every step
 
-    lagged = None if hessian_factor0 is None else (lambda g: scipy.linalg.cho_solve((hessian_factor0, False), g))
-    state, hessian, R, n_iter = newton_minimize(
+    def lagged(g):
+        return scipy.linalg.cho_solve((hessian_factor0, False), g, check_finite=False)
+
+    state, curvature, R, n_iter = newton_minimize(
         objective,
         lambda state: state[0] + phi.T @ state[3],
         factorize,
         np.zeros(phi.shape[1]),
         weights0,
-        lagged,
+        None if hessian_factor0 is None else lagged,
         tolerance,
         polish,
     )
-    return _fit_at(features, state, hessian, R, n_iter)
+    return _fit_at(features, state, pairs.laplacian(curvature), R, n_iter)
 
 
 def _fit_at(features: InducingFeatures, state, hessian, R, n_iter: int) -> SparseLaplaceFit:
@@ -230,6 +232,7 @@ class SparseEvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
+    numpy_parallel = True  # its large products run in numpy: see evidence.blas_threads
 
     def laplace(
         self, theta: np.ndarray, latent0=None, posterior_factor0=None, search: bool = False
