@@ -36,3 +36,16 @@ def test_a_failed_fit_reports_its_error():
     job = BackgroundFit(X, preferences, method="exact", memory_limit=1e-9)
     status = job.wait(60)
     assert status.state == "failed" and status.message.startswith("MemoryBudgetError: this exact GP fit")
+
+
+def test_an_ended_fit_keeps_its_time_and_evaluations():
+    """The page shows "fitted in N s" on every rerun: N is the fit's time, not the time since it started."""
+    X, preferences = chain(30)
+    job = BackgroundFit(X, preferences, method="exact", random_state=0)
+    done = job.wait(120)
+    assert done.state == "done" and done.evaluations >= 1
+    time.sleep(0.3)
+    job.model()  # reads the model and removes the job's files
+    assert job.status() == done
+    job.cancel()  # nothing left to cancel: it stays done
+    assert job.status() == done

@@ -79,7 +79,7 @@ class BackgroundFit:
     def __init__(self, X: np.ndarray, preferences: PreferenceSet, **options):
         self.directory = Path(tempfile.mkdtemp(prefix="ordercore-gp-fit-"))
         self.started = time.monotonic()
-        self._cancelled = False
+        self._ended: FitStatus | None = None  # the status, frozen once the fit has ended
         self._model = None
         np.savez(
             self.directory / "input.npz",
@@ -97,22 +97,23 @@ class BackgroundFit:
         )
 
     def status(self) -> FitStatus:
-        """The fit's state now (never waits)."""
+        """The fit's state now (never waits); once it has ended, the same status every time (its
+        seconds and evaluations as they were at the end)."""
+        if self._ended is not None:
+            return self._ended
         seconds = time.monotonic() - self.started
         progress = self._read("progress.json") or {"evaluations": 0, "log_evidence": np.nan}
         counts = (progress["evaluations"], progress["log_evidence"], seconds)
-        if self._cancelled:
-            return FitStatus("cancelled", *counts)
         if self.process.poll() is None:
             return FitStatus("running", *counts)
-        if self._model is not None or (self.directory / "model.npz").exists():
-            return FitStatus("done", *counts)
-        error = self._read("error.json")
-        if error is not None:
-            return FitStatus("failed", *counts, message=error["message"])
-        return FitStatus(
-            "failed", *counts, message=f"the fit's process ended unexpectedly (exit code {self.process.returncode})"
-        )
+        if (self.directory / "model.npz").exists():
+            self._ended = FitStatus("done", *counts)
+        elif (error := self._read("error.json")) is not None:
+            self._ended = FitStatus("failed", *counts, message=error["message"])
+        else:
+            message = f"the fit's process ended unexpectedly (exit code {self.process.returncode})"
+            self._ended = FitStatus("failed", *counts, message=message)
+        return self._ended
 
     def wait(self, timeout: float | None = None) -> FitStatus:
         """Block until the fit ends or ``timeout`` seconds pass, then its status (for scripts and tests)."""
@@ -133,6 +134,9 @@ class BackgroundFit:
 
     def cancel(self) -> None:
         """Stop the fit now (its process ends, its memory with it) and remove its files."""
+        if self._ended is None:
+            running = self.status()
+            self._ended = FitStatus("cancelled", running.evaluations, running.log_evidence, running.seconds)
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -140,7 +144,6 @@ class BackgroundFit:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._cancelled = True
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def _read(self, name: str) -> dict | None:
