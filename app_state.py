@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ordercore.agreement import annotator_weights, weigh_clicks
 from ordercore.quality import rule_trust
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
@@ -56,7 +57,9 @@ def session_data(session) -> StudyData | None:
     if not settings.get("source"):
         return None
     frame = _table(settings["source"], session.dataset_id, store_url())
-    key = ("study", session.id, json.dumps(settings, sort_keys=True))
+    # The labelling options (goal, annotator weights) do not change the data: leave them out of the key.
+    data_settings = {name: value for name, value in settings.items() if name != "labelling"}
+    key = ("study", session.id, json.dumps(data_settings, sort_keys=True))
     if st.session_state.get("study_key") != key:
         st.session_state.study_key = key
         st.session_state.study = study_data(frame, settings["target"], settings["features"], settings)
@@ -102,9 +105,34 @@ def preferences_key(session) -> tuple:
     return session.id, store().revision(session.id)
 
 
+def labelling(session) -> dict:
+    """The session's labelling options (stored with its settings): 'goal', the number of answers
+    aimed at (0: none), and 'weigh_annotators', whether clicks weigh by their annotator's agreement."""
+    return {"goal": 0, "weigh_annotators": False} | session.settings.get("labelling", {})
+
+
+def set_labelling(session, **options) -> None:
+    """Store changed labelling options with the session's settings (its data stays as it is), read
+    afresh so that a change made meanwhile elsewhere is kept."""
+    session = store().session_by_id(session.id)
+    settings = dict(session.settings)
+    settings["labelling"] = labelling(session) | options
+    store().update_settings(session.id, settings)
+
+
 def session_preferences(session):
-    """The session's preferences and their provenance, read from the store only when they changed."""
-    return memo("preferences_cache", preferences_key(session), lambda: store().preferences(session.id))
+    """The session's preferences and their provenance, read from the store only when they changed;
+    with 'weigh_annotators' on, each click weighs by its annotator's agreement with the others
+    (``agreement.weigh_clicks``)."""
+    weigh = labelling(session)["weigh_annotators"]
+
+    def read():
+        preferences, provenance = store().preferences(session.id)
+        if weigh:
+            preferences = weigh_clicks(preferences, provenance, annotator_weights(store().answers(session.id)))
+        return preferences, provenance
+
+    return memo("preferences_cache", (*preferences_key(session), weigh), read)
 
 
 def automatic_trust() -> bool:

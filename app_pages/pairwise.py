@@ -5,10 +5,12 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.agreement import intransitive_triples, kappa_table
+from ordercore.agreement import annotator_weights, intransitive_triples, kappa_table
 from ordercore.figures import rows_map
 from ordercore.quality import audit_accuracy
-from ordercore.studio import readable
+from ordercore.shared_queue import next_queued_pair, queue_summary
+from ordercore.store import MAX_COPIES
+from ordercore.studio import identifier_column, readable
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",
@@ -17,9 +19,15 @@ STRATEGIES = {
 }
 
 
-# The "pairs from" choice that asks the pairs the strategy below picks (any other is a rule's id).  A
-# comment, not a docstring: Streamlit's magic would print a bare string on the page.
-ACTIVE = "active"
+CANDIDATES = {
+    "neighbours": "Similar rows (roughly equal in the other features)",
+    "any": "Any two rows",
+}
+
+# The "pairs from" choices: the pairs the strategy below picks, the shared queue (each pair to k
+# annotators); any other is a rule's id.  Comments, not docstrings: Streamlit's magic would print a
+# bare string on the page.
+ACTIVE, QUEUE = "active", "queue"
 
 
 def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
@@ -67,13 +75,88 @@ ANSWERS = [
 ]
 
 
-def comparison(data, pair) -> pd.DataFrame:
-    """The two rows' features side by side, with their difference (B − A) for numeric columns."""
+def comparison(data, pair, identifier: str | None) -> pd.DataFrame:
+    """The two rows' features side by side (headed by their identifier when the table has one), with
+    their difference (B − A) for numeric columns."""
     features = data.dataset.metadata["features"]
     rows = data.frame.loc[list(pair), features].T
-    rows.columns = ["A", "B"]
-    rows["B − A"] = pd.to_numeric(rows["B"], errors="coerce") - pd.to_numeric(rows["A"], errors="coerce")
+    rows.columns = (
+        ["A", "B"]
+        if identifier is None
+        else [f"{side}: {data.frame.at[row, identifier]}" for side, row in zip("AB", pair, strict=True)]
+    )
+    rows["B − A"] = pd.to_numeric(rows.iloc[:, 1], errors="coerce") - pd.to_numeric(rows.iloc[:, 0], errors="coerce")
     return rows
+
+
+def choose_source(rules: dict):
+    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id."""
+    names = {ACTIVE: "active choice", QUEUE: "shared queue (each pair to several annotators)"}
+    return st.selectbox(
+        "Pairs from",
+        [ACTIVE, QUEUE, *rules],
+        format_func=lambda k: names.get(k) or f"rule {rules[k].name!r} (audit it)",
+        key="pair_source",
+        help="Answering a rule's pairs measures how often the rule is right (shown on the Rules page). The shared "
+        "queue hands each annotator the pairs others have not finished, so that several people judge the same "
+        "pairs (agreement needs them).",
+    )
+
+
+def new_pair(session, bench, preferences, provenance, source, answers):
+    """(pair, swapped) to show next from ``source``.  Sides in random order, the mapping kept with the
+    answer: an active or queued pair is shown reversed half the time; a rule's pair comes with its winner
+    as A half the time (swapped: A is the loser)."""
+    if source == ACTIVE or source == QUEUE:
+        if source == ACTIVE:
+            candidates = st.session_state.get("pair_candidates", "neighbours")
+            pair = bench.next_pair(st.session_state.pair_strategy, app_state.rng(), candidates)
+        else:
+            pair = next_queued_pair(app_state.store().queued_pairs(session.id), answers, app_state.annotator())
+        swapped = pair is not None and app_state.rng().random() < 0.5
+        return (pair[::-1] if swapped else pair), swapped
+    made = preferences[(provenance["rule_id"] == source).to_numpy(dtype=bool, na_value=False)]
+    audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
+    pair = bench.next_rule_pair(made, audited[["row_a", "row_b"]].to_numpy(dtype=np.int64), app_state.rng())
+    return pair, pair is not None and not np.any((made.i == pair[0]) & (made.j == pair[1]))
+
+
+def add_to_queue(session_id: int, bench) -> None:
+    """Queue the pairs the active choice picks now (the form's number, strategy and candidates)."""
+    state = st.session_state
+    pairs = bench.next_pairs(state.queue_strategy, app_state.rng(), int(state.queue_n), state.queue_candidates)
+    try:
+        added = app_state.store().queue_pairs(session_id, pairs, int(state.queue_copies), app_state.annotator())
+    except ValueError as error:
+        state.pair_error = str(error)
+        return
+    state.queue_message = f"Queued {added:,} new pairs" + (
+        f" ({len(pairs) - added:,} were queued already)." if added < len(pairs) else "."
+    )
+    state.current_pair = None
+
+
+def queue_section(session, bench, answers, named: bool) -> None:
+    """The shared queue's progress, and a form that adds pairs to it."""
+    summary = queue_summary(app_state.store().queued_pairs(session.id), answers, app_state.annotator())
+    if summary["queued"]:
+        st.progress(
+            summary["done"] / summary["queued"],
+            text=f"Shared queue: {summary['done']:,} of {summary['queued']:,} pairs done; {summary['wanted']:,} "
+            f"answers still wanted; {summary['left_for_you']:,} pairs left for you.",
+        )
+    message = st.session_state.pop("queue_message", None)
+    if message:
+        st.success(message)
+    with st.expander("Add pairs to the shared queue", expanded=not summary["queued"]):
+        cells = st.columns(2)
+        cells[0].number_input("Pairs", 1, 500, 20, key="queue_n")
+        cells[1].number_input("Annotators per pair", 1, MAX_COPIES, 2, key="queue_copies")
+        st.radio("Chosen by", list(STRATEGIES), format_func=STRATEGIES.get, key="queue_strategy", horizontal=True)
+        st.radio("Candidates", list(CANDIDATES), format_func=CANDIDATES.get, key="queue_candidates", horizontal=True)
+        st.button(
+            "Add to the queue", key="queue_add", on_click=add_to_queue, args=(session.id, bench), disabled=not named
+        )
 
 
 def main() -> None:
@@ -86,52 +169,65 @@ def main() -> None:
     app_state.warn_if_retrain_stopped()
     rules = dict(app_state.store().rules(session.id))
     answers = app_state.store().answers(session.id)
-    source = st.selectbox(
-        "Pairs from",
-        [ACTIVE, *rules],
-        format_func=lambda k: "active choice" if k == ACTIVE else f"rule {rules[k].name!r} (audit it)",
-        key="pair_source",
-        help="Answering a rule's pairs measures how often the rule is right (shown on the Rules page).",
-    )
-    rule_id = None if source == ACTIVE else int(source)
-    audited = None if rule_id is None else answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
-    if rule_id is None:
-        strategy = st.radio(
-            "Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True
+    source = choose_source(rules)
+    if source == ACTIVE:
+        st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
+        st.radio(
+            "Candidates",
+            list(CANDIDATES),
+            format_func=CANDIDATES.get,
+            key="pair_candidates",
+            horizontal=True,
+            help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
         )
-    if st.session_state.get("current_pair") is None or st.session_state.get("pair_for") != (session.id, rule_id):
-        # Sides in random order, the mapping kept with the answer: an active pair is shown reversed half
-        # the time; a rule's pair comes with its winner as A half the time (swapped: A is the loser).
-        if rule_id is None:
-            pair, swapped = bench.next_pair(strategy, app_state.rng()), app_state.rng().random() < 0.5
-            pair = pair[::-1] if pair is not None and swapped else pair
-        else:
-            made = preferences[(provenance["rule_id"] == rule_id).to_numpy(dtype=bool, na_value=False)]
-            asked = audited[["row_a", "row_b"]].to_numpy(dtype=np.int64)
-            pair = bench.next_rule_pair(made, asked, app_state.rng())
-            swapped = pair is not None and not np.any((made.i == pair[0]) & (made.j == pair[1]))
+    elif source == QUEUE:
+        queue_section(session, bench, answers, named)
+    shown_for = (session.id, source, app_state.annotator() if source == QUEUE else None)
+    if st.session_state.get("current_pair") is None or st.session_state.get("pair_for") != shown_for:
+        pair, swapped = new_pair(session, bench, preferences, provenance, source, answers)
         st.session_state.current_pair, st.session_state.pair_swapped = pair, bool(swapped)
-        st.session_state.pair_for = (session.id, rule_id)
+        st.session_state.pair_for = shown_for
     pair = st.session_state.current_pair
-    if rule_id is not None:
-        correct, total = audit_accuracy(rules[rule_id], data.frame, audited)
+    if source not in (ACTIVE, QUEUE):
+        audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
+        correct, total = audit_accuracy(rules[source], data.frame, audited)
         st.caption(
-            f"Auditing rule {rules[rule_id].name!r}: {len(audited)} of its pairs answered, the rule right on "
+            f"Auditing rule {rules[source].name!r}: {len(audited)} of its pairs answered, the rule right on "
             f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
             "are on the **Rules** page."
         )
     if pair is None:
-        if rule_id is None:
-            st.warning("The unlabeled pool has fewer than two rows: nothing left to compare.")
-        else:
-            st.info("Every pair of this rule within the unlabeled pool has been answered: choose another source.")
+        st.info(
+            {
+                ACTIVE: "The unlabeled pool has fewer than two rows: nothing left to compare.",
+                QUEUE: "Nothing in the shared queue is left for you: add pairs to it above, or choose active choice.",
+            }.get(source, "Every pair of this rule within the unlabeled pool has been answered: choose another source.")
+        )
         return
-    st.caption(
-        f"Rows {pair[0]} (A) and {pair[1]} (B). Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo)."
+    pair_view(session, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
+    progress_section(session, answers, preferences)
+    if len(answers):
+        st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
+        if named:
+            history_section(session.id, answers)
+        agreement_section(session, answers)
+
+
+def pair_view(session, data, pair, rule_id, named: bool) -> None:
+    """The pair on screen: its rows side by side (and on a map), the confidence and margin, the answers."""
+    identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]])
+    names = (
+        ""
+        if identifier is None
+        else f" ({identifier} {data.frame.at[pair[0], identifier]} and {data.frame.at[pair[1], identifier]})"
     )
+    st.caption(
+        f"Rows {pair[0]} (A) and {pair[1]} (B){names}. Keys: **A**, **B**, **E** (about equal), **S** (skip), "
+        "**U** (undo)."
+    )
+    table = comparison(data, pair, identifier)
     st.dataframe(
-        comparison(data, pair)
-        .style.format(readable)
+        table.style.format(readable)
         .highlight_between(subset=["B − A"], left=1e-12, color="#c8e6c9")
         .highlight_between(subset=["B − A"], right=-1e-12, color="#ffcdd2"),
         key="pair_table",
@@ -162,17 +258,34 @@ def main() -> None:
             width="stretch",
             disabled=not named,
         )
+
+
+def set_goal(session) -> None:
+    app_state.set_labelling(session, goal=int(st.session_state[f"answer_goal_{session.id}"]))
+
+
+def progress_section(session, answers, preferences) -> None:
+    """Answers toward the session's goal (answered of N), and what the model made of them."""
+    goal = app_state.labelling(session)["goal"]
+    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
+    if goal:
+        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
     history = st.session_state.get("retrain_history", [])
-    progress = st.columns(3)
+    progress = st.columns(4)
     progress[0].metric("Answers given", len(answers))
     progress[1].metric("Preferences in force", len(preferences))
     moved = history[-1]["moved"] if history else float("nan")
     progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
-    if len(answers):
-        st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
-        if named:
-            history_section(session.id, answers)
-        agreement_section(answers)
+    progress[3].number_input(
+        "Goal (answers; 0: none)",
+        0,
+        1_000_000,
+        goal,
+        10,
+        key=f"answer_goal_{session.id}",
+        on_change=set_goal,
+        args=(session,),
+    )
 
 
 def change_answer(answer_id: int, choice: str | None) -> None:
@@ -207,12 +320,17 @@ def history_section(session_id: int, answers) -> None:
         columns[-1].button("Remove", key="history_remove", on_click=change_answer, args=(chosen, None), width="stretch")
 
 
-def agreement_section(answers) -> None:
-    """Cohen's κ between annotators on the pairs both answered, and each one's intransitive triples."""
+def set_weighing(session) -> None:
+    app_state.set_labelling(session, weigh_annotators=bool(st.session_state[f"weigh_annotators_{session.id}"]))
+
+
+def agreement_section(session, answers) -> None:
+    """Cohen's κ between annotators on the pairs both answered, each one's intransitive triples, and the
+    choice to weigh each annotator's clicks by their agreement."""
     with st.expander("Annotators: agreement and consistency"):
         kappas = kappa_table(answers)
         if kappas.empty:
-            st.caption("No pair has been answered by two annotators yet.")
+            st.caption("No pair has been answered by two annotators yet (the shared queue makes such pairs).")
         else:
             st.dataframe(kappas, key="agreement_kappa", hide_index=True, width="stretch")
         st.dataframe(intransitive_triples(answers), key="agreement_triples", hide_index=True, width="stretch")
@@ -221,6 +339,16 @@ def agreement_section(answers) -> None:
             "gives). Intransitive: among the triples of rows whose three pairs an annotator ordered, the share "
             "forming a cycle (a over b over c over a)."
         )
+        st.toggle(
+            "Weigh each annotator's clicks by their agreement with the others",
+            app_state.labelling(session)["weigh_annotators"],
+            key=f"weigh_annotators_{session.id}",
+            on_change=set_weighing,
+            args=(session,),
+            help="Each click's weight is multiplied by its annotator's mean κ with the others (weighted by the "
+            "pairs they share; 0 at chance or below, 1 while it cannot be measured). Stored with the session.",
+        )
+        st.dataframe(annotator_weights(answers).reset_index(), key="agreement_weights", hide_index=True)
 
 
 main()

@@ -8,12 +8,17 @@
   ordered strictly, the share that form a cycle (a ≻ b ≻ c ≻ a).  A consistent expert has none.
 
 An annotator's latest answer to a pair is the one that counts (a skip then counts as no answer).
+
+Used, if the user chooses, as per-annotator weights (``annotator_weights``): each annotator's clicks
+weigh as much as their κ with the others says (``weigh_clicks``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from ordercore.preferences import PreferenceSet
 
 OUTCOMES = ("lower row higher", "higher row higher", "about equal")
 
@@ -74,3 +79,32 @@ def intransitive_triples(answers: pd.DataFrame) -> pd.DataFrame:
                     cycles += wins == [1, 1, 1]
         rows.append((annotator, triples, cycles, cycles / triples if triples else np.nan))
     return pd.DataFrame(rows, columns=["annotator", "triples", "cycles", "share intransitive"])
+
+
+def annotator_weights(answers: pd.DataFrame) -> pd.Series:
+    """A weight in [0, 1] per annotator with answers, from their agreement with the others: the mean
+    of their Cohen's κ with each other annotator, weighted by the pairs they share, clipped at 0 (an
+    annotator no better than chance adds nothing) and 1.  1 for an annotator whose κ cannot be measured
+    yet (no pair shared with someone else, or κ undefined): their answers count as given."""
+    kappas = kappa_table(answers).dropna(subset=["kappa"])
+    both = pd.concat(
+        [
+            kappas[["annotator", "shared pairs", "kappa"]],
+            kappas[["other annotator", "shared pairs", "kappa"]].rename(columns={"other annotator": "annotator"}),
+        ],
+        ignore_index=True,
+    )
+    totals = (both["kappa"] * both["shared pairs"]).groupby(both["annotator"]).sum()
+    mean_kappa = totals / both.groupby("annotator")["shared pairs"].sum()
+    names = sorted(set(answers["annotator"]))
+    return mean_kappa.clip(0.0, 1.0).reindex(names, fill_value=1.0).rename("weight").rename_axis("annotator")
+
+
+def weigh_clicks(preferences: PreferenceSet, provenance: pd.DataFrame, weights: pd.Series) -> PreferenceSet:
+    """``preferences`` (p,) with each click's weight multiplied by its annotator's weight (``weights``,
+    as ``annotator_weights``; an annotator not in it keeps 1); rules' and imports' stay as they are.
+    ``provenance`` as ``Store.preferences`` gives it."""
+    clicks = (provenance["source"] == "click").to_numpy(dtype=bool)
+    factor = np.ones(len(preferences))
+    factor[clicks] = provenance["annotator"][clicks].astype(object).map(weights).fillna(1.0).to_numpy(dtype=float)
+    return PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * factor)

@@ -152,6 +152,18 @@ preference_blocks = sa.Table(
     sa.Column("content", sa.LargeBinary, nullable=False),  # encode_block(): i, j, margin, weight
 )
 
+queued_pairs = sa.Table(
+    "queued_pairs",
+    metadata,
+    _key(),
+    _owner(),
+    sa.Column("row_a", sa.Integer, nullable=False),
+    sa.Column("row_b", sa.Integer, nullable=False),
+    sa.Column("copies", sa.Integer, nullable=False),  # how many annotators the pair goes to
+    sa.Column("annotator", sa.String(200), nullable=False),  # who queued it
+    _created(),
+)
+
 model_runs = sa.Table(
     "model_runs",
     metadata,
@@ -221,16 +233,19 @@ def _contents(connection, session_id: int) -> dict:
         "rules": count(rules),
         "answers": count(answers),
         "imported": int(imported_in_blocks) + count(preferences, preferences.c.source == "import"),
+        "queued": count(queued_pairs),
     }
 
 
 def describe_contents(held: dict) -> str:
-    """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences"."""
+    """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences" (and the queued
+    pairs, when there are some)."""
 
     def counted(n: int, word: str) -> str:
         return f"{n:,} {word}{'' if n == 1 else 's'}"
 
-    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')} and " + counted(
+    queued = f", {counted(held['queued'], 'queued pair')}" if held.get("queued") else ""
+    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')}{queued} and " + counted(
         held["imported"], "imported preference"
     )
 
@@ -245,6 +260,9 @@ def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
 
     return keys(made).isin(keys(held))
 
+
+MAX_COPIES = 10
+"""Most annotators one pair of the shared queue goes to."""
 
 ANNOTATOR_MAX_LENGTH = 60
 """Longest annotator name (shown beside every answer)."""
@@ -598,6 +616,56 @@ class Store:
                 return None
             self._delete_answer(connection, last, session_id)
         return int(last)
+
+    # ------------------------------------------------------------------ shared queue
+    def queue_pairs(self, session_id: int, pairs, copies: int, annotator: str) -> int:
+        """Add pairs of rows (k, 2) to the session's shared queue, each to be answered by ``copies``
+        annotators (1 to ``MAX_COPIES``); pairs already queued (either way round) are left out.
+        Returns how many were added; ``ValueError`` for a bad row or count, nothing written."""
+        annotator = check_annotator(annotator)
+        if isinstance(copies, bool) or not isinstance(copies, numbers.Integral) or not 1 <= copies <= MAX_COPIES:
+            raise ValueError(f"each queued pair goes to 1 to {MAX_COPIES} annotators, got {copies!r}")
+        n_rows = self._n_rows(session_id)
+        pairs = [
+            (_check_row(a, n_rows, "row A"), _check_row(b, n_rows, "row B"))
+            for a, b in np.asarray(pairs, dtype=object).reshape(-1, 2)
+        ]
+        if any(a == b for a, b in pairs):
+            raise ValueError("a queued pair compares two different rows")
+        with self.engine.begin() as connection:
+            held = {
+                frozenset(pair)
+                for pair in connection.execute(
+                    sa.select(queued_pairs.c.row_a, queued_pairs.c.row_b).where(queued_pairs.c.session_id == session_id)
+                )
+            }
+            new = []
+            for pair in pairs:
+                if frozenset(pair) not in held:
+                    held.add(frozenset(pair))
+                    new.append(pair)
+            if new:
+                self._touch(connection, session_id, content=False)
+                now = _now()
+                connection.execute(
+                    queued_pairs.insert(),
+                    [
+                        {"session_id": session_id, "row_a": a, "row_b": b, "copies": int(copies)}
+                        | {"annotator": annotator, "created_at": now}
+                        for a, b in new
+                    ],
+                )
+        return len(new)
+
+    def queued_pairs(self, session_id: int) -> pd.DataFrame:
+        """The session's shared queue, oldest first: id, row_a, row_b, copies, annotator, created_at."""
+        query = (
+            sa.select(*[c for c in queued_pairs.c if c.name != "session_id"])
+            .where(queued_pairs.c.session_id == session_id)
+            .order_by(queued_pairs.c.id)
+        )
+        with self.engine.connect() as connection:
+            return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
     # ------------------------------------------------------------------ preferences
     def preferences(self, session_id: int) -> tuple[PreferenceSet, pd.DataFrame]:

@@ -135,6 +135,24 @@ def data_settings(
     return settings, data
 
 
+IDENTIFIER_NAMES = ("id", "name", "identifier", "key", "title")
+"""Column names (lower case, or ending in '_' + one of them) that ``identifier_column`` takes for a
+row identifier."""
+
+
+def identifier_column(frame: pd.DataFrame, exclude) -> str | None:
+    """The table's identifier column, if it has one: the first column not in ``exclude`` (the target
+    and features) named like one of ``IDENTIFIER_NAMES`` whose values are all present and distinct."""
+    for column in frame.columns:
+        name = str(column).strip().lower()
+        if column in exclude or not any(name == n or name.endswith(("_" + n, " " + n)) for n in IDENTIFIER_NAMES):
+            continue
+        values = frame[column]
+        if values.notna().all() and values.is_unique:
+            return column
+    return None
+
+
 def readable(value) -> str:
     """A value as the Studio shows it: numbers rounded for reading (1,234 / 12.35 / 0.1235, "—" when not
     finite), text as it is, nothing for a missing value."""

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 
+from ordercore.active import NeighbourPairs
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.background import BackgroundFit
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
@@ -30,6 +31,10 @@ N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
 
 PAIR_STRATEGIES = ("margin", "disagreement", "random")
+
+PAIR_CANDIDATES = ("neighbours", "any")
+"""Where ``Workbench.next_pairs`` draws its candidates: nearest-neighbour pairs (a person can judge
+them: roughly equal in the other features) or any two pool rows."""
 
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds a retrain may take by default (the Model page's setting); past it the last fit stays."""
@@ -148,6 +153,7 @@ class Workbench:
     ssl_violated: np.ndarray | None = field(init=False, default=None)
     trust: SourceTrust | None = field(init=False, default=None)
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
+    _neighbours: NeighbourPairs | None = field(init=False, default=None)
 
     def __post_init__(self):
         if self.model not in STUDIO_MODELS:
@@ -242,22 +248,47 @@ class Workbench:
             fitted=len(serving.preferences_),
         )
 
-    def next_pair(self, strategy: str, rng: np.random.Generator) -> tuple[int, int] | None:
-        """The next pair of pool rows to ask: 'margin' (SSL least sure of the order),
-        'disagreement' (SSL and SVR differ most) or 'random'.  None when the pool has < 2 rows."""
+    def next_pairs(
+        self, strategy: str, rng: np.random.Generator, n: int = 1, candidates: str = "neighbours"
+    ) -> np.ndarray:
+        """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, best first: 'margin' (SSL least
+        sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
+        ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
+        neighbours, roughly equal in the other features: ``active.NeighbourPairs``) or 'any' (two pool
+        rows at random).  Empty when the pool has < 2 rows."""
         if strategy not in PAIR_STRATEGIES:
             raise ValueError(f"strategy must be one of {PAIR_STRATEGIES}, got {strategy!r}")
+        if candidates not in PAIR_CANDIDATES:
+            raise ValueError(f"candidates must be one of {PAIR_CANDIDATES}, got {candidates!r}")
         pool = self.data.pool
         if pool.size < 2:
-            return None
-        a = rng.choice(pool, N_CANDIDATES)
-        b = rng.choice(pool, N_CANDIDATES)
-        candidates = np.column_stack([a, b])[a != b]
+            return np.zeros((0, 2), dtype=np.int64)
+        pairs = self._candidates(candidates, max(N_CANDIDATES, 4 * n), rng)
         if strategy == "random" or self.ssl is None:
-            return tuple(int(v) for v in candidates[0])
+            return pairs[:n]
         reference = self.svr if strategy == "disagreement" else None
-        chosen = self.ssl.suggest_pairs(candidates, k=1, reference=reference)
-        return tuple(int(v) for v in chosen[0]) if len(chosen) else tuple(int(v) for v in candidates[0])
+        chosen = self.ssl.suggest_pairs(pairs, k=n, reference=reference)
+        return chosen if len(chosen) else pairs[:n]
+
+    def _candidates(self, kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
+        """m candidate pairs of pool rows (distinct unordered pairs, ≤ m, 2), drawn as ``next_pairs`` says."""
+        pool = self.data.pool
+        if kind == "neighbours":
+            if self._neighbours is None:
+                self._neighbours = NeighbourPairs(self.data.dataset.X, pool)
+            pairs = self._neighbours.draw(m, rng)
+        else:
+            pairs = np.column_stack([rng.choice(pool, m), rng.choice(pool, m)])
+            pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        _, first = np.unique(np.sort(pairs, axis=1), axis=0, return_index=True)
+        return pairs[np.sort(first)]
+
+    def next_pair(
+        self, strategy: str, rng: np.random.Generator, candidates: str = "neighbours"
+    ) -> tuple[int, int] | None:
+        """``next_pairs(strategy, rng, 1, candidates)``'s pair, or None when the pool has < 2 rows."""
+        pairs = self.next_pairs(strategy, rng, 1, candidates)
+        return tuple(int(v) for v in pairs[0]) if len(pairs) else None
 
     def next_rule_pair(
         self, made: PreferenceSet, answered: np.ndarray, rng: np.random.Generator

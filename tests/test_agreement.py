@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.agreement import intransitive_triples, kappa_table, outcomes
+from ordercore.agreement import annotator_weights, intransitive_triples, kappa_table, outcomes, weigh_clicks
+from ordercore.preferences import PreferenceSet
 
 
 def answers(rows):
@@ -85,3 +86,35 @@ def test_a_consistent_annotator_has_no_cycles():
     rows = [("ann", a, b, "a") for a, b in itertools.combinations(range(6), 2)]  # the lower row always higher
     table = intransitive_triples(answers(rows))
     assert table.values.tolist() == [["ann", 20, 0, 0.0]]
+
+
+def test_annotator_weights_are_each_ones_pair_weighted_kappa_clipped_and_one_when_unmeasured():
+    """ann–bob: κ = 0.58333 on 10 pairs (as above).  carol answers pairs 1-4, where ann and bob both say
+    the lower row is higher, all the other way: with each, p_o = 0, p_e = 1·0 + 0·1 = 0, κ = 0.  dave
+    shares nothing.  Hand-computed weights: ann and bob (10·0.58333 + 4·0) / 14, carol 0, dave 1."""
+    ann = [("ann", k, k + 100, "a" if k <= 6 else "b") for k in range(1, 11)]
+    bob = [("bob", k + 100, k, "b" if k <= 5 or k == 7 else "a") for k in range(1, 11)]
+    carol = [("carol", k, k + 100, "b") for k in range(1, 5)]
+    weights = annotator_weights(answers(ann + bob + carol + [("dave", 700, 701, "a")]))
+    kappa = 0.28 / 0.48
+    assert weights.index.tolist() == ["ann", "bob", "carol", "dave"]
+    assert weights.to_numpy() == pytest.approx([10 * kappa / 14, 10 * kappa / 14, 0.0, 1.0])
+
+
+def test_a_kappa_below_chance_weighs_nothing():
+    """Two annotators who disagree on every pair, each giving both outcomes: p_o = 0, p_e = 0.5, κ = -1."""
+    rows = [("ann", 1, 2, "a"), ("ann", 3, 4, "b"), ("bob", 1, 2, "b"), ("bob", 3, 4, "a")]
+    assert annotator_weights(answers(rows)).to_dict() == {"ann": 0.0, "bob": 0.0}
+
+
+def test_clicks_weigh_by_their_annotator_and_rules_and_imports_do_not():
+    made = PreferenceSet(np.arange(5), np.arange(1, 6), 0.0, np.array([1.0, 2.0, 1.0, 1.0, 3.0]))
+    provenance = pd.DataFrame(
+        {
+            "source": pd.Categorical(["click", "click", "rule", "import", "click"]),
+            "annotator": pd.Categorical(["ann", "bob", "ann", "bob", "eve"]),
+        }
+    )
+    weighed = weigh_clicks(made, provenance, pd.Series({"ann": 0.5, "bob": 0.25}))
+    assert weighed.weight.tolist() == [0.5, 0.5, 1.0, 1.0, 3.0]
+    assert weighed.i.tolist() == made.i.tolist() and weighed.margin.tolist() == made.margin.tolist()

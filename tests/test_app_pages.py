@@ -478,3 +478,65 @@ def test_values_are_formatted_for_reading():
     values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
     expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
     assert [readable(value) for value in values] == expected
+
+
+def test_the_shared_queue_gives_each_pair_to_k_annotators_once_each(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.selectbox(key="pair_source").set_value("queue").run()
+    at.number_input(key="queue_n").set_value(3)
+    at.number_input(key="queue_copies").set_value(2)
+    at.radio(key="queue_strategy").set_value("random")
+    at.button(key="queue_add").click().run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    queued = store.queued_pairs(session_id)
+    assert len(queued) == 3 and queued["copies"].tolist() == [2, 2, 2] and not at.exception
+    shown = {"ann": [], "bob": []}
+    for who in ("ann", "bob"):
+        at.session_state["annotator"] = who
+        at.run()
+        for _ in range(5):  # three pairs for each, then none
+            if at.session_state["current_pair"] is None:
+                break
+            shown[who].append(frozenset(at.session_state["current_pair"]))
+            answer_button(at, "answer_a").click().run()
+        assert "Nothing in the shared queue is left for you" in at.info[0].value
+    expected = [frozenset(pair) for pair in queued[["row_a", "row_b"]].values.tolist()]
+    assert shown == {"ann": expected, "bob": expected}
+    answers = store.answers(session_id)
+    assert answers["annotator"].tolist() == ["ann"] * 3 + ["bob"] * 3
+    assert "3 of 3 pairs done" in at.get("progress")[0].proto.text
+
+
+def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    at.number_input(key=f"answer_goal_{session_id}").set_value(5).run()
+    assert store.session("s1").settings["labelling"]["goal"] == 5
+    pairs = []
+    for _ in range(2):
+        pairs.append(at.session_state["current_pair"])
+        answer_button(at, "answer_a").click().run()
+    for a, b in pairs:  # bob says the opposite every time: kappa -1, so both weigh nothing
+        store.add_answer(session_id, a, b, "b", "bob")
+    at.run()
+    assert "4 of 5 answers (2 yours)" in at.get("progress")[0].proto.text
+    made = at.session_state["preferences_cache"][1][0]
+    assert made.weight.tolist() == [1.0] * 4
+    at.toggle(key=f"weigh_annotators_{session_id}").set_value(True).run()
+    made = at.session_state["preferences_cache"][1][0]
+    assert made.weight.tolist() == [0.0] * 4 and store.session("s1").settings["labelling"]["weigh_annotators"]
+    assert not at.exception
+
+
+def test_the_pair_is_named_by_the_tables_identifier(ready):
+    import pandas as pd
+
+    from ordercore.studio import SAMPLE_PATH
+
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    a, b = at.session_state["current_pair"]
+    frame = pd.read_csv(SAMPLE_PATH)
+    caption = next(c.value for c in at.caption if c.value.startswith("Rows "))
+    assert f"(home_id {frame.at[a, 'home_id']} and {frame.at[b, 'home_id']})" in caption

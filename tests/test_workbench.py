@@ -9,7 +9,7 @@ from sklearn.metrics import mean_absolute_error
 from ordercore import GPPreferenceModel, MemoryBudgetError, OrderPreferenceRegressor, PreferenceSet
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.rules import Near, Ordering, Rule, Within, generate
-from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
+from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, identifier_column, study_data
 from ordercore.workbench import (
     DEFAULT_TIME_LIMIT,
     STUDIO_MODELS,
@@ -215,3 +215,43 @@ def test_audit_pairs_come_from_the_rule_in_the_pool_never_twice_either_way(data,
     first_is_winner = [pair in winners for pair in shown]
     assert 0 < sum(first_is_winner) < len(shown)  # A is the rule's winner only some of the time
     assert bench.next_rule_pair(PreferenceSet.empty(), np.zeros((0, 2)), rng) is None
+
+
+def test_neighbour_candidates_pair_each_row_with_one_of_its_ten_nearest_pool_rows(data):
+    """Checked by brute force: every candidate's partner is among the ten pool rows closest to it in X
+    (distances from all pool rows, ties allowed), and both rows are in the pool."""
+    bench = Workbench(data, "lp", PARAMETERS)
+    pool, X = data.pool, data.dataset.X
+    pairs = bench._candidates("neighbours", 200, np.random.default_rng(1))
+    assert len(pairs) > 100 and set(pairs.ravel().tolist()) <= set(pool.tolist())
+    for a, b in pairs:
+        distances = np.linalg.norm(X[pool] - X[a], axis=1)
+        distances = distances[pool != a]
+        assert np.linalg.norm(X[b] - X[a]) <= np.sort(distances)[9] + 1e-12
+    assert len({frozenset(pair) for pair in pairs.tolist()}) == len(pairs)
+
+
+def test_next_pairs_gives_distinct_pool_pairs_and_neighbours_are_closer_than_any(data):
+    bench = Workbench(data, "lp", PARAMETERS)
+    bench.update(PreferenceSet.order(data.pool[0], data.pool[1]))
+    X = data.dataset.X
+    gaps = {}
+    for candidates in ("neighbours", "any"):
+        pairs = bench.next_pairs("margin", np.random.default_rng(0), 20, candidates)
+        assert pairs.shape == (20, 2) and np.all(pairs[:, 0] != pairs[:, 1])
+        assert len({frozenset(pair) for pair in pairs.tolist()}) == 20
+        assert set(pairs.ravel().tolist()) <= set(data.pool.tolist())
+        gaps[candidates] = np.median(np.linalg.norm(X[pairs[:, 0]] - X[pairs[:, 1]], axis=1))
+    assert gaps["neighbours"] < 0.5 * gaps["any"]
+    with pytest.raises(ValueError, match="candidates must be one of"):
+        bench.next_pairs("margin", np.random.default_rng(0), 1, "nearest")
+
+
+def test_the_identifier_column_is_a_named_column_of_distinct_values():
+    frame = pd.DataFrame({"home_id": [7, 8, 9], "Street Name": ["a", "b", "b"], "x": [1, 2, 3], "price": [1, 2, 3]})
+    assert identifier_column(frame, ["x", "price"]) == "home_id"
+    assert identifier_column(frame, ["home_id", "x", "price"]) is None  # a feature is not an identifier
+    assert identifier_column(frame.assign(home_id=[7, 7, 9]), ["x"]) is None  # repeated values
+    assert identifier_column(frame.assign(home_id=[7, None, 9]), ["x"]) is None  # a missing value
+    assert identifier_column(frame.rename(columns={"home_id": "valid"}), ["x"]) is None  # 'id' inside a word
+    assert identifier_column(frame.assign(**{"Street Name": ["a", "b", "c"]}), ["home_id"]) == "Street Name"
