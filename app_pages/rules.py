@@ -7,9 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.datasets import read_csv
 from ordercore.figures import rows_map
-from ordercore.preferences import PreferenceSet
 from ordercore.quality import check_preference_graph, rule_quality, rule_trust
 from ordercore.rules import (
     CONDITIONS,
@@ -21,6 +19,7 @@ from ordercore.rules import (
     rule_columns,
     suggested_conditions,
 )
+from ordercore.session_files import import_session_file, read_session_file
 
 PREVIEW_PAIRS = 300
 
@@ -92,43 +91,47 @@ def build_rule(data) -> Rule | None:
         return None
 
 
-def export_and_import(session) -> None:
-    """Preferences as CSV or JSON and rules as JSON, out; a preferences CSV in (checked first)."""
+def export_and_import(session, data, labeled) -> None:
+    """The session's preferences (CSV, JSON), answers (CSV) and rules (JSON), out; any of them in,
+    checked whole before anything is written (``ordercore.session_files``)."""
     store = app_state.store()
     with st.expander("Export and import"):
-        cells = st.columns(3)
+        cells = st.columns(4)
         # Callables: the files are made when a button is pressed, not on every rerun.
-        cells[0].download_button(
-            "Preferences (CSV)",
-            partial(store.export_preferences, session.id, "csv"),
-            "preferences.csv",
-            key="export_csv",
-        )
-        cells[1].download_button(
-            "Preferences (JSON)",
-            partial(store.export_preferences, session.id, "json"),
-            "preferences.json",
-            key="export_json",
-        )
-        cells[2].download_button(
-            "Rules (JSON)", partial(store.export_rules, session.id), "rules.json", key="export_rules"
+        exports = [
+            (
+                "Preferences (CSV)",
+                partial(store.export_preferences, session.id, "csv"),
+                "preferences.csv",
+                "export_csv",
+            ),
+            (
+                "Preferences (JSON)",
+                partial(store.export_preferences, session.id, "json"),
+                "preferences.json",
+                "export_json",
+            ),
+            ("Answers (CSV)", partial(store.export_answers, session.id), "answers.csv", "export_answers"),
+            ("Rules (JSON)", partial(store.export_rules, session.id), "rules.json", "export_rules"),
+        ]
+        for cell, (label, make, name, key) in zip(cells, exports, strict=True):
+            cell.download_button(label, make, name, key=key)
+        st.caption(
+            "Exports keep who made each preference or answer and where it came from (rule, click, import). To move "
+            "a session's work to another session on the same data, import its rules and its answers; a preferences "
+            "file arrives as imported preferences, each kept with its annotator."
         )
         file = st.file_uploader(
-            "Import preferences (CSV with columns i, j, margin, weight)", type=["csv"], key="import_csv"
+            "Import an exported file (preferences, answers or rules)", type=["csv", "json"], key="import_csv"
         )
-        if file is not None and st.button("Import these preferences", key="import_apply"):
+        if file is not None and st.button("Import this file", key="import_apply"):
             try:
-                made = PreferenceSet.from_frame(read_csv(file.getvalue()))
-                count = store.import_preferences(session.id, made, app_state.annotator())
+                read = read_session_file(file.name, file.getvalue())
+                message = import_session_file(store, session.id, read, data.frame, labeled, app_state.annotator())
             except (ValueError, KeyError) as error:
-                st.error(f"Nothing was imported: {error}")
+                st.error(f"Nothing was imported: {str(error).strip(chr(39))}")
             else:
-                if count == 0:
-                    st.info(f"Nothing was imported: the session already holds all {len(made):,} of these preferences.")
-                elif count < len(made):
-                    st.success(f"Imported {count:,} preferences; {len(made) - count:,} were already in the session.")
-                else:
-                    st.success(f"Imported {count:,} preferences.")
+                (st.info if message.startswith("Nothing") else st.success)(message)
 
 
 def trust_table(trust):
@@ -205,7 +208,7 @@ def main() -> None:
                     st.error(f"The rule was not added: {error}")
                 else:
                     st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
-    export_and_import(session)
+    export_and_import(session, data, labeled)
     stored = app_state.store().rules(session.id)
     st.subheader("The session's rules")
     if not stored:

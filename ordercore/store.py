@@ -712,23 +712,70 @@ class Store:
         self._blocks[session_id] = {key: known[key] for key in keys}  # blocks since deleted are let go
         return [known[key] for key in keys]
 
-    def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str) -> int:
+    def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str, annotators=None) -> int:
         """Add preferences read from a file (source 'import'), leaving out those the session already
         holds from an import (the same i, j, margin and weight); returns how many were added (0: the
-        file held nothing new, and nothing was written)."""
+        file held nothing new, and nothing was written).  annotators : who made each preference (p,),
+        e.g. the ``annotator`` column of an export, kept as one block per annotator; None: ``annotator``
+        (the person importing) for all."""
         annotator = check_annotator(annotator)
         if not isinstance(made, PreferenceSet):
             raise TypeError("import_preferences takes a PreferenceSet")
         made.check_indices(self._n_rows(session_id))
+        names = _annotator_column(annotators, len(made), annotator)
         with self.engine.begin() as connection:
-            made = made[~_rows_in(made, _imported(connection, session_id))]
+            new = ~_rows_in(made, _imported(connection, session_id))
+            made, names = made[new], names[new]
             if len(made) == 0:
                 return 0
-            content = encode_block(made)
             revision = self._touch(connection, session_id)
-            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": _now()}
-            _insert_block(connection, made, content, owner, "import")
+            for name in pd.unique(names):
+                part = made[names == name]
+                owner = {"session_id": session_id, "revision": revision, "annotator": name, "created_at": _now()}
+                _insert_block(connection, part, encode_block(part), owner, "import")
         return len(made)
+
+    def import_answers(self, session_id: int, table: pd.DataFrame) -> int:
+        """Add the answers of ``table`` (as ``export_answers`` writes: row_a, row_b, choice, annotator,
+        and optionally weight (1), margin (0), swapped), each with its preferences as a click, in one
+        transaction; answers the session already holds (same rows, choice, annotator, weight and
+        margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line,
+        nothing written."""
+        checked = _checked_answers(table, self._n_rows(session_id))
+        with self.engine.begin() as connection:
+            held = connection.execute(
+                sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
+            ).all()
+            seen = {tuple(row) for row in held}
+            added = 0
+            revision = None
+            for row in checked:
+                key = tuple(row[name] for name in ANSWER_KEY)
+                if key in seen:
+                    continue
+                seen.add(key)
+                revision = revision or self._touch(connection, session_id)
+                now = _now()
+                answer_id = connection.execute(
+                    answers.insert().values(session_id=session_id, created_at=now, rule_id=None, **row)
+                ).inserted_primary_key[0]
+                owner = {
+                    "session_id": session_id,
+                    "revision": revision,
+                    "annotator": row["annotator"],
+                    "created_at": now,
+                }
+                made = _answer_preferences(row["row_a"], row["row_b"], row["choice"], row["margin"], row["weight"])
+                _insert_clicks(connection, made, owner, answer_id)
+                added += 1
+        return added
+
+    def export_answers(self, session_id: int) -> str:
+        """The session's answers as CSV, oldest first: row_a, row_b, choice, weight, margin, annotator,
+        created_at, rule_id (the rule audited, empty for other pairs) and swapped; ``import_answers``
+        reads it back."""
+        frame = self.answers(session_id).drop(columns="id")
+        return frame.to_csv(index=False, float_format="%.17g")
 
     def export_preferences(self, session_id: int, format: str = "csv") -> str:
         """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
@@ -736,16 +783,26 @@ class Store:
         made, provenance = self.preferences(session_id)
         frame = pd.concat([made.to_frame(), provenance[["source", "rule_id", "answer_id", "annotator"]]], axis=1)
         if format == "csv":
-            buffer = io.StringIO()
-            frame.to_csv(buffer, index=False)
-            return buffer.getvalue()
-        if format == "json":
-            return frame.to_json(orient="records")
+            return frame.to_csv(index=False, float_format="%.17g")
+        if format == "json":  # Python's float repr: every weight reads back exactly (to_json keeps 10 digits)
+            return json.dumps(frame.astype(object).where(frame.notna(), None).to_dict("records"), default=_json_number)
         raise ValueError(f"format must be 'csv' or 'json', got {format!r}")
 
     def export_rules(self, session_id: int) -> str:
-        """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each)."""
-        return json.dumps([rule.to_dict() for _, rule in self.rules(session_id)], indent=2)
+        """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each), each
+        with who added it ("annotator") and how many preferences it made ("pairs"), so that the same
+        rule on the same data and split makes the same preferences again (``generate`` with
+        ``max_pairs=pairs``, ``random_state=0``, as the Rules page)."""
+        made, provenance = self.preferences(session_id)
+        counts = provenance["rule_id"].value_counts()
+        query = sa.select(rules.c.id, rules.c.spec, rules.c.annotator).where(rules.c.session_id == session_id)
+        with self.engine.connect() as connection:
+            stored = connection.execute(query.order_by(rules.c.id)).all()
+        documents = [
+            {**Rule.from_json(row.spec).to_dict(), "annotator": row.annotator, "pairs": int(counts.get(row.id, 0))}
+            for row in stored
+        ]
+        return json.dumps(documents, indent=2)
 
     def _n_rows(self, session_id: int) -> int:
         """The number of rows of the session's table; ``ValueError`` before its data is chosen,
@@ -830,6 +887,83 @@ def _insert_block(connection, made: PreferenceSet, content: bytes, owner: dict, 
                 **owner, source=source, rule_id=rule_id, n_preferences=len(made), content=content
             )
         )
+
+
+ANSWER_KEY = ("row_a", "row_b", "choice", "annotator", "weight", "margin")
+"""What makes two answers the same answer, for an import."""
+
+
+def _json_number(value):
+    """A numpy number as JSON writes it (a Python int or float)."""
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _annotator_column(annotators, n: int, default: str) -> np.ndarray:
+    """Who made each of n preferences (n,), each name checked (``check_annotator``); ``default`` for
+    all when ``annotators`` is None."""
+    if annotators is None:
+        return np.full(n, default, dtype=object)
+    names = np.asarray(annotators, dtype=object)
+    if names.shape != (n,):
+        raise ValueError(f"one annotator per preference: {n} preferences, {names.size} names")
+    checked = {name: check_annotator(name) for name in pd.unique(names)}
+    return np.array([checked[name] for name in names], dtype=object)
+
+
+def _checked_answers(table: pd.DataFrame, n_rows: int) -> list[dict]:
+    """The rows of an answers table as ``answers`` values (row_a, row_b, choice, annotator, weight,
+    margin, swapped), each checked as ``Store.add_answer`` checks one; ``ValueError`` naming the
+    first bad line (as numbered in the file, after its header)."""
+    missing = [name for name in ("row_a", "row_b", "choice", "annotator") if name not in table.columns]
+    if missing:
+        raise ValueError(f"an answers table needs the columns row_a, row_b, choice and annotator; {missing} missing")
+    checked = []
+    for line, row in enumerate(table.to_dict("records"), start=2):
+        try:
+            swapped = row.get("swapped")
+            swapped = None if swapped is None or pd.isna(swapped) else _boolean(swapped)
+            value = {
+                "row_a": _check_row(_integer(row["row_a"]), n_rows, "row A"),
+                "row_b": _check_row(_integer(row["row_b"]), n_rows, "row B"),
+                "choice": row["choice"],
+                "annotator": check_annotator(row["annotator"]),
+                "weight": float(row.get("weight", 1.0)),
+                "margin": float(row.get("margin", 0.0)),
+                "swapped": swapped,
+            }
+            if value["choice"] not in CHOICES:
+                raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {value['choice']!r}")
+            if value["row_a"] == value["row_b"]:
+                raise ValueError("an answer compares two different rows")
+            if not np.isfinite(value["weight"]) or value["weight"] < 0 or not np.isfinite(value["margin"]):
+                raise ValueError("weight must be finite and >= 0, margin finite")
+            _answer_preferences(value["row_a"], value["row_b"], value["choice"], value["margin"], value["weight"])
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"line {line} of the answers: {error}") from None
+        checked.append(value)
+    return checked
+
+
+def _integer(value):
+    """A row number read from a file: an integral float (2.0, as pandas reads a column with blanks) is
+    that integer; anything else is left for ``_check_row`` to refuse."""
+    if isinstance(value, float | np.floating) and np.isfinite(value) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _boolean(value) -> bool:
+    """A swapped flag read from a file: True/False, 1/0 or their words."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "1", "1.0"):
+        return True
+    if text in ("false", "0", "0.0"):
+        return False
+    raise ValueError(f"swapped must be true or false, got {value!r}")
 
 
 def _answer_preferences(row_a: int, row_b: int, choice: str, margin: float, weight: float) -> PreferenceSet:

@@ -1,0 +1,117 @@
+"""A session's files: what the Studio exports, read back and imported into a session.
+
+- **preferences**, CSV or JSON (``Store.export_preferences``, or ``PreferenceSet.to_json``'s
+  document): i, j, margin, weight and, in an export, who made each (annotator, kept on import) and
+  where it came from (source: rule, click or import; it arrives as an import).
+- **answers**, CSV (``Store.export_answers``): each answer with its annotator, imported as answers
+  (their clicks' preferences made again), so agreement, undo and edit work on them as on any.
+- **rules**, JSON (``Store.export_rules``): each rule made again on the session's data and split,
+  with the number of pairs it had, so the same data gives the same preferences.
+
+Whatever is already in the session is left out (an import of what it holds adds nothing), and a
+file is checked whole before anything is written.  Files are parsed as data: nothing is executed or
+unpickled.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ordercore.preferences import PreferenceSet
+from ordercore.rules import RULE_FORMAT, Rule, generate
+
+MAX_FILE_BYTES = 50 * 1024 * 1024
+"""Largest file an import reads (the Studio's upload limit)."""
+
+KINDS = ("preferences", "answers", "rules")
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers)
+    or its ``rules`` (each a rule document as ``Store.export_rules`` writes it)."""
+
+    kind: str
+    table: pd.DataFrame | None = None
+    rules: list[dict] = field(default_factory=list)
+
+
+def read_session_file(name: str, content: bytes) -> SessionFile:
+    """The file ``name`` with bytes ``content`` as preferences, answers or rules; ``ValueError`` saying
+    what is wrong for anything else (too large, unreadable, or columns of none of the three)."""
+    if len(content) > MAX_FILE_BYTES:
+        raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
+    if name.lower().endswith(".json"):
+        return _read_json(content)
+    try:
+        table = pd.read_csv(io.BytesIO(content))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"could not read the CSV: {error}") from None
+    return _classified(table)
+
+
+def _read_json(content: bytes) -> SessionFile:
+    try:
+        document = json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"could not read the JSON: {error}") from None
+    if isinstance(document, dict):  # PreferenceSet.to_json's document
+        return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
+    if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
+        raise ValueError("a JSON file to import is a list of rules or of preference records")
+    if document and all(item.get("format") == RULE_FORMAT for item in document):
+        return SessionFile("rules", rules=document)
+    return _classified(pd.DataFrame.from_records(document))
+
+
+def _classified(table: pd.DataFrame) -> SessionFile:
+    columns = set(table.columns)
+    if {"row_a", "row_b", "choice", "annotator"} <= columns:
+        return SessionFile("answers", table)
+    if {"i", "j"} <= columns:
+        return SessionFile("preferences", table)
+    raise ValueError(
+        "not a file the Studio exports: preferences have columns i and j, answers row_a, row_b, choice and "
+        f"annotator, rules are a JSON list; this one has {sorted(map(str, columns))[:8]}"
+    )
+
+
+def import_session_file(store, session_id: int, file: SessionFile, frame: pd.DataFrame, labeled, annotator: str) -> str:
+    """Import ``file`` into the session (``frame`` its table, ``labeled`` its labeled-row mask (n,), for
+    rules; ``annotator`` the person importing, named where the file names nobody).  Returns what
+    happened in words; ``ValueError`` (nothing written) for a bad file."""
+    if file.kind == "answers":
+        added, total = store.import_answers(session_id, file.table), len(file.table)
+        return _said(added, total, "answer")
+    if file.kind == "preferences":
+        made = PreferenceSet.from_frame(file.table)
+        names = None
+        if "annotator" in file.table.columns:
+            names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
+        return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
+    held = {rule.to_json() for _, rule in store.rules(session_id)}
+    made = []
+    for document in file.rules:
+        rule = Rule.from_dict(document)
+        if rule.to_json() not in held:
+            pairs = document.get("pairs")
+            max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
+            generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
+            made.append((rule, generated, document.get("annotator") or annotator))
+            held.add(rule.to_json())
+    for rule, generated, by in made:
+        store.add_rule(session_id, rule, generated, by)
+    return _said(len(made), len(file.rules), "rule")
+
+
+def _said(added: int, total: int, word: str) -> str:
+    """'Imported 3 answers (2 were already in the session).' and the like."""
+    if added == 0:
+        return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
+    already = total - added
+    note = f" ({already:,} {'was' if already == 1 else 'were'} already in the session)" if already else ""
+    return f"Imported {added:,} {word}{'' if added == 1 else 's'}{note}."

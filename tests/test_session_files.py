@@ -1,0 +1,129 @@
+"""Exports read back: a session's rules, answers and preferences imported into a fresh session on the
+same data give the same answers, the same rule preferences and the same annotators, and a second
+import adds nothing.  Bad files are refused whole."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.preferences import PreferenceSet
+from ordercore.rules import Near, Ordering, Rule, Within, generate
+from ordercore.session_files import import_session_file, read_session_file
+from ordercore.store import Store
+from ordercore.studio import SAMPLE_PATH
+
+ANSWER_COLUMNS = ["row_a", "row_b", "choice", "weight", "margin", "annotator", "swapped"]
+
+
+@pytest.fixture
+def homes():
+    frame = pd.read_csv(SAMPLE_PATH)
+    labeled = np.zeros(len(frame), dtype=bool)
+    labeled[::50] = True
+    return frame, labeled
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(f"sqlite:///{tmp_path / 'files.sqlite'}")
+
+
+def triples(made: PreferenceSet) -> set:
+    return set(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), made.weight.tolist(), strict=True))
+
+
+@pytest.fixture
+def source(store, homes):
+    """A session with two rules (one capped), answers of two annotators (one an audit) and an import."""
+    frame, labeled = homes
+    session = store.create_session("source", settings={"n_rows": len(frame)})
+    near = Rule("bedrooms nearby", [Near("latitude", "longitude", 2.0), Within("age", 5)], Ordering("bedrooms"))
+    rooms = Rule("rooms", [Within("income", 1.0)], Ordering("rooms"), weight=0.5)
+    rule_id = store.add_rule(session.id, near, generate(near, frame, labeled, random_state=0).preferences, "ann")
+    store.add_rule(session.id, rooms, generate(rooms, frame, labeled, max_pairs=40, random_state=0).preferences, "bo")
+    store.add_answer(session.id, 1, 2, "a", "ann", weight=2.0, margin=0.25, swapped=True)
+    store.add_answer(session.id, 3, 4, "equal", "bo", margin=1000.0, swapped=False)
+    store.add_answer(session.id, 1, 2, "b", "bo")
+    made = store.preferences(session.id)[0]
+    store.add_answer(session.id, int(made.i[0]), int(made.j[0]), "skip", "ann", rule_id=rule_id)
+    store.import_preferences(session.id, PreferenceSet([7, 8], [9, 10], 0.5, 1.0 / 3.0), "cy")
+    return session
+
+
+def imported(store, session_id, name, text, homes) -> str:
+    """Import the exported file ``name`` (its ``text``) into the session, as the Rules page does."""
+    return import_session_file(store, session_id, read_session_file(name, text.encode()), *homes, "x")
+
+
+def by_annotator(made, provenance) -> dict:
+    return {who: triples(made[(provenance["annotator"] == who).to_numpy()]) for who in set(provenance["annotator"])}
+
+
+def exported(store, session_id) -> dict:
+    return {
+        "rules.json": store.export_rules(session_id),
+        "answers.csv": store.export_answers(session_id),
+        "preferences.csv": store.export_preferences(session_id, "csv"),
+        "preferences.json": store.export_preferences(session_id, "json"),
+    }
+
+
+def test_rules_and_answers_imported_into_a_new_session_give_the_same_answers_and_preferences(store, homes, source):
+    frame, labeled = homes
+    target = store.create_session("target", settings={"n_rows": len(frame)})
+    files = exported(store, source.id)
+    for name in ("rules.json", "answers.csv"):
+        assert imported(store, target.id, name, files[name], homes).startswith("Imported")
+    before, after = store.answers(source.id), store.answers(target.id)
+    assert after[ANSWER_COLUMNS].astype(object).values.tolist() == before[ANSWER_COLUMNS].astype(object).values.tolist()
+    assert after["rule_id"].isna().all()  # audits of another session's rules arrive as plain answers
+    assert [(r.to_json(), r.weight) for _, r in store.rules(target.id)] == [
+        (r.to_json(), r.weight) for _, r in store.rules(source.id)
+    ]
+    made, provenance = store.preferences(source.id)
+    again, again_provenance = store.preferences(target.id)
+    for kind in ("rule", "click"):
+        mine = (provenance["source"] == kind).to_numpy()
+        theirs = (again_provenance["source"] == kind).to_numpy()
+        assert triples(made[mine]) == triples(again[theirs]) and theirs.sum() == mine.sum()
+    assert list(again_provenance.loc[again_provenance["source"] == "rule", "annotator"].unique()) == ["ann", "bo"]
+    for name in ("rules.json", "answers.csv"):  # a second import adds nothing
+        assert imported(store, target.id, name, files[name], homes).startswith("Nothing was imported")
+
+
+@pytest.mark.parametrize("name", ["preferences.csv", "preferences.json"])
+def test_a_preferences_export_imports_back_with_each_preference_kept_with_its_annotator(store, homes, source, name):
+    frame, labeled = homes
+    target = store.create_session("target", settings={"n_rows": len(frame)})
+    text = exported(store, source.id)[name]
+    message = imported(store, target.id, name, text, homes)
+    made, provenance = store.preferences(source.id)
+    again, again_provenance = store.preferences(target.id)
+    assert message == f"Imported {len(made):,} preferences."
+    assert set(again_provenance["source"]) == {"import"}
+    assert by_annotator(made, provenance) == by_annotator(again, again_provenance)
+    held = f"the session already holds all {len(made):,} of these preferences"
+    assert imported(store, target.id, name, text, homes) == f"Nothing was imported: {held}."
+
+
+def test_a_bad_file_is_refused_whole_and_nothing_is_written(store, homes, source):
+    frame, labeled = homes
+    answers = store.export_answers(source.id)
+    lines = answers.splitlines()
+    broken = "\n".join([*lines[:2], lines[2].replace(",equal,", ",maybe,"), *lines[3:]])
+    target = store.create_session("target", settings={"n_rows": len(frame)})
+    cases = [
+        ("answers.csv", broken.encode(), "line 3 of the answers: choice must be one of"),
+        ("answers.csv", answers.replace("\n1,2,", "\n1,99999,", 1).encode(), "line 2 of the answers: row B"),
+        ("answers.csv", answers.replace("\n1,2,", "\n1.5,2,", 1).encode(), "line 2 of the answers: row A"),
+        ("other.csv", b"x,y\n1,2\n", "not a file the Studio exports"),
+        ("rules.json", b'[{"format": "ordercore.rule", "version": 9}]', "unsupported rule version"),
+        ("rules.json", b"[1, 2", "could not read the JSON"),
+        ("p.csv", b"i,j\n0,5000\n", "out of range"),
+    ]
+    for name, content, message in cases:
+        with pytest.raises(ValueError, match=message):
+            import_session_file(store, target.id, read_session_file(name, content), frame, labeled, "x")
+    assert store.revision(target.id) == 0 and store.contents(target.id) == dict.fromkeys(store.contents(target.id), 0)
+    with pytest.raises(ValueError, match="at most 50 MB"):
+        read_session_file("big.csv", b"0" * (50 * 2**20 + 1))
