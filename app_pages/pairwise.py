@@ -125,6 +125,9 @@ def add_to_queue(session_id: int, bench) -> None:
     """Queue the pairs the active choice picks now (the form's number, strategy and candidates)."""
     state = st.session_state
     pairs = bench.next_pairs(state.queue_strategy, app_state.rng(), int(state.queue_n), state.queue_candidates)
+    if not len(pairs):
+        state.pair_error = "No pairs to queue: the unlabeled pool has fewer than two rows."
+        return
     try:
         added = app_state.store().queue_pairs(session_id, pairs, int(state.queue_copies), app_state.annotator())
     except ValueError as error:
@@ -188,6 +191,9 @@ def main() -> None:
         st.session_state.current_pair, st.session_state.pair_swapped = pair, bool(swapped)
         st.session_state.pair_for = shown_for
     pair = st.session_state.current_pair
+    error = st.session_state.pop("pair_error", None)
+    if error:
+        st.error(error)
     if source not in (ACTIVE, QUEUE):
         audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
         correct, total = audit_accuracy(rules[source], data.frame, audited)
@@ -203,8 +209,8 @@ def main() -> None:
                 QUEUE: "Nothing in the shared queue is left for you: add pairs to it above, or choose active choice.",
             }.get(source, "Every pair of this rule within the unlabeled pool has been answered: choose another source.")
         )
-        return
-    pair_view(session, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
+    else:
+        pair_view(session, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
     progress_section(session, answers, preferences)
     if len(answers):
         st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
@@ -241,9 +247,6 @@ def pair_view(session, data, pair, rule_id, named: bool) -> None:
     controls = st.columns([1, 1])
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
-    error = st.session_state.pop("pair_error", None)
-    if error:
-        st.error(error)
     for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
         callback, args = (undo, (session.id,)) if choice is None else (answer, (session.id, pair, choice, rule_id))
         cell.button(

@@ -501,6 +501,7 @@ def test_the_shared_queue_gives_each_pair_to_k_annotators_once_each(ready, store
             shown[who].append(frozenset(at.session_state["current_pair"]))
             answer_button(at, "answer_a").click().run()
         assert "Nothing in the shared queue is left for you" in at.info[0].value
+        assert "My answers (3)" in [expander.label.split(":")[0] for expander in at.expander]  # still at hand
     expected = [frozenset(pair) for pair in queued[["row_a", "row_b"]].values.tolist()]
     assert shown == {"ann": expected, "bob": expected}
     answers = store.answers(session_id)
