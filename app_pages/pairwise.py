@@ -330,13 +330,18 @@ def set_weighing(session) -> None:
 def agreement_section(session, answers) -> None:
     """Cohen's κ between annotators on the pairs both answered, each one's intransitive triples, and the
     choice to weigh each annotator's clicks by their agreement."""
+    # Once per write of the session, not on every rerun (a few hundred ms at tens of thousands of answers).
+    kappas, triples, weights = app_state.memo(
+        "agreement",
+        app_state.preferences_key(session),
+        lambda: (kappa_table(answers), intransitive_triples(answers), annotator_weights(answers)),
+    )
     with st.expander("Annotators: agreement and consistency"):
-        kappas = kappa_table(answers)
         if kappas.empty:
             st.caption("No pair has been answered by two annotators yet (the shared queue makes such pairs).")
         else:
             st.dataframe(kappas, key="agreement_kappa", hide_index=True, width="stretch")
-        st.dataframe(intransitive_triples(answers), key="agreement_triples", hide_index=True, width="stretch")
+        st.dataframe(triples, key="agreement_triples", hide_index=True, width="stretch")
         st.caption(
             "κ: Cohen's kappa on the pairs both answered (skips left out; 1 is full agreement, 0 what chance "
             "gives). Intransitive: among the triples of rows whose three pairs an annotator ordered, the share "
@@ -351,7 +356,7 @@ def agreement_section(session, answers) -> None:
             help="Each click's weight is multiplied by its annotator's mean κ with the others (weighted by the "
             "pairs they share; 0 at chance or below, 1 while it cannot be measured). Stored with the session.",
         )
-        st.dataframe(annotator_weights(answers).reset_index(), key="agreement_weights", hide_index=True)
+        st.dataframe(weights.reset_index(), key="agreement_weights", hide_index=True)
 
 
 main()
