@@ -11,6 +11,13 @@ over a large table) and an import's are one block each: their arrays in one bina
 in one statement, with the rule (``rule_id``) or import they came from.  Rows and blocks carry the
 session revision their write made, which orders them: ``preferences`` gives them back in the order
 they were written (stores from before blocks keep their rule preferences as rows, and read as before).
+
+Several processes may share one database (annotators of one session, each with their own Studio): a
+write to a session begins by locking the session's row (``_lock``), so that the checks it makes (row
+numbers against the session's table, the rule it audits, what it already holds) and what it writes
+see every write committed before it, on SQLite and PostgreSQL alike.  Values are checked against the
+database's limits (text lengths, integer ranges, value sizes, NUL characters) before anything is
+written, and a name taken by another process meanwhile is a ``ValueError`` like any taken name.
 """
 
 from __future__ import annotations
@@ -38,6 +45,13 @@ directory the app runs from)."""
 
 MAX_DATASET_BYTES = 50 * 1024 * 1024
 """Largest uploaded table kept in the store (the app's upload limit is the same)."""
+
+MAX_VALUE_BYTES = 500_000_000
+"""Largest binary or text value written (a block of preferences holds about 15 million): half of
+SQLite's default limit (10^9 bytes) and of PostgreSQL's for a field (1 GB), leaving the driver room."""
+
+MAX_INTEGER = 2**31 - 1
+"""Largest value of an Integer column (PostgreSQL's integer is 32-bit): row counts and numbers."""
 
 CHOICES = {
     "a": "A higher",
@@ -281,26 +295,102 @@ def check_annotator(name) -> str:
     return name
 
 
-def _check_name(value: str, what: str) -> str:
-    """A session, data set or rule name, stripped: 1 to 200 printable characters."""
-    if not isinstance(value, str) or not value.strip() or len(value) > 200:
-        raise ValueError(f"{what} must be a non-empty name of at most 200 characters")
+def _check_name(value: str, what: str, column: sa.Column) -> str:
+    """A session, data set, rule or model name, stripped: 1 to the column's length of printable
+    characters."""
+    longest = column.type.length
+    if not isinstance(value, str) or not value.strip() or len(value) > longest:
+        raise ValueError(f"{what} must be a non-empty name of at most {longest} characters")
     if not value.isprintable():
         raise ValueError(f"{what} may not hold control characters (tabs, line breaks, NUL)")
     return value.strip()
 
 
-def _add_missing_columns(engine: sa.Engine) -> None:
+def _check_count(value, what: str) -> int:
+    """A count stored in an Integer column: an integer (not a bool) in [0, ``MAX_INTEGER``]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_INTEGER:
+        raise ValueError(f"{what} must be an integer from 0 to {MAX_INTEGER:,}, got {value!r}")
+    return int(value)
+
+
+def _check_size(value: bytes | str, what: str) -> bytes | str:
+    """A binary or text value of at most ``MAX_VALUE_BYTES`` bytes (text counted as UTF-8)."""
+    size = len(value) if isinstance(value, bytes) else len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_VALUE_BYTES:
+        raise ValueError(f"{what} takes {size:,} bytes, more than the store's limit of {MAX_VALUE_BYTES:,}")
+    return value
+
+
+def _settings_json(settings) -> str:
+    """A session's settings as stored: a dict of JSON values (text escaped, so NUL is stored as
+    \\u0000), its 'n_rows', if set, a row count; ``TypeError``/``ValueError`` otherwise."""
+    if not isinstance(settings, dict):
+        raise TypeError(f"session settings must be a dict, got {type(settings).__name__}")
+    if settings.get("n_rows") is not None:
+        _check_count(settings["n_rows"], "the number of rows (n_rows)")
+    try:
+        text = json.dumps(settings)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"session settings must hold JSON values (numbers, text, lists, dicts): {error}") from None
+    return _check_size(text, "the session settings")
+
+
+def _id_number(value, what: str) -> int:
+    """A row's id as given by a caller: an integer (not a bool); ``KeyError`` naming ``what`` else."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise KeyError(f"no {what} {value!r}")
+    return int(value)
+
+
+def _lock(connection, session_id) -> None:
+    """Lock the session's row until the caller's transaction ends (an update changing nothing): the
+    writes to one session are made one after another, each seeing all committed before it (the
+    first statement of a write, so that on SQLite the transaction starts as a writer).  ``KeyError``
+    for an unknown session."""
+    query = sessions.update().where(sessions.c.id == _id_number(session_id, "session"))
+    query = query.values(revision=sessions.c.revision)
+    if connection.execute(query).rowcount != 1:
+        raise KeyError(f"no session {session_id}")
+
+
+def _dataset_exists(connection, dataset_id) -> bool:
+    query = sa.select(datasets.c.id).where(datasets.c.id == _id_number(dataset_id, "data set"))
+    return connection.execute(query).scalar() is not None
+
+
+def _n_rows(connection, session_id: int) -> int:
+    """The number of rows of the session's table, read in the caller's transaction; ``ValueError``
+    before its data is chosen."""
+    query = sa.select(sessions.c.settings).where(sessions.c.id == session_id)
+    settings = json.loads(connection.execute(query).scalar())
+    if settings.get("n_rows") is None:
+        raise ValueError("this session has no data yet: choose it on the Data page first")
+    return int(settings["n_rows"])
+
+
+SCHEMA_LOCK = 0x6F72646572636F72
+"""PostgreSQL advisory lock key held while a Store makes or completes the tables ("ordercor")."""
+
+
+def _lock_schema(connection) -> None:
+    """Wait until no other process is making or completing the tables, then keep them from doing so
+    until the caller's transaction ends: on PostgreSQL an advisory lock, on SQLite the write lock."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(sa.select(sa.func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+    elif connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _add_missing_columns(connection) -> None:
     """Add, with their server defaults, the columns that a store made by an earlier version lacks
     (``create_all`` only makes missing tables): its rows stay as they were."""
-    inspector = sa.inspect(engine)
-    with engine.begin() as connection:
-        for table in metadata.sorted_tables:
-            present = {column["name"] for column in inspector.get_columns(table.name)}
-            for column in table.columns:
-                if column.name not in present:
-                    definition = sa.schema.CreateColumn(column).compile(dialect=engine.dialect)
-                    connection.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {definition}"))
+    inspector = sa.inspect(connection)
+    for table in metadata.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in present:
+                definition = sa.schema.CreateColumn(column).compile(dialect=connection.dialect)
+                connection.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {definition}"))
 
 
 @dataclass(frozen=True)
@@ -321,35 +411,41 @@ class Store:
         self.engine = sa.create_engine(self.url)
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        _add_missing_columns(self.engine)
+        with self.engine.begin() as connection:  # one process at a time makes or completes the tables
+            _lock_schema(connection)
+            metadata.create_all(connection)
+            _add_missing_columns(connection)
 
     # ------------------------------------------------------------------ data sets and sessions
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:
         """The id of the data set with this content (added if new).  ``content`` (CSV bytes of an
         upload, at most ``MAX_DATASET_BYTES``) is kept so that a session can reopen it."""
-        name = _check_name(name, "data set name")
+        name = _check_name(name, "data set name", datasets.c.name)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
         digest = hashlib.sha256(
             content if content is not None else pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
         ).hexdigest()
-        with self.engine.begin() as connection:
-            found = connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
-            if found is not None:
-                return int(found)
-            return int(
-                connection.execute(
-                    datasets.insert().values(
-                        content_hash=digest,
-                        name=name,
-                        n_rows=len(frame),
-                        columns=json.dumps([str(c) for c in frame.columns]),
-                        content=content,
-                        created_at=_now(),
-                    )
-                ).inserted_primary_key[0]
-            )
+        values = {
+            "content_hash": digest,
+            "name": name,
+            "n_rows": _check_count(len(frame), "the number of rows"),
+            "columns": _check_size(json.dumps([str(c) for c in frame.columns]), "the column names"),
+            "content": content,
+        }
+        try:
+            with self.engine.begin() as connection:
+                found = connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
+                if found is not None:
+                    return int(found)
+                inserted = connection.execute(datasets.insert().values(**values, created_at=_now()))
+                return int(inserted.inserted_primary_key[0])
+        except sa.exc.IntegrityError:  # another process added the same content meanwhile: that one
+            with self.engine.connect() as connection:
+                found = connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
+            if found is None:
+                raise
+            return int(found)
 
     def dataset(self, dataset_id: int) -> dict:
         """A data set's row as a dict (content as bytes or None)."""
@@ -360,22 +456,30 @@ class Store:
         return dict(row)
 
     def create_session(self, name: str, dataset_id: int | None = None, settings: dict | None = None) -> SessionInfo:
-        """A new, empty session; raises ``ValueError`` if the name is taken."""
-        name = _check_name(name, "session name")
-        with self.engine.begin() as connection:
-            if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is not None:
-                raise ValueError(f"a session named {name!r} already exists; resume it or choose another name")
-            now = _now()
-            session_id = connection.execute(
-                sessions.insert().values(
-                    name=name,
-                    dataset_id=dataset_id,
-                    settings=json.dumps(settings or {}),
-                    created_at=now,
-                    updated_at=now,
-                )
-            ).inserted_primary_key[0]
-        return SessionInfo(int(session_id), name, dataset_id, settings or {})
+        """A new, empty session; ``ValueError`` if the name is taken (also by another process at the
+        same moment), ``KeyError`` for an unknown data set; nothing is written then."""
+        name = _check_name(name, "session name", sessions.c.name)
+        settings = {} if settings is None else settings
+        stored = _settings_json(settings)
+        taken = ValueError(f"a session named {name!r} already exists; resume it or choose another name")
+        try:
+            with self.engine.begin() as connection:
+                if dataset_id is not None and not _dataset_exists(connection, dataset_id):
+                    raise KeyError(f"no data set {dataset_id}")
+                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is not None:
+                    raise taken
+                now = _now()
+                session_id = connection.execute(
+                    sessions.insert().values(
+                        name=name, dataset_id=dataset_id, settings=stored, created_at=now, updated_at=now
+                    )
+                ).inserted_primary_key[0]
+        except sa.exc.IntegrityError:  # the unique name, taken by a write committed after the check
+            with self.engine.connect() as connection:
+                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is None:
+                    raise
+            raise taken from None
+        return SessionInfo(int(session_id), name, dataset_id, settings)
 
     def sessions(self) -> pd.DataFrame:
         """All sessions, newest activity first: id, name, dataset_id, created_at, updated_at."""
@@ -402,26 +506,29 @@ class Store:
         """Replace a session's settings (and data set, if given).  Once the session holds rules,
         answers or imported preferences its table is fixed (their row numbers refer to it): a change
         of data set, source or number of rows raises ``ValueError`` and changes nothing."""
-        current = self.session_by_id(session_id)
-        if dataset_id is not None:
-            self.dataset(dataset_id)  # KeyError for an unknown data set, before any write
-        changed = (
-            (dataset_id is not None and dataset_id != current.dataset_id)
-            or settings.get("source") != current.settings.get("source")
-            or settings.get("n_rows") != current.settings.get("n_rows")
-        )
-        values = {"settings": json.dumps(settings), "updated_at": _now()}
+        values = {"settings": _settings_json(settings), "updated_at": _now()}
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
         with self.engine.begin() as connection:  # checked and written in one transaction: no answer slips in
+            _lock(connection, session_id)
+            if dataset_id is not None and not _dataset_exists(connection, dataset_id):
+                raise KeyError(f"no data set {dataset_id}")
+            current = connection.execute(
+                sa.select(sessions.c.settings, sessions.c.dataset_id).where(sessions.c.id == session_id)
+            ).one()
+            held_settings = json.loads(current.settings)
+            changed = (
+                (dataset_id is not None and dataset_id != current.dataset_id)
+                or settings.get("source") != held_settings.get("source")
+                or settings.get("n_rows") != held_settings.get("n_rows")
+            )
             held = _contents(connection, session_id)
             if changed and any(held.values()):
                 raise ValueError(
                     f"this session holds {describe_contents(held)} on its table, so its data is fixed: create a "
                     "new session to work on other data"
                 )
-            if connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values)).rowcount != 1:
-                raise KeyError(f"no session {session_id}")
+            connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values))
 
     def _touch(self, connection, session_id: int, content: bool = True) -> int | None:
         """Mark a write to the session: its time, and with ``content`` (rules, answers, preferences)
@@ -451,16 +558,16 @@ class Store:
         annotator = check_annotator(annotator)
         if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
             raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
-        name = _check_name(rule.name, "rule name")
-        made.check_indices(self._n_rows(session_id))
-        content = encode_block(made)
+        name = _check_name(rule.name, "rule name", rules.c.name)
+        spec = _check_size(rule.to_json(), "the rule")
+        content = _check_size(encode_block(made), f"the rule's {len(made):,} preferences")
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            made.check_indices(_n_rows(connection, session_id))
             revision = self._touch(connection, session_id)
             now = _now()
             rule_id = connection.execute(
-                rules.insert().values(
-                    session_id=session_id, name=name, spec=rule.to_json(), annotator=annotator, created_at=now
-                )
+                rules.insert().values(session_id=session_id, name=name, spec=spec, annotator=annotator, created_at=now)
             ).inserted_primary_key[0]
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": now}
             _insert_block(connection, made, content, owner, "rule", rule_id)
@@ -474,16 +581,27 @@ class Store:
 
     def remove_rule(self, rule_id: int) -> None:
         """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""
+        session_id = self._session_of(rules, rule_id, "rule")
         with self.engine.begin() as connection:
-            session_id = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
-            if session_id is None:
-                raise KeyError(f"no rule {rule_id}")
+            _lock(connection, session_id)
+            if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
+                raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
             connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
             connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
             # The rule's audit answers stay (they are the expert's clicks), no longer linked to it.
             connection.execute(answers.update().where(answers.c.rule_id == rule_id).values(rule_id=None))
             connection.execute(rules.delete().where(rules.c.id == rule_id))
             self._touch(connection, session_id)
+
+    def _session_of(self, table: sa.Table, key, what: str) -> int:
+        """The session a rule's or answer's row (``key``: its id) belongs to, which never changes;
+        ``KeyError`` if there is none."""
+        query = sa.select(table.c.session_id).where(table.c.id == _id_number(key, what))
+        with self.engine.connect() as connection:
+            session_id = connection.execute(query).scalar()
+        if session_id is None:
+            raise KeyError(f"no {what} {key}")
+        return int(session_id)
 
     # ------------------------------------------------------------------ clicks
     def add_answer(
@@ -510,18 +628,22 @@ class Store:
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
         annotator = check_annotator(annotator)
-        n_rows = self._n_rows(session_id)
-        row_a, row_b = _check_row(row_a, n_rows, "row A"), _check_row(row_b, n_rows, "row B")
-        if row_a == row_b:
-            raise ValueError(f"an answer compares two different rows, got {row_a} twice")
         if not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
             raise ValueError("weight must be finite and >= 0, margin finite")
-        made = _answer_preferences(row_a, row_b, choice, margin, weight)
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            n_rows = _n_rows(connection, session_id)
+            row_a, row_b = _check_row(row_a, n_rows, "row A"), _check_row(row_b, n_rows, "row B")
+            if row_a == row_b:
+                raise ValueError(f"an answer compares two different rows, got {row_a} twice")
+            made = _answer_preferences(row_a, row_b, choice, margin, weight)
             if rule_id is not None:
-                owner_session = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
+                owner_session = None
+                if isinstance(rule_id, numbers.Integral) and not isinstance(rule_id, bool):
+                    query = sa.select(rules.c.session_id).where(rules.c.id == int(rule_id))
+                    owner_session = connection.execute(query).scalar()
                 if owner_session != session_id:
-                    raise ValueError(f"session {session_id} has no rule {rule_id} to audit")
+                    raise ValueError(f"session {session_id} has no rule {rule_id!r} to audit")
                 rule_id = int(rule_id)
             revision = self._touch(connection, session_id)
             now = _now()
@@ -565,7 +687,10 @@ class Store:
         with its preferences, in one transaction; ``ValueError`` for another annotator's answer."""
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+        annotator = check_annotator(annotator)
+        session_id = self._session_of(answers, answer_id, "answer")
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
             answer = self._own_answer(connection, answer_id, annotator)
             made = _answer_preferences(answer["row_a"], answer["row_b"], choice, answer["margin"], answer["weight"])
             connection.execute(preferences.delete().where(preferences.c.answer_id == answer_id))
@@ -581,7 +706,10 @@ class Store:
 
     def remove_answer(self, answer_id: int, annotator: str) -> None:
         """Delete one of ``annotator``'s own answers and its preferences; ``ValueError`` for another's."""
+        annotator = check_annotator(annotator)
+        session_id = self._session_of(answers, answer_id, "answer")
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
             answer = self._own_answer(connection, answer_id, annotator)
             self._delete_answer(connection, answer_id, answer["session_id"])
 
@@ -593,8 +721,8 @@ class Store:
 
     @staticmethod
     def _own_answer(connection, answer_id: int, annotator: str) -> dict:
-        """The answer's row, if ``annotator`` gave it; ``KeyError`` if there is none, else ``ValueError``."""
-        annotator = check_annotator(annotator)
+        """The answer's row, if ``annotator`` (checked) gave it; ``KeyError`` if there is none (removed by
+        another process meanwhile), else ``ValueError``."""
         answer = connection.execute(sa.select(answers).where(answers.c.id == int(answer_id))).mappings().first()
         if answer is None:
             raise KeyError(f"no answer {answer_id}")
@@ -607,6 +735,7 @@ class Store:
         answers stay); its id, or None if they have none."""
         annotator = check_annotator(annotator)
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
             last = connection.execute(
                 sa.select(sa.func.max(answers.c.id)).where(
                     answers.c.session_id == session_id, answers.c.annotator == annotator
@@ -625,14 +754,15 @@ class Store:
         annotator = check_annotator(annotator)
         if isinstance(copies, bool) or not isinstance(copies, numbers.Integral) or not 1 <= copies <= MAX_COPIES:
             raise ValueError(f"each queued pair goes to 1 to {MAX_COPIES} annotators, got {copies!r}")
-        n_rows = self._n_rows(session_id)
-        pairs = [
-            (_check_row(a, n_rows, "row A"), _check_row(b, n_rows, "row B"))
-            for a, b in np.asarray(pairs, dtype=object).reshape(-1, 2)
-        ]
-        if any(a == b for a, b in pairs):
-            raise ValueError("a queued pair compares two different rows")
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            n_rows = _n_rows(connection, session_id)
+            pairs = [
+                (_check_row(a, n_rows, "row A"), _check_row(b, n_rows, "row B"))
+                for a, b in np.asarray(pairs, dtype=object).reshape(-1, 2)
+            ]
+            if any(a == b for a, b in pairs):
+                raise ValueError("a queued pair compares two different rows")
             held = {
                 frozenset(pair)
                 for pair in connection.execute(
@@ -721,9 +851,11 @@ class Store:
         annotator = check_annotator(annotator)
         if not isinstance(made, PreferenceSet):
             raise TypeError("import_preferences takes a PreferenceSet")
-        made.check_indices(self._n_rows(session_id))
         names = _annotator_column(annotators, len(made), annotator)
+        _check_size(encode_block(made), f"the {len(made):,} imported preferences")
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            made.check_indices(_n_rows(connection, session_id))
             new = ~_rows_in(made, _imported(connection, session_id))
             made, names = made[new], names[new]
             if len(made) == 0:
@@ -741,8 +873,9 @@ class Store:
         transaction; answers the session already holds (same rows, choice, annotator, weight and
         margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line,
         nothing written."""
-        checked = _checked_answers(table, self._n_rows(session_id))
         with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            checked = _checked_answers(table, _n_rows(connection, session_id))
             held = connection.execute(
                 sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
             ).all()
@@ -804,42 +937,25 @@ class Store:
         ]
         return json.dumps(documents, indent=2)
 
-    def _n_rows(self, session_id: int) -> int:
-        """The number of rows of the session's table; ``ValueError`` before its data is chosen,
-        ``KeyError`` for an unknown session."""
-        n_rows = self._settings(session_id).get("n_rows")
-        if n_rows is None:
-            raise ValueError("this session has no data yet: choose it on the Data page first")
-        return int(n_rows)
-
     def contents(self, session_id: int) -> dict:
         """How much the session holds: rules, answers and imported preferences, as counts."""
         with self.engine.connect() as connection:
             return _contents(connection, session_id)
 
-    def _settings(self, session_id: int) -> dict:
-        with self.engine.connect() as connection:
-            row = connection.execute(sa.select(sessions.c.settings).where(sessions.c.id == session_id)).scalar()
-        if row is None:
-            raise KeyError(f"no session {session_id}")
-        return json.loads(row)
-
     # ------------------------------------------------------------------ model runs
     def add_model_run(self, session_id: int, model: str, parameters: dict, metrics: dict, n_preferences: int) -> int:
+        values = {
+            "model": _check_name(model, "model", model_runs.c.model),
+            "parameters": _check_size(json.dumps(parameters, default=float), "the model's parameters"),
+            "metrics": _check_size(json.dumps(metrics, default=float), "the model's metrics"),
+            "n_preferences": _check_count(n_preferences, "the number of preferences"),
+        }
         with self.engine.begin() as connection:
             self._touch(connection, session_id, content=False)
-            return int(
-                connection.execute(
-                    model_runs.insert().values(
-                        session_id=session_id,
-                        model=_check_name(model, "model"),
-                        parameters=json.dumps(parameters, default=float),
-                        metrics=json.dumps(metrics, default=float),
-                        n_preferences=int(n_preferences),
-                        created_at=_now(),
-                    )
-                ).inserted_primary_key[0]
+            inserted = connection.execute(
+                model_runs.insert().values(**values, session_id=session_id, created_at=_now())
             )
+            return int(inserted.inserted_primary_key[0])
 
     def model_runs(self, session_id: int) -> pd.DataFrame:
         """A session's model runs, oldest first, with parameters and metrics as dicts."""
@@ -1065,10 +1181,11 @@ def _provenance(sizes: list[int], parts: list[dict]) -> pd.DataFrame:
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    """Foreign keys on; WAL with synchronous=FULL, so every committed transaction is on disk."""
+    """Foreign keys on; WAL with synchronous=FULL, so every committed transaction is on disk; a
+    connection waits up to 10 s for another's write to end."""
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=10000")  # first: switching to WAL waits for other connections too
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()

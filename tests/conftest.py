@@ -1,11 +1,17 @@
-"""Shared fixtures: the benchmark data directory (from ORDERCORE_DATA, else ../shared/data)."""
+"""Shared fixtures: the benchmark data directory (from ORDERCORE_DATA, else ../shared/data), and
+empty databases for the store on SQLite and on PostgreSQL (from ORDERCORE_TEST_POSTGRES_URL)."""
 
 import os
+import uuid
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+POSTGRES_URL = os.environ.get("ORDERCORE_TEST_POSTGRES_URL")
+"""A PostgreSQL database the tests may make schemas in (.ci/postgres sets one up), or None."""
 
 
 @pytest.fixture
@@ -16,3 +22,45 @@ def data_directory(monkeypatch):
         pytest.skip("benchmark data not found: set ORDERCORE_DATA")
     monkeypatch.setenv("ORDERCORE_DATA", str(directory))
     return directory
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_database(request, tmp_path):
+    """A function giving the URL of a new, empty database on the backend of the parameter: a SQLite
+    file in tmp_path, or a schema of its own in the ORDERCORE_TEST_POSTGRES_URL database (its name
+    set as the connections' search_path and application_name).  Afterwards the PostgreSQL schemas
+    are dropped, and the connections the test left open to them closed."""
+    if request.param == "sqlite":
+        files = iter(tmp_path / f"studio-{k}.sqlite" for k in range(1_000))
+        yield lambda: f"sqlite:///{next(files)}"
+        return
+    if POSTGRES_URL is None:
+        pytest.skip("PostgreSQL variant: set ORDERCORE_TEST_POSTGRES_URL to a database (.ci/postgres sets one up)")
+    admin = sa.create_engine(POSTGRES_URL, poolclass=sa.pool.NullPool)
+    schemas = []
+
+    def new() -> str:
+        schema = f"test_{uuid.uuid4().hex}"
+        with admin.begin() as connection:
+            connection.execute(sa.schema.CreateSchema(schema))
+        schemas.append(schema)
+        url = sa.make_url(POSTGRES_URL).update_query_dict(
+            {"options": f"-csearch_path={schema}", "application_name": schema}
+        )
+        return url.render_as_string(hide_password=False)
+
+    yield new
+    with admin.begin() as connection:
+        for schema in schemas:
+            connection.execute(
+                sa.text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :name"),
+                {"name": schema},
+            )
+            connection.execute(sa.schema.DropSchema(schema, cascade=True))
+    admin.dispose()
+
+
+@pytest.fixture
+def database_url(new_database) -> str:
+    """The URL of an empty database, on SQLite and on PostgreSQL (see ``new_database``)."""
+    return new_database()

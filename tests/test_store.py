@@ -5,6 +5,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import threading
 from contextlib import closing, contextmanager
 from pathlib import Path
 
@@ -15,12 +16,13 @@ import sqlalchemy as sa
 
 from ordercore.preferences import PreferenceSet
 from ordercore.rules import Ordering, Rule, Within, generate
-from ordercore.store import Store, metadata, store_url
+from ordercore.store import Store, metadata, preference_blocks, store_url
 
 
 @pytest.fixture
-def store(tmp_path):
-    return Store(f"sqlite:///{tmp_path / 'studio.sqlite'}")
+def store(database_url):
+    """A store on an empty database, on SQLite and on PostgreSQL."""
+    return Store(database_url)
 
 
 def triples(made: PreferenceSet):
@@ -175,8 +177,8 @@ def test_a_failed_write_changes_nothing(store):
         store.create_session("s")
 
 
-def test_a_second_process_reads_what_the_first_committed(tmp_path):
-    url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
+def test_a_second_process_reads_what_the_first_committed(database_url):
+    url = database_url
     writer = Store(url)
     session = writer.create_session("durable", settings={"n_rows": 20})
     for pair in [(0, 1), (2, 3), (4, 5)]:
@@ -270,13 +272,24 @@ def statements_sent(engine: sa.Engine, fail_at: int | str | None = None):
         sa.event.remove(engine, "commit", commit)
 
 
+@contextmanager
+def own_connection(store: Store):
+    """A connection to the store's database of the test's own (not from the store or its engine)."""
+    engine = sa.create_engine(store.url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.begin() as connection:
+            yield connection
+    finally:
+        engine.dispose()
+
+
 def table_rows(store: Store, times: bool = True) -> dict:
-    """Every row of every table, read by sqlite3 itself (not through the store or its engine)."""
-    with closing(sqlite3.connect(store.engine.url.database)) as connection:
+    """Every row of every table, read on a connection of the test's own."""
+    with own_connection(store) as connection:
         rows = {}
         for name, table in sorted(metadata.tables.items()):
             columns = ", ".join(c.name for c in table.columns if times or c.name not in TIMES)
-            rows[name] = connection.execute(f"SELECT {columns} FROM {name} ORDER BY rowid").fetchall()
+            rows[name] = connection.execute(sa.text(f"SELECT {columns} FROM {name} ORDER BY id")).all()
         return rows
 
 
@@ -312,6 +325,10 @@ def snapshot(store: Store, times: bool = True) -> dict:
 
 @pytest.fixture
 def busy_store(store):
+    return busy(store)
+
+
+def busy(store: Store) -> Store:
     """Two sessions, each with a rule, answers of every kind (one an audit of the rule), imported
     preferences and a model run; the latest answer of each is 'about equal' (two preferences)."""
     for name in ("main", "other"):
@@ -351,13 +368,6 @@ def write(store: Store, operation: str):
     }[operation]
 
 
-def copy_of(store: Store, path: Path) -> Store:
-    """A store on a copy of ``store``'s SQLite file (sqlite3's backup, so WAL content comes along)."""
-    with closing(sqlite3.connect(store.engine.url.database)) as source, closing(sqlite3.connect(path)) as target:
-        source.backup(target)
-    return Store(f"sqlite:///{path}")
-
-
 def is_write(statement: str) -> bool:
     return statement.split(maxsplit=1)[0].upper() in {"INSERT", "UPDATE", "DELETE"}
 
@@ -378,13 +388,14 @@ def is_write(statement: str) -> bool:
         "add_model_run",
     ],
 )
-def test_a_write_failing_inside_its_transaction_changes_nothing(busy_store, tmp_path, operation):
-    """Count the SQL statements the write sends in a successful dry run on a copy of the store, then
+def test_a_write_failing_inside_its_transaction_changes_nothing(busy_store, new_database, operation):
+    """Count the SQL statements the write sends in a successful dry run on a twin of the store (made
+    by the same calls in a new database: the same rows, but for their times), then
     make the write fail at each of them in turn and at its COMMIT: after every failure, all tables
-    (read with sqlite3) and all the readers show equal the snapshot taken before the first failing
+    (read on a connection of the test's own) and all the readers show equal the snapshot taken before the first failing
     call.  Afterwards the write still succeeds, leaving what the dry run left on the copy."""
     store = busy_store
-    dry_run = copy_of(store, tmp_path / "dry-run.sqlite")
+    dry_run = busy(Store(new_database()))
     call = write(dry_run, operation)
     with statements_sent(dry_run.engine) as statements:
         result = call()
@@ -403,9 +414,21 @@ def test_a_write_failing_inside_its_transaction_changes_nothing(busy_store, tmp_
         assert snapshot(store) == before, f"{operation} failing at {where!r} changed the store"
         assert sent == expected, "the call took another path than in the dry run"
 
+    set_ids_to_follow_rows(store)
     assert write(store, operation)() == result
     assert snapshot(store, times=False) == snapshot(dry_run, times=False)
     dry_run.engine.dispose()
+
+
+def set_ids_to_follow_rows(store: Store) -> None:
+    """On PostgreSQL, set each table's id sequence back to follow its rows: a sequence is never rolled
+    back, so each failed insert used up an id (SQLite gives the next row max(id) + 1 anyway)."""
+    if store.engine.dialect.name != "postgresql":
+        return
+    with own_connection(store) as connection:
+        for name in metadata.tables:
+            sequence = f"pg_get_serial_sequence('{name}', 'id')"
+            connection.execute(sa.text(f"SELECT setval({sequence}, coalesce(max(id), 0) + 1, false) FROM {name}"))
 
 
 # ---------------------------------------------------------------- preferences in blocks, in the order written
@@ -415,7 +438,7 @@ def pairs_of(made: PreferenceSet) -> list:
     return list(zip(made.i.tolist(), made.j.tolist(), strict=True))
 
 
-def test_large_rules_and_imports_read_back_in_the_order_written(store, tmp_path):
+def test_large_rules_and_imports_read_back_in_the_order_written(store):
     """Rules and imports (blocks), clicks and undos (rows) interleaved: the store gives back exactly
     the preferences the test wrote, in its order, from this Store (blocks cached) and a fresh one."""
     rng = np.random.default_rng(0)
@@ -533,9 +556,9 @@ def test_a_store_from_before_blocks_reads_its_rule_rows_first_and_removes_them(t
 def test_a_damaged_block_is_an_error_naming_it(store):
     session = store.create_session("s", settings={"n_rows": 20})
     store.add_rule(session.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann")
-    with closing(sqlite3.connect(store.engine.url.database)) as connection:
-        connection.execute("UPDATE preference_blocks SET content = substr(content, 1, 40)")
-        connection.commit()
+    with own_connection(store) as connection:
+        cut = sa.func.substr(preference_blocks.c.content, 1, 40)
+        connection.execute(preference_blocks.update().values(content=cut))
     with pytest.raises(ValueError, match="block of preferences is damaged"):
         Store(store.url).preferences(session.id)
 
@@ -667,3 +690,94 @@ def test_the_side_order_shown_is_kept_with_the_answer(store):
     with pytest.raises(ValueError, match="swapped must be True, False or None"):
         store.add_answer(session.id, 1, 3, "a", "ann", swapped="yes")
     assert len(store.answers(session.id)) == 3
+
+
+# ---------------------------------------------------------------- database limits and races, on both backends
+
+
+def test_text_with_nul_and_long_text_in_settings_and_rules_reads_back_exactly(store):
+    """Text the store keeps inside JSON (settings, a rule's columns) may hold NUL and 10,000 characters:
+    PostgreSQL's text refuses NUL, so it must be stored escaped and read back as it was."""
+    settings = {"n_rows": 10, "target": "price\x00usd", "note": "x" * 10_000, "features": ["a\tb", "é" * 300]}
+    session = store.create_session("s", settings=settings)
+    assert store.session("s").settings == settings
+    rule = Rule("r", [Within("age\x00" + "y" * 10_000, 1.0)], Ordering("rooms\x00"))
+    rule_id = store.add_rule(session.id, rule, PreferenceSet.order(0, 1), "ann")
+    assert Store(store.url).rules(session.id) == [(rule_id, rule)]
+
+
+def test_values_past_the_database_limits_are_refused_before_writing(store, monkeypatch):
+    session = store.create_session("s", settings={"n_rows": 10})
+    store.add_answer(session.id, 0, 1, "a", "ann")
+    before = snapshot(store)
+    rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
+    refused = [
+        (lambda: store.create_session("big", settings={"n_rows": 2**31}), ValueError, "n_rows.*2,147,483,647"),
+        (lambda: store.update_settings(session.id, {"n_rows": 10**12}), ValueError, "2,147,483,647"),
+        (lambda: store.create_session("list", settings=["n_rows", 10]), TypeError, "must be a dict"),
+        (lambda: store.create_session("odd", settings={"n_rows": 5, "x": object()}), TypeError, "JSON values"),
+        (lambda: store.create_session("no data set", dataset_id=999), KeyError, "no data set 999"),
+        (lambda: store.add_model_run(session.id, "m" * 21, {}, {}, 3), ValueError, "at most 20 characters"),
+        (lambda: store.add_model_run(session.id, "svr", {}, {}, 2**31), ValueError, "2,147,483,647"),
+        (lambda: store.add_dataset("d" * 201, pd.DataFrame({"x": [1.0]})), ValueError, "at most 200"),
+        (lambda: store.add_dataset("a\x00b", pd.DataFrame({"x": [1.0]})), ValueError, "control characters"),
+        (lambda: store.add_answer(session.id, 0, 2, "a", "a" * 10_000), ValueError, "at most 60"),
+        (lambda: store.remove_answer("1", "ann"), KeyError, "no answer '1'"),
+        (lambda: store.add_answer(session.id, 0, 2, "a", "ann", rule_id="1"), ValueError, "no rule '1' to audit"),
+        (lambda: store.undo_answer("1", "ann"), KeyError, "no session '1'"),
+    ]
+    monkeypatch.setattr("ordercore.store.MAX_VALUE_BYTES", 2_000)  # a block of 50 preferences is larger
+    many = PreferenceSet.order(np.arange(50) % 9, np.arange(50) % 9 + 1)
+    refused += [
+        (lambda: store.add_rule(session.id, rule, many, "ann"), ValueError, "limit of 2,000"),
+        (lambda: store.import_preferences(session.id, many, "ann"), ValueError, "limit of 2,000"),
+        (lambda: store.update_settings(session.id, {"n_rows": 10, "x": "y" * 2_000}), ValueError, "limit of 2,000"),
+    ]
+    for call, error, message in refused:
+        with pytest.raises(error, match=message):
+            call()
+    assert snapshot(store) == before
+
+
+def test_two_people_creating_one_session_name_at_once(store):
+    """Another process creates the name after this one checked it is free: a ValueError naming the
+    session (not the database's unique violation), and only the other's session is there."""
+    other = Store(store.url)
+    created = []
+
+    def after_cursor_execute(connection, cursor, statement, parameters, context, executemany):
+        if not created and statement.lstrip().upper().startswith("SELECT") and "FROM sessions" in statement:
+            created.append(other.create_session("shared", settings={"n_rows": 7}))
+
+    sa.event.listen(store.engine, "after_cursor_execute", after_cursor_execute)
+    with pytest.raises(ValueError, match="a session named 'shared' already exists"):
+        store.create_session("shared", settings={"n_rows": 5})
+    sa.event.remove(store.engine, "after_cursor_execute", after_cursor_execute)
+    assert created
+    assert store.sessions()["name"].tolist() == ["shared"] and store.session("shared").settings == {"n_rows": 7}
+
+
+def test_a_rule_removed_while_it_is_audited_waits_for_the_audit(store):
+    """Another process removes the rule right after this one checked the rule exists: the removal waits
+    for the answer to commit (the session is locked), so the answer is kept, no longer linked to the
+    rule, instead of a foreign-key error."""
+    session = store.create_session("s", settings={"n_rows": 10})
+    rule_id = store.add_rule(
+        session.id, Rule("r", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann"
+    )
+    other = Store(store.url)
+    removal = threading.Thread(target=other.remove_rule, args=(rule_id,))
+
+    def after_cursor_execute(connection, cursor, statement, parameters, context, executemany):
+        if removal.ident is None and statement.lstrip().upper().startswith("SELECT") and "FROM rules" in statement:
+            removal.start()
+            removal.join(timeout=1.0)  # it waits for this transaction (or, unlocked, removes the rule now)
+
+    sa.event.listen(store.engine, "after_cursor_execute", after_cursor_execute)
+    answer_id = store.add_answer(session.id, 2, 3, "a", "bob", rule_id=rule_id)
+    sa.event.remove(store.engine, "after_cursor_execute", after_cursor_execute)
+    removal.join()
+    assert store.rules(session.id) == []
+    answers = store.answers(session.id)
+    assert answers["id"].tolist() == [answer_id] and answers["rule_id"].isna().all()
+    assert pairs_of(store.preferences(session.id)[0]) == [(2, 3)]
