@@ -2,6 +2,7 @@
 changes nothing, and a second process reads what the first committed."""
 
 import json
+import multiprocessing
 import sqlite3
 import subprocess
 import sys
@@ -781,3 +782,78 @@ def test_a_rule_removed_while_it_is_audited_waits_for_the_audit(store):
     answers = store.answers(session.id)
     assert answers["id"].tolist() == [answer_id] and answers["rule_id"].isna().all()
     assert pairs_of(store.preferences(session.id)[0]) == [(2, 3)]
+
+
+# ---------------------------------------------------------------- annotators in separate processes
+
+N_ROWS = 1_000
+ANSWER_CHOICES = ("a", "b", "equal", "skip")
+
+
+def planned_answer(k: int, m: int, n_answers: int) -> tuple[int, int, str]:
+    """Annotator k's m-th answer: rows (m, n_answers + k), a pair no other answer has, and a choice."""
+    return m, n_answers + k, ANSWER_CHOICES[m % 4]
+
+
+def annotate(url: str, k: int, n_answers: int, start, results) -> None:
+    """Annotator k in a process of its own: at ``start`` (a barrier), opens its own Store on the
+    database (empty: the tables are made by whoever comes first), creates the session "shared" unless
+    another did first, and gives its planned answers, each 25th undone and given again.  Puts
+    (k, whether it created the session, every error as text) on ``results``."""
+    created, errors = False, []
+    try:
+        start.wait()
+        store = Store(url)
+        try:
+            store.create_session("shared", settings={"n_rows": N_ROWS})
+            created = True
+        except ValueError as error:
+            if "already exists" not in str(error):
+                raise
+        session = store.session("shared")
+        for m in range(n_answers):
+            try:
+                store.add_answer(session.id, *planned_answer(k, m, n_answers), f"annotator {k}")
+                if m % 25 == 24:
+                    store.undo_answer(session.id, f"annotator {k}")
+                    store.add_answer(session.id, *planned_answer(k, m, n_answers), f"annotator {k}")
+            except Exception as error:  # counted: the test wants none
+                errors.append(f"answer {m}: {type(error).__name__}: {error}")
+    except Exception as error:
+        errors.append(f"{type(error).__name__}: {error}")
+    results.put((k, created, errors))
+
+
+def test_concurrent_annotators_lose_and_duplicate_nothing(database_url):
+    """Four annotators, each a process with its own Store, start at once on an empty database: one
+    creates the session (the others are told it exists), and every answer is stored once, in each
+    annotator's order, with its preferences, and no write raises."""
+    n_annotators, n_answers = 4, 100
+    context = multiprocessing.get_context("spawn")
+    start, results = context.Barrier(n_annotators), context.Queue()
+    workers = [
+        context.Process(target=annotate, args=(database_url, k, n_answers, start, results)) for k in range(n_annotators)
+    ]
+    for worker in workers:
+        worker.start()
+    reports = sorted(results.get(timeout=600) for _ in workers)
+    for worker in workers:
+        worker.join()
+    assert [errors for _, _, errors in reports] == [[]] * n_annotators
+    assert sum(created for _, created, _ in reports) == 1
+
+    store = Store(database_url)
+    session = store.session("shared")
+    answers = store.answers(session.id)
+    for k in range(n_annotators):
+        theirs = answers[answers["annotator"] == f"annotator {k}"]
+        stored = list(zip(theirs["row_a"], theirs["row_b"], theirs["choice"], strict=True))
+        assert stored == [planned_answer(k, m, n_answers) for m in range(n_answers)]
+    expected = []  # the preferences by hand: 'a' a over b, 'b' the reverse, 'equal' both, 'skip' none
+    for k in range(n_annotators):
+        for m in range(n_answers):
+            a, b, choice = planned_answer(k, m, n_answers)
+            expected += {"a": [(a, b)], "b": [(b, a)], "equal": [(a, b), (b, a)], "skip": []}[choice]
+    assert sorted(pairs_of(store.preferences(session.id)[0])) == sorted(expected)
+    undos = n_annotators * (n_answers // 25)
+    assert store.revision(session.id) == n_annotators * n_answers + 2 * undos  # no write's revision lost
