@@ -336,8 +336,9 @@ def _settings_json(settings) -> str:
 
 
 def _id_number(value, what: str) -> int:
-    """A row's id as given by a caller: an integer (not a bool); ``KeyError`` naming ``what`` else."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    """A row's id as given by a caller: an integer (not a bool) within the Integer column's range
+    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INTEGER:
         raise KeyError(f"no {what} {value!r}")
     return int(value)
 
@@ -449,6 +450,7 @@ class Store:
 
     def dataset(self, dataset_id: int) -> dict:
         """A data set's row as a dict (content as bytes or None)."""
+        dataset_id = _id_number(dataset_id, "data set")
         with self.engine.connect() as connection:
             row = connection.execute(sa.select(datasets).where(datasets.c.id == dataset_id)).mappings().first()
         if row is None:
@@ -493,6 +495,7 @@ class Store:
         return self._session(sessions.c.name == name, f"no session named {name!r}")
 
     def session_by_id(self, session_id: int) -> SessionInfo:
+        session_id = _id_number(session_id, "session")
         return self._session(sessions.c.id == session_id, f"no session {session_id}")
 
     def _session(self, condition, missing: str) -> SessionInfo:
@@ -546,6 +549,7 @@ class Store:
     def revision(self, session_id: int) -> int:
         """A number that changes with every write of the session's rules, answers or preferences (not
         its settings or model runs): a cheap test for "any new preferences?"."""
+        session_id = _id_number(session_id, "session")
         with self.engine.connect() as connection:
             value = connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar()
         if value is None:
@@ -575,6 +579,7 @@ class Store:
 
     def rules(self, session_id: int) -> list[tuple[int, Rule]]:
         """(id, Rule) of a session's rules, oldest first."""
+        session_id = _id_number(session_id, "session")
         query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id).order_by(rules.c.id)
         with self.engine.connect() as connection:
             return [(row.id, Rule.from_json(row.spec)) for row in connection.execute(query)]
@@ -638,13 +643,15 @@ class Store:
                 raise ValueError(f"an answer compares two different rows, got {row_a} twice")
             made = _answer_preferences(row_a, row_b, choice, margin, weight)
             if rule_id is not None:
-                owner_session = None
-                if isinstance(rule_id, numbers.Integral) and not isinstance(rule_id, bool):
-                    query = sa.select(rules.c.session_id).where(rules.c.id == int(rule_id))
-                    owner_session = connection.execute(query).scalar()
+                try:
+                    rule_id = _id_number(rule_id, "rule")
+                    owner_session = connection.execute(
+                        sa.select(rules.c.session_id).where(rules.c.id == rule_id)
+                    ).scalar()
+                except KeyError:
+                    owner_session = None
                 if owner_session != session_id:
                     raise ValueError(f"session {session_id} has no rule {rule_id!r} to audit")
-                rule_id = int(rule_id)
             revision = self._touch(connection, session_id)
             now = _now()
             answer_id = connection.execute(
@@ -669,6 +676,7 @@ class Store:
         """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
         created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers) and swapped
         (a nullable boolean: <NA> where not recorded)."""
+        session_id = _id_number(session_id, "session")
         query = (
             sa.select(*[c for c in answers.c if c.name != "session_id"])
             .where(answers.c.session_id == session_id)
@@ -789,6 +797,7 @@ class Store:
 
     def queued_pairs(self, session_id: int) -> pd.DataFrame:
         """The session's shared queue, oldest first: id, row_a, row_b, copies, annotator, created_at."""
+        session_id = _id_number(session_id, "session")
         query = (
             sa.select(*[c for c in queued_pairs.c if c.name != "session_id"])
             .where(queued_pairs.c.session_id == session_id)
@@ -802,6 +811,7 @@ class Store:
         """The session's preferences in the order they were written, and their provenance (p rows:
         source, rule_id, answer_id, annotator).  Rows and blocks are read at one revision (if a write
         commits in between, they are read again); a block's content is read once per ``Store``."""
+        session_id = _id_number(session_id, "session")
         while True:
             with self.engine.connect() as connection:
                 revision = _revision(connection, session_id)
@@ -939,11 +949,13 @@ class Store:
 
     def contents(self, session_id: int) -> dict:
         """How much the session holds: rules, answers and imported preferences, as counts."""
+        session_id = _id_number(session_id, "session")
         with self.engine.connect() as connection:
             return _contents(connection, session_id)
 
     # ------------------------------------------------------------------ model runs
     def add_model_run(self, session_id: int, model: str, parameters: dict, metrics: dict, n_preferences: int) -> int:
+        session_id = _id_number(session_id, "session")
         values = {
             "model": _check_name(model, "model", model_runs.c.model),
             "parameters": _check_size(json.dumps(parameters, default=float), "the model's parameters"),
@@ -959,6 +971,7 @@ class Store:
 
     def model_runs(self, session_id: int) -> pd.DataFrame:
         """A session's model runs, oldest first, with parameters and metrics as dicts."""
+        session_id = _id_number(session_id, "session")
         query = sa.select(model_runs).where(model_runs.c.session_id == session_id).order_by(model_runs.c.id)
         with self.engine.connect() as connection:
             frame = pd.DataFrame(

@@ -697,14 +697,19 @@ def test_the_side_order_shown_is_kept_with_the_answer(store):
 
 
 def test_text_with_nul_and_long_text_in_settings_and_rules_reads_back_exactly(store):
-    """Text the store keeps inside JSON (settings, a rule's columns) may hold NUL and 10,000 characters:
-    PostgreSQL's text refuses NUL, so it must be stored escaped and read back as it was."""
+    """Text the store keeps inside JSON (settings, a rule's or a data set's columns) may hold NUL and
+    10,000 characters: PostgreSQL's text refuses NUL, so it must be stored escaped and read back as it
+    was; an upload's bytes may hold NUL too."""
     settings = {"n_rows": 10, "target": "price\x00usd", "note": "x" * 10_000, "features": ["a\tb", "é" * 300]}
     session = store.create_session("s", settings=settings)
     assert store.session("s").settings == settings
     rule = Rule("r", [Within("age\x00" + "y" * 10_000, 1.0)], Ordering("rooms\x00"))
     rule_id = store.add_rule(session.id, rule, PreferenceSet.order(0, 1), "ann")
     assert Store(store.url).rules(session.id) == [(rule_id, rule)]
+    columns = ["a\x00b", "c" * 10_000]
+    dataset_id = store.add_dataset("upload.csv", pd.DataFrame([[1.0, 2.0]], columns=columns), b"a\x00,b\n")
+    assert json.loads(store.dataset(dataset_id)["columns"]) == columns
+    assert bytes(store.dataset(dataset_id)["content"]) == b"a\x00,b\n"
 
 
 def test_values_past_the_database_limits_are_refused_before_writing(store, monkeypatch):
@@ -737,6 +742,44 @@ def test_values_past_the_database_limits_are_refused_before_writing(store, monke
     for call, error, message in refused:
         with pytest.raises(error, match=message):
             call()
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("bad", [10**20, 2**31, -(2**40), "1", 1.0, True])
+def test_ids_past_the_database_integers_or_of_another_type_are_unknown(store, bad):
+    """Every call taking an id: a KeyError naming it (PostgreSQL refuses to compare an integer column
+    with 10^20 or with text), or for the audited rule a ValueError; nothing written."""
+    session = store.create_session("s", settings={"n_rows": 10})
+    before = snapshot(store)
+    for call in [
+        lambda: store.session_by_id(bad),
+        lambda: store.dataset(bad),
+        lambda: store.revision(bad),
+        lambda: store.rules(bad),
+        lambda: store.answers(bad),
+        lambda: store.queued_pairs(bad),
+        lambda: store.preferences(bad),
+        lambda: store.contents(bad),
+        lambda: store.model_runs(bad),
+        lambda: store.export_rules(bad),
+        lambda: store.add_model_run(bad, "svr", {}, {}, 1),
+        lambda: store.update_settings(bad, {}),
+        lambda: store.create_session("t", dataset_id=bad),
+        lambda: store.add_answer(bad, 0, 1, "a", "ann"),
+        lambda: store.undo_answer(bad, "ann"),
+        lambda: store.queue_pairs(bad, [(0, 1)], 1, "ann"),
+        lambda: store.import_preferences(bad, PreferenceSet.order(0, 1), "ann"),
+        lambda: store.import_answers(
+            bad, pd.DataFrame({"row_a": [0], "row_b": [1], "choice": ["a"], "annotator": ["x"]})
+        ),
+        lambda: store.remove_rule(bad),
+        lambda: store.edit_answer(bad, "ann", "a"),
+        lambda: store.remove_answer(bad, "ann"),
+    ]:
+        with pytest.raises(KeyError, match=f"no (session|data set|rule|answer) {bad!r}"):
+            call()
+    with pytest.raises(ValueError, match=f"no rule {bad!r} to audit"):
+        store.add_answer(session.id, 0, 1, "a", "ann", rule_id=bad)
     assert snapshot(store) == before
 
 
