@@ -306,6 +306,21 @@ def _check_name(value: str, what: str, column: sa.Column) -> str:
     return value.strip()
 
 
+def _check_choice(choice) -> None:
+    if not isinstance(choice, str) or choice not in CHOICES:
+        raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+
+
+def _model_json(values) -> str:
+    """A model run's parameters or metrics as stored: a dict of JSON values, numpy numbers as floats."""
+    try:
+        if not isinstance(values, dict):
+            raise TypeError(f"got {type(values).__name__}")
+        return json.dumps(values, default=float)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"model parameters and metrics must be dicts of numbers and text: {error}") from None
+
+
 def _check_count(value, what: str) -> int:
     """A count stored in an Integer column: an integer (not a bool) in [0, ``MAX_INTEGER``]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_INTEGER:
@@ -630,11 +645,13 @@ class Store:
         the sides were shown the other way round from the order the pair was drawn in (None: unknown)."""
         if swapped is not None and not isinstance(swapped, bool | np.bool_):
             raise ValueError(f"swapped must be True, False or None, got {swapped!r}")
-        if choice not in CHOICES:
-            raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+        _check_choice(choice)
         annotator = check_annotator(annotator)
-        if not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
-            raise ValueError("weight must be finite and >= 0, margin finite")
+        numeric = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (weight, margin))
+        if not numeric or not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
+            raise ValueError(
+                f"weight must be a finite number >= 0 and margin a finite number, got {weight!r}, {margin!r}"
+            )
         with self.engine.begin() as connection:
             _lock(connection, session_id)
             n_rows = _n_rows(connection, session_id)
@@ -693,8 +710,7 @@ class Store:
     def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:
         """Change one of ``annotator``'s own answers to ``choice`` (its pair, weight and margin stay),
         with its preferences, in one transaction; ``ValueError`` for another annotator's answer."""
-        if choice not in CHOICES:
-            raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+        _check_choice(choice)
         annotator = check_annotator(annotator)
         session_id = self._session_of(answers, answer_id, "answer")
         with self.engine.begin() as connection:
@@ -958,8 +974,8 @@ class Store:
         session_id = _id_number(session_id, "session")
         values = {
             "model": _check_name(model, "model", model_runs.c.model),
-            "parameters": _check_size(json.dumps(parameters, default=float), "the model's parameters"),
-            "metrics": _check_size(json.dumps(metrics, default=float), "the model's metrics"),
+            "parameters": _check_size(_model_json(parameters), "the model's parameters"),
+            "metrics": _check_size(_model_json(metrics), "the model's metrics"),
             "n_preferences": _check_count(n_preferences, "the number of preferences"),
         }
         with self.engine.begin() as connection:
