@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.mpmr.problem import check_epsilon, kappa, omega
@@ -19,6 +20,12 @@ PAPER_RHO = 1e-6
 training data in exact arithmetic (Ω = 1 whatever the noise, against Table 1's 0.16 at noise 0.5) and
 rests on rounding in floating point; ρ = 1e-6 reproduces Table 1's Ω to three digits and Table 2's
 (docs/REPRODUCTION.md, "MPMR")."""
+
+FIT_BLAS_THREADS = 1
+"""BLAS threads of a fit (the kernel's products and the Cholesky factorisation).  On the project's
+2-core machine, shared with other work, two OpenBLAS threads spent most of their time waiting on each
+other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,000-row one 9.3 s
+against 1.9 s."""
 
 
 class MPMRegressor(RegressorMixin, BaseEstimator):
@@ -74,7 +81,8 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n, n_features) and finite targets y (n,)."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        solution = solve_mpmr(self._kernel(X, X), y, float(self.rho))
+        with threadpool_limits(limits=FIT_BLAS_THREADS, user_api="blas"):
+            solution = solve_mpmr(self._kernel(X, X), y, float(self.rho))
         self._set_solution(X, solution)
         return self
 
