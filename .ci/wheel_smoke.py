@@ -1,5 +1,5 @@
 """Run inside a clean virtual environment holding only the built wheel and its core dependencies:
-every core module imports, and both models fit a tiny problem.
+every core module imports, and the models fit a tiny problem.
 
 Modules that need an extra are named here; any other module failing to import is a packaging
 fault (a subpackage left out of the wheel, or a core module importing an extra's package)."""
@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import ordercore
-from ordercore import GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore import GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
 
 NEEDS_EXTRA = {"ordercore.store": "app (sqlalchemy)", "ordercore.figures": "app (plotly)"}
 
@@ -33,4 +33,7 @@ preferences = PreferenceSet.order(i=[1, 3, 5], j=[3, 5, 6])
 lp = OrderPreferenceRegressor(gamma=0.5).fit(X, y, preferences)
 gp = GPPreferenceModel(n_restarts=0).fit(X, preferences)
 assert np.all(np.isfinite(lp.predict(X))) and np.all(np.isfinite(gp.predict(X)))
-print(f"wheel: {len(imported)} core modules import; the LP and the GP fit ({ordercore.__file__})")
+labeled = ~np.isnan(y)
+mpmr = MPMRegressor(gamma=0.5, epsilon=0.5).fit(X[labeled], y[labeled])
+assert np.all(np.isfinite(mpmr.predict(X))) and 0 < mpmr.omega_ <= 1
+print(f"wheel: {len(imported)} core modules import; the LP, the GP and MPMR fit ({ordercore.__file__})")

@@ -6,9 +6,15 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from ordercore.figures import against_figure, latent_band_figure, mae_history_figure
+from ordercore.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
 from ordercore.studio import readable
-from ordercore.workbench import STUDIO_MODELS, monotone_boosting_mae, start_gp_fit
+from ordercore.workbench import (
+    EPSILON_IN_SD,
+    STUDIO_MODELS,
+    monotone_boosting_mae,
+    mpmr_comparison,
+    start_gp_fit,
+)
 
 
 def violations_by_source(session, bench, provenance) -> pd.DataFrame:
@@ -181,6 +187,43 @@ def gp_result(data, start) -> None:
     left.plotly_chart(figure, key="model_gp")
 
 
+def mpmr_section(data) -> None:
+    """MPMR (seed 003) on the labels, at a chosen ε: the bound it states beside the share of held-out
+    rows its tube ± ε holds, and the tube on those rows."""
+    width = st.select_slider(
+        "Tube half-width ε, in standard deviations of the labels",
+        EPSILON_IN_SD,
+        value=0.5,
+        format_func=lambda value: f"{value:g}",
+        key="model_mpmr_epsilon",
+    )
+    if not st.button("Fit MPMR", key="model_fit_mpmr"):
+        st.caption(
+            "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
+            "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances."
+        )
+        return
+    try:
+        result = mpmr_comparison(data, width)
+    except ValueError as problem:
+        st.error(str(problem))
+        return
+    numbers = st.columns(4)
+    numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
+    numbers[1].metric("Within ε on held-out rows", f"{result.coverage:.3f}", help=f"{result.actual.size:,} rows")
+    numbers[2].metric(
+        "Cross-validated estimate",
+        f"{result.cv_coverage:.3f}",
+        help="10-fold out-of-fold residuals of the labels within ε: an estimate, not the paper's",
+    )
+    numbers[3].metric("Test MAE, MPMR (demo)", readable(result.mae))
+    target = data.dataset.metadata["target"]
+    title = f"Held-out rows: MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
+    st.plotly_chart(
+        tube_against_figure(result.actual, result.predicted, result.epsilon, title, target), key="model_mpmr"
+    )
+
+
 def difference(a: float, b: float) -> float:
     """a - b, 0 where it is rounding noise (SSL at lambda2 = 0 is SVR up to the solver's last digits)."""
     return 0.0 if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0) else a - b
@@ -271,6 +314,8 @@ def main() -> None:
     st.dataframe(
         violations_by_source(session, bench, provenance), key="model_violations", hide_index=True, width="stretch"
     )
+    st.subheader("MPMR: a tube with a probability (seed 003)")
+    mpmr_section(data)
     st.subheader("The GP preference model")
     gp_section(session, data, preferences)
     st.subheader("Gradient boosting")

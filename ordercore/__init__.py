@@ -4,6 +4,8 @@ Zhu & Goldberg, "Kernel Regression with Order Preferences" (AAAI 2007) and Goldb
 "Semi-supervised Regression with Order Preferences" (tech report): ``OrderPreferenceRegressor``, and
 the latter's 2-norm variant (its eq. (7)), ``TwoNormOrderPreferenceRegressor``.
 Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
+Strohmann & Grudic, "A Formulation for Minimax Probability Machine Regression" (NIPS 2002):
+``MPMRegressor``, with its bound Omega on P(|f(x) - y| <= epsilon).
 A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.model_files``).
 """
 
@@ -22,6 +24,7 @@ from ordercore.lp.engine import LPSolution, solve_order_preference_lp
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.model_files import load
+from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import ZERO, PreferenceSet
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "LPSolution",
     "ModelFileError",
     "MemoryBudgetError",
+    "MPMRegressor",
     "NotPositiveDefiniteError",
     "OrderPreferenceRegressor",
     "PreferenceSet",

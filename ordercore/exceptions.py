@@ -14,7 +14,8 @@ class SolverNumericalError(SolverError):
 
 
 class NotPositiveDefiniteError(ArithmeticError):
-    """A covariance matrix stayed non-positive-definite after the largest jitter (GP models)."""
+    """A covariance matrix stayed non-positive-definite after the largest jitter (GP models), or an
+    MPMR kernel matrix K + N rho I is not positive definite (not a Mercer kernel)."""
 
 
 class ClusterUnavailableError(RuntimeError):

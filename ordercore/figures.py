@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ordercore.mpmr_experiments import SincDemo, sinc
 from ordercore.toy_cubic import DOMAIN, GRID, ToyFit, cubic_target
 
 
@@ -206,4 +207,59 @@ def mae_history_figure(n_preferences, svr_mae, ssl_mae) -> go.Figure:
     )
     # Four significant digits: plotly's default labels a narrow range with all of them (84.297438809896008k).
     figure.update_yaxes(tickformat=",.4~g")
+    return figure
+
+
+def tube_against_figure(actual, predicted, epsilon: float, title: str, xaxis: str) -> go.Figure:
+    """Predicted ± ε (error bars) against actual (n,), rows inside the tube and outside it apart, with
+    the diagonal: a row is covered when its bar crosses the diagonal."""
+    actual, predicted = np.asarray(actual, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
+    inside = np.abs(predicted - actual) <= epsilon
+    figure = go.Figure()
+    for mask, name, colour in ((inside, "within ε", "#2ca02c"), (~inside, "outside ε", "#d62728")):
+        figure.add_scatter(
+            x=actual[mask],
+            y=predicted[mask],
+            mode="markers",
+            name=f"{name} ({int(mask.sum())})",
+            marker={"color": colour, "size": 5},
+            error_y={"type": "constant", "value": epsilon, "thickness": 1, "color": colour},
+        )
+    ends = [min(actual.min(), predicted.min()), max(actual.max(), predicted.max())]
+    figure.add_scatter(x=ends, y=ends, mode="lines", name="y = f", line={"dash": "dot", "color": "black"})
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="prediction ± ε")
+    return figure
+
+
+def sinc_tube_figure(demo: SincDemo, epsilon: float) -> go.Figure:
+    """The sinc toy: noisy training points, sin(πx)/(πx), the MPMR fit and its tube ± ε."""
+    figure = go.Figure()
+    figure.add_scatter(
+        x=np.concatenate([demo.grid, demo.grid[::-1]]),
+        y=np.concatenate([demo.fit + epsilon, (demo.fit - epsilon)[::-1]]),
+        fill="toself",
+        fillcolor="rgba(214, 39, 40, 0.15)",
+        line={"width": 0},
+        name="MPMR ± ε",
+        hoverinfo="skip",
+    )
+    figure.add_scatter(x=demo.x, y=demo.y, mode="markers", name="training points", marker={"color": "gray"})
+    figure.add_scatter(x=demo.grid, y=sinc(demo.grid), name="sin(πx)/(πx)", line={"dash": "dot", "color": "black"})
+    figure.add_scatter(x=demo.grid, y=demo.fit, name="MPMR", line={"color": "#d62728", "width": 3})
+    figure.update_layout(xaxis_title="x", yaxis_title="y", legend={"orientation": "h", "y": -0.15}, margin={"t": 30})
+    return figure
+
+
+def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
+    """Against ε: the paper's bound Ω, the measured coverage of fresh noisy points, and the cross-
+    validated estimate; a vertical line at the chosen ε."""
+    epsilons = np.linspace(0.01, 2.0, 200)
+    figure = go.Figure()
+    figure.add_scatter(x=epsilons, y=demo.coverage(epsilons), name="measured coverage", line={"color": "black"})
+    figure.add_scatter(x=epsilons, y=demo.omega(epsilons), name="Ω (the paper's bound)", line={"color": "#d62728"})
+    figure.add_scatter(x=epsilons, y=demo.cv_coverage(epsilons), name="cross-validated estimate", line={"dash": "dash"})
+    figure.add_vline(x=epsilon, line={"dash": "dot", "color": "gray"})
+    figure.update_layout(
+        xaxis_title="ε", yaxis_title="P(|f − y| ≤ ε)", yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.2}
+    )
     return figure

@@ -33,6 +33,7 @@ from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
+from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet
 
 FORMAT = "ordercore-model"
@@ -41,7 +42,13 @@ FORMAT_VERSION = 1
 
 ESTIMATORS = {
     cls.__name__: cls
-    for cls in (OrderPreferenceRegressor, TwoNormOrderPreferenceRegressor, GPPreferenceModel, GPLabelPreferenceModel)
+    for cls in (
+        OrderPreferenceRegressor,
+        TwoNormOrderPreferenceRegressor,
+        GPPreferenceModel,
+        GPLabelPreferenceModel,
+        MPMRegressor,
+    )
 }
 """The classes a model file may name: the only ones ``read_model`` builds."""
 

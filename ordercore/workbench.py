@@ -23,6 +23,8 @@ from ordercore.gp.background import BackgroundFit
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
+from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
+from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio import StudyData
 from ordercore.trust import SourceTrust, assess_sources, weighted
@@ -338,6 +340,48 @@ def start_gp_fit(data: StudyData, preferences: PreferenceSet, rng: np.random.Gen
     options = {"random_state": 0, "memory_limit": GP_MEMORY_LIMIT_GB}
     plan = GPPreferenceModel(**options).fit_plan(len(data.dataset.X), sample)
     return GPFitStart(BackgroundFit(data.dataset.X, sample, **options), plan, len(pairwise))
+
+
+EPSILON_IN_SD = (0.1, 0.25, 0.5, 1.0, 2.0)
+"""The MPMR tube's half-width ε the Model page offers, in standard deviations of the labels."""
+
+
+@dataclass(frozen=True)
+class MPMRComparison:
+    """MPMR (seed 003) on a session's labels: ε, the paper's bound Ω on P(|f − y| ≤ ε), and on the
+    held-out rows the truth (n,), the predictions (n,), the share within ε and the MAE; the
+    cross-validated coverage estimate (not the paper's) from the labels alone."""
+
+    epsilon: float
+    omega: float
+    actual: np.ndarray
+    predicted: np.ndarray
+    coverage: float
+    mae: float
+    cv_coverage: float
+
+
+def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
+    """Fit ``MPMRegressor`` (RBF, its defaults) on the labeled rows with ε = ``epsilon_in_sd`` standard
+    deviations of the labels, and measure it on the held-out rows.  ``ValueError`` without held-out
+    rows, with fewer than 10 labels (cross-validation needs them) or labels that do not vary."""
+    if not data.test.size:
+        raise ValueError("this session holds out no test rows to measure the coverage on")
+    X, y = data.dataset.X[data.labeled], data.y_true[data.labeled]
+    if y.size < CV_FOLDS or not np.std(y) > 0:
+        raise ValueError(f"MPMR needs at least {CV_FOLDS} labeled rows whose targets differ")
+    epsilon = float(epsilon_in_sd * np.std(y))
+    model = MPMRegressor(epsilon=epsilon).fit(X, y)
+    actual, predicted = data.y_true[data.test], model.predict(data.dataset.X[data.test])
+    return MPMRComparison(
+        epsilon=epsilon,
+        omega=model.omega_,
+        actual=actual,
+        predicted=predicted,
+        coverage=float(np.mean(np.abs(predicted - actual) <= epsilon)),
+        mae=float(mean_absolute_error(actual, predicted)),
+        cv_coverage=float(cross_validated_coverage(model, X, y, [epsilon])[0]),
+    )
 
 
 def monotone_boosting_mae(data: StudyData, column: str) -> float:

@@ -541,3 +541,26 @@ def test_the_pair_is_named_by_the_tables_identifier(ready):
     frame = pd.read_csv(SAMPLE_PATH)
     caption = next(c.value for c in at.caption if c.value.startswith("Rows "))
     assert f"(home_id {frame.at[a, 'home_id']} and {frame.at[b, 'home_id']})" in caption
+
+
+def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
+    """MPMR on the session's labels: Ω, the share of held-out rows in the tube (the same as the chart's
+    rows inside and outside it), and a wider tube giving a larger Ω."""
+    import json
+
+    at = ready.switch_page("app_pages/model.py").run()
+    at.select_slider(key="model_mpmr_epsilon").set_value(0.5).run()
+    at.button(key="model_fit_mpmr").click().run()
+    assert not at.exception
+    omega, within = float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")), float(metric(at, "Within ε on held-out rows"))
+    assert 0 < omega < 1
+    chart = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "MPMR" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    )
+    counts = {t["name"].split(" (")[0]: int(t["name"].split("(")[1].rstrip(")")) for t in chart["data"][:2]}
+    assert within == pytest.approx(counts["within ε"] / (counts["within ε"] + counts["outside ε"]), abs=1e-3)
+    at.select_slider(key="model_mpmr_epsilon").set_value(2.0).run()
+    at.button(key="model_fit_mpmr").click().run()
+    assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) > omega

@@ -108,3 +108,38 @@ def test_paper_setting_fits_with_seed_001_section_4_1s_kernel_and_lambda1(app):
     app.button(key="toy_demo_setting").click().run()
     assert app.radio(key="toy_kernel").value == "poly"
     assert any(caption.value.startswith("Fitted with: poly kernel") for caption in app.caption)
+
+
+# ---------------------------------------------------------------------------------------- the sinc demo
+def sinc_metric(at, label) -> float:
+    return float(metric(at, label))
+
+
+def test_the_sinc_demo_shows_omega_below_the_measured_coverage(app):
+    """Defaults (noise std 0.5, Gaussian, ε = 0.2): Ω as Table 1 has it (0.16 ± 0.02) and below the
+    coverage of fresh noisy points; a wider tube raises both; more noise lowers Ω."""
+    assert not app.exception
+    omega, coverage = sinc_metric(app, "P(|f − y| ≤ ε) ≥ Ω"), sinc_metric(app, "Measured coverage")
+    assert 0.1 < omega < 0.22 and omega < coverage
+    app.select_slider(key="sinc_epsilon").set_value(1.0).run()
+    assert not app.exception
+    assert sinc_metric(app, "P(|f − y| ≤ ε) ≥ Ω") > omega and sinc_metric(app, "Measured coverage") > coverage
+    wide = sinc_metric(app, "P(|f − y| ≤ ε) ≥ Ω")
+    app.select_slider(key="sinc_noise").set_value(1.0).run()
+    assert not app.exception and sinc_metric(app, "P(|f − y| ≤ ε) ≥ Ω") < wide
+
+
+def test_the_sinc_demo_draws_the_tube_and_the_curves(app):
+    app.select_slider(key="sinc_epsilon").set_value(0.5).run()
+    charts = [json.loads(chart.proto.spec) for chart in app.get("plotly_chart")]
+    tube = next(c for c in charts if any(t.get("name") == "MPMR ± ε" for t in c["data"]))
+    traces = {t["name"]: t for t in tube["data"]}
+    band = values(traces["MPMR ± ε"]["y"])
+    fit = values(traces["MPMR"]["y"])
+    np.testing.assert_allclose(band[: fit.size] - fit, 0.5, atol=1e-12)  # the upper edge is f + ε
+    curves_chart = next(c for c in charts if any(t.get("name") == "measured coverage" for t in c["data"]))
+    omega_curve = next(t for t in curves_chart["data"] if t["name"].startswith("Ω"))
+    epsilons, omegas = values(omega_curve["x"]), values(omega_curve["y"])
+    assert np.all(np.diff(omegas) > 0) and epsilons.min() > 0  # Ω grows with ε
+    app.radio(key="sinc_law").set_value("t3").run()
+    assert not app.exception
