@@ -116,7 +116,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         pairs = PairData(winner * n + sample, loser * n + sample, np.ones(winner.size), classes.size * n)
         fit = self._fit_laplace(X, slice(None), pairs, n_blocks=classes.size)
         self.classes_ = classes
-        self._alpha = fit.alpha.reshape(classes.size, -1).T
+        # C order, as a model file gives it back: a transposed view takes another BLAS path, and the
+        # loaded model's predictions would differ from these in the last bits.
+        self._alpha = np.ascontiguousarray(fit.alpha.reshape(classes.size, -1).T)
         self.latent_ = fit.instance_latent.reshape(classes.size, n).T
         return self
 
