@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, run_experiment
+from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, read_result, run_experiment
 from ordercore.figures import against_figure, sweep_figure
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
@@ -22,7 +22,8 @@ def show(result: dict, prefix: str) -> None:
     cells[0].metric("SVR test MAE", f"{summary['svr_mae_mean']:,.4g}")
     cells[1].metric("SSL test MAE", f"{summary['ssl_mae_mean']:,.4g}")
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
-    cells[3].metric("Paired t-test p", f"{summary.get('p_value', float('nan')):.2g}")
+    p_value = summary.get("p_value")
+    cells[3].metric("Paired t-test p", "—" if p_value is None else f"{p_value:.2g}")
     trials = pd.DataFrame(result["trials"])
     figure = against_figure(
         trials["svr_mae"],
@@ -94,12 +95,11 @@ def main() -> None:
             try:
                 if file.size > MAX_RESULT_BYTES:
                     raise ValueError("the file is larger than 20 MB")
-                result = json.loads(file.getvalue())
-                if not isinstance(result, dict) or result.get("experiment") not in ("table1", "figure2", "bedroom"):
-                    raise ValueError("not a result of 'python -m ordercore experiments'")
+                result = read_result(file.getvalue())
+            except ValueError as error:
+                st.error(f"Could not open this file: {error}.")
+            else:
                 show(result, "experiment_file")
-            except (ValueError, KeyError) as error:
-                st.error(f"Could not open this file: {error}")
 
 
 main()

@@ -83,8 +83,11 @@ def build_rule(data) -> Rule | None:
     left, right = st.columns(2)
     margin = left.number_input("margin d", value=0.0, key="rule_margin")
     weight = right.number_input("weight w", 0.0, value=1.0, key="rule_weight")
+    conditions = [c for c in conditions if c is not None]
+    if not conditions:
+        st.info("Choose at least one 'roughly equal' condition above.")
+        return None
     try:
-        conditions = [c for c in conditions if c is not None]
         return Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
     except (ValueError, TypeError) as error:
         st.error(f"This rule is not complete: {error}")

@@ -22,6 +22,7 @@ from ordercore.experiments import (
     Protocol,
     bedroom_rule,
     norm_comparison_table,
+    read_result,
     report_table,
     run_experiment,
     with_household_columns,
@@ -347,7 +348,7 @@ TABLES = {"report": report_table, "compare": norm_comparison_table}
 def experiments(args) -> int:
     if args.experiment in TABLES:
         try:
-            print(TABLES[args.experiment]([json.loads(path.read_text()) for path in args.files]))
+            print(TABLES[args.experiment]([read_result(path.read_bytes()) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
