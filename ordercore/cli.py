@@ -361,7 +361,8 @@ def experiments(args) -> int:
     data, name, protocol = _experiment_setup(args)
     values = None
     if getattr(args, "values", None):
-        values = [int(v) if args.vary in ("p", "l") else v for v in args.values]
+        # p and l are counts: a whole value becomes an int, any other is left for Protocol.check to refuse
+        values = [int(v) if args.vary in ("p", "l") and v.is_integer() else v for v in args.values]
     progress = TerminalProgress(f"{args.experiment} {name}")
     result = run_experiment(
         args.experiment, data, name, protocol, args.trials, args.seed, args.jobs, progress,

@@ -104,6 +104,12 @@ class Protocol:
             raise ValueError(f"norm must be one of {sorted(REGRESSORS)}, got {self.norm!r}")
         if self.norm != 1 and self.tune != "svr":
             raise ValueError("the 2-norm runs the seeds' tuning only (tune 'svr'); warm lambda paths are the LP's")
+        for name, least in (("n_labeled", 2), ("n_unlabeled", 0), ("n_preferences", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not (np.isfinite(value) and float(value).is_integer() and value >= least):
+                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if not (np.isfinite(self.beta) and self.beta >= 0):
+            raise ValueError(f"beta must be finite and >= 0, got {self.beta!r}")
         if self.n_labeled + self.n_unlabeled >= n_rows:
             raise ValueError(
                 f"l + u = {self.n_labeled} + {self.n_unlabeled} leaves no test rows among the table's {n_rows}"
@@ -462,6 +468,8 @@ def figure2(
     field_name = SWEEPS[vary][0]
     values = tuple(values) if values else sweep_values(vary, protocol)
     protocols = [(value, replace(protocol, **{field_name: value})) for value in values]
+    for _, varied in protocols:
+        varied.check(len(data.y))
     results = run_trials(data, protocols, trials, seed, jobs, progress, scheduler=scheduler)
     points = []
     for value in values:

@@ -664,3 +664,12 @@ def test_a_press_that_stops_the_last_answers_callback_cannot_answer_its_pair_aga
     store = Store(f"sqlite:///{store_path}")
     answers = store.answers(store.session("s1").id)
     assert answers[["row_a", "row_b", "choice"]].values.tolist() == [[pair[0], pair[1], "a"]]
+
+
+def test_the_experiments_page_without_benchmark_data_says_what_to_do(store_path, monkeypatch):
+    """No ORDERCORE_DATA: no data set to pick and no Run (it failed with the advice said twice)."""
+    monkeypatch.delenv("ORDERCORE_DATA", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("app_pages/experiments.py").run()
+    assert not at.exception and "set ORDERCORE_DATA" in at.info[0].value
+    assert "experiment_run" not in [button.key for button in at.button]

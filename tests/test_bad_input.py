@@ -317,3 +317,15 @@ def test_the_studio_refuses_data_its_models_cannot_fit(target, feature, message)
     frame = pd.DataFrame({"x": feature, "z": [0.0, 1.0, 0.0, 1.0], "y": target})
     with pytest.raises(ValueError, match=message):
         data_settings(frame, "upload", "y", ["x", "z"], {"n_labeled": 2, "test_fraction": 0.0})
+
+
+def test_no_candidate_pairs_suggest_no_pair_and_a_missing_directory_is_named(data, tmp_path):
+    X, y = data
+    preferences = PreferenceSet([4], [5])
+    for model in (OrderPreferenceRegressor().fit(X, y, preferences), GPPreferenceModel().fit(X, preferences)):
+        pairs, scores = model.suggest_pairs(np.zeros((0, 2), dtype=int), k=3, return_scores=True)
+        assert pairs.shape == (0, 2) and scores.shape == (0,)
+        with pytest.raises(ValueError, match="k must be a positive integer"):
+            model.suggest_pairs(np.zeros((0, 2), dtype=int), k=0)
+        with pytest.raises(FileNotFoundError, match="no directory .*absent$"):
+            model.save(tmp_path / "absent" / "model.npz")

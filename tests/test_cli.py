@@ -252,6 +252,10 @@ def bad_files(tmp_path, homes):
     return tmp_path
 
 
+SWEEP = ["experiments", "figure2", "--data", "{homes}", "--target", "price", "--labeled", "10", "--unlabeled", "10"]
+SWEEP += ["--trials", "1", "--out", "{tmp}/r.json", "--vary"]
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -264,6 +268,10 @@ def bad_files(tmp_path, homes):
         (["experiments", "report", "{tmp}/deep.json"], "nested too deeply"),
         (["experiments", "report", "{tmp}/result.json"], "'summary' must be an object"),
         (["experiments", "compare", "{tmp}/result.json"], "'summary' must be an object"),
+        ([*SWEEP, "p", "--values", "1.5"], "n_preferences must be a whole number >= 0, got 1.5"),  # was run as 1
+        ([*SWEEP, "p", "--values", "-5"], "n_preferences must be a whole number >= 0, got -5"),
+        ([*SWEEP, "l", "--values", "1"], "n_labeled must be a whole number >= 2, got 1"),
+        ([*SWEEP, "beta", "--values", "nan"], "beta must be finite and >= 0, got nan"),
     ],
 )
 def test_bad_files_end_with_one_line_and_nothing_written(bad_files, homes, arguments, message):

@@ -461,7 +461,9 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         """
         check_is_fitted(self)
         pairs = check_candidate_pairs(candidate_pairs, self.X_fit_.shape[0])
-        mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
-        scores = bald_information(mean, variance, self.noise_)
+        scores = np.zeros(0)  # no candidates: no pair
+        if len(pairs):
+            mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
+            scores = bald_information(mean, variance, self.noise_)
         chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
         return (chosen, chosen_scores) if return_scores else chosen
