@@ -10,7 +10,7 @@ from ordercore.figures import rows_map
 from ordercore.quality import audit_accuracy
 from ordercore.shared_queue import next_queued_pair, queue_summary
 from ordercore.store import MAX_COPIES
-from ordercore.studio import identifier_column, readable
+from ordercore.studio import check_margin, identifier_column, readable
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",
@@ -43,6 +43,11 @@ def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | N
         float(state.pair_margin),
         state.get("pair_swapped"),
     )
+    try:
+        check_margin(state.study, margin)
+    except ValueError as error:
+        state.pair_error = str(error)
+        return
     # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
     # pair leaves the screen before the write and nothing touches the state after it (stopped between
     # the two, the pair stayed on screen and the next key answered it again).

@@ -20,6 +20,7 @@ from ordercore.rules import (
     suggested_conditions,
 )
 from ordercore.session_files import import_session_file, read_session_file
+from ordercore.studio import check_margin
 
 PREVIEW_PAIRS = 300
 
@@ -206,6 +207,7 @@ def main() -> None:
                 "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
             ):
                 try:
+                    check_margin(data, rule.margin)
                     app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator())
                 except ValueError as error:
                     st.error(f"The rule was not added: {error}")

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ordercore.datasets import BENCHMARKS, Dataset, data_directory, load_dataset, prepare, read_csv
 from ordercore.lp.problem import TargetScaling
+from ordercore.preferences import PreferenceSet
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
@@ -125,6 +126,12 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         raise ValueError("labeled and test rows overlap")
     TargetScaling.from_labels(dataset.y[labeled])  # the models' scaling of the labels: ValueError if it overflows
     return StudyData(dataset, labeled, test)
+
+
+def check_margin(data: StudyData, margin: float) -> None:
+    """``ValueError`` saying why when the models cannot fit a preference with this margin (in the
+    target's units) on the session's labels (``TargetScaling.margins``)."""
+    TargetScaling.from_labels(data.y_true[data.labeled]).margins(PreferenceSet([0], [1], float(margin)))
 
 
 def data_settings(

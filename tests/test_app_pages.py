@@ -673,3 +673,36 @@ def test_the_experiments_page_without_benchmark_data_says_what_to_do(store_path,
     at.switch_page("app_pages/experiments.py").run()
     assert not at.exception and "set ORDERCORE_DATA" in at.info[0].value
     assert "experiment_run" not in [button.key for button in at.button]
+
+
+def test_a_margin_the_models_cannot_fit_is_refused_before_it_is_stored(ready, store_path):
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.number_input(key="pair_margin").set_value(1e30).run()
+    answer_button(at, "answer_a").click().run()
+    assert not at.exception and "margin of 1e+30 is more than 1e+09 times the labels' spread" in at.error[0].value
+    at.switch_page("app_pages/rules.py").run()
+    at.number_input(key="rule_margin").set_value(1e300).run()
+    at.button(key="rule_add").click().run()
+    assert not at.exception and at.error[0].value.startswith("The rule was not added: a preference margin of 1e+300")
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    assert store.answers(session_id).empty and store.rules(session_id) == [] and store.revision(session_id) == 0
+
+
+def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(ready, store_path):
+    """An answer whose margin the LP cannot take, stored behind the page's back (as an older Studio or
+    another client could): Pairwise and Model say so in one line and keep working; removing it from
+    My answers ends it.  (Each page visit raised the solver's traceback.)"""
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    data = ready.session_state["study"]
+    store.add_answer(session_id, *data.pool[:2].tolist(), "a", "ann", margin=1e30)
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    assert not at.exception and at.error[0].value.startswith("The model could not be trained")
+    assert "margin of 1e+30" in at.error[0].value and "\n" not in at.error[0].value
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and any(error.value.startswith("The model could not be trained") for error in at.error)
+    at.switch_page("app_pages/pairwise.py").run()
+    at.selectbox(key="history_answer").set_value(int(store.answers(session_id)["id"].iloc[0])).run()
+    at.button(key="history_remove").click().run()
+    assert not at.exception and not at.error and store.answers(session_id).empty

@@ -329,3 +329,22 @@ def test_no_candidate_pairs_suggest_no_pair_and_a_missing_directory_is_named(dat
             model.suggest_pairs(np.zeros((0, 2), dtype=int), k=0)
         with pytest.raises(FileNotFoundError, match="no directory .*absent$"):
             model.save(tmp_path / "absent" / "model.npz")
+
+
+def test_a_margin_beyond_1e9_label_spreads_is_refused_and_the_last_fit_stays():
+    """Labels 0 and 2 (median 1, standard deviation 1): margin 1e9 is d~ = 1e9, the largest taken; 1.1e9
+    is refused at fit and at add_preferences, with the fit as it was (the LP failed with 'no certified
+    optimum after 3 attempts' from about 1e20)."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0.0, 2.0, np.nan, np.nan])
+    model = OrderPreferenceRegressor().fit(X, y, PreferenceSet([2], [3], 1e9))
+    before = model.predict(X), model.preferences_
+    for estimator in (model, TwoNormOrderPreferenceRegressor()):
+        with pytest.raises(
+            ValueError, match="margin of 1.1e\\+09 is more than 1e\\+09 times the labels' spread \\(1\\)"
+        ):
+            estimator.fit(X, y, PreferenceSet([2], [3], 1.1e9))
+    with pytest.raises(ValueError, match="too large to solve with"):
+        model.add_preferences(PreferenceSet([3], [2], -1e300))
+    np.testing.assert_array_equal(model.predict(X), before[0])
+    assert model.preferences_ == before[1]

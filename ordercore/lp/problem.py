@@ -50,6 +50,11 @@ LARGEST_LABEL = np.finfo(np.float64).max / 1e6
 for f~ beyond the scaled labels (an expansion over the centers can reach past them)."""
 
 
+LARGEST_SCALED_MARGIN = 1e9
+"""Largest |d~| (a margin in units of the labels' standard deviation) the LP takes: at 1e15 its
+solution already loses the labels' digits, and from about 1e20 (HiGHS's infinity) it fails."""
+
+
 @dataclass(frozen=True)
 class TargetScaling:
     """y~ = (y - center) / scale, so that targets near 1e5 solve like targets near 1."""
@@ -74,8 +79,16 @@ class TargetScaling:
         return cls(center, scale)
 
     def margins(self, preferences: PreferenceSet) -> np.ndarray:
-        """Scaled margins d~ = (d - center u) / scale, shape (p,)."""
-        return (preferences.margin - self.center * unary_sign(preferences)) / self.scale
+        """Scaled margins d~ = (d - center u) / scale, shape (p,); ``ValueError`` beyond
+        ``LARGEST_SCALED_MARGIN``."""
+        scaled = (preferences.margin - self.center * unary_sign(preferences)) / self.scale
+        if np.any(np.abs(scaled) > LARGEST_SCALED_MARGIN):
+            largest = preferences.margin[np.argmax(np.abs(scaled))]
+            raise ValueError(
+                f"a preference margin of {largest:.3g} is more than {LARGEST_SCALED_MARGIN:.0g} times the labels' "
+                f"spread ({self.scale:.3g}), too large to solve with; margins are in the target's units"
+            )
+        return scaled
 
 
 def unary_sign(preferences: PreferenceSet) -> np.ndarray:
