@@ -348,3 +348,15 @@ def test_a_margin_beyond_1e9_label_spreads_is_refused_and_the_last_fit_stays():
         model.add_preferences(PreferenceSet([3], [2], -1e300))
     np.testing.assert_array_equal(model.predict(X), before[0])
     assert model.preferences_ == before[1]
+
+
+def test_gradient_boosting_without_a_numeric_feature_says_so():
+    import pandas as pd
+
+    from ordercore.studio import study_data
+    from ordercore.workbench import monotone_boosting_mae
+
+    frame = pd.DataFrame({"kind": list("abcabcabca"), "y": np.arange(10.0)})
+    data = study_data(frame, "y", ["kind"], {"n_labeled": 5, "test_fraction": 0.5})
+    with pytest.raises(ValueError, match="no numeric feature"):
+        monotone_boosting_mae(data, None)  # the page's select box offers nothing: None
