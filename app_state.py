@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.agreement import annotator_weights, weigh_clicks
+from ordercore.exceptions import SolverError
 from ordercore.quality import rule_trust
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
@@ -188,15 +189,20 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
     if st.session_state.get("trust_for") != key or bench.trust is None:
         text = "Cross-validating on the labels: do the preferences help, and how much to trust each source?"
         bar = st.progress(0.0, text=text)
-        with st.spinner("Cross-validating, then measuring each source's effect…"):
-            bench.assess_trust(
-                preferences,
-                names,
-                accuracies,
-                np.random.default_rng(0),
-                lambda done, total: bar.progress(done / total, text),
-            )
-        bar.empty()
+        try:
+            with st.spinner("Cross-validating, then measuring each source's effect…"):
+                bench.assess_trust(
+                    preferences,
+                    names,
+                    accuracies,
+                    np.random.default_rng(0),
+                    lambda done, total: bar.progress(done / total, text),
+                )
+        except (ValueError, SolverError) as error:
+            st.error(f"Automatic trust could not assess the preferences: {error}.")
+            return None
+        finally:
+            bar.empty()
         st.session_state.trust_for = key
     return bench.trust
 
@@ -220,8 +226,13 @@ def retrain(session, data: StudyData):
         trusted,
     )
     if st.session_state.get("retrained_for") != signature:
-        report = bench.update(preferences, session_sources(session, provenance) if trusted else None)
         st.session_state.retrained_for = signature
+        try:
+            report = bench.update(preferences, session_sources(session, provenance) if trusted else None)
+        except (ValueError, SolverError) as error:
+            st.session_state.retrain_error = str(error)
+            return bench, preferences, provenance
+        st.session_state.retrain_error = None
         st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
         if data.test.size and not report.timed_out:
             model, params = model_choice()
@@ -236,7 +247,14 @@ def retrain(session, data: StudyData):
 
 
 def warn_if_retrain_stopped() -> None:
-    """Say so when the last retrain stopped at the time limit, what the model shown is, and what to do."""
+    """Say so when the last retrain failed or stopped at the time limit, what the model shown is, and
+    what to do."""
+    failed = st.session_state.get("retrain_error")
+    if failed:
+        st.error(
+            f"The model could not be trained on this session's preferences: {failed}. The last model stays; "
+            "remove what caused it (your answer under **My answers**, a rule or an import on **Rules**)."
+        )
     history = st.session_state.get("retrain_history") or []
     if history and history[-1]["timed_out"]:
         last = history[-1]

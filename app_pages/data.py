@@ -49,6 +49,9 @@ def main() -> None:
         if file is None and session.dataset_id is None:
             st.info("Choose a CSV file.")
             return
+        if file is not None and file.size > MAX_DATASET_BYTES:
+            st.error(f"Could not open this data set: it is larger than {MAX_DATASET_BYTES // 2**20} MB.")
+            return
         upload = file.getvalue() if file is not None else app_state.store().dataset(session.dataset_id)["content"]
     try:
         frame, default_target, default_features = load_source(source, upload)
@@ -82,12 +85,15 @@ def main() -> None:
         )
         picked = [int(row) for row in selection.selection.rows]
     left, middle, right = st.columns(3)
+    # At most all rows but two (one to test, one to pair), and the key carries the row count: a small
+    # table's budget starts within its range.
+    most = max(1, len(frame) - 2)
     n_labeled = left.number_input(
         "Labeled budget l",
         1,
-        max(1, len(frame) - 2),
-        int(settings.get("n_labeled", DEFAULT_N_LABELED)),
-        key="data_n_labeled",
+        most,
+        min(int(settings.get("n_labeled", DEFAULT_N_LABELED)), most),
+        key=f"data_n_labeled_{len(frame)}",
     )
     test_fraction = middle.slider(
         "Hidden test share of the rest",

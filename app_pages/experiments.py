@@ -7,8 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, run_experiment
+from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, read_result, run_experiment
 from ordercore.figures import against_figure, sweep_figure
+from ordercore.studio import available_sources
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
 
@@ -22,7 +23,8 @@ def show(result: dict, prefix: str) -> None:
     cells[0].metric("SVR test MAE", f"{summary['svr_mae_mean']:,.4g}")
     cells[1].metric("SSL test MAE", f"{summary['ssl_mae_mean']:,.4g}")
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
-    cells[3].metric("Paired t-test p", f"{summary.get('p_value', float('nan')):.2g}")
+    p_value = summary.get("p_value")
+    cells[3].metric("Paired t-test p", "—" if p_value is None else f"{p_value:.2g}")
     trials = pd.DataFrame(result["trials"])
     figure = against_figure(
         trials["svr_mae"],
@@ -55,51 +57,64 @@ def main() -> None:
     st.title("Experiments")
     run_tab, open_tab = st.tabs(["Run", "Open a result file"])
     with run_tab:
-        kind = st.radio(
-            "Protocol",
-            ["table1", "figure2", "bedroom"],
-            key="experiment_kind",
-            horizontal=True,
-            format_func={"table1": "Table 1", "figure2": "Fig. 2 sweep", "bedroom": "Bedroom rule (California)"}.get,
-        )
-        dataset = st.selectbox("Data set", sorted(BENCHMARKS), key="experiment_dataset", disabled=kind == "bedroom")
-        extra = {}
-        if kind == "figure2":
-            extra["vary"] = st.selectbox("Vary", sorted(SWEEPS), key="experiment_vary")
-        if kind == "bedroom":
-            extra["reading"] = st.selectbox(
-                "Bedrooms read as", ["per_person", "total", "per_household"], key="experiment_reading"
-            )
-        trials = st.number_input("Trials", 1, 50, 2, key="experiment_trials")
-        quick = st.checkbox("Quick (3 × 3 grid, 3 folds)", True, key="experiment_quick")
-        if st.button("Run", type="primary", key="experiment_run"):
-            try:
-                st.session_state.experiment_result = run(kind, dataset, int(trials), quick, extra)
-            except (FileNotFoundError, ValueError) as error:
-                st.error(f"Could not run: {error}. Set ORDERCORE_DATA to the benchmark data directory.")
-        if "experiment_result" in st.session_state:
-            result = st.session_state.experiment_result
-            show(result, "experiment_run")
-            st.download_button(
-                "Download the result (JSON)",
-                json.dumps(result, indent=1),
-                file_name=f"{result['experiment']}.json",
-                key="experiment_download",
-            )
+        run_section()
     with open_tab:
-        file = st.file_uploader(
-            "Result JSON written by `python -m ordercore experiments`", type=["json"], key="experiment_file"
+        open_section()
+
+
+def run_section() -> None:
+    """The protocols, run on the benchmark data sets ORDERCORE_DATA holds (none: what to do)."""
+    datasets = [source for source in available_sources() if source in BENCHMARKS]
+    if not datasets:
+        st.info("The experiments run on the benchmark data sets: set ORDERCORE_DATA to their directory.")
+        return
+    kind = st.radio(
+        "Protocol",
+        ["table1", "figure2", "bedroom"],
+        key="experiment_kind",
+        horizontal=True,
+        format_func={"table1": "Table 1", "figure2": "Fig. 2 sweep", "bedroom": "Bedroom rule (California)"}.get,
+    )
+    dataset = st.selectbox("Data set", datasets, key="experiment_dataset", disabled=kind == "bedroom")
+    extra = {}
+    if kind == "figure2":
+        extra["vary"] = st.selectbox("Vary", sorted(SWEEPS), key="experiment_vary")
+    if kind == "bedroom":
+        extra["reading"] = st.selectbox(
+            "Bedrooms read as", ["per_person", "total", "per_household"], key="experiment_reading"
         )
-        if file is not None:
-            try:
-                if file.size > MAX_RESULT_BYTES:
-                    raise ValueError("the file is larger than 20 MB")
-                result = json.loads(file.getvalue())
-                if not isinstance(result, dict) or result.get("experiment") not in ("table1", "figure2", "bedroom"):
-                    raise ValueError("not a result of 'python -m ordercore experiments'")
-                show(result, "experiment_file")
-            except (ValueError, KeyError) as error:
-                st.error(f"Could not open this file: {error}")
+    trials = st.number_input("Trials", 1, 50, 2, key="experiment_trials")
+    quick = st.checkbox("Quick (3 × 3 grid, 3 folds)", True, key="experiment_quick")
+    if st.button("Run", type="primary", key="experiment_run"):
+        try:
+            st.session_state.experiment_result = run(kind, dataset, int(trials), quick, extra)
+        except (FileNotFoundError, ValueError) as error:
+            st.error(f"Could not run: {error}")
+    if "experiment_result" in st.session_state:
+        result = st.session_state.experiment_result
+        show(result, "experiment_run")
+        st.download_button(
+            "Download the result (JSON)",
+            json.dumps(result, indent=1),
+            file_name=f"{result['experiment']}.json",
+            key="experiment_download",
+        )
+
+
+def open_section() -> None:
+    """A result file opened and plotted, or what is wrong with it in one line."""
+    file = st.file_uploader(
+        "Result JSON written by `python -m ordercore experiments`", type=["json"], key="experiment_file"
+    )
+    if file is not None:
+        try:
+            if file.size > MAX_RESULT_BYTES:
+                raise ValueError("the file is larger than 20 MB")
+            result = read_result(file.getvalue())
+        except ValueError as error:
+            st.error(f"Could not open this file: {error}.")
+        else:
+            show(result, "experiment_file")
 
 
 main()

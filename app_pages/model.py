@@ -270,6 +270,8 @@ def main() -> None:
         trust = app_state.assess_trust(session, data, app_state.workbench(session, data), preferences, provenance)
     bench, preferences, provenance = app_state.retrain(session, data)
     app_state.warn_if_retrain_stopped()
+    if st.session_state.get("retrain_error"):
+        return
     trust_section(trust, app_state.session_sources(session, provenance))
     history = st.session_state.retrain_history
     if not history:

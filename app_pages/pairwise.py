@@ -10,7 +10,7 @@ from ordercore.figures import rows_map
 from ordercore.quality import audit_accuracy
 from ordercore.shared_queue import next_queued_pair, queue_summary
 from ordercore.store import MAX_COPIES
-from ordercore.studio import identifier_column, readable
+from ordercore.studio import check_margin, identifier_column, readable
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",
@@ -34,23 +34,30 @@ def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | N
     """Store the answer for ``pair``, the pair on screen when the button was drawn (committed before
     the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for a new
     pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored."""
-    if st.session_state.get("current_pair") != pair:
+    state, store = st.session_state, app_state.store()
+    if state.get("current_pair") != pair:
         return
+    annotator, weight, margin, swapped = (
+        app_state.annotator(),
+        float(state.pair_weight),
+        float(state.pair_margin),
+        state.get("pair_swapped"),
+    )
     try:
-        app_state.store().add_answer(
-            session_id,
-            *pair,
-            choice,
-            app_state.annotator(),
-            weight=float(st.session_state.pair_weight),
-            margin=float(st.session_state.pair_margin),
-            rule_id=rule_id,
-            swapped=st.session_state.get("pair_swapped"),
+        check_margin(state.study, margin)
+    except ValueError as error:
+        state.pair_error = str(error)
+        return
+    # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
+    # pair leaves the screen before the write and nothing touches the state after it (stopped between
+    # the two, the pair stayed on screen and the next key answered it again).
+    state.current_pair = None
+    try:
+        store.add_answer(
+            session_id, *pair, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
         )
     except ValueError as error:
-        st.session_state.pair_error = str(error)
-        return
-    st.session_state.current_pair = None
+        state.current_pair, state.pair_error = pair, str(error)
 
 
 def undo(session_id: int) -> None:

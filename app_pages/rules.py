@@ -20,6 +20,7 @@ from ordercore.rules import (
     suggested_conditions,
 )
 from ordercore.session_files import import_session_file, read_session_file
+from ordercore.studio import check_margin
 
 PREVIEW_PAIRS = 300
 
@@ -83,8 +84,11 @@ def build_rule(data) -> Rule | None:
     left, right = st.columns(2)
     margin = left.number_input("margin d", value=0.0, key="rule_margin")
     weight = right.number_input("weight w", 0.0, value=1.0, key="rule_weight")
+    conditions = [c for c in conditions if c is not None]
+    if not conditions:
+        st.info("Choose at least one 'roughly equal' condition above.")
+        return None
     try:
-        conditions = [c for c in conditions if c is not None]
         return Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
     except (ValueError, TypeError) as error:
         st.error(f"This rule is not complete: {error}")
@@ -203,6 +207,7 @@ def main() -> None:
                 "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
             ):
                 try:
+                    check_margin(data, rule.margin)
                     app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator())
                 except ValueError as error:
                     st.error(f"The rule was not added: {error}")

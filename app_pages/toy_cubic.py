@@ -99,7 +99,7 @@ def main() -> None:
             try:
                 demo.add_pair(x_a, x_b)
             except ValueError as error:
-                st.error(f"{error}. Pick two different x values.")
+                st.error(f"The pair was not added: {error}.")
         undo, clear = st.columns(2)
         if undo.button("Undo last", key="toy_undo", disabled=not demo.pairs, width="stretch"):
             demo.pairs.pop()

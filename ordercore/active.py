@@ -184,6 +184,8 @@ def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences:
     order the fit is least sure of; with a fitted ``reference`` model (e.g. the SVR beside an SSL fit)
     it is |Δ - Δ_reference|, Δ = f(a) - f(b): the pair on which the two fits differ most."""
     pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
+    if not len(pairs):  # nothing to choose from: no pair (k is still checked)
+        return rank_unsettled(np.zeros(0), pairs, k, preferences)
     rows, inverse = np.unique(pairs, return_inverse=True)
     inverse = inverse.reshape(pairs.shape)
 

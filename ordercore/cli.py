@@ -23,6 +23,7 @@ from ordercore.experiments import (
     Protocol,
     bedroom_rule,
     norm_comparison_table,
+    read_result,
     report_table,
     run_experiment,
     with_household_columns,
@@ -371,7 +372,7 @@ TABLES = {"report": report_table, "compare": norm_comparison_table}
 def experiments(args) -> int:
     if args.experiment in TABLES:
         try:
-            print(TABLES[args.experiment]([json.loads(path.read_text()) for path in args.files]))
+            print(TABLES[args.experiment]([read_result(path.read_bytes()) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
@@ -386,7 +387,8 @@ def experiments(args) -> int:
     data, name, protocol = _experiment_setup(args)
     values = None
     if getattr(args, "values", None):
-        values = [int(v) if args.vary in ("p", "l") else v for v in args.values]
+        # p and l are counts: a whole value becomes an int, any other is left for Protocol.check to refuse
+        values = [int(v) if args.vary in ("p", "l") and v.is_integer() else v for v in args.values]
     progress = TerminalProgress(f"{args.experiment} {name}")
     result = run_experiment(
         args.experiment, data, name, protocol, args.trials, args.seed, args.jobs, progress,

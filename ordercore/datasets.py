@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordercore.magnitudes import standard_deviation
+
 DATA_ENVIRONMENT_VARIABLE = "ORDERCORE_DATA"
 MAX_CATEGORIES = 50
 """A text column with more distinct values than this is refused as a feature (likely an id)."""
@@ -93,8 +95,9 @@ class Preprocessing:
         if not np.isfinite(values).all():
             raise ValueError("numeric features contain infinite values")
         levels = tuple((column, _levels(frame[column])) for column in features if column in categorical)
-        std = values.std(axis=0)
-        mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
+        std = standard_deviation(values, axis=0)
+        with np.errstate(over="ignore", invalid="ignore"):  # a mean beyond float64: transform refuses
+            mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
         return cls(tuple(numeric), tuple(map(float, mean)), tuple(map(float, scale)), levels)
 
     @property
@@ -121,7 +124,15 @@ class Preprocessing:
         if not np.isfinite(values).all():
             raise ValueError("numeric features contain infinite values")
         # x~ = (x - mean) / scale, the fitting table's mean and scale
-        blocks = [(values - np.array(self.mean)) / np.array(self.scale)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            blocks = [(values - np.array(self.mean)) / np.array(self.scale)]
+        wide = [
+            column
+            for column, finite in zip(self.numeric, np.isfinite(blocks[0]).all(axis=0), strict=True)
+            if not finite
+        ]
+        if wide:
+            raise ValueError(f"feature column(s) {wide} span too wide a range for float64 to standardise; rescale them")
         for column, levels in self.categorical:
             blocks.append((frame[column].astype(str).to_numpy()[:, None] == np.array(levels)[None, :]).astype(float))
         return np.hstack(blocks)
@@ -226,12 +237,16 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
         source = io.BytesIO(source)
     try:
         frame = pd.read_csv(source, nrows=max_rows + 1)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"could not read the CSV: it is not UTF-8 text (byte {error.object[error.start]:#x} at {error.start})"
+        ) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     if len(frame) > max_rows:
         raise ValueError(f"the CSV has more than {max_rows} rows")
     if frame.empty or frame.shape[1] < 2:
-        raise ValueError("the CSV needs a header and at least two columns (a target and a feature)")
+        raise ValueError("the CSV needs a header and at least two columns separated by commas (a target and a feature)")
     return frame
 
 

@@ -17,6 +17,7 @@ for both SVR (lambda2 = 0) and SSL, its own gamma and lambda1 tuned by the same 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -103,6 +104,12 @@ class Protocol:
             raise ValueError(f"norm must be one of {sorted(REGRESSORS)}, got {self.norm!r}")
         if self.norm != 1 and self.tune != "svr":
             raise ValueError("the 2-norm runs the seeds' tuning only (tune 'svr'); warm lambda paths are the LP's")
+        for name, least in (("n_labeled", 2), ("n_unlabeled", 0), ("n_preferences", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not (np.isfinite(value) and float(value).is_integer() and value >= least):
+                raise ValueError(f"{name} must be a whole number >= {least}, got {value!r}")
+        if not (np.isfinite(self.beta) and self.beta >= 0):
+            raise ValueError(f"beta must be finite and >= 0, got {self.beta!r}")
         if self.n_labeled + self.n_unlabeled >= n_rows:
             raise ValueError(
                 f"l + u = {self.n_labeled} + {self.n_unlabeled} leaves no test rows among the table's {n_rows}"
@@ -461,6 +468,8 @@ def figure2(
     field_name = SWEEPS[vary][0]
     values = tuple(values) if values else sweep_values(vary, protocol)
     protocols = [(value, replace(protocol, **{field_name: value})) for value in values]
+    for _, varied in protocols:
+        varied.check(len(data.y))
     results = run_trials(data, protocols, trials, seed, jobs, progress, scheduler=scheduler)
     points = []
     for value in values:
@@ -633,6 +642,56 @@ def bedroom(
 
 
 EXPERIMENTS = ("table1", "figure2", "bedroom", "rules")
+
+RESULT_NUMBERS = {
+    "summary": ("svr_mae_mean", "ssl_mae_mean", "improvement"),
+    "trials": ("svr_mae", "ssl_mae"),
+    "points": ("value", "svr_mae_mean", "svr_mae_std", "ssl_mae_mean", "ssl_mae_std"),
+}
+"""The numbers a result file must hold where the Experiments page reads it: per field of the document,
+the names each record (the summary, every trial, every point of a sweep) has."""
+
+
+def read_result(content: bytes) -> dict:
+    """A result file written by ``python -m ordercore experiments`` (its bytes), parsed as JSON and
+    checked to have the shape the Experiments page reads; ``ValueError`` saying what is wrong."""
+    try:
+        result = json.loads(content)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"not a JSON file ({error})") from None
+    except RecursionError:
+        raise ValueError("not a result file: its JSON is nested too deeply") from None
+    if not isinstance(result, dict) or result.get("experiment") not in (*EXPERIMENTS, *TABLE1_LIKE):
+        raise ValueError("not a result of 'python -m ordercore experiments' (its 'experiment' field names none)")
+    if not isinstance(result.get("protocol"), dict):
+        raise ValueError("'protocol' must be an object (the settings the experiment ran with)")
+    if result["experiment"] != "figure2":
+        _check_numbers(result, "summary", many=False)
+        _check_numbers(result, "trials", many=True)
+        if not isinstance(result["summary"].get("p_value", 0.0), int | float | None):
+            raise ValueError(f"summary.p_value must be a number, got {result['summary']['p_value']!r}")
+        return result
+    if result.get("vary") not in SWEEPS or not isinstance(result.get("dataset"), str):
+        raise ValueError(f"a figure2 result names its data set and what it varies (one of {sorted(SWEEPS)})")
+    _check_numbers(result, "points", many=True)
+    return result
+
+
+def _check_numbers(result: dict, field: str, many: bool) -> None:
+    """``ValueError`` unless result[field] is an object (``many``: a list of objects) holding every
+    number ``RESULT_NUMBERS[field]`` names."""
+    records = result.get(field)
+    if not (isinstance(records, list) if many else isinstance(records, dict)):
+        kind = "a list of objects" if many else "an object"
+        raise ValueError(f"'{field}' must be {kind}, got {type(records).__name__}")
+    for position, record in enumerate(records if many else [records]):
+        where = f"{field}[{position}]" if many else field
+        if not isinstance(record, dict):
+            raise ValueError(f"{where} must be an object, got {type(record).__name__}")
+        for name in RESULT_NUMBERS[field]:
+            value = record.get(name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{where}.{name} must be a number, got {value!r}")
 
 
 def run_experiment(

@@ -308,7 +308,7 @@ class PreferenceSet:
 def _parse_json(text: str):
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"not valid preference JSON: {error}") from None
 
 

@@ -41,6 +41,8 @@ NEAR_SAMPLE_ROWS = 1000
 
 SCOPES = ("training", "labeled", "all")
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
+NAME_MAX_LENGTH = 200
+"""Longest rule name (the store's limit for every name)."""
 
 
 # ---------------------------------------------------------------------------------------- conditions
@@ -279,6 +281,11 @@ class Rule:
         object.__setattr__(self, "conditions", tuple(self.conditions))
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a rule needs a name")
+        if len(self.name) > NAME_MAX_LENGTH or not self.name.isprintable():
+            raise ValueError(
+                f"a rule name has at most {NAME_MAX_LENGTH} characters and no control characters (tabs, line "
+                f"breaks, NUL); this one has {len(self.name)}"
+            )
         if not self.conditions:
             raise ValueError(f"rule {self.name!r} needs at least one 'roughly equal' condition")
         for condition in self.conditions:
@@ -353,7 +360,7 @@ class Rule:
     def from_json(cls, text: str) -> Rule:
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, RecursionError) as error:
             raise ValueError(f"rule JSON does not parse: {error}") from None
         return cls.from_dict(data)
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ordercore.preferences import PreferenceSet
 from ordercore.rules import RULE_FORMAT, Rule, generate
+from ordercore.store import check_annotator
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
@@ -57,8 +58,10 @@ def read_session_file(name: str, content: bytes) -> SessionFile:
 def _read_json(content: bytes) -> SessionFile:
     try:
         document = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise ValueError(f"could not read the JSON: {error}") from None
+    if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
+        return SessionFile("rules", rules=[document])
     if isinstance(document, dict):  # PreferenceSet.to_json's document
         return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
@@ -95,13 +98,13 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
     held = {rule.to_json() for _, rule in store.rules(session_id)}
     made = []
-    for document in file.rules:
+    for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule = Rule.from_dict(document)
         if rule.to_json() not in held:
             pairs = document.get("pairs")
             max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
-            made.append((rule, generated, document.get("annotator") or annotator))
+            made.append((rule, generated, check_annotator(document.get("annotator") or annotator)))
             held.add(rule.to_json())
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)

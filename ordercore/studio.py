@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ordercore.datasets import BENCHMARKS, Dataset, data_directory, load_dataset, prepare, read_csv
+from ordercore.lp.problem import TargetScaling
+from ordercore.preferences import PreferenceSet
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
@@ -113,6 +115,8 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         test = np.sort(rest[: int(round(float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)) * rest.size))])
     else:
         n_labeled = int(settings.get("n_labeled", DEFAULT_N_LABELED))
+        if known.size < 2:
+            raise ValueError(f"the target column {target!r} has a value in {known.size} row(s); at least 2 are needed")
         if not 1 <= n_labeled < known.size:
             raise ValueError(f"the labeled budget must be between 1 and {known.size - 1} (rows with a target)")
         order = rng.permutation(known)
@@ -120,7 +124,14 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         labeled, test = np.sort(order[:n_labeled]), np.sort(order[n_labeled : n_labeled + n_test])
     if np.intersect1d(labeled, test).size:
         raise ValueError("labeled and test rows overlap")
+    TargetScaling.from_labels(dataset.y[labeled])  # the models' scaling of the labels: ValueError if it overflows
     return StudyData(dataset, labeled, test)
+
+
+def check_margin(data: StudyData, margin: float) -> None:
+    """``ValueError`` saying why when the models cannot fit a preference with this margin (in the
+    target's units) on the session's labels (``TargetScaling.margins``)."""
+    TargetScaling.from_labels(data.y_true[data.labeled]).margins(PreferenceSet([0], [1], float(margin)))
 
 
 def data_settings(

@@ -112,9 +112,11 @@ def read_rules(path: Path) -> list[Rule]:
     """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
     try:
         document = json.loads(Path(path).read_text())
-        documents = document if isinstance(document, list) else [document]
-        return [Rule.from_dict(item) for item in documents]
-    except (ValueError, UnicodeDecodeError) as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise ValueError(f"{path}: not a JSON file ({error})") from None
+    try:
+        return [Rule.from_dict(item) for item in (document if isinstance(document, list) else [document])]
+    except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
 
 

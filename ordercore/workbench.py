@@ -388,6 +388,8 @@ def monotone_boosting_mae(data: StudyData, column: str) -> float:
     """Test MAE of gradient boosting on the same labels and numeric features, constrained to
     increase with ``column``: the usual way to state one order relation without preferences."""
     numeric = data.numeric_features()
+    if not numeric:
+        raise ValueError("this session has no numeric feature for gradient boosting to increase with")
     if column not in numeric:
         raise ValueError(f"{column!r} is not a numeric feature of this session; choose one of {numeric}")
     if not data.test.size:

@@ -236,3 +236,62 @@ def test_table1_on_any_table_runs_the_seeds_protocol(tmp_path, capsys):
     assert "2 rows without 'y' are left out" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="leaves no test rows"):
         main([*arguments, "--unlabeled", "108", "--out", str(out)])
+
+
+@pytest.fixture
+def bad_files(tmp_path, homes):
+    """Files the CLI must refuse in one line: labels past float64's room, JSON nested too deeply, a
+    rules file that is not JSON, a result file of the wrong shape, a rule with a 201-character name."""
+    frame = pd.read_csv(homes)
+    frame["price"] = np.where(frame["price"].notna(), np.sign(frame["price"] - frame["price"].median()) * 1e305, np.nan)
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    (tmp_path / "words.json").write_text("rules: more bedrooms")
+    (tmp_path / "result.json").write_text(json.dumps({"experiment": "table1", "protocol": {}, "summary": [1]}))
+    (tmp_path / "long.json").write_text(json.dumps({**RULE.to_dict(), "name": "n" * 201}))
+    return tmp_path
+
+
+SWEEP = ["experiments", "figure2", "--data", "{homes}", "--target", "price", "--labeled", "10", "--unlabeled", "10"]
+SWEEP += ["--trials", "1", "--out", "{tmp}/r.json", "--vary"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["fit", "{tmp}/wide.csv", "--target", "price", "--out", "{tmp}/m.npz"], "labels reach 1e+305"),
+        (["fit", "{homes}", "--target", "price", "--rules", "{tmp}/deep.json", "--out", "{tmp}/m.npz"], "not a JSON"),
+        (["fit", "{homes}", "--target", "price", "--rules", "{tmp}/words.json", "--out", "{tmp}/m.npz"], "not a JSON"),
+        (["fit", "{homes}", "--target", "price", "--preferences", "{tmp}/deep.json", "--out", "{tmp}/m.npz"], "JSON"),
+        (["rules", "apply", "{tmp}/long.json", "{homes}", "--out", "{tmp}/p.csv"], "at most 200 characters"),
+        (["check", "{tmp}/deep.json"], "not valid preference JSON"),
+        (["experiments", "report", "{tmp}/deep.json"], "nested too deeply"),
+        (["experiments", "report", "{tmp}/result.json"], "'summary' must be an object"),
+        (["experiments", "compare", "{tmp}/result.json"], "'summary' must be an object"),
+        ([*SWEEP, "p", "--values", "1.5"], "n_preferences must be a whole number >= 0, got 1.5"),  # was run as 1
+        ([*SWEEP, "p", "--values", "-5"], "n_preferences must be a whole number >= 0, got -5"),
+        ([*SWEEP, "l", "--values", "1"], "n_labeled must be a whole number >= 2, got 1"),
+        ([*SWEEP, "beta", "--values", "nan"], "beta must be finite and >= 0, got nan"),
+    ],
+)
+def test_bad_files_end_with_one_line_and_nothing_written(bad_files, homes, arguments, message):
+    arguments = [a.format(homes=homes, tmp=bad_files) for a in arguments]
+    with pytest.raises(SystemExit) as raised:
+        main(arguments)
+    assert str(raised.value).startswith("error: ") and message in str(raised.value) and "\n" not in str(raised.value)
+    assert not (bad_files / "m.npz").exists() and not (bad_files / "p.csv").exists()
+
+
+def test_labels_near_1e300_fit_from_the_command_line(tmp_path, homes):
+    """The same table with the price times 1e295 (prices near 1e300): predictions times 1e295 (they were
+    all empty: NaN)."""
+    frame = pd.read_csv(homes)
+    frame["price"] *= 1e295
+    frame.to_csv(tmp_path / "huge.csv", index=False)
+    for name in ("homes", "huge"):
+        table = homes if name == "homes" else tmp_path / "huge.csv"
+        main(["fit", str(table), "--target", "price", "--id", "home_id", "--out", str(tmp_path / f"{name}.npz")])
+        main(["predict", str(tmp_path / f"{name}.npz"), str(table), "--out", str(tmp_path / f"{name}.csv")])
+    ordinary, huge = predictions(tmp_path / "homes.csv"), predictions(tmp_path / "huge.csv")
+    assert np.all(np.isfinite(huge))
+    np.testing.assert_allclose(huge / 1e295, ordinary, rtol=1e-9)

@@ -1,14 +1,17 @@
 """End to end in a real browser: `streamlit run app.py`, Debian's chromium driven by Playwright.
 
 Create a session, set up the sample data, answer three pairs by clicking, kill and restart the
-server, and find the three answers still there.  On a California session with a rule touching
-thousands of rows (more than the exact GP may take), start a GP fit, cancel it, start it again and
-see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also
-rewrites docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
+server, and find the three answers still there.  Two annotators in two browser contexts on one
+session: keys typed ahead of the page, per-annotator undo and edit, the data-switch refusal and a
+kill -9 with an answer in flight, each checked against the store.  On a California session with a
+rule touching thousands of rows (more than the exact GP may take), start a GP fit, cancel it, start
+it again and see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
+docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
 Playwright is missing (.ci/run installs both).
 """
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -84,16 +87,21 @@ def stop_server(server: subprocess.Popen) -> None:
     server.wait(timeout=10)
 
 
-def open_page(driver, timeout_ms: float):
-    """(browser, page): Debian's chromium, headless, and a page whose waits time out after timeout_ms."""
-    browser = driver.chromium.launch(
+def launch(driver):
+    """Debian's chromium, headless (never a downloaded browser)."""
+    return driver.chromium.launch(
         executable_path=CHROMIUM,
         headless=True,
         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     )
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+
+def open_page(browser, timeout_ms: float):
+    """A page in a browser context of its own (its own Streamlit session), whose waits time out after
+    timeout_ms."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.set_default_timeout(timeout_ms)
-    return browser, page
+    return page
 
 
 def settle(page, timeout: float = 30.0) -> None:
@@ -142,7 +150,8 @@ def test_three_answers_survive_a_server_kill(tmp_path):
     server = start_server(port, store_path)
     try:
         with playwright.sync_playwright() as driver:
-            browser, page = open_page(driver, 60_000)
+            browser = launch(driver)
+            page = open_page(browser, 60_000)
             page.goto(url)
             page.get_by_role("button", name="Create session").wait_for()
             settle(page)
@@ -196,7 +205,8 @@ def test_a_gp_fit_too_large_for_the_exact_model_is_cancelled_then_finishes(tmp_p
     server = start_server(port, store_path)
     try:
         with playwright.sync_playwright() as driver:
-            browser, page = open_page(driver, 300_000)
+            browser = launch(driver)
+            page = open_page(browser, 300_000)
             page.goto(f"http://127.0.0.1:{port}")
             page.get_by_role("link", name="Model").click()
             fit = page.get_by_role("button", name="Fit the GP preference model")
@@ -212,6 +222,150 @@ def test_a_gp_fit_too_large_for_the_exact_model_is_cancelled_then_finishes(tmp_p
             page.get_by_text("Fitted in").wait_for(timeout=120_000)
             page.get_by_text("Rank correlation with").wait_for()
             assert page.get_by_text("in the background:").count() == 0
+            browser.close()
+    finally:
+        stop_server(server)
+
+
+def shared_session(store_path: Path) -> int:
+    """A session on the sample homes (l = 60), as the Data page sets it up; its id."""
+    frame, target, features = load_source("sample")
+    settings, _ = data_settings(frame, "sample", target, features, {"n_labeled": 60, "test_fraction": 0.2})
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.create_session("shared", settings=settings).id
+    store.engine.dispose()
+    return session_id
+
+
+def stored_answers(store_path: Path, session_id: int):
+    """The session's answers as the store holds them now (read by a fresh handle, as another process)."""
+    store = Store(f"sqlite:///{store_path}")
+    answers = store.answers(session_id)
+    store.engine.dispose()
+    return answers
+
+
+def annotator_page(browser, url: str, name: str, timeout_ms: float):
+    """A page in its own browser context (its own Streamlit session), named ``name``, on Pairwise."""
+    page = open_page(browser, timeout_ms)
+    page.goto(url)
+    page.get_by_role("textbox", name="Annotator").wait_for()
+    settle(page)
+    type_into(page, "Annotator", name)
+    page.get_by_role("link", name="Pairwise").click()
+    page.get_by_role("button", name="A higher").wait_for()
+    settle(page)
+    page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
+    return page
+
+
+RECORD_KEYS = """
+window.seen = [];
+window.addEventListener("keydown", (event) => {
+  const captions = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')].map((node) => node.innerText);
+  window.seen.push([event.key, captions.find((text) => text.startsWith("Rows "))]);
+}, true);
+"""
+"""Records, at each key press, the pair caption on screen as the key goes down (before the app sees it)."""
+CHOICES = {"a": "a", "b": "b", "e": "equal"}
+PAIR_CAPTION = re.compile(r"^Rows (\d+) \(A\) and (\d+) \(B\)")
+
+
+def shown_pair(page) -> tuple[int, int]:
+    """The rows of the pair on screen, from its caption 'Rows i (A) and j (B) ...'."""
+    caption = page.get_by_text(PAIR_CAPTION).inner_text()
+    return tuple(int(row) for row in PAIR_CAPTION.match(caption).groups())
+
+
+def wait_for_answers(store_path: Path, session_id: int, count: int, timeout: float = 30.0):
+    """The stored answers once there are ``count`` of them (an AssertionError after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answers = stored_answers(store_path, session_id)
+        if len(answers) == count or time.monotonic() > deadline:
+            assert len(answers) == count, answers
+            return answers
+        time.sleep(0.2)
+
+
+def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
+    """Two annotators in two browser contexts on one session.  Ann presses A, B, E 100 ms apart, faster
+    than the page moves on: only answers for the pair on screen when their key went down are stored,
+    no pair twice.  Bob answers; Ann's undo then removes her own last answer, not Bob's later one; Bob
+    changes his to 'about equal' in his history, Ann's stay as they were.  The Data page refuses to
+    switch the session's data.  A kill -9 of the server while Ann's next key is in flight loses none of
+    the answers the store had confirmed, and a reopened page shows them.  Checked against the store."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    settings = Store(f"sqlite:///{store_path}").session("shared").settings
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, store_path)
+    failure = tmp_path / "failure.png"
+    try:
+        with playwright.sync_playwright() as driver:
+            browser = launch(driver)
+            ann, bob = annotator_page(browser, url, "ann", 60_000), annotator_page(browser, url, "bob", 60_000)
+
+            ann.evaluate(RECORD_KEYS)
+            for key in "abe":  # faster than the page moves on
+                ann.keyboard.press(key)
+                ann.wait_for_timeout(100)
+            settle(ann)
+            typed = stored_answers(store_path, session_id)
+            assert 1 <= len(typed) <= 3 and set(typed["annotator"]) == {"ann"}
+            stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
+            seen = [
+                (CHOICES[key], tuple(map(int, PAIR_CAPTION.match(caption).groups())))
+                for key, caption in ann.evaluate("window.seen")
+            ]
+            # Each answer is for the pair on screen when its key went down, and no pair is answered twice.
+            assert stored[0] == seen[0] and set(stored) <= set(seen)
+            assert len({frozenset(pair) for _, pair in stored}) == len(stored)
+            wait_for_metric(ann, "Answers given", str(len(typed)), failure)
+
+            bob_pair = shown_pair(bob)
+            bob.get_by_role("button", name="B higher").click()
+            answers = wait_for_answers(store_path, session_id, len(typed) + 1)
+            assert answers.iloc[-1][["row_a", "row_b", "choice", "annotator"]].tolist() == [*bob_pair, "b", "bob"]
+
+            ann.keyboard.press("u")  # undo: Ann's last answer goes, Bob's stays
+            answers = wait_for_answers(store_path, session_id, len(typed))
+            assert answers["id"].tolist() == [*typed["id"].iloc[:-1], answers["id"].iloc[-1]]
+            assert answers["annotator"].tolist().count("bob") == 1
+
+            bob.get_by_text("My answers (1)").click()
+            bob.get_by_role("button", name="about equal", exact=True).click()
+            settle(bob)
+            deadline = time.monotonic() + 30
+            while stored_answers(store_path, session_id).set_index("annotator").loc["bob", "choice"] != "equal":
+                assert time.monotonic() < deadline, "Bob's edit never reached the store"
+                time.sleep(0.2)
+            edited = stored_answers(store_path, session_id)
+            ann_rows = ["id", "row_a", "row_b", "choice"]
+            assert edited[edited["annotator"] == "ann"][ann_rows].equals(
+                answers[answers["annotator"] == "ann"][ann_rows]
+            )
+
+            ann.get_by_role("link", name="Data").click()
+            ann.get_by_text("its data is fixed").wait_for()
+            assert ann.get_by_role("button", name="Use this data for the session").count() == 0
+            assert Store(f"sqlite:///{store_path}").session("shared").settings == settings
+
+            ann.get_by_role("link", name="Pairwise").click()
+            wait_for_metric(ann, "Answers given", str(len(edited)), failure)
+            ann.evaluate("document.activeElement && document.activeElement.blur()")
+            confirmed = stored_answers(store_path, session_id)
+            ann.keyboard.press("a")
+            stop_server(server)  # kill -9 while that answer is in flight
+            server = start_server(port, store_path)
+            after = stored_answers(store_path, session_id)
+            assert set(confirmed["id"]) <= set(after["id"]) and len(after) <= len(confirmed) + 1
+            kept = after.set_index("id").loc[confirmed["id"], ["row_a", "row_b", "choice", "annotator"]]
+            assert kept.equals(confirmed.set_index("id")[["row_a", "row_b", "choice", "annotator"]])
+            bob.goto(url)  # a reopened page shows what the store holds
+            bob.get_by_role("link", name="Pairwise").click()
+            wait_for_metric(bob, "Answers given", str(len(after)), failure)
             browser.close()
     finally:
         stop_server(server)

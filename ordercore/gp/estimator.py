@@ -23,6 +23,7 @@ from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
+from ordercore.magnitudes import check_kernel_input, standard_deviation
 from ordercore.preferences import PreferenceSet
 
 MAX_SCORE_PAIRS = 200_000
@@ -76,7 +77,7 @@ def standardisation(X: np.ndarray, normalize: bool) -> tuple[np.ndarray, np.ndar
     """Feature means and scales (each (n_features,)) that standardise X, or 0 and 1 without normalize."""
     if not normalize:
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
-    scale = X.std(axis=0)
+    scale = standard_deviation(X, axis=0)
     scale[scale == 0] = 1.0
     return X.mean(axis=0), scale
 
@@ -171,8 +172,9 @@ class LaplaceGPMixin:
         ``MemoryBudgetError`` before any work when the fit would need more than ``memory_limit``.
         progress : optional callable(evaluations: int, log_evidence: float) after each evaluation of
         the hyperparameter search."""
-        mean, scale = standardisation(X, self.normalize)
-        inputs = (X[rows] - mean) / scale
+        center, scale = standardisation(X, self.normalize)
+        inputs = (X[rows] - center) / scale
+        check_kernel_input(inputs, what="X (standardised)" if self.normalize else "X")
         method = self._plan(pairs.n_latent, pairs.winner.size, len(inputs), n_blocks).method
         rng = check_random_state(self.random_state)
         prior = _gamma_prior(self.length_scale_prior)
@@ -187,7 +189,7 @@ class LaplaceGPMixin:
             theta, (kernel, _, fit) = start, problem.laplace(start)
         else:
             theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress)
-        self._mean, self._scale, self._inputs = mean, scale, basis
+        self._mean, self._scale, self._inputs = center, scale, basis
         self.method_ = method
         self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
         self.noise_ = float(np.exp(theta[-1]))
@@ -255,7 +257,9 @@ class LaplaceGPMixin:
     def _standardise(self, X) -> np.ndarray:
         """X checked against the fit's features and standardised as the training inputs were."""
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (X - self._mean) / self._scale
+        X = (X - self._mean) / self._scale
+        check_kernel_input(X, what="X (standardised)" if self.normalize else "X")
+        return X
 
 
 class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
@@ -457,7 +461,9 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         """
         check_is_fitted(self)
         pairs = check_candidate_pairs(candidate_pairs, self.X_fit_.shape[0])
-        mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
-        scores = bald_information(mean, variance, self.noise_)
+        scores = np.zeros(0)  # no candidates: no pair
+        if len(pairs):
+            mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
+            scores = bald_information(mean, variance, self.noise_)
         chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
         return (chosen, chosen_scores) if return_scores else chosen

@@ -21,6 +21,7 @@ from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
+from ordercore.magnitudes import check_kernel_input
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
@@ -67,12 +68,14 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
             raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
         if np.isnan(y).all():
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
+        check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         return X, y
 
     def predict(self, X):
         """f(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
         return kernel @ self.dual_coef_ + self.intercept_
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ordercore.magnitudes import standard_deviation
 from ordercore.preferences import ZERO, PreferenceSet
 
 KERNEL_ENTRY_FLOOR = 1e-12
@@ -42,6 +43,16 @@ KERNEL_ENTRY_FLOOR = 1e-12
 ``small_matrix_value`` (default 1e-9, which would silently drop larger ones, e.g. the kernel
 differences of two nearby points) is lowered to it; 1e-12 is the smallest HiGHS accepts.  The LP's
 f then differs from the exact kernel expansion by at most 1e-12 * ||alpha~||_1 (scaled units)."""
+
+
+LARGEST_LABEL = np.finfo(np.float64).max / 1e6
+"""Largest |label| the kernel regressors fit: f = center + scale f~ keeps a factor 1e6 of float64's range
+for f~ beyond the scaled labels (an expansion over the centers can reach past them)."""
+
+
+LARGEST_SCALED_MARGIN = 1e9
+"""Largest |d~| (a margin in units of the labels' standard deviation) the LP takes: at 1e15 its
+solution already loses the labels' digits, and from about 1e20 (HiGHS's infinity) it fails."""
 
 
 @dataclass(frozen=True)
@@ -53,16 +64,31 @@ class TargetScaling:
 
     @classmethod
     def from_labels(cls, y: np.ndarray) -> TargetScaling:
-        """Median and standard deviation of the labeled targets y, shape (l,)."""
+        """Median and standard deviation of the labeled targets y, shape (l,) (one that does not
+        overflow for labels near 1e300).  ``ValueError`` for labels beyond ``LARGEST_LABEL``."""
+        largest = float(np.max(np.abs(y)))
+        if not largest <= LARGEST_LABEL:
+            raise ValueError(
+                f"the labels reach {largest:.3g}, too close to float64's limit: the fitted function, which may go "
+                f"beyond the labels, would overflow (labels up to {LARGEST_LABEL:.2g} are fitted); rescale the target"
+            )
         center = float(np.median(y))
-        scale = float(np.std(y))
+        scale = standard_deviation(y)
         if not scale > 0:
             scale = max(abs(center), 1.0)
         return cls(center, scale)
 
     def margins(self, preferences: PreferenceSet) -> np.ndarray:
-        """Scaled margins d~ = (d - center u) / scale, shape (p,)."""
-        return (preferences.margin - self.center * unary_sign(preferences)) / self.scale
+        """Scaled margins d~ = (d - center u) / scale, shape (p,); ``ValueError`` beyond
+        ``LARGEST_SCALED_MARGIN``."""
+        scaled = (preferences.margin - self.center * unary_sign(preferences)) / self.scale
+        if np.any(np.abs(scaled) > LARGEST_SCALED_MARGIN):
+            largest = preferences.margin[np.argmax(np.abs(scaled))]
+            raise ValueError(
+                f"a preference margin of {largest:.3g} is more than {LARGEST_SCALED_MARGIN:.0g} times the labels' "
+                f"spread ({self.scale:.3g}), too large to solve with; margins are in the target's units"
+            )
+        return scaled
 
 
 def unary_sign(preferences: PreferenceSet) -> np.ndarray:
