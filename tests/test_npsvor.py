@@ -8,6 +8,7 @@ import scipy.sparse as sp
 
 from ordercore import NPSVOR
 from ordercore.npsvor.problem import predict_nearest, predict_order
+from ordercore.npsvor.synthetic import synthetic_ordinal
 from tests.reference_qp import solve_qp
 
 TIGHT = {"epsilon_s": 1e-10, "max_iter": 100_000}
@@ -190,3 +191,15 @@ def test_bad_arrays_raise_value_errors():
         model.predict(X[:, :2])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         NPSVOR().fit(X, ranks[:-1])
+
+
+def test_synthetic_data_are_seeded_sparse_unit_rows_with_equal_ranks():
+    X, y = synthetic_ordinal(1000, 3000, nnz_per_row=30, n_ranks=4, random_state=3)
+    again, y_again = synthetic_ordinal(1000, 3000, nnz_per_row=30, n_ranks=4, random_state=3)
+    assert (X != again).nnz == 0 and np.array_equal(y, y_again)
+    assert X.shape == (1000, 3000) and np.all(np.diff(X.indptr) == 30)
+    assert all(np.all(np.diff(X.indices[X.indptr[i] : X.indptr[i + 1]]) > 0) for i in range(1000))  # distinct
+    np.testing.assert_allclose(np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel()), 1.0)
+    np.testing.assert_array_equal(np.bincount(y), [0, 250, 250, 250, 250])
+    with pytest.raises(ValueError, match="nnz_per_row"):
+        synthetic_ordinal(10, 5, nnz_per_row=6)

@@ -43,6 +43,20 @@ def _row_axpy(step, w, indptr, indices, data, bias, i):
 
 
 @njit(cache=True, nogil=True)
+def squared_norms(indptr, data, bias):
+    """A_i = x_iᵀx_i + bias² (n_rows,) (eq. (10), x augmented by the bias feature), without a copy
+    of the rows."""
+    n_rows = indptr.shape[0] - 1
+    norms = np.empty(n_rows)
+    for i in range(n_rows):
+        total = bias * bias
+        for p in range(indptr[i], indptr[i + 1]):
+            total += data[p] * data[p]
+        norms[i] = total
+    return norms
+
+
+@njit(cache=True, nogil=True)
 def _box_step(alpha, gradient, curvature, upper):
     """argmin over s in [0, upper] of ½ A (s − α)² + G s (eq. (13)); with A = 0 (an empty row) the
     linear term alone decides."""

@@ -6,7 +6,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ordercore.npsvor.coordinate_descent import dual_coordinate_descent
+from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
 from ordercore.npsvor.problem import dual_variables, rank_signs, row_duals, variable_duals
 
 
@@ -19,11 +19,6 @@ class NPSVORSolution(NamedTuple):
     dual: np.ndarray
     n_iter: np.ndarray
     initial_violation: np.ndarray
-
-
-def squared_norms(X: sp.csr_matrix, bias: float) -> np.ndarray:
-    """A_i = x_iᵀx_i + bias² (n,) (eq. (10), x augmented with the bias feature)."""
-    return np.asarray(X.multiply(X).sum(axis=1)).ravel() + bias * bias
 
 
 def weights_from_duals(X: sp.csr_matrix, bias: float, ranks: np.ndarray, k: int, alpha: np.ndarray) -> np.ndarray:
@@ -55,7 +50,7 @@ def solve_npsvor(
     so the warm fit stops at the accuracy a cold one would."""
     n, d = X.shape
     indptr, indices, data = X.indptr, X.indices, X.data
-    norms = squared_norms(X, bias)
+    norms = squared_norms(indptr, data, bias)
     weights = np.zeros((n_ranks, d + 1))
     dual = np.zeros((n_ranks, n))
     n_iter = np.zeros(n_ranks, dtype=np.int64)
