@@ -6,6 +6,8 @@ the latter's 2-norm variant (its eq. (7)), ``TwoNormOrderPreferenceRegressor``.
 Chu & Ghahramani, "Preference Learning with Gaussian Processes" (ICML 2005): ``GPPreferenceModel``.
 Strohmann & Grudic, "A Formulation for Minimax Probability Machine Regression" (NIPS 2002):
 ``MPMRegressor``, with its bound Omega on P(|f(x) - y| <= epsilon).
+Shi, Wang, Shen & Niu, "A Novel Large-scale Ordinal Regression Model": ``NPSVOR``, linear nonparallel
+support vector ordinal regression by dual coordinate descent.
 A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.model_files``).
 """
 
@@ -25,6 +27,7 @@ from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.model_files import load
 from ordercore.mpmr.estimator import MPMRegressor
+from ordercore.npsvor.estimator import NPSVOR
 from ordercore.preferences import ZERO, PreferenceSet
 
 __all__ = [
@@ -37,6 +40,7 @@ __all__ = [
     "MemoryBudgetError",
     "MPMRegressor",
     "NotPositiveDefiniteError",
+    "NPSVOR",
     "OrderPreferenceRegressor",
     "PreferenceSet",
     "SolverError",

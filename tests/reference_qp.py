@@ -56,21 +56,22 @@ def dual_optimum(gram, kernel_labeled, y, kernel_i, kernel_j, margin, weight, la
     constraints[l + 1 :, :l], constraints[l + 1 :, l + p :] = np.eye(l), np.eye(l)  # a + pi >= 0
     upper = np.concatenate([np.full(l, 1.0 / l), lambda2 / max(p, 1) * weight, np.full(l, 1.0 / l)])
     lower = np.concatenate([-np.full(l, 1.0 / l), np.zeros(p + l)])
-    x = _solve(hessian, cost, constraints, lower, upper, np.concatenate([[0.0], np.full(2 * l, np.inf)]))
+    row_upper = np.concatenate([[0.0], np.full(2 * l, np.inf)])
+    x = solve_qp(hessian, cost, constraints, lower, upper, np.zeros(1 + 2 * l), row_upper)
     pi, mu = x[:l], x[l : l + p]
     assert abs(pi.sum() + unary @ mu) < 1e-9 and np.all(x >= lower - 1e-9) and np.all(x <= upper + 1e-9)
     objective = y @ pi - epsilon * np.abs(pi).sum() + margin @ mu - 0.5 * x[: l + p] @ curvature @ x[: l + p]
     return objective, pi, mu
 
 
-def _solve(hessian, cost, constraints, column_lower, column_upper, row_upper) -> np.ndarray:
-    """min (1/2) x^T hessian x + cost^T x, 0 <= constraints x <= row_upper, column bounds; HiGHS QP."""
+def solve_qp(hessian, cost, constraints, column_lower, column_upper, row_lower, row_upper) -> np.ndarray:
+    """min (1/2) x^T hessian x + cost^T x, row_lower <= constraints x <= row_upper, column bounds; HiGHS QP."""
     model = highspy.HighsModel()
     lp = model.lp_
     matrix = sp.csc_matrix(constraints)
     lp.num_row_, lp.num_col_ = matrix.shape
     lp.col_cost_, lp.col_lower_, lp.col_upper_ = cost, column_lower, column_upper
-    lp.row_lower_, lp.row_upper_ = np.zeros(matrix.shape[0]), row_upper
+    lp.row_lower_, lp.row_upper_ = row_lower, row_upper
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
     triangle = sp.csc_matrix(np.tril(hessian))  # HiGHS's triangular format: the lower triangle by columns
