@@ -46,7 +46,10 @@ def cv_summary(cv, decision) -> None:
     columns[2].metric("CV gain over SVR", readable(best["gain"]))
     columns[2].caption(f"95 % interval: {readable(best['low'])} to {readable(best['high'])}")
     if decision.lambda2 > 0:
-        st.success(f"The preferences help: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}.")
+        noise = "" if best["low"] > 0 else " (within the noise of so few labels: its interval reaches below 0)"
+        st.success(
+            f"The preferences help{noise}: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}."
+        )
     elif best["gain"] < 0:
         worse = f"{readable(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
         certainty = "clearly " if best["high"] < 0 else ""
@@ -56,7 +59,7 @@ def cv_summary(cv, decision) -> None:
             "their pairs or remove them."
         )
     else:
-        st.warning("The preferences do not clearly help (the gain is within its noise): SSL is SVR (λ2 = 0).")
+        st.warning("The preferences neither help nor harm the cross-validated error: SSL is SVR (λ2 = 0).")
 
 
 def trust_section(trust, names) -> None:
@@ -252,7 +255,7 @@ def main() -> None:
         }
         st.session_state.automatic_trust = st.toggle(
             "Automatic trust: weigh each source of preferences by its measured accuracy, and choose λ1 and λ2 "
-            "by cross-validation on the labels (SVR unless the preferences clearly help)",
+            "by cross-validation on the labels (SVR unless the preferences lower the cross-validated error)",
             value=app_state.automatic_trust(),
             key="model_automatic_trust",
             help="On: the λ1 and λ2 above are the starting point only. Off: SSL uses them and the stored weights.",
