@@ -47,9 +47,7 @@ def cv_summary(cv, decision) -> None:
     columns[2].caption(f"95 % interval: {readable(best['low'])} to {readable(best['high'])}")
     if decision.lambda2 > 0:
         noise = "" if best["low"] > 0 else " (within the noise of so few labels: its interval reaches below 0)"
-        st.success(
-            f"The preferences help{noise}: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}."
-        )
+        st.success(f"The preferences help{noise}: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}.")
     elif best["gain"] < 0:
         worse = f"{readable(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
         certainty = "clearly " if best["high"] < 0 else ""
