@@ -13,7 +13,11 @@ import numpy as np
 import ordercore
 from ordercore import GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
 
-NEEDS_EXTRA = {"ordercore.store": "app (sqlalchemy)", "ordercore.figures": "app (plotly)"}
+NEEDS_EXTRA = {
+    "ordercore.store": "app (sqlalchemy)",
+    "ordercore.session_files": "app (sqlalchemy: it checks files against the store it imports into)",
+    "ordercore.figures": "app (plotly)",
+}
 
 if "site-packages" not in ordercore.__file__:
     sys.exit(f"ordercore was imported from {ordercore.__file__}, not from the installed wheel")
