@@ -297,7 +297,7 @@ def _tabular(name: str, n_ranks: int) -> OrdinalData:
         **dataset.metadata,
         "cut_points": cuts.tolist(),
         "cut": f"{n_ranks}-quantiles of the target over all rows",
-        "rank_counts": np.bincount(ranks, minlength=n_ranks).tolist(),
+        "rank_counts": np.bincount(ranks).tolist(),
         "features": dataset.feature_names,
     }
     return OrdinalData(f"{name}-{n_ranks}", cuts.size + 1, split, False, metadata)
