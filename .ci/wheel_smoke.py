@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import ordercore
-from ordercore import GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
+from ordercore import NPSVOR, GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
 
 NEEDS_EXTRA = {
     "ordercore.store": "app (sqlalchemy)",
@@ -40,4 +40,6 @@ assert np.all(np.isfinite(lp.predict(X))) and np.all(np.isfinite(gp.predict(X)))
 labeled = ~np.isnan(y)
 mpmr = MPMRegressor(gamma=0.5, epsilon=0.5).fit(X[labeled], y[labeled])
 assert np.all(np.isfinite(mpmr.predict(X))) and 0 < mpmr.omega_ <= 1
-print(f"wheel: {len(imported)} core modules import; the LP, the GP and MPMR fit ({ordercore.__file__})")
+npsvor = NPSVOR(random_state=0).fit(X, np.searchsorted([-0.5, 0.5], X[:, 0]))  # numba compiles in the wheel
+assert set(npsvor.predict(X)) <= {0, 1, 2}
+print(f"wheel: {len(imported)} core modules import; the LP, the GP, MPMR and NPSVOR fit ({ordercore.__file__})")

@@ -34,6 +34,7 @@ from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.mpmr.estimator import MPMRegressor
+from ordercore.npsvor.estimator import NPSVOR
 from ordercore.preferences import COLUMNS, PreferenceSet
 
 FORMAT = "ordercore-model"
@@ -48,6 +49,7 @@ ESTIMATORS = {
         GPPreferenceModel,
         GPLabelPreferenceModel,
         MPMRegressor,
+        NPSVOR,
     )
 }
 """The classes a model file may name: the only ones ``read_model`` builds."""

@@ -1,12 +1,14 @@
 """NPSVOR (seed 004) against independent checks: each rank's primal (4) solved as a general QP by
 HiGHS's QP solver, DCD-1 against DCD-2, the prediction rules (36) and (5) on hand-worked values, label coding,
-warm starts against cold fits, and bad input."""
+warm starts against cold fits, bad input, and model files."""
+
+import json
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ordercore import NPSVOR
+from ordercore import NPSVOR, ModelFileError, load
 from ordercore.npsvor.problem import predict_nearest, predict_order
 from ordercore.npsvor.synthetic import synthetic_ordinal
 from tests.reference_qp import solve_qp
@@ -203,3 +205,45 @@ def test_synthetic_data_are_seeded_sparse_unit_rows_with_equal_ranks():
     np.testing.assert_array_equal(np.bincount(y), [0, 250, 250, 250, 250])
     with pytest.raises(ValueError, match="nnz_per_row"):
         synthetic_ordinal(10, 5, nnz_per_row=6)
+
+
+# ---------------------------------------------------------------------------------------- model files
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_loaded_model_predicts_and_warm_starts_as_the_original(tmp_path, sparse):
+    X, ranks = ordinal_data(n=40, d=4, K=4, seed=3)
+    X = sp.csr_matrix(X) if sparse else X
+    labels = np.array(["a", "b", "c", "d"])[ranks]
+    model = NPSVOR(C=0.5, fit_intercept=True, intercept_scaling=2.0, warm_start=True, random_state=1)
+    model.fit(X[:30], labels[:30]).save(tmp_path / "npsvor.npz")
+    loaded = load(tmp_path / "npsvor.npz")
+    assert type(loaded) is NPSVOR and loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X), strict=True)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X), strict=True)
+    for rule in ("order", "nearest"):
+        loaded.set_params(prediction=rule), model.set_params(prediction=rule)
+        assert np.array_equal(loaded.predict(X), model.predict(X))
+    model.fit(X, labels), loaded.fit(X, labels)  # both warm-start from the same duals
+    np.testing.assert_array_equal(loaded.dual_coef_, model.dual_coef_)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda doc, arrays: doc["scalars"].update(classes=[2, 1, 3]), "increasing order"),
+        (lambda doc, arrays: doc["scalars"].update(classes=[1, 2]), "one label .* per rank"),
+        (lambda doc, arrays: arrays["weights"].__setitem__((0, 0), np.nan), "finite"),
+        (lambda doc, arrays: arrays.update(weights=arrays["weights"][:, :-1].copy()), "n_features \\+ 1"),
+    ],
+)
+def test_a_tampered_model_file_is_refused(tmp_path, change, match):
+    X, ranks = ordinal_data(n=30, K=3)
+    path = tmp_path / "npsvor.npz"
+    NPSVOR(random_state=0).fit(X, ranks + 1).save(path)
+    with np.load(path) as archive:
+        entries = dict(archive)
+    document = json.loads(entries["metadata"].tobytes())
+    change(document, entries)
+    entries["metadata"] = np.frombuffer(json.dumps(document).encode(), dtype=np.uint8)
+    np.savez(path, **entries)
+    with pytest.raises(ModelFileError, match=match):
+        load(path)

@@ -131,12 +131,16 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
             warm_start=self._warm_solution(classes, X.shape[0]),
         )
         self.classes_ = classes
+        self._set_solution(solution)
+        return self
+
+    def _set_solution(self, solution: NPSVORSolution) -> None:
+        """The fitted attributes of ``solution`` (a fit's or a model file's)."""
         self._solution = solution
         self.coef_ = solution.weights[:, :-1]
         self.intercept_ = solution.weights[:, -1] * (self.intercept_scaling if self.fit_intercept else 0.0)
         self.dual_coef_ = solution.dual
         self.n_iter_ = solution.n_iter
-        return self
 
     def _warm_solution(self, classes: np.ndarray, n_samples: int) -> NPSVORSolution | None:
         """The previous fit's solution when ``warm_start`` applies to this data, else None."""
@@ -158,6 +162,42 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         """The rank of each row of X by ``prediction``'s rule, shape (n,), values from ``classes_``."""
         check_is_fitted(self)
         return self.classes_[PREDICTION_RULES[self.prediction](self.decision_function(X))]
+
+    def save(self, path, preprocessing=None, metadata=None) -> None:
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``)."""
+        from ordercore.model_files import save_model  # model_files imports this module for its registry
+
+        save_model(path, self, preprocessing, metadata)
+
+    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    # The duals and ‖v⁰‖₁ come along so that a loaded model warm-starts as the one in memory would.
+    _saved_arrays = {
+        "weights": ("float64", ("n_ranks", "n_weights")),
+        "dual": ("float64", ("n_ranks", "n_samples")),
+        "n_iter": ("int64", ("n_ranks",)),
+        "initial_violation": ("float64", ("n_ranks",)),
+    }
+    _saved_scalars = {"classes": list}
+
+    def _saved_state(self) -> tuple[dict, dict]:
+        return dict(self._solution._asdict()), {"classes": self.classes_.tolist()}
+
+    def _restore_state(self, arrays: dict, scalars: dict) -> None:
+        """The fit ``_saved_state`` described, checked: one weight per feature and the bias feature's,
+        finite, and one label (number or text, in increasing order) per rank."""
+        solution = NPSVORSolution(**arrays)
+        (n_ranks, n_weights), expected = solution.weights.shape, scalars["n_features_in"] + 1
+        if n_weights != expected:
+            raise ValueError(f"weights must have n_features + 1 = {expected} columns, got {n_weights}")
+        if not all(np.isfinite(solution[i]).all() for i in (0, 1, 3)) or (solution.n_iter < 0).any():
+            raise ValueError("the saved weights and duals must be finite and the sweep counts >= 0")
+        classes = np.asarray(scalars["classes"])
+        if classes.shape != (n_ranks,) or n_ranks < 2 or classes.dtype.kind not in "biufU":
+            raise ValueError(f"classes must be one label (number or text) per rank: {scalars['classes']!r}")
+        if not np.all(classes[1:] > classes[:-1]):
+            raise ValueError(f"classes must be in increasing order, as the ranks are: {scalars['classes']!r}")
+        self.classes_ = classes
+        self._set_solution(solution)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
