@@ -84,6 +84,9 @@ def solve_qp(hessian, cost, constraints, column_lower, column_upper, row_lower, 
     )
     highs = highspy.Highs()
     highs.silent()
+    # HiGHS runs one scheduler per process, sized by the first run: ordercore's LP asks for one
+    # thread (lp/highs.py), and after a run with the default count HiGHS would refuse its runs.
+    highs.setOptionValue("threads", 1)
     highs.passModel(model)
     highs.run()
     status = highs.getModelStatus()
