@@ -27,6 +27,8 @@ import io
 import json
 import numbers
 import os
+import sqlite3
+import time
 import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -1213,8 +1215,29 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     """Foreign keys on; WAL with synchronous=FULL, so every committed transaction is on disk; a
     connection waits up to 10 s for another's write to end."""
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA busy_timeout=10000")  # first: switching to WAL waits for other connections too
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
+    _use_wal(cursor)
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
+
+
+SQLITE_BUSY_SECONDS = 10.0
+"""How long a SQLite connection waits for another's lock before it gives up."""
+
+
+def _use_wal(cursor) -> None:
+    """Put the file in WAL mode, which it keeps: only a new file's first connections switch.  A switch
+    that meets another connection's lock fails at once, without the busy timeout (four annotators
+    opening one new file together failed so about one time in fifteen), so it is tried again until
+    ``SQLITE_BUSY_SECONDS`` have passed."""
+    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)

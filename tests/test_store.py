@@ -905,3 +905,24 @@ def test_concurrent_annotators_lose_and_duplicate_nothing(database_url):
     assert sorted(pairs_of(store.preferences(session.id)[0])) == sorted(expected)
     undos = n_annotators * (n_answers // 25)
     assert store.revision(session.id) == n_annotators * n_answers + 2 * undos  # no write's revision lost
+
+
+def test_a_new_sqlite_file_locked_by_another_connection_is_waited_for(tmp_path):
+    """Switching a file to WAL fails at once while another connection holds its write lock (as a store
+    making the tables does: BEGIN IMMEDIATE; SQLite does not apply its busy timeout there): the store
+    tries again until the lock is gone, as the busy timeout would, instead of raising "database is
+    locked"."""
+    path = tmp_path / "new.sqlite"
+    holder = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    holder.execute("CREATE TABLE other (x)")
+    holder.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.5, holder.execute, args=("COMMIT",))
+    release.start()
+    try:
+        store = Store(f"sqlite:///{path}")
+        assert store.sessions().empty
+        with sqlite3.connect(path) as check:
+            assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        release.join()
+        holder.close()
