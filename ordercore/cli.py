@@ -417,6 +417,11 @@ def experiments(args) -> int:
         from ordercore.figures import sweep_figure, write_figure
 
         write_figure(sweep_figure(result), args.figure)
+    return write_result(args, result)
+
+
+def write_result(args, result: dict) -> int:
+    """Write an experiment's ``result`` to ``args.out`` as JSON, with the command that made it."""
     result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"wrote {args.out}")
@@ -446,10 +451,7 @@ def sentiment_experiment(args) -> int:
         f"{summary['svr_mae_std']:.3g}, SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
         f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
     )
-    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args, result)
 
 
 def mpmr_experiment(args) -> int:
@@ -463,10 +465,7 @@ def mpmr_experiment(args) -> int:
     else:
         result = mpmr_experiments.coverage_study(BostonData.load(), args.trials, args.seed, progress)
     print(mpmr_experiments.report(result))
-    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args, result)
 
 
 def npsvor_experiment(args) -> int:
@@ -475,10 +474,7 @@ def npsvor_experiment(args) -> int:
     data = npsvor_experiments.load_ordinal(args.dataset, args.ranks)
     result = npsvor_experiments.npsvor_experiment(data, args.trials, args.seed, args.jobs)
     print(npsvor_experiments.report(result))
-    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
-    args.out.write_text(json.dumps(result, indent=1))
-    print(f"wrote {args.out}")
-    return 0
+    return write_result(args, result)
 
 
 def _scheduler(args) -> str | None:
