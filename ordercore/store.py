@@ -376,6 +376,11 @@ def _dataset_exists(connection, dataset_id) -> bool:
     return connection.execute(query).scalar() is not None
 
 
+def _dataset_with_content(connection, digest: str) -> int | None:
+    """The id of the data set whose content hashes to ``digest``, or None."""
+    return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
+
+
 def _n_rows(connection, session_id: int) -> int:
     """The number of rows of the session's table, read in the caller's transaction; ``ValueError``
     before its data is chosen."""
@@ -453,14 +458,14 @@ class Store:
         }
         try:
             with self.engine.begin() as connection:
-                found = connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
+                found = _dataset_with_content(connection, digest)
                 if found is not None:
                     return int(found)
                 inserted = connection.execute(datasets.insert().values(**values, created_at=_now()))
                 return int(inserted.inserted_primary_key[0])
         except sa.exc.IntegrityError:  # another process added the same content meanwhile: that one
             with self.engine.connect() as connection:
-                found = connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
+                found = _dataset_with_content(connection, digest)
             if found is None:
                 raise
             return int(found)
