@@ -342,6 +342,10 @@ def start_gp_fit(data: StudyData, preferences: PreferenceSet, rng: np.random.Gen
     return GPFitStart(BackgroundFit(data.dataset.X, sample, **options), plan, len(pairwise))
 
 
+MPMR_MAX_LABELS = 5_000
+"""Most labeled rows the Model page fits MPMR on: 2.9 s and 0.84 GB at 5,000 (bench/mpmr_bench.py),
+then 11 fits with the cross-validated coverage; the N x N kernel grows as N²."""
+
 EPSILON_IN_SD = (0.1, 0.25, 0.5, 1.0, 2.0)
 """The MPMR tube's half-width ε the Model page offers, in standard deviations of the labels."""
 
@@ -368,6 +372,11 @@ def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
     if not data.test.size:
         raise ValueError("this session holds out no test rows to measure the coverage on")
     X, y = data.dataset.X[data.labeled], data.y_true[data.labeled]
+    if y.size > MPMR_MAX_LABELS:
+        raise ValueError(
+            f"MPMR here fits at most {MPMR_MAX_LABELS:,} labeled rows (its kernel matrix grows as their square; "
+            f"this session has {y.size:,}): lower the labeled budget on the Data page"
+        )
     if y.size < CV_FOLDS or not np.std(y) > 0:
         raise ValueError(f"MPMR needs at least {CV_FOLDS} labeled rows whose targets differ")
     epsilon = float(epsilon_in_sd * np.std(y))

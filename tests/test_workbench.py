@@ -255,3 +255,17 @@ def test_the_identifier_column_is_a_named_column_of_distinct_values():
     assert identifier_column(frame.assign(home_id=[7, None, 9]), ["x"]) is None  # a missing value
     assert identifier_column(frame.rename(columns={"home_id": "valid"}), ["x"]) is None  # 'id' inside a word
     assert identifier_column(frame.assign(**{"Street Name": ["a", "b", "c"]}), ["home_id"]) == "Street Name"
+
+
+def test_mpmr_past_its_label_limit_is_refused_before_any_fit(data, monkeypatch):
+    """More labeled rows than the Model page fits MPMR on (30 here, the limit set to 29): a ValueError
+    that says what to do, and no fit started."""
+    from ordercore import workbench
+
+    monkeypatch.setattr(workbench, "MPMR_MAX_LABELS", 29)
+    monkeypatch.setattr(workbench.MPMRegressor, "fit", lambda *args: pytest.fail("MPMR was fitted"))
+    with pytest.raises(ValueError, match="at most 29 labeled rows.*this session has 30.*labeled budget"):
+        workbench.mpmr_comparison(data, 0.5)
+    monkeypatch.setattr(workbench, "MPMR_MAX_LABELS", 30)
+    with pytest.raises(pytest.fail.Exception, match="MPMR was fitted"):
+        workbench.mpmr_comparison(data, 0.5)
