@@ -14,10 +14,10 @@ import streamlit as st
 
 from ordercore.agreement import annotator_weights, weigh_clicks
 from ordercore.exceptions import SolverError
-from ordercore.quality import rule_trust
+from ordercore.quality import rule_checks
 from ordercore.store import Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
-from ordercore.trust import FOLDS, labeled_pair_counts, rule_source, source_names
+from ordercore.trust import FOLDS, SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
 
 
@@ -142,27 +142,24 @@ def automatic_trust() -> bool:
     return st.session_state.get("automatic_trust", True)
 
 
-def source_accuracies(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
-    """Each source's (correct, total) where something checks it: a rule from the labeled pairs that
-    meet its conditions and the audit answers to its pairs (``rule_trust``); clicks and imports from
-    their own preferences between two labeled rows.  Computed once per write of the session."""
+def source_checks(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
+    """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
+    audit answers to its pairs (``quality.rule_checks``); clicks' and imports' own preferences between
+    two labeled rows.  Computed once per write of the session."""
     key = (st.session_state.get("study_key"), preferences_key(session))
-    return memo("source_accuracies", key, lambda: _source_accuracies(session, data, preferences, provenance, names))
+    return memo("source_checks", key, lambda: _source_checks(session, data, preferences, names))
 
 
-def _source_accuracies(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
+def _source_checks(session, data: StudyData, preferences, names: np.ndarray) -> dict:
     stored = store().rules(session.id)
-    accuracies = {}
-    if stored:
-        table = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, store().answers(session.id))
-        for row in table.itertuples():
-            accuracies[rule_source(row.rule_id, row.rule)] = (
-                int(row.correct),
-                int(row.labeled_pairs + row.audit_answers),
-            )
-    for name in set(names) - set(accuracies):
-        accuracies[name] = labeled_pair_counts(preferences[names == name], data.y_train())
-    return accuracies
+    checks = {}
+    for (rule_id, rule), pair in zip(
+        stored, rule_checks(stored, data.frame, data.y_train(), store().answers(session.id)), strict=True
+    ):
+        checks[rule_source(rule_id, rule.name)] = SourceCheck.concatenate(pair)
+    for name in set(names) - set(checks):
+        checks[name] = labeled_pair_check(preferences[names == name], data.y_train())
+    return checks
 
 
 def session_sources(session, provenance) -> np.ndarray:
@@ -184,8 +181,8 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
             bench.clear_trust()
         return None
     names = session_sources(session, provenance)
-    accuracies = source_accuracies(session, data, preferences, provenance, names)
-    key = (st.session_state.workbench_key, tuple(sorted(accuracies.items())))
+    checks = source_checks(session, data, preferences, provenance, names)
+    key = (st.session_state.workbench_key, tuple(sorted((name, check.key()) for name, check in checks.items())))
     if st.session_state.get("trust_for") != key or bench.trust is None:
         text = "Cross-validating on the labels: do the preferences help, and how much to trust each source?"
         bar = st.progress(0.0, text=text)
@@ -194,7 +191,7 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
                 bench.assess_trust(
                     preferences,
                     names,
-                    accuracies,
+                    checks,
                     np.random.default_rng(0),
                     lambda done, total: bar.progress(done / total, text),
                 )
@@ -205,6 +202,13 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
             bar.empty()
         st.session_state.trust_for = key
     return bench.trust
+
+
+def trust_reference() -> np.ndarray | None:
+    """The SVR predictions (n,) the Model page's last trust assessment compared each source's checks
+    with (``trust.reference_predictions``), or None before one: then a weight counts every check."""
+    bench = st.session_state.get("workbench")
+    return None if bench is None or bench.trust is None else bench.trust.trust.reference
 
 
 def retrain(session, data: StudyData):

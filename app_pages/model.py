@@ -72,7 +72,9 @@ def trust_section(trust, names) -> None:
         return
     cv = trust.trust.cv
     if cv is None:
-        st.warning("Every source's measured accuracy is no better than a coin: SSL is SVR (λ2 = 0).")
+        st.warning(
+            "Where SVR disagrees with them, every source is right no more often than a coin: SSL is SVR (λ2 = 0)."
+        )
     else:
         cv_summary(cv, trust.trust)
     counts = pd.Series(names, dtype=object).value_counts()
@@ -80,15 +82,18 @@ def trust_section(trust, names) -> None:
         {
             "source": trust.names,
             "preferences": [int(counts.get(name, 0)) for name in trust.names],
-            "accuracy checked": ["—" if not m or not m[1] else f"{m[0]} of {m[1]}" for m in trust.accuracies],
+            "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
+            "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "weight": trust.trust.weights,
             "effect (CV MAE without it − with it)": trust.effects if trust.effects is not None else np.nan,
         }
     )
     st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch")
     st.caption(
-        "Weight: the log-odds of the source's estimated accuracy (a Beta(7, 3) prior, 1 when nothing checks it, "
-        "0 when it is no better than a coin). Effect: the change in cross-validated error when the source is left "
+        "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
+        "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
+        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin). "
+        "Effect: the change in cross-validated error when the source is left "
         "out, on the same folds, at the best λ2 with SVR's λ1 (leaving every source out gives SVR); positive: "
         "the source helps."
     )

@@ -155,6 +155,9 @@ def trust_table(trust):
             "accuracy from": trust["accuracy_source"],
             "labeled pairs": trust["labeled_pairs"],
             "audit answers": trust["audit_answers"],
+            "right where SVR disagrees": [
+                f"{row.right_contradicting_svr} of {row.contradicting_svr}" for row in trust.itertuples()
+            ],
             "weight": trust["weight"],
         }
     )
@@ -225,7 +228,7 @@ def main() -> None:
     def checks():
         # From the stored preferences: no rule is generated again over the table (only its labeled rows).
         answers = app_state.store().answers(session.id)
-        trust = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, answers)
+        trust = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, answers, reference=reference)
         clicks = preferences[(provenance["source"] == "click").to_numpy()]
         sources = np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
         made = [preferences[owners == rule_id] for rule_id, _ in stored]
@@ -235,8 +238,13 @@ def main() -> None:
             check_preference_graph(preferences, sources),
         )
 
-    # Only when rules or answers change.
-    key = (st.session_state.study_key, app_state.preferences_key(session))
+    # Only when rules, answers or the Model page's trust assessment change.
+    reference = app_state.trust_reference()
+    key = (
+        st.session_state.study_key,
+        app_state.preferences_key(session),
+        None if reference is None else hash(reference.tobytes()),
+    )
     trust, quality, report = app_state.memo("rule_checks", key, checks)
     st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch")
     st.caption(
@@ -244,7 +252,9 @@ def main() -> None:
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
         "(Model page) gives the rule's preferences, the stored weight times the log-odds of its estimated accuracy "
-        "(1 while nothing checks it, 0 when it is no better than a coin)."
+        "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way: "
+        "only there do its preferences move the fit (1 while nothing checks it, 0 when there it is no better than "
+        "a coin). Until the Model page has assessed trust, every checked pair counts."
     )
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")

@@ -35,7 +35,7 @@ from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
 from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import labeled_accuracy, weights_from_accuracy
+from ordercore.quality import labeled_check, weights_from_accuracy
 from ordercore.rules import Near, Ordering, Rule, Within, generate
 from ordercore.trust import choose_trust, clearly_worse_than_svr, weighted
 
@@ -251,7 +251,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
     results = []
     for label, protocol in variants:
         rng = np.random.default_rng(preference_stream)
-        preferences, source, accuracies = trial_preferences(data, protocol, training, y, rng)
+        preferences, source, checks = trial_preferences(data, protocol, training, y, rng)
         start = time.perf_counter()
         ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, protocol.lambda2
         if protocol.tune == "preferences":
@@ -264,9 +264,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
         elif protocol.tune == "labels":
             lambda2 = tune_lambda2_on_labels(X, y, preferences, gamma, lambda1, protocol.folds, rng, protocol.centers)
         elif protocol.tune == "trust":
-            trust = choose_trust(
-                X, y, preferences, source, accuracies, rng, lambda1, gamma=gamma, centers=protocol.centers
-            )
+            trust = choose_trust(X, y, preferences, source, checks, rng, lambda1, gamma=gamma, centers=protocol.centers)
             preferences = weighted(preferences, source, trust.weights)
             ssl_lambda1, lambda2 = trust.lambda1, trust.lambda2
         tune_seconds = label_tuning_seconds + time.perf_counter() - start
@@ -306,8 +304,8 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
 
 def trial_preferences(data: Dataset, protocol: Protocol, training: np.ndarray, y: np.ndarray, rng):
     """A trial's preferences over its ``training`` rows (labels y, NaN for unlabeled), which source
-    each comes from (p,), and each source's accuracy on labeled pairs ((correct, total), or None where
-    nothing can measure it): the oracle's p pairs (seed 001, one source), or every rule's."""
+    each comes from (p,), and each source's labeled pairs (``quality.labeled_check``, or None where
+    nothing can check it): the oracle's p pairs (seed 001, one source), or every rule's."""
     if not protocol.rules:
         rows = np.arange(protocol.n_labeled, training.size)
         preferences = oracle_preferences(rows, data.y[training], protocol.n_preferences, protocol.beta, rng)
@@ -316,7 +314,7 @@ def trial_preferences(data: Dataset, protocol: Protocol, training: np.ndarray, y
     frame = data.frame.iloc[training].reset_index(drop=True)
     made = rule_preferences(rules, frame, y, protocol)
     source = np.repeat(np.arange(len(rules)), [len(m) for m in made])
-    return PreferenceSet.concatenate(made), source, [labeled_accuracy(rule, frame, y) for rule in rules]
+    return PreferenceSet.concatenate(made), source, [labeled_check(rule, frame, y) for rule in rules]
 
 
 def rule_preferences(rules: list[Rule], frame: pd.DataFrame, y: np.ndarray, protocol: Protocol) -> list:

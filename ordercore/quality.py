@@ -28,7 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
 from ordercore.rules import Rule, RulePreferences, generate
-from ordercore.trust import source_weight
+from ordercore.trust import SourceCheck, source_weight
 
 QUALITY_COLUMNS = (
     "rule",
@@ -53,19 +53,25 @@ def accuracy_weight(correct: int, total: int) -> float:
     return max(0.0, float(np.log(accuracy / (1 - accuracy))))
 
 
-def labeled_accuracy(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> tuple[int, int]:
-    """(correct, total) over every pair of labeled rows that meets the rule's conditions and is ordered
-    by it (whatever scope its training pairs were generated in): the winner's label is strictly
+def labeled_check(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> SourceCheck:
+    """The rule checked on every pair of labeled rows that meets its conditions and is ordered by it
+    (whatever scope its training pairs were generated in): right when the winner's label is strictly
     higher (a tie counts as wrong).  Only the labeled rows are paired, so a rule whose pairs number
     hundreds of thousands over the table costs next to nothing here (conditions compare two rows, so
-    the pairs found among the labeled rows are exactly the labeled-labeled pairs over the table)."""
+    the pairs found among the labeled rows are exactly the labeled-labeled pairs over the table).
+    Rows are the frame's (0 .. n-1)."""
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (len(frame),):
         raise ValueError(f"y must have shape ({len(frame)},) to match the table, got {y.shape}")
     rows = np.flatnonzero(~np.isnan(y))
     pairs = generate(rule, frame.iloc[rows], scope="all", max_pairs=None).preferences
-    y = y[rows]
-    return int(np.sum(y[pairs.i] > y[pairs.j])), len(pairs)
+    winner, loser = rows[pairs.i], rows[pairs.j]
+    return SourceCheck.of(winner, loser, y[winner] > y[loser])
+
+
+def labeled_accuracy(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> tuple[int, int]:
+    """(correct, total) of ``labeled_check``."""
+    return labeled_check(rule, frame, y).counts()
 
 
 def wilson_interval(correct: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -106,12 +112,14 @@ TRUST_COLUMNS = (
     "accuracy_low",
     "accuracy_high",
     "accuracy_source",
+    "contradicting_svr",
+    "right_contradicting_svr",
     "weight",
 )
 
 
-def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tuple[int, int]:
-    """(correct, total) over the expert's answers to pairs drawn from ``rule`` (``answers``: rows with
+def audit_check(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> SourceCheck:
+    """The rule checked by the expert's answers to pairs drawn from ``rule`` (``answers``: rows with
     row_a, row_b, choice, as ``Store.answers`` gives them, already those linked to the rule).
 
     The rule says the row with the higher (or lower) value of its ordering column has the higher
@@ -126,16 +134,39 @@ def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tu
     difference = column[row_a] - column[row_b]
     ordered = np.isfinite(difference) & (difference != 0) & (choice != "skip")
     a_wins = (difference > 0) == (rule.ordering.direction == "higher")
-    correct = np.where(a_wins, choice == "a", choice == "b") & ordered
-    return int(correct.sum()), int(ordered.sum())
+    correct = np.where(a_wins, choice == "a", choice == "b")
+    winner, loser = np.where(a_wins, row_a, row_b), np.where(a_wins, row_b, row_a)
+    return SourceCheck.of(winner[ordered], loser[ordered], correct[ordered])
 
 
-def weight_in_force(rule: Rule, made: PreferenceSet, correct: int, total: int) -> float:
+def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tuple[int, int]:
+    """(correct, total) of ``audit_check``."""
+    return audit_check(rule, frame, answers).counts()
+
+
+def weight_in_force(rule: Rule, made: PreferenceSet, check: SourceCheck, reference: np.ndarray | None) -> float:
     """The weight the rule's preferences carry under automatic trust (the default): the weight they
-    were stored with (``rule.weight`` when none are stored) times ``trust.source_weight(correct,
-    total)``, what the accuracy evidence makes of the rule (1 with none)."""
+    were stored with (``rule.weight`` when none are stored) times ``trust.source_weight`` of its
+    checked pairs where it contradicts SVR's ``reference`` predictions (all of them when None), what
+    the evidence makes of the rule (1 with none)."""
     stored = float(made.weight[0]) if len(made) else float(rule.weight)
-    return stored * source_weight(correct, total)
+    return stored * source_weight(*check.where_contradicting(reference))
+
+
+def rule_checks(rules: list[tuple[int, Rule]], frame: pd.DataFrame, y, answers: pd.DataFrame | None) -> list:
+    """Per stored rule (rule_id, Rule), its (``labeled_check``, ``audit_check``): the pairs of labeled
+    rows it orders and the audit answers linked to it (``answers``' rule_id; None: no answers)."""
+    linked = None
+    if answers is not None and len(answers) and "rule_id" in answers:
+        linked = answers["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+    nothing = SourceCheck.of([], [], [])
+    return [
+        (
+            labeled_check(rule, frame, y),
+            nothing if linked is None else audit_check(rule, frame, answers[linked == rule_id]),
+        )
+        for rule_id, rule in rules
+    ]
 
 
 def rule_trust(
@@ -146,6 +177,7 @@ def rule_trust(
     provenance: pd.DataFrame,
     answers: pd.DataFrame | None = None,
     confidence: float = 0.95,
+    reference: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One row per stored rule with ``TRUST_COLUMNS``: how much to trust it.
 
@@ -160,7 +192,9 @@ def rule_trust(
     (``audit_accuracy``) or, with both, 'labeled pairs + audit answers', their counts pooled (each
     pair is one independent check of the rule; labeled pairs and audited pairs are different
     pairs).  With neither, accuracy is NaN and the source says to audit ``AUDIT_SUGGESTED`` pairs.
-    weight : ``weight_in_force``."""
+    contradicting_svr, right_contradicting_svr : of those pairs, how many SVR's ``reference``
+    predictions (n,) order the other way, and how many of these the rule has right (None: SVR not
+    known, every pair counts).  weight : ``weight_in_force``, from those."""
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
     if y.shape != (n,):
@@ -168,18 +202,13 @@ def rule_trust(
     if len(provenance) != len(preferences):
         raise ValueError(f"provenance has {len(provenance)} rows for {len(preferences)} preferences")
     owner = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
-    linked = None
-    if answers is not None and len(answers) and "rule_id" in answers:
-        linked = answers["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
     rows = []
-    for rule_id, rule in rules:
+    for (rule_id, rule), (labeled, audited) in zip(rules, rule_checks(rules, frame, y, answers), strict=True):
         made = preferences[owner == rule_id]
         covered = np.count_nonzero(np.bincount(np.concatenate([made.i, made.j]), minlength=n)) if len(made) else 0
-        labeled_correct, labeled_total = labeled_accuracy(rule, frame, y)
-        audit_correct, audit_total = (
-            (0, 0) if linked is None else audit_accuracy(rule, frame, answers[linked == rule_id])
-        )
-        correct, total = labeled_correct + audit_correct, labeled_total + audit_total
+        check = SourceCheck.concatenate([labeled, audited])
+        (correct, total), (labeled_total, audit_total) = check.counts(), (labeled.right.size, audited.right.size)
+        right_contradicting, contradicting = check.where_contradicting(reference)
         low, high = wilson_interval(correct, total, confidence)
         sources = [name for name, count in (("labeled pairs", labeled_total), ("audit answers", audit_total)) if count]
         source = " + ".join(sources) or f"unknown — audit {AUDIT_SUGGESTED} pairs to find out"
@@ -196,7 +225,9 @@ def rule_trust(
                 low,
                 high,
                 source,
-                weight_in_force(rule, made, correct, total),
+                contradicting,
+                right_contradicting,
+                weight_in_force(rule, made, check, reference),
             )
         )
     return pd.DataFrame(rows, columns=list(TRUST_COLUMNS))

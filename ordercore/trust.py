@@ -1,12 +1,17 @@
 """How much to trust each source of preferences, and the preferences as a whole, from what a session
 knows: its labels and each source's measured accuracy (issue 14, item 1).
 
+- ``SourceCheck``: the pairs that check a source, with whether the truth agrees: pairs of labeled
+  rows it orders (the labels decide) and the expert's audit answers to its pairs.
 - ``source_weights``: each source (a rule, an annotator's clicks, an imported file, a proxy expert)
   weighs by the log-odds of its estimated accuracy (Snorkel's idea, for pairs), 0 for one no better
-  than a coin.  The estimate is the posterior mean under an expert's prior (``PRIOR_ACCURACY``
-  worth ``PRIOR_PAIRS`` checked pairs), and weights are in units of that prior's log-odds: a source
-  nothing measures weighs 1, the few pairs a handful of labels can check move it only as far as
-  they are many, and a source they find no better than a coin weighs 0.
+  than a coin.  The accuracy that matters is the one *where the source contradicts SVR*
+  (``reference_predictions``, the labeled rows predicted out of fold): a preference SVR already
+  satisfies changes nothing, so the weight answers "when this source and the labels-only model
+  disagree, which is right?"  Pairs both order alike say nothing about that (a 70 %-accurate rule
+  can score 1 of 6 on near-tied labeled pairs SVR orders as badly).  The estimate is the posterior
+  mean under an expert's prior (``PRIOR_ACCURACY`` worth ``PRIOR_PAIRS`` checked pairs), and weights
+  are in units of that prior's log-odds: a source nothing measures weighs 1.
 - ``label_cv``: repeated k-fold cross-validation on the labels over (lambda1, lambda2) settings
   (``trust_grid``), every fold's path warm-started; ``LabelCV.chosen`` takes the setting of least
   mean held-out error, SVR among them, so preferences count (lambda2 > 0) only where the labels
@@ -65,9 +70,71 @@ def source_weight(correct: int, total: int) -> float:
     return max(0.0, float(np.log(accuracy / (1 - accuracy)))) / float(np.log(PRIOR_ACCURACY / (1 - PRIOR_ACCURACY)))
 
 
-def source_weights(accuracies: list[tuple[int, int] | None]) -> np.ndarray:
-    """One weight per source (n_sources,): ``source_weight(correct, total)``; None: nothing measured."""
-    return np.array([source_weight(*(measured or (0, 0))) for measured in accuracies])
+@dataclass(frozen=True)
+class SourceCheck:
+    """Pairs that check one source, shape (m,) each: the row it prefers (``winner``) over the other
+    (``loser``), and whether the truth agrees (``right``, bool): pairs of labeled rows it orders (the
+    labels decide; a tie counts as wrong) and the expert's audit answers to its pairs."""
+
+    winner: np.ndarray
+    loser: np.ndarray
+    right: np.ndarray
+
+    @classmethod
+    def of(cls, winner, loser, right) -> SourceCheck:
+        winner, loser = np.asarray(winner, dtype=np.int64), np.asarray(loser, dtype=np.int64)
+        right = np.asarray(right, dtype=bool)
+        if not winner.shape == loser.shape == right.shape or winner.ndim != 1:
+            raise ValueError(
+                f"winner, loser and right must be 1-d of one length, got {winner.shape}, {loser.shape}, {right.shape}"
+            )
+        return cls(winner, loser, right)
+
+    @classmethod
+    def concatenate(cls, checks) -> SourceCheck:
+        checks = list(checks)
+        return cls.of(
+            *(np.concatenate([getattr(c, name) for c in checks] or [[]]) for name in ("winner", "loser", "right"))
+        )
+
+    def counts(self) -> tuple[int, int]:
+        """(correct, total) over every checked pair."""
+        return int(self.right.sum()), int(self.right.size)
+
+    def where_contradicting(self, reference: np.ndarray | None) -> tuple[int, int]:
+        """(correct, total) over the checked pairs the ``reference`` predictions (n,) do not order as
+        the source does (reference[winner] <= reference[loser]: there its preference is violated and
+        moves the fit); every pair when reference is None."""
+        if reference is None:
+            return self.counts()
+        contradicting = reference[self.winner] <= reference[self.loser]
+        return int(self.right[contradicting].sum()), int(contradicting.sum())
+
+    def key(self) -> tuple:
+        """A hashable fingerprint (the app caches on it)."""
+        return self.counts() + (hash((self.winner.tobytes(), self.loser.tobytes(), self.right.tobytes())),)
+
+
+def source_weights(checks: list[SourceCheck | None], reference: np.ndarray | None = None) -> np.ndarray:
+    """One weight per source (n_sources,): ``source_weight`` of its check's counts where it contradicts
+    the ``reference`` predictions (``SourceCheck.where_contradicting``); None: nothing measured."""
+    return np.array([source_weight(*check.where_contradicting(reference)) if check else 1.0 for check in checks])
+
+
+def reference_predictions(X, y, rng: np.random.Generator, lambda1: float, **model_options) -> np.ndarray | None:
+    """SVR's predictions (n,) that the checked pairs are compared with: each labeled row of y (NaN:
+    unlabeled) predicted by SVR fitted on the other ``FOLDS`` folds of the labels (out of fold, as
+    a test row), every unlabeled row by SVR on all labels.  None with fewer than 2 x FOLDS labels."""
+    labeled = np.flatnonzero(~np.isnan(y))
+    if labeled.size < 2 * FOLDS:
+        return None
+    model = OrderPreferenceRegressor(lambda1=lambda1, lambda2=0.0, **model_options)
+    predictions = model.fit(X, y).predict(X)
+    for _, held_out in KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled):
+        y_fold = y.copy()
+        y_fold[labeled[held_out]] = np.nan
+        predictions[labeled[held_out]] = model.fit(X, y_fold).predict(X[labeled[held_out]])
+    return predictions
 
 
 def weighted(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> PreferenceSet:
@@ -211,13 +278,15 @@ def clearly_worse_than_svr(X, y, preferences: PreferenceSet, svr: dict, ssl: dic
 @dataclass(frozen=True)
 class Trust:
     """What ``choose_trust`` decided: each source's weight (n_sources,), the lambda1 and lambda2 in
-    force, and the cross-validation they rest on (None when no source had any weight left: then SVR's
-    lambda1 and lambda2 = 0)."""
+    force, the cross-validation they rest on (None when no source had any weight left: then SVR's
+    lambda1 and lambda2 = 0), and the SVR predictions the weights compared the checks with
+    (``reference_predictions``; None with too few labels)."""
 
     weights: np.ndarray
     lambda1: float
     lambda2: float
     cv: LabelCV | None
+    reference: np.ndarray | None = None
 
 
 def choose_trust(
@@ -225,22 +294,25 @@ def choose_trust(
     y,
     preferences: PreferenceSet,
     source: np.ndarray,
-    accuracies,
+    checks,
     rng,
     lambda1: float,
     progress=None,
     **model_options,
 ) -> Trust:
-    """Source weights from ``accuracies`` (one (correct, total) or None per source, see
-    ``source_weights``), then (lambda1, lambda2) by ``label_cv`` of the weighted preferences over
-    ``trust_grid(lambda1)``, the least mean error (``LabelCV.chosen``).  source (p,)
-    indexes the sources; lambda1 is SVR's; ``progress`` and ``model_options`` as ``label_cv``."""
-    weights = source_weights(accuracies)
+    """Source weights from ``checks`` (one ``SourceCheck`` or None per source) where they contradict
+    ``reference_predictions`` (``source_weights``), then (lambda1, lambda2) by ``label_cv`` of the
+    weighted preferences over ``trust_grid(lambda1)``, the least mean error (``LabelCV.chosen``).
+    source (p,) indexes the sources; lambda1 is SVR's; ``progress`` and ``model_options`` as
+    ``label_cv``."""
+    # A child stream: the folds label_cv draws from rng stay those of ``source_effects`` with the same seed.
+    reference = reference_predictions(X, y, rng.spawn(1)[0], lambda1, **model_options)
+    weights = source_weights(checks, reference)
     if len(weights) == 0 or not np.any(weights[source] > 0):
-        return Trust(weights, lambda1, 0.0, None)
+        return Trust(weights, lambda1, 0.0, None, reference)
     kept = weighted(preferences, source, weights)
     cv = label_cv(X, y, kept, rng, trust_grid(lambda1), progress, **model_options)
-    return Trust(weights, *cv.chosen(), cv)
+    return Trust(weights, *cv.chosen(), cv, reference)
 
 
 def source_effects(
@@ -292,24 +364,33 @@ def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
     return np.asarray(labels, dtype=object)[codes] if len(codes) else np.zeros(0, dtype=object)
 
 
-def labeled_pair_counts(preferences: PreferenceSet, y: np.ndarray) -> tuple[int, int]:
-    """(correct, total) over the pairwise preferences whose two rows are labeled: correct when the
-    labels order them as preferred (a tie counts as wrong, as ``quality.labeled_accuracy``)."""
+def labeled_pair_check(preferences: PreferenceSet, y: np.ndarray) -> SourceCheck:
+    """The ``SourceCheck`` of a source's own pairwise ``preferences`` (a click's, an import's) whose two
+    rows are labeled in y (n,): right when the labels order them as preferred (a tie is wrong)."""
     pairwise = preferences[~preferences.is_unary]
     both = ~np.isnan(y[pairwise.i]) & ~np.isnan(y[pairwise.j])
-    return int(np.sum(y[pairwise.i[both]] > y[pairwise.j[both]])), int(both.sum())
+    winner, loser = pairwise.i[both], pairwise.j[both]
+    return SourceCheck.of(winner, loser, y[winner] > y[loser])
 
 
 @dataclass(frozen=True)
 class SourceTrust:
     """``Trust`` over named sources (a session's rules, annotators and imports): ``names`` and
-    ``accuracies`` (one per source, as ``choose_trust`` takes them), the decision, and each source's
-    ``effects`` (``source_effects``; None when not computed)."""
+    ``checks`` (one ``SourceCheck`` or None per source, as ``choose_trust`` takes them), the decision,
+    and each source's ``effects`` (``source_effects``; None when not computed)."""
 
     names: tuple
-    accuracies: tuple
+    checks: tuple
     trust: Trust
     effects: np.ndarray | None
+
+    def checked(self) -> list[tuple[int, int]]:
+        """Each source's (correct, total) over every checked pair ((0, 0): nothing checks it)."""
+        return [check.counts() if check else (0, 0) for check in self.checks]
+
+    def contradicting(self) -> list[tuple[int, int]]:
+        """Each source's (correct, total) where it contradicts SVR, what its weight rests on."""
+        return [check.where_contradicting(self.trust.reference) if check else (0, 0) for check in self.checks]
 
     def preference_weights(self, names: np.ndarray) -> np.ndarray:
         """The weight multiplier of each preference (p,) from its source's name; a source added since
@@ -325,15 +406,15 @@ def _best_with_preferences(cv: LabelCV) -> tuple:
 
 
 def assess_sources(
-    X, y, preferences, names, accuracies: dict, rng, lambda1: float, effects=True, progress=None, **options
+    X, y, preferences, names, checks: dict, rng, lambda1: float, effects=True, progress=None, **options
 ) -> SourceTrust:
     """``choose_trust`` for preferences (p,) from the named sources ``names`` (p,), with each name's
-    (correct, total) in ``accuracies`` (missing or None: not measured), then each source's effect on
+    ``SourceCheck`` in ``checks`` (missing or None: not measured), then each source's effect on
     the same folds, at the best setting with preferences (whether or not it was chosen, so a harmful
     source shows), against SVR when every source is left out.
     ``progress(done, total)``: after each fold of the cross-validation."""
     unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
-    measured = tuple(accuracies.get(name) for name in unique)
+    measured = tuple(checks.get(name) for name in unique)
     seed = int(rng.integers(2**31))
     trust = choose_trust(X, y, preferences, source, measured, np.random.default_rng(seed), lambda1, progress, **options)
     effect = None

@@ -171,9 +171,9 @@ class Workbench:
             parameters.update(lambda1=self.trust.trust.lambda1, lambda2=self.trust.trust.lambda2)
         return STUDIO_MODELS[self.model].make(parameters, self.time_limit)
 
-    def assess_trust(self, preferences, names: np.ndarray, accuracies: dict, rng, progress=None) -> SourceTrust:
+    def assess_trust(self, preferences, names: np.ndarray, checks: dict, rng, progress=None) -> SourceTrust:
         """Automatic trust (``trust.assess_sources``) for ``preferences`` (p,) from the sources
-        ``names`` (p,) with their measured ``accuracies``, by cross-validation on this session's
+        ``names`` (p,) with their ``checks`` (``trust.SourceCheck`` by name), by cross-validation on this session's
         labels at its gamma and lambda1; from now on SSL is fitted with the weights and lambda1,
         lambda2 it chose (the next ``update`` fits cold).  The order-preference LP only.  ``progress``:
         as ``trust.label_cv``."""
@@ -183,7 +183,7 @@ class Workbench:
         X, y = self.data.dataset.X, self.data.y_train()
         options = {"gamma": settings["gamma"]}
         lambda1 = settings["lambda1"]
-        self.trust = assess_sources(X, y, preferences, names, accuracies, rng, lambda1, progress=progress, **options)
+        self.trust = assess_sources(X, y, preferences, names, checks, rng, lambda1, progress=progress, **options)
         self.ssl = None
         return self.trust
 

@@ -8,6 +8,7 @@ from ordercore.preferences import PreferenceSet
 from ordercore.quality import (
     accuracy_weight,
     audit_accuracy,
+    audit_check,
     check_preference_graph,
     labeled_accuracy,
     rule_quality,
@@ -127,6 +128,10 @@ def test_audit_answers_give_the_rule_its_accuracy_by_hand(table):
     assert audit_accuracy(rule, frame, answers) == (1, 4)
     lower = Rule("fewer rooms", [Within("age", 2)], Ordering("rooms", direction="lower"))
     assert audit_accuracy(lower, frame, answers) == (2, 4)  # (0, 2) 'a' and (2, 1) 'b' right
+    # The pairs as the rule orders them (more rooms first), for comparing with SVR's order
+    check = audit_check(rule, frame, answers)
+    assert (check.winner.tolist(), check.loser.tolist()) == ([1, 2, 2, 4], [0, 0, 1, 3])
+    assert check.right.tolist() == [True, False, False, False]
 
 
 def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_evidence(table):
@@ -165,6 +170,14 @@ def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_eviden
     unit = np.log(7 / 3)
     expected = [np.log(2) / unit, 0.5 * np.log(8 / 3) / unit, 1.0]
     assert trust["weight"].tolist() == pytest.approx(expected)
+    # Against SVR's reference predictions only the pairs it orders the other way count: rooms' audits
+    # (1 over 0) right and (2 over 0) wrong, SVR puts 1 above 0 (agrees) and 2 level with 0 (disagrees):
+    # 0 of 1 -> 7 / 11; wide's (3 over 1) right, SVR puts 1 above 3: 1 of 1 -> 8 / 11.
+    reference = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    trust = rule_trust([(7, rooms), (9, wide)], frame, y_wide, preferences, provenance, answers, reference=reference)
+    assert trust["contradicting_svr"].tolist() == [1, 1] and trust["right_contradicting_svr"].tolist() == [0, 1]
+    assert trust["accuracy"].tolist() == [0.5, 1.0]  # the accuracy shown still counts every check
+    assert trust["weight"].tolist() == pytest.approx([np.log(7 / 4) / unit, 0.5 * np.log(8 / 3) / unit])
     trust = rule_trust([(7, rooms)], frame, y, preferences, provenance, answers)
     assert trust["accuracy_source"][0] == "labeled pairs + audit answers"
     assert (trust["labeled_pairs"][0], trust["audit_answers"][0], trust["accuracy"][0]) == (1, 2, pytest.approx(2 / 3))

@@ -12,9 +12,11 @@ from ordercore.trust import (
     LAMBDA2_GRID,
     REPEATS,
     LabelCV,
+    SourceCheck,
     choose_trust,
     clearly_worse_than_svr,
     label_cv,
+    reference_predictions,
     source_effects,
     source_weights,
     trust_grid,
@@ -23,23 +25,73 @@ from ordercore.trust import (
 from tests.test_lp import random_problem
 
 
+def counted(correct: int, total: int) -> SourceCheck:
+    """A check of ``total`` pairs (2k over 2k + 1, k = 0 ..), the first ``correct`` of them right."""
+    winner = 2 * np.arange(total)
+    return SourceCheck.of(winner, winner + 1, np.arange(total) < correct)
+
+
 def test_source_weights_by_hand():
     # posterior mean under Beta(7, 3): (7 + 7) / 20 = 0.7, the prior's own -> 1; (3 + 7) / 20 = 1/2,
     # a coin -> 0; (1 + 7) / 20 = 0.4 -> 0, never negative; (10 + 7) / 20 = 0.85 -> ln(17/3) / ln(7/3);
     # unmeasured (None, or 0 of 0) -> the prior -> 1
-    weights = source_weights([(7, 10), (3, 10), (1, 10), (10, 10), None, (0, 0)])
-    np.testing.assert_allclose(weights, [1.0, 0.0, 0.0, np.log(17 / 3) / np.log(7 / 3), 1.0, 1.0])
+    checks = [counted(7, 10), counted(3, 10), counted(1, 10), counted(10, 10), None, counted(0, 0)]
+    np.testing.assert_allclose(source_weights(checks), [1.0, 0.0, 0.0, np.log(17 / 3) / np.log(7 / 3), 1.0, 1.0])
     with pytest.raises(ValueError, match="correct <= total"):
-        source_weights([(3, 2)])
+        trust.source_weight(3, 2)
+
+
+def test_only_the_pairs_svr_orders_the_other_way_weigh_a_source():
+    """Pairs (0 over 1), (2 over 3), (4 over 5), (6 over 7), right, wrong, wrong, right; SVR's reference
+    orders 0 above 1 and 4 above 5 (agrees), 3 above 2 (disagrees), 6 and 7 alike (a tie does not
+    order the source's way: disagrees).  Where it disagrees: 1 of 2 right."""
+    check = SourceCheck.of([0, 2, 4, 6], [1, 3, 5, 7], [True, False, False, True])
+    reference = np.array([2.0, 1.0, 0.0, 1.0, 5.0, 4.0, 3.0, 3.0])
+    assert check.counts() == (2, 4)
+    assert check.where_contradicting(reference) == (1, 2)
+    assert check.where_contradicting(None) == (2, 4)
+    # 1 of 6 right where SVR agrees on all but none: nothing says the source adds to SVR -> the prior
+    hard = counted(1, 6)
+    agreeing = np.tile([1.0, 0.0], 6)  # rows 2k above 2k + 1
+    np.testing.assert_allclose(source_weights([hard], agreeing), [1.0])
+    np.testing.assert_allclose(source_weights([hard]), [0.0])
+    # wrong on every pair SVR orders the other way: 0 of 6 -> (0 + 7) / 16 < 1/2 -> 0
+    np.testing.assert_allclose(source_weights([counted(0, 6)], -agreeing), [0.0])
+
+
+def test_reference_predictions_hold_each_labeled_row_out():
+    """A labeled row's reference prediction does not see its own label (changing it changes nothing)
+    but sees the others' (changing one in another fold moves it); an unlabeled row's is SVR's on
+    every label."""
+    X, y, _, _ = random_problem(5, n=40, n_labeled=15, n_preferences=0)
+    options = {"gamma": 0.4}
+    base = reference_predictions(X, y, np.random.default_rng(0), 0.01, **options)
+    labeled = np.flatnonzero(~np.isnan(y))
+    changed = y.copy()
+    changed[labeled[0]] += 10.0
+    moved = reference_predictions(X, changed, np.random.default_rng(0), 0.01, **options)
+    assert moved[labeled[0]] == pytest.approx(base[labeled[0]], abs=1e-9)
+    assert np.max(np.abs(moved[labeled[1:]] - base[labeled[1:]])) > 1e-3
+    unlabeled = np.flatnonzero(np.isnan(y))
+    svr = OrderPreferenceRegressor(lambda1=0.01, lambda2=0.0, **options).fit(X, y)
+    np.testing.assert_allclose(base[unlabeled], svr.predict(X[unlabeled]), atol=1e-9)
+    assert reference_predictions(X[:9], y[:9], np.random.default_rng(0), 0.01, **options) is None  # < 2 x FOLDS
 
 
 def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferences():
-    """Against the brute-force folds: the rule measured as a coin (3 of 10) is left out, the unmeasured
-    one keeps weight 1, and lambda2 is the least mean error on the folds of what is left."""
+    """Against the brute-force folds: a rule wrong on every checked pair SVR orders the other way is
+    left out, the unmeasured one keeps weight 1, and lambda2 is the least mean error on the folds of
+    what is left."""
     X, y, _, preferences = random_problem(5, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1], 15)
-    trust_ = choose_trust(X, y, preferences, source, [(3, 10), None], np.random.default_rng(2), 0.01, gamma=0.4)
+    reference = reference_predictions(X, y, np.random.default_rng(2).spawn(1)[0], 0.01, gamma=0.4)
+    labeled = np.flatnonzero(~np.isnan(y))
+    up = reference[labeled[:-1]] > reference[labeled[1:]]  # pairs of consecutive labeled rows, SVR's order
+    winner, loser = np.where(up, labeled[1:], labeled[:-1]), np.where(up, labeled[:-1], labeled[1:])
+    against_svr = SourceCheck.of(winner, loser, np.zeros(winner.size, bool))  # SVR's opposite, always wrong
+    trust_ = choose_trust(X, y, preferences, source, [against_svr, None], np.random.default_rng(2), 0.01, gamma=0.4)
     assert trust_.weights.tolist() == [0.0, 1.0]
+    np.testing.assert_allclose(trust_.reference, reference)
     kept = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source == 1))
     grid = trust_grid(0.01)
     errors = brute_force_errors(X, y, kept, 2, grid, gamma=0.4)
@@ -47,7 +99,8 @@ def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferenc
     best = int(np.argmin(errors.mean(axis=1)))
     assert (trust_.lambda1, trust_.lambda2) == grid[best]
     # nothing left to trust: SVR, with no cross-validation run
-    nothing = choose_trust(X, y, preferences, source, [(3, 10), (0, 10)], np.random.default_rng(2), 0.01, gamma=0.4)
+    both = [against_svr, against_svr]
+    nothing = choose_trust(X, y, preferences, source, both, np.random.default_rng(2), 0.01, gamma=0.4)
     assert (nothing.lambda1, nothing.lambda2) == (0.01, 0.0) and nothing.cv is None
     assert nothing.weights.tolist() == [0.0, 0.0]
 
@@ -216,11 +269,12 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
     assert assessed.effects[0] == pytest.approx(cv.mean()[0] - cv.mean()[best], rel=1e-6, abs=1e-9)
 
 
-def test_labeled_pair_counts_by_hand():
+def test_labeled_pair_check_by_hand():
     """Only preferences between two labeled rows count; a tie of labels is wrong; unary ones never count."""
-    from ordercore.trust import labeled_pair_counts
+    from ordercore.trust import labeled_pair_check
 
     y = np.array([3.0, 1.0, np.nan, 1.0, 5.0])
     # 0 over 1 right; 1 over 4 wrong; 3 over 1 a tie (wrong); 2 over 0 unlabeled; 4 over the constant 0
-    preferences = PreferenceSet([0, 1, 3, 2, 4], [1, 4, 1, 0, -1])
-    assert labeled_pair_counts(preferences, y) == (1, 3)
+    check = labeled_pair_check(PreferenceSet([0, 1, 3, 2, 4], [1, 4, 1, 0, -1]), y)
+    assert check.counts() == (1, 3)
+    assert check.winner.tolist() == [0, 1, 3] and check.loser.tolist() == [1, 4, 1]
