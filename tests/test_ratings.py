@@ -13,6 +13,7 @@ from ordercore.ratings import (
     GP_MAX_GRADES,
     RatingModel,
     cross_validate,
+    cross_validation_due,
     least_sure,
     sureness,
     table_items,
@@ -153,3 +154,11 @@ def test_texts_are_items_by_their_words():
     assert items.n == 12 and items.text == "t" and items.dense().shape[0] == 12
     with pytest.raises(ValueError, match="share too few words"):
         text_items(pd.Series(["one", "two", "three"], name="t"))
+
+
+def test_cross_validation_runs_every_grade_then_every_few(monkeypatch):
+    monkeypatch.setattr("ordercore.ratings.CV_EVERY_GRADE_UP_TO", 100)
+    monkeypatch.setattr("ordercore.ratings.CV_STEP", 10)
+    assert cross_validation_due(12, None) and cross_validation_due(100, 99)
+    assert not cross_validation_due(101, 100) and not cross_validation_due(109, 100)
+    assert cross_validation_due(110, 100) and cross_validation_due(120, None)
