@@ -222,8 +222,9 @@ class CrossValidation:
 
 
 CV_EVERY_GRADE_UP_TO = 1000
-"""Cross-validation runs after every grade up to this many grades (5 cold fits: ~0.1 s at 1,000 grades
-here), then after every ``CV_STEP`` grades: at 5,000 graded rows of 8 dense features it took 1.4 s."""
+"""Cross-validation runs after every grade up to this many grades (5 cold fits: 0.06-0.2 s at 1,000
+grades, ``bench/ratings_bench.py``), then after every ``CV_STEP`` grades: at 5,000 graded rows of 8 dense
+features it took 0.35-1.4 s on the shared 2-core machine, beyond the 300 ms a grade may take."""
 
 CV_STEP = 50
 
