@@ -68,6 +68,7 @@ pages = [
     st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),
     st.Page("app_pages/rules.py", title="Rules", icon=":material/rule:"),
     st.Page("app_pages/pairwise.py", title="Pairwise", icon=":material/compare_arrows:"),
+    st.Page("app_pages/ratings.py", title="Ratings", icon=":material/star_rate:"),
     st.Page("app_pages/model.py", title="Model", icon=":material/monitoring:"),
     st.Page("app_pages/toy_cubic.py", title="Toy cubic", icon=":material/show_chart:"),
     st.Page("app_pages/experiments.py", title="Experiments", icon=":material/science:"),

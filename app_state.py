@@ -15,7 +15,7 @@ import streamlit as st
 from ordercore.agreement import annotator_weights, weigh_clicks
 from ordercore.exceptions import SolverError
 from ordercore.quality import rule_checks
-from ordercore.store import Store, store_url
+from ordercore.store import DEFAULT_RATING_SCALE, Store, store_url
 from ordercore.studio import StudyData, load_source, study_data
 from ordercore.trust import FOLDS, SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
@@ -58,8 +58,9 @@ def session_data(session) -> StudyData | None:
     if not settings.get("source"):
         return None
     frame = _table(settings["source"], session.dataset_id, store_url())
-    # The labelling options (goal, annotator weights) do not change the data: leave them out of the key.
-    data_settings = {name: value for name, value in settings.items() if name != "labelling"}
+    # The labelling and rating options (goal, annotator weights, scale) do not change the data: leave them
+    # out of the key.
+    data_settings = {name: value for name, value in settings.items() if name not in ("labelling", "ratings")}
     key = ("study", session.id, json.dumps(data_settings, sort_keys=True))
     if st.session_state.get("study_key") != key:
         st.session_state.study_key = key
@@ -113,11 +114,28 @@ def labelling(session) -> dict:
 
 
 def set_labelling(session, **options) -> None:
-    """Store changed labelling options with the session's settings (its data stays as it is), read
-    afresh so that a change made meanwhile elsewhere is kept."""
+    """Store changed labelling options with the session's settings (its data stays as it is)."""
+    _set_options(session, "labelling", labelling, options)
+
+
+def ratings(session) -> dict:
+    """The session's rating options (stored with its settings): 'scale', the number of grades K (grades
+    are 1 … K), and 'text', the text column whose texts are graded (None: the table's rows)."""
+    return {"scale": DEFAULT_RATING_SCALE, "text": None} | session.settings.get("ratings", {})
+
+
+def set_ratings(session, **options) -> None:
+    """Store changed rating options with the session's settings; ``ValueError`` from the store (a scale
+    off 2 … 9, or changed once grades are held)."""
+    _set_options(session, "ratings", ratings, options)
+
+
+def _set_options(session, name: str, current, options: dict) -> None:
+    """Store settings[name] = current(session) | options, the settings read afresh so that a change
+    made meanwhile elsewhere is kept."""
     session = store().session_by_id(session.id)
     settings = dict(session.settings)
-    settings["labelling"] = labelling(session) | options
+    settings[name] = current(session) | options
     store().update_settings(session.id, settings)
 
 

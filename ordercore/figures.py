@@ -263,3 +263,21 @@ def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
         xaxis_title="ε", yaxis_title="P(|f − y| ≤ ε)", yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.2}
     )
     return figure
+
+
+def confusion_figure(confusion, grades) -> go.Figure:
+    """A confusion matrix (K, K) of grades as a heatmap: true grade by row, predicted by column, each
+    cell's count written in it."""
+    labels = [str(grade) for grade in grades]
+    figure = go.Figure(
+        go.Heatmap(
+            z=confusion, x=labels, y=labels, colorscale="Blues", text=confusion, texttemplate="%{text}", showscale=False
+        )
+    )
+    figure.update_layout(
+        xaxis=dict(title="predicted grade (cross-validated)", type="category"),
+        yaxis=dict(title="given grade", type="category", autorange="reversed"),
+        margin=dict(t=30),
+        height=320,
+    )
+    return figure

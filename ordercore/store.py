@@ -180,6 +180,18 @@ queued_pairs = sa.Table(
     _created(),
 )
 
+grades = sa.Table(
+    "grades",
+    metadata,
+    _key(),
+    _owner(),
+    sa.Column("row", sa.Integer, nullable=False),  # the graded row of the session's table
+    sa.Column("grade", sa.Integer, nullable=False),  # 1 … the session's rating scale
+    sa.Column("annotator", sa.String(200), nullable=False),
+    _created(),
+    sa.UniqueConstraint("session_id", "row", "annotator"),  # one grade per row and annotator: edit it to change it
+)
+
 model_runs = sa.Table(
     "model_runs",
     metadata,
@@ -250,18 +262,23 @@ def _contents(connection, session_id: int) -> dict:
         "answers": count(answers),
         "imported": int(imported_in_blocks) + count(preferences, preferences.c.source == "import"),
         "queued": count(queued_pairs),
+        "grades": count(grades),
     }
+
+
+EXTRA_CONTENTS = {"queued": "queued pair", "grades": "grade"}
+"""What ``describe_contents`` names only when the session holds some: key of ``Store.contents`` → word."""
 
 
 def describe_contents(held: dict) -> str:
     """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences" (and the queued
-    pairs, when there are some)."""
+    pairs and the grades, when there are some)."""
 
     def counted(n: int, word: str) -> str:
         return f"{n:,} {word}{'' if n == 1 else 's'}"
 
-    queued = f", {counted(held['queued'], 'queued pair')}" if held.get("queued") else ""
-    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')}{queued} and " + counted(
+    extra = "".join(f", {counted(held[key], word)}" for key, word in EXTRA_CONTENTS.items() if held.get(key))
+    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')}{extra} and " + counted(
         held["imported"], "imported preference"
     )
 
@@ -340,11 +357,15 @@ def _check_size(value: bytes | str, what: str) -> bytes | str:
 
 def _settings_json(settings) -> str:
     """A session's settings as stored: a dict of JSON values (text escaped, so NUL is stored as
-    \\u0000), its 'n_rows', if set, a row count; ``TypeError``/``ValueError`` otherwise."""
+    \\u0000), its 'n_rows', if set, a row count, its rating scale one ``rating_scale`` takes;
+    ``TypeError``/``ValueError`` otherwise."""
     if not isinstance(settings, dict):
         raise TypeError(f"session settings must be a dict, got {type(settings).__name__}")
     if settings.get("n_rows") is not None:
         _check_count(settings["n_rows"], "the number of rows (n_rows)")
+    if not isinstance(settings.get("ratings", {}), dict):
+        raise TypeError("the session's rating settings ('ratings') must be a dict")
+    rating_scale(settings)
     try:
         text = json.dumps(settings)
     except (TypeError, ValueError) as error:
@@ -371,6 +392,12 @@ def _lock(connection, session_id) -> None:
         raise KeyError(f"no session {session_id}")
 
 
+def _latest_own(connection, table: sa.Table, session_id: int, annotator: str) -> int | None:
+    """The id of ``annotator``'s latest row of ``table`` (answers, grades) in the session, or None."""
+    query = sa.select(sa.func.max(table.c.id)).where(table.c.session_id == session_id, table.c.annotator == annotator)
+    return connection.execute(query).scalar()
+
+
 def _dataset_exists(connection, dataset_id) -> bool:
     query = sa.select(datasets.c.id).where(datasets.c.id == _id_number(dataset_id, "data set"))
     return connection.execute(query).scalar() is not None
@@ -389,6 +416,34 @@ def _n_rows(connection, session_id: int) -> int:
     if settings.get("n_rows") is None:
         raise ValueError("this session has no data yet: choose it on the Data page first")
     return int(settings["n_rows"])
+
+
+DEFAULT_RATING_SCALE = 5
+"""Grades 1 … 5 unless the session's settings say otherwise."""
+
+MAX_RATING_SCALE = 9
+"""Largest scale: one number key per grade, 1 … 9."""
+
+
+def rating_scale(settings: dict) -> int:
+    """The session's rating scale K (grades are 1 … K): settings['ratings']['scale'], default
+    ``DEFAULT_RATING_SCALE``; ``ValueError`` unless an integer from 2 to ``MAX_RATING_SCALE``."""
+    scale = settings.get("ratings", {}).get("scale", DEFAULT_RATING_SCALE)
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Integral) or not 2 <= scale <= MAX_RATING_SCALE:
+        raise ValueError(f"a rating scale has 2 to {MAX_RATING_SCALE} grades, got {scale!r}")
+    return int(scale)
+
+
+def _check_grade(value, scale: int) -> int:
+    """A grade on the scale 1 … ``scale``: an integer (not a bool, not 2.5)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= scale:
+        raise ValueError(f"a grade is a whole number from 1 to {scale} (the session's rating scale), got {value!r}")
+    return int(value)
+
+
+def _session_settings(connection, session_id: int) -> dict:
+    """The session's settings, read in the caller's transaction."""
+    return json.loads(connection.execute(sa.select(sessions.c.settings).where(sessions.c.id == session_id)).scalar())
 
 
 SCHEMA_LOCK = 0x6F72646572636F72
@@ -553,6 +608,12 @@ class Store:
                     f"this session holds {describe_contents(held)} on its table, so its data is fixed: create a "
                     "new session to work on other data"
                 )
+            scale = rating_scale(settings)
+            if held["grades"] and scale != rating_scale(held_settings):
+                raise ValueError(
+                    f"this session holds {held['grades']:,} grades on a scale of {rating_scale(held_settings)}, so "
+                    "its scale is fixed: create a new session to grade on another"
+                )
             connection.execute(sessions.update().where(sessions.c.id == session_id).values(**values))
 
     def _touch(self, connection, session_id: int, content: bool = True) -> int | None:
@@ -700,19 +761,22 @@ class Store:
         """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
         created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers) and swapped
         (a nullable boolean: <NA> where not recorded)."""
-        session_id = _id_number(session_id, "session")
-        query = (
-            sa.select(*[c for c in answers.c if c.name != "session_id"])
-            .where(answers.c.session_id == session_id)
-            .order_by(answers.c.id)
-        )
-        with self.engine.connect() as connection:
-            frame = pd.DataFrame(
-                connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys())
-            )
+        frame = self._session_rows(answers, session_id)
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
         frame["swapped"] = frame["swapped"].astype("boolean")
         return frame
+
+    def _session_rows(self, table: sa.Table, session_id: int) -> pd.DataFrame:
+        """The session's rows of ``table`` (answers, grades, queued pairs), oldest first, every column but
+        session_id."""
+        session_id = _id_number(session_id, "session")
+        query = (
+            sa.select(*[c for c in table.c if c.name != "session_id"])
+            .where(table.c.session_id == session_id)
+            .order_by(table.c.id)
+        )
+        with self.engine.connect() as connection:
+            return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
     def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:
         """Change one of ``annotator``'s own answers to ``choice`` (its pair, weight and margin stay),
@@ -767,15 +831,125 @@ class Store:
         annotator = check_annotator(annotator)
         with self.engine.begin() as connection:
             _lock(connection, session_id)
-            last = connection.execute(
-                sa.select(sa.func.max(answers.c.id)).where(
-                    answers.c.session_id == session_id, answers.c.annotator == annotator
-                )
-            ).scalar()
+            last = _latest_own(connection, answers, session_id, annotator)
             if last is None:
                 return None
             self._delete_answer(connection, last, session_id)
         return int(last)
+
+    # ------------------------------------------------------------------ grades
+    def add_grade(self, session_id: int, row: int, grade: int, annotator: str) -> int:
+        """Store ``annotator``'s grade (1 … the session's ``rating_scale``) of a row of the session's
+        table, committed before returning; returns its id.  ``ValueError`` for a grade off the scale, a
+        row outside the table or one the annotator graded already (edit that grade instead); nothing is
+        written then."""
+        annotator = check_annotator(annotator)
+        with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            row = _check_row(row, _n_rows(connection, session_id), "the graded row")
+            grade = _check_grade(grade, rating_scale(_session_settings(connection, session_id)))
+            held = connection.execute(
+                sa.select(grades.c.id).where(
+                    grades.c.session_id == session_id, grades.c.row == row, grades.c.annotator == annotator
+                )
+            ).scalar()
+            if held is not None:
+                raise ValueError(f"{annotator!r} graded row {row} already (grade {held}): edit that grade to change it")
+            self._touch(connection, session_id, content=False)
+            inserted = connection.execute(
+                grades.insert().values(
+                    session_id=session_id, row=row, grade=grade, annotator=annotator, created_at=_now()
+                )
+            )
+            return int(inserted.inserted_primary_key[0])
+
+    def grades(self, session_id: int) -> pd.DataFrame:
+        """A session's grades, oldest first: id, row, grade, annotator, created_at."""
+        return self._session_rows(grades, session_id)
+
+    def edit_grade(self, grade_id: int, annotator: str, grade: int) -> None:
+        """Change one of ``annotator``'s own grades to ``grade``; ``ValueError`` for another's grade or
+        one off the scale."""
+        annotator = check_annotator(annotator)
+        session_id = self._session_of(grades, grade_id, "grade")
+        with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            self._own_grade(connection, grade_id, annotator)
+            grade = _check_grade(grade, rating_scale(_session_settings(connection, session_id)))
+            connection.execute(grades.update().where(grades.c.id == grade_id).values(grade=grade))
+            self._touch(connection, session_id, content=False)
+
+    def remove_grade(self, grade_id: int, annotator: str) -> None:
+        """Delete one of ``annotator``'s own grades; ``ValueError`` for another's."""
+        annotator = check_annotator(annotator)
+        session_id = self._session_of(grades, grade_id, "grade")
+        with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            self._own_grade(connection, grade_id, annotator)
+            connection.execute(grades.delete().where(grades.c.id == grade_id))
+            self._touch(connection, session_id, content=False)
+
+    @staticmethod
+    def _own_grade(connection, grade_id: int, annotator: str) -> None:
+        """``KeyError`` if the grade is gone (removed by another process meanwhile), ``ValueError`` unless
+        ``annotator`` gave it."""
+        owner = connection.execute(sa.select(grades.c.annotator).where(grades.c.id == int(grade_id))).scalar()
+        if owner is None:
+            raise KeyError(f"no grade {grade_id}")
+        if owner != annotator:
+            raise ValueError(f"grade {grade_id} is {owner!r}'s: annotators change only their own")
+
+    def undo_grade(self, session_id: int, annotator: str) -> int | None:
+        """Delete ``annotator``'s latest grade in the session (another annotator's stay); its id, or None
+        if they have none."""
+        annotator = check_annotator(annotator)
+        with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            last = _latest_own(connection, grades, session_id, annotator)
+            if last is None:
+                return None
+            connection.execute(grades.delete().where(grades.c.id == last))
+            self._touch(connection, session_id, content=False)
+        return int(last)
+
+    def export_grades(self, session_id: int) -> str:
+        """The session's grades as CSV, oldest first: row, grade, annotator, created_at;
+        ``import_grades`` reads it back."""
+        return self.grades(session_id).drop(columns="id").to_csv(index=False)
+
+    def import_grades(self, session_id: int, table: pd.DataFrame) -> int:
+        """Add the grades of ``table`` (columns row, grade, annotator, as ``export_grades`` writes), in
+        one transaction; a grade the session already holds (same row, grade and annotator) is left out.
+        Returns how many were added; ``ValueError`` naming the first bad line (a row outside the table, a
+        grade off the scale, a row graded twice by one annotator), nothing written."""
+        missing = [name for name in ("row", "grade", "annotator") if name not in table.columns]
+        if missing:
+            raise ValueError(f"a grades table needs the columns row, grade and annotator; {missing} missing")
+        with self.engine.begin() as connection:
+            _lock(connection, session_id)
+            n_rows, scale = _n_rows(connection, session_id), rating_scale(_session_settings(connection, session_id))
+            held = connection.execute(
+                sa.select(grades.c.row, grades.c.annotator, grades.c.grade).where(grades.c.session_id == session_id)
+            ).all()
+            graded = {(row, annotator): grade for row, annotator, grade in held}
+            new = []
+            for line, value in enumerate(table.to_dict("records"), start=2):
+                try:
+                    row = _check_row(_integer(value["row"]), n_rows, "the graded row")
+                    grade = _check_grade(_integer(value["grade"]), scale)
+                    annotator = check_annotator(value["annotator"])
+                    if graded.get((row, annotator), grade) != grade:
+                        raise ValueError(f"{annotator!r} gave row {row} grade {graded[row, annotator]} already")
+                except (ValueError, TypeError) as error:
+                    raise ValueError(f"line {line} of the grades: {error}") from None
+                if (row, annotator) not in graded:
+                    graded[row, annotator] = grade
+                    new.append({"session_id": session_id, "row": row, "grade": grade, "annotator": annotator})
+            if new:
+                self._touch(connection, session_id, content=False)
+                now = _now()
+                connection.execute(grades.insert(), [value | {"created_at": now} for value in new])
+        return len(new)
 
     # ------------------------------------------------------------------ shared queue
     def queue_pairs(self, session_id: int, pairs, copies: int, annotator: str) -> int:
@@ -820,14 +994,7 @@ class Store:
 
     def queued_pairs(self, session_id: int) -> pd.DataFrame:
         """The session's shared queue, oldest first: id, row_a, row_b, copies, annotator, created_at."""
-        session_id = _id_number(session_id, "session")
-        query = (
-            sa.select(*[c for c in queued_pairs.c if c.name != "session_id"])
-            .where(queued_pairs.c.session_id == session_id)
-            .order_by(queued_pairs.c.id)
-        )
-        with self.engine.connect() as connection:
-            return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
+        return self._session_rows(queued_pairs, session_id)
 
     # ------------------------------------------------------------------ preferences
     def preferences(self, session_id: int) -> tuple[PreferenceSet, pd.DataFrame]:
@@ -971,7 +1138,8 @@ class Store:
         return json.dumps(documents, indent=2)
 
     def contents(self, session_id: int) -> dict:
-        """How much the session holds: rules, answers and imported preferences, as counts."""
+        """How much the session holds: rules, answers, imported preferences, queued pairs and grades, as
+        counts."""
         session_id = _id_number(session_id, "session")
         with self.engine.connect() as connection:
             return _contents(connection, session_id)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ordercore.ratings import GP_MAX_GRADES
 from ordercore.store import Store
 
 APP = str(Path(__file__).parents[1] / "app.py")
@@ -98,7 +99,7 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
 
 def test_pages_ask_for_a_session_first(store_path):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    for page in ["app_pages/pairwise.py", "app_pages/rules.py", "app_pages/model.py"]:
+    for page in ["app_pages/pairwise.py", "app_pages/ratings.py", "app_pages/rules.py", "app_pages/model.py"]:
         at.switch_page(page).run()
         assert not at.exception and "sidebar" in at.info[0].value
 
@@ -739,3 +740,83 @@ def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(rea
     at.selectbox(key="history_answer").set_value(int(store.answers(session_id)["id"].iloc[0])).run()
     at.button(key="history_remove").click().run()
     assert not at.exception and not at.error and store.answers(session_id).empty
+
+
+def grades_held(store_path) -> list[tuple]:
+    store = Store(f"sqlite:///{store_path}")
+    grades = store.grades(store.session("s1").id)
+    return [tuple(row) for row in grades[["row", "grade", "annotator"]].itertuples(index=False)]
+
+
+def grade_shown(at, value: int):
+    """Press grade ``value`` for the item on screen; returns the item."""
+    item = at.session_state["current_item"]
+    at.button(key=f"grade_{value}_{item}").click().run()
+    assert not at.exception
+    return item
+
+
+def test_the_ratings_page_stores_a_grade_per_button_and_undo_removes_ones_own(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and metric(at, "Grades given") == "0"
+    first = grade_shown(at, 3)
+    assert grades_held(store_path) == [(first, 3, "ann")] and metric(at, "Grades given") == "1"
+    assert "two different grades" in at.info[0].value  # no model from one grade
+    second = grade_shown(at, 5)
+    assert second != first and grades_held(store_path) == [(first, 3, "ann"), (second, 5, "ann")]
+    assert any("needs ≥ 10 grades" in info.value for info in at.info)  # a model, not yet a CV MAE
+    at.button(key="grade_undo").click().run()
+    assert grades_held(store_path) == [(first, 3, "ann")] and at.session_state["current_item"] == second
+
+
+def test_the_ratings_page_cross_validates_and_lists_the_least_sure_items(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    for value in [1, 5, 2, 4, 3] * 2:
+        grade_shown(at, value)
+    assert metric(at, "Grades given") == "10" and not any("needs ≥" in info.value for info in at.info)
+    assert float(metric(at, "CV MAE (grades)")) >= 0
+    shown = next(frame.value for frame in at.dataframe if "predicted grade" in frame.value.columns)
+    graded = {row for row, _, _ in grades_held(store_path)}
+    assert len(shown) == 10 and not graded & set(shown["row"])
+    assert at.session_state["current_item"] == shown["row"].iloc[0]  # the least sure is next
+
+
+def test_the_ratings_page_offers_the_gp_and_refuses_it_above_its_limit(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    at.radio(key="rating_model_choice").set_value("gp").run()
+    for value in [1, 5, 2, 4]:
+        grade_shown(at, value)
+    assert not at.info or "two different" not in at.info[0].value
+    assert "warm" not in next(m for m in at.metric if m.label == "Refit and scoring").delta
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("s1")
+    graded = {row for row, _, _ in grades_held(store_path)}
+    for row in [r for r in range(200) if r not in graded][:GP_MAX_GRADES]:
+        store.add_grade(session.id, row, row % 5 + 1, "bob")
+    at.run()
+    assert not at.exception and f"at most {GP_MAX_GRADES} grades" in at.info[0].value
+
+
+def test_the_ratings_scale_is_fixed_once_grades_are_held(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    session_id = Store(f"sqlite:///{store_path}").session("s1").id
+    at.number_input(key=f"rating_scale_{session_id}").set_value(3).run()
+    item = at.session_state["current_item"]
+    assert not at.exception and {b.key for b in at.button if b.key.startswith("grade_")} >= {f"grade_3_{item}"}
+    assert f"grade_4_{item}" not in {b.key for b in at.button}
+    assert Store(f"sqlite:///{store_path}").session("s1").settings["ratings"]["scale"] == 3
+    grade_shown(at, 2)
+    assert at.number_input(key=f"rating_scale_{session_id}").disabled
+
+
+def test_beyond_its_limit_the_ratings_page_cross_validates_every_few_grades(ready, store_path, monkeypatch):
+    monkeypatch.setattr("ordercore.ratings.CV_EVERY_GRADE_UP_TO", 10)
+    monkeypatch.setattr("ordercore.ratings.CV_STEP", 3)
+    at = ready.switch_page("app_pages/ratings.py").run()
+    for value in [1, 5, 2, 4, 3] * 2 + [1, 2]:
+        grade_shown(at, value)
+    assert metric(at, "Grades given") == "12" and "first 10 grades" in at.caption[-1].value
+    grade_shown(at, 5)
+    assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
+    at.button(key="grade_undo").click().run()  # not an extension of the grades: at once
+    assert not any("Cross-validated on the first" in caption.value for caption in at.caption)

@@ -7,7 +7,8 @@ kill -9 with an answer in flight, each checked against the store.  On a Californ
 rule touching thousands of rows (more than the exact GP may take), start a GP fit, cancel it, start
 it again and see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
 docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
-Playwright is missing (.ci/run installs both).
+Playwright is missing (.ci/run installs both).  On the Ratings page, grade three items with the
+number keys and undo.
 """
 
 import os
@@ -366,6 +367,64 @@ def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
             bob.goto(url)  # a reopened page shows what the store holds
             bob.get_by_role("link", name="Pairwise").click()
             wait_for_metric(bob, "Answers given", str(len(after)), failure)
+            browser.close()
+    finally:
+        stop_server(server)
+
+
+ITEM_CAPTION = re.compile(r"^Row (\d+)\. Keys")
+
+
+def stored_grades(store_path: Path, session_id: int, count: int, timeout: float = 30.0):
+    """The session's grades once there are ``count`` of them (an AssertionError after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        store = Store(f"sqlite:///{store_path}")
+        grades = store.grades(session_id)
+        store.engine.dispose()
+        if len(grades) == count or time.monotonic() > deadline:
+            assert len(grades) == count, grades
+            return grades
+        time.sleep(0.2)
+
+
+def shown_item(page) -> int:
+    """The row on the Ratings page's screen, from its caption 'Row i. Keys …'."""
+    return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1))
+
+
+def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
+    """On the Ratings page, grade three items with the keys 3, 5 and 1: each stored grade is the item on
+    screen when its key was pressed; U removes the last and shows its item again."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    port = free_port()
+    server = start_server(port, store_path)
+    try:
+        with playwright.sync_playwright() as driver:
+            browser = launch(driver)
+            page = open_page(browser, 60_000)
+            page.goto(f"http://127.0.0.1:{port}")
+            page.get_by_role("textbox", name="Annotator").wait_for()
+            settle(page)
+            type_into(page, "Annotator", "ann")
+            page.get_by_role("link", name="Ratings").click()
+            page.get_by_text(ITEM_CAPTION).wait_for()
+            settle(page)
+            page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
+            shown = []
+            for count, key in enumerate("351", start=1):
+                shown.append(shown_item(page))
+                page.keyboard.press(key)
+                stored_grades(store_path, session_id, count)
+                wait_for_metric(page, "Grades given", str(count), tmp_path / "failure.png")
+            grades = stored_grades(store_path, session_id, 3)
+            assert list(zip(grades["row"], grades["grade"], strict=True)) == list(zip(shown, [3, 5, 1], strict=True))
+            assert set(grades["annotator"]) == {"ann"} and len(set(shown)) == 3
+            page.keyboard.press("u")
+            stored_grades(store_path, session_id, 2)
+            wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
+            assert shown_item(page) == shown[-1]
             browser.close()
     finally:
         stop_server(server)

@@ -592,7 +592,7 @@ def test_row_numbers_are_checked_against_the_sessions_table(store):
     ):
         with pytest.raises(ValueError, match="no data yet"):
             write()
-    assert store.contents(empty.id) == {"rules": 0, "answers": 0, "imported": 0, "queued": 0}
+    assert store.contents(empty.id) == {"rules": 0, "answers": 0, "imported": 0, "queued": 0, "grades": 0}
 
 
 def test_importing_what_the_session_holds_adds_nothing(store):
@@ -605,7 +605,7 @@ def test_importing_what_the_session_holds_adds_nothing(store):
     assert store.import_preferences(session.id, overlapping, "bob") == 2
     made, _ = store.preferences(session.id)
     assert triples(made) == [(1, 4, 0.5, 1.0), (2, 5, 0.5, 2.0), (3, 6, 0.5, 1.0), (2, 5, 0.5, 3.0), (7, 8, 0.5, 1.0)]
-    assert store.contents(session.id) == {"rules": 0, "answers": 0, "imported": 5, "queued": 0}
+    assert store.contents(session.id) == {"rules": 0, "answers": 0, "imported": 5, "queued": 0, "grades": 0}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,314 @@
+"""Ratings: grade items on the session's scale with the number keys; an ordinal model learns as you go."""
+
+import time
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import app_state
+from ordercore.figures import confusion_figure
+from ordercore.ratings import (
+    CV_EVERY_GRADE_UP_TO,
+    CV_STEP,
+    GP_MAX_GRADES,
+    RATING_MODELS,
+    RatingModel,
+    cross_validate,
+    cross_validation_due,
+    cross_validation_needs,
+    least_sure,
+    table_items,
+    text_items,
+    why_no_model,
+)
+from ordercore.store import MAX_RATING_SCALE
+from ordercore.studio import identifier_column, readable
+
+NEXT_SHOWN = 10
+"""How many of the least sure items the page lists."""
+
+
+def grade(session_id: int, item: int, value: int) -> None:
+    """Store this annotator's grade of ``item``, the item on screen when the button was drawn, then ask
+    for the next.  A press for an item no longer on screen (keys typed ahead of the page) is ignored."""
+    state, store = st.session_state, app_state.store()
+    if state.get("current_item") != item:
+        return
+    annotator = app_state.annotator()
+    # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
+    # item leaves the screen before the write and nothing touches the state after it (the Pairwise page's
+    # rule).
+    state.current_item = None
+    try:
+        store.add_grade(session_id, item, value, annotator)
+    except ValueError as error:
+        state.current_item, state.rating_error = item, str(error)
+
+
+def undo(session_id: int) -> None:
+    """Remove this annotator's own last grade (another annotator's stay) and show its item again."""
+    store = app_state.store()
+    own = store.grades(session_id)
+    own = own[own["annotator"] == app_state.annotator()]
+    if store.undo_grade(session_id, app_state.annotator()) is not None:
+        st.session_state.current_item = int(own["row"].iloc[-1])
+
+
+def change_grade(grade_id: int, value: int | None) -> None:
+    """Change one of this annotator's grades to ``value``, or remove it (None)."""
+    store = app_state.store()
+    try:
+        if value is None:
+            store.remove_grade(grade_id, app_state.annotator())
+        else:
+            store.edit_grade(grade_id, app_state.annotator(), value)
+    except (ValueError, KeyError) as error:
+        st.session_state.rating_error = str(error).strip("'\"")
+
+
+def set_options(session) -> None:
+    """Store the scale and the items chosen in the options (a callback)."""
+    state = st.session_state
+    text = state[f"rating_text_{session.id}"]
+    try:
+        app_state.set_ratings(
+            session, scale=int(state[f"rating_scale_{session.id}"]), text=None if text == ROWS else text
+        )
+    except ValueError as error:
+        state.rating_error = str(error)
+    state.current_item = None
+
+
+# The items choice meaning the table's rows (any other value names a text column).
+ROWS = "rows"
+
+
+def options_section(session, data, options: dict, n_grades: int) -> None:
+    """The scale (fixed once grades are held) and what is graded: the table's rows or a text column."""
+    texts = [str(c) for c in data.frame.columns if not pd.api.types.is_numeric_dtype(data.frame[c])]
+    with st.expander("Scale and items", expanded=n_grades == 0):
+        cells = st.columns(2)
+        cells[0].number_input(
+            f"Grades (1 … K, K ≤ {MAX_RATING_SCALE})",
+            2,
+            MAX_RATING_SCALE,
+            options["scale"],
+            key=f"rating_scale_{session.id}",
+            on_change=set_options,
+            args=(session,),
+            disabled=n_grades > 0,
+            help="Fixed once the session holds grades.",
+        )
+        choices = [ROWS, *texts]
+        cells[1].selectbox(
+            "Items",
+            choices,
+            index=choices.index(options["text"]) if options["text"] in choices else 0,
+            format_func=lambda c: "rows of the table (their features)" if c == ROWS else f"texts of column {c!r}",
+            key=f"rating_text_{session.id}",
+            on_change=set_options,
+            args=(session,),
+        )
+
+
+def session_items(data, text: str | None):
+    """The items and their features, built once per data and choice (TF-IDF of 10,000 texts: ~0.5 s)."""
+    key = (st.session_state.get("study_key"), text)
+    return app_state.memo(
+        "rating_items", key, lambda: table_items(data.dataset.X) if text is None else text_items(data.frame[text])
+    )
+
+
+def refit(items_key, items, model_name: str, grades: pd.DataFrame) -> dict:
+    """The session's model refitted on its grades (all annotators', in the order given), once per change:
+    the fit's scores of every item, how long it took and whether it started warm; or why it cannot fit."""
+    model = app_state.memo("rating_model", (items_key, model_name), lambda: RatingModel(items, model_name))
+    rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
+
+    def fit() -> dict:
+        problem = why_no_model(values, model_name)
+        if problem:
+            return {"problem": problem}
+        start = time.perf_counter()
+        model.fit(rows, values)
+        scores = model.scores()
+        return {
+            "problem": None,
+            "predicted": model.predict(scores),
+            "sureness": model.uncertainty(scores),
+            "seconds": time.perf_counter() - start,
+            "warm": model.warm,
+        }
+
+    key = (items_key, model_name, tuple(grades["id"]), tuple(values))
+    with st.spinner("Refitting…"):
+        return app_state.memo("rating_fit", key, fit) | {"model": model, "key": key}
+
+
+def main() -> None:
+    st.title("Ratings")
+    session, data = app_state.need_session_and_data()
+    named = bool(app_state.annotator())
+    if not named:
+        st.info("Type your name as **Annotator** in the sidebar to grade: every grade is stored with it.")
+    store = app_state.store()
+    options = app_state.ratings(session)
+    grades = store.grades(session.id)
+    options_section(session, data, options, len(grades))
+    try:
+        items = session_items(data, options["text"])
+    except ValueError as error:
+        st.error(f"These items cannot be graded: {error}. Choose other items under *Scale and items*.")
+        return
+    model_name = st.radio(
+        "Model",
+        list(RATING_MODELS),
+        format_func=RATING_MODELS.get,
+        key="rating_model_choice",
+        horizontal=True,
+        help=f"NPSVOR: one hyperplane per grade (seed 004). GP: one latent function per grade (seed 002 §3), "
+        f"for at most {GP_MAX_GRADES} grades.",
+    )
+    fit = refit((st.session_state.get("study_key"), options["text"]), items, model_name, grades)
+    own_rows = grades.loc[grades["annotator"] == app_state.annotator(), "row"].to_numpy(np.int64)
+    if st.session_state.get("current_item") is None or st.session_state.get("item_for") != session.id:
+        st.session_state.current_item = next_item(fit, own_rows, items.n)
+        st.session_state.item_for = session.id
+    error = st.session_state.pop("rating_error", None)
+    if error:
+        st.error(error)
+    item = st.session_state.current_item
+    if item is None:
+        st.info("You have graded every item of this session.")
+    else:
+        item_view(session, data, options, item, named)
+    model_section(fit, grades, options["scale"], data, options["text"], own_rows)
+    grades_section(session, grades, named, options["scale"])
+
+
+def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
+    """The item to grade next: the one the model is least sure of among those this annotator has not
+    graded; a random one of them while there is no model."""
+    if fit["problem"] is None:
+        chosen = least_sure(fit["sureness"], graded, 1)
+        return int(chosen[0]) if chosen.size else None
+    left = np.setdiff1d(np.arange(n), graded)
+    return int(app_state.rng().choice(left)) if left.size else None
+
+
+def item_view(session, data, options: dict, item: int, named: bool) -> None:
+    """The item on screen (its text, or its row's features), one button per grade and undo."""
+    scale = options["scale"]
+    st.caption(f"Row {item}. Keys: **1** … **{scale}** grade it, **U** undoes your last grade.")
+    if options["text"] is not None:
+        with st.container(border=True):
+            st.text(str(data.frame.at[item, options["text"]]))
+    else:
+        features = data.dataset.metadata["features"]
+        identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *features])
+        shown = data.frame.loc[[item], ([identifier] if identifier else []) + features].T
+        shown.columns = ["value"]
+        st.dataframe(shown.style.format(readable), key="rating_item_table", width="stretch")
+    cells = st.columns(scale + 1)
+    for value, cell in zip(range(1, scale + 1), cells, strict=False):
+        cell.button(
+            str(value),
+            # The item is in the key: a press sent for an item the page has since replaced names a button
+            # that no longer exists, and Streamlit drops it.
+            key=f"grade_{value}_{item}",
+            shortcut=str(value),
+            on_click=grade,
+            args=(session.id, item, value),
+            type="primary",
+            width="stretch",
+            disabled=not named,
+        )
+    cells[-1].button(
+        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=(session.id,), width="stretch",
+        disabled=not named,
+    )  # fmt: skip
+
+
+def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_rows) -> None:
+    """What the model makes of the grades: cross-validated MAE, the confusion matrix, the items it is
+    least sure of."""
+    cells = st.columns(3)
+    cells[0].metric("Grades given", len(grades))
+    if fit["problem"] is not None:
+        st.info(f"No model yet: {fit['problem']}.")
+        return
+    start = "warm, from the last fit" if fit["warm"] else "cold"
+    cells[2].metric("Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off")
+    too_few = cross_validation_needs(len(grades))
+    if too_few:
+        cells[1].metric("CV MAE (grades)", "—")
+        st.info(f"No cross-validated MAE yet: {too_few}.")
+    else:
+        cv, on = session_cross_validation(fit, grades, scale)
+        if on < len(grades):
+            st.caption(
+                f"Cross-validated on the first {on:,} grades: beyond {CV_EVERY_GRADE_UP_TO:,} grades it runs again "
+                f"every {CV_STEP} grades (five refits take seconds at thousands of grades)."
+            )
+        cells[1].metric(
+            "CV MAE (grades)",
+            f"{cv.mae:.2f}",
+            f"folds {cv.fold_mae.min():.2f} – {cv.fold_mae.max():.2f}",
+            delta_color="off",
+        )
+        st.plotly_chart(confusion_figure(cv.confusion, range(1, scale + 1)), key="rating_confusion")
+    shown = least_sure(fit["sureness"], own_rows, NEXT_SHOWN)
+    label = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
+    table = pd.DataFrame({"row": shown, "predicted grade": fit["predicted"][shown], "sureness": fit["sureness"][shown]})
+    if label is not None:
+        table.insert(1, label, data.frame[label].to_numpy()[shown])
+    st.subheader("Least sure: next to grade")
+    st.dataframe(table, key="rating_next", hide_index=True, width="stretch")
+
+
+def session_cross_validation(fit: dict, grades: pd.DataFrame, scale: int):
+    """The cross-validation of the grades, and how many grades it was run on: run again when the grades
+    changed, but only every ``CV_STEP`` added grades beyond ``CV_EVERY_GRADE_UP_TO``
+    (``cross_validation_due``); an edit or removal runs it at once."""
+    rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
+    last = st.session_state.get("rating_cv")
+    extends = (
+        last is not None
+        and last["kind"] == fit["key"][:2]
+        and last["rows"].size <= rows.size
+        and np.array_equal(last["rows"], rows[: last["rows"].size])
+        and np.array_equal(last["values"], values[: last["rows"].size])
+    )
+    if not extends or (last["rows"].size < rows.size and cross_validation_due(rows.size, last["rows"].size)):
+        with st.spinner("Cross-validating…"):
+            cv = cross_validate(fit["model"], rows, values, scale)
+        last = st.session_state.rating_cv = {"kind": fit["key"][:2], "rows": rows, "values": values, "cv": cv}
+    return last["cv"], last["rows"].size
+
+
+def grades_section(session, grades: pd.DataFrame, named: bool, scale: int) -> None:
+    """The latest grades, this annotator's to change or remove, and the CSV export."""
+    if grades.empty:
+        return
+    st.subheader("Latest grades")
+    st.dataframe(grades.tail(10).iloc[::-1], key="rating_grades", hide_index=True, width="stretch")
+    st.download_button(
+        "Export grades (CSV)",
+        app_state.store().export_grades(session.id),
+        file_name=f"{session.name}_grades.csv",
+        key="rating_export",
+    )
+    own = grades[grades["annotator"] == app_state.annotator()].iloc[::-1]
+    if not named or own.empty:
+        return
+    with st.expander(f"My grades ({len(own)}): change or remove one"):
+        labels = {int(row.id): f"#{row.id}: row {row.row}, grade {row.grade}" for row in own.itertuples()}
+        chosen = st.selectbox("Grade", list(labels), format_func=labels.get, key="rating_history")
+        cells = st.columns(scale + 1)
+        for value, cell in zip(range(1, scale + 1), cells, strict=False):
+            cell.button(str(value), key=f"rating_edit_{value}", on_click=change_grade, args=(chosen, value))
+        cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(chosen, None))
+
+
+main()

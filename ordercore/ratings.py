@@ -1,0 +1,268 @@
+"""Ordinal ratings: an expert grades items (rows of a table, or texts) on a scale 1 … K, and an ordinal
+model learns the grades as they come (the Studio's Ratings page; nothing here imports Streamlit).
+
+- **NPSVOR** (seed 004, ``ordercore.npsvor``), linear, refitted after every grade *warm*: the grades are
+  training rows in the order they were given, so a new grade appends a row and the previous fit's duals
+  start the next (``NPSVOR(warm_start=True)``); an edited grade keeps the rows, and its duals are clipped
+  into the new bounds.  A removed grade (undo) changes the rows, and the fit starts cold.
+- **GP label preferences** (seed 002 §3, ``GPLabelPreferenceModel(graph='ordinal')``), the nonlinear
+  alternative for few grades: its cost grows as (n·K)³, so it is refused above ``GP_MAX_GRADES``.
+
+Quality is k-fold cross-validated MAE over the grades (``cross_validate``), with each fold's MAE for its
+spread and the cross-validated predictions' confusion matrix of grades.  The next item to grade is the
+one the model is least sure of (``least_sure``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.metrics import confusion_matrix
+from sklearn.model_selection import KFold
+
+from ordercore.gp.labels import GPLabelPreferenceModel
+from ordercore.npsvor.estimator import NPSVOR
+from ordercore.npsvor.problem import predict_order
+from ordercore.npsvor_experiments import SNIPPET_TFIDF
+
+RATING_MODELS = {
+    "npsvor": "NPSVOR (linear, refitted warm after every grade)",
+    "gp": "GP label preferences (nonlinear, for few grades)",
+}
+"""The models a session's grades can train: key → what the page calls it."""
+
+GP_MAX_GRADES = 100
+"""Most grades the GP model takes: one fit of 100 grades on a 5-grade scale took about 1 s here (its
+(n·K)³ cost: 200 grades took 7.5 s), and cross-validation makes five."""
+
+GP_TEXT_COMPONENTS = 100
+"""Texts enter the GP as their TF-IDF reduced to this many latent semantic components (a dense kernel
+over a vocabulary of tens of thousands of words would not fit in memory at 10,000 texts)."""
+
+FOLDS = 5
+"""k of the k-fold cross-validation."""
+
+MIN_GRADES_PER_FOLD = 2
+"""Cross-validation needs ``FOLDS * MIN_GRADES_PER_FOLD`` grades (10) and two different grades."""
+
+NPSVOR_C = 1.0
+"""C of the Studio's NPSVOR (C1 = C2; seed 004's default range is 2⁻⁵ … 2⁵, 1 its middle)."""
+
+
+@dataclass(frozen=True)
+class RatingItems:
+    """What is graded: ``n`` items and their features, sparse (n, d) CSR for NPSVOR; ``text`` names the
+    text column when the items are texts (their TF-IDF), None for a table's rows (its features)."""
+
+    features: sp.csr_matrix
+    text: str | None = None
+
+    @property
+    def n(self) -> int:
+        return self.features.shape[0]
+
+    def dense(self) -> np.ndarray:
+        """Dense features for the GP (n, d'): a table's features as they are, texts' TF-IDF reduced to
+        ``GP_TEXT_COMPONENTS`` latent semantic components (truncated SVD, fixed seed)."""
+        if self.text is None:
+            return self.features.toarray()
+        components = min(GP_TEXT_COMPONENTS, self.features.shape[1] - 1)
+        return TruncatedSVD(components, random_state=0).fit_transform(self.features)
+
+
+def table_items(X: np.ndarray) -> RatingItems:
+    """A table's rows as items, X (n, d) the session's prepared features."""
+    return RatingItems(sp.csr_matrix(np.asarray(X, dtype=np.float64)))
+
+
+def text_items(texts: pd.Series) -> RatingItems:
+    """Texts as items: TF-IDF of unigrams and bigrams as in seed 004's text experiments (``SNIPPET_TFIDF``),
+    fitted on all the texts (no grade is read); ``ValueError`` when they share too few words."""
+    try:
+        features = TfidfVectorizer(**SNIPPET_TFIDF).fit_transform(texts.fillna("").astype(str))
+    except ValueError:  # scikit-learn's "no terms remain" / "empty vocabulary"
+        raise ValueError(
+            f"the texts of column {texts.name!r} share too few words to compare them (a term must be in at "
+            f"least {SNIPPET_TFIDF['min_df']} texts)"
+        ) from None
+    return RatingItems(sp.csr_matrix(features, dtype=np.float64), str(texts.name))
+
+
+def why_no_model(grades: np.ndarray, model: str) -> str | None:
+    """What the grades (m,) lack for ``model`` to fit, in words, or None when it can."""
+    if np.unique(grades).size < 2:
+        return "grade items with at least two different grades first (an ordinal model needs two ranks)"
+    if model == "gp" and grades.size > GP_MAX_GRADES:
+        return (
+            f"the GP model takes at most {GP_MAX_GRADES} grades (its cost grows with the cube of grades × scale); "
+            f"this session has {grades.size:,}: choose NPSVOR"
+        )
+    return None
+
+
+class RatingModel:
+    """A session's ratings model, kept between grades.
+
+    Parameters
+    ----------
+    items : RatingItems, the n items that can be graded.
+    model : a key of ``RATING_MODELS``.
+    npsvor : dict of ``NPSVOR`` parameters beyond the Studio's (C = ``NPSVOR_C``, fixed seed).
+
+    ``fit(rows, grades)`` refits on the grades given so far; ``predict`` and ``uncertainty`` then score
+    every item.
+    """
+
+    def __init__(self, items: RatingItems, model: str = "npsvor", npsvor: dict | None = None):
+        if model not in RATING_MODELS:
+            raise ValueError(f"model must be one of {sorted(RATING_MODELS)}, got {model!r}")
+        self.items, self.model = items, model
+        self.npsvor = {"C": NPSVOR_C, "random_state": 0, **(npsvor or {})}
+        self.estimator = None
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.warm = False
+        self._dense = None
+
+    def features(self, rows) -> sp.csr_matrix | np.ndarray:
+        """The features of ``rows`` (m,) as the model takes them: sparse for NPSVOR, dense for the GP."""
+        if self.model == "npsvor":
+            return self.items.features[rows]
+        if self._dense is None:
+            self._dense = self.items.dense()
+        return self._dense[rows]
+
+    def new_estimator(self):
+        if self.model == "npsvor":
+            return NPSVOR(**self.npsvor, warm_start=True)
+        return GPLabelPreferenceModel(graph="ordinal", random_state=0)
+
+    def fit(self, rows: np.ndarray, grades: np.ndarray) -> RatingModel:
+        """Refit on the items ``rows`` (m,) graded ``grades`` (m,), in the order they were graded.  NPSVOR
+        starts from the previous fit's duals when the previous rows are the first of ``rows`` (grades
+        appended or edited; ``warm`` says whether it did), else cold.  ``ValueError`` saying what is
+        missing (``why_no_model``)."""
+        rows, grades = np.asarray(rows, dtype=np.int64), np.asarray(grades, dtype=np.int64)
+        problem = why_no_model(grades, self.model)
+        if problem:
+            raise ValueError(problem)
+        previous = self.rows
+        self.warm = (
+            self.model == "npsvor"
+            and self.estimator is not None
+            and previous.size <= rows.size
+            and np.array_equal(previous, rows[: previous.size])
+            and np.array_equal(self.estimator.classes_, np.unique(grades))  # else NPSVOR starts cold itself
+        )
+        if not self.warm:
+            self.estimator = self.new_estimator()
+        self.estimator.fit(self.features(rows), grades)
+        self.rows = rows
+        return self
+
+    def scores(self) -> np.ndarray:
+        """Every item's decision values (n, K'), one column per grade seen: NPSVOR's f_k(x) (seed 004
+        eq. (2)), the GP's latent mean of each grade (seed 002 eq. (25)), up to a shift common to a row's."""
+        X = self.features(slice(None))
+        scores = self.estimator.decision_function(X)
+        # the GP gives f_1 − f_0 alone for two grades: the means (0, f_1 − f_0) rank and differ alike
+        return np.column_stack([np.zeros(scores.shape[0]), scores]) if scores.ndim == 1 else scores
+
+    def predict(self, scores: np.ndarray | None = None) -> np.ndarray:
+        """Every item's predicted grade (n,): NPSVOR's rule (36), the GP's grade of largest latent mean."""
+        scores = self.scores() if scores is None else scores
+        ranks = predict_order(scores) if self.model == "npsvor" else np.argmax(scores, axis=1)
+        return self.estimator.classes_[ranks]
+
+    def uncertainty(self, scores: np.ndarray | None = None) -> np.ndarray:
+        """How near each item (n,) is to another predicted grade: ``sureness`` of its scores."""
+        return sureness(self.scores() if scores is None else scores, self.model)
+
+
+def sureness(scores: np.ndarray, model: str) -> np.ndarray:
+    """How far each item's prediction is from changing, (n,) from scores (n, K'); smallest = least sure.
+
+    NPSVOR: rule (36) predicts 1 + Σ_k I(g_k(x) > 0) with g_k = f_k + f_{k+1} (eq. (35), "is x above
+    rank k?"), so the prediction moves by one grade when any g_k changes sign: the sureness is the
+    nearest threshold's distance, min_k |g_k(x)|.  GP: the gap between the largest and the second
+    largest latent mean (margin sampling)."""
+    if model == "npsvor":
+        return np.abs(scores[:, :-1] + scores[:, 1:]).min(axis=1)
+    top = np.sort(scores, axis=1)
+    return top[:, -1] - top[:, -2]
+
+
+def least_sure(sure: np.ndarray, graded: np.ndarray, n: int) -> np.ndarray:
+    """The ``n`` items least sure (``sureness``, (n_items,)) among those not in ``graded``, least sure
+    first (ties by item number)."""
+    candidates = np.setdiff1d(np.arange(sure.size), graded)
+    order = np.lexsort((candidates, sure[candidates]))
+    return candidates[order[:n]]
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    """``cross_validate``'s result: each fold's MAE in grades and size (FOLDS,), the cross-validated
+    prediction of every grade (m,), and their confusion matrix (K, K): true grade 1 … K by row,
+    predicted by column."""
+
+    fold_mae: np.ndarray
+    fold_sizes: np.ndarray
+    predicted: np.ndarray
+    confusion: np.ndarray
+
+    @property
+    def mae(self) -> float:
+        """MAE over all grades (each fold weighted by its size)."""
+        return float(np.average(self.fold_mae, weights=self.fold_sizes))
+
+
+CV_EVERY_GRADE_UP_TO = 1000
+"""Cross-validation runs after every grade up to this many grades (5 cold fits: 0.06-0.2 s at 1,000
+grades, ``bench/ratings_bench.py``), then after every ``CV_STEP`` grades: at 5,000 graded rows of 8 dense
+features it took 0.35-1.4 s on the shared 2-core machine, beyond the 300 ms a grade may take."""
+
+CV_STEP = 50
+
+
+def cross_validation_due(n_grades: int, last: int | None) -> bool:
+    """Whether to cross-validate again at ``n_grades`` grades, ``last`` the count at the last one (None:
+    none yet, or the grades were edited or removed since)."""
+    return last is None or n_grades <= CV_EVERY_GRADE_UP_TO or abs(n_grades - last) >= CV_STEP
+
+
+def cross_validation_needs(n_grades: int) -> str | None:
+    """Why there are too few grades to cross-validate, or None."""
+    needed = FOLDS * MIN_GRADES_PER_FOLD
+    if n_grades < needed:
+        return f"cross-validation needs ≥ {needed} grades ({FOLDS} folds of {MIN_GRADES_PER_FOLD}); {n_grades} so far"
+    return None
+
+
+def cross_validate(model: RatingModel, rows: np.ndarray, grades: np.ndarray, scale: int, seed: int = 0):
+    """``FOLDS``-fold cross-validation (``KFold``, shuffled with ``seed``) of ``model``'s kind on the
+    grades (m,) of items ``rows`` (m,): each fold predicted by a cold fit on the others.  A training
+    part with one grade only predicts that grade (an ordinal model needs two).  ``ValueError`` when
+    there are too few grades (``cross_validation_needs``)."""
+    rows, grades = np.asarray(rows, dtype=np.int64), np.asarray(grades, dtype=np.int64)
+    problem = cross_validation_needs(grades.size) or why_no_model(grades, model.model)
+    if problem:
+        raise ValueError(problem)
+    predicted = np.zeros_like(grades)
+    fold_mae, sizes = [], []
+    for train, test in KFold(FOLDS, shuffle=True, random_state=seed).split(rows):
+        if np.unique(grades[train]).size < 2:
+            predicted[test] = grades[train][0]
+        else:
+            fold = model.new_estimator().fit(model.features(rows[train]), grades[train])
+            predicted[test] = fold.predict(model.features(rows[test]))
+        fold_mae.append(np.abs(predicted[test] - grades[test]).mean())
+        sizes.append(test.size)
+    labels = np.arange(1, scale + 1)
+    return CrossValidation(
+        np.array(fold_mae), np.array(sizes), predicted, confusion_matrix(grades, predicted, labels=labels)
+    )
