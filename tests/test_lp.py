@@ -1,5 +1,7 @@
 """The order-preference LP against an independent solver, its special cases, and warm re-solves."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
@@ -396,3 +398,30 @@ def test_a_hot_start_that_fails_falls_back_to_a_cold_solve(monkeypatch):
     assert len(calls) == 2 and model.solve_start_ == "cold"
     cold = OrderPreferenceRegressor(gamma=0.4).fit(X, y, preferences)
     assert model.objective_ == pytest.approx(cold.objective_, rel=REL)
+
+
+def test_fits_after_the_users_own_highs_started_the_thread_scheduler(tmp_path):
+    """HiGHS has one thread scheduler per process, started by its first run.  A program that ran
+    highspy with its default threads before fitting got 'HiGHS refused run' from every fit; in a
+    fresh interpreter where that happens first, the fit now gives the predictions it gives here."""
+    import subprocess
+    import sys
+
+    X, y, _, preferences = random_problem(1, n=30, n_labeled=10, n_preferences=20)
+    expected = OrderPreferenceRegressor(gamma=0.5).fit(X, y, preferences).predict(X)
+    script = (
+        "import highspy, sys, numpy as np\n"
+        "h = highspy.Highs(); h.setOptionValue('output_flag', False)\n"
+        "h.addVar(0, 1); h.changeColCost(0, 1.0); assert h.run() == highspy.HighsStatus.kOk\n"
+        "from tests.test_lp import random_problem\n"
+        "from ordercore import OrderPreferenceRegressor\n"
+        "X, y, _, p = random_problem(1, n=30, n_labeled=10, n_preferences=20)\n"
+        "np.save(sys.argv[1], OrderPreferenceRegressor(gamma=0.5).fit(X, y, p).predict(X))\n"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    out = tmp_path / "predictions.npy"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(out)], capture_output=True, text=True, cwd=root, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    np.testing.assert_allclose(np.load(out), expected, atol=1e-6)

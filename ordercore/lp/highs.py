@@ -51,6 +51,13 @@ SIMPLEX_STRATEGIES = {"dual": 1, "primal": 4}
 removed the old basis stays dual feasible (every column is boxed), so it restarts hot."""
 
 
+_threads = 1
+"""The ``threads`` option our HiGHS instances ask for: 1 (a serial dual simplex; worker threads only add
+~0.3 ms to every run), or 0 (whatever scheduler is running) once another HiGHS in this process has
+started HiGHS's one global thread scheduler with more threads, after which a run asking for 1 is
+refused (``HighsDualLP._run``)."""
+
+
 class ColdAttempt(NamedTuple):
     """One way to try a cold solve: HiGHS options that override ours, and whether to use the other
     simplex method than the configured one."""
@@ -126,7 +133,7 @@ class HighsDualLP:
             "simplex_strategy": SIMPLEX_STRATEGIES[self.method],
             "presolve": "off",  # presolve costs more than it saves here and would bar hot starts
             "simplex_scale_strategy": 0,  # the LP is scaled by construction (see problem.py)
-            "threads": 1,  # serial dual simplex; worker threads only add ~0.3 ms to every run
+            "threads": _threads,
             "primal_feasibility_tolerance": FEASIBILITY_TOLERANCE,
             "dual_feasibility_tolerance": FEASIBILITY_TOLERANCE,
             "small_matrix_value": KERNEL_ENTRY_FLOOR,
@@ -134,7 +141,19 @@ class HighsDualLP:
         options.update(overrides)
         for name, value in options.items():
             self._check(highs.setOptionValue(name, value), f"option {name}")
+        self._asked_threads = options["threads"]
         return highs
+
+    def _run(self) -> None:
+        """``Highs.run``, asking for the running scheduler's threads from now on if a run asking for
+        one thread is refused (a user's program ran HiGHS with its default threads first)."""
+        global _threads
+        status = self._highs.run()
+        if status == highspy.HighsStatus.kError and self._asked_threads == 1:
+            _threads = self._asked_threads = 0
+            self._check(self._highs.setOptionValue("threads", 0), "option threads")
+            status = self._highs.run()
+        self._check(status, "run")
 
     @staticmethod
     def _check(status, action: str) -> None:
@@ -222,7 +241,7 @@ class HighsDualLP:
         seconds = float("inf") if time_limit is None else self._highs.getRunTime() + time_limit
         self._check(self._highs.setOptionValue("time_limit", seconds), "time_limit")
         start = time.perf_counter()
-        self._check(self._highs.run(), "run")
+        self._run()
         seconds = time.perf_counter() - start
         status = self._highs.getModelStatus()
         if status != _Status.kOptimal:
