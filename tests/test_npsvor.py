@@ -140,6 +140,17 @@ def test_sparse_and_dense_input_give_the_same_fit():
 
 
 @pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
+def test_ranks_solved_in_parallel_threads_give_the_sequential_fit(solver):
+    X, y = synthetic_ordinal(3000, 2000, nnz_per_row=20, n_ranks=4, random_state=1)
+    fits = [NPSVOR(solver=solver, n_jobs=n_jobs, random_state=0).fit(X, y) for n_jobs in (1, 2, 4, -1)]
+    warm = [NPSVOR(solver=solver, n_jobs=n_jobs, warm_start=True, random_state=0) for n_jobs in (1, 3)]
+    warm = [model.fit(X[:2000], y[:2000]).fit(X, y) for model in warm]
+    for reference, fit in [(fits[0], fit) for fit in fits[1:]] + [(warm[0], warm[1])]:
+        for attribute in ("coef_", "intercept_", "dual_coef_", "n_iter_"):
+            np.testing.assert_array_equal(getattr(fit, attribute), getattr(reference, attribute))
+
+
+@pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
 def test_warm_start_after_appended_rows_reaches_the_cold_optimum(solver):
     X, ranks = ordinal_data(n=70, d=4, K=3, seed=6)
     for tolerance in (TIGHT, {}):
@@ -170,6 +181,7 @@ def test_warm_start_is_skipped_when_the_ranks_change():
         ({"prediction": "mean"}, None, "'prediction' parameter"),
         ({"epsilon_s": 0.0}, None, "'epsilon_s' parameter"),
         ({"max_iter": 0}, None, "'max_iter' parameter"),
+        ({"n_jobs": 0}, None, "n_jobs == 0"),
         ({}, "one rank", "at least 2 ranks"),
         ({}, "continuous", "Unknown label type"),
     ],
