@@ -10,7 +10,9 @@ already in memory; numba's one-time compilation (or cache load) is the first fit
 reported apart.  C = 1, ε = 0.1 and ε_s = 0.1 for both; "no bias" is their default (-B −1) against
 fit_intercept=False, "bias" their -B 1 against fit_intercept=True.  Ours solves ``--n-jobs`` ranks at
 once (default 1, as the authors' code, which solves them one after another; -1: all cores); the fit
-is the same for any number.
+is the same for any number.  When ``mord`` is installed (bench only, not a dependency: ``pip install
+mord``), its all-threshold and immediate-threshold ordinal logistic models (mord's defaults, α = 1) are
+fitted on Treebank once each as a further baseline.
 
     ORDERCORE_DATA=../shared/data python bench/npsvor_bench.py [--repeats 5] [--n-jobs -1]
         [--sizes 200000x50000 1000000x1000000]
@@ -80,9 +82,12 @@ def run_ours(X, y, X_test, fit_intercept: bool, seed: int, n_jobs: int) -> tuple
 
 
 def compile_seconds(X, y) -> float:
-    """The first fit's extra time in this process: numba's compilation or cache load."""
+    """The first fit's extra time in this process: numba's compilation or cache load, for X's index
+    types (scipy's slicing may narrow int64 indices to int32, which numba compiles apart)."""
+    head = X[:50]
+    head.indices, head.indptr = head.indices.astype(X.indices.dtype), head.indptr.astype(X.indptr.dtype)
     start = time.perf_counter()
-    NPSVOR(max_iter=1).fit(X[:50], y[:50])
+    NPSVOR(max_iter=1).fit(head, y[:50])
     return time.perf_counter() - start
 
 
@@ -113,6 +118,24 @@ def compare(name, X, y, X_test, y_test, train_file, test_file, program, repeats,
                 f" train {statistics.median(theirs):.3f} s"
                 f" (reading + one sweep per rank {reading:.3f} s); time ratio ours/theirs {ratio:.2f}"
             )
+
+
+def compare_mord(X, y, X_test, y_test) -> None:
+    """MAE, accuracy and fit time of mord's LogisticAT and LogisticIT on Treebank, if mord is installed."""
+    try:
+        import mord
+    except ImportError:
+        print("mord not installed (pip install mord): its ordinal logistic models are skipped")
+        return
+    for model in (mord.LogisticAT(), mord.LogisticIT()):
+        start = time.perf_counter()
+        model.fit(X, y.astype(int))
+        seconds = time.perf_counter() - start
+        predicted = model.predict(X_test)
+        print(
+            f"Treebank, mord {type(model).__name__} (alpha = 1): MAE {np.abs(predicted - y_test).mean():.4f},"
+            f" accuracy {(predicted == y_test).mean():.4f}, fit {seconds:.3f} s"
+        )
 
 
 def measure_synthetic(n: int, d: int, n_jobs: int, queue) -> None:
