@@ -9,7 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from ordercore import NPSVOR, ModelFileError, load
-from ordercore.npsvor.problem import predict_nearest, predict_order
+from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
+from ordercore.npsvor.problem import dual_variables, predict_nearest, predict_order
 from ordercore.npsvor.synthetic import synthetic_ordinal
 from tests.reference_qp import solve_qp
 
@@ -148,6 +149,23 @@ def test_ranks_solved_in_parallel_threads_give_the_sequential_fit(solver):
     for reference, fit in [(fits[0], fit) for fit in fits[1:]] + [(warm[0], warm[1])]:
         for attribute in ("coef_", "intercept_", "dual_coef_", "n_iter_"):
             np.testing.assert_array_equal(getattr(fit, attribute), getattr(reference, attribute))
+
+
+@pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
+def test_prefetching_changes_no_value(solver):
+    # solve_npsvor prefetches only on X of 32 MB or more; here the loop is asked to on a small X
+    X, y = synthetic_ordinal(2000, 1000, nnz_per_row=10, n_ranks=3, random_state=2)
+    norms = squared_norms(X.indptr, X.data, 1.0)
+    variables = dual_variables(y - 1, 1, 1.0, 1.0, 0.1, solver)
+    runs = []
+    for prefetch in (False, True):
+        alpha, w = np.zeros(variables.row.size), np.zeros(X.shape[1] + 1)
+        sweeps, initial = dual_coordinate_descent(
+            X.indptr, X.indices, X.data, 1.0, norms, *variables, 0.1, 0.1, 1000, alpha, w, -1.0, 5, prefetch
+        )
+        runs.append((alpha, w, sweeps, initial))
+    for unprefetched, prefetched in zip(*runs, strict=True):
+        np.testing.assert_array_equal(prefetched, unprefetched)
 
 
 @pytest.mark.parametrize("solver", ["dcd2", "dcd1"])

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
+from ordercore.npsvor.coordinate_descent import PREFETCH_FROM_BYTES, dual_coordinate_descent, squared_norms
 from ordercore.npsvor.problem import dual_variables, rank_signs, row_duals, variable_duals
 
 
@@ -55,6 +55,7 @@ def solve_npsvor(
     the solution does not depend on n_threads."""
     n, d = X.shape
     norms = squared_norms(X.indptr, X.data, bias)
+    prefetch = X.indices.nbytes + X.data.nbytes >= PREFETCH_FROM_BYTES
     weights = np.zeros((n_ranks, d + 1))
     dual = np.zeros((n_ranks, n))
     n_iter = np.zeros(n_ranks, dtype=np.int64)
@@ -74,7 +75,7 @@ def solve_npsvor(
             alpha = np.zeros(variables.row.size)
         n_iter[k], initial[k] = dual_coordinate_descent(
             X.indptr, X.indices, X.data, bias, norms, *variables,
-            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k,
+            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k, prefetch,
         )  # fmt: skip
         dual[k] = row_duals(variables, alpha, n)
 
