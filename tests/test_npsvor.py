@@ -9,7 +9,8 @@ import pytest
 import scipy.sparse as sp
 
 from ordercore import NPSVOR, ModelFileError, load
-from ordercore.npsvor.problem import predict_nearest, predict_order
+from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
+from ordercore.npsvor.problem import dual_variables, predict_nearest, predict_order
 from ordercore.npsvor.synthetic import synthetic_ordinal
 from tests.reference_qp import solve_qp
 
@@ -140,6 +141,34 @@ def test_sparse_and_dense_input_give_the_same_fit():
 
 
 @pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
+def test_ranks_solved_in_parallel_threads_give_the_sequential_fit(solver):
+    X, y = synthetic_ordinal(3000, 2000, nnz_per_row=20, n_ranks=4, random_state=1)
+    fits = [NPSVOR(solver=solver, n_jobs=n_jobs, random_state=0).fit(X, y) for n_jobs in (1, 2, 4, -1)]
+    warm = [NPSVOR(solver=solver, n_jobs=n_jobs, warm_start=True, random_state=0) for n_jobs in (1, 3)]
+    warm = [model.fit(X[:2000], y[:2000]).fit(X, y) for model in warm]
+    for reference, fit in [(fits[0], fit) for fit in fits[1:]] + [(warm[0], warm[1])]:
+        for attribute in ("coef_", "intercept_", "dual_coef_", "n_iter_"):
+            np.testing.assert_array_equal(getattr(fit, attribute), getattr(reference, attribute))
+
+
+@pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
+def test_prefetching_changes_no_value(solver):
+    # solve_npsvor prefetches only on X of 32 MB or more; here the loop is asked to on a small X
+    X, y = synthetic_ordinal(2000, 1000, nnz_per_row=10, n_ranks=3, random_state=2)
+    norms = squared_norms(X.indptr, X.data, 1.0)
+    variables = dual_variables(y - 1, 1, 1.0, 1.0, 0.1, solver)
+    runs = []
+    for prefetch in (False, True):
+        alpha, w = np.zeros(variables.row.size), np.zeros(X.shape[1] + 1)
+        sweeps, initial = dual_coordinate_descent(
+            X.indptr, X.indices, X.data, 1.0, norms, *variables, 0.1, 0.1, 1000, alpha, w, -1.0, 5, prefetch
+        )
+        runs.append((alpha, w, sweeps, initial))
+    for unprefetched, prefetched in zip(*runs, strict=True):
+        np.testing.assert_array_equal(prefetched, unprefetched)
+
+
+@pytest.mark.parametrize("solver", ["dcd2", "dcd1"])
 def test_warm_start_after_appended_rows_reaches_the_cold_optimum(solver):
     X, ranks = ordinal_data(n=70, d=4, K=3, seed=6)
     for tolerance in (TIGHT, {}):
@@ -170,6 +199,7 @@ def test_warm_start_is_skipped_when_the_ranks_change():
         ({"prediction": "mean"}, None, "'prediction' parameter"),
         ({"epsilon_s": 0.0}, None, "'epsilon_s' parameter"),
         ({"max_iter": 0}, None, "'max_iter' parameter"),
+        ({"n_jobs": 0}, None, "n_jobs == 0"),
         ({}, "one rank", "at least 2 ranks"),
         ({}, "continuous", "Unknown label type"),
     ],

@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -51,6 +52,10 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
     warm_start : bool, start from the previous fit's duals when its ranks are the same and X has at
         least as many rows (the rows it saw first, new rows appended), as when the data grow.
     random_state : int, RandomState or None, the coordinates' visiting order (Algorithm 2, line 5).
+    n_jobs : int or None, ranks solved at once, in threads (the K problems are independent; the fit
+        is the same for any n_jobs).  None: 1, or joblib's ``parallel_config(n_jobs=...)`` when set,
+        as in scikit-learn (1 by default so that fits run inside parallel cross-validation do not
+        oversubscribe the cores); -1: all cores.
 
     Attributes
     ----------
@@ -72,7 +77,9 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
+    _later_params = {"n_jobs"}  # model files written before it was added load with its default
 
     def __init__(
         self,
@@ -89,6 +96,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         intercept_scaling=1.0,
         warm_start=False,
         random_state=None,
+        n_jobs=None,
     ):
         self.C = C
         self.C1 = C1
@@ -102,6 +110,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.warm_start = warm_start
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -129,6 +138,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
             bias=float(self.intercept_scaling) if self.fit_intercept else 0.0,
             seed=int(seed),
             warm_start=self._warm_solution(classes, X.shape[0]),
+            n_threads=effective_n_jobs(self.n_jobs),
         )
         self.classes_ = classes
         self._set_solution(solution)

@@ -1,12 +1,13 @@
 """``solve_npsvor``: NPSVOR's K independent problems (seed 004, eqs. (4)/(20)), each solved by dual
 coordinate descent (``ordercore.npsvor.coordinate_descent``), optionally from previous duals."""
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
+from ordercore.npsvor.coordinate_descent import PREFETCH_FROM_BYTES, dual_coordinate_descent, squared_norms
 from ordercore.npsvor.problem import dual_variables, rank_signs, row_duals, variable_duals
 
 
@@ -41,21 +42,27 @@ def solve_npsvor(
     bias: float,
     seed: int,
     warm_start: NPSVORSolution | None = None,
+    n_threads: int = 1,
 ) -> NPSVORSolution:
     """Solve rank k's dual for k = 0 … n_ranks − 1 on X (n, d) CSR float64 and ranks (n,) coded 0 … K−1.
 
     warm_start: a previous solution on the first rows of X (its ``dual`` (K, n_old), n_old ≤ n); the new
     rows start at α = 0 and every α is clipped into the current bounds, so any previous fit (other C,
     relabelled rows) gives a feasible start.  Its ‖v⁰‖₁ stays the stopping rule's scale (eq. (31)),
-    so the warm fit stops at the accuracy a cold one would."""
+    so the warm fit stops at the accuracy a cold one would.
+    n_threads: ranks solved at once.  The problems share only X, which they read; each owns its row
+    of ``weights`` and ``dual`` and its seed (seed + k, numba keeps one random state per thread), so
+    the solution does not depend on n_threads."""
     n, d = X.shape
-    indptr, indices, data = X.indptr, X.indices, X.data
-    norms = squared_norms(indptr, data, bias)
+    norms = squared_norms(X.indptr, X.data, bias)
+    prefetch = X.indices.nbytes + X.data.nbytes >= PREFETCH_FROM_BYTES
     weights = np.zeros((n_ranks, d + 1))
     dual = np.zeros((n_ranks, n))
     n_iter = np.zeros(n_ranks, dtype=np.int64)
     initial = np.full(n_ranks, -1.0)
-    for k in range(n_ranks):
+
+    def solve_rank(k: int) -> None:
+        """Rank k's problem, written into row k of weights, dual, n_iter and initial."""
         variables = dual_variables(ranks, k, C1, C2, epsilon, solver)
         if warm_start is not None:
             previous = np.zeros(n)
@@ -67,8 +74,11 @@ def solve_npsvor(
         else:
             alpha = np.zeros(variables.row.size)
         n_iter[k], initial[k] = dual_coordinate_descent(
-            indptr, indices, data, bias, norms, *variables,
-            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k,
+            X.indptr, X.indices, X.data, bias, norms, *variables,
+            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k, prefetch,
         )  # fmt: skip
         dual[k] = row_duals(variables, alpha, n)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(n_threads, n_ranks))) as pool:
+        list(pool.map(solve_rank, range(n_ranks)))  # list(): re-raises a rank's error here
     return NPSVORSolution(weights, dual, n_iter, initial)
