@@ -217,12 +217,12 @@ def compare_at(label: str, c: float, split, files, cv_mae, program, options) -> 
         + (f" (JSON: MAE {cv_mae:.4f})" if cv_mae is not None else "")
     )
     if options.seeds > 0:
-        spread = [
+        spread = [errors] + [
             ordinal_errors(ranks_test, NPSVOR(C=c, epsilon=EPSILON, random_state=s).fit(X, ranks).predict(X_test))
             for s in range(options.seeds)
         ]
         mae = [e["mae"] for e in spread]
-        print(f"{'':<36} ours over random_state 0-{options.seeds - 1}: MAE {min(mae):.4f}-{max(mae):.4f}")
+        print(f"{'':<36} ours with this and random_state 0-{options.seeds - 1}: MAE {min(mae):.4f}-{max(mae):.4f}")
     if program is None:
         return
     errors = ordinal_errors(ranks_test, their_labels - 1)
