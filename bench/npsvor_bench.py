@@ -14,13 +14,28 @@ is the same for any number.  When ``mord`` is installed (bench only, not a depen
 mord``), its all-threshold and immediate-threshold ordinal logistic models (mord's defaults, α = 1) are
 fitted on Treebank once each as a further baseline.
 
+``--datasets`` adds the files of ``python -m ordercore experiments npsvor``: the movie snippets (TF-IDF
+fitted on the split's training rows), Abalone and California cut into 5 or 10 quantile ranks
+(standardised features), each split drawn by ``npsvor_experiments.trial_split`` for trials 0 …
+``--trials``−1 with the seed of its ``docs/results/npsvor_*.json``, written to libsvm files (1-based
+indices, 16 significant digits, labels 1 … K).  Both programs fit with the experiments' bias feature
+(fit_intercept=True, -B 1), ε = 0.1, ε_s = 0.1, at C = 1 and at the C that the experiment's CV chose
+for rule (36) in that trial; ours with the experiment's random_state, so its test MAE at the chosen C
+is the JSON's.  Times are medians of ``--repeats`` runs (the same fit each time).  ε_s = 0.1 stops
+both programs early, each in its own random order of coordinates: ours' MAE range over random_state
+0 … ``--seeds``−1 shows how far that alone moves the answer.  ``--tight 1e-6`` refits both at that
+ε_s at C = 1 (ours with up to 100,000 sweeps; theirs keeps its fixed cap of 1,000) and prints the
+largest difference of their weights (w and b of every rank).
+
     ORDERCORE_DATA=../shared/data python bench/npsvor_bench.py [--repeats 5] [--n-jobs -1]
         [--sizes 200000x50000 1000000x1000000]
+        [--datasets treebank snippets abalone5 abalone10 california5 california10] [--trials 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import resource
@@ -33,6 +48,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,12 +56,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ordercore import NPSVOR  # noqa: E402
 from ordercore.datasets import data_directory  # noqa: E402
 from ordercore.npsvor.synthetic import synthetic_ordinal  # noqa: E402
+from ordercore.npsvor_experiments import load_ordinal, ordinal_errors, trial_split  # noqa: E402
 
 C, EPSILON = 1.0, 0.1
 THEIR_BIAS = {False: "-1", True: "1"}
 """fit_intercept -> the authors' -B option."""
 THEIR_SIZE_LIMIT = 300_000
 """Rows above which the authors' code is not run (the libsvm file would be several GB)."""
+EXPERIMENT_FILES = {
+    "snippets": ("snippets", 5, "npsvor_snippets.json"),
+    "abalone5": ("abalone", 5, "npsvor_abalone_5.json"),
+    "abalone10": ("abalone", 10, "npsvor_abalone_10.json"),
+    "california5": ("california", 5, "npsvor_california_5.json"),
+    "california10": ("california", 10, "npsvor_california_10.json"),
+}
+"""--datasets name -> (load_ordinal's name, n_ranks, the experiment's results in docs/results/)."""
+RESULTS_DIRECTORY = Path(__file__).resolve().parents[1] / "docs" / "results"
 
 
 def build_reference(source: Path, scratch: Path) -> Path | None:
@@ -62,10 +88,12 @@ def build_reference(source: Path, scratch: Path) -> Path | None:
     return target
 
 
-def run_theirs(program: Path, train: Path, test: Path, fit_intercept: bool, extra=()) -> tuple[float, np.ndarray]:
+def run_theirs(
+    program: Path, train: Path, test: Path, fit_intercept: bool, extra=(), c: float = C
+) -> tuple[float, np.ndarray]:
     """(wall seconds of train, predictions on ``test``: predict writes "true predicted" per line)."""
     model, output = train.with_suffix(".model"), train.with_suffix(".out")
-    command = [str(program / "train"), "-s", "9", "-c", str(C), "-p", str(EPSILON), "-B", THEIR_BIAS[fit_intercept]]
+    command = [str(program / "train"), "-s", "9", "-c", repr(c), "-p", str(EPSILON), "-B", THEIR_BIAS[fit_intercept]]
     start = time.perf_counter()
     subprocess.run([*command, *extra, "-q", str(train), str(model)], check=True, capture_output=True)
     seconds = time.perf_counter() - start
@@ -81,11 +109,23 @@ def run_ours(X, y, X_test, fit_intercept: bool, seed: int, n_jobs: int) -> tuple
     return time.perf_counter() - start, model.predict(X_test)
 
 
+def their_weights(model: Path, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """(w (K, n_features), b (K,)) of the authors' model file: the rows after the line "w" hold one
+    weight per rank, one row per feature (features beyond the training file's largest index get 0),
+    then, when the line "bias B" has B ≥ 0, the bias feature's row, b = B × that row."""
+    lines = model.read_text().splitlines()
+    bias = float(next(line.split()[1] for line in lines if line.startswith("bias ")))
+    rows = np.array([line.split() for line in lines[lines.index("w") + 1 :]], dtype=float)
+    w, b = (rows[:-1], bias * rows[-1]) if bias >= 0 else (rows, np.zeros(rows.shape[1]))
+    return np.vstack([w, np.zeros((n_features - len(w), w.shape[1]))]).T, b
+
+
 def compile_seconds(X, y) -> float:
-    """The first fit's extra time in this process: numba's compilation or cache load, for X's index
-    types (scipy's slicing may narrow int64 indices to int32, which numba compiles apart)."""
+    """The first fit's extra time in this process: numba's compilation or cache load, for X's layout
+    and index types (scipy's slicing may narrow int64 indices to int32, which numba compiles apart)."""
     head = X[:50]
-    head.indices, head.indptr = head.indices.astype(X.indices.dtype), head.indptr.astype(X.indptr.dtype)
+    if sp.issparse(X):
+        head.indices, head.indptr = head.indices.astype(X.indices.dtype), head.indptr.astype(X.indptr.dtype)
     start = time.perf_counter()
     NPSVOR(max_iter=1).fit(head, y[:50])
     return time.perf_counter() - start
@@ -138,6 +178,77 @@ def compare_mord(X, y, X_test, y_test) -> None:
         )
 
 
+def compare_experiment(key: str, program, scratch: Path, options) -> None:
+    """Ours against theirs on an experiment's splits 0 … ``options.trials``−1, at C = 1 and at the C
+    that the experiment's CV chose (its JSON's)."""
+    name, n_ranks, file = EXPERIMENT_FILES[key]
+    results = json.loads((RESULTS_DIRECTORY / file).read_text())
+    data = load_ordinal(name, n_ranks)
+    for trial in range(options.trials):
+        split = trial_split(data, trial, results["seed"])
+        files = scratch / f"{key}_{trial}.train", scratch / f"{key}_{trial}.test"
+        for X, ranks, path in ((split[0], split[1], files[0]), (split[2], split[3], files[1])):
+            dump_svmlight_file(X, ranks + 1, str(path), zero_based=False)
+        compile_seconds(split[0], split[1])
+        recorded = next((row["results"]["npsvor_order"] for row in results["trials"] if row["trial"] == trial), None)
+        for c in sorted({1.0, recorded["C"]} if recorded else {1.0}):
+            label = f"{data.name} trial {trial}, C = {c:g}"
+            cv_mae = recorded["mae"] if recorded and c == recorded["C"] else None
+            compare_at(label, c, split, files, cv_mae, program, options)
+
+
+def compare_at(label: str, c: float, split, files, cv_mae, program, options) -> None:
+    """Print our test MAE / MSE, median fit seconds and sweeps (and the JSON's MAE ``cv_mae`` when C is
+    the CV's), our MAE range over seeds, theirs and the time ratio, and the ``options.tight`` refits."""
+    X, ranks, X_test, ranks_test, seed = split
+    ours, theirs = [], []
+    for _ in range(options.repeats):
+        model = NPSVOR(C=c, epsilon=EPSILON, random_state=seed, n_jobs=options.n_jobs)
+        start = time.perf_counter()
+        model.fit(X, ranks)
+        ours.append(time.perf_counter() - start)
+        if program is not None:
+            seconds, their_labels = run_theirs(program, *files, True, c=c)
+            theirs.append(seconds)
+    errors = ordinal_errors(ranks_test, model.predict(X_test))
+    print(
+        f"{label + (' (CV)' if cv_mae is not None else ''):<36} ours: MAE {errors['mae']:.4f}, MSE {errors['mse']:.4f},"
+        f" fit {statistics.median(ours):.3f} s, sweeps per rank {model.n_iter_.tolist()}"
+        + (f" (JSON: MAE {cv_mae:.4f})" if cv_mae is not None else "")
+    )
+    if options.seeds > 0:
+        spread = [errors] + [
+            ordinal_errors(ranks_test, NPSVOR(C=c, epsilon=EPSILON, random_state=s).fit(X, ranks).predict(X_test))
+            for s in range(options.seeds)
+        ]
+        mae = [e["mae"] for e in spread]
+        print(f"{'':<36} ours with this and random_state 0-{options.seeds - 1}: MAE {min(mae):.4f}-{max(mae):.4f}")
+    if program is None:
+        return
+    errors = ordinal_errors(ranks_test, their_labels - 1)
+    print(
+        f"{'':<36} theirs: MAE {errors['mae']:.4f}, MSE {errors['mse']:.4f}, train {statistics.median(theirs):.3f} s;"
+        f" time ratio ours/theirs {statistics.median(ours) / statistics.median(theirs):.2f}"
+    )
+    if options.tight is not None and c == 1.0:
+        tight(program, files, split, c, options.tight)
+
+
+def tight(program, files, split, c: float, epsilon_s: float) -> None:
+    """Both programs at the stopping threshold ``epsilon_s``: test MAE, our sweeps, largest |Δw|, |Δb|."""
+    X, ranks, X_test, ranks_test, seed = split
+    model = NPSVOR(C=c, epsilon=EPSILON, epsilon_s=epsilon_s, max_iter=100_000, random_state=seed).fit(X, ranks)
+    _, labels = run_theirs(program, *files, True, ("-e", repr(epsilon_s)), c=c)
+    w, b = their_weights(files[0].with_suffix(".model"), X.shape[1])
+    ours, theirs = (ordinal_errors(ranks_test, predicted)["mae"] for predicted in (model.predict(X_test), labels - 1))
+    print(
+        f"{'':<36} both at eps_s = {epsilon_s:g}: MAE ours {ours:.4f},"
+        f" theirs {theirs:.4f}; ours' sweeps {model.n_iter_.tolist()}"
+        f" (theirs stop at 1000); max |w ours - w theirs| {np.abs(model.coef_ - w).max():.1e},"
+        f" max |b ours - b theirs| {np.abs(model.intercept_ - b).max():.1e}"
+    )
+
+
 def measure_synthetic(n: int, d: int, n_jobs: int, queue) -> None:
     """Our fit on synthetic_ordinal(n, d) in a fresh process: (seconds, CPU seconds of all threads,
     peak GB, train MAE, X's GB, sweeps per rank).  CPU over wall time shows how much of the n_jobs
@@ -183,12 +294,33 @@ def synthetic(sizes, program, scratch: Path, n_jobs: int) -> None:
         print(line)
 
 
+def treebank(data: Path, program, repeats: int, n_jobs: int) -> None:
+    """Both programs on the authors' Treebank files, without and with bias, and mord's models."""
+    train_file, test_file = data / "treebank" / "Treebank.train", data / "treebank" / "Treebank.test"
+    X, y = load_svmlight_file(str(train_file))
+    X_test, y_test = load_svmlight_file(str(test_file), n_features=X.shape[1])
+    print(f"numba compilation or cache load (first fit in a process): {compile_seconds(X, y):.2f} s")
+    name = "Treebank (C = 1, eps = 0.1)"
+    compare(name, X, y, X_test, y_test, train_file, test_file, program, repeats, n_jobs)
+    compare_mord(X, y, X_test, y_test)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5, help="runs per program on Treebank (default 5)")
     parser.add_argument("--sizes", nargs="*", default=["200000x50000"], help="synthetic rows x features")
     parser.add_argument("--n-jobs", type=int, default=1, help="our ranks solved at once (default 1; -1: all cores)")
     parser.add_argument("--reference", type=Path, default=None, help="the authors' code (default: beside the data)")
+    parser.add_argument(
+        "--datasets",
+        nargs="*",
+        default=["treebank"],
+        choices=["treebank", *EXPERIMENT_FILES],
+        help="Treebank (and mord on it) and/or the experiments' files (default: treebank)",
+    )
+    parser.add_argument("--trials", type=int, default=1, help="the experiments' splits 0 … trials−1 (default 1)")
+    parser.add_argument("--seeds", type=int, default=5, help="our seeds for the MAE range on those (default 5)")
+    parser.add_argument("--tight", type=float, default=None, help="refit both at this eps_s at C = 1 (e.g. 1e-6)")
     args = parser.parse_args()
     data = data_directory()
     if data is None:
@@ -200,23 +332,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
         program = build_reference(args.reference or data.parent / "reference" / "linearnpsvor", scratch)
-        train_file, test_file = data / "treebank" / "Treebank.train", data / "treebank" / "Treebank.test"
-        X, y = load_svmlight_file(str(train_file))
-        X_test, y_test = load_svmlight_file(str(test_file), n_features=X.shape[1])
-        print(f"numba compilation or cache load (first fit in a process): {compile_seconds(X, y):.2f} s")
-        compare(
-            "Treebank (C = 1, eps = 0.1)",
-            X,
-            y,
-            X_test,
-            y_test,
-            train_file,
-            test_file,
-            program,
-            args.repeats,
-            args.n_jobs,
-        )
-        compare_mord(X, y, X_test, y_test)
+        if "treebank" in args.datasets:
+            treebank(data, program, args.repeats, args.n_jobs)
+        for key in args.datasets:
+            if key != "treebank":
+                compare_experiment(key, program, scratch, args)
         synthetic(args.sizes, program, scratch, args.n_jobs)
     print(f"load average after:  {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 

@@ -146,11 +146,17 @@ def _cross_validated_mae(name: str, X, ranks, n_ranks: int, seed: int, grid) -> 
     return mae
 
 
-def run_trial(data: OrdinalData, trial: int, seed: int, grid=C_GRID) -> dict:
-    """One split: each model's C by CV, then its test MAE / MSE and training seconds at that C."""
+def trial_split(data: OrdinalData, trial: int, seed: int) -> tuple:
+    """Trial ``trial``'s (X_train, r_train, X_test, r_test) and the models' random_state, both drawn
+    from ``SeedSequence([seed, trial])``."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, trial]))
     X, ranks, X_test, ranks_test = data.split(rng)
-    model_seed = int(rng.integers(2**31 - 1))
+    return X, ranks, X_test, ranks_test, int(rng.integers(2**31 - 1))
+
+
+def run_trial(data: OrdinalData, trial: int, seed: int, grid=C_GRID) -> dict:
+    """One split: each model's C by CV, then its test MAE / MSE and training seconds at that C."""
+    X, ranks, X_test, ranks_test, model_seed = trial_split(data, trial, seed)
     results = {}
     for name in MODELS:
         for result, cv_mae in _cross_validated_mae(name, X, ranks, data.n_ranks, model_seed, grid).items():
