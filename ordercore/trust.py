@@ -73,7 +73,7 @@ def source_weight(correct: int, total: int) -> float:
     return max(0.0, float(np.log(accuracy / (1 - accuracy)))) / float(np.log(PRIOR_ACCURACY / (1 - PRIOR_ACCURACY)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SourceCheck:
     """Pairs that check one source, shape (m,) each: the row it prefers (``winner``) over the other
     (``loser``), and whether the truth agrees (``right``, bool): pairs of labeled rows it orders (the
