@@ -138,9 +138,10 @@ def assessment_status(trust) -> bool:
 
 
 @st.fragment(run_every=1.0)
-def assessment_progress(in_force: str) -> None:
-    """The running assessment's progress and its cancel button, refreshed every second; the whole page
-    reruns once it has ended (and SSL is refitted with its weights and λ)."""
+def assessment_progress(meanwhile: str) -> None:
+    """The running assessment's progress and its cancel button, refreshed every second, saying what SSL
+    uses ``meanwhile`` (``in_force``); the whole page reruns once it has ended (and SSL is refitted
+    with its weights and λ)."""
     job = app_state.trust_job()
     status = None if job is None else job.status()
     if status is None or status.state != "running":
@@ -149,7 +150,7 @@ def assessment_progress(in_force: str) -> None:
     st.progress(
         status.done / status.total if status.total else 0.0,
         text=f"Automatic trust, in the background: cross-validating on the labels, then each source's effect "
-        f"({folds}, {status.seconds:.0f} s). Until it finishes, SSL uses {in_force}.",
+        f"({folds}, {status.seconds:.0f} s). Until it finishes, SSL uses {meanwhile}.",
     )
     if st.button("Cancel the assessment", key="model_cancel_trust"):
         job.cancel()
