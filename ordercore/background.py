@@ -89,7 +89,8 @@ class BackgroundJob:
 
     def status(self) -> JobStatus:
         """The job's state now (never waits); once it has ended, the same status every time (its
-        seconds and progress as they were at the end)."""
+        seconds and progress as they were at the end).  A failed job's files are removed then, a done
+        one's once its result is read."""
         if self._ended is not None:
             return self._ended
         seconds = time.monotonic() - self.started
@@ -98,11 +99,13 @@ class BackgroundJob:
             return self.Status("running", progress, seconds)
         if (self.directory / RESULT).exists():
             self._ended = self.Status("done", progress, seconds)
-        elif (error := self._read("error.json")) is not None:
+            return self._ended
+        if (error := self._read("error.json")) is not None:
             self._ended = self.Status("failed", progress, seconds, error["message"])
         else:
             message = f"the background process ended unexpectedly (exit code {self.process.returncode})"
             self._ended = self.Status("failed", progress, seconds, message)
+        shutil.rmtree(self.directory, ignore_errors=True)
         return self._ended
 
     def wait(self, timeout: float | None = None) -> JobStatus:

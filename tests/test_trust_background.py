@@ -85,6 +85,7 @@ def test_a_running_assessment_reports_folds_and_is_cancelled_at_once():
 def test_bad_input_fails_with_its_message_on_one_line():
     X, y, preferences, names, checks = problem()
     X[0, 0] = np.nan
-    status = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 0, gamma=0.4).wait(120)
+    job = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 0, gamma=0.4)
+    status = job.wait(120)
     assert status.state == "failed" and status.message.startswith("ValueError: Input X contains NaN")
-    assert "\n" not in status.message
+    assert "\n" not in status.message and not job.directory.exists()
