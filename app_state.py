@@ -191,35 +191,49 @@ def session_sources(session, provenance) -> np.ndarray:
 
 
 def assess_trust(session, data: StudyData, bench: Workbench, preferences, provenance):
-    """Automatic trust for the session (the Model page, when on): cross-validation on the labels,
-    run again only when the model settings, the sources or what measures them change (a click of an
-    annotator already assessed does not).  The ``SourceTrust`` in force, or None (nothing to assess)."""
+    """Automatic trust for the session (the Model page, when on), in a background process
+    (``Workbench.start_trust``): started when the model settings, the sources or what measures them
+    change (a click of an annotator already assessed does not), once per change; one per browser
+    session, a newer one cancelling an older.  Once it is done, its result is in force.  The
+    ``SourceTrust`` in force: the last finished assessment (of these sources, or of earlier ones
+    while one runs, after a cancel or a failure), or None (none yet, or nothing to assess)."""
     if bench.model != "lp" or not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
-        if bench.trust is not None:
-            bench.clear_trust()
+        stop_trust(bench)
         return None
     names = session_sources(session, provenance)
     checks = source_checks(session, data, preferences, provenance, names)
     key = (st.session_state.workbench_key, tuple(sorted((name, check.key()) for name, check in checks.items())))
-    if st.session_state.get("trust_for") != key or bench.trust is None:
-        text = "Cross-validating on the labels: do the preferences help, and how much to trust each source?"
-        bar = st.progress(0.0, text=text)
-        try:
-            with st.spinner("Cross-validating, then measuring each source's effect…"):
-                bench.assess_trust(
-                    preferences,
-                    names,
-                    checks,
-                    np.random.default_rng(0),
-                    lambda done, total: bar.progress(done / total, text),
-                )
-        except (ValueError, SolverError) as error:
-            st.error(f"Automatic trust could not assess the preferences: {error}.")
-            return None
-        finally:
-            bar.empty()
+    started = st.session_state.get("trust_job")
+    if started is not None and started["key"] != key:
+        stop_trust()
+        started = None
+    if st.session_state.get("trust_for") == key and bench.trust is not None:
+        return bench.trust
+    if started is None:
+        started = {"key": key, "job": bench.start_trust(preferences, names, checks, seed=0)}
+        st.session_state.trust_job = started
+    if started["job"].status().state == "done":
+        bench.use_trust(started["job"].result())
         st.session_state.trust_for = key
+        st.session_state.pop("trust_job")
     return bench.trust
+
+
+def trust_job():
+    """The Model page's automatic trust job (``trust_background.BackgroundAssessment``) of the sources
+    now (running, or cancelled or failed), or None when the assessment in force is theirs."""
+    started = st.session_state.get("trust_job")
+    return None if started is None else started["job"]
+
+
+def stop_trust(bench: Workbench | None = None) -> None:
+    """Cancel the automatic trust job, if any, and forget it (the next Model page run starts one
+    again); with ``bench``, also drop its assessment in force (SSL is fitted with the page's settings)."""
+    started = st.session_state.pop("trust_job", None)
+    if started is not None:
+        started["job"].cancel()
+    if bench is not None and bench.trust is not None:
+        bench.clear_trust()
 
 
 def trust_reference() -> np.ndarray | None:
@@ -238,8 +252,8 @@ def retrain(session, data: StudyData):
     page)."""
     bench = workbench(session, data)
     preferences, provenance = session_preferences(session)
-    if not automatic_trust() and bench.trust is not None:
-        bench.clear_trust()
+    if not automatic_trust():
+        stop_trust(bench)
     trusted = bench.trust is not None
     signature = (
         st.session_state.workbench_key,

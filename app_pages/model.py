@@ -61,14 +61,18 @@ def cv_summary(cv, decision) -> None:
 
 
 def trust_section(trust, names) -> None:
-    """Do the preferences help?  SVR against the best fit with preferences by cross-validation on the
-    labels (no test labels), the decision automatic trust took, and each source's weight and effect."""
+    """Do the preferences help?  The assessment of the sources now while it runs in the background
+    (``assessment_status``), then the one in force: SVR against the best fit with preferences by
+    cross-validation on the labels (no test labels), the decision automatic trust took, and each
+    source's weight and effect."""
     st.subheader("Do the preferences help? (cross-validation on the labels)")
+    pending = assessment_status(trust)
     if trust is None:
-        st.caption(
-            "Automatic trust is off, or there is nothing to assess yet: it needs the order-preference LP, "
-            "some preferences and at least 10 labeled rows."
-        )
+        if not pending:
+            st.caption(
+                "Automatic trust is off, or there is nothing to assess yet: it needs the order-preference LP, "
+                "some preferences and at least 10 labeled rows."
+            )
         return
     cv = trust.trust.cv
     if cv is None:
@@ -97,6 +101,60 @@ def trust_section(trust, names) -> None:
         "out, on the same folds, at the best λ2 with SVR's λ1 (leaving every source out gives SVR); positive: "
         "the source helps."
     )
+
+
+def in_force(trust) -> str:
+    """What SSL uses while the sources now have no assessment of their own."""
+    if trust is not None:
+        return "the last assessment, of the sources as they were (below)"
+    params = app_state.model_choice()[1]
+    return (
+        f"the page's λ1 = {params['lambda1']:g} and λ2 = {params['lambda2']:g} with the stored weights "
+        "(no assessment has finished yet)"
+    )
+
+
+def assessment_status(trust) -> bool:
+    """The automatic trust job of the sources now, if there is one (True): its progress and a cancel
+    button while it runs, or that it was cancelled or failed and a button to run it again; and what
+    SSL uses meanwhile (``trust``, the assessment in force, or None)."""
+    job = app_state.trust_job()
+    if job is None:
+        return False
+    status = job.status()
+    if status.state == "running":
+        assessment_progress(in_force(trust))
+    else:
+        if status.state == "cancelled":
+            st.info(
+                f"Automatic trust cancelled after {status.seconds:.0f} s ({status.done} of {status.total} folds): "
+                f"SSL keeps {in_force(trust)}."
+            )
+        else:
+            failure = status.message.rstrip(".")
+            st.error(f"Automatic trust could not assess the preferences: {failure}. SSL keeps {in_force(trust)}.")
+        st.button("Run again", key="model_trust_again", on_click=app_state.stop_trust)
+    return True
+
+
+@st.fragment(run_every=1.0)
+def assessment_progress(meanwhile: str) -> None:
+    """The running assessment's progress and its cancel button, refreshed every second, saying what SSL
+    uses ``meanwhile`` (``in_force``); the whole page reruns once it has ended (and SSL is refitted
+    with its weights and λ)."""
+    job = app_state.trust_job()
+    status = None if job is None else job.status()
+    if status is None or status.state != "running":
+        st.rerun()
+    folds = f"{status.done:,} of {status.total:,} folds" if status.total else "starting"
+    st.progress(
+        status.done / status.total if status.total else 0.0,
+        text=f"Automatic trust, in the background: cross-validating on the labels, then each source's effect "
+        f"({folds}, {status.seconds:.0f} s). Until it finishes, SSL uses {meanwhile}.",
+    )
+    if st.button("Cancel the assessment", key="model_cancel_trust"):
+        job.cancel()
+        st.rerun()
 
 
 def gp_section(session, data, preferences) -> None:

@@ -25,6 +25,7 @@ No test labels are involved anywhere: the held-out rows of each fold are labeled
 from __future__ import annotations
 
 import copy
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,20 +320,29 @@ def choose_trust(
 
 
 def source_effects(
-    X, y, preferences, source: np.ndarray, setting: tuple, svr_setting: tuple, seed: int, **model_options
+    X,
+    y,
+    preferences,
+    source: np.ndarray,
+    setting: tuple,
+    svr_setting: tuple,
+    seed: int,
+    progress=None,
+    **model_options,
 ) -> np.ndarray:
     """For each source s (0 .. source.max()): cross-validated MAE with s left out minus with every
     source in force, at ``setting`` (lambda1, lambda2), or SVR's ``svr_setting`` when no preference
     is left, on the same folds (``seed``; beyond ``CV_PREFERENCES`` on the same sample, drawn first);
     positive: s helps.  Shape (n_sources,).  So a single source's effect is the gain over SVR.  The
-    folds and the sample are ``label_cv``'s with ``np.random.default_rng(seed)``."""
+    folds and the sample are ``label_cv``'s with ``np.random.default_rng(seed)``.  ``progress(done,
+    total)``: after each fold, as ``label_cv``'s, of each of the n_sources + 1 cross-validations."""
     rng = np.random.default_rng(seed)
     kept = _cv_sample(len(preferences), rng)
     preferences, source = preferences[kept], source[kept]
 
     def error(kept: PreferenceSet) -> float:
         at = setting if len(kept) else svr_setting
-        return float(_cv_errors(X, y, kept, copy.deepcopy(rng), (at,), model_options).mean())
+        return float(_cv_errors(X, y, kept, copy.deepcopy(rng), (at,), model_options, progress).mean())
 
     everything = error(preferences)
     return np.array([error(preferences[source != s]) - everything for s in range(int(source.max()) + 1)])
@@ -415,13 +425,25 @@ def assess_sources(
     ``SourceCheck`` in ``checks`` (missing or None: not measured), then each source's effect on
     the same folds, at the best setting with preferences (whether or not it was chosen, so a harmful
     source shows), against SVR when every source is left out.
-    ``progress(done, total)``: after each fold of the cross-validation."""
+    ``progress(done, total)``: after each fold, counting the folds of the cross-validation and then of
+    the n_sources + 1 of the effects (``_folds_of``)."""
     unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     measured = tuple(checks.get(name) for name in unique)
     seed = int(rng.integers(2**31))
+    progress = _folds_of(progress, 1 + (unique.size + 1 if effects else 0))
     trust = choose_trust(X, y, preferences, source, measured, np.random.default_rng(seed), lambda1, progress, **options)
     effect = None
     if effects and trust.cv is not None:
         kept = weighted(preferences, source, trust.weights)
-        effect = source_effects(X, y, kept, source, _best_with_preferences(trust.cv), trust.cv.grid[0], seed, **options)
+        best, svr = _best_with_preferences(trust.cv), trust.cv.grid[0]
+        effect = source_effects(X, y, kept, source, best, svr, seed, progress, **options)
     return SourceTrust(tuple(unique), measured, trust, effect)
+
+
+def _folds_of(progress, runs: int):
+    """``progress`` over ``runs`` cross-validations of one size in turn, each reporting (done, total)
+    of its own folds: called as (folds done in all of them, runs x total).  None stays None."""
+    if progress is None:
+        return None
+    folds = itertools.count(1)
+    return lambda done, total: progress(next(folds), runs * total)

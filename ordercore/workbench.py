@@ -27,7 +27,8 @@ from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio import StudyData
-from ordercore.trust import SourceTrust, assess_sources, weighted
+from ordercore.trust import SourceTrust, weighted
+from ordercore.trust_background import BackgroundAssessment
 
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
@@ -171,21 +172,22 @@ class Workbench:
             parameters.update(lambda1=self.trust.trust.lambda1, lambda2=self.trust.trust.lambda2)
         return STUDIO_MODELS[self.model].make(parameters, self.time_limit)
 
-    def assess_trust(self, preferences, names: np.ndarray, checks: dict, rng, progress=None) -> SourceTrust:
-        """Automatic trust (``trust.assess_sources``) for ``preferences`` (p,) from the sources
-        ``names`` (p,) with their ``checks`` (``trust.SourceCheck`` by name), by cross-validation on this session's
-        labels at its gamma and lambda1; from now on SSL is fitted with the weights and lambda1,
-        lambda2 it chose (the next ``update`` fits cold).  The order-preference LP only.  ``progress``:
-        as ``trust.label_cv``."""
+    def start_trust(self, preferences, names: np.ndarray, checks: dict, seed: int) -> BackgroundAssessment:
+        """Start automatic trust (``trust.assess_sources`` with ``np.random.default_rng(seed)``) in a
+        background process, for ``preferences`` (p,) from the sources ``names`` (p,) with their
+        ``checks`` (``trust.SourceCheck`` by name), by cross-validation on this session's labels at its
+        gamma and lambda1; ``use_trust`` its result.  The order-preference LP only."""
         if self.model != "lp":
             raise ValueError("automatic trust cross-validates the order-preference LP; choose it under Model")
         settings = STUDIO_MODELS[self.model].settings(self.parameters)
         X, y = self.data.dataset.X, self.data.y_train()
-        options = {"gamma": settings["gamma"]}
-        lambda1 = settings["lambda1"]
-        self.trust = assess_sources(X, y, preferences, names, checks, rng, lambda1, progress=progress, **options)
-        self.ssl = None
-        return self.trust
+        lambda1, options = settings["lambda1"], {"gamma": settings["gamma"]}
+        return BackgroundAssessment(X, y, preferences, names, checks, lambda1, seed, **options)
+
+    def use_trust(self, trust: SourceTrust) -> None:
+        """From now on SSL is fitted with the weights and lambda1, lambda2 ``trust`` chose (the next
+        ``update`` fits cold)."""
+        self.trust, self.ssl = trust, None
 
     def clear_trust(self) -> None:
         """Back to the page's own lambda1, lambda2 and the stored weights (the next ``update`` fits cold)."""

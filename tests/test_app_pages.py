@@ -41,7 +41,23 @@ def ready(store_path):
     at.button(key="create_session").click().run()
     at.button(key="data_apply").click().run()
     assert not at.exception
-    return at
+    yield at
+    for job in (trust_job(at), at.session_state["gp_fit"]["start"].job if "gp_fit" in at.session_state else None):
+        if job is not None:
+            job.cancel()  # no background process outlives its test
+
+
+def trust_job(at):
+    """The Model page's automatic trust job of the sources now, or None."""
+    return at.session_state["trust_job"]["job"] if "trust_job" in at.session_state else None
+
+
+def finish_trust(at, timeout=600):
+    """Wait for the Model page's automatic trust job, then rerun the page (its progress line reruns it
+    once the job has ended)."""
+    assert trust_job(at).wait(timeout).state == "done"
+    at.run(timeout=timeout)
+    assert not at.exception and trust_job(at) is None
 
 
 def test_data_page_sets_up_the_split(ready, store_path):
@@ -140,6 +156,7 @@ def test_a_rerun_never_retrains(ready, store_path):
     at = ready.switch_page("app_pages/model.py").run()
     add_default_rule(at)
     at.switch_page("app_pages/model.py").run()
+    finish_trust(at)  # its end refits SSL once, with the weights and λ it chose
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     runs, history = len(store.model_runs(session_id)), len(at.session_state["retrain_history"])
@@ -307,7 +324,8 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     y = data.y_train()
     made = generate(wrong, data.frame, ~np.isnan(y)).preferences
     rule_id = store.add_rule(session.id, wrong, made, "ann")
-    at = ready.switch_page("app_pages/model.py").run(timeout=600)
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
     assert not at.exception and "make the cross-validated error worse" in at.error[0].value
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     # By hand from the rule's labeled pairs (labeled_check, tested against brute force in test_quality)
@@ -328,7 +346,8 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     cheaper_first = y[first] < y[second]
     backwards = PreferenceSet(np.where(cheaper_first, first, second), np.where(cheaper_first, second, first))
     store.import_preferences(session.id, backwards, "ann")
-    at.switch_page("app_pages/model.py").run(timeout=600)
+    at.switch_page("app_pages/model.py").run()
+    finish_trust(at)
     assert not at.exception and "no more often than a coin" in at.warning[0].value
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
@@ -338,6 +357,7 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
 def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view; a
     later answer leaves the fit in place and says the preferences have changed."""
+    ready.session_state["automatic_trust"] = False  # no assessment sharing the cores: the GP is what is tested
     at = ready.switch_page("app_pages/model.py").run()
     add_default_rule(at)
     at.switch_page("app_pages/model.py").run()
@@ -360,6 +380,44 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     at.run()
     assert at.session_state["gp_fit"]["start"].job is job
     assert any("have changed since this fit" in caption.value for caption in at.caption)
+
+
+def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(ready):
+    """The default rule (capped at 5,000 pairs): the Model page starts the assessment and shows its
+    progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its process and
+    says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
+    page shows the cross-validation and SSL is refitted with the λ it chose."""
+    from ordercore.studio import readable
+    from ordercore.workbench import STUDIO_MODELS
+
+    at = ready.switch_page("app_pages/rules.py").run()
+    at.number_input(key="rule_max_pairs").set_value(5_000).run()
+    at.button(key="rule_add").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    job = trust_job(at)
+    (progress,) = at.get("progress")
+    defaults = STUDIO_MODELS["lp"].defaults()
+    assert "in the background" in progress.proto.text
+    assert f"SSL uses the page's λ1 = {defaults['lambda1']:g} and λ2 = {defaults['lambda2']:g}" in progress.proto.text
+    assert at.session_state["workbench"].ssl.lambda2 == defaults["lambda2"]
+    assert not any(metric.label == "CV MAE, SVR" for metric in at.metric)
+    at.run()
+    assert trust_job(at) is job and job.status().state == "running"
+    at.button(key="model_cancel_trust").click().run()
+    assert not at.exception and job.process.poll() is not None
+    cancelled = [info.value for info in at.info if info.value.startswith("Automatic trust cancelled after")]
+    assert len(cancelled) == 1 and "SSL keeps the page's λ1" in cancelled[0]
+    at.run()
+    assert trust_job(at) is job and not at.get("progress")
+    at.button(key="model_trust_again").click().run()
+    assert trust_job(at) is not job and at.get("progress")
+    finish_trust(at)
+    trust = at.session_state["workbench"].trust.trust
+    assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
+    ssl = at.session_state["workbench"].ssl
+    assert (ssl.lambda1, ssl.lambda2) == (trust.lambda1, trust.lambda2)
+    assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
 
 
 def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):

@@ -1,0 +1,149 @@
+"""Long work in a background process, with progress and cancel (the Studio's Model page: the GP fit,
+``ordercore.gp.background``, and automatic trust, ``ordercore.trust_background``).
+
+The work runs in a fresh Python process (``python -m MODULE DIRECTORY``), so it never blocks the
+page that started it or anyone else's session, and a cancel ends it at once, with its memory.
+Everything passes through files in the job's directory, none of them pickled: the inputs as plain
+arrays (``input.npz``) and options (``options.json``); the progress as the work reports it
+(``progress.json``); the result (``result.npz``, in the kind of job's own format) or the error
+(``error.json``).  The page polls ``status()``.  (A multiprocessing child would re-import the
+parent's main module, under Streamlit the app itself.)
+
+A kind of job is a subclass of ``BackgroundJob`` naming its ``module``, whose ``__main__`` calls
+``run(directory, work)``, and reading its result (``_read_result``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+STATES = ("running", "done", "failed", "cancelled")
+
+RESULT = "result.npz"
+"""The file the work writes its result to, in the job's directory."""
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """Where a background job stands: state (one of ``STATES``), the work's last progress report
+    ({} before the first), seconds since the start, and the error message if it failed."""
+
+    state: str
+    progress: dict
+    seconds: float
+    message: str = ""
+
+
+def _write_json(path: Path, document: dict) -> None:
+    """``document`` to ``path``, replaced whole (a reader never sees half a file)."""
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(document))
+    os.replace(partial, path)
+
+
+def run(directory: Path, work: Callable) -> None:
+    """The child process: ``work(inputs, options, progress, result)`` with the arrays of input.npz (a
+    dict), the options, ``progress(**numbers)`` writing progress.json, and the path to write the
+    result to; error.json with the error's type and message (on one line) if it raises."""
+    try:
+        with np.load(directory / "input.npz", allow_pickle=False) as arrays:
+            inputs = dict(arrays)
+        options = json.loads((directory / "options.json").read_text())
+        work(inputs, options, lambda **numbers: _write_json(directory / "progress.json", numbers), directory / RESULT)
+    except Exception as error:  # noqa: BLE001 - every failure is reported to the page, not lost
+        _write_json(directory / "error.json", {"message": " ".join(f"{type(error).__name__}: {error}".split())})
+
+
+class BackgroundJob:
+    """The work of ``module`` on ``inputs`` (arrays by name) and ``options`` (JSON) in a background
+    process, started at once.  A subclass sets ``module``, ``prefix`` (of its directory's name) and
+    ``Status`` (a ``JobStatus`` that reads its progress), and reads its result in ``_read_result``."""
+
+    module: str
+    prefix: str = "ordercore-job-"
+    Status: type = JobStatus
+
+    def __init__(self, inputs: dict[str, np.ndarray], options: dict):
+        self.directory = Path(tempfile.mkdtemp(prefix=self.prefix))
+        self.started = time.monotonic()
+        self._ended: JobStatus | None = None  # the status, frozen once the job has ended
+        self._result = None
+        np.savez(self.directory / "input.npz", **inputs)
+        (self.directory / "options.json").write_text(json.dumps(options))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, str(self.directory)],
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def status(self) -> JobStatus:
+        """The job's state now (never waits); once it has ended, the same status every time (its
+        seconds and progress as they were at the end).  A failed job's files are removed then, a done
+        one's once its result is read."""
+        if self._ended is not None:
+            return self._ended
+        seconds = time.monotonic() - self.started
+        progress = self._read("progress.json") or {}
+        if self.process.poll() is None:
+            return self.Status("running", progress, seconds)
+        if (self.directory / RESULT).exists():
+            self._ended = self.Status("done", progress, seconds)
+            return self._ended
+        if (error := self._read("error.json")) is not None:
+            self._ended = self.Status("failed", progress, seconds, error["message"])
+        else:
+            message = f"the background process ended unexpectedly (exit code {self.process.returncode})"
+            self._ended = self.Status("failed", progress, seconds, message)
+        shutil.rmtree(self.directory, ignore_errors=True)
+        return self._ended
+
+    def wait(self, timeout: float | None = None) -> JobStatus:
+        """Block until the job ends or ``timeout`` seconds pass, then its status (for scripts and tests)."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        return self.status()
+
+    def result(self):
+        """The job's result, once ``status().state == 'done'`` (read once, then the files are removed)."""
+        if self._result is None:
+            if self.status().state != "done":
+                raise RuntimeError("the background job has not finished")
+            self._result = self._read_result(self.directory / RESULT)
+            shutil.rmtree(self.directory, ignore_errors=True)
+        return self._result
+
+    def cancel(self) -> None:
+        """Stop the job now (its process ends, its memory with it) and remove its files."""
+        if self._ended is None:
+            running = self.status()
+            self._ended = self.Status("cancelled", running.progress, running.seconds)
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def _read_result(self, path: Path):
+        raise NotImplementedError
+
+    def _read(self, name: str) -> dict | None:
+        try:
+            return json.loads((self.directory / name).read_text())
+        except (OSError, ValueError):
+            return None

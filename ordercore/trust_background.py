@@ -1,0 +1,142 @@
+"""Automatic trust (``trust.assess_sources``) in a background process, with progress and cancel (the
+Studio's Model page: at tens of thousands of preferences its cross-validation takes a minute or two).
+
+The job (``ordercore.background``) runs ``python -m ordercore.trust_background DIRECTORY``.  The
+inputs are X, y, the preferences' columns, each preference's source (a code into the source names)
+and the sources' checks; the options lambda1, the seed and the LP's options (gamma, ...); the
+progress the folds done of all the cross-validations; the result the ``SourceTrust`` as plain
+arrays (``write_assessment``, ``read_assessment``), read back exactly.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ordercore.background import BackgroundJob, JobStatus, run
+from ordercore.preferences import COLUMNS, PreferenceSet
+from ordercore.trust import LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
+
+
+class AssessmentStatus(JobStatus):
+    """A background assessment's ``JobStatus``, with the folds done of every cross-validation it runs
+    (``assess_sources``'s progress; 0 of 0 before the first)."""
+
+    @property
+    def done(self) -> int:
+        return self.progress.get("done", 0)
+
+    @property
+    def total(self) -> int:
+        return self.progress.get("total", 0)
+
+
+def _check_arrays(prefix: str, names, checks) -> dict:
+    """Sources' names (k,) and their ``SourceCheck`` or None (k,) as arrays: ``{prefix}names`` (k,),
+    ``{prefix}sizes`` (k,; -1 for None) and the checks' winner, loser and right end to end."""
+    joined = SourceCheck.concatenate(check for check in checks if check is not None)
+    return {
+        f"{prefix}names": np.asarray(names, dtype=str),
+        f"{prefix}sizes": np.array([-1 if check is None else check.right.size for check in checks], dtype=np.int64),
+        f"{prefix}winner": joined.winner,
+        f"{prefix}loser": joined.loser,
+        f"{prefix}right": joined.right,
+    }
+
+
+def _checks(arrays, prefix: str) -> tuple[tuple, tuple]:
+    """The sources' names and checks ``_check_arrays`` wrote under ``prefix``."""
+    sizes = arrays[f"{prefix}sizes"]
+    ends = np.cumsum(np.maximum(sizes, 0))
+    checks = tuple(
+        None
+        if size < 0
+        else SourceCheck.of(*(arrays[f"{prefix}{name}"][end - size : end] for name in ("winner", "loser", "right")))
+        for size, end in zip(sizes, ends, strict=True)
+    )
+    return tuple(str(name) for name in arrays[f"{prefix}names"]), checks
+
+
+def write_assessment(path: Path, assessed: SourceTrust) -> None:
+    """``assessed`` to the npz file ``path`` as plain arrays (no pickle); its cross-validation, reference
+    predictions and effects only when it has them."""
+    trust = assessed.trust
+    arrays = _check_arrays("source_", assessed.names, assessed.checks) | {
+        "weights": trust.weights,
+        "lambdas": np.array([trust.lambda1, trust.lambda2]),
+    }
+    if trust.cv is not None:
+        arrays |= {"cv_grid": np.array(trust.cv.grid, dtype=np.float64), "cv_errors": trust.cv.errors}
+    if trust.reference is not None:
+        arrays["reference"] = trust.reference
+    if assessed.effects is not None:
+        arrays["effects"] = assessed.effects
+    np.savez(path, **arrays)
+
+
+def read_assessment(path: Path) -> SourceTrust:
+    """The ``SourceTrust`` ``write_assessment`` wrote to ``path``."""
+    with np.load(path, allow_pickle=False) as arrays:
+        names, checks = _checks(arrays, "source_")
+        cv = None
+        if "cv_grid" in arrays:
+            cv = LabelCV(tuple(tuple(map(float, setting)) for setting in arrays["cv_grid"]), arrays["cv_errors"])
+        lambda1, lambda2 = map(float, arrays["lambdas"])
+        trust = Trust(arrays["weights"], lambda1, lambda2, cv, arrays["reference"] if "reference" in arrays else None)
+        return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None)
+
+
+def _assess(inputs: dict, options: dict, progress, result: Path) -> None:
+    """The child process: ``assess_sources`` reporting after each fold, written to ``result``."""
+    preferences = PreferenceSet(*(inputs[name] for name in COLUMNS))
+    names = inputs["source_names"][inputs["source"]]
+    check_names, checks = _checks(inputs, "check_")
+    assessed = assess_sources(
+        inputs["X"],
+        inputs["y"],
+        preferences,
+        names,
+        dict(zip(check_names, checks, strict=True)),
+        np.random.default_rng(options["seed"]),
+        options["lambda1"],
+        progress=lambda done, total: progress(done=done, total=total),
+        **options["model_options"],
+    )
+    write_assessment(result, assessed)
+
+
+class BackgroundAssessment(BackgroundJob):
+    """``assess_sources(X, y, preferences, names, checks, np.random.default_rng(seed), lambda1,
+    **model_options)`` in a background process, started at once; ``result()`` is its ``SourceTrust``.
+
+    X : (n, n_features); y : (n,), NaN where unlabeled; preferences : PreferenceSet over rows of X;
+    names : (p,) each preference's source; checks : ``SourceCheck`` (or None) by source name.
+    """
+
+    module = "ordercore.trust_background"
+    prefix = "ordercore-trust-"
+    Status = AssessmentStatus
+
+    def __init__(
+        self, X, y, preferences: PreferenceSet, names, checks: dict, lambda1: float, seed: int, **model_options
+    ):
+        source_names, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
+        inputs = {
+            "X": np.asarray(X, dtype=np.float64),
+            "y": np.asarray(y, dtype=np.float64),
+            "source_names": source_names,
+            "source": source,
+        }
+        inputs |= {name: getattr(preferences, name) for name in COLUMNS}
+        inputs |= _check_arrays("check_", list(checks), list(checks.values()))
+        options = {"lambda1": float(lambda1), "seed": int(seed), "model_options": model_options}
+        super().__init__(inputs, options)
+
+    def _read_result(self, path: Path) -> SourceTrust:
+        return read_assessment(path)
+
+
+if __name__ == "__main__":
+    run(Path(sys.argv[1]), _assess)

@@ -1,0 +1,91 @@
+"""Automatic trust in a background process (ordercore/trust_background.py): its result read back equals
+``assess_sources`` called in this process, a cancel ends the process and leaves no result, and bad
+input fails with its message on one line."""
+
+import time
+
+import numpy as np
+import pytest
+
+from ordercore.trust import FOLDS, REPEATS, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.trust_background import BackgroundAssessment, read_assessment, write_assessment
+from tests.test_lp import random_problem
+
+NAMES = ["rule #1: a", "clicks: ann", "imported"]
+
+
+def problem(n=40, n_labeled=15, n_preferences=30):
+    """A small problem with three sources of preferences (each a third of them); the rule checked on
+    four labeled pairs, the clicks' check None, the import's missing."""
+    X, y, _, preferences = random_problem(7, n=n, n_labeled=n_labeled, n_preferences=n_preferences)
+    names = np.repeat(np.array(NAMES, dtype=object), n_preferences // 3)
+    labeled = np.flatnonzero(~np.isnan(y))
+    checks = {NAMES[0]: SourceCheck.of(labeled[:4], labeled[4:8], [True, False, True, True]), NAMES[1]: None}
+    return X, y, preferences, names, checks
+
+
+def assert_same(restored: SourceTrust, direct: SourceTrust):
+    assert restored.names == direct.names
+    for mine, theirs in zip(restored.checks, direct.checks, strict=True):
+        assert (mine is None) == (theirs is None)
+        if theirs is not None:
+            for name in ("winner", "loser", "right"):
+                np.testing.assert_array_equal(getattr(mine, name), getattr(theirs, name))
+    mine, theirs = restored.trust, direct.trust
+    assert (mine.lambda1, mine.lambda2) == (theirs.lambda1, theirs.lambda2)
+    np.testing.assert_array_equal(mine.weights, theirs.weights)
+    assert (mine.reference is None) == (theirs.reference is None)
+    if theirs.reference is not None:
+        np.testing.assert_array_equal(mine.reference, theirs.reference)
+    assert (mine.cv is None) == (theirs.cv is None) and (restored.effects is None) == (direct.effects is None)
+    if theirs.cv is not None:
+        assert mine.cv.grid == theirs.cv.grid
+        np.testing.assert_array_equal(mine.cv.errors, theirs.cv.errors)
+    if direct.effects is not None:
+        np.testing.assert_array_equal(restored.effects, direct.effects)
+
+
+def test_the_jobs_result_is_assess_sources_in_this_process():
+    X, y, preferences, names, checks = problem()
+    job = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 3, gamma=0.4)
+    status = job.wait(120)
+    assert status.state == "done", status.message
+    direct = assess_sources(X, y, preferences, names, checks, np.random.default_rng(3), 0.01, gamma=0.4)
+    assert direct.trust.cv is not None and direct.effects is not None
+    assert direct.checks[2] is not None  # the names sorted: the rule's check last
+    assert_same(job.result(), direct)
+    # every fold of the cross-validation, then of the 3 + 1 of the effects
+    assert status.done == status.total == FOLDS * REPEATS * (1 + len(NAMES) + 1)
+    assert not job.directory.exists()
+
+
+def test_an_assessment_without_cross_validation_reads_back_as_written(tmp_path):
+    """Nothing left to trust: no cross-validation, no effects, and too few labels for a reference."""
+    check = SourceCheck.of([0, 2], [1, 3], [False, False])
+    assessed = SourceTrust(("a", "b"), (check, None), Trust(np.array([0.0, 0.0]), 0.01, 0.0, None), None)
+    write_assessment(tmp_path / "a.npz", assessed)
+    assert_same(read_assessment(tmp_path / "a.npz"), assessed)
+
+
+def test_a_running_assessment_reports_folds_and_is_cancelled_at_once():
+    X, y, preferences, names, checks = problem(n=300, n_labeled=60, n_preferences=1200)  # several seconds
+    job = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 0, gamma=0.4)
+    deadline = time.monotonic() + 60
+    while job.status().done < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = job.status()
+    assert status.state == "running" and 1 <= status.done < status.total == FOLDS * REPEATS * 5
+    job.cancel()
+    assert job.status().state == "cancelled" and not job.directory.exists()
+    assert job.process.poll() is not None and job.process.returncode < 0  # ended by a signal, not finished
+    with pytest.raises(RuntimeError, match="has not finished"):
+        job.result()
+
+
+def test_bad_input_fails_with_its_message_on_one_line():
+    X, y, preferences, names, checks = problem()
+    X[0, 0] = np.nan
+    job = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 0, gamma=0.4)
+    status = job.wait(120)
+    assert status.state == "failed" and status.message.startswith("ValueError: Input X contains NaN")
+    assert "\n" not in status.message and not job.directory.exists()
