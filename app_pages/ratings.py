@@ -1,5 +1,6 @@
 """Ratings: grade items on the session's scale with the number keys; an ordinal model learns as you go."""
 
+import threading
 import time
 
 import numpy as np
@@ -25,8 +26,8 @@ from ordercore.ratings import (
 from ordercore.store import MAX_RATING_SCALE
 from ordercore.studio import identifier_column, readable
 
+# How many of the least sure items the page lists (a comment: Streamlit's magic would show a string here).
 NEXT_SHOWN = 10
-"""How many of the least sure items the page lists."""
 
 
 def grade(session_id: int, item: int, value: int) -> None:
@@ -123,23 +124,28 @@ def session_items(data, text: str | None):
 def refit(items_key, items, model_name: str, grades: pd.DataFrame) -> dict:
     """The session's model refitted on its grades (all annotators', in the order given), once per change:
     the fit's scores of every item, how long it took and whether it started warm; or why it cannot fit."""
-    model = app_state.memo("rating_model", (items_key, model_name), lambda: RatingModel(items, model_name))
+    model, lock = app_state.memo(
+        "rating_model", (items_key, model_name), lambda: (RatingModel(items, model_name), threading.Lock())
+    )
     rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
 
     def fit() -> dict:
         problem = why_no_model(values, model_name)
         if problem:
             return {"problem": problem}
-        start = time.perf_counter()
-        model.fit(rows, values)
-        scores = model.scores()
-        return {
-            "problem": None,
-            "predicted": model.predict(scores),
-            "sureness": model.uncertainty(scores),
-            "seconds": time.perf_counter() - start,
-            "warm": model.warm,
-        }
+        # A key pressed during a fit starts the next run while this one still fits (Streamlit's fast
+        # reruns): the lock keeps each run's fit and scores together on the one shared model.
+        with lock:
+            start = time.perf_counter()
+            model.fit(rows, values)
+            scores = model.scores()
+            return {
+                "problem": None,
+                "predicted": model.predict(scores),
+                "sureness": model.uncertainty(scores),
+                "seconds": time.perf_counter() - start,
+                "warm": model.warm,
+            }
 
     key = (items_key, model_name, tuple(grades["id"]), tuple(values))
     with st.spinner("Refitting…"):

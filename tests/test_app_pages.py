@@ -769,6 +769,13 @@ def test_the_ratings_page_stores_a_grade_per_button_and_undo_removes_ones_own(re
     assert grades_held(store_path) == [(first, 3, "ann")] and at.session_state["current_item"] == second
 
 
+def test_the_ratings_page_shows_no_stray_docstring(ready):
+    """Streamlit's magic writes a bare string of the page script to the page: a constant's docstring
+    showed above the title."""
+    at = ready.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and [m.value for m in at.markdown if "least sure items the page lists" in m.value] == []
+
+
 def test_the_ratings_page_cross_validates_and_lists_the_least_sure_items(ready, store_path):
     at = ready.switch_page("app_pages/ratings.py").run()
     for value in [1, 5, 2, 4, 3] * 2:
