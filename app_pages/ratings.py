@@ -190,7 +190,7 @@ def main() -> None:
     else:
         item_view(session, data, options, item, named)
     model_section(fit, grades, options["scale"], data, options["text"], own_rows)
-    grades_section(session, grades, named, options["scale"])
+    grades_section(session, grades, named, options["scale"], item_names(data, options["text"]))
 
 
 def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
@@ -245,7 +245,9 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
         st.info(f"No model yet: {fit['problem']}.")
         return
     start = "warm, from the last fit" if fit["warm"] else "cold"
-    cells[2].metric("Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off")
+    cells[2].metric(
+        "Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off", delta_arrow="off"
+    )
     too_few = cross_validation_needs(len(grades))
     if too_few:
         cells[1].metric("CV MAE (grades)", "—")
@@ -262,13 +264,14 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
             f"{cv.mae:.2f}",
             f"folds {cv.fold_mae.min():.2f} – {cv.fold_mae.max():.2f}",
             delta_color="off",
+            delta_arrow="off",
         )
         st.plotly_chart(confusion_figure(cv.confusion, range(1, scale + 1)), key="rating_confusion")
     shown = least_sure(fit["sureness"], own_rows, NEXT_SHOWN)
-    label = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
     table = pd.DataFrame({"row": shown, "predicted grade": fit["predicted"][shown], "sureness": fit["sureness"][shown]})
-    if label is not None:
-        table.insert(1, label, data.frame[label].to_numpy()[shown])
+    names = item_names(data, text)
+    if names is not None:
+        table.insert(1, names.name, names.to_numpy()[shown])
     st.subheader("Least sure: next to grade")
     st.dataframe(table, key="rating_next", hide_index=True, width="stretch")
 
@@ -293,12 +296,31 @@ def session_cross_validation(fit: dict, grades: pd.DataFrame, scale: int):
     return last["cv"], last["rows"].size
 
 
-def grades_section(session, grades: pd.DataFrame, named: bool, scale: int) -> None:
-    """The latest grades, this annotator's to change or remove, and the CSV export."""
+# Characters of an item's name (a text) that a list of grades shows.
+SHORT_NAME = 60
+
+
+def shortened(name) -> str:
+    name = str(name)
+    return name if len(name) <= SHORT_NAME else name[: SHORT_NAME - 1] + "…"
+
+
+def item_names(data, text: str | None) -> pd.Series | None:
+    """What names an item beside its row number: its text, or the table's identifier column (None when
+    the table has none)."""
+    column = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
+    return None if column is None else data.frame[column]
+
+
+def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names: pd.Series | None) -> None:
+    """The latest grades with what was graded, this annotator's to change or remove, and the CSV export."""
     if grades.empty:
         return
     st.subheader("Latest grades")
-    st.dataframe(grades.tail(10).iloc[::-1], key="rating_grades", hide_index=True, width="stretch")
+    latest = grades.tail(10).iloc[::-1]
+    if names is not None:
+        latest.insert(2, names.name, names.to_numpy()[latest["row"]])
+    st.dataframe(latest, key="rating_grades", hide_index=True, width="stretch")
     st.download_button(
         "Export grades (CSV)",
         app_state.store().export_grades(session.id),
@@ -309,11 +331,27 @@ def grades_section(session, grades: pd.DataFrame, named: bool, scale: int) -> No
     if not named or own.empty:
         return
     with st.expander(f"My grades ({len(own)}): change or remove one"):
-        labels = {int(row.id): f"#{row.id}: row {row.row}, grade {row.grade}" for row in own.itertuples()}
+        # The labels leave the grade out: a browser keeps showing the label it had for the chosen option
+        # after an edit changed it.  The grade is said below, and its button is the one pressed.
+        labels = {
+            int(grade.id): f"#{grade.id}: row {grade.row}"
+            + (f", {names.name}: {shortened(names.iat[grade.row])}" if names is not None else "")
+            for grade in own.itertuples()
+        }
         chosen = st.selectbox("Grade", list(labels), format_func=labels.get, key="rating_history")
+        now = int(own.loc[own["id"] == chosen, "grade"].iloc[0]) if chosen in labels else None
+        if now is not None:
+            st.caption(f"Your grade {now} now: press another to change it.")
         cells = st.columns(scale + 1)
         for value, cell in zip(range(1, scale + 1), cells, strict=False):
-            cell.button(str(value), key=f"rating_edit_{value}", on_click=change_grade, args=(chosen, value))
+            cell.button(
+                str(value),
+                key=f"rating_edit_{value}",
+                on_click=change_grade,
+                args=(chosen, value),
+                type="primary" if value == now else "secondary",
+                disabled=value == now,
+            )
         cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(chosen, None))
 
 

@@ -8,7 +8,7 @@ rule touching thousands of rows (more than the exact GP may take), start a GP fi
 it again and see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
 docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
 Playwright is missing (.ci/run installs both).  On the Ratings page, grade three items with the
-number keys and undo.
+number keys, undo and change a grade.
 """
 
 import os
@@ -425,6 +425,18 @@ def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
             stored_grades(store_path, session_id, 2)
             wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
             assert shown_item(page) == shown[-1]
+            page.get_by_text("My grades (2)").click()  # change the grade chosen there (3 or 5) to 2
+            history = page.locator('[data-testid="stExpander"]').filter(has_text="My grades")
+            history.get_by_role("button", name="2", exact=True).click()
+            deadline = time.monotonic() + 30
+            while sorted(stored_grades(store_path, session_id, 2)["grade"]) not in ([2, 3], [2, 5]):
+                assert time.monotonic() < deadline, "the edit never reached the store"
+                time.sleep(0.2)
+            settle(page)
+            said = history.inner_text() + " ".join(
+                history.locator("input").evaluate_all("els => els.map(e => e.value)")
+            )
+            assert re.findall(r"grade (\d)", said) == ["2"], said  # the selectbox kept saying 'grade 3'
             browser.close()
     finally:
         stop_server(server)
