@@ -326,6 +326,7 @@ def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names
         app_state.store().export_grades(session.id),
         file_name=f"{session.name}_grades.csv",
         key="rating_export",
+        help="Import it into another session on the same data under Rules › Export and import.",
     )
     own = grades[grades["annotator"] == app_state.annotator()].iloc[::-1]
     if not named or own.empty:

@@ -792,6 +792,38 @@ def test_on_the_ratings_page_one_changes_ones_own_grades_and_sees_what_was_grade
     assert grades_held(store_path) == [(second, 5, "ann"), (other, 2, "bob")]
 
 
+def test_grades_exported_from_one_session_import_into_another_on_the_rules_page(ready, store_path):
+    """The grades' CSV as the Ratings page exports it, imported under Rules › Export and import into a
+    second session on the same data; a second import adds nothing, a bad file nothing at all."""
+    store = Store(f"sqlite:///{store_path}")
+    first = store.session("s1")
+    given = [(12, 4, "ann"), (7, 1, "bob"), (12, 2, "bob")]
+    for row, grade, annotator in given:
+        store.add_grade(first.id, row, grade, annotator)
+    text = store.export_grades(first.id).encode()
+    at = ready
+    at.text_input(key="new_session_name").input("s2")
+    at.button(key="create_session").click().run()
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception and "export_grades" in [button.key for button in at.get("download_button")]
+    second = store.session("s2").id
+
+    def import_file(content: bytes):
+        at.file_uploader(key="import_csv").set_value(("grades.csv", content, "text/csv")).run()
+        at.button(key="import_apply").click().run()
+        assert not at.exception
+
+    import_file(text.replace(b"\n12,4,", b"\n12,8,"))  # off the scale of 5
+    assert at.error[0].value.startswith("Nothing was imported: line 2 of the grades: a grade is a whole number")
+    assert store.grades(second).empty
+    import_file(text)
+    assert at.success[0].value == "Imported 3 grades."
+    assert [tuple(g) for g in store.grades(second)[["row", "grade", "annotator"]].itertuples(index=False)] == given
+    import_file(text)
+    assert at.info[-1].value.startswith("Nothing was imported: the session already holds all 3")
+
+
 def test_the_ratings_page_shows_no_stray_docstring(ready):
     """Streamlit's magic writes a bare string of the page script to the page: a constant's docstring
     showed above the title."""
