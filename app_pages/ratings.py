@@ -1,5 +1,6 @@
 """Ratings: grade items on the session's scale with the number keys; an ordinal model learns as you go."""
 
+import threading
 import time
 
 import numpy as np
@@ -25,8 +26,8 @@ from ordercore.ratings import (
 from ordercore.store import MAX_RATING_SCALE
 from ordercore.studio import identifier_column, readable
 
+# How many of the least sure items the page lists (a comment: Streamlit's magic would show a string here).
 NEXT_SHOWN = 10
-"""How many of the least sure items the page lists."""
 
 
 def grade(session_id: int, item: int, value: int) -> None:
@@ -123,23 +124,28 @@ def session_items(data, text: str | None):
 def refit(items_key, items, model_name: str, grades: pd.DataFrame) -> dict:
     """The session's model refitted on its grades (all annotators', in the order given), once per change:
     the fit's scores of every item, how long it took and whether it started warm; or why it cannot fit."""
-    model = app_state.memo("rating_model", (items_key, model_name), lambda: RatingModel(items, model_name))
+    model, lock = app_state.memo(
+        "rating_model", (items_key, model_name), lambda: (RatingModel(items, model_name), threading.Lock())
+    )
     rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
 
     def fit() -> dict:
         problem = why_no_model(values, model_name)
         if problem:
             return {"problem": problem}
-        start = time.perf_counter()
-        model.fit(rows, values)
-        scores = model.scores()
-        return {
-            "problem": None,
-            "predicted": model.predict(scores),
-            "sureness": model.uncertainty(scores),
-            "seconds": time.perf_counter() - start,
-            "warm": model.warm,
-        }
+        # A key pressed during a fit starts the next run while this one still fits (Streamlit's fast
+        # reruns): the lock keeps each run's fit and scores together on the one shared model.
+        with lock:
+            start = time.perf_counter()
+            model.fit(rows, values)
+            scores = model.scores()
+            return {
+                "problem": None,
+                "predicted": model.predict(scores),
+                "sureness": model.uncertainty(scores),
+                "seconds": time.perf_counter() - start,
+                "warm": model.warm,
+            }
 
     key = (items_key, model_name, tuple(grades["id"]), tuple(values))
     with st.spinner("Refitting…"):
@@ -184,7 +190,7 @@ def main() -> None:
     else:
         item_view(session, data, options, item, named)
     model_section(fit, grades, options["scale"], data, options["text"], own_rows)
-    grades_section(session, grades, named, options["scale"])
+    grades_section(session, grades, named, options["scale"], item_names(data, options["text"]))
 
 
 def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
@@ -239,7 +245,9 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
         st.info(f"No model yet: {fit['problem']}.")
         return
     start = "warm, from the last fit" if fit["warm"] else "cold"
-    cells[2].metric("Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off")
+    cells[2].metric(
+        "Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off", delta_arrow="off"
+    )
     too_few = cross_validation_needs(len(grades))
     if too_few:
         cells[1].metric("CV MAE (grades)", "—")
@@ -256,13 +264,14 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
             f"{cv.mae:.2f}",
             f"folds {cv.fold_mae.min():.2f} – {cv.fold_mae.max():.2f}",
             delta_color="off",
+            delta_arrow="off",
         )
         st.plotly_chart(confusion_figure(cv.confusion, range(1, scale + 1)), key="rating_confusion")
     shown = least_sure(fit["sureness"], own_rows, NEXT_SHOWN)
-    label = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
     table = pd.DataFrame({"row": shown, "predicted grade": fit["predicted"][shown], "sureness": fit["sureness"][shown]})
-    if label is not None:
-        table.insert(1, label, data.frame[label].to_numpy()[shown])
+    names = item_names(data, text)
+    if names is not None:
+        table.insert(1, names.name, names.to_numpy()[shown])
     st.subheader("Least sure: next to grade")
     st.dataframe(table, key="rating_next", hide_index=True, width="stretch")
 
@@ -287,27 +296,63 @@ def session_cross_validation(fit: dict, grades: pd.DataFrame, scale: int):
     return last["cv"], last["rows"].size
 
 
-def grades_section(session, grades: pd.DataFrame, named: bool, scale: int) -> None:
-    """The latest grades, this annotator's to change or remove, and the CSV export."""
+# Characters of an item's name (a text) that a list of grades shows.
+SHORT_NAME = 60
+
+
+def shortened(name) -> str:
+    name = str(name)
+    return name if len(name) <= SHORT_NAME else name[: SHORT_NAME - 1] + "…"
+
+
+def item_names(data, text: str | None) -> pd.Series | None:
+    """What names an item beside its row number: its text, or the table's identifier column (None when
+    the table has none)."""
+    column = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
+    return None if column is None else data.frame[column]
+
+
+def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names: pd.Series | None) -> None:
+    """The latest grades with what was graded, this annotator's to change or remove, and the CSV export."""
     if grades.empty:
         return
     st.subheader("Latest grades")
-    st.dataframe(grades.tail(10).iloc[::-1], key="rating_grades", hide_index=True, width="stretch")
+    latest = grades.tail(10).iloc[::-1]
+    if names is not None:
+        latest.insert(2, names.name, names.to_numpy()[latest["row"]])
+    st.dataframe(latest, key="rating_grades", hide_index=True, width="stretch")
     st.download_button(
         "Export grades (CSV)",
         app_state.store().export_grades(session.id),
         file_name=f"{session.name}_grades.csv",
         key="rating_export",
+        help="Import it into another session on the same data under Rules › Export and import.",
     )
     own = grades[grades["annotator"] == app_state.annotator()].iloc[::-1]
     if not named or own.empty:
         return
     with st.expander(f"My grades ({len(own)}): change or remove one"):
-        labels = {int(row.id): f"#{row.id}: row {row.row}, grade {row.grade}" for row in own.itertuples()}
+        # The labels leave the grade out: a browser keeps showing the label it had for the chosen option
+        # after an edit changed it.  The grade is said below, and its button is the one pressed.
+        labels = {
+            int(grade.id): f"#{grade.id}: row {grade.row}"
+            + (f", {names.name}: {shortened(names.iat[grade.row])}" if names is not None else "")
+            for grade in own.itertuples()
+        }
         chosen = st.selectbox("Grade", list(labels), format_func=labels.get, key="rating_history")
+        now = int(own.loc[own["id"] == chosen, "grade"].iloc[0]) if chosen in labels else None
+        if now is not None:
+            st.caption(f"Your grade {now} now: press another to change it.")
         cells = st.columns(scale + 1)
         for value, cell in zip(range(1, scale + 1), cells, strict=False):
-            cell.button(str(value), key=f"rating_edit_{value}", on_click=change_grade, args=(chosen, value))
+            cell.button(
+                str(value),
+                key=f"rating_edit_{value}",
+                on_click=change_grade,
+                args=(chosen, value),
+                type="primary" if value == now else "secondary",
+                disabled=value == now,
+            )
         cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(chosen, None))
 
 

@@ -96,11 +96,11 @@ def build_rule(data) -> Rule | None:
 
 
 def export_and_import(session, data, labeled) -> None:
-    """The session's preferences (CSV, JSON), answers (CSV) and rules (JSON), out; any of them in,
-    checked whole before anything is written (``ordercore.session_files``)."""
+    """The session's preferences (CSV, JSON), answers (CSV), rules (JSON) and grades (CSV), out; any of
+    them in, checked whole before anything is written (``ordercore.session_files``)."""
     store = app_state.store()
     with st.expander("Export and import"):
-        cells = st.columns(4)
+        cells = st.columns(5)
         # Callables: the files are made when a button is pressed, not on every rerun.
         exports = [
             (
@@ -117,16 +117,18 @@ def export_and_import(session, data, labeled) -> None:
             ),
             ("Answers (CSV)", partial(store.export_answers, session.id), "answers.csv", "export_answers"),
             ("Rules (JSON)", partial(store.export_rules, session.id), "rules.json", "export_rules"),
+            ("Grades (CSV)", partial(store.export_grades, session.id), "grades.csv", "export_grades"),
         ]
         for cell, (label, make, name, key) in zip(cells, exports, strict=True):
             cell.download_button(label, make, name, key=key)
         st.caption(
-            "Exports keep who made each preference or answer and where it came from (rule, click, import). To move "
-            "a session's work to another session on the same data, import its rules and its answers; a preferences "
-            "file arrives as imported preferences, each kept with its annotator."
+            "Exports keep who made each preference, answer or grade and where it came from (rule, click, import). To "
+            "move a session's work to another session on the same data, import its rules, its answers and its "
+            "grades (on the same rating scale, set on Ratings); a preferences file arrives as imported preferences, "
+            "each kept with its annotator."
         )
         file = st.file_uploader(
-            "Import an exported file (preferences, answers or rules)", type=["csv", "json"], key="import_csv"
+            "Import an exported file (preferences, answers, rules or grades)", type=["csv", "json"], key="import_csv"
         )
         if file is not None and st.button("Import this file", key="import_apply"):
             try:

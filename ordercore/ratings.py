@@ -15,6 +15,7 @@ one the model is least sure of (``least_sure``).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,18 +151,20 @@ class RatingModel:
         problem = why_no_model(grades, self.model)
         if problem:
             raise ValueError(problem)
-        previous = self.rows
-        self.warm = (
+        previous, last = self.rows, self.estimator
+        warm = (
             self.model == "npsvor"
-            and self.estimator is not None
+            and last is not None
             and previous.size <= rows.size
             and np.array_equal(previous, rows[: previous.size])
-            and np.array_equal(self.estimator.classes_, np.unique(grades))  # else NPSVOR starts cold itself
+            and np.array_equal(last.classes_, np.unique(grades))  # else NPSVOR starts cold itself
         )
-        if not self.warm:
-            self.estimator = self.new_estimator()
-        self.estimator.fit(self.features(rows), grades)
-        self.rows = rows
+        # The fit is made on a copy (it reads the last fit's duals, never writes them) and kept only once it
+        # is complete: a fit stopped part-way (an error; the Studio's overlapping reruns share this model)
+        # leaves the last one in place.
+        estimator = copy.copy(last) if warm else self.new_estimator()
+        estimator.fit(self.features(rows), grades)
+        self.estimator, self.rows, self.warm = estimator, rows, warm
         return self
 
     def scores(self) -> np.ndarray:

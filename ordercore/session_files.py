@@ -7,6 +7,8 @@
   (their clicks' preferences made again), so agreement, undo and edit work on them as on any.
 - **rules**, JSON (``Store.export_rules``): each rule made again on the session's data and split,
   with the number of pairs it had, so the same data gives the same preferences.
+- **grades**, CSV (``Store.export_grades``): each grade with its annotator (``Store.import_grades``), on
+  the session's rating scale.
 
 Whatever is already in the session is left out (an import of what it holds adds nothing), and a
 file is checked whole before anything is written.  Files are parsed as data: nothing is executed or
@@ -28,13 +30,13 @@ from ordercore.store import check_annotator
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
 
-KINDS = ("preferences", "answers", "rules")
+KINDS = ("preferences", "answers", "rules", "grades")
 
 
 @dataclass(frozen=True)
 class SessionFile:
-    """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers)
-    or its ``rules`` (each a rule document as ``Store.export_rules`` writes it)."""
+    """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers,
+    grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it)."""
 
     kind: str
     table: pd.DataFrame | None = None
@@ -42,14 +44,15 @@ class SessionFile:
 
 
 def read_session_file(name: str, content: bytes) -> SessionFile:
-    """The file ``name`` with bytes ``content`` as preferences, answers or rules; ``ValueError`` saying
-    what is wrong for anything else (too large, unreadable, or columns of none of the three)."""
+    """The file ``name`` with bytes ``content`` as preferences, answers, rules or grades; ``ValueError``
+    saying what is wrong for anything else (too large, unreadable, or columns of none of these)."""
     if len(content) > MAX_FILE_BYTES:
         raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
     if name.lower().endswith(".json"):
         return _read_json(content)
     try:
-        table = pd.read_csv(io.BytesIO(content))
+        # Annotators' names as written: one named 007 is not the number 7.
+        table = pd.read_csv(io.BytesIO(content), dtype={"annotator": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     return _classified(table)
@@ -75,11 +78,14 @@ def _classified(table: pd.DataFrame) -> SessionFile:
     columns = set(table.columns)
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
         return SessionFile("answers", table)
+    if {"row", "grade", "annotator"} <= columns:
+        return SessionFile("grades", table)
     if {"i", "j"} <= columns:
         return SessionFile("preferences", table)
     raise ValueError(
         "not a file the Studio exports: preferences have columns i and j, answers row_a, row_b, choice and "
-        f"annotator, rules are a JSON list; this one has {sorted(map(str, columns))[:8]}"
+        "annotator, grades row, grade and annotator, rules are a JSON list; this one has "
+        f"{sorted(map(str, columns))[:8]}"
     )
 
 
@@ -90,6 +96,8 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if file.kind == "answers":
         added, total = store.import_answers(session_id, file.table), len(file.table)
         return _said(added, total, "answer")
+    if file.kind == "grades":
+        return _said(store.import_grades(session_id, file.table), len(file.table), "grade")
     if file.kind == "preferences":
         made = PreferenceSet.from_frame(file.table)
         names = None

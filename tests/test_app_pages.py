@@ -827,6 +827,68 @@ def test_the_ratings_page_stores_a_grade_per_button_and_undo_removes_ones_own(re
     assert grades_held(store_path) == [(first, 3, "ann")] and at.session_state["current_item"] == second
 
 
+def test_on_the_ratings_page_one_changes_ones_own_grades_and_sees_what_was_graded(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    first, second = grade_shown(at, 3), grade_shown(at, 5)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    other = next(row for row in range(100) if row not in (first, second))
+    store.add_grade(session_id, other, 2, "bob")
+    at.run()
+    homes = at.session_state["study"].frame
+    latest = next(frame.value for frame in at.dataframe if "annotator" in frame.value.columns)
+    assert latest["home_id"].tolist() == homes["home_id"].to_numpy()[[other, second, first]].tolist()
+    ids = store.grades(session_id).set_index("row")["id"]
+    history = at.selectbox(key="rating_history")
+    assert history.options == [f"#{ids[r]}: row {r}, home_id: {homes['home_id'].iat[r]}" for r in (second, first)]
+    history.set_value(int(ids[first])).run()
+    assert "Your grade 3 now" in at.caption[-1].value and at.button(key="rating_edit_3").disabled
+    at.button(key="rating_edit_1").click().run()
+    assert not at.exception and grades_held(store_path) == [(first, 1, "ann"), (second, 5, "ann"), (other, 2, "bob")]
+    assert "Your grade 1 now" in at.caption[-1].value and at.button(key="rating_edit_1").disabled
+    at.button(key="rating_remove").click().run()
+    assert grades_held(store_path) == [(second, 5, "ann"), (other, 2, "bob")]
+
+
+def test_grades_exported_from_one_session_import_into_another_on_the_rules_page(ready, store_path):
+    """The grades' CSV as the Ratings page exports it, imported under Rules › Export and import into a
+    second session on the same data; a second import adds nothing, a bad file nothing at all."""
+    store = Store(f"sqlite:///{store_path}")
+    first = store.session("s1")
+    given = [(12, 4, "ann"), (7, 1, "bob"), (12, 2, "bob")]
+    for row, grade, annotator in given:
+        store.add_grade(first.id, row, grade, annotator)
+    text = store.export_grades(first.id).encode()
+    at = ready
+    at.text_input(key="new_session_name").input("s2")
+    at.button(key="create_session").click().run()
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception and "export_grades" in [button.key for button in at.get("download_button")]
+    second = store.session("s2").id
+
+    def import_file(content: bytes):
+        at.file_uploader(key="import_csv").set_value(("grades.csv", content, "text/csv")).run()
+        at.button(key="import_apply").click().run()
+        assert not at.exception
+
+    import_file(text.replace(b"\n12,4,", b"\n12,8,"))  # off the scale of 5
+    assert at.error[0].value.startswith("Nothing was imported: line 2 of the grades: a grade is a whole number")
+    assert store.grades(second).empty
+    import_file(text)
+    assert at.success[0].value == "Imported 3 grades."
+    assert [tuple(g) for g in store.grades(second)[["row", "grade", "annotator"]].itertuples(index=False)] == given
+    import_file(text)
+    assert at.info[-1].value.startswith("Nothing was imported: the session already holds all 3")
+
+
+def test_the_ratings_page_shows_no_stray_docstring(ready):
+    """Streamlit's magic writes a bare string of the page script to the page: a constant's docstring
+    showed above the title."""
+    at = ready.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and [m.value for m in at.markdown if "least sure items the page lists" in m.value] == []
+
+
 def test_the_ratings_page_cross_validates_and_lists_the_least_sure_items(ready, store_path):
     at = ready.switch_page("app_pages/ratings.py").run()
     for value in [1, 5, 2, 4, 3] * 2:
@@ -873,7 +935,7 @@ def test_beyond_its_limit_the_ratings_page_cross_validates_every_few_grades(read
     at = ready.switch_page("app_pages/ratings.py").run()
     for value in [1, 5, 2, 4, 3] * 2 + [1, 2]:
         grade_shown(at, value)
-    assert metric(at, "Grades given") == "12" and "first 10 grades" in at.caption[-1].value
+    assert metric(at, "Grades given") == "12" and any("first 10 grades" in caption.value for caption in at.caption)
     grade_shown(at, 5)
     assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
     at.button(key="grade_undo").click().run()  # not an extension of the grades: at once

@@ -8,7 +8,7 @@ rule touching thousands of rows (more than the exact GP may take), start a GP fi
 it again and see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
 docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
 Playwright is missing (.ci/run installs both).  On the Ratings page, grade three items with the
-number keys and undo.
+number keys, undo and change a grade.
 """
 
 import os
@@ -388,6 +388,12 @@ def stored_grades(store_path: Path, session_id: int, count: int, timeout: float 
         time.sleep(0.2)
 
 
+def grades_said(element) -> list[str]:
+    """Every grade an element of the page names ('grade 3', also in its inputs' values)."""
+    values = element.locator("input").evaluate_all("inputs => inputs.map(input => input.value)")
+    return re.findall(r"grade (\d)", element.inner_text() + " " + " ".join(values))
+
+
 def shown_item(page) -> int:
     """The row on the Ratings page's screen, from its caption 'Row i. Keys …'."""
     return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1))
@@ -425,6 +431,21 @@ def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
             stored_grades(store_path, session_id, 2)
             wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
             assert shown_item(page) == shown[-1]
+            page.get_by_text("My grades (2)").click()  # change the grade chosen there (3 or 5) to 2
+            history = page.locator('[data-testid="stExpander"]').filter(has_text="My grades")
+            edit = history.get_by_role("button", name="2", exact=True)
+            edit.wait_for()
+            settle(page)  # a click while the expander's content is still drawn can be lost
+            edit.click()
+            deadline = time.monotonic() + 30
+            while sorted(stored_grades(store_path, session_id, 2)["grade"]) not in ([2, 3], [2, 5]):
+                assert time.monotonic() < deadline, "the edit never reached the store"
+                time.sleep(0.2)
+            deadline = time.monotonic() + 30
+            while "2" not in (said := grades_said(history)):  # the page redrawn after the edit
+                assert time.monotonic() < deadline, f"the page never showed the new grade; it says {said}"
+                page.wait_for_timeout(200)
+            assert said == ["2"]  # the selectbox kept saying 'grade 3' (or 5) beside it
             browser.close()
     finally:
         stop_server(server)

@@ -162,3 +162,38 @@ def test_cross_validation_runs_every_grade_then_every_few(monkeypatch):
     assert cross_validation_due(12, None) and cross_validation_due(100, 99)
     assert not cross_validation_due(101, 100) and not cross_validation_due(109, 100)
     assert cross_validation_due(110, 100) and cross_validation_due(120, None)
+
+
+def stopped_fit(self, X, y):
+    """NPSVOR.fit stopped before it set anything."""
+    raise RuntimeError("stopped")
+
+
+def test_a_fit_that_did_not_finish_leaves_the_last_fit_in_place(monkeypatch):
+    """A refit stopped part-way (an error, or the Studio's overlapping reruns sharing the model) keeps the
+    previous fit: the next refit works (it raised AttributeError on the half-made estimator's classes_)."""
+    X, grades = graded_items()
+    model = RatingModel(table_items(X), npsvor=TIGHT).fit(np.arange(20), grades[:20])
+    before = model.predict()
+    with monkeypatch.context() as patched:
+        patched.setattr(NPSVOR, "fit", stopped_fit)
+        for rows in (np.arange(30), np.arange(10)):  # a warm refit, then a cold one
+            with pytest.raises(RuntimeError):
+                model.fit(rows, grades[rows])
+            np.testing.assert_array_equal(model.rows, np.arange(20))
+            np.testing.assert_array_equal(model.predict(), before)
+    model.fit(np.arange(30), grades[:30])
+    assert model.warm and model.rows.size == 30
+    cold = RatingModel(table_items(X), npsvor=TIGHT).fit(np.arange(30), grades[:30])
+    assert np.mean(model.predict() == cold.predict()) > 0.99
+
+
+def test_a_fresh_model_whose_first_fit_did_not_finish_fits_next_time(monkeypatch):
+    X, grades = graded_items()
+    model = RatingModel(table_items(X))
+    with monkeypatch.context() as patched:
+        patched.setattr(NPSVOR, "fit", stopped_fit)
+        with pytest.raises(RuntimeError):
+            model.fit(np.arange(20), grades[:20])
+    model.fit(np.arange(20), grades[:20])
+    assert not model.warm and model.predict().shape == (len(X),)

@@ -1,6 +1,6 @@
-"""Exports read back: a session's rules, answers and preferences imported into a fresh session on the
-same data give the same answers, the same rule preferences and the same annotators, and a second
-import adds nothing.  Bad files are refused whole."""
+"""Exports read back: a session's rules, answers, preferences and grades imported into a fresh session on
+the same data give the same answers, the same rule preferences, the same grades and the same annotators,
+and a second import adds nothing.  Bad files are refused whole."""
 
 import numpy as np
 import pandas as pd
@@ -127,3 +127,62 @@ def test_a_bad_file_is_refused_whole_and_nothing_is_written(store, homes, source
     assert store.revision(target.id) == 0 and store.contents(target.id) == dict.fromkeys(store.contents(target.id), 0)
     with pytest.raises(ValueError, match="at most 50 MB"):
         read_session_file("big.csv", b"0" * (50 * 2**20 + 1))
+
+
+GRADED = [(5, 7, "ann"), (9, 1, "007"), (5, 2, "007"), (2999, 4, "bo")]
+"""(row, grade, annotator) as the grades test gives them, on a scale of 7 ("007" is a name, not 7)."""
+
+
+@pytest.fixture
+def graded(store, homes):
+    frame, _ = homes
+    session = store.create_session("graded", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
+    for row, grade, annotator in GRADED:
+        store.add_grade(session.id, row, grade, annotator)
+    return session
+
+
+def held_grades(store, session_id) -> list[tuple]:
+    return [tuple(grade) for grade in store.grades(session_id)[["row", "grade", "annotator"]].itertuples(index=False)]
+
+
+def test_exported_grades_import_into_a_fresh_session_as_they_were_given(store, homes, graded):
+    frame, _ = homes
+    text = store.export_grades(graded.id)
+    target = store.create_session("target", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
+    assert read_session_file("grades.csv", text.encode()).kind == "grades"
+    assert imported(store, target.id, "grades.csv", text, homes) == "Imported 4 grades."
+    assert held_grades(store, target.id) == GRADED
+    held = "the session already holds all 4 of these grades"
+    assert imported(store, target.id, "grades.csv", text, homes) == f"Nothing was imported: {held}."
+    other = store.create_session("other", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
+    store.add_grade(other.id, 9, 1, "007")
+    assert imported(store, other.id, "grades.csv", text, homes) == "Imported 3 grades (1 was already in the session)."
+    assert sorted(held_grades(store, other.id)) == sorted(GRADED)
+    only_007 = "\n".join(line for line in text.splitlines() if ",ann," not in line and ",bo," not in line)
+    alone = store.create_session("alone", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
+    assert imported(store, alone.id, "grades.csv", only_007, homes) == "Imported 2 grades."
+    assert held_grades(store, alone.id) == [(9, 1, "007"), (5, 2, "007")]  # a name that looks like a number
+
+
+def test_a_bad_grades_file_is_refused_whole_naming_its_line(store, homes, graded):
+    frame, labeled = homes
+    text = store.export_grades(graded.id)
+    lines = text.splitlines()
+    target = store.create_session("target", settings={"n_rows": len(frame)})  # scale 5: grade 7 is off it
+    store.add_grade(target.id, 9, 1, "007")
+    on_scale = "\n".join(line for line in lines if ",7,ann," not in line)  # rows 9, 5, 2999 on lines 2-4
+    cases = [
+        (text, "line 2 of the grades: a grade is a whole number from 1 to 5"),
+        (on_scale.replace("9,1,007", "9,4,007"), "line 2 of the grades: '007' gave row 9 grade 1 already"),
+        (on_scale + "\n5,4,007,", "line 5 of the grades: '007' gave row 5 grade 2 already"),
+        (on_scale.replace("2999,", "3000,"), "line 4 of the grades: the graded row is row 3000, outside"),
+        (on_scale.replace(",bo,", ",,"), "line 4 of the grades: an annotator needs a name"),
+        (on_scale.replace("2999,4,", "2999,4.5,"), "line 4 of the grades: a grade is a whole number"),
+    ]
+    for content, message in cases:
+        with pytest.raises(ValueError, match=message):
+            import_session_file(
+                store, target.id, read_session_file("grades.csv", content.encode()), frame, labeled, "x"
+            )
+    assert held_grades(store, target.id) == [(9, 1, "007")]
