@@ -18,6 +18,7 @@ from ordercore.ratings import (
     cross_validate,
     cross_validation_due,
     cross_validation_needs,
+    default_text_column,
     least_sure,
     table_items,
     text_items,
@@ -159,8 +160,11 @@ def main() -> None:
     if not named:
         st.info("Type your name as **Annotator** in the sidebar to grade: every grade is stored with it.")
     store = app_state.store()
-    options = app_state.ratings(session)
     grades = store.grades(session.id)
+    if "text" not in session.settings.get("ratings", {}) and grades.empty:  # nothing chosen or graded yet
+        app_state.set_ratings(session, text=default_text_column(data.frame))
+        session = store.session_by_id(session.id)
+    options = app_state.ratings(session)
     options_section(session, data, options, len(grades))
     try:
         items = session_items(data, options["text"])

@@ -81,6 +81,21 @@ def table_items(X: np.ndarray) -> RatingItems:
     return RatingItems(sp.csr_matrix(np.asarray(X, dtype=np.float64)))
 
 
+def default_text_column(frame: pd.DataFrame) -> str | None:
+    """The column a table's items are most likely graded by, when it has one: of the non-numeric columns
+    whose values are mostly phrases (a space in at least half of them, 20 characters on average), the
+    one with the longest; None when there is no such column (then the rows are graded)."""
+    best, longest = None, 20.0
+    for column in frame.columns:
+        if pd.api.types.is_numeric_dtype(frame[column]):
+            continue
+        values = frame[column].dropna().astype(str)
+        length = float(values.str.len().mean()) if len(values) else 0.0
+        if length >= longest and values.str.contains(" ").mean() >= 0.5:
+            best, longest = str(column), length
+    return best
+
+
 def text_items(texts: pd.Series) -> RatingItems:
     """Texts as items: TF-IDF of unigrams and bigrams as in seed 004's text experiments (``SNIPPET_TFIDF``),
     fitted on all the texts (no grade is read); ``ValueError`` when they share too few words."""

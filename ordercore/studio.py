@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.datasets import BENCHMARKS, Dataset, data_directory, load_dataset, prepare, read_csv
+from ordercore.datasets import BENCHMARKS, MAX_CATEGORIES, Dataset, data_directory, load_dataset, prepare, read_csv
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 
@@ -49,12 +49,26 @@ def load_source(source: str, upload: bytes | None = None) -> tuple[pd.DataFrame,
         if upload is None:
             raise ValueError("choose a CSV file to upload")
         frame = read_csv(upload)
-        return frame, str(frame.columns[-1]), [str(c) for c in frame.columns[:-1]]
+        return (frame, *upload_defaults(frame))
     if source in BENCHMARKS:
         dataset = load_dataset(source)
         target = dataset.metadata["target"]
         return dataset.frame, target, [c for c in dataset.frame.columns if c != target]
     raise ValueError(f"unknown data source {source!r}")
+
+
+def upload_defaults(frame: pd.DataFrame) -> tuple[str, list[str]]:
+    """(target, features) an uploaded table starts from: the last numeric column (the last column when
+    none is numeric), and every other column a model can take, numeric or with at most
+    ``MAX_CATEGORIES`` distinct values (free text, such as a column of sentences, is left out)."""
+    numeric = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+    target = numeric[-1] if numeric else str(frame.columns[-1])
+    features = [
+        str(c)
+        for c in frame.columns
+        if str(c) != target and (str(c) in numeric or frame[c].nunique() <= MAX_CATEGORIES)
+    ]
+    return target, features
 
 
 @dataclass

@@ -531,6 +531,27 @@ def test_a_new_source_starts_from_its_defaults_and_a_new_session_on_the_sample(s
     assert next(box for box in at.multiselect if box.label == "Features").value == features
 
 
+def test_an_uploaded_table_starts_from_its_last_numeric_target_and_the_columns_a_model_can_take():
+    """By hand: the text column is last, so the target is the last numeric column; sentences and a
+    60-valued text column (more than MAX_CATEGORIES) are not default features, a 3-valued one is."""
+    import numpy as np
+    import pandas as pd
+
+    from ordercore.studio import upload_defaults
+
+    frame = pd.DataFrame(
+        {
+            "id": range(60),
+            "score": np.linspace(0, 1, 60),
+            "kind": ["a", "b", "c"] * 20,
+            "ratings": [f"{k};{k + 1}" for k in range(60)],
+            "text": [f"sentence number {k} of the table" for k in range(60)],
+        }
+    )
+    assert upload_defaults(frame) == ("score", ["id", "kind"])
+    assert upload_defaults(frame[["kind", "text"]]) == ("text", ["kind"])  # nothing numeric: the last column
+
+
 def test_the_server_is_local_and_hides_error_details_by_default():
     import tomllib
 
@@ -812,6 +833,32 @@ def grade_shown(at, value: int):
     at.button(key=f"grade_{value}_{item}").click().run()
     assert not at.exception
     return item
+
+
+def test_a_table_of_texts_opens_with_its_defaults_and_is_graded_by_its_texts(ready, store_path):
+    """A CSV like the movie snippets (id, a numeric rating, ';'-joined ratings, sentences last): the Data
+    page takes it as it comes, and the Ratings page grades its texts (a grade keeps that choice)."""
+    rows = "".join(
+        f'{k},{k % 5}.5,"{k % 4};{k % 3};{k}","a film with scene {k} and the {k % 7} actors"\n' for k in range(80)
+    )
+    at = ready
+    at.text_input(key="new_session_name").input("texts")
+    at.button(key="create_session").click().run()
+    upload(at, "snippets.csv", ("id,mean_rating,ratings,text\n" + rows).encode())
+    assert next(box for box in at.selectbox if box.label.startswith("Target")).value == "mean_rating"
+    assert next(box for box in at.multiselect if box.label == "Features").value == ["id"]
+    at.button(key="data_apply").click().run()
+    assert not at.exception and not at.error
+    at.switch_page("app_pages/ratings.py").run()
+    assert (
+        not at.exception
+        and at.session_state["rating_text_" + str(Store(f"sqlite:///{store_path}").session("texts").id)] == "text"
+    )
+    assert any("a film with scene" in text.value for text in at.text)
+    grade_shown(at, 2)
+    at.switch_page("app_pages/ratings.py").run()
+    assert Store(f"sqlite:///{store_path}").session("texts").settings["ratings"]["text"] == "text"
+    assert any("a film with scene" in text.value for text in at.text)
 
 
 def test_the_ratings_page_stores_a_grade_per_button_and_undo_removes_ones_own(ready, store_path):

@@ -197,3 +197,20 @@ def test_a_fresh_model_whose_first_fit_did_not_finish_fits_next_time(monkeypatch
             model.fit(np.arange(20), grades[:20])
     model.fit(np.arange(20), grades[:20])
     assert not model.warm and model.predict().shape == (len(X),)
+
+
+def test_the_default_items_are_a_column_of_phrases_if_the_table_has_one():
+    """By hand: 'text' (sentences) over 'ratings' (no spaces), 'kind' (short) and the numbers; none in a
+    table without phrases."""
+    from ordercore.ratings import default_text_column
+
+    frame = pd.DataFrame(
+        {
+            "id": [1, 2, 3, 4],
+            "kind": ["a b", "c d", "e f", "g h"],
+            "ratings": ["3;2;2;4;0;1;3;3;2", "1;1;2;0;4;4;3;2;2", "0;0;1;2;2;3;4;4;1", "2;2;2;2;2;2;2;2;2"],
+            "text": ["a film of great beauty", "dull and far too long", "I laughed, then I cried", None],
+        }
+    )
+    assert default_text_column(frame) == "text"
+    assert default_text_column(frame.drop(columns="text")) is None
