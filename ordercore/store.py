@@ -266,21 +266,25 @@ def _contents(connection, session_id: int) -> dict:
     }
 
 
-EXTRA_CONTENTS = {"queued": "queued pair", "grades": "grade"}
-"""What ``describe_contents`` names only when the session holds some: key of ``Store.contents`` → word."""
+CONTENT_WORDS = {
+    "rules": "rule",
+    "answers": "answer",
+    "imported": "imported preference",
+    "queued": "queued pair",
+    "grades": "grade",
+}
+"""What ``describe_contents`` calls each count of ``Store.contents``, in its order."""
 
 
 def describe_contents(held: dict) -> str:
-    """``Store.contents`` in words: "2 rules, 1 answer and 0 imported preferences" (and the queued
-    pairs and the grades, when there are some)."""
-
-    def counted(n: int, word: str) -> str:
-        return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-    extra = "".join(f", {counted(held[key], word)}" for key, word in EXTRA_CONTENTS.items() if held.get(key))
-    return f"{counted(held['rules'], 'rule')}, {counted(held['answers'], 'answer')}{extra} and " + counted(
-        held["imported"], "imported preference"
-    )
+    """``Store.contents`` in words, only what the session holds: "2 rules, 1 answer and 19 grades";
+    "nothing" when it holds nothing."""
+    parts = [
+        f"{held[key]:,} {word}{'' if held[key] == 1 else 's'}" for key, word in CONTENT_WORDS.items() if held.get(key)
+    ]
+    if len(parts) < 2:
+        return parts[0] if parts else "nothing"
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:

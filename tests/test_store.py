@@ -650,7 +650,7 @@ def test_a_session_holding_content_keeps_its_data(store):
         ({"source": "california", "n_rows": 30}, None),
         ({"source": "california", "n_rows": 20}, store.add_dataset("other", pd.DataFrame({"x": [1.0]}))),
     ]:
-        with pytest.raises(ValueError, match="1 answer and 0 imported preferences on its table"):
+        with pytest.raises(ValueError, match="holds 1 answer on its table"):
             store.update_settings(session.id, settings, dataset_id)
     store.update_settings(session.id, {"source": "california", "n_rows": 20, "target": "y"})  # same table
     assert store.session("s").settings["target"] == "y" and store.session("s").dataset_id == before.dataset_id
@@ -926,3 +926,15 @@ def test_a_new_sqlite_file_locked_by_another_connection_is_waited_for(tmp_path):
     finally:
         release.join()
         holder.close()
+
+
+def test_a_sessions_contents_in_words_name_only_what_it_holds():
+    from ordercore.store import describe_contents
+
+    nothing = {"rules": 0, "answers": 0, "imported": 0, "queued": 0, "grades": 0}
+    assert describe_contents(nothing) == "nothing"
+    assert describe_contents(nothing | {"grades": 19}) == "19 grades"
+    assert describe_contents(nothing | {"rules": 2, "answers": 1, "grades": 1}) == "2 rules, 1 answer and 1 grade"
+    assert (
+        describe_contents(nothing | {"imported": 1200, "queued": 3}) == "1,200 imported preferences and 3 queued pairs"
+    )
