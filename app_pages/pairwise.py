@@ -140,8 +140,9 @@ def add_to_queue(session_id: int, bench) -> None:
     except ValueError as error:
         state.pair_error = str(error)
         return
-    state.queue_message = f"Queued {added:,} new pairs" + (
-        f" ({len(pairs) - added:,} were queued already)." if added < len(pairs) else "."
+    held = len(pairs) - added
+    state.queue_message = f"Queued {added:,} new pair{'' if added == 1 else 's'}" + (
+        f" ({held:,} {'was' if held == 1 else 'were'} queued already)." if held else "."
     )
     state.current_pair = None
 

@@ -581,6 +581,7 @@ def test_the_shared_queue_gives_each_pair_to_k_annotators_once_each(ready, store
     session_id = store.session("s1").id
     queued = store.queued_pairs(session_id)
     assert len(queued) == 3 and queued["copies"].tolist() == [2, 2, 2] and not at.exception
+    assert at.success[0].value == "Queued 3 new pairs."
     shown = {"ann": [], "bob": []}
     for who in ("ann", "bob"):
         at.session_state["annotator"] = who
