@@ -415,6 +415,10 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     finish_trust(at)
     trust = at.session_state["workbench"].trust.trust
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
+    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
+    effects = at.session_state["workbench"].trust.effects
+    assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
     ssl = at.session_state["workbench"].ssl
     assert (ssl.lambda1, ssl.lambda2) == (trust.lambda1, trust.lambda2)
     assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
