@@ -89,7 +89,10 @@ def trust_section(trust, names) -> None:
             "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "weight": trust.trust.weights,
-            "effect (CV MAE without it − with it)": trust.effects if trust.effects is not None else np.nan,
+            "effect (CV MAE without it − with it)": [
+                readable(effect)
+                for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
+            ],
         }
     )
     st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch")

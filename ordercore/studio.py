@@ -57,12 +57,20 @@ def load_source(source: str, upload: bytes | None = None) -> tuple[pd.DataFrame,
     raise ValueError(f"unknown data source {source!r}")
 
 
+SPREAD_NAMES = ("sd", "std", "se", "sem", "var", "variance", "stderr")
+"""Column names (lower case, or ending in '_' + one of them) of a spread, such as a rating's standard
+deviation beside its mean: ``upload_defaults`` does not start from one as the target."""
+
+
 def upload_defaults(frame: pd.DataFrame) -> tuple[str, list[str]]:
-    """(target, features) an uploaded table starts from: the last numeric column (the last column when
-    none is numeric), and every other column a model can take, numeric or with at most
-    ``MAX_CATEGORIES`` distinct values (free text, such as a column of sentences, is left out)."""
+    """(target, features) an uploaded table starts from: the last numeric column not named as an
+    identifier or a spread (``IDENTIFIER_NAMES``, ``SPREAD_NAMES``: the movie snippets' mean_rating, not
+    its rating_sd), else the last numeric column, else the last column; and every other column a model
+    can take, numeric or with at most ``MAX_CATEGORIES`` distinct values (free text, such as a column
+    of sentences, is left out)."""
     numeric = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-    target = numeric[-1] if numeric else str(frame.columns[-1])
+    measured = [c for c in numeric if not named_like(c, IDENTIFIER_NAMES + SPREAD_NAMES)]
+    target = (measured or numeric or [str(frame.columns[-1])])[-1]
     features = [
         str(c)
         for c in frame.columns
@@ -165,12 +173,17 @@ IDENTIFIER_NAMES = ("id", "name", "identifier", "key", "title")
 row identifier."""
 
 
+def named_like(column, names) -> bool:
+    """Whether a column's name, in lower case, is one of ``names`` or ends in '_' or ' ' and one of them."""
+    name = str(column).strip().lower()
+    return any(name == n or name.endswith(("_" + n, " " + n)) for n in names)
+
+
 def identifier_column(frame: pd.DataFrame, exclude) -> str | None:
     """The table's identifier column, if it has one: the first column not in ``exclude`` (the target
     and features) named like one of ``IDENTIFIER_NAMES`` whose values are all present and distinct."""
     for column in frame.columns:
-        name = str(column).strip().lower()
-        if column in exclude or not any(name == n or name.endswith(("_" + n, " " + n)) for n in IDENTIFIER_NAMES):
+        if column in exclude or not named_like(column, IDENTIFIER_NAMES):
             continue
         values = frame[column]
         if values.notna().all() and values.is_unique:

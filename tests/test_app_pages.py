@@ -415,6 +415,10 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     finish_trust(at)
     trust = at.session_state["workbench"].trust.trust
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
+    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
+    effects = at.session_state["workbench"].trust.effects
+    assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
     ssl = at.session_state["workbench"].ssl
     assert (ssl.lambda1, ssl.lambda2) == (trust.lambda1, trust.lambda2)
     assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
@@ -550,6 +554,26 @@ def test_an_uploaded_table_starts_from_its_last_numeric_target_and_the_columns_a
     )
     assert upload_defaults(frame) == ("score", ["id", "kind"])
     assert upload_defaults(frame[["kind", "text"]]) == ("text", ["kind"])  # nothing numeric: the last column
+
+
+def test_an_uploaded_table_never_starts_from_an_identifier_or_a_spread_as_its_target():
+    """By hand, the movie snippets' layout (id, mean_rating, rating_sd, ';'-joined ratings, text): the
+    target is mean_rating, not the spread rating_sd after it nor the id; with only those, the last numeric."""
+    import pandas as pd
+
+    from ordercore.studio import upload_defaults
+
+    frame = pd.DataFrame(
+        {
+            "id": range(60),
+            "mean_rating": [k % 9 - 4.0 for k in range(60)],
+            "rating_sd": [k % 3 / 2 for k in range(60)],
+            "ratings": [f"{k % 9 - 4};{k % 5};{k}" for k in range(60)],
+            "text": [f"sentence number {k} of the table" for k in range(60)],
+        }
+    )
+    assert upload_defaults(frame) == ("mean_rating", ["id", "rating_sd"])
+    assert upload_defaults(frame[["id", "rating_sd", "text"]]) == ("rating_sd", ["id"])
 
 
 def test_the_server_is_local_and_hides_error_details_by_default():
