@@ -100,9 +100,9 @@ def trust_section(trust, names) -> None:
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
         "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin). "
-        "Effect: the change in cross-validated error when the source is left "
-        "out, on the same folds, at the best λ2 with SVR's λ1 (leaving every source out gives SVR); positive: "
-        "the source helps."
+        "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
+        "at the best setting with preferences (with every weight 0: SVR); positive: the source helps; a source "
+        "of weight 0 has none."
     )
 
 

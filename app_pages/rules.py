@@ -158,7 +158,10 @@ def trust_table(trust):
             "labeled pairs": trust["labeled_pairs"],
             "audit answers": trust["audit_answers"],
             "right where SVR disagrees": [
-                f"{row.right_contradicting_svr} of {row.contradicting_svr}" for row in trust.itertuples()
+                "— (not assessed yet)"
+                if np.isnan(row.contradicting_svr)
+                else f"{row.right_contradicting_svr:.0f} of {row.contradicting_svr:.0f}"
+                for row in trust.itertuples()
             ],
             "weight": trust["weight"],
         }
@@ -256,7 +259,7 @@ def main() -> None:
         "(Model page) gives the rule's preferences, the stored weight times the log-odds of its estimated accuracy "
         "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way: "
         "only there do its preferences move the fit (1 while nothing checks it, 0 when there it is no better than "
-        "a coin). Until the Model page has assessed trust, every checked pair counts."
+        "a coin). Until the Model page has assessed trust, the stored weight is in force."
     )
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")

@@ -145,12 +145,12 @@ def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tu
 
 
 def weight_in_force(rule: Rule, made: PreferenceSet, check: SourceCheck, reference: np.ndarray | None) -> float:
-    """The weight the rule's preferences carry under automatic trust (the default): the weight they
-    were stored with (``rule.weight`` when none are stored) times ``trust.source_weight`` of its
-    checked pairs where it contradicts SVR's ``reference`` predictions (all of them when None), what
-    the evidence makes of the rule (1 with none)."""
+    """The weight the rule's preferences carry: the weight they were stored with (``rule.weight`` when
+    none are stored), times, once automatic trust has assessed the session (its SVR ``reference``
+    predictions, n), ``trust.source_weight`` of its checked pairs where it contradicts them.  With no
+    assessment (None) the stored weight alone is in force."""
     stored = float(made.weight[0]) if len(made) else float(rule.weight)
-    return stored * source_weight(*check.where_contradicting(reference))
+    return stored if reference is None else stored * source_weight(*check.where_contradicting(reference))
 
 
 def rule_checks(rules: list[tuple[int, Rule]], frame: pd.DataFrame, y, answers: pd.DataFrame | None) -> list:
@@ -193,8 +193,8 @@ def rule_trust(
     pair is one independent check of the rule; labeled pairs and audited pairs are different
     pairs).  With neither, accuracy is NaN and the source says to audit ``AUDIT_SUGGESTED`` pairs.
     contradicting_svr, right_contradicting_svr : of those pairs, how many SVR's ``reference``
-    predictions (n,) order the other way, and how many of these the rule has right (None: SVR not
-    known, every pair counts).  weight : ``weight_in_force``, from those."""
+    predictions (n,) order the other way, and how many of these the rule has right (NaN before an
+    assessment: reference None).  weight : ``weight_in_force``, from those."""
     y = np.asarray(y, dtype=np.float64)
     n = len(frame)
     if y.shape != (n,):
@@ -208,7 +208,9 @@ def rule_trust(
         covered = np.count_nonzero(np.bincount(np.concatenate([made.i, made.j]), minlength=n)) if len(made) else 0
         check = SourceCheck.concatenate([labeled, audited])
         (correct, total), (labeled_total, audit_total) = check.counts(), (labeled.right.size, audited.right.size)
-        right_contradicting, contradicting = check.where_contradicting(reference)
+        right_contradicting, contradicting = (
+            check.where_contradicting(reference) if reference is not None else (np.nan, np.nan)
+        )
         low, high = wilson_interval(correct, total, confidence)
         sources = [name for name, count in (("labeled pairs", labeled_total), ("audit answers", audit_total)) if count]
         source = " + ".join(sources) or f"unknown — audit {AUDIT_SUGGESTED} pairs to find out"

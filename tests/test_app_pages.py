@@ -256,7 +256,6 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     each answer is stored linked to the rule and its pair is the rule's, within the pool.  The Rules
     page then counts the four judged answers, right where the answer names the row with more of
     the rule's ordering column (worked out here from the table), pooled with its labeled pairs."""
-    import numpy as np
 
     from ordercore.quality import labeled_accuracy, wilson_interval
 
@@ -300,8 +299,8 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     low, high = wilson_interval(*pooled)
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
     assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
-    accuracy = (pooled[0] + 7) / (pooled[1] + 10)  # automatic trust's Beta(7, 3) posterior mean
-    assert np.isclose(row["weight"], rule.weight * max(0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
+    # Not assessed by automatic trust yet (the Model page): the stored weight is the one in force
+    assert row["weight"] == rule.weight and row["right where SVR disagrees"] == "— (not assessed yet)"
 
 
 def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(ready, store_path):
@@ -340,6 +339,10 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     assert row["accuracy checked"] == f"{int(np.sum(y[winner] > y[loser]))} of {winner.size}" and winner.size > 0
     assert row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
     assert np.isclose(row["weight"], max(0.0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
+    at.switch_page("app_pages/rules.py").run()  # the Rules page shows the assessment's counts and weight
+    rules_row = next(d.value for d in at.dataframe if "accuracy from" in d.value.columns).iloc[0]
+    assert rules_row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
+    assert np.isclose(rules_row["weight"], row["weight"])
     store.remove_rule(rule_id)
     # 30 pairs of labeled homes, the cheaper one preferred
     first, second = labeled[:30], labeled[30:60]

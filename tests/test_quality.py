@@ -165,16 +165,16 @@ def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_eviden
         "audit answers",
         "unknown — audit 20 pairs to find out",
     ]
-    # Automatic trust: the stored weight times the log-odds of (correct + 7) / (total + 10), in units
-    # of log(7 / 3), the Beta(7, 3) prior's: rooms 1 of 2 -> 8 / 12; wide 1 of 1 -> 8 / 11; none -> 1.
+    # Before automatic trust has assessed the session (no reference) the stored weights are in force
+    assert trust["weight"].tolist() == [1.0, 0.5, 1.0] and trust["contradicting_svr"].isna().all()
     unit = np.log(7 / 3)
-    expected = [np.log(2) / unit, 0.5 * np.log(8 / 3) / unit, 1.0]
-    assert trust["weight"].tolist() == pytest.approx(expected)
     # Against SVR's reference predictions only the pairs it orders the other way count: rooms' audits
     # (1 over 0) right and (2 over 0) wrong, SVR puts 1 above 0 (agrees) and 2 level with 0 (disagrees):
     # 0 of 1 -> 7 / 11; wide's (3 over 1) right, SVR puts 1 above 3: 1 of 1 -> 8 / 11.
     reference = np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
     trust = rule_trust([(7, rooms), (9, wide)], frame, y_wide, preferences, provenance, answers, reference=reference)
+    # Then the stored weight times the log-odds of (correct + 7) / (total + 10) of those, in units of
+    # log(7 / 3), the Beta(7, 3) prior's.
     assert trust["contradicting_svr"].tolist() == [1, 1] and trust["right_contradicting_svr"].tolist() == [0, 1]
     assert trust["accuracy"].tolist() == [0.5, 1.0]  # the accuracy shown still counts every check
     assert trust["weight"].tolist() == pytest.approx([np.log(7 / 4) / unit, 0.5 * np.log(8 / 3) / unit])

@@ -189,14 +189,24 @@ def test_the_grid_must_start_at_svr():
         label_cv(X, y, preferences, np.random.default_rng(0), ((0.01, 0.5), (0.01, 1.0)))
 
 
-def test_source_effects_against_leaving_each_source_out_by_hand():
+def test_source_effects_against_zeroing_each_sources_weights_by_hand():
+    """Each source's preferences kept at weight 0 (the LP's hinge term is a mean over all of them, so
+    its scale stays), on the brute-force folds; a source already of weight 0 has no effect at all,
+    where leaving its preferences out would have shown one."""
     X, y, _, preferences = random_problem(4, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1, 2], 10)
     effects = source_effects(X, y, preferences, source, (0.01, 2.0), (0.03, 0.0), seed=5, gamma=0.4)
     everything = brute_force_errors(X, y, preferences, 5, ((0.01, 2.0),), gamma=0.4).mean()
     for s in range(3):
-        without = brute_force_errors(X, y, preferences[source != s], 5, ((0.01, 2.0),), gamma=0.4).mean()
+        zeroed = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source != s))
+        without = brute_force_errors(X, y, zeroed, 5, ((0.01, 2.0),), gamma=0.4).mean()
         assert effects[s] == pytest.approx(without - everything, rel=1e-6, abs=1e-9)
+    silent = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source != 0))
+    effects = source_effects(X, y, silent, source, (0.01, 2.0), (0.03, 0.0), seed=5, gamma=0.4)
+    assert effects[0] == 0.0
+    left_out = brute_force_errors(X, y, silent[source != 0], 5, ((0.01, 2.0),), gamma=0.4).mean()
+    with_it = brute_force_errors(X, y, silent, 5, ((0.01, 2.0),), gamma=0.4).mean()
+    assert abs(left_out - with_it) > 1e-6  # what the effect used to show for a source of no weight
 
 
 def test_clearly_worse_than_svr_is_the_one_standard_error_rule_on_shared_folds():
