@@ -160,7 +160,7 @@ def automatic_trust() -> bool:
     return st.session_state.get("automatic_trust", True)
 
 
-def source_checks(session, data: StudyData, preferences, provenance, names: np.ndarray) -> dict:
+def source_checks(session, data: StudyData, preferences, names: np.ndarray) -> dict:
     """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
     audit answers to its pairs (``quality.rule_checks``); clicks' and imports' own preferences between
     two labeled rows.  Computed once per write of the session."""
@@ -201,7 +201,7 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
         stop_trust(bench)
         return None
     names = session_sources(session, provenance)
-    checks = source_checks(session, data, preferences, provenance, names)
+    checks = source_checks(session, data, preferences, names)
     key = (st.session_state.workbench_key, tuple(sorted((name, check.key()) for name, check in checks.items())))
     started = st.session_state.get("trust_job")
     if started is not None and started["key"] != key:
