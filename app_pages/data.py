@@ -132,10 +132,10 @@ def show_data(data) -> None:
     """The session's split as counts, and the first rows of its table."""
     if data is not None:
         counts = st.columns(4)
-        counts[0].metric("Rows", len(data.frame))
-        counts[1].metric("Labeled", data.labeled.size)
-        counts[2].metric("Held out for testing", data.test.size)
-        counts[3].metric("Unlabeled pool", data.pool.size)
+        counts[0].metric("Rows", f"{len(data.frame):,}")
+        counts[1].metric("Labeled", f"{data.labeled.size:,}")
+        counts[2].metric("Held out for testing", f"{data.test.size:,}")
+        counts[3].metric("Unlabeled pool", f"{data.pool.size:,}")
         st.dataframe(data.frame.head(200), key="data_preview", width="stretch")
 
 

@@ -345,7 +345,7 @@ def main() -> None:
         return
     last = history[-1]
     metrics = st.columns(5)
-    metrics[0].metric("Preferences", last["preferences"])
+    metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
     metrics[1].metric("Test MAE, SVR (demo)", readable(last["svr_mae"]), help=demonstration)
     metrics[2].metric(
@@ -357,8 +357,8 @@ def main() -> None:
     )
     metrics[3].metric(
         "Violated by SSL",
-        last["ssl_violated"],
-        delta=f"{last['ssl_violated'] - last['svr_violated']:+d} vs SVR",
+        f"{last['ssl_violated']:,}",
+        delta=f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR",
         delta_color="inverse",
     )
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")

@@ -283,8 +283,8 @@ def progress_section(session, answers, preferences) -> None:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
     history = st.session_state.get("retrain_history", [])
     progress = st.columns(4)
-    progress[0].metric("Answers given", len(answers))
-    progress[1].metric("Preferences in force", len(preferences))
+    progress[0].metric("Answers given", f"{len(answers):,}")
+    progress[1].metric("Preferences in force", f"{len(preferences):,}")
     moved = history[-1]["moved"] if history else float("nan")
     progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
     progress[3].number_input(

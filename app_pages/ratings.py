@@ -244,7 +244,7 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
     """What the model makes of the grades: cross-validated MAE, the confusion matrix, the items it is
     least sure of."""
     cells = st.columns(3)
-    cells[0].metric("Grades given", len(grades))
+    cells[0].metric("Grades given", f"{len(grades):,}")
     if fit["problem"] is not None:
         st.info(f"No model yet: {fit['problem']}.")
         return

@@ -264,8 +264,8 @@ def main() -> None:
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
     st.caption(
-        f"Preference graph: {len(report.cycles)} cycles, {len(report.conflicts)} conflicting pairs, "
-        f"{len(report.duplicates)} duplicates."
+        f"Preference graph: {len(report.cycles):,} cycles, {len(report.conflicts):,} conflicting pairs, "
+        f"{len(report.duplicates):,} duplicates."
     )
     for rule_id, stored_rule in stored:
         if st.button(f"Remove {stored_rule.name!r}", key=f"rule_remove_{rule_id}"):

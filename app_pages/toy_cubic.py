@@ -110,9 +110,9 @@ def main() -> None:
     fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), ToySetting(kernel, lambda1, lambda2, centers))
     with plot:
         counts = st.columns(4)
-        counts[0].metric("Preferences", len(demo.pairs))
-        counts[1].metric("Violated by SVR", fit.svr_violated)
-        counts[2].metric("Violated by SSL", fit.ssl_violated)
+        counts[0].metric("Preferences", f"{len(demo.pairs):,}")
+        counts[1].metric("Violated by SVR", f"{fit.svr_violated:,}")
+        counts[2].metric("Violated by SSL", f"{fit.ssl_violated:,}")
         counts[3].metric(
             "Error to target (SSL)",
             f"{fit.ssl_error:.3f}",

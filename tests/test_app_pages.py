@@ -61,7 +61,7 @@ def finish_trust(at, timeout=600):
 
 
 def test_data_page_sets_up_the_split(ready, store_path):
-    assert metric(ready, "Labeled") == "60" and metric(ready, "Rows") == "3000"
+    assert metric(ready, "Labeled") == "60" and metric(ready, "Rows") == "3,000"
     settings = Store(f"sqlite:///{store_path}").session("s1").settings
     assert len(settings["labeled"]) == 60 and not set(settings["labeled"]) & set(settings["test"])
 
@@ -108,7 +108,7 @@ def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready,
     assert n_preferences > 100
     at.switch_page("app_pages/model.py").run()
     assert not at.exception
-    assert metric(at, "Preferences") == str(n_preferences)
+    assert metric(at, "Preferences") == f"{n_preferences:,}"
     assert metric(at, "Test MAE, SVR (demo)") == svr and metric(at, "Test MAE, SSL (demo)") != ssl
     assert len(store.model_runs(store.session("s1").id)) == 2
 
@@ -213,7 +213,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and "stopped at the time limit of 30 s" in at.warning[0].value
     assert "last one fitted, on 1 preferences" in at.warning[0].value
-    assert metric(at, "Preferences") == str(n_stored) and metric(at, "Test MAE, SSL (demo)") == one_click
+    assert metric(at, "Preferences") == f"{n_stored:,}" and metric(at, "Test MAE, SSL (demo)") == one_click
     assert len(store.model_runs(session_id)) == runs
     at.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and "time limit" in at.warning[0].value
