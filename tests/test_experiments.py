@@ -226,7 +226,7 @@ def test_preference_tuning_picks_the_candidate_cold_fits_score_best():
     y = np.full(60, np.nan)
     y[:8] = truth[:8]
     preferences = oracle_preferences(np.arange(8, 60), truth, 120, beta=0.5, rng=1)
-    gamma, lambda1, lambda2 = tune_on_preferences(X, y, preferences, 0.3, 1e-2, 3, np.random.default_rng(2))
+    gamma, lambda1, lambda2 = tune_on_preferences(X, y, preferences, (0.9, 0.1, 3.0), 1e-2, 3, np.random.default_rng(2))
     folds = list(
         KFold(3, shuffle=True, random_state=int(np.random.default_rng(2).integers(2**31))).split(preferences.i)
     )
@@ -240,13 +240,13 @@ def test_preference_tuning_picks_the_candidate_cold_fits_score_best():
 
     scores = {
         (g, l1, l2): held_out_violation(g, l1, l2)
-        for g in (0.1, 0.3, 0.9)
+        for g in (0.1, 0.9, 3.0)
         for l1 in (1 / 300, 1e-2, 3e-2)
         for l2 in LAMBDA2_GRID
     }
     chosen = held_out_violation(gamma, lambda1, lambda2)
     assert chosen == pytest.approx(min(scores.values()), abs=1e-12)
-    assert chosen < scores[(0.3, 1e-2, 0.1)]  # tuning beat at least the weakest preference weight
+    assert chosen < scores[(0.9, 1e-2, 0.1)]  # tuning beat at least the weakest preference weight
 
 
 def test_rule_preferences_keep_seed_000s_scope_and_weigh_by_labeled_accuracy():
