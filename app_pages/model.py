@@ -35,29 +35,43 @@ def violations_by_source(session, bench, provenance) -> pd.DataFrame:
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
-def cv_summary(cv, decision) -> None:
-    """SVR against the best setting with preferences, by cross-validation, and what trust decided."""
-    best = cv.comparison(cv.best_with_preferences())
-    columns = st.columns(3)
-    columns[0].metric("CV MAE, SVR", readable(best["svr"]))
+def cv_summary(cv, blend) -> None:
+    """SVR against the fit with preferences (the path's average) and against the blend in force, by
+    cross-validation, and what automatic trust decided."""
+    path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
+    columns = st.columns(4)
+    columns[0].metric("CV MAE, SVR", readable(path["svr"]))
     columns[1].metric(
-        "CV MAE, best with preferences", readable(best["ssl"]), delta=readable(-best["gain"]), delta_color="inverse"
+        "CV MAE, with preferences", readable(path["ssl"]), delta=readable(-path["gain"]), delta_color="inverse"
     )
-    columns[2].metric("CV gain over SVR", readable(best["gain"]))
-    columns[2].caption(f"95 % interval: {readable(best['low'])} to {readable(best['high'])}")
-    if decision.lambda2 > 0:
-        noise = "" if best["low"] > 0 else " (within the noise of so few labels: its interval reaches below 0)"
-        st.success(f"The preferences help{noise}: SSL uses λ1 = {decision.lambda1:.3g} and λ2 = {decision.lambda2:g}.")
-    elif best["gain"] < 0:
-        worse = f"{readable(-best['gain'])} ({-best['gain'] / best['svr']:.0%})"
-        certainty = "clearly " if best["high"] < 0 else ""
+    columns[2].metric("CV gain over SVR", readable(path["gain"]))
+    columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
+    columns[3].metric(
+        "CV MAE, SSL in force", readable(mixed["ssl"]), delta=readable(-mixed["gain"]), delta_color="inverse"
+    )
+    if path["gain"] < 0:
+        worse = f"{readable(-path['gain'])} ({-path['gain'] / path['svr']:.0%})"
+        certainty = "clearly " if path["high"] < 0 else ""
+        use = "SSL is SVR (λ2 = 0) until they help."
+        if blend.alpha > 0:
+            use = (
+                f"SSL takes only {blend.alpha:.0%} of their fit, mixed with SVR: the mixture cross-validates "
+                f"{readable(mixed['gain'])} better than SVR alone."
+            )
         st.error(
-            f"**The preferences make the cross-validated error {certainty}worse**, by {worse} at their best "
-            "setting. SSL is SVR (λ2 = 0) until they help. Check the sources below with a negative effect: audit "
-            "their pairs or remove them."
+            f"**The preferences on their own make the cross-validated error {certainty}worse**, by {worse}. "
+            f"{use} Check the sources below with a negative effect: audit their pairs or remove them."
         )
+    elif blend.alpha > 0:
+        noise = "" if path["low"] > 0 else " (within the noise of so few labels: the interval reaches below 0)"
+        st.success(f"The preferences help{noise}: SSL is {blend.describe()}.")
     else:
         st.warning("The preferences neither help nor harm the cross-validated error: SSL is SVR (λ2 = 0).")
+    st.caption(
+        "With preferences: the fits at every λ2 of the grid, averaged (one of them chosen by so few labels "
+        "would be chosen by noise). SSL in force: that average mixed with SVR in the share that cross-validates "
+        "best, chosen on these same folds, so its CV MAE flatters it a little."
+    )
 
 
 def trust_section(trust, names) -> None:
@@ -80,7 +94,7 @@ def trust_section(trust, names) -> None:
             "Where SVR disagrees with them, every source is right no more often than a coin: SSL is SVR (λ2 = 0)."
         )
     else:
-        cv_summary(cv, trust.trust)
+        cv_summary(cv, trust.trust.blend)
     counts = pd.Series(names, dtype=object).value_counts()
     table = pd.DataFrame(
         {
@@ -101,7 +115,7 @@ def trust_section(trust, names) -> None:
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
         "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin). "
         "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
-        "at the best setting with preferences (with every weight 0: SVR); positive: the source helps; a source "
+        "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
         "of weight 0 has none."
     )
 

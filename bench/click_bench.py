@@ -16,8 +16,11 @@ does in the app, without a browser (the calls of app_pages/pairwise.py and app_s
 - page data: what the page lays out besides (the last answers, the map of the two rows).
 
 The answer is the true order of the pair.  Prints the median of each part and of the total.
+With --trust, SSL is what automatic trust fits when it takes the preferences (issue 14): SVR mixed
+half and half with the fits at every lambda2 of ``trust.LAMBDA2_GRID`` averaged, each of which a
+click re-solves warm.
 
-Run: ORDERCORE_DATA=../shared/data python bench/click_bench.py [--preferences none|40k|500k] [--clicks 20]
+Run: ORDERCORE_DATA=../shared/data python bench/click_bench.py [--preferences none|40k|500k] [--clicks 20] [--trust]
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ordercore.figures import rows_map  # noqa: E402
 from ordercore.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
 from ordercore.store import Store  # noqa: E402
 from ordercore.studio import data_settings, load_source  # noqa: E402
+from ordercore.trust import Blend, SourceTrust, Trust, trust_grid  # noqa: E402
 from ordercore.workbench import Workbench  # noqa: E402
 
 ROOMS_RULE = Rule(
@@ -94,12 +98,16 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preferences", choices=sorted(SCENARIOS), default="40k")
     parser.add_argument("--clicks", type=int, default=20)
+    parser.add_argument("--trust", action="store_true", help="SSL as automatic trust fits it: an average of LPs")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         store = Store(f"sqlite:///{Path(directory) / 'bench.sqlite'}")
         session, data = session_with_rules(store, args.preferences)
         start = time.perf_counter()
         bench = Workbench(data, time_limit=None)
+        if args.trust:
+            blend = Blend.mixing(trust_grid(bench.svr.lambda1), 0.5)
+            bench.use_trust(SourceTrust((), (), Trust(np.zeros(0), blend, None), None))
         report = bench.update(store.preferences(session.id)[0])
         print(f"first fit (SVR + SSL, cold) on {report.fitted:,} preferences: {time.perf_counter() - start:.1f} s")
         rng = np.random.default_rng(0)

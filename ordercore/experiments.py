@@ -30,6 +30,7 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
 from ordercore.datasets import BENCHMARKS, Dataset
+from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.oracle import oracle_preferences
@@ -126,7 +127,7 @@ class TrialResult:
     lambda1: float
     ssl_gamma: float  # used by SSL (= gamma unless tuned on preferences)
     ssl_lambda1: float
-    lambda2: float
+    lambda2: float  # under automatic trust: the largest of the blend's (0: SVR), whose share is alpha
     n_preferences: int
     preference_accuracy: float  # share of preferences the true target orders the same way (report only)
     preference_weight: float  # the mean weight SSL gave the preferences (the rules', from accuracy, or trust)
@@ -135,6 +136,7 @@ class TrialResult:
     tune_seconds: float
     svr_seconds: float
     ssl_seconds: float
+    alpha: float = 1.0  # the share of SSL that fits the preferences (automatic trust's Blend; 1 otherwise)
 
 
 def split(n: int, n_labeled: int, n_unlabeled: int, rng: np.random.Generator):
@@ -260,6 +262,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
         preferences, source, checks = trial_preferences(data, protocol, training, y, rng)
         start = time.perf_counter()
         ssl_gamma, ssl_lambda1, lambda2 = gamma, lambda1, protocol.lambda2
+        averaged = None
         if protocol.tune == "preferences":
             ssl_gamma, ssl_lambda1, lambda2 = tune_on_preferences(
                 X, y, preferences, protocol.grid, lambda1, protocol.folds, rng, protocol.centers
@@ -272,12 +275,15 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
         elif protocol.tune == "trust":
             trust = choose_trust(X, y, preferences, source, checks, rng, lambda1, gamma=gamma, centers=protocol.centers)
             preferences = weighted(preferences, source, trust.weights)
-            ssl_lambda1, lambda2 = trust.lambda1, trust.lambda2
+            averaged = trust.blend.active()
+            ssl_lambda1, lambda2 = averaged.settings[-1][0], max(lambda2 for _, lambda2 in averaged.settings)
         tune_seconds = label_tuning_seconds + time.perf_counter() - start
         start = time.perf_counter()
-        ssl = regressor(gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers).fit(
-            X, y, preferences
-        )
+        if averaged is None:
+            ssl = regressor(gamma=ssl_gamma, lambda1=ssl_lambda1, lambda2=lambda2, centers=protocol.centers)
+        else:
+            ssl = AveragedOrderPreferenceRegressor(**averaged.parameters(), gamma=gamma, centers=protocol.centers)
+        ssl.fit(X, y, preferences)
         ssl_seconds = time.perf_counter() - start
         results.append(
             (
@@ -302,6 +308,7 @@ def run_trial(data: Dataset, variants: list[tuple[object, Protocol]], trial: int
                     tune_seconds=tune_seconds,
                     svr_seconds=svr.solve_time_,
                     ssl_seconds=ssl_seconds,
+                    alpha=1.0 if averaged is None else float(averaged.alpha),
                 ),
             )
         )

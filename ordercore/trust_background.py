@@ -17,7 +17,7 @@ import numpy as np
 
 from ordercore.background import BackgroundJob, JobStatus, run
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.trust import LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.trust import Blend, LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
 
 
 class AssessmentStatus(JobStatus):
@@ -65,10 +65,17 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
     trust = assessed.trust
     arrays = _check_arrays("source_", assessed.names, assessed.checks) | {
         "weights": trust.weights,
-        "lambdas": np.array([trust.lambda1, trust.lambda2]),
+        "blend_settings": np.array(trust.blend.settings, dtype=np.float64),
+        "blend_weights": trust.blend.weights,
     }
     if trust.cv is not None:
-        arrays |= {"cv_grid": np.array(trust.cv.grid, dtype=np.float64), "cv_errors": trust.cv.errors}
+        cv = trust.cv
+        arrays |= {
+            "cv_grid": np.array(cv.grid, dtype=np.float64),
+            "cv_predictions": cv.predictions,
+            "cv_folds": cv.folds,
+            "cv_truth": cv.truth,
+        }
     if trust.reference is not None:
         arrays["reference"] = trust.reference
     if assessed.effects is not None:
@@ -82,10 +89,16 @@ def read_assessment(path: Path) -> SourceTrust:
         names, checks = _checks(arrays, "source_")
         cv = None
         if "cv_grid" in arrays:
-            cv = LabelCV(tuple(tuple(map(float, setting)) for setting in arrays["cv_grid"]), arrays["cv_errors"])
-        lambda1, lambda2 = map(float, arrays["lambdas"])
-        trust = Trust(arrays["weights"], lambda1, lambda2, cv, arrays["reference"] if "reference" in arrays else None)
+            grid = _settings(arrays["cv_grid"])
+            cv = LabelCV(grid, arrays["cv_predictions"], arrays["cv_folds"], arrays["cv_truth"])
+        blend = Blend(_settings(arrays["blend_settings"]), arrays["blend_weights"])
+        trust = Trust(arrays["weights"], blend, cv, arrays["reference"] if "reference" in arrays else None)
         return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None)
+
+
+def _settings(array: np.ndarray) -> tuple:
+    """(lambda1, lambda2) settings (k, 2) as a tuple of float pairs."""
+    return tuple(tuple(map(float, setting)) for setting in array)
 
 
 def _assess(inputs: dict, options: dict, progress, result: Path) -> None:

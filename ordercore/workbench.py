@@ -21,6 +21,7 @@ from ordercore.active import NeighbourPairs
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.background import BackgroundFit
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
+from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
@@ -166,11 +167,13 @@ class Workbench:
         self.svr_test = self._test_predictions(self.svr)
 
     def _make(self, trusted: bool = False) -> PreferenceRegressor:
-        """A new regressor with the page's settings; ``trusted``: lambda1 and lambda2 as ``trust`` chose."""
-        parameters = dict(self.parameters)
+        """A new regressor with the page's settings; ``trusted``: the blend of lambda1, lambda2 settings
+        ``trust`` chose (``AveragedOrderPreferenceRegressor``, at the page's gamma)."""
         if trusted and self.trust is not None:
-            parameters.update(lambda1=self.trust.trust.lambda1, lambda2=self.trust.trust.lambda2)
-        return STUDIO_MODELS[self.model].make(parameters, self.time_limit)
+            gamma = STUDIO_MODELS[self.model].settings(self.parameters)["gamma"]
+            blend = self.trust.trust.blend.active()
+            return AveragedOrderPreferenceRegressor(**blend.parameters(), gamma=gamma, time_limit=self.time_limit)
+        return STUDIO_MODELS[self.model].make(dict(self.parameters), self.time_limit)
 
     def start_trust(self, preferences, names: np.ndarray, checks: dict, seed: int) -> BackgroundAssessment:
         """Start automatic trust (``trust.assess_sources`` with ``np.random.default_rng(seed)``) in a

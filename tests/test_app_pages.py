@@ -325,8 +325,22 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     rule_id = store.add_rule(session.id, wrong, made, "ann")
     at = ready.switch_page("app_pages/model.py").run()
     finish_trust(at)
-    assert not at.exception and "make the cross-validated error worse" in at.error[0].value
-    assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    assert not at.exception and "on their own make the cross-validated error worse" in at.error[0].value
+    # the share of their fit SSL takes: the mixture with SVR of least error, fold by fold, by hand
+    cv = at.session_state["workbench"].trust.trust.cv
+    path = cv.predictions[1:].mean(axis=0)
+    alphas = np.linspace(0, 1, 11)
+    by_fold = [
+        [np.abs(cv.truth - (a * path + (1 - a) * cv.predictions[0]))[r, cv.folds[r] == k].mean() for a in alphas]
+        for r in range(cv.folds.shape[0])
+        for k in range(cv.folds.max() + 1)
+    ]
+    alpha = alphas[int(np.argmin(np.mean(by_fold, axis=0)))]
+    assert at.session_state["workbench"].trust.trust.blend.alpha == pytest.approx(alpha)
+    if alpha == 0:
+        assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    else:
+        assert f"SSL takes only {alpha:.0%} of their fit" in at.error[0].value
     # By hand from the rule's labeled pairs (labeled_check, tested against brute force in test_quality)
     reference = at.session_state["workbench"].trust.trust.reference
     check = labeled_check(wrong, data.frame, y)
@@ -423,7 +437,9 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     effects = at.session_state["workbench"].trust.effects
     assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
     ssl = at.session_state["workbench"].ssl
-    assert (ssl.lambda1, ssl.lambda2) == (trust.lambda1, trust.lambda2)
+    fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
+    assert fitted == list(trust.blend.active().settings)
+    assert ssl.member_weights_.tolist() == trust.blend.active().weights.tolist()
     assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
 
 

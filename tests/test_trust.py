@@ -7,10 +7,12 @@ from sklearn.model_selection import KFold
 
 from ordercore import OrderPreferenceRegressor, PreferenceSet, trust
 from ordercore.trust import (
+    ALPHAS,
     FOLDS,
     LAMBDA1_FACTORS,
     LAMBDA2_GRID,
     REPEATS,
+    Blend,
     LabelCV,
     SourceCheck,
     choose_trust,
@@ -80,8 +82,8 @@ def test_reference_predictions_hold_each_labeled_row_out():
 
 def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferences():
     """Against the brute-force folds: a rule wrong on every checked pair SVR orders the other way is
-    left out, the unmeasured one keeps weight 1, and lambda2 is the least mean error on the folds of
-    what is left."""
+    left out, the unmeasured one keeps weight 1, and the blend's alpha is the least mean error, on the
+    folds of what is left, of the fits with preferences averaged and mixed with SVR."""
     X, y, _, preferences = random_problem(5, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1], 15)
     reference = reference_predictions(X, y, np.random.default_rng(2).spawn(1)[0], 0.01, gamma=0.4)
@@ -94,14 +96,18 @@ def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferenc
     np.testing.assert_allclose(trust_.reference, reference)
     kept = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source == 1))
     grid = trust_grid(0.01)
-    errors = brute_force_errors(X, y, kept, 2, grid, gamma=0.4)
-    np.testing.assert_allclose(trust_.cv.errors, errors, rtol=1e-6, atol=1e-9)
-    best = int(np.argmin(errors.mean(axis=1)))
-    assert (trust_.lambda1, trust_.lambda2) == grid[best]
+    folds = brute_force_folds(X, y, kept, 2, grid, gamma=0.4)
+    np.testing.assert_allclose(trust_.cv.errors, errors_of(folds), rtol=1e-6, atol=1e-9)
+    mixed = [
+        np.mean([np.mean(np.abs(truth - (a * p[1:].mean(0) + (1 - a) * p[0]))) for truth, p in folds]) for a in ALPHAS
+    ]
+    alpha = ALPHAS[int(np.argmin(mixed))]
+    assert trust_.blend.settings == grid
+    np.testing.assert_allclose(trust_.blend.weights, [1 - alpha] + [alpha / (len(grid) - 1)] * (len(grid) - 1))
     # nothing left to trust: SVR, with no cross-validation run
     both = [against_svr, against_svr]
     nothing = choose_trust(X, y, preferences, source, both, np.random.default_rng(2), 0.01, gamma=0.4)
-    assert (nothing.lambda1, nothing.lambda2) == (0.01, 0.0) and nothing.cv is None
+    assert nothing.blend.settings == ((0.01, 0.0),) and nothing.blend.alpha == 0 and nothing.cv is None
     assert nothing.weights.tolist() == [0.0, 0.0]
 
 
@@ -112,23 +118,42 @@ def test_weighted_multiplies_each_preference_by_its_source_weight():
     assert result.i.tolist() == [0, 1, 2] and result.j.tolist() == [1, 2, 3]
 
 
-def test_the_least_mean_error_by_hand():
-    # lambda2 = 1 beats SVR on every fold by 1 +- 0.1 and has the least mean error (4.0): chosen
-    errors = np.array([[5.0, 5.0, 5.0, 5.0], [4.0, 3.9, 4.1, 4.0], [6.0, 7.0, 3.0, 5.0]])
-    cv = LabelCV(((0.1, 0.0), (0.1, 1.0), (0.03, 3.0)), errors)
-    gain, se = cv.gain_over_svr()
-    # Nadeau & Bengio's corrected standard error, 4 folds of 5-fold splits: s sqrt(1/4 + 1/4)
-    assert gain[1] == pytest.approx(1.0) and se[1] == pytest.approx(np.std([1.0, 1.1, 0.9, 1.0], ddof=1) * np.sqrt(0.5))
-    assert cv.chosen() == (0.1, 1.0)
-    # a lower mean error (4.0 against 5.0) however noisy the folds: chosen
-    noisy = LabelCV(((0.1, 0.0), (0.03, 3.0)), np.array([[5.0, 5.0, 5.0, 5.0], [0.0, 9.0, 1.0, 6.0]]))
-    assert noisy.chosen() == (0.03, 3.0)
-    # worse on average (5.25 against 5.0), better on three folds of four: SVR
-    worse = LabelCV(((0.1, 0.0), (0.1, 1.0)), np.array([[5.0, 5.0, 5.0, 5.0], [4.0, 4.0, 4.0, 9.0]]))
-    assert worse.chosen() == (0.1, 0.0)
-    # a tie keeps SVR
-    tie = LabelCV(((0.1, 0.0), (0.1, 1.0)), np.array([[5.0, 4.0, 5.0, 5.0], [4.0, 5.0, 5.0, 5.0]]))
-    assert tie.chosen() == (0.1, 0.0)
+def test_the_blend_by_hand():
+    """One repeat of 2 folds of 2 labels each, all labels 0: the fold errors, the corrected standard
+    error, and alpha where the mixture of SVR and the path's mean errs least."""
+    folds, truth = np.array([[0, 0, 1, 1]]), np.zeros(4)
+    grid = ((0.1, 0.0), (0.03, 1.0), (0.03, 3.0))
+    # SVR 1 1 1 1, the path's mean -1 -1 -1 -1: half of each is 0 0 0 0, no error at all
+    cv = LabelCV(grid, np.array([[[1.0] * 4], [[-2.0] * 4], [[0.0] * 4]]), folds, truth)
+    np.testing.assert_allclose(cv.errors, [[1.0, 1.0], [2.0, 2.0], [0.0, 0.0]])
+    blend = cv.blend()
+    assert blend.alpha == pytest.approx(0.5) and blend.weights.tolist() == pytest.approx([0.5, 0.25, 0.25])
+    np.testing.assert_allclose(cv.blend_errors(blend), [0.0, 0.0])
+    # SVR 1 1 3 3 against the same path: fold errors 1, 3 against 1, 1
+    svr = [1.0, 1.0, 3.0, 3.0]
+    cv = LabelCV(grid, np.array([[svr], [[-2.0] * 4], [[0.0] * 4]]), folds, truth)
+    gain = np.array([1.0, 3.0]) - np.array([1.0, 1.0])
+    comparison = cv.comparison(cv.path())
+    assert comparison["gain"] == pytest.approx(1.0) and comparison["svr"] == pytest.approx(2.0)
+    # Nadeau & Bengio's corrected standard error, 2 folds of 5-fold splits: s sqrt(1/2 + 1/4)
+    half_width = comparison["high"] - comparison["gain"]
+    assert half_width == pytest.approx(1.959964 * np.std(gain, ddof=1) * np.sqrt(0.75), rel=1e-6)
+    # a path worse everywhere (3 3 3 3): the mixture 1 + 2 alpha ... errs least at alpha = 0, SVR
+    worse = LabelCV(grid, np.array([[[1.0] * 4], [[3.0] * 4], [[3.0] * 4]]), folds, truth)
+    assert worse.blend().alpha == 0.0 and worse.blend().weights.tolist() == [1.0, 0.0, 0.0]
+    # a path equal to SVR: every alpha ties, SVR kept
+    tie = LabelCV(grid, np.array([[svr], [svr], [svr]]), folds, truth)
+    assert tie.blend().alpha == 0.0
+
+
+def test_a_blend_in_words_and_its_active_settings():
+    grid = ((0.1, 0.0), (0.03, 0.3), (0.03, 30.0))
+    assert Blend.mixing(grid, 0.0).describe() == "SVR"
+    assert Blend.mixing(grid, 0.0).active().settings == ((0.1, 0.0),)
+    assert Blend.mixing(grid, 1.0).active().settings == grid[1:]
+    assert Blend.mixing(grid, 0.6).describe() == (
+        "60% the fit with preferences (λ1 = 0.03, averaged over λ2 = 0.3 … 30) and 40% SVR"
+    )
 
 
 def test_the_trust_grid_starts_at_svr_and_pairs_every_lambda1_with_every_lambda2():
@@ -138,17 +163,17 @@ def test_the_trust_grid_starts_at_svr_and_pairs_every_lambda1_with_every_lambda2
     assert set(grid[1:]) == expected and len(grid) == 1 + len(expected) and all(l2 > 0 for _, l2 in grid[1:])
 
 
-def brute_force_errors(X, y, preferences, seed, grid, sample=None, **options):
+def brute_force_folds(X, y, preferences, seed, grid, sample=None, **options):
     """The same folds as label_cv (the same random draws), written out: per fold, the labels
     hidden, the preferences that touch a hidden row dropped (one by one), and the grid walked with
     a warm-started model, as label_cv does (an LP's optimum need not be unique, so a cold fit may
     land on another optimal vertex with other predictions; the solver's own optimality is tested in
-    tests/test_lp.py)."""
+    tests/test_lp.py).  [(the hidden labels (m,), each setting's predictions there (len(grid), m))]."""
     rng = np.random.default_rng(seed)
     if sample is not None:  # label_cv's draw of CV_PREFERENCES preferences, first from the same stream
         preferences = preferences[np.sort(rng.choice(len(preferences), sample, replace=False))]
     labeled = np.flatnonzero(~np.isnan(y))
-    columns = []
+    result = []
     for _ in range(REPEATS):
         folds = KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
         for _, held_out in folds:
@@ -156,12 +181,21 @@ def brute_force_errors(X, y, preferences, seed, grid, sample=None, **options):
             y_fold = y.copy()
             y_fold[hidden] = np.nan
             away = np.array([q.i not in hidden and q.j not in hidden for q in preferences.to_frame().itertuples()])
-            column, model = [], OrderPreferenceRegressor(warm_start=True, **options)
+            predictions, model = [], OrderPreferenceRegressor(warm_start=True, **options)
             for lambda1, lambda2 in grid:
                 model.set_params(lambda1=lambda1, lambda2=lambda2).fit(X, y_fold, preferences[away])
-                column.append(np.mean(np.abs(y[hidden] - model.predict(X[hidden]))))
-            columns.append(column)
-    return np.array(columns).T
+                predictions.append(model.predict(X[hidden]))
+            result.append((y[hidden], np.array(predictions)))
+    return result
+
+
+def errors_of(folds) -> np.ndarray:
+    """Held-out MAE (len(grid), n_folds) of ``brute_force_folds``."""
+    return np.array([np.mean(np.abs(truth - predictions), axis=1) for truth, predictions in folds]).T
+
+
+def brute_force_errors(X, y, preferences, seed, grid, sample=None, **options):
+    return errors_of(brute_force_folds(X, y, preferences, seed, grid, sample, **options))
 
 
 def test_label_cv_against_cold_fits_on_the_same_folds():
@@ -195,14 +229,15 @@ def test_source_effects_against_zeroing_each_sources_weights_by_hand():
     where leaving its preferences out would have shown one."""
     X, y, _, preferences = random_problem(4, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1, 2], 10)
-    effects = source_effects(X, y, preferences, source, (0.01, 2.0), (0.03, 0.0), seed=5, gamma=0.4)
+    one, svr = Blend(((0.01, 2.0),), np.ones(1)), Blend.svr(0.03)
+    effects = source_effects(X, y, preferences, source, one, svr, seed=5, gamma=0.4)
     everything = brute_force_errors(X, y, preferences, 5, ((0.01, 2.0),), gamma=0.4).mean()
     for s in range(3):
         zeroed = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source != s))
         without = brute_force_errors(X, y, zeroed, 5, ((0.01, 2.0),), gamma=0.4).mean()
         assert effects[s] == pytest.approx(without - everything, rel=1e-6, abs=1e-9)
     silent = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * (source != 0))
-    effects = source_effects(X, y, silent, source, (0.01, 2.0), (0.03, 0.0), seed=5, gamma=0.4)
+    effects = source_effects(X, y, silent, source, one, svr, seed=5, gamma=0.4)
     assert effects[0] == 0.0
     left_out = brute_force_errors(X, y, silent[source != 0], 5, ((0.01, 2.0),), gamma=0.4).mean()
     with_it = brute_force_errors(X, y, silent, 5, ((0.01, 2.0),), gamma=0.4).mean()
@@ -257,7 +292,7 @@ def test_source_names_and_preference_weights_by_hand():
     assessed = SourceTrust(
         ("clicks: ann", "rule #4: beds", "rule #9: beds"),
         (None,) * 3,
-        Trust(np.array([2.0, 0.5, 0.0]), 1.0, 1.0, None),
+        Trust(np.array([2.0, 0.5, 0.0]), Blend.svr(1.0), None),
         None,
     )
     assert assessed.preference_weights(names).tolist() == [0.5, 2.0, 0.0, 1.0, 1.0, 1.0, 0.5]
@@ -265,18 +300,18 @@ def test_source_names_and_preference_weights_by_hand():
 
 def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
     """Leaving the only source out leaves SVR: on the folds of the CV table, the effect equals that
-    table's SVR error minus the best setting with preferences' (what the Model page shows side by
-    side), though that setting's lambda1 is not SVR's."""
+    table's SVR error minus that of the settings with preferences averaged (what the Model page shows
+    side by side), though their lambda1 is not SVR's."""
     from ordercore.trust import assess_sources
 
     X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
     names = np.array(["rule #1: r"] * len(preferences), dtype=object)
     assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(3), 0.01, gamma=0.4)
     cv = assessed.trust.cv
-    with_preferences = [k for k, (_, l2) in enumerate(cv.grid) if l2 > 0]
-    best = min(with_preferences, key=lambda k: cv.mean()[k])
-    assert cv.grid[best][0] != cv.grid[0][0]
-    assert assessed.effects[0] == pytest.approx(cv.mean()[0] - cv.mean()[best], rel=1e-6, abs=1e-9)
+    assert cv.grid[1][0] != cv.grid[0][0]
+    path_error = np.abs(cv.truth - cv.predictions[1:].mean(axis=0))  # (repeats, l)
+    by_fold = [path_error[r, cv.folds[r] == k].mean() for r in range(REPEATS) for k in range(FOLDS)]
+    assert assessed.effects[0] == pytest.approx(cv.mean()[0] - np.mean(by_fold), rel=1e-6, abs=1e-9)
 
 
 def test_labeled_pair_check_by_hand():

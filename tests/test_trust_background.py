@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from ordercore.trust import FOLDS, REPEATS, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.trust import FOLDS, REPEATS, Blend, SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.trust_background import BackgroundAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 
@@ -32,7 +32,8 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
             for name in ("winner", "loser", "right"):
                 np.testing.assert_array_equal(getattr(mine, name), getattr(theirs, name))
     mine, theirs = restored.trust, direct.trust
-    assert (mine.lambda1, mine.lambda2) == (theirs.lambda1, theirs.lambda2)
+    assert mine.blend.settings == theirs.blend.settings
+    np.testing.assert_array_equal(mine.blend.weights, theirs.blend.weights)
     np.testing.assert_array_equal(mine.weights, theirs.weights)
     assert (mine.reference is None) == (theirs.reference is None)
     if theirs.reference is not None:
@@ -40,7 +41,8 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
     assert (mine.cv is None) == (theirs.cv is None) and (restored.effects is None) == (direct.effects is None)
     if theirs.cv is not None:
         assert mine.cv.grid == theirs.cv.grid
-        np.testing.assert_array_equal(mine.cv.errors, theirs.cv.errors)
+        for name in ("predictions", "folds", "truth"):
+            np.testing.assert_array_equal(getattr(mine.cv, name), getattr(theirs.cv, name))
     if direct.effects is not None:
         np.testing.assert_array_equal(restored.effects, direct.effects)
 
@@ -62,7 +64,7 @@ def test_the_jobs_result_is_assess_sources_in_this_process():
 def test_an_assessment_without_cross_validation_reads_back_as_written(tmp_path):
     """Nothing left to trust: no cross-validation, no effects, and too few labels for a reference."""
     check = SourceCheck.of([0, 2], [1, 3], [False, False])
-    assessed = SourceTrust(("a", "b"), (check, None), Trust(np.array([0.0, 0.0]), 0.01, 0.0, None), None)
+    assessed = SourceTrust(("a", "b"), (check, None), Trust(np.array([0.0, 0.0]), Blend.svr(0.01), None), None)
     write_assessment(tmp_path / "a.npz", assessed)
     assert_same(read_assessment(tmp_path / "a.npz"), assessed)
 

@@ -3,8 +3,10 @@ importer of highspy) solves it, ``engine`` certifies solutions and handles warm 
 ``basis`` and ``kernel_rows``), and ``estimator`` is the scikit-learn estimator
 ``OrderPreferenceRegressor``.  Its 2-norm variant (seed 001 eq. (7)), a QP: ``two_norm_qp`` states
 and solves it (interior point, duality-gap certificate), ``two_norm`` is the estimator
-``TwoNormOrderPreferenceRegressor``."""
+``TwoNormOrderPreferenceRegressor``.  ``average``: ``AveragedOrderPreferenceRegressor``, a weighted
+average of LPs that differ only in lambda1, lambda2 (what automatic trust fits)."""
 
+from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 
-__all__ = ["TwoNormOrderPreferenceRegressor"]
+__all__ = ["AveragedOrderPreferenceRegressor", "TwoNormOrderPreferenceRegressor"]

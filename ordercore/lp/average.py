@@ -1,0 +1,166 @@
+"""``AveragedOrderPreferenceRegressor``: a weighted average of order-preference LPs that differ only in
+(lambda1, lambda2), the model automatic trust fits (``trust.Blend``, issue 14): SVR mixed with SSL
+averaged along a lambda2 path.
+
+Averaging the fits of a path, rather than choosing one of them by cross-validation on 60 labels,
+is what made the preferences' gain reliable: the choice of one setting is noisy (4 of 8 repeats
+changed a bedroom-rule gain from 5.2 % to 3.9 %), the average is not (docs/REPRODUCTION.md,
+"Automatic trust").  Every member shares X, y, the kernel and the centers, so f is again a kernel
+expansion; the members are kept apart so that each re-solves warm when a preference is added.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ordercore.kernels import KERNELS
+from ordercore.lp.engine import CENTERS
+from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
+from ordercore.lp.highs import SIMPLEX_STRATEGIES
+from ordercore.lp.problem import referenced_rows
+
+
+def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
+    """settings (k, 2) of (lambda1 >= 0, lambda2 >= 0) and weights (k,), non-negative, summing to 1."""
+    settings = np.asarray(settings, dtype=np.float64).reshape(-1, 2) if len(settings) else np.zeros((0, 2))
+    weights = np.asarray(weights, dtype=np.float64)
+    if len(settings) == 0 or weights.shape != (len(settings),):
+        raise ValueError(f"need one weight per (lambda1, lambda2) setting, got {len(weights)} for {len(settings)}")
+    if not (np.all(np.isfinite(settings)) and np.all(settings >= 0)):
+        raise ValueError(f"every lambda1 and lambda2 must be finite and >= 0, got {settings.tolist()}")
+    if not (np.all(np.isfinite(weights)) and np.all(weights >= 0) and abs(weights.sum() - 1) < 1e-9):
+        raise ValueError(f"weights must be >= 0 and sum to 1, got {weights.tolist()}")
+    return settings, weights
+
+
+class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
+    """f(x) = sum_k weights[k] f_k(x): f_k the ``OrderPreferenceRegressor`` at settings[k] =
+    (lambda1_k, lambda2_k), every one on the same X, y, kernel and centers.  A member with lambda2 = 0
+    is SVR and takes no preferences; a member of weight 0 is not fitted.
+
+    Parameters
+    ----------
+    settings : tuple of (lambda1, lambda2) pairs.  weights : tuple of floats >= 0 summing to 1.
+    kernel, gamma, degree, coef0, epsilon, centers, method : as ``OrderPreferenceRegressor``'s,
+        shared by every member.  time_limit : seconds for a (re-)solve of them all, shared equally
+        (None: no limit).  A member stopped by it raises ``SolverTimeLimitError``; the members
+        before it have re-solved, so refit after one.
+
+    Attributes
+    ----------
+    members_ : list of the fitted ``OrderPreferenceRegressor``s of weight > 0.
+    member_weights_ : ndarray (len(members_),), their weights.
+    preferences_ : PreferenceSet in force.  violated_ : bool ndarray (p,), which of them f violates
+        (``PreferenceSet.violated``); n_violated_ : int, their number.
+    solve_time_ : float, seconds of the members' last (re-)solves together.  solve_start_ : str,
+        how the members' last solves started ('cold', 'hot', 'kept'), the distinct ones joined.
+    """
+
+    _parameter_constraints: dict = {
+        "settings": ["array-like"],
+        "weights": ["array-like"],
+        "kernel": [StrOptions(set(KERNELS))],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "centers": [StrOptions(set(CENTERS))],
+        "method": [StrOptions(set(SIMPLEX_STRATEGIES))],
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        settings=((1e-3, 0.0),),
+        weights=(1.0,),
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        epsilon=0.0,
+        centers="labeled",
+        method="dual",
+        time_limit=None,
+    ):
+        self.settings = settings
+        self.weights = weights
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.epsilon = epsilon
+        self.centers = centers
+        self.method = method
+        self.time_limit = time_limit
+
+    def _member(self, lambda1: float, lambda2: float, time_limit: float | None) -> OrderPreferenceRegressor:
+        shared = ("kernel", "gamma", "degree", "coef0", "epsilon", "centers", "method")
+        return OrderPreferenceRegressor(
+            lambda1=lambda1, lambda2=lambda2, time_limit=time_limit, **{name: getattr(self, name) for name in shared}
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, preferences=None):
+        """Fit every member of weight > 0 on X (n, n_features) and y (n,), ``np.nan`` marking
+        unlabeled rows; ``preferences`` (a PreferenceSet over rows of X, or None) go to the members
+        with lambda2 > 0."""
+        settings, weights = _check_mixture(self.settings, self.weights)
+        X, y = self._training_data(X, y)
+        preferences = _as_preferences(preferences)
+        preferences.check_indices(X.shape[0])
+        kept = np.flatnonzero(weights > 0)
+        share = None if self.time_limit is None else self.time_limit / kept.size
+        members = [self._member(*settings[k], share) for k in kept]
+        for member in members:
+            member.fit(X, y, preferences if member.lambda2 > 0 else None)
+        self.members_, self.member_weights_ = members, weights[kept]
+        self._X = X
+        self._after_solve(preferences)
+        return self
+
+    def update_preferences(self, preferences):
+        """Make ``preferences`` the set in force in every member with lambda2 > 0, each warm where it
+        can (``OrderPreferenceRegressor.update_preferences``)."""
+        check_is_fitted(self)
+        preferences = _as_preferences(preferences)
+        preferences.check_indices(self._X.shape[0])
+        for member in self.members_:
+            if member.lambda2 > 0:
+                member.update_preferences(preferences)
+        self._after_solve(preferences)
+        return self
+
+    def _after_solve(self, preferences) -> None:
+        solving = [member for member in self.members_ if member.lambda2 > 0] or self.members_
+        self.solve_time_ = float(sum(member.solve_time_ for member in solving))
+        self.solve_start_ = ", ".join(dict.fromkeys(member.solve_start_ for member in solving))
+        self.preferences_ = preferences
+        f = np.full(self._X.shape[0], np.nan)
+        rows = referenced_rows(preferences)
+        if rows.size:
+            f[rows] = self.predict(self._X[rows])
+        self.violated_ = preferences.violated(f, self._target_scale)
+        self.n_violated_ = int(np.count_nonzero(self.violated_))
+
+    def predict(self, X):
+        """f(x) = sum_k member_weights_[k] f_k(x), shape (n,)."""
+        check_is_fitted(self)
+        members = zip(self.member_weights_, self.members_, strict=True)
+        return sum(weight * member.predict(X) for weight, member in members)
+
+    @property
+    def _fit_X(self) -> np.ndarray:
+        return self._X
+
+    @property
+    def _target_scale(self) -> float:
+        return self.members_[0]._target_scale
+
+    def save(self, path, preprocessing=None, metadata=None) -> None:
+        raise NotImplementedError("an averaged fit is not saved to a model file; save one member instead")
