@@ -8,6 +8,7 @@ from scipy.stats import spearmanr
 import app_state
 from ordercore.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
 from ordercore.studio import readable
+from ordercore.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.workbench import (
     EPSILON_IN_SD,
     STUDIO_MODELS,
@@ -33,6 +34,13 @@ def violations_by_source(session, bench, provenance) -> pd.DataFrame:
 
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+
+
+def path_settings() -> str:
+    """The settings automatic trust averages, in words: 'λ2 = 0.3 … 30 at λ1 = 0.33 × SVR's'
+    (``trust.trust_grid``)."""
+    factors = ", ".join(f"{factor:.2g}" for factor in LAMBDA1_FACTORS)
+    return f"λ2 = {LAMBDA2_GRID[0]:g} … {LAMBDA2_GRID[-1]:g} at λ1 = {factors} × SVR's"
 
 
 def cv_summary(cv, blend) -> None:
@@ -68,9 +76,10 @@ def cv_summary(cv, blend) -> None:
     else:
         st.warning("The preferences neither help nor harm the cross-validated error: SSL is SVR (λ2 = 0).")
     st.caption(
-        "With preferences: the fits at every λ2 of the grid, averaged (one of them chosen by so few labels "
-        "would be chosen by noise). SSL in force: that average mixed with SVR in the share that cross-validates "
-        "best, chosen on these same folds, so its CV MAE flatters it a little."
+        f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
+        "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: that average "
+        "mixed with SVR in the share that cross-validates best, chosen on these same folds, so its CV MAE "
+        "flatters it a little."
     )
 
 
@@ -332,11 +341,13 @@ def main() -> None:
             for name, values in choice.choices.items()
         }
         st.session_state.automatic_trust = st.toggle(
-            "Automatic trust: weigh each source of preferences by its measured accuracy, and choose λ1 and λ2 "
-            "by cross-validation on the labels (SVR unless the preferences lower the cross-validated error)",
+            "Automatic trust: weigh each source of preferences by its measured accuracy, and mix SVR with the "
+            f"fits with preferences at {path_settings()}, averaged, in the share that cross-validates best on the "
+            "labels (SVR unless the preferences lower the cross-validated error)",
             value=app_state.automatic_trust(),
             key="model_automatic_trust",
-            help="On: the λ1 and λ2 above are the starting point only. Off: SSL uses them and the stored weights.",
+            help="On: SVR takes the λ1 above and the fits with preferences a share of it; the λ2 above is not used. "
+            "Off: SSL uses both and the stored weights.",
         )
         st.session_state.retrain_time_limit = st.select_slider(
             "Retrain time limit (seconds; past it the last model stays)",

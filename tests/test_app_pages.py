@@ -440,6 +440,15 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
     assert fitted == list(trust.blend.active().settings)
     assert ssl.member_weights_.tolist() == trust.blend.active().weights.tolist()
+    # The toggle and the caption name the settings cross-validated with preferences: their λ2 range
+    # and their λ1 as a share of the page's (SVR's), not "λ1 and λ2 chosen"
+    path = trust.cv.grid[1:]
+    lambda2s = sorted(lambda2 for _, lambda2 in path)
+    shares = sorted({round(lambda1 / defaults["lambda1"], 2) for lambda1, _ in path})
+    said = f"λ2 = {lambda2s[0]:g} … {lambda2s[-1]:g} at λ1 = {', '.join(f'{s:g}' for s in shares)} × SVR's"
+    toggle = at.toggle(key="model_automatic_trust")
+    assert said in toggle.label and "λ2 above is not used" in toggle.help
+    assert any(said in caption.value for caption in at.caption)
     assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
 
 
