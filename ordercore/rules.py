@@ -240,7 +240,7 @@ class SameCategory(Condition):
         return codes[i] == codes[j]
 
     def candidate_count(self, values: dict, n: int) -> float:
-        sizes = np.bincount(values[self.column]).astype(np.float64)
+        sizes = np.unique(values[self.column], return_counts=True)[1].astype(np.float64)  # codes or numbers
         return float(np.sum(sizes * (sizes - 1) / 2))
 
     def candidates(self, values: dict, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -72,6 +72,7 @@ CASES = {
         lambda a, b: abs(a.income - b.income) <= 0.1 * max(a.income, b.income),
     ),
     "category": ([SameCategory("town")], lambda a, b: a.town == b.town),
+    "category of numbers": ([SameCategory("age")], lambda a, b: a.age == b.age),  # 60 ages of 40: repeats
     "all four": (
         [Within("age", 15), SameCategory("town"), Near("lat", "lon", 40.0), RelativeWithin("income", 0.5)],
         lambda a, b: (
