@@ -272,6 +272,8 @@ def retrain(session, data: StudyData):
         st.session_state.retrain_history.append({"preferences": len(preferences), **report.__dict__})
         if data.test.size and not report.timed_out:
             model, params = model_choice()
+            if trusted and bench.trust is not None:  # what was fitted: automatic trust's blend, not the page's λ
+                params = {**params, "trust_blend": bench.trust.trust.blend.active().parameters()}
             store().add_model_run(
                 session.id,
                 model,

@@ -399,7 +399,7 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     assert any("have changed since this fit" in caption.value for caption in at.caption)
 
 
-def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(ready):
+def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(ready, store_path):
     """The default rule (capped at 5,000 pairs): the Model page starts the assessment and shows its
     progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its process and
     says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
@@ -440,6 +440,10 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
     assert fitted == list(trust.blend.active().settings)
     assert ssl.member_weights_.tolist() == trust.blend.active().weights.tolist()
+    store = Store(f"sqlite:///{store_path}")  # the model run records the blend it fitted
+    recorded = store.model_runs(store.session("s1").id)["parameters"].iloc[-1]["trust_blend"]
+    assert [tuple(setting) for setting in recorded["settings"]] == fitted
+    assert recorded["weights"] == ssl.member_weights_.tolist()
     # The toggle and the caption name the settings cross-validated with preferences: their λ2 range
     # and their λ1 as a share of the page's (SVR's), not "λ1 and λ2 chosen"
     path = trust.cv.grid[1:]
