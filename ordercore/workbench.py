@@ -171,9 +171,9 @@ class Workbench:
         ``trust`` chose (``AveragedOrderPreferenceRegressor``, at the page's gamma)."""
         if trusted and self.trust is not None:
             gamma = STUDIO_MODELS[self.model].settings(self.parameters)["gamma"]
-            blend = self.trust.trust.blend.active()
-            return AveragedOrderPreferenceRegressor(**blend.parameters(), gamma=gamma, time_limit=self.time_limit)
-        return STUDIO_MODELS[self.model].make(dict(self.parameters), self.time_limit)
+            blend = self.trust.trust.blend.parameters()  # members of weight 0 are not fitted
+            return AveragedOrderPreferenceRegressor(**blend, gamma=gamma, time_limit=self.time_limit)
+        return STUDIO_MODELS[self.model].make(self.parameters, self.time_limit)
 
     def start_trust(self, preferences, names: np.ndarray, checks: dict, seed: int) -> BackgroundAssessment:
         """Start automatic trust (``trust.assess_sources`` with ``np.random.default_rng(seed)``) in a

@@ -11,6 +11,7 @@ Playwright is missing (.ci/run installs both).  On the Ratings page, grade three
 number keys, undo and change a grade.
 """
 
+import contextlib
 import os
 import re
 import signal
@@ -88,6 +89,34 @@ def stop_server(server: subprocess.Popen) -> None:
     server.wait(timeout=10)
 
 
+class Studio:
+    """``streamlit run app.py`` on a free port over the store at ``store_path``, and the headless
+    chromium that opens it (``browser``, set by ``running_studio``)."""
+
+    def __init__(self, store_path: Path):
+        self.store_path, self.port = store_path, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = start_server(self.port, store_path)
+
+    def restart(self) -> None:
+        """Kill the server as a crash would, and start it again on the same port and store."""
+        stop_server(self.server)
+        self.server = start_server(self.port, self.store_path)
+
+
+@contextlib.contextmanager
+def running_studio(store_path: Path):
+    """A ``Studio`` with its browser; the server is killed on the way out, whatever happened."""
+    studio = Studio(store_path)
+    try:
+        with playwright.sync_playwright() as driver:
+            studio.browser = launch(driver)
+            yield studio
+            studio.browser.close()
+    finally:
+        stop_server(studio.server)
+
+
 def launch(driver):
     """Debian's chromium, headless (never a downloaded browser)."""
     return driver.chromium.launch(
@@ -146,37 +175,28 @@ def wait_for_metric(page, label: str, value: str, failure: Path, timeout: float 
 def test_three_answers_survive_a_server_kill(tmp_path):
     shots = SCREENSHOT.parent if UPDATE_SCREENSHOT else tmp_path
     store_path = tmp_path / "studio.sqlite"
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = start_server(port, store_path)
-    try:
-        with playwright.sync_playwright() as driver:
-            browser = launch(driver)
-            page = open_page(browser, 60_000)
-            page.goto(url)
-            page.get_by_role("button", name="Create session").wait_for()
-            settle(page)
-            type_into(page, "Annotator", "e2e annotator")
-            type_into(page, "Session name", "browser session")
-            page.get_by_role("button", name="Create session").click()
-            settle(page)
-            page.get_by_role("button", name="Use this data for the session").click()
-            page.get_by_text("Session uses").wait_for()
-            page.get_by_role("link", name="Pairwise").click()
-            wait_for_metric(page, "Answers given", "0", tmp_path / "failure.png")
-            for done in range(1, 4):
-                page.get_by_role("button", name="A higher").click()
-                wait_for_metric(page, "Answers given", str(done), tmp_path / "failure.png")
-            page.screenshot(path=str(shots / SCREENSHOT.name), full_page=True)
-            stop_server(server)
-            server = start_server(port, store_path)
-            # Reopen the app as a user does (its address), then the Pairwise page.
-            page.goto(url)
-            page.get_by_role("link", name="Pairwise").click()
-            wait_for_metric(page, "Answers given", "3", tmp_path / "failure.png")
-            browser.close()
-    finally:
-        stop_server(server)
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 60_000)
+        page.goto(studio.url)
+        page.get_by_role("button", name="Create session").wait_for()
+        settle(page)
+        type_into(page, "Annotator", "e2e annotator")
+        type_into(page, "Session name", "browser session")
+        page.get_by_role("button", name="Create session").click()
+        settle(page)
+        page.get_by_role("button", name="Use this data for the session").click()
+        page.get_by_text("Session uses").wait_for()
+        page.get_by_role("link", name="Pairwise").click()
+        wait_for_metric(page, "Answers given", "0", tmp_path / "failure.png")
+        for done in range(1, 4):
+            page.get_by_role("button", name="A higher").click()
+            wait_for_metric(page, "Answers given", str(done), tmp_path / "failure.png")
+        page.screenshot(path=str(shots / SCREENSHOT.name), full_page=True)
+        studio.restart()
+        # Reopen the app as a user does (its address), then the Pairwise page.
+        page.goto(studio.url)
+        page.get_by_role("link", name="Pairwise").click()
+        wait_for_metric(page, "Answers given", "3", tmp_path / "failure.png")
     store = Store(f"sqlite:///{store_path}")
     answers = store.answers(store.session("browser session").id)
     assert answers["choice"].tolist() == ["a", "a", "a"]
@@ -202,30 +222,23 @@ def test_a_gp_fit_too_large_for_the_exact_model_is_cancelled_then_finishes(tmp_p
     n_rows, preferences = california_session_with_a_rule(store_path, 4_000)
     with pytest.raises(MemoryBudgetError):
         GPPreferenceModel(method="exact", memory_limit=GP_MEMORY_LIMIT_GB).fit_plan(n_rows, preferences)
-    port = free_port()
-    server = start_server(port, store_path)
-    try:
-        with playwright.sync_playwright() as driver:
-            browser = launch(driver)
-            page = open_page(browser, 300_000)
-            page.goto(f"http://127.0.0.1:{port}")
-            page.get_by_role("link", name="Model").click()
-            fit = page.get_by_role("button", name="Fit the GP preference model")
-            fit.wait_for()
-            settle(page, 300)
-            fit.click()
-            page.get_by_text("in the background:").wait_for()
-            assert "sparse" in page.get_by_text("GP (sparse").inner_text()
-            page.get_by_role("button", name="Cancel the GP fit").click()
-            page.get_by_text("GP fit cancelled after").wait_for()
-            fit.click()
-            page.get_by_text("in the background:").wait_for()
-            page.get_by_text("Fitted in").wait_for(timeout=120_000)
-            page.get_by_text("Rank correlation with").wait_for()
-            assert page.get_by_text("in the background:").count() == 0
-            browser.close()
-    finally:
-        stop_server(server)
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 300_000)
+        page.goto(studio.url)
+        page.get_by_role("link", name="Model").click()
+        fit = page.get_by_role("button", name="Fit the GP preference model")
+        fit.wait_for()
+        settle(page, 300)
+        fit.click()
+        page.get_by_text("in the background:").wait_for()
+        assert "sparse" in page.get_by_text("GP (sparse").inner_text()
+        page.get_by_role("button", name="Cancel the GP fit").click()
+        page.get_by_text("GP fit cancelled after").wait_for()
+        fit.click()
+        page.get_by_text("in the background:").wait_for()
+        page.get_by_text("Fitted in").wait_for(timeout=120_000)
+        page.get_by_text("Rank correlation with").wait_for()
+        assert page.get_by_text("in the background:").count() == 0
 
 
 def shared_session(store_path: Path) -> int:
@@ -299,77 +312,69 @@ def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
     store_path = tmp_path / "studio.sqlite"
     session_id = shared_session(store_path)
     settings = Store(f"sqlite:///{store_path}").session("shared").settings
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    server = start_server(port, store_path)
     failure = tmp_path / "failure.png"
-    try:
-        with playwright.sync_playwright() as driver:
-            browser = launch(driver)
-            ann, bob = annotator_page(browser, url, "ann", 60_000), annotator_page(browser, url, "bob", 60_000)
+    with running_studio(store_path) as studio:
+        ann, bob = (
+            annotator_page(studio.browser, studio.url, "ann", 60_000),
+            annotator_page(studio.browser, studio.url, "bob", 60_000),
+        )
 
-            ann.evaluate(RECORD_KEYS)
-            for key in "abe":  # faster than the page moves on
-                ann.keyboard.press(key)
-                ann.wait_for_timeout(100)
-            settle(ann)
-            typed = stored_answers(store_path, session_id)
-            assert 1 <= len(typed) <= 3 and set(typed["annotator"]) == {"ann"}
-            stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
-            seen = [
-                (CHOICES[key], tuple(map(int, PAIR_CAPTION.match(caption).groups())))
-                for key, caption in ann.evaluate("window.seen")
-            ]
-            # Each answer is for the pair on screen when its key went down, and no pair is answered twice.
-            assert stored[0] == seen[0] and set(stored) <= set(seen)
-            assert len({frozenset(pair) for _, pair in stored}) == len(stored)
-            wait_for_metric(ann, "Answers given", str(len(typed)), failure)
+        ann.evaluate(RECORD_KEYS)
+        for key in "abe":  # faster than the page moves on
+            ann.keyboard.press(key)
+            ann.wait_for_timeout(100)
+        settle(ann)
+        typed = stored_answers(store_path, session_id)
+        assert 1 <= len(typed) <= 3 and set(typed["annotator"]) == {"ann"}
+        stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
+        seen = [
+            (CHOICES[key], tuple(map(int, PAIR_CAPTION.match(caption).groups())))
+            for key, caption in ann.evaluate("window.seen")
+        ]
+        # Each answer is for the pair on screen when its key went down, and no pair is answered twice.
+        assert stored[0] == seen[0] and set(stored) <= set(seen)
+        assert len({frozenset(pair) for _, pair in stored}) == len(stored)
+        wait_for_metric(ann, "Answers given", str(len(typed)), failure)
 
-            bob_pair = shown_pair(bob)
-            bob.get_by_role("button", name="B higher").click()
-            answers = wait_for_answers(store_path, session_id, len(typed) + 1)
-            assert answers.iloc[-1][["row_a", "row_b", "choice", "annotator"]].tolist() == [*bob_pair, "b", "bob"]
+        bob_pair = shown_pair(bob)
+        bob.get_by_role("button", name="B higher").click()
+        answers = wait_for_answers(store_path, session_id, len(typed) + 1)
+        assert answers.iloc[-1][["row_a", "row_b", "choice", "annotator"]].tolist() == [*bob_pair, "b", "bob"]
 
-            ann.keyboard.press("u")  # undo: Ann's last answer goes, Bob's stays
-            answers = wait_for_answers(store_path, session_id, len(typed))
-            assert answers["id"].tolist() == [*typed["id"].iloc[:-1], answers["id"].iloc[-1]]
-            assert answers["annotator"].tolist().count("bob") == 1
+        ann.keyboard.press("u")  # undo: Ann's last answer goes, Bob's stays
+        answers = wait_for_answers(store_path, session_id, len(typed))
+        assert answers["id"].tolist() == [*typed["id"].iloc[:-1], answers["id"].iloc[-1]]
+        assert answers["annotator"].tolist().count("bob") == 1
 
-            bob.get_by_text("My answers (1)").click()
-            bob.get_by_role("button", name="about equal", exact=True).click()
-            settle(bob)
-            deadline = time.monotonic() + 30
-            while stored_answers(store_path, session_id).set_index("annotator").loc["bob", "choice"] != "equal":
-                assert time.monotonic() < deadline, "Bob's edit never reached the store"
-                time.sleep(0.2)
-            edited = stored_answers(store_path, session_id)
-            ann_rows = ["id", "row_a", "row_b", "choice"]
-            assert edited[edited["annotator"] == "ann"][ann_rows].equals(
-                answers[answers["annotator"] == "ann"][ann_rows]
-            )
+        bob.get_by_text("My answers (1)").click()
+        bob.get_by_role("button", name="about equal", exact=True).click()
+        settle(bob)
+        deadline = time.monotonic() + 30
+        while stored_answers(store_path, session_id).set_index("annotator").loc["bob", "choice"] != "equal":
+            assert time.monotonic() < deadline, "Bob's edit never reached the store"
+            time.sleep(0.2)
+        edited = stored_answers(store_path, session_id)
+        ann_rows = ["id", "row_a", "row_b", "choice"]
+        assert edited[edited["annotator"] == "ann"][ann_rows].equals(answers[answers["annotator"] == "ann"][ann_rows])
 
-            ann.get_by_role("link", name="Data").click()
-            ann.get_by_text("its data is fixed").wait_for()
-            assert ann.get_by_role("button", name="Use this data for the session").count() == 0
-            assert Store(f"sqlite:///{store_path}").session("shared").settings == settings
+        ann.get_by_role("link", name="Data").click()
+        ann.get_by_text("its data is fixed").wait_for()
+        assert ann.get_by_role("button", name="Use this data for the session").count() == 0
+        assert Store(f"sqlite:///{store_path}").session("shared").settings == settings
 
-            ann.get_by_role("link", name="Pairwise").click()
-            wait_for_metric(ann, "Answers given", str(len(edited)), failure)
-            ann.evaluate("document.activeElement && document.activeElement.blur()")
-            confirmed = stored_answers(store_path, session_id)
-            ann.keyboard.press("a")
-            stop_server(server)  # kill -9 while that answer is in flight
-            server = start_server(port, store_path)
-            after = stored_answers(store_path, session_id)
-            assert set(confirmed["id"]) <= set(after["id"]) and len(after) <= len(confirmed) + 1
-            kept = after.set_index("id").loc[confirmed["id"], ["row_a", "row_b", "choice", "annotator"]]
-            assert kept.equals(confirmed.set_index("id")[["row_a", "row_b", "choice", "annotator"]])
-            bob.goto(url)  # a reopened page shows what the store holds
-            bob.get_by_role("link", name="Pairwise").click()
-            wait_for_metric(bob, "Answers given", str(len(after)), failure)
-            browser.close()
-    finally:
-        stop_server(server)
+        ann.get_by_role("link", name="Pairwise").click()
+        wait_for_metric(ann, "Answers given", str(len(edited)), failure)
+        ann.evaluate("document.activeElement && document.activeElement.blur()")
+        confirmed = stored_answers(store_path, session_id)
+        ann.keyboard.press("a")
+        studio.restart()  # kill -9 while that answer is in flight
+        after = stored_answers(store_path, session_id)
+        assert set(confirmed["id"]) <= set(after["id"]) and len(after) <= len(confirmed) + 1
+        kept = after.set_index("id").loc[confirmed["id"], ["row_a", "row_b", "choice", "annotator"]]
+        assert kept.equals(confirmed.set_index("id")[["row_a", "row_b", "choice", "annotator"]])
+        bob.goto(studio.url)  # a reopened page shows what the store holds
+        bob.get_by_role("link", name="Pairwise").click()
+        wait_for_metric(bob, "Answers given", str(len(after)), failure)
 
 
 ITEM_CAPTION = re.compile(r"^Row (\d+)\. Keys")
@@ -404,48 +409,41 @@ def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
     screen when its key was pressed; U removes the last and shows its item again."""
     store_path = tmp_path / "studio.sqlite"
     session_id = shared_session(store_path)
-    port = free_port()
-    server = start_server(port, store_path)
-    try:
-        with playwright.sync_playwright() as driver:
-            browser = launch(driver)
-            page = open_page(browser, 60_000)
-            page.goto(f"http://127.0.0.1:{port}")
-            page.get_by_role("textbox", name="Annotator").wait_for()
-            settle(page)
-            type_into(page, "Annotator", "ann")
-            page.get_by_role("link", name="Ratings").click()
-            page.get_by_text(ITEM_CAPTION).wait_for()
-            settle(page)
-            page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
-            shown = []
-            for count, key in enumerate("351", start=1):
-                shown.append(shown_item(page))
-                page.keyboard.press(key)
-                stored_grades(store_path, session_id, count)
-                wait_for_metric(page, "Grades given", str(count), tmp_path / "failure.png")
-            grades = stored_grades(store_path, session_id, 3)
-            assert list(zip(grades["row"], grades["grade"], strict=True)) == list(zip(shown, [3, 5, 1], strict=True))
-            assert set(grades["annotator"]) == {"ann"} and len(set(shown)) == 3
-            page.keyboard.press("u")
-            stored_grades(store_path, session_id, 2)
-            wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
-            assert shown_item(page) == shown[-1]
-            page.get_by_text("My grades (2)").click()  # change the grade chosen there (3 or 5) to 2
-            history = page.locator('[data-testid="stExpander"]').filter(has_text="My grades")
-            edit = history.get_by_role("button", name="2", exact=True)
-            edit.wait_for()
-            settle(page)  # a click while the expander's content is still drawn can be lost
-            edit.click()
-            deadline = time.monotonic() + 30
-            while sorted(stored_grades(store_path, session_id, 2)["grade"]) not in ([2, 3], [2, 5]):
-                assert time.monotonic() < deadline, "the edit never reached the store"
-                time.sleep(0.2)
-            deadline = time.monotonic() + 30
-            while "2" not in (said := grades_said(history)):  # the page redrawn after the edit
-                assert time.monotonic() < deadline, f"the page never showed the new grade; it says {said}"
-                page.wait_for_timeout(200)
-            assert said == ["2"]  # the selectbox kept saying 'grade 3' (or 5) beside it
-            browser.close()
-    finally:
-        stop_server(server)
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 60_000)
+        page.goto(studio.url)
+        page.get_by_role("textbox", name="Annotator").wait_for()
+        settle(page)
+        type_into(page, "Annotator", "ann")
+        page.get_by_role("link", name="Ratings").click()
+        page.get_by_text(ITEM_CAPTION).wait_for()
+        settle(page)
+        page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
+        shown = []
+        for count, key in enumerate("351", start=1):
+            shown.append(shown_item(page))
+            page.keyboard.press(key)
+            stored_grades(store_path, session_id, count)
+            wait_for_metric(page, "Grades given", str(count), tmp_path / "failure.png")
+        grades = stored_grades(store_path, session_id, 3)
+        assert list(zip(grades["row"], grades["grade"], strict=True)) == list(zip(shown, [3, 5, 1], strict=True))
+        assert set(grades["annotator"]) == {"ann"} and len(set(shown)) == 3
+        page.keyboard.press("u")
+        stored_grades(store_path, session_id, 2)
+        wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
+        assert shown_item(page) == shown[-1]
+        page.get_by_text("My grades (2)").click()  # change the grade chosen there (3 or 5) to 2
+        history = page.locator('[data-testid="stExpander"]').filter(has_text="My grades")
+        edit = history.get_by_role("button", name="2", exact=True)
+        edit.wait_for()
+        settle(page)  # a click while the expander's content is still drawn can be lost
+        edit.click()
+        deadline = time.monotonic() + 30
+        while sorted(stored_grades(store_path, session_id, 2)["grade"]) not in ([2, 3], [2, 5]):
+            assert time.monotonic() < deadline, "the edit never reached the store"
+            time.sleep(0.2)
+        deadline = time.monotonic() + 30
+        while "2" not in (said := grades_said(history)):  # the page redrawn after the edit
+            assert time.monotonic() < deadline, f"the page never showed the new grade; it says {said}"
+            page.wait_for_timeout(200)
+        assert said == ["2"]  # the selectbox kept saying 'grade 3' (or 5) beside it

@@ -22,7 +22,6 @@ from ordercore.kernels import KERNELS
 from ordercore.lp.engine import CENTERS
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
-from ordercore.lp.problem import referenced_rows
 
 
 def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -141,11 +140,7 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         self.solve_time_ = float(sum(member.solve_time_ for member in solving))
         self.solve_start_ = ", ".join(dict.fromkeys(member.solve_start_ for member in solving))
         self.preferences_ = preferences
-        f = np.full(self._X.shape[0], np.nan)
-        rows = referenced_rows(preferences)
-        if rows.size:
-            f[rows] = self.predict(self._X[rows])
-        self.violated_ = preferences.violated(f, self._target_scale)
+        self.violated_ = self._violated_by_prediction(preferences)
         self.n_violated_ = int(np.count_nonzero(self.violated_))
 
     def predict(self, X):

@@ -86,8 +86,12 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         preferences = _as_preferences(preferences)
         if preferences == self.preferences_:
             return self.violated_.copy()
+        preferences.check_indices(self._fit_X.shape[0])
+        return self._violated_by_prediction(preferences)
+
+    def _violated_by_prediction(self, preferences: PreferenceSet) -> np.ndarray:
+        """``preferences.violated`` of f predicted on the rows of the fit's X they compare (p,)."""
         X = self._fit_X
-        preferences.check_indices(X.shape[0])
         rows = referenced_rows(preferences)
         f = np.full(X.shape[0], np.nan)
         if rows.size:
