@@ -5,7 +5,7 @@ Run with ``streamlit run app.py``."""
 import streamlit as st
 
 import app_state
-from ordercore.store import ANNOTATOR_MAX_LENGTH, check_annotator
+from ordercore.studio.store import ANNOTATOR_MAX_LENGTH, check_annotator
 
 st.set_page_config(page_title="Order Preference Studio", page_icon="↕️", layout="wide")
 

@@ -1,7 +1,7 @@
 """The app's shared state: the store handle, the current session, its data and its models.
 
 Only Streamlit plumbing lives here (caches and ``st.session_state``); the logic is in
-``ordercore.store`` and ``ordercore.studio``.
+``ordercore.studio.store`` and ``ordercore.studio.data``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ordercore.agreement import annotator_weights, weigh_clicks
 from ordercore.exceptions import SolverError
-from ordercore.quality import rule_checks
-from ordercore.store import DEFAULT_RATING_SCALE, Store, store_url
-from ordercore.studio import StudyData, load_source, study_data
-from ordercore.trust import FOLDS, SourceCheck, labeled_pair_check, rule_source, source_names
-from ordercore.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
+from ordercore.knowledge.agreement import annotator_weights, weigh_clicks
+from ordercore.knowledge.quality import rule_checks
+from ordercore.knowledge.trust import FOLDS, SourceCheck, labeled_pair_check, rule_source, source_names
+from ordercore.studio.data import StudyData, load_source, study_data
+from ordercore.studio.store import DEFAULT_RATING_SCALE, Store, store_url
+from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
 
 
 @st.cache_resource

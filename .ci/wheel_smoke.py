@@ -14,9 +14,10 @@ import ordercore
 from ordercore import NPSVOR, GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
 
 NEEDS_EXTRA = {
-    "ordercore.store": "app (sqlalchemy)",
-    "ordercore.session_files": "app (sqlalchemy: it checks files against the store it imports into)",
-    "ordercore.figures": "app (plotly)",
+    "ordercore.studio.store": "app (sqlalchemy)",
+    "ordercore.studio.session_files": "app (sqlalchemy: it checks files against the store it imports into)",
+    "ordercore.studio.figures": "app (plotly)",
+    "ordercore.experiments.figures": "app (plotly)",
 }
 
 if "site-packages" not in ordercore.__file__:

@@ -3,8 +3,7 @@
 import streamlit as st
 
 import app_state
-from ordercore.store import MAX_DATASET_BYTES, describe_contents
-from ordercore.studio import (
+from ordercore.studio.data import (
     DEFAULT_N_LABELED,
     DEFAULT_TEST_FRACTION,
     SOURCE_LABELS,
@@ -12,6 +11,7 @@ from ordercore.studio import (
     data_settings,
     load_source,
 )
+from ordercore.studio.store import MAX_DATASET_BYTES, describe_contents
 
 
 def main() -> None:

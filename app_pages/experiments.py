@@ -6,10 +6,11 @@ import json
 import pandas as pd
 import streamlit as st
 
-from ordercore.datasets import BENCHMARKS, load_dataset
-from ordercore.experiments import SWEEPS, Protocol, bedroom_rule, read_result, run_experiment
-from ordercore.figures import against_figure, sweep_figure
-from ordercore.studio import available_sources
+from ordercore.data.benchmarks import BENCHMARKS, load_dataset
+from ordercore.experiments.figures import sweep_figure
+from ordercore.experiments.protocol import SWEEPS, Protocol, bedroom_rule, read_result, run_experiment
+from ordercore.studio.data import available_sources
+from ordercore.studio.figures import against_figure
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
 

@@ -6,10 +6,10 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from ordercore.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
-from ordercore.studio import readable
-from ordercore.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
-from ordercore.workbench import (
+from ordercore.knowledge.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
+from ordercore.studio.data import readable
+from ordercore.studio.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
+from ordercore.studio.workbench import (
     EPSILON_IN_SD,
     STUDIO_MODELS,
     monotone_boosting_mae,

@@ -5,12 +5,12 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.agreement import annotator_weights, intransitive_triples, kappa_table
-from ordercore.figures import rows_map
-from ordercore.quality import audit_accuracy
-from ordercore.shared_queue import next_queued_pair, queue_summary
-from ordercore.store import MAX_COPIES
-from ordercore.studio import check_margin, identifier_column, readable
+from ordercore.knowledge.agreement import annotator_weights, intransitive_triples, kappa_table
+from ordercore.knowledge.quality import audit_accuracy
+from ordercore.studio.data import check_margin, identifier_column, readable
+from ordercore.studio.figures import rows_map
+from ordercore.studio.shared_queue import next_queued_pair, queue_summary
+from ordercore.studio.store import MAX_COPIES
 
 STRATEGIES = {
     "margin": "Least certain order (SSL)",

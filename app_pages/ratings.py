@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.figures import confusion_figure
-from ordercore.ratings import (
+from ordercore.studio.data import identifier_column, readable
+from ordercore.studio.figures import confusion_figure
+from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
     GP_MAX_GRADES,
@@ -24,8 +25,7 @@ from ordercore.ratings import (
     text_items,
     why_no_model,
 )
-from ordercore.store import MAX_RATING_SCALE
-from ordercore.studio import identifier_column, readable
+from ordercore.studio.store import MAX_RATING_SCALE
 
 # How many of the least sure items the page lists (a comment: Streamlit's magic would show a string here).
 NEXT_SHOWN = 10

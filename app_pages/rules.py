@@ -7,9 +7,8 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.figures import rows_map
-from ordercore.quality import check_preference_graph, rule_quality, rule_trust
-from ordercore.rules import (
+from ordercore.knowledge.quality import check_preference_graph, rule_quality, rule_trust
+from ordercore.knowledge.rules import (
     CONDITIONS,
     Condition,
     Ordering,
@@ -19,8 +18,9 @@ from ordercore.rules import (
     rule_columns,
     suggested_conditions,
 )
-from ordercore.session_files import import_session_file, read_session_file
-from ordercore.studio import check_margin
+from ordercore.studio.data import check_margin
+from ordercore.studio.figures import rows_map
+from ordercore.studio.session_files import import_session_file, read_session_file
 
 PREVIEW_PAIRS = 300
 
@@ -30,7 +30,7 @@ NO_CONDITION = "—"
 
 
 def parameter_widget(cell, parameter, key: str):
-    """One input of a condition's form (``ordercore.rules.condition_form``)."""
+    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``)."""
     if parameter.options is not None:
         index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
         return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
@@ -97,7 +97,7 @@ def build_rule(data) -> Rule | None:
 
 def export_and_import(session, data, labeled) -> None:
     """The session's preferences (CSV, JSON), answers (CSV), rules (JSON) and grades (CSV), out; any of
-    them in, checked whole before anything is written (``ordercore.session_files``)."""
+    them in, checked whole before anything is written (``ordercore.studio.session_files``)."""
     store = app_state.store()
     with st.expander("Export and import"):
         cells = st.columns(5)

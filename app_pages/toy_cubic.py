@@ -6,9 +6,10 @@ from dataclasses import asdict
 import numpy as np
 import streamlit as st
 
-from ordercore.figures import coverage_curve_figure, sinc_tube_figure, toy_cubic_figure
-from ordercore.mpmr_experiments import NOISE_LAWS, SINC_DEMO_EPSILONS, SINC_DEMO_NOISE, sinc_demo
-from ordercore.toy_cubic import (
+from ordercore.experiments.figures import coverage_curve_figure, sinc_tube_figure
+from ordercore.experiments.mpmr import NOISE_LAWS, SINC_DEMO_EPSILONS, SINC_DEMO_NOISE, sinc_demo
+from ordercore.studio.figures import toy_cubic_figure
+from ordercore.studio.toy_cubic import (
     CENTERS,
     DEMO_SETTING,
     DOMAIN,

@@ -36,13 +36,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.experiments import bedroom_rule  # noqa: E402
-from ordercore.figures import rows_map  # noqa: E402
-from ordercore.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
-from ordercore.store import Store  # noqa: E402
-from ordercore.studio import data_settings, load_source  # noqa: E402
-from ordercore.trust import Blend, SourceTrust, Trust, trust_grid  # noqa: E402
-from ordercore.workbench import Workbench  # noqa: E402
+from ordercore.experiments.protocol import bedroom_rule  # noqa: E402
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
+from ordercore.knowledge.trust import Blend, SourceTrust, Trust, trust_grid  # noqa: E402
+from ordercore.studio.data import data_settings, load_source  # noqa: E402
+from ordercore.studio.figures import rows_map  # noqa: E402
+from ordercore.studio.store import Store  # noqa: E402
+from ordercore.studio.workbench import Workbench  # noqa: E402
 
 ROOMS_RULE = Rule(
     "more rooms", [Near("latitude", "longitude", 10.0), Within("housing_median_age", 5.0)], Ordering("total_rooms")

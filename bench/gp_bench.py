@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ordercore import GPPreferenceModel, PreferenceSet  # noqa: E402
-from ordercore.datasets import load_dataset  # noqa: E402
+from ordercore.data.benchmarks import load_dataset  # noqa: E402
 
 
 def random_pairs(y: np.ndarray, n_pairs: int, rng) -> tuple[np.ndarray, np.ndarray]:

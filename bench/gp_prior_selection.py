@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gp_bench import boston_trial, botorch_fit, error_rate, ordercore_fit, random_pairs  # noqa: E402
 
-from ordercore.datasets import load_dataset  # noqa: E402
+from ordercore.data.benchmarks import load_dataset  # noqa: E402
 
 SHAPE = 2.4
 """Shape of every candidate Gamma prior (BoTorch's, whose default rate on [0, 1] inputs is 2.7)."""

@@ -33,8 +33,8 @@ from sklearn.metrics.pairwise import rbf_kernel
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ordercore import OrderPreferenceRegressor, SolverTimeLimitError  # noqa: E402
-from ordercore.datasets import load_dataset  # noqa: E402
-from ordercore.oracle import oracle_preferences  # noqa: E402
+from ordercore.data.benchmarks import load_dataset  # noqa: E402
+from ordercore.knowledge.oracle import oracle_preferences  # noqa: E402
 from tests.reference_lp import solve_paper_lp  # noqa: E402
 
 GAMMA, LAMBDA1, LAMBDA2 = 0.01, 1e-3, 1.0

@@ -54,9 +54,9 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ordercore import NPSVOR  # noqa: E402
-from ordercore.datasets import data_directory  # noqa: E402
+from ordercore.data.benchmarks import data_directory  # noqa: E402
+from ordercore.experiments.npsvor import load_ordinal, ordinal_errors, trial_split  # noqa: E402
 from ordercore.npsvor.synthetic import synthetic_ordinal  # noqa: E402
-from ordercore.npsvor_experiments import load_ordinal, ordinal_errors, trial_split  # noqa: E402
 
 C, EPSILON = 1.0, 0.1
 THEIR_BIAS = {False: "-1", True: "1"}

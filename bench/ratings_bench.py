@@ -1,6 +1,6 @@
 """One grade on the Ratings page at 10,000 items (issue 18 item 6: ≤ 300 ms per grade).
 
-Items: the first 10,000 movie snippets as TF-IDF texts (``ordercore.ratings.text_items``), and
+Items: the first 10,000 movie snippets as TF-IDF texts (``ordercore.studio.ratings.text_items``), and
 California's first 10,000 rows (8 standardised features); each item's grade is its target cut at
 the quintiles (1 … 5), standing in for the expert.  With m items graded (in a random order), each of
 --grades further grades is timed as the page spends it: the warm NPSVOR refit with the grade appended
@@ -24,9 +24,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.datasets import data_directory, load_dataset  # noqa: E402
-from ordercore.npsvor_experiments import SNIPPETS_FILE, quantile_ranks  # noqa: E402
-from ordercore.ratings import RatingModel, cross_validate, least_sure, table_items, text_items  # noqa: E402
+from ordercore.data.benchmarks import data_directory, load_dataset  # noqa: E402
+from ordercore.experiments.npsvor import SNIPPETS_FILE, quantile_ranks  # noqa: E402
+from ordercore.studio.ratings import RatingModel, cross_validate, least_sure, table_items, text_items  # noqa: E402
 
 N_ITEMS = 10_000
 

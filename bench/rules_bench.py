@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.datasets import load_dataset  # noqa: E402
-from ordercore.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
-from ordercore.store import Store  # noqa: E402
+from ordercore.data.benchmarks import load_dataset  # noqa: E402
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
+from ordercore.studio.store import Store  # noqa: E402
 
 BEDROOM_RULE = Rule(
     "more bedrooms",

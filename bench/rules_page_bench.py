@@ -24,9 +24,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.click_bench import session_with_rules  # noqa: E402
-from ordercore.quality import rule_quality, rule_trust  # noqa: E402
-from ordercore.store import Store  # noqa: E402
-from ordercore.workbench import Workbench  # noqa: E402
+from ordercore.knowledge.quality import rule_quality, rule_trust  # noqa: E402
+from ordercore.studio.store import Store  # noqa: E402
+from ordercore.studio.workbench import Workbench  # noqa: E402
 
 
 def median_seconds(call, repeats: int) -> float:

@@ -33,7 +33,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.store import Store  # noqa: E402
+from ordercore.studio.store import Store  # noqa: E402
 
 CHOICES = ("a", "b", "equal", "skip")
 

@@ -8,7 +8,7 @@ Strohmann & Grudic, "A Formulation for Minimax Probability Machine Regression" (
 ``MPMRegressor``, with its bound Omega on P(|f(x) - y| <= epsilon).
 Shi, Wang, Shen & Niu, "A Novel Large-scale Ordinal Regression Model": ``NPSVOR``, linear nonparallel
 support vector ordinal regression by dual coordinate descent.
-A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.model_files``).
+A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.models.files``).
 """
 
 from ordercore.exceptions import (
@@ -25,7 +25,7 @@ from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.lp.engine import LPSolution, solve_order_preference_lp
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
-from ordercore.model_files import load
+from ordercore.models.files import load
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.npsvor.estimator import NPSVOR
 from ordercore.preferences import ZERO, PreferenceSet

@@ -1,5 +1,5 @@
 import sys
 
-from ordercore.cli import main
+from ordercore.cli.main import main
 
 sys.exit(main())

@@ -20,7 +20,7 @@ class NotPositiveDefiniteError(ArithmeticError):
 
 class ClusterUnavailableError(RuntimeError):
     """Trials were asked to run on a Dask cluster, but the dask extra is not installed or the
-    scheduler could not be reached (ordercore/parallel.py)."""
+    scheduler could not be reached (ordercore/experiments/parallel.py)."""
 
 
 class ModelFileError(ValueError):

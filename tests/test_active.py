@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ordercore.active import rank_unsettled, settled
+from ordercore.pair_scores import rank_unsettled, settled
 from ordercore.preferences import ZERO, PreferenceSet
 
 

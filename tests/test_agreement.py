@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.agreement import annotator_weights, intransitive_triples, kappa_table, outcomes, weigh_clicks
+from ordercore.knowledge.agreement import annotator_weights, intransitive_triples, kappa_table, outcomes, weigh_clicks
 from ordercore.preferences import PreferenceSet
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ordercore.ratings import GP_MAX_GRADES
-from ordercore.store import Store
+from ordercore.studio.ratings import GP_MAX_GRADES
+from ordercore.studio.store import Store
 
 APP = str(Path(__file__).parents[1] / "app.py")
 
@@ -135,7 +135,7 @@ def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
 def test_labeled_rows_chosen_by_hand_define_the_split():
     import pandas as pd
 
-    from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
+    from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
 
     frame = pd.read_csv(SAMPLE_PATH)
     data = study_data(frame, "price", SAMPLE_FEATURES, {"labeled": [5, 3, 9], "test_fraction": 0.1})
@@ -194,7 +194,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     """An LP that stops past 4 preferences (tests/test_workbench.py): after a click the model trains;
     a rule takes it past the limit, so the pages warn, SSL stays the one-click fit and no model run
     is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
-    from ordercore.workbench import STUDIO_MODELS
+    from ordercore.studio.workbench import STUDIO_MODELS
     from tests.test_workbench import time_limited_model
 
     monkeypatch.setitem(STUDIO_MODELS, "lp", time_limited_model())
@@ -237,7 +237,7 @@ def test_the_time_limit_setting_rebuilds_the_models_with_it(ready):
 def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
     import numpy as np
 
-    from ordercore.figures import rows_map
+    from ordercore.studio.figures import rows_map
 
     latitude, longitude = np.linspace(32, 42, 4999), np.linspace(-124, -114, 4999)
     figure = rows_map(latitude, longitude, marked={"A": 17, "B": 4000}, max_dots=1000)
@@ -257,7 +257,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     page then counts the four judged answers, right where the answer names the row with more of
     the rule's ordering column (worked out here from the table), pooled with its labeled pairs."""
 
-    from ordercore.quality import labeled_accuracy, wilson_interval
+    from ordercore.knowledge.quality import labeled_accuracy, wilson_interval
 
     at = ready
     add_default_rule(at)
@@ -311,9 +311,9 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     prices: wrong wherever SVR disagrees, weight 0, SSL is SVR without any cross-validation."""
     import numpy as np
 
+    from ordercore.knowledge.quality import labeled_check
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
     from ordercore.preferences import PreferenceSet
-    from ordercore.quality import labeled_check
-    from ordercore.rules import Near, Ordering, Rule, generate
 
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
@@ -404,8 +404,8 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its process and
     says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
     page shows the cross-validation and SSL is refitted with the λ it chose."""
-    from ordercore.studio import readable
-    from ordercore.workbench import STUDIO_MODELS
+    from ordercore.studio.data import readable
+    from ordercore.studio.workbench import STUDIO_MODELS
 
     at = ready.switch_page("app_pages/rules.py").run()
     at.number_input(key="rule_max_pairs").set_value(5_000).run()
@@ -546,7 +546,7 @@ def test_a_session_holding_answers_keeps_its_data(ready, store_path):
 
 def test_a_new_source_starts_from_its_defaults_and_a_new_session_on_the_sample(store_path):
     """Boston chosen on s1 brings Boston's target and features (not the homes'); s2 opens on the homes."""
-    from ordercore.studio import available_sources, load_source
+    from ordercore.studio.data import available_sources, load_source
 
     if "boston" not in available_sources():
         pytest.skip("needs ORDERCORE_DATA with Boston")
@@ -573,7 +573,7 @@ def test_an_uploaded_table_starts_from_its_last_numeric_target_and_the_columns_a
     import numpy as np
     import pandas as pd
 
-    from ordercore.studio import upload_defaults
+    from ordercore.studio.data import upload_defaults
 
     frame = pd.DataFrame(
         {
@@ -593,7 +593,7 @@ def test_an_uploaded_table_never_starts_from_an_identifier_or_a_spread_as_its_ta
     target is mean_rating, not the spread rating_sd after it nor the id; with only those, the last numeric."""
     import pandas as pd
 
-    from ordercore.studio import upload_defaults
+    from ordercore.studio.data import upload_defaults
 
     frame = pd.DataFrame(
         {
@@ -611,15 +611,17 @@ def test_an_uploaded_table_never_starts_from_an_identifier_or_a_spread_as_its_ta
 def test_the_server_is_local_and_hides_error_details_by_default():
     import tomllib
 
+    from ordercore.studio.store import MAX_DATASET_BYTES
+
     config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1" and config["client"]["showErrorDetails"] == "none"
-    assert config["server"]["maxUploadSize"] * 2**20 == __import__("ordercore.store").store.MAX_DATASET_BYTES
+    assert config["server"]["maxUploadSize"] * 2**20 == MAX_DATASET_BYTES
 
 
 def test_values_are_formatted_for_reading():
     import numpy as np
 
-    from ordercore.studio import readable
+    from ordercore.studio.data import readable
 
     values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
     expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
@@ -681,7 +683,7 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
 def test_the_pair_is_named_by_the_tables_identifier(ready):
     import pandas as pd
 
-    from ordercore.studio import SAMPLE_PATH
+    from ordercore.studio.data import SAMPLE_PATH
 
     at = ready.switch_page("app_pages/pairwise.py").run()
     a, b = at.session_state["current_pair"]
@@ -756,7 +758,7 @@ def test_a_csv_the_models_cannot_fit_is_refused_and_nothing_changes(ready, store
 
 
 def test_an_upload_over_the_size_limit_is_refused_before_it_is_read_or_stored(ready, store_path, monkeypatch):
-    monkeypatch.setattr("ordercore.store.MAX_DATASET_BYTES", 2**20)
+    monkeypatch.setattr("ordercore.studio.store.MAX_DATASET_BYTES", 2**20)
     store = Store(f"sqlite:///{store_path}")
     before = store.session("s1")
     upload(ready, "big.csv", b"a,y\n" + b"1,2\n" * (2**18 + 1))  # 1 MB and 8 bytes
@@ -1034,8 +1036,8 @@ def test_the_ratings_scale_is_fixed_once_grades_are_held(ready, store_path):
 
 
 def test_beyond_its_limit_the_ratings_page_cross_validates_every_few_grades(ready, store_path, monkeypatch):
-    monkeypatch.setattr("ordercore.ratings.CV_EVERY_GRADE_UP_TO", 10)
-    monkeypatch.setattr("ordercore.ratings.CV_STEP", 3)
+    monkeypatch.setattr("ordercore.studio.ratings.CV_EVERY_GRADE_UP_TO", 10)
+    monkeypatch.setattr("ordercore.studio.ratings.CV_STEP", 3)
     at = ready.switch_page("app_pages/ratings.py").run()
     for value in [1, 5, 2, 4, 3] * 2 + [1, 2]:
         grade_shown(at, value)

@@ -195,10 +195,10 @@ DEEP = "[" * 100_000  # json.loads raises RecursionError (not a ValueError) on t
 
 
 def test_deeply_nested_json_is_refused_by_every_reader(tmp_path):
-    from ordercore.experiments import read_result
-    from ordercore.rules import Rule
-    from ordercore.session_files import read_session_file
-    from ordercore.tabular import read_rules
+    from ordercore.cli.tabular import read_rules
+    from ordercore.experiments.protocol import read_result
+    from ordercore.knowledge.rules import Rule
+    from ordercore.studio.session_files import read_session_file
 
     path = tmp_path / "deep.json"
     path.write_text(DEEP)
@@ -243,7 +243,7 @@ RESULT = {
 def test_a_result_file_of_the_wrong_shape_is_refused_saying_where(document, message):
     import json
 
-    from ordercore.experiments import read_result
+    from ordercore.experiments.protocol import read_result
 
     with pytest.raises(ValueError, match=message):
         read_result(json.dumps(document).encode())
@@ -252,7 +252,7 @@ def test_a_result_file_of_the_wrong_shape_is_refused_saying_where(document, mess
 def test_a_result_file_of_the_right_shape_is_read():
     import json
 
-    from ordercore.experiments import read_result
+    from ordercore.experiments.protocol import read_result
 
     document = {
         **RESULT,
@@ -265,7 +265,7 @@ def test_a_result_file_of_the_right_shape_is_read():
 
 
 def test_rule_names_are_checked_where_the_rule_is_made():
-    from ordercore.rules import Ordering, Rule, Within
+    from ordercore.knowledge.rules import Ordering, Rule, Within
 
     for name in ("x" * 201, "tab\there"):
         with pytest.raises(ValueError, match="at most 200 characters and no control characters"):
@@ -279,10 +279,10 @@ def test_a_rules_file_is_imported_whole_or_not_at_all(tmp_path):
 
     import pandas as pd
 
-    from ordercore.rules import Ordering, Rule, Within
-    from ordercore.session_files import import_session_file, read_session_file
-    from ordercore.store import Store
-    from ordercore.studio import SAMPLE_PATH
+    from ordercore.knowledge.rules import Ordering, Rule, Within
+    from ordercore.studio.data import SAMPLE_PATH
+    from ordercore.studio.session_files import import_session_file, read_session_file
+    from ordercore.studio.store import Store
 
     frame = pd.read_csv(SAMPLE_PATH)
     labeled = np.zeros(len(frame), dtype=bool)
@@ -312,7 +312,7 @@ def test_a_rules_file_is_imported_whole_or_not_at_all(tmp_path):
 def test_the_studio_refuses_data_its_models_cannot_fit(target, feature, message):
     import pandas as pd
 
-    from ordercore.studio import data_settings
+    from ordercore.studio.data import data_settings
 
     frame = pd.DataFrame({"x": feature, "z": [0.0, 1.0, 0.0, 1.0], "y": target})
     with pytest.raises(ValueError, match=message):
@@ -353,8 +353,8 @@ def test_a_margin_beyond_1e9_label_spreads_is_refused_and_the_last_fit_stays():
 def test_gradient_boosting_without_a_numeric_feature_says_so():
     import pandas as pd
 
-    from ordercore.studio import study_data
-    from ordercore.workbench import monotone_boosting_mae
+    from ordercore.studio.data import study_data
+    from ordercore.studio.workbench import monotone_boosting_mae
 
     frame = pd.DataFrame({"kind": list("abcabcabca"), "y": np.arange(10.0)})
     data = study_data(frame, "y", ["kind"], {"n_labeled": 5, "test_fraction": 0.5})

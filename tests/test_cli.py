@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from ordercore import GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
-from ordercore.cli import main
-from ordercore.datasets import prepare
-from ordercore.rules import Ordering, Rule, Within, generate
+from ordercore.cli.main import main
+from ordercore.data.tables import prepare
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 
 HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 FEATURES = ["latitude", "longitude", "neighbourhood", "age", "income", "bedrooms", "rooms", "floor_area"]
@@ -203,7 +203,7 @@ def test_negative_counts_and_jobs_are_usage_errors(arguments, capsys):
 
 
 def test_an_unwritable_out_stops_an_experiment_before_it_starts(tmp_path, monkeypatch):
-    monkeypatch.setattr("ordercore.cli.run_experiment", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr("ordercore.cli.main.run_experiment", lambda *a, **k: pytest.fail("the run started"))
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="cannot write"):
         main(["experiments", "table1", "--dataset", "boston", "--out", str(tmp_path / "file" / "r.json")])

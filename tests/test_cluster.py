@@ -16,9 +16,9 @@ import ordercore
 distributed = pytest.importorskip("dask.distributed")
 
 from ordercore import ClusterUnavailableError  # noqa: E402
-from ordercore.datasets import load_dataset  # noqa: E402
-from ordercore.experiments import Protocol, table1, trial_seeds  # noqa: E402
-from ordercore.parallel import trial_backend  # noqa: E402
+from ordercore.data.benchmarks import load_dataset  # noqa: E402
+from ordercore.experiments.parallel import trial_backend  # noqa: E402
+from ordercore.experiments.protocol import Protocol, table1, trial_seeds  # noqa: E402
 
 TIMING_FIELDS = {"tune_seconds", "svr_seconds", "ssl_seconds"}
 """Wall-clock fields of a trial's results, the only ones allowed to differ between runs."""
@@ -99,7 +99,7 @@ def test_a_scheduler_that_is_not_an_address_is_a_value_error():
 
 
 def test_the_command_line_on_the_cluster_writes_what_jobs_1_writes(data_directory, cluster, tmp_path):
-    from ordercore.cli import main
+    from ordercore.cli.main import main
 
     arguments = ["experiments", "table1", "--dataset", "boston", "--quick", "--trials", "2", "--seed", "3"]
     main([*arguments, "--jobs", "1", "--out", str(tmp_path / "local.json")])

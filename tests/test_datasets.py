@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore import datasets
-from ordercore.datasets import load_csv, load_dataset
+from ordercore.data import tables as datasets
+from ordercore.data.benchmarks import load_dataset
+from ordercore.data.tables import load_csv
 
 
 @pytest.mark.parametrize(

@@ -26,11 +26,11 @@ import numpy as np
 import pytest
 
 from ordercore import GPPreferenceModel, MemoryBudgetError
-from ordercore.experiments import bedroom_rule
-from ordercore.rules import generate
-from ordercore.store import Store
-from ordercore.studio import data_settings, load_source
-from ordercore.workbench import GP_MEMORY_LIMIT_GB
+from ordercore.experiments.protocol import bedroom_rule
+from ordercore.knowledge.rules import generate
+from ordercore.studio.data import data_settings, load_source
+from ordercore.studio.store import Store
+from ordercore.studio.workbench import GP_MEMORY_LIMIT_GB
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"

@@ -9,9 +9,9 @@ import pytest
 from sklearn.model_selection import GridSearchCV, KFold
 
 from ordercore import OrderPreferenceRegressor
-from ordercore.cli import main
-from ordercore.datasets import load_dataset
-from ordercore.experiments import (
+from ordercore.cli.main import main
+from ordercore.data.benchmarks import load_dataset
+from ordercore.experiments.protocol import (
     LAMBDA2_GRID,
     Protocol,
     norm_comparison_table,
@@ -21,8 +21,8 @@ from ordercore.experiments import (
     tune_on_labels,
     tune_on_preferences,
 )
+from ordercore.knowledge.oracle import oracle_preferences
 from ordercore.lp import TwoNormOrderPreferenceRegressor
-from ordercore.oracle import oracle_preferences
 
 
 def test_split_is_a_disjoint_partition_of_the_stated_sizes():
@@ -257,9 +257,9 @@ def test_rule_preferences_keep_seed_000s_scope_and_weigh_by_labeled_accuracy():
 
     import pandas as pd
 
-    from ordercore.experiments import rule_preferences
-    from ordercore.quality import accuracy_weight
-    from ordercore.rules import Near, Ordering, Rule, Within
+    from ordercore.experiments.protocol import rule_preferences
+    from ordercore.knowledge.quality import accuracy_weight
+    from ordercore.knowledge.rules import Near, Ordering, Rule, Within
 
     frame = pd.read_csv(Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv").iloc[:400]
     price = frame["price"].to_numpy(dtype=float)
@@ -312,7 +312,7 @@ def test_quick_bedroom_experiment_from_the_command_line(data_directory, tmp_path
 def test_label_tuning_of_lambda2_picks_what_cold_fits_score_best():
     """The warm-started, repeated label CV chooses the lambda2 whose cold fits have the lowest mean
     held-out MAE over the same folds."""
-    from ordercore.experiments import LABEL_CV_REPEATS, LABEL_LAMBDA2_GRID, tune_lambda2_on_labels
+    from ordercore.experiments.protocol import LABEL_CV_REPEATS, LABEL_LAMBDA2_GRID, tune_lambda2_on_labels
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(70, 2))
@@ -346,7 +346,7 @@ def test_a_scheduler_without_the_dask_extra_says_how_to_install_it(monkeypatch):
     import sys
 
     from ordercore import ClusterUnavailableError
-    from ordercore.parallel import trial_backend
+    from ordercore.experiments.parallel import trial_backend
 
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
     with pytest.raises(ClusterUnavailableError, match=r"pip install 'ordercore\[dask\]'"):
@@ -357,7 +357,7 @@ def test_a_scheduler_without_the_dask_extra_says_how_to_install_it(monkeypatch):
 def test_rules_experiment_runs_any_rule_file_on_any_table(tmp_path, capsys):
     """Every rule of the file is a source of the trial's preferences: a file of two rules makes
     per trial the preferences of each alone, added, on the same splits (SVR identical)."""
-    from ordercore.rules import Near, Ordering, Rule
+    from ordercore.knowledge.rules import Near, Ordering, Rule
 
     homes = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
     richer = Rule("richer nearby", [Near("latitude", "longitude", 1.0)], Ordering("income", min_difference=30))
@@ -378,7 +378,7 @@ def test_rules_experiment_runs_any_rule_file_on_any_table(tmp_path, capsys):
 
 
 def test_the_rules_experiment_refuses_a_rule_that_reads_the_target(tmp_path):
-    from ordercore.rules import Near, Ordering, Rule
+    from ordercore.knowledge.rules import Near, Ordering, Rule
 
     homes = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
     leak = Rule("pricier", [Near("latitude", "longitude", 1.0)], Ordering("price"))

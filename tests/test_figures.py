@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ordercore import figures
+from ordercore.studio import figures
 
 
 def test_the_band_averages_each_quantile_bin_of_the_target(monkeypatch):

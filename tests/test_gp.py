@@ -9,11 +9,12 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from ordercore import GPLabelPreferenceModel, GPPreferenceModel, NotPositiveDefiniteError, PreferenceSet
-from ordercore.active import bald_information, binary_entropy
+from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.estimator import DEFAULT_LENGTH_SCALE_PRIOR
 from ordercore.gp.evidence import EvidenceProblem
-from ordercore.gp.laplace import PairData, cholesky_with_jitter, laplace_fit, probit_loss
+from ordercore.gp.laplace import PairData, laplace_fit, probit_loss
+from ordercore.pair_scores import bald_information, binary_entropy
 
 
 def ranked_pairs(y, n_pairs, rng):

@@ -16,7 +16,7 @@ from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.labels import label_preference_graph
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
-from ordercore.model_files import read_model
+from ordercore.models.files import read_model
 from tests.test_gp import ranked_pairs
 
 

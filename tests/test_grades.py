@@ -6,7 +6,7 @@ import io
 import pandas as pd
 import pytest
 
-from ordercore.store import Store
+from ordercore.studio.store import Store
 
 
 @pytest.fixture

@@ -209,8 +209,8 @@ def test_the_studio_retrains_the_two_norm_model():
     """One entry in STUDIO_MODELS: the Workbench's SVR and SSL are the estimator's own fits."""
     import pandas as pd
 
-    from ordercore.studio import SAMPLE_FEATURES, SAMPLE_PATH, study_data
-    from ordercore.workbench import STUDIO_MODELS, Workbench
+    from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
+    from ordercore.studio.workbench import STUDIO_MODELS, Workbench
 
     frame = pd.read_csv(SAMPLE_PATH).iloc[:200].reset_index(drop=True)
     data = study_data(frame, "price", SAMPLE_FEATURES, {"n_labeled": 20, "test_fraction": 0.2, "seed": 3})

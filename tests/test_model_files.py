@@ -13,8 +13,8 @@ from sklearn.exceptions import NotFittedError
 
 import ordercore
 from ordercore import GPLabelPreferenceModel, GPPreferenceModel, ModelFileError, OrderPreferenceRegressor, PreferenceSet
-from ordercore.datasets import Preprocessing
-from ordercore.model_files import read_model, save_model
+from ordercore.data.tables import Preprocessing
+from ordercore.models.files import read_model, save_model
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ordercore import MPMRegressor
-from ordercore.cli import main
+from ordercore.cli.main import main
+from ordercore.experiments.mpmr import BOSTON_TRAIN, BostonData, report, sinc, sinc_sample
 from ordercore.mpmr.coverage import conformal_level, conformal_lower_bound, cross_validated_coverage
-from ordercore.mpmr_experiments import BOSTON_TRAIN, BostonData, report, sinc, sinc_sample
 
 
 def test_conformal_level_by_hand():

@@ -9,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
-from ordercore.cli import main
-from ordercore.npsvor_experiments import C_GRID, RESULTS, load_ordinal, ordinal_errors, quantile_ranks, rounded_ranks
+from ordercore.cli.main import main
+from ordercore.experiments.npsvor import C_GRID, RESULTS, load_ordinal, ordinal_errors, quantile_ranks, rounded_ranks
 
 
 def test_errors_by_hand():

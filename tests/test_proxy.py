@@ -1,4 +1,4 @@
-"""Proxy experts (ordercore.proxy) and seed 000's sentiment experiment (ordercore.sentiment)."""
+"""Proxy experts (ordercore.knowledge.proxy) and seed 000's sentiment experiment (ordercore.experiments.sentiment)."""
 
 import itertools
 import json
@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from ordercore.cli import main
+from ordercore.cli.main import main
+from ordercore.experiments.sentiment import word_presence
+from ordercore.knowledge.proxy import order_pairs, pair_accuracy, proxy_preferences
 from ordercore.preferences import PreferenceSet
-from ordercore.proxy import order_pairs, pair_accuracy, proxy_preferences
-from ordercore.sentiment import word_presence
 
 
 class FixedProxy:

@@ -4,8 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.preferences import PreferenceSet
-from ordercore.quality import (
+from ordercore.knowledge.quality import (
     accuracy_weight,
     audit_accuracy,
     audit_check,
@@ -16,7 +15,8 @@ from ordercore.quality import (
     weights_from_accuracy,
     wilson_interval,
 )
-from ordercore.rules import Ordering, Rule, Within, generate
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+from ordercore.preferences import PreferenceSet
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Ordinal ratings (ordercore.ratings): the warm refit against a cold one, the least-sure order by hand,
+"""Ordinal ratings (ordercore.studio.ratings): the warm refit against a cold one, the least-sure order by hand,
 cross-validation against a loop of its own, the confusion matrix by counting."""
 
 import numpy as np
@@ -8,7 +8,7 @@ from sklearn.model_selection import KFold
 
 from ordercore.npsvor.estimator import NPSVOR
 from ordercore.npsvor.problem import primal_objective
-from ordercore.ratings import (
+from ordercore.studio.ratings import (
     FOLDS,
     GP_MAX_GRADES,
     RatingModel,
@@ -157,8 +157,8 @@ def test_texts_are_items_by_their_words():
 
 
 def test_cross_validation_runs_every_grade_then_every_few(monkeypatch):
-    monkeypatch.setattr("ordercore.ratings.CV_EVERY_GRADE_UP_TO", 100)
-    monkeypatch.setattr("ordercore.ratings.CV_STEP", 10)
+    monkeypatch.setattr("ordercore.studio.ratings.CV_EVERY_GRADE_UP_TO", 100)
+    monkeypatch.setattr("ordercore.studio.ratings.CV_STEP", 10)
     assert cross_validation_due(12, None) and cross_validation_due(100, 99)
     assert not cross_validation_due(101, 100) and not cross_validation_due(109, 100)
     assert cross_validation_due(110, 100) and cross_validation_due(120, None)
@@ -202,7 +202,7 @@ def test_a_fresh_model_whose_first_fit_did_not_finish_fits_next_time(monkeypatch
 def test_the_default_items_are_a_column_of_phrases_if_the_table_has_one():
     """By hand: 'text' (sentences) over 'ratings' (no spaces), 'kind' (short) and the numbers; none in a
     table without phrases."""
-    from ordercore.ratings import default_text_column
+    from ordercore.studio.ratings import default_text_column
 
     frame = pd.DataFrame(
         {

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.rules import (
+from ordercore.knowledge.rules import (
     CONDITIONS,
     Condition,
     Near,
@@ -135,11 +135,11 @@ def test_cap_takes_a_uniform_sample_of_the_matches(table):
 
 
 def test_small_chunks_give_the_same_pairs(table, monkeypatch):
-    import ordercore.rules
+    import ordercore.knowledge.rules
 
     rule = Rule("r", [Near("lat", "lon", 30.0), Within("age", 12)], Ordering("bedrooms"))
     whole = generate(rule, table, max_pairs=None).preferences
-    monkeypatch.setattr(ordercore.rules, "CHUNK_PAIRS", 7)
+    monkeypatch.setattr(ordercore.knowledge.rules, "CHUNK_PAIRS", 7)
     assert generate(rule, table, max_pairs=None).preferences == whole
 
 
@@ -260,7 +260,7 @@ def test_a_new_condition_is_one_class(table):
 
 
 def rule_values(rule, frame):
-    from ordercore.rules import complete_values
+    from ordercore.knowledge.rules import complete_values
 
     return complete_values(rule, frame)[1]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.datasets import load_csv
-from ordercore.rules import Near, Ordering, Rule, Within, generate
+from ordercore.data.tables import load_csv
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 from ordercore.preferences import PreferenceSet
-from ordercore.rules import Near, Ordering, Rule, Within, generate
-from ordercore.session_files import import_session_file, read_session_file
-from ordercore.store import Store
-from ordercore.studio import SAMPLE_PATH
+from ordercore.studio.data import SAMPLE_PATH
+from ordercore.studio.session_files import import_session_file, read_session_file
+from ordercore.studio.store import Store
 
 ANSWER_COLUMNS = ["row_a", "row_b", "choice", "weight", "margin", "annotator", "swapped"]
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore.shared_queue import next_queued_pair, queue_progress, queue_summary
-from ordercore.store import MAX_COPIES, Store
+from ordercore.studio.shared_queue import next_queued_pair, queue_progress, queue_summary
+from ordercore.studio.store import MAX_COPIES, Store
 
 
 def queue(rows):

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.preferences import PreferenceSet
-from ordercore.rules import Ordering, Rule, Within, generate
-from ordercore.store import Store, metadata, preference_blocks, store_url
+from ordercore.studio.store import Store, metadata, preference_blocks, store_url
 
 
 @pytest.fixture
@@ -185,7 +185,7 @@ def test_a_second_process_reads_what_the_first_committed(database_url):
     for pair in [(0, 1), (2, 3), (4, 5)]:
         writer.add_answer(session.id, *pair, "a", "ann")
     code = (
-        "import sys; from ordercore.store import Store; "
+        "import sys; from ordercore.studio.store import Store; "
         f"s = Store({url!r}); made, _ = s.preferences(s.session('durable').id); "
         "print(len(made), made.i.tolist())"
     )
@@ -737,7 +737,7 @@ def test_values_past_the_database_limits_are_refused_before_writing(store, monke
         (lambda: store.add_answer(session.id, 0, 2, "a", "ann", rule_id="1"), ValueError, "no rule '1' to audit"),
         (lambda: store.undo_answer("1", "ann"), KeyError, "no session '1'"),
     ]
-    monkeypatch.setattr("ordercore.store.MAX_VALUE_BYTES", 2_000)  # a block of 50 preferences is larger
+    monkeypatch.setattr("ordercore.studio.store.MAX_VALUE_BYTES", 2_000)  # a block of 50 preferences is larger
     many = PreferenceSet.order(np.arange(50) % 9, np.arange(50) % 9 + 1)
     refused += [
         (lambda: store.add_rule(session.id, rule, many, "ann"), ValueError, "limit of 2,000"),
@@ -929,7 +929,7 @@ def test_a_new_sqlite_file_locked_by_another_connection_is_waited_for(tmp_path):
 
 
 def test_a_sessions_contents_in_words_name_only_what_it_holds():
-    from ordercore.store import describe_contents
+    from ordercore.studio.store import describe_contents
 
     nothing = {"rules": 0, "answers": 0, "imported": 0, "queued": 0, "grades": 0}
     assert describe_contents(nothing) == "nothing"

@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 
-from ordercore.toy_cubic import GRID, PAPER_SETTING, ToyCubicDemo, cubic_target, fit_toy
+from ordercore.studio.toy_cubic import GRID, PAPER_SETTING, ToyCubicDemo, cubic_target, fit_toy
 
 
 def line_objective(slope, intercept, training_x, pairs, lambda2):

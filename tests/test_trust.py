@@ -1,12 +1,13 @@
-"""Automatic trust (ordercore/trust.py) against hand computations and brute-force cross-validation:
+"""Automatic trust (ordercore/knowledge/trust.py) against hand computations and brute-force cross-validation:
 cold fits on the same folds, written out independently of the warm-started path."""
 
 import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from ordercore import OrderPreferenceRegressor, PreferenceSet, trust
-from ordercore.trust import (
+from ordercore import OrderPreferenceRegressor, PreferenceSet
+from ordercore.knowledge import trust
+from ordercore.knowledge.trust import (
     ALPHAS,
     FOLDS,
     LAMBDA1_FACTORS,
@@ -270,7 +271,7 @@ def test_source_names_and_preference_weights_by_hand():
     a source the assessment did not see weighs 1 (the prior's)."""
     import pandas as pd
 
-    from ordercore.trust import SourceTrust, Trust, source_names
+    from ordercore.knowledge.trust import SourceTrust, Trust, source_names
 
     provenance = pd.DataFrame(
         {
@@ -302,7 +303,7 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
     """Leaving the only source out leaves SVR: on the folds of the CV table, the effect equals that
     table's SVR error minus that of the settings with preferences averaged (what the Model page shows
     side by side), though their lambda1 is not SVR's."""
-    from ordercore.trust import assess_sources
+    from ordercore.knowledge.trust import assess_sources
 
     X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
     names = np.array(["rule #1: r"] * len(preferences), dtype=object)
@@ -316,7 +317,7 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
 
 def test_labeled_pair_check_by_hand():
     """Only preferences between two labeled rows count; a tie of labels is wrong; unary ones never count."""
-    from ordercore.trust import labeled_pair_check
+    from ordercore.knowledge.trust import labeled_pair_check
 
     y = np.array([3.0, 1.0, np.nan, 1.0, 5.0])
     # 0 over 1 right; 1 over 4 wrong; 3 over 1 a tie (wrong); 2 over 0 unlabeled; 4 over the constant 0
@@ -328,7 +329,7 @@ def test_labeled_pair_check_by_hand():
 def test_assess_sources_counts_the_folds_of_the_cross_validation_then_of_each_effect():
     """Two sources: 20 folds of the cross-validation, then 20 of each of the 2 + 1 effects' (every
     source in force, then each left out), one call per fold, the total known from the first."""
-    from ordercore.trust import assess_sources
+    from ordercore.knowledge.trust import assess_sources
 
     X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
     names = np.repeat(np.array(["rule #1: r", "imported"], dtype=object), 15)

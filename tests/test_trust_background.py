@@ -1,4 +1,4 @@
-"""Automatic trust in a background process (ordercore/trust_background.py): its result read back equals
+"""Automatic trust in a background process (ordercore/studio/trust_job.py): its result read back equals
 ``assess_sources`` called in this process, a cancel ends the process and leaves no result, and bad
 input fails with its message on one line."""
 
@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from ordercore.trust import FOLDS, REPEATS, Blend, SourceCheck, SourceTrust, Trust, assess_sources
-from ordercore.trust_background import BackgroundAssessment, read_assessment, write_assessment
+from ordercore.knowledge.trust import FOLDS, REPEATS, Blend, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.studio.trust_job import BackgroundAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 
 NAMES = ["rule #1: a", "clicks: ann", "imported"]

@@ -17,13 +17,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.active import bald_information, check_candidate_pairs, rank_unsettled
 from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.magnitudes import check_kernel_input, standard_deviation
+from ordercore.models.files import model_file_class, save_model
+from ordercore.pair_scores import bald_information, check_candidate_pairs, rank_unsettled
 from ordercore.preferences import PreferenceSet
 
 MAX_SCORE_PAIRS = 200_000
@@ -210,7 +211,7 @@ class LaplaceGPMixin:
     def _kernel(self) -> SquaredExponential:
         return SquaredExponential(self.length_scale_, self.signal_variance_)
 
-    # What a model file keeps of every GP (ordercore/model_files.py): entry -> (dtype, named shape).
+    # What a model file keeps of every GP (ordercore/models/files.py): entry -> (dtype, named shape).
     _saved_arrays = {
         "mean": ("float64", ("n_features",)),
         "scale": ("float64", ("n_features",)),
@@ -223,10 +224,8 @@ class LaplaceGPMixin:
     _later_scalars = {"method": "exact"}
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``): the
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``): the
         loaded model predicts as this one does."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
         save_model(path, self, preprocessing, metadata)
 
     def _saved_state(self) -> tuple[dict, dict]:
@@ -262,6 +261,7 @@ class LaplaceGPMixin:
         return X
 
 
+@model_file_class
 class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
     """Gaussian-process preference learning (seed 002 §2): latent f ~ GP(0, K), and
 

@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
+from ordercore.models.files import model_file_class
 
 GRAPHS = ("multiclass", "ordinal")
 
@@ -48,6 +49,7 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
     return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
 
 
+@model_file_class
 class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     """Classification or ordinal regression as label preference learning with GPs (seed 002 §3).
 

@@ -34,7 +34,7 @@ import scipy.linalg.blas
 import scipy.sparse
 from scipy.special import log_ndtr
 
-from ordercore.exceptions import NotPositiveDefiniteError
+from ordercore.cholesky import cholesky_with_jitter
 
 NEWTON_TOLERANCE = 1e-12
 """Newton stops when half the squared Newton decrement, the predicted decrease of S, is below this
@@ -63,37 +63,6 @@ factored afresh.  A chord step costs about a sixth of a refresh at N ~ 500."""
 
 LINE_SEARCH_MAX_HALVINGS = 40
 """Backtracking halves the Newton step at most this many times before giving up on the iteration."""
-
-JITTER = 1e-8
-"""Jitter added to the diagonal of K, relative to its mean diagonal (seed 002 §2.2.3 suggests a
-jitter term); RBF matrices over near-duplicate rows are singular without it."""
-
-JITTER_MAX = 1e-2
-"""Largest relative jitter tried (tenfold steps from ``JITTER``) before ``NotPositiveDefiniteError``."""
-
-
-def cholesky_with_jitter(K: np.ndarray) -> tuple[np.ndarray, float]:
-    """Lower Cholesky factor of K + jitter I, K of shape (N, N); returns (L, jitter).
-
-    Starts at ``JITTER`` times the mean diagonal and grows tenfold up to ``JITTER_MAX``; raises
-    ``NotPositiveDefiniteError`` when even that fails (K has NaN, or is far from positive definite).
-    """
-    scale = float(np.mean(np.diag(K))) if K.size else 1.0
-    if not np.isfinite(scale) or scale <= 0:
-        raise NotPositiveDefiniteError(f"covariance matrix has a non-positive or non-finite diagonal (mean {scale})")
-    relative = JITTER
-    while relative <= JITTER_MAX * (1 + 1e-9):
-        jitter = relative * scale
-        try:
-            # The upper factor comes back in Fortran order, so its transpose L is C-contiguous: the
-            # sparse-times-dense products with L below are several times faster that way.
-            upper = scipy.linalg.cholesky(K + jitter * np.eye(len(K)), lower=False, check_finite=False)
-            return upper.T, jitter
-        except np.linalg.LinAlgError:
-            relative *= 10.0
-    raise NotPositiveDefiniteError(
-        f"covariance matrix is not positive definite even with jitter {JITTER_MAX:g} x its mean diagonal"
-    )
 
 
 def probit_loss(z: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -39,6 +39,7 @@ import numpy as np
 import scipy.linalg
 from sklearn.cluster import KMeans
 
+from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import Hyperparameters
 from ordercore.gp.laplace import (
@@ -46,7 +47,6 @@ from ordercore.gp.laplace import (
     SEARCH_NEWTON_TOLERANCE,
     PairData,
     _likelihood_terms,
-    cholesky_with_jitter,
     newton_minimize,
     probit_loss,
 )

@@ -16,12 +16,13 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.active import suggest_by_order
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
 from ordercore.magnitudes import check_kernel_input
+from ordercore.models.files import model_file_class, save_model
+from ordercore.pair_scores import suggest_by_order
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
@@ -109,7 +110,7 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
 
     def suggest_pairs(self, candidate_pairs, k=1, *, reference=None, return_scores=False):
         """The k candidate pairs to ask next, best first, skipping pairs ``preferences_`` settle
-        (``ordercore.active.suggest_by_order``): without ``reference`` the pair whose order the fit
+        (``ordercore.pair_scores.suggest_by_order``): without ``reference`` the pair whose order the fit
         is least sure of, with a fitted ``reference`` model (e.g. the SVR beside this SSL fit) the
         pair on which the two differ most.  candidate_pairs : int array (m, 2) of rows of the X
         given to ``fit``.  Returns an int array (≤ k, 2), and with ``return_scores`` also the scores."""
@@ -118,16 +119,15 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         return (chosen, scores) if return_scores else chosen
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``).
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``).
 
         The file keeps the solution and the X, y and preferences it was fitted on, not the solver's
         state: the loaded model predicts, scores and answers ``violated`` and ``suggest_pairs`` as
         this one does, and its first change of preferences (or warm-started refit) solves cold."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
         save_model(path, self, preprocessing, metadata)
 
 
+@model_file_class
 class OrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w.
 
@@ -308,7 +308,7 @@ class OrderPreferenceRegressor(KernelPreferenceRegressor):
         self.violated_ = solution.violation > VIOLATION_TOLERANCE * self._lp.scaling.scale
         self.n_violated_ = int(np.count_nonzero(self.violated_))
 
-    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    # What a model file keeps (ordercore/models/files.py): entry -> (dtype, shape in named dimensions).
     _saved_arrays = {
         "X": ("float64", ("n_samples", "n_features")),
         "y": ("float64", ("n_samples",)),

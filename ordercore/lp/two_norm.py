@@ -18,9 +18,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.two_norm_qp import TwoNormSolution, solve_two_norm
+from ordercore.models.files import model_file_class
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
+@model_file_class
 class TwoNormOrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w, with the
     RKHS norm as regulariser (seed 001 eq. (7)):
@@ -158,7 +160,7 @@ class TwoNormOrderPreferenceRegressor(KernelPreferenceRegressor):
             raise ValueError(f"no preference at positions {positions!r}; there are {len(self.preferences_)}") from None
         return self.update_preferences(self.preferences_[kept])
 
-    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    # What a model file keeps (ordercore/models/files.py): entry -> (dtype, shape in named dimensions).
     _saved_arrays = OrderPreferenceRegressor._saved_arrays  # the same arrays: X, y, the solution
     _saved_scalars = {
         "intercept": float,

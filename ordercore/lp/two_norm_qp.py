@@ -66,8 +66,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from ordercore.cholesky import cholesky_with_jitter
 from ordercore.exceptions import NotPositiveDefiniteError, SolverNumericalError, SolverTimeLimitError
-from ordercore.gp.laplace import cholesky_with_jitter
 from ordercore.lp.engine import CENTERS, CERTIFICATE_TOLERANCE, Kernel
 from ordercore.lp.problem import TargetScaling, kernel_difference, preference_upper, referenced_rows, unary_sign
 from ordercore.preferences import PreferenceSet

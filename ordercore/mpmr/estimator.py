@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ordercore.kernels import KERNELS, kernel_matrix
+from ordercore.models.files import model_file_class, save_model
 from ordercore.mpmr.problem import check_epsilon, kappa, omega
 from ordercore.mpmr.solver import MPMRSolution, solve_mpmr
 
@@ -28,6 +29,7 @@ other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,
 against 1.9 s."""
 
 
+@model_file_class
 class MPMRegressor(RegressorMixin, BaseEstimator):
     """Regression posed as minimax probability classification of the data shifted by ±ε in y.
 
@@ -116,12 +118,10 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         return omega(check_epsilon(epsilon), self.residual_variance_)
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``)."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``)."""
         save_model(path, self, preprocessing, metadata)
 
-    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    # What a model file keeps (ordercore/models/files.py): entry -> (dtype, shape in named dimensions).
     _saved_arrays = {
         "centers": ("float64", ("n_centers", "n_features")),
         "dual_coef": ("float64", ("n_centers",)),

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.models.files import model_file_class, save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
 
@@ -25,6 +26,7 @@ PAPER_MAX_ITER = 1000
 """Cap on sweeps over the data per rank: the authors' code's (and LIBLINEAR's) 1000."""
 
 
+@model_file_class
 class NPSVOR(ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
     rows of rank k held within the ε-tube |f_k(x)| ≤ ε (penalty C1), rows of lower ranks pushed to
@@ -174,12 +176,10 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         return self.classes_[PREDICTION_RULES[self.prediction](self.decision_function(X))]
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
-        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.model_files.save_model``)."""
-        from ordercore.model_files import save_model  # model_files imports this module for its registry
-
+        """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``)."""
         save_model(path, self, preprocessing, metadata)
 
-    # What a model file keeps (ordercore/model_files.py): entry -> (dtype, shape in named dimensions).
+    # What a model file keeps (ordercore/models/files.py): entry -> (dtype, shape in named dimensions).
     # The duals and ‖v⁰‖₁ come along so that a loaded model warm-starts as the one in memory would.
     _saved_arrays = {
         "weights": ("float64", ("n_ranks", "n_weights")),

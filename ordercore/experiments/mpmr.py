@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ordercore.datasets import load_dataset
+from ordercore.data.benchmarks import load_dataset
 from ordercore.mpmr.coverage import (
     conformal_level,
     conformal_lower_bound,

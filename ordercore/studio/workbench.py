@@ -17,19 +17,19 @@ import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 
-from ordercore.active import NeighbourPairs
 from ordercore.exceptions import SolverTimeLimitError
-from ordercore.gp.background import BackgroundFit
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
+from ordercore.knowledge.pair_choice import NeighbourPairs
+from ordercore.knowledge.trust import SourceTrust, weighted
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
-from ordercore.studio import StudyData
-from ordercore.trust import SourceTrust, weighted
-from ordercore.trust_background import BackgroundAssessment
+from ordercore.studio.data import StudyData
+from ordercore.studio.gp_job import BackgroundFit
+from ordercore.studio.trust_job import BackgroundAssessment
 
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""

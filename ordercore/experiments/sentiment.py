@@ -16,7 +16,7 @@ The seed's setting, and ours (``docs/REPRODUCTION.md`` sets the numbers side by 
 - Proxy: ridge regression on TF-IDF words trained on ``sentiment/tweets.csv`` (another domain,
   rated the same way; ridge's penalty by its own cross-validation on the tweets).  It scores random
   pairs of unlabeled snippets; where its scores differ by more than ``min_difference`` = 0.25 (the
-  seed's threshold), the higher one is preferred, d = 0, w = 1 (``ordercore.proxy``).  p = 500.
+  seed's threshold), the higher one is preferred, d = 0, w = 1 (``ordercore.knowledge.proxy``).  p = 500.
   Its accuracy on those pairs against the true ``mean_rating`` is recorded, never used.
 """
 
@@ -35,8 +35,10 @@ from sklearn.linear_model import RidgeCV
 from sklearn.metrics import mean_absolute_error
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from ordercore.datasets import DATA_ENVIRONMENT_VARIABLE, data_directory, read_csv
-from ordercore.experiments import (
+from ordercore.data.benchmarks import DATA_ENVIRONMENT_VARIABLE, data_directory
+from ordercore.data.tables import read_csv
+from ordercore.experiments.parallel import trial_backend
+from ordercore.experiments.protocol import (
     PARAMETER_GRID,
     Protocol,
     TrialResult,
@@ -45,10 +47,9 @@ from ordercore.experiments import (
     trial_seeds,
     tune_on_labels,
 )
+from ordercore.knowledge.proxy import pair_accuracy, proxy_preferences
 from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
-from ordercore.proxy import pair_accuracy, proxy_preferences
 
 SNIPPETS_FILE = "sentiment/movie_snippets.csv"
 TWEETS_FILE = "sentiment/tweets.csv"

@@ -26,10 +26,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import KFold
 
+from ordercore.data.texts import SNIPPET_TFIDF
 from ordercore.gp.labels import GPLabelPreferenceModel
 from ordercore.npsvor.estimator import NPSVOR
 from ordercore.npsvor.problem import predict_order
-from ordercore.npsvor_experiments import SNIPPET_TFIDF
 
 RATING_MODELS = {
     "npsvor": "NPSVOR (linear, refitted warm after every grade)",

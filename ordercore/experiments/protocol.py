@@ -29,16 +29,17 @@ from scipy import stats
 from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
-from ordercore.datasets import BENCHMARKS, Dataset
+from ordercore.data.benchmarks import BENCHMARKS
+from ordercore.data.tables import Dataset
+from ordercore.experiments.parallel import trial_backend
+from ordercore.knowledge.oracle import oracle_preferences
+from ordercore.knowledge.quality import labeled_check, weights_from_accuracy
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
+from ordercore.knowledge.trust import choose_trust, clearly_worse_than_svr, weighted
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
-from ordercore.oracle import oracle_preferences
-from ordercore.parallel import trial_backend
 from ordercore.preferences import PreferenceSet
-from ordercore.quality import labeled_check, weights_from_accuracy
-from ordercore.rules import Near, Ordering, Rule, Within, generate
-from ordercore.trust import choose_trust, clearly_worse_than_svr, weighted
 
 PARAMETER_GRID = tuple(np.logspace(-4, 4, 9))
 """The seeds' 9-point logarithmic grid, for both gamma (their sigma) and lambda1."""
@@ -362,7 +363,7 @@ def run_trials(
 
     ``jobs`` worker processes on this machine (-1: all cores), or, with ``scheduler`` the address of
     a Dask scheduler (``tcp://HOST:8786``), the workers of that cluster (``jobs`` then unused; see
-    ``ordercore.parallel.trial_backend``).  Either way the results are those of ``jobs=1``."""
+    ``ordercore.experiments.parallel.trial_backend``).  Either way the results are those of ``jobs=1``."""
     groups: dict[tuple, list] = {}
     for label, protocol in variants:
         groups.setdefault((protocol.n_labeled, protocol.n_unlabeled), []).append((label, protocol))

@@ -1,8 +1,8 @@
 """A GP preference fit in a background process, with progress and cancel (the Studio's Model page).
 
-The job (``ordercore.background``) runs ``python -m ordercore.gp.background DIRECTORY``: the inputs
+The job (``ordercore.studio.jobs``) runs ``python -m ordercore.studio.gp_job DIRECTORY``: the inputs
 are X and the preferences' columns, the options ``GPPreferenceModel``'s, the progress the evidence
-evaluations so far and the best log evidence, and the result a model file (``ordercore.model_files``).
+evaluations so far and the best log evidence, and the result a model file (``ordercore.models.files``).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ordercore.background import BackgroundJob, JobStatus, run
 from ordercore.gp.estimator import GPPreferenceModel
-from ordercore.model_files import read_model
+from ordercore.models.files import read_model
 from ordercore.preferences import COLUMNS, PreferenceSet
+from ordercore.studio.jobs import BackgroundJob, JobStatus, run
 
 
 class FitStatus(JobStatus):
@@ -50,7 +50,7 @@ class BackgroundFit(BackgroundJob):
     (``GPPreferenceModel.fit_plan``): this class only runs it.
     """
 
-    module = "ordercore.gp.background"
+    module = "ordercore.studio.gp_job"
     prefix = "ordercore-gp-fit-"
     Status = FitStatus
 

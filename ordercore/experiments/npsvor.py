@@ -36,7 +36,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC, LinearSVR
 
-from ordercore.datasets import DATA_ENVIRONMENT_VARIABLE, data_directory, load_dataset
+from ordercore.data.benchmarks import DATA_ENVIRONMENT_VARIABLE, data_directory, load_dataset
+from ordercore.data.texts import SNIPPET_TFIDF
 from ordercore.npsvor.estimator import NPSVOR
 
 C_GRID = tuple(2.0**power for power in range(-5, 6))
@@ -261,11 +262,6 @@ def _treebank(directory) -> OrdinalData:
     ranks, ranks_test = np.searchsorted(classes, y), np.searchsorted(classes, y_test)
     metadata = {"source": [str(train_file), str(test_file)], "labels": classes.tolist(), "n_features": X.shape[1]}
     return OrdinalData("treebank", classes.size, lambda rng: (X, ranks, X_test, ranks_test), True, metadata)
-
-
-SNIPPET_TFIDF = {"ngram_range": (1, 2), "min_df": 3, "max_df": 0.5, "stop_words": "english", "sublinear_tf": True}
-"""§4.1's preprocessing as far as scikit-learn does it: unigrams and bigrams, terms in fewer than 3
-texts or more than half left out, English stop words removed (no stemming), 2+ character tokens."""
 
 
 def _snippets(directory) -> OrdinalData:

@@ -1,7 +1,7 @@
 """Automatic trust (``trust.assess_sources``) in a background process, with progress and cancel (the
 Studio's Model page: at tens of thousands of preferences its cross-validation takes a minute or two).
 
-The job (``ordercore.background``) runs ``python -m ordercore.trust_background DIRECTORY``.  The
+The job (``ordercore.studio.jobs``) runs ``python -m ordercore.studio.trust_job DIRECTORY``.  The
 inputs are X, y, the preferences' columns, each preference's source (a code into the source names)
 and the sources' checks; the options lambda1, the seed and the LP's options (gamma, ...); the
 progress the folds done of all the cross-validations; the result the ``SourceTrust`` as plain
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ordercore.background import BackgroundJob, JobStatus, run
+from ordercore.knowledge.trust import Blend, LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.trust import Blend, LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.studio.jobs import BackgroundJob, JobStatus, run
 
 
 class AssessmentStatus(JobStatus):
@@ -128,7 +128,7 @@ class BackgroundAssessment(BackgroundJob):
     names : (p,) each preference's source; checks : ``SourceCheck`` (or None) by source name.
     """
 
-    module = "ordercore.trust_background"
+    module = "ordercore.studio.trust_job"
     prefix = "ordercore-trust-"
     Status = AssessmentStatus
 

@@ -1,5 +1,6 @@
-"""Choosing the next pair to ask the expert (seed 002 §2.4: "select ... the sample with the highest
-expected information gain"; left there as future work).
+"""How much an answer to a candidate pair would teach a model (seed 002 §2.4: "select ... the sample
+with the highest expected information gain"; left there as future work).  The model families score
+their candidates with these; the Studio's choice of the next pair is ``ordercore.knowledge.pair_choice``.
 
 - GP model: BALD (Houlsby, Huszár, Ghahramani & Lengyel 2011, "Bayesian Active Learning for
   Classification and Preference Learning", §3): the information a click on pair (a, b) brings about
@@ -11,10 +12,6 @@ expected information gain"; left there as future work).
 
 Either way pairs that existing preferences already settle (asked before, or implied by a chain of
 strict preferences a ≻ ... ≻ b) are skipped.
-
-Candidates a person can judge: ``NeighbourPairs`` draws each pair as a row and one of its nearest
-neighbours in the model's feature space, so the two are roughly equal in most features and "all else
-roughly equal, which is worth more?" has an answer (two random rows differ in everything).
 """
 
 from __future__ import annotations
@@ -23,11 +20,12 @@ import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.special import ndtr
-from sklearn.neighbors import NearestNeighbors
 
 from ordercore.preferences import PreferenceSet, is_in, pair_codes
 
 BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
+
+
 """C in Houlsby et al.'s approximation H₂(Φ(x)) ≈ exp(-x² / (2 C²)) (binary entropy in bits)."""
 
 
@@ -66,39 +64,6 @@ def check_candidate_pairs(candidate_pairs, n_samples: int) -> np.ndarray:
     if np.any(pairs[:, 0] == pairs[:, 1]):
         raise ValueError("a candidate pair needs two different rows")
     return pairs
-
-
-N_NEIGHBOURS = 10
-"""How many nearest neighbours of a row ``NeighbourPairs`` draws its partner from."""
-
-
-class NeighbourPairs:
-    """Candidate pairs among ``rows`` (r,) of X (n, d): a row drawn uniformly and one of its
-    ``n_neighbours`` nearest neighbours among ``rows`` (Euclidean, in X as the model sees it), drawn
-    uniformly.  The neighbour index is built once; each ``draw`` costs one query."""
-
-    def __init__(self, X: np.ndarray, rows: np.ndarray, n_neighbours: int = N_NEIGHBOURS):
-        self.rows = np.asarray(rows, dtype=np.int64)
-        if self.rows.size < 2:
-            raise ValueError("neighbour pairs need at least two rows")
-        self.n_neighbours = min(int(n_neighbours), self.rows.size - 1)
-        self._X = np.asarray(X)[self.rows]
-        self._index = NearestNeighbors(n_neighbors=self.n_neighbours + 1).fit(self._X)
-
-    def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        """n candidate pairs (n, 2) of row indices (into X), each of two different rows."""
-        anchors = rng.integers(self.rows.size, size=n)
-        _, neighbours = self._index.kneighbors(self._X[anchors])
-        # Each row's neighbour list holds the row itself (or a duplicate of it) among the first; drop
-        # the anchor wherever it is, then draw one of the others.
-        others = np.array(
-            [
-                [k for k in row if k != anchor][: self.n_neighbours]
-                for row, anchor in zip(neighbours, anchors, strict=True)
-            ]
-        )
-        partners = others[np.arange(n), rng.integers(self.n_neighbours, size=n)]
-        return np.column_stack([self.rows[anchors], self.rows[partners]])
 
 
 def strict_graph(pairwise: PreferenceSet, n_rows: int) -> tuple[np.ndarray, scipy.sparse.csr_array]:

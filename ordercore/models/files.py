@@ -27,32 +27,25 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.datasets import Preprocessing
+from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
-from ordercore.gp.estimator import GPPreferenceModel
-from ordercore.gp.labels import GPLabelPreferenceModel
-from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
-from ordercore.mpmr.estimator import MPMRegressor
-from ordercore.npsvor.estimator import NPSVOR
 from ordercore.preferences import COLUMNS, PreferenceSet
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1
 """Version of the layout written here; a reader refuses files of a later version."""
 
-ESTIMATORS = {
-    cls.__name__: cls
-    for cls in (
-        OrderPreferenceRegressor,
-        TwoNormOrderPreferenceRegressor,
-        GPPreferenceModel,
-        GPLabelPreferenceModel,
-        MPMRegressor,
-        NPSVOR,
-    )
-}
-"""The classes a model file may name: the only ones ``read_model`` builds."""
+ESTIMATORS: dict[str, type] = {}
+"""The classes a model file may name: the only ones ``read_model`` builds.  Each family's estimator
+module adds its own (``model_file_class``)."""
+
+
+def model_file_class(cls: type) -> type:
+    """Class decorator: let model files hold ``cls`` (it declares ``_saved_arrays``, ``_saved_scalars``,
+    ``_saved_state`` and ``_restore_state``)."""
+    ESTIMATORS[cls.__name__] = cls
+    return cls
+
 
 PREFERENCE_DTYPES = dict(zip(COLUMNS, ("int64", "int64", "float64", "float64"), strict=True))
 """A saved array of dtype 'preferences' is a PreferenceSet, kept as one entry per column."""

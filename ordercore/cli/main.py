@@ -12,10 +12,24 @@ import sys
 import time
 from pathlib import Path
 
-from ordercore import mpmr_experiments, npsvor_experiments
-from ordercore.datasets import BENCHMARKS, load_dataset, prepare
+from ordercore.cli.tabular import (
+    MODELS,
+    Table,
+    check_preference_file,
+    fit_table,
+    predict_table,
+    read_preferences,
+    read_rules,
+    rule_preferences,
+)
+from ordercore.data.benchmarks import BENCHMARKS, load_dataset
+from ordercore.data.tables import prepare
 from ordercore.exceptions import ClusterUnavailableError, SolverError
-from ordercore.experiments import (
+from ordercore.experiments import mpmr as mpmr_experiments
+from ordercore.experiments import npsvor as npsvor_experiments
+from ordercore.experiments.mpmr import BostonData
+from ordercore.experiments.npsvor import ORDINAL_DATASETS
+from ordercore.experiments.protocol import (
     BEDROOM_READINGS,
     REGRESSORS,
     SWEEPS,
@@ -28,23 +42,11 @@ from ordercore.experiments import (
     run_experiment,
     with_household_columns,
 )
-from ordercore.model_files import read_model
+from ordercore.experiments.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
+from ordercore.experiments.sentiment import SentimentProtocol, load_sentiment, sentiment
+from ordercore.models.files import read_model
 from ordercore.mpmr.estimator import PAPER_RHO
-from ordercore.mpmr_experiments import BostonData
-from ordercore.npsvor_experiments import ORDINAL_DATASETS
 from ordercore.preferences import PreferenceSet
-from ordercore.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
-from ordercore.sentiment import SentimentProtocol, load_sentiment, sentiment
-from ordercore.tabular import (
-    MODELS,
-    Table,
-    check_preference_file,
-    fit_table,
-    predict_table,
-    read_preferences,
-    read_rules,
-    rule_preferences,
-)
 
 MAX_LISTED = 10
 """Cycles, conflicts or duplicates ``check`` lists of each kind (it counts them all)."""
@@ -414,7 +416,7 @@ def experiments(args) -> int:
     )  # fmt: skip
     print(_summary_line(args, name, result))
     if getattr(args, "figure", None):
-        from ordercore.figures import sweep_figure, write_figure
+        from ordercore.experiments.figures import sweep_figure, write_figure
 
         write_figure(sweep_figure(result), args.figure)
     return write_result(args, result)

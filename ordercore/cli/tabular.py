@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.datasets import Preprocessing, read_csv, target_values
+from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.gp.estimator import GPPreferenceModel
-from ordercore.model_files import ModelFile
+from ordercore.knowledge.quality import GraphReport, check_preference_graph
+from ordercore.knowledge.rules import Rule, generate
+from ordercore.models.files import ModelFile
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
-from ordercore.quality import GraphReport, check_preference_graph
-from ordercore.rules import Rule, generate
-from ordercore.workbench import STUDIO_MODELS
+from ordercore.studio.workbench import STUDIO_MODELS
 
 MODELS = ("lp", "gp")
 """'lp': the order-preference LP (seeds 000/001); 'gp': the GP preference model (seed 002)."""

@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
+from ordercore.knowledge.rules import Rule
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.rules import Rule
 
 DEFAULT_PATH = Path("ordercore_studio.sqlite")
 """The SQLite file used when neither ORDERCORE_STORE_URL nor ORDERCORE_STORE is set (in the

@@ -1,5 +1,5 @@
 """Long work in a background process, with progress and cancel (the Studio's Model page: the GP fit,
-``ordercore.gp.background``, and automatic trust, ``ordercore.trust_background``).
+``ordercore.studio.gp_job``, and automatic trust, ``ordercore.studio.trust_job``).
 
 The work runs in a fresh Python process (``python -m MODULE DIRECTORY``), so it never blocks the
 page that started it or anyone else's session, and a cancel ends it at once, with its memory.

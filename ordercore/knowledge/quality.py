@@ -26,9 +26,9 @@ import scipy.sparse
 import scipy.stats
 from scipy.sparse.csgraph import connected_components
 
+from ordercore.knowledge.rules import Rule, RulePreferences, generate
+from ordercore.knowledge.trust import SourceCheck, source_weight
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
-from ordercore.rules import Rule, RulePreferences, generate
-from ordercore.trust import SourceCheck, source_weight
 
 QUALITY_COLUMNS = (
     "rule",

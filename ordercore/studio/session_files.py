@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import PreferenceSet
-from ordercore.rules import RULE_FORMAT, Rule, generate
-from ordercore.store import check_annotator
+from ordercore.studio.store import check_annotator
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""

@@ -1,5 +1,5 @@
 """What a labelling session needs besides storage and models: its data (source, target, features,
-the labeled budget and a hidden test split).  Its models are in ``ordercore.workbench``.
+the labeled budget and a hidden test split).  Its models are in ``ordercore.studio.workbench``.
 
 The Streamlit pages call this module and lay out what it returns; nothing here imports Streamlit.
 """
@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.datasets import BENCHMARKS, MAX_CATEGORIES, Dataset, data_directory, load_dataset, prepare, read_csv
+from ordercore.data.benchmarks import BENCHMARKS, data_directory, load_dataset
+from ordercore.data.tables import MAX_CATEGORIES, Dataset, prepare, read_csv
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 
-SAMPLE_PATH = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
 SAMPLE_FEATURES = ["latitude", "longitude", "age", "income", "bedrooms", "rooms", "floor_area"]
 SOURCE_LABELS = {

@@ -1,0 +1,1 @@
+"""The command line (``python -m ordercore``): fit, predict, rules, check and the experiments."""

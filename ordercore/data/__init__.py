@@ -1,0 +1,1 @@
+"""Tables and data sets: reading, preparing and the seeds' benchmarks."""

@@ -1,0 +1,1 @@
+"""The seeds' experiments: the protocol, one module per seed experiment, parallel backends, figures."""

@@ -1,0 +1,82 @@
+"""Plotly figures of the experiments, shared by the Experiments page and the command line."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ordercore.experiments.mpmr import SincDemo, sinc
+
+SWEEP_TITLES = {
+    "p": "number of preferences p",
+    "l": "number of labeled points l",
+    "beta": "β in f(x_i) − f(x_j) ≥ β(y_i − y_j)",
+}
+
+
+def sweep_figure(result: dict) -> go.Figure:
+    """Seed 001 Fig. 2: test MAE (mean ± std over trials) of SVR and SSL against the varied parameter."""
+    values = [point["value"] for point in result["points"]]
+    figure = go.Figure()
+    for model, colour, dash in (("svr", "#1f77b4", "dash"), ("ssl", "#d62728", "solid")):
+        figure.add_scatter(
+            x=values,
+            y=[point[f"{model}_mae_mean"] for point in result["points"]],
+            name=model.upper(),
+            mode="lines+markers",
+            line=dict(color=colour, dash=dash),
+            error_y=dict(type="data", array=[point[f"{model}_mae_std"] for point in result["points"]], visible=True),
+        )
+    figure.update_layout(
+        title=f"{result['dataset']}: test MAE as {SWEEP_TITLES[result['vary']]} varies",
+        xaxis=dict(title=SWEEP_TITLES[result["vary"]], type="log" if result["vary"] == "p" else "linear"),
+        yaxis=dict(title="test mean absolute error"),
+        margin=dict(t=50),
+    )
+    return figure
+
+
+def write_figure(figure: go.Figure, path) -> None:
+    """Write ``figure`` as HTML (.html) or an image (.png, .svg, .pdf: needs the kaleido package)."""
+    path = str(path)
+    if path.endswith(".html"):
+        figure.write_html(path, include_plotlyjs="cdn")
+    else:
+        try:
+            figure.write_image(path)
+        except (ValueError, ImportError, RuntimeError) as error:
+            raise SystemExit(f"could not write {path}: {error} (images need the kaleido package; use .html)") from None
+
+
+def sinc_tube_figure(demo: SincDemo, epsilon: float) -> go.Figure:
+    """The sinc toy: noisy training points, sin(πx)/(πx), the MPMR fit and its tube ± ε."""
+    figure = go.Figure()
+    figure.add_scatter(
+        x=np.concatenate([demo.grid, demo.grid[::-1]]),
+        y=np.concatenate([demo.fit + epsilon, (demo.fit - epsilon)[::-1]]),
+        fill="toself",
+        fillcolor="rgba(214, 39, 40, 0.15)",
+        line={"width": 0},
+        name="MPMR ± ε",
+        hoverinfo="skip",
+    )
+    figure.add_scatter(x=demo.x, y=demo.y, mode="markers", name="training points", marker={"color": "gray"})
+    figure.add_scatter(x=demo.grid, y=sinc(demo.grid), name="sin(πx)/(πx)", line={"dash": "dot", "color": "black"})
+    figure.add_scatter(x=demo.grid, y=demo.fit, name="MPMR", line={"color": "#d62728", "width": 3})
+    figure.update_layout(xaxis_title="x", yaxis_title="y", legend={"orientation": "h", "y": -0.15}, margin={"t": 30})
+    return figure
+
+
+def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
+    """Against ε: the paper's bound Ω, the measured coverage of fresh noisy points, and the cross-
+    validated estimate; a vertical line at the chosen ε."""
+    epsilons = np.linspace(0.01, 2.0, 200)
+    figure = go.Figure()
+    figure.add_scatter(x=epsilons, y=demo.coverage(epsilons), name="measured coverage", line={"color": "black"})
+    figure.add_scatter(x=epsilons, y=demo.omega(epsilons), name="Ω (the paper's bound)", line={"color": "#d62728"})
+    figure.add_scatter(x=epsilons, y=demo.cv_coverage(epsilons), name="cross-validated estimate", line={"dash": "dash"})
+    figure.add_vline(x=epsilon, line={"dash": "dot", "color": "gray"})
+    figure.update_layout(
+        xaxis_title="ε", yaxis_title="P(|f − y| ≤ ε)", yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.2}
+    )
+    return figure

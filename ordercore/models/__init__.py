@@ -1,0 +1,1 @@
+"""What the model families share: their model files (save and load)."""
