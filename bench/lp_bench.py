@@ -177,7 +177,8 @@ def time_limit_point(n_preferences: int, centers: str, limit: float) -> None:
 
 def run_child(*arguments: str) -> dict:
     command = [sys.executable, __file__, "--child", *arguments]
-    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return json.loads(output.splitlines()[-1])  # the last line: HiGHS may print its banner first
 
 
 def print_centers_all(repeats: int) -> None:

@@ -49,7 +49,7 @@ def main(argv=None) -> None:
             result = generate(BEDROOM_RULE, frame)
             generation.append(time.perf_counter() - start)
             store = Store(f"sqlite:///{Path(directory) / f'bench{repeat}.sqlite'}")
-            session = store.create_session("bench")
+            session = store.create_session("bench", settings={"n_rows": len(frame)})
             start = time.perf_counter()
             store.add_rule(session.id, BEDROOM_RULE, result.preferences, "bench")
             writes.append(time.perf_counter() - start)
