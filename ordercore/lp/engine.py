@@ -1,13 +1,11 @@
 """Solving the order-preference LP: cold fits, warm re-solves as preferences come and go, and a
 duality-gap certificate on every answer.
 
-The LP holds the working preferences as columns and folds the others in at a bound; each solve
-is completed by pricing every preference (``working_set.py``).  Each solve recovers the primal
-(alpha_0, alpha) from the dual LP's row duals and evaluates the primal objective (9) over all
-preferences itself.  By weak duality that value can only equal HiGHS's dual objective
-at the joint optimum, so a gap above ``CERTIFICATE_TOLERANCE`` exposes a wrong "optimal" answer,
-such as the one HiGHS sometimes returns after a hot start (HiGHS issues #3294, #3194).  A warm
-solve that fails the certificate is redone cold; a cold one that fails raises
+The LP holds the working preferences as columns (``preference_columns.py``) and folds the others in
+at a bound; each solve is completed by pricing every preference (``working_set.py``) and, with
+centers='all', every candidate center (``center_set.py``), and ends with the duality-gap certificate
+(``solution.py``): the primal objective (9) over all preferences against HiGHS's dual objective.  A
+warm solve that fails the certificate is redone cold; a cold one that fails raises
 ``SolverNumericalError``.
 """
 
@@ -17,7 +15,6 @@ import dataclasses
 import time
 from collections.abc import Callable
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,23 +24,11 @@ from ordercore.lp.center_set import KernelSum, violated_centers
 from ordercore.lp.deadline import Deadline
 from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult, InfeasibleLPError
 from ordercore.lp.kernel_rows import KernelRowCache
-from ordercore.lp.problem import (
-    DualLP,
-    TargetScaling,
-    floor_small_entries,
-    labeled_block,
-    preference_upper,
-    primal_objective,
-    referenced_rows,
-    shortfalls,
-)
+from ordercore.lp.preference_columns import PreferenceColumns
+from ordercore.lp.problem import DualLP, TargetScaling, labeled_block, preference_upper, primal_objective
+from ordercore.lp.solution import LPSolution, check_duality_gap
 from ordercore.lp.working_set import ENTRY_BATCH, FIXED, OUT, WORKING, WorkingSet
-from ordercore.preferences import ZERO, PreferenceSet
-
-CERTIFICATE_TOLERANCE = 1e-8
-"""Largest accepted |primal (9) - dual objective| / max(1, |primal|), in scaled units.  With HiGHS's
-feasibility tolerances at 1e-9 honest optima agree to ~1e-11; the wrong hot-start optimum reported
-in HiGHS #3194 was off by 1.1e-7."""
+from ordercore.preferences import PreferenceSet
 
 HOT_ITERATION_FACTOR, HOT_ITERATION_SLACK = 2, 50
 """A hot start may take at most 2 x (pivots of the last cold solve) + 50 pivots; past that a cold
@@ -58,20 +43,6 @@ MAX_PRICING_ROUNDS = 500
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-@dataclass(frozen=True)
-class LPSolution:
-    """A certified optimum of LP (13) in the units of y: f(x) = K(x, centers) dual_coef + intercept."""
-
-    center_rows: np.ndarray  # (m,) rows of X that carry a dual coefficient
-    dual_coef: np.ndarray  # (m,) alpha
-    intercept: float  # alpha_0
-    objective: float  # objective (9)
-    violation: np.ndarray  # (p,) shortfall max(d - (f_i - f_j), 0) of each preference
-    iterations: int  # simplex iterations of the solve that produced it (every pricing round)
-    seconds: float  # HiGHS run time of that solve (every pricing round)
-    start: str  # 'cold'; 'hot': HiGHS pivoted from the previous basis; 'kept': that basis stayed optimal
-
-
 class IncrementalOrderPreferenceLP:
     """LP (13) over fixed data X and labels, whose preferences can be added and removed with
     warm re-solves that reach the same optimum as a cold solve on the final set.
@@ -79,7 +50,8 @@ class IncrementalOrderPreferenceLP:
     X: (n, n_features); labeled: (l,) row indices of X; y: (l,) their targets (units of y);
     kernel(A, B) -> K(A, B).  ``centers`` 'labeled' expands f over the labeled rows (seed 001
     eq. (8)); 'all' also over every row a preference compares (the full representer theorem).
-    ``problem`` is the LP as arrays; the HiGHS instance mirrors it edit for edit.
+    ``problem`` is the LP as arrays; the HiGHS instance mirrors it edit for edit.  ``_columns`` indexes
+    the preferences over the rows they compare (``PreferenceColumns``).
 
     The LP sees K / kernel_scale and lambda1 / kernel_scale, kernel_scale = max |K(x_L, x_L)|: the
     same problem (alpha = alpha' / kernel_scale), with matrix entries near 1 whatever the kernel's
@@ -114,6 +86,7 @@ class IncrementalOrderPreferenceLP:
         self.problem: DualLP | None = None
         self.working: WorkingSet | None = None
         self._kernel = KernelRowCache(X, kernel, self.kernel_scale)
+        self._columns = PreferenceColumns(self._kernel)
         self._highs: HighsDualLP | None = None
         self._basis: Basis | None = None  # the last optimal basis, while it matches the LP's rows
         self._cold_iterations = 0  # pivots of the last cold solve, to bound hot starts
@@ -129,7 +102,7 @@ class IncrementalOrderPreferenceLP:
             self.preferences = preferences
             self.center_rows = self.labeled.copy()
             self._kernel.set_centers(self.center_rows)
-            self._index_preferences()
+            self._columns.index(self.preferences, self.scaling)
             self._deadline.check()
             labeled, labeled_cost = labeled_block(self._kernel.rows(self.labeled), self.y_scaled, self.epsilon_scaled)
             self.working = WorkingSet.start(len(preferences), self.center_rows.size + 1)
@@ -137,8 +110,8 @@ class IncrementalOrderPreferenceLP:
             self.problem = DualLP(
                 labeled=labeled,
                 labeled_cost=labeled_cost,
-                preference=self._columns(columns),
-                preference_cost=self._margins[columns],
+                preference=self._columns.block(columns),
+                preference_cost=self._columns.margins[columns],
                 preference_upper=self._upper(columns),
                 lambda1=self.lambda1_scaled,
             )
@@ -152,7 +125,7 @@ class IncrementalOrderPreferenceLP:
         with self._rollback_on_failure():
             first = len(self.preferences)
             self.preferences = self.preferences + preferences
-            self._index_preferences(first)
+            self._columns.index(self.preferences, self.scaling, first)
             self._append_columns(self.working.append(len(preferences)))
             return self._resolve(self._basis)
 
@@ -170,7 +143,7 @@ class IncrementalOrderPreferenceLP:
             dropped = self.working.keep(keep)
             basis = self._delete_columns(dropped)
             self.preferences = self.preferences[keep]
-            self._keep_index(keep)
+            self._columns.keep(keep)
             if self.centers == "all" and self._remove_unused_centers():
                 basis = None
             return self._resolve(basis)
@@ -218,36 +191,9 @@ class IncrementalOrderPreferenceLP:
                 self.lambda2,
             ) = saved
             self._kernel.set_centers(self.center_rows)
-            self._index_preferences()
+            self._columns.index(self.preferences, self.scaling)
             self._highs = None
             raise
-
-    def _index_preferences(self, first: int = 0) -> None:
-        """Scaled margins d~ (p,) and where each preference's rows sit among the referenced rows
-        (``_rows``, sorted; it may keep rows no preference uses any more), for the preferences from
-        ``first`` on: those before keep theirs, renumbered if new rows come in."""
-        new = self.preferences[first:] if first else self.preferences
-        rows = referenced_rows(new)
-        if first:
-            added = np.setdiff1d(rows, self._rows, assume_unique=True)
-            rows = np.union1d(self._rows, added) if added.size else self._rows
-            if added.size:  # old position -> new one; the last (ZERO) -> the new last
-                renumber = np.append(np.searchsorted(rows, self._rows), rows.size)
-                self._position_i, self._position_j = renumber[self._position_i], renumber[self._position_j]
-        position_i, position_j = (
-            np.where(side == ZERO, rows.size, np.searchsorted(rows, side)) for side in (new.i, new.j)
-        )
-        margins = self.scaling.margins(new)
-        if first:
-            position_i = np.concatenate([self._position_i, position_i])
-            position_j = np.concatenate([self._position_j, position_j])
-            margins = np.concatenate([self._margins, margins])
-        self._rows, self._position_i, self._position_j, self._margins = rows, position_i, position_j, margins
-
-    def _keep_index(self, keep: np.ndarray) -> None:
-        """The index of the preferences where ``keep`` (p,) is True."""
-        self._position_i, self._position_j = self._position_i[keep], self._position_j[keep]
-        self._margins = self._margins[keep]
 
     def _upper(self, indices=slice(None)) -> np.ndarray:
         """The box bound lambda2 w_q / p of the preferences at ``indices`` (all by default)."""
@@ -255,35 +201,16 @@ class IncrementalOrderPreferenceLP:
 
     def _candidate_centers(self) -> np.ndarray:
         """Every row f may be expanded over (sorted): the labeled ones, and with centers='all' every
-        row a preference in force compares (``_rows`` may also hold rows none does any more)."""
+        row a preference in force compares."""
         if self.centers == "labeled":
             return np.sort(self.labeled)
-        n_rows = self._rows.size
-        used = np.bincount(self._position_i, minlength=n_rows + 1) + np.bincount(self._position_j, minlength=n_rows + 1)
-        return np.union1d(self.labeled, self._rows[used[:n_rows] > 0])
-
-    def _kernel_differences(self, indices: np.ndarray, centers: slice = slice(None)) -> np.ndarray:
-        """K(x_i, c) - K(x_j, c) for the preferences at ``indices`` (k,) and the centers c in
-        ``centers`` (a slice of ``center_rows``), shape (n_centers, k), K(ZERO, c) = 0, entries
-        below ``KERNEL_ENTRY_FLOOR`` set to 0."""
-        kernel = self._kernel.rows(self._rows, centers)
-        padded = np.vstack([kernel, np.zeros((1, kernel.shape[1]))])  # the last row: ZERO
-        return floor_small_entries((padded[self._position_i[indices]] - padded[self._position_j[indices]]).T)
-
-    def _columns(self, indices: np.ndarray) -> np.ndarray:
-        """The dual LP's columns (m + 1, k) of the preferences at ``indices``: [u_q; K(x_i, c) - K(x_j, c)]."""
-        return np.vstack([self._unary_signs(indices), self._kernel_differences(indices)])
-
-    def _unary_signs(self, indices: np.ndarray) -> np.ndarray:
-        """u_q (k,) of the preferences at ``indices``: alpha_0's coefficient in f(x_i) - f(x_j)."""
-        n_rows = self._rows.size  # the position of ZERO
-        return (self._position_i[indices] < n_rows).astype(np.float64) - (self._position_j[indices] < n_rows)
+        return np.union1d(self.labeled, self._columns.compared_rows())
 
     def _append_columns(self, indices: np.ndarray) -> None:
         """Preferences ``indices`` (already WORKING) as new columns at the end of the LP."""
         if not indices.size:
             return
-        block, margins, upper = self._columns(indices), self._margins[indices], self._upper(indices)
+        block, margins, upper = self._columns.block(indices), self._columns.margins[indices], self._upper(indices)
         self._highs.add_columns(block, margins, np.zeros(indices.size), upper)
         self.problem.preference = np.hstack([self.problem.preference, block])
         self.problem.preference_cost = np.concatenate([self.problem.preference_cost, margins])
@@ -300,34 +227,20 @@ class IncrementalOrderPreferenceLP:
         self.problem.preference_upper = self.problem.preference_upper[keep]
         return None if self._basis is None else self._basis.without_columns(removed)
 
-    def _weighted_columns(self, indices: np.ndarray, centers: slice | None = None) -> np.ndarray:
-        """Sum over the preferences at ``indices`` of w_q [u_q; K(x_i, c) - K(x_j, c)], shape (m + 1,),
-        row by row: each referenced row's net weight times its kernel row, never the (m + 1) x k
-        block (10^6 preferences folded in at once would take ~0.5 GB).  With ``centers`` (a slice
-        of ``center_rows``): only those rows' sums, without u."""
-        weight, n_rows = self.preferences.weight[indices], self._rows.size
-        position_i, position_j = self._position_i[indices], self._position_j[indices]
-        net = np.bincount(position_i, weight, n_rows + 1) - np.bincount(position_j, weight, n_rows + 1)
-        if centers is not None:
-            return self._kernel.transposed_dot(self._rows, net[:n_rows], centers)
-        return np.concatenate(
-            [[weight @ self._unary_signs(indices)], self._kernel.transposed_dot(self._rows, net[:n_rows])]
-        )
-
     def _fix(self, indices: np.ndarray) -> None:
         """Fold OUT or just-removed WORKING preferences ``indices`` in at their upper bound."""
         if indices.size:
             weight = self.preferences.weight[indices]
-            self.working.fixed_sum += self._weighted_columns(indices)
-            self.working.fixed_cost += float(weight @ self._margins[indices])
+            self.working.fixed_sum += self._columns.weighted_sum(indices, weight)
+            self.working.fixed_cost += float(weight @ self._columns.margins[indices])
             self.working.state[indices] = FIXED
 
     def _unfix(self, indices: np.ndarray) -> None:
         """Take FIXED preferences ``indices`` out of the fold (the caller says where they go)."""
         if indices.size:
             weight = self.preferences.weight[indices]
-            self.working.fixed_sum -= self._weighted_columns(indices)
-            self.working.fixed_cost -= float(weight @ self._margins[indices])
+            self.working.fixed_sum -= self._columns.weighted_sum(indices, weight)
+            self.working.fixed_cost -= float(weight @ self._columns.margins[indices])
             self.working.state[indices] = OUT
 
     def _set_fixed_shift(self) -> None:
@@ -348,14 +261,15 @@ class IncrementalOrderPreferenceLP:
         self._deadline.check()
         new = slice(self.center_rows.size - new_centers.size, None)
         labeled, _ = labeled_block(self._kernel.rows(self.labeled, new), self.y_scaled, self.epsilon_scaled)
-        preference = self._kernel_differences(self.working.working, new)
+        preference = self._columns.kernel_differences(self.working.working, new)
         new_rows = np.hstack([labeled[1:], preference])  # the alpha_0 row (row 0) is not new
         self._highs.add_rows(
             new_rows, np.full(new_centers.size, -self.lambda1_scaled), np.full(new_centers.size, self.lambda1_scaled)
         )
         self.problem.labeled = np.vstack([self.problem.labeled, labeled[1:]])
         self.problem.preference = np.vstack([self.problem.preference, preference])
-        new_fixed = self._weighted_columns(self.working.fixed, new)
+        fixed = self.working.fixed
+        new_fixed = self._columns.weighted_sum(fixed, self.preferences.weight[fixed], new)
         self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
 
     def _remove_unused_centers(self) -> bool:
@@ -424,7 +338,7 @@ class IncrementalOrderPreferenceLP:
         candidates = self._candidate_centers()
         for _ in range(MAX_PRICING_ROUNDS):
             self._deadline.check()
-            shortfall = self._shortfall(result.row_dual)
+            shortfall = self._columns.shortfall(result.row_dual)
             new_centers = self._priced_centers(result.column_value, candidates)
             columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size)
             if not columns.size and not to_fix.size and not new_centers.size:
@@ -466,11 +380,6 @@ class IncrementalOrderPreferenceLP:
                 self._let_in(batch)
                 self._set_fixed_shift()
 
-    def _shortfall(self, row_dual: np.ndarray) -> np.ndarray:
-        """d~_q - (f~(x_i) - f~(x_j)) of every preference (p,) under the primal ``row_dual``."""
-        f_rows = self._kernel.dot(self._rows, row_dual[1:]) + row_dual[0]
-        return shortfalls(self._margins, self._position_i, self._position_j, f_rows)
-
     def _priced_centers(self, column_value: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Candidate centers outside the LP whose row the dual solution ``column_value`` violates
         (``center_set.py``); none with centers='labeled', where every candidate is a row.
@@ -486,23 +395,13 @@ class IncrementalOrderPreferenceLP:
         mu = column_value[2 * n_labeled :]
         at_upper = mu >= self.problem.preference_upper
         upper = np.concatenate([self.working.fixed, working[at_upper]])
-        nu_upper = self._net_at_rows(upper, self.preferences.weight[upper])
-        nu_rest = self._net_at_rows(working[~at_upper], mu[~at_upper])
+        nu_upper = self._columns.net_at_points(upper, self.preferences.weight[upper])
+        nu_rest = self._columns.net_at_points(working[~at_upper], mu[~at_upper])
         np.add.at(nu_rest, self.labeled, column_value[:n_labeled] - column_value[n_labeled : 2 * n_labeled])
         factor = self.lambda2 / max(len(self.preferences), 1)
         values = factor * self._upper_kernel_sum(candidates, nu_upper, self._deadline)
         values += self._rest_kernel_sum(candidates, nu_rest, self._deadline)
         return violated_centers(values, self.lambda1_scaled, candidates, self.center_rows)
-
-    def _net_at_rows(self, indices: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """sum over the preferences at ``indices`` of mu_q (e_iq - e_jq), over the rows of X (n,)."""
-        n_rows = self._rows.size
-        net = np.bincount(self._position_i[indices], mu, n_rows + 1) - np.bincount(
-            self._position_j[indices], mu, n_rows + 1
-        )
-        dense = np.zeros(len(self.X))
-        dense[self._rows] = net[:n_rows]
-        return dense
 
     def _let_in(self, indices: np.ndarray) -> None:
         """OUT or FIXED preferences ``indices`` become working columns."""
@@ -555,19 +454,14 @@ class IncrementalOrderPreferenceLP:
         primal = primal_objective(
             self.problem, result.row_dual, self.y_scaled, self.epsilon_scaled, shortfall, self._upper()
         )
-        dual = result.objective + self.problem.constant
-        gap = abs(primal - dual) / max(1.0, abs(primal))
-        if not gap <= CERTIFICATE_TOLERANCE:
-            raise SolverNumericalError(
-                f"HiGHS reported an optimum whose duality gap is {gap:.2e} (> {CERTIFICATE_TOLERANCE:g})"
-            )
-        scale, center = self.scaling.scale, self.scaling.center
-        return LPSolution(
-            center_rows=self.center_rows.copy(),
-            dual_coef=scale / self.kernel_scale * result.row_dual[1:],
-            intercept=scale * result.row_dual[0] + center,
-            objective=scale * primal,
-            violation=scale * np.maximum(shortfall, 0.0),
+        check_duality_gap(primal, result.objective + self.problem.constant)
+        return LPSolution.unscaled(
+            self.scaling,
+            self.kernel_scale,
+            self.center_rows,
+            result.row_dual,
+            primal,
+            shortfall,
             iterations=iterations,
             seconds=seconds,
             start=start,

@@ -17,9 +17,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.kernels import KERNELS, kernel_matrix
-from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP, LPSolution
+from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
+from ordercore.lp.solution import LPSolution
 from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import model_file_class, save_model
 from ordercore.pair_scores import suggest_by_order

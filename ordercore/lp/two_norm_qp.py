@@ -54,8 +54,8 @@ gamma = 0.01, lambda1 = 1e-3, one core):
 dual at beta clipped to its box and moved onto e^T beta = 0 (``feasible_dual``).  By weak duality
 the optimum lies between them; the iterate is returned once their relative gap is below
 ``GAP_TARGET`` (an honest optimum reaches ~1e-12); if progress stops first (``STALLED_STEP``,
-``STALLED_ITERATIONS``, ``MAX_ITERATIONS``), the best iterate is returned if its gap passes the LP
-engine's ``CERTIFICATE_TOLERANCE``.  Otherwise ``SolverNumericalError``.
+``STALLED_ITERATIONS``, ``MAX_ITERATIONS``), the best iterate is returned if its gap passes the LP's
+``CERTIFICATE_TOLERANCE`` (``solution.py``).  Otherwise ``SolverNumericalError``.
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ import scipy.linalg
 
 from ordercore.cholesky import cholesky_with_jitter
 from ordercore.exceptions import NotPositiveDefiniteError, SolverNumericalError, SolverTimeLimitError
-from ordercore.lp.engine import CENTERS, CERTIFICATE_TOLERANCE, Kernel
+from ordercore.lp.engine import CENTERS, Kernel
 from ordercore.lp.problem import TargetScaling, kernel_difference, preference_upper, referenced_rows, unary_sign
+from ordercore.lp.solution import CERTIFICATE_TOLERANCE
 from ordercore.preferences import PreferenceSet
 
 EIGENVALUE_FLOOR = 1e-12
