@@ -1,30 +1,25 @@
 """Automatic trust (ordercore/knowledge/trust.py) against hand computations and brute-force cross-validation:
-cold fits on the same folds, written out independently of the warm-started path."""
+cold fits on the same folds (tests/test_label_cv.py), written out independently of the warm-started path."""
 
 import numpy as np
 import pytest
-from sklearn.model_selection import KFold
 
 from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.knowledge import trust
+from ordercore.knowledge.label_cv import ALPHAS, FOLDS, REPEATS, Blend
 from ordercore.knowledge.trust import (
-    ALPHAS,
-    FOLDS,
     LAMBDA1_FACTORS,
     LAMBDA2_GRID,
-    REPEATS,
-    Blend,
-    LabelCV,
     SourceCheck,
     choose_trust,
     clearly_worse_than_svr,
-    label_cv,
     reference_predictions,
     source_effects,
     source_weights,
     trust_grid,
     weighted,
 )
+from tests.test_label_cv import brute_force_errors, brute_force_folds, errors_of
 from tests.test_lp import random_problem
 
 
@@ -119,109 +114,11 @@ def test_weighted_multiplies_each_preference_by_its_source_weight():
     assert result.i.tolist() == [0, 1, 2] and result.j.tolist() == [1, 2, 3]
 
 
-def test_the_blend_by_hand():
-    """One repeat of 2 folds of 2 labels each, all labels 0: the fold errors, the corrected standard
-    error, and alpha where the mixture of SVR and the path's mean errs least."""
-    folds, truth = np.array([[0, 0, 1, 1]]), np.zeros(4)
-    grid = ((0.1, 0.0), (0.03, 1.0), (0.03, 3.0))
-    # SVR 1 1 1 1, the path's mean -1 -1 -1 -1: half of each is 0 0 0 0, no error at all
-    cv = LabelCV(grid, np.array([[[1.0] * 4], [[-2.0] * 4], [[0.0] * 4]]), folds, truth)
-    np.testing.assert_allclose(cv.errors, [[1.0, 1.0], [2.0, 2.0], [0.0, 0.0]])
-    blend = cv.blend()
-    assert blend.alpha == pytest.approx(0.5) and blend.weights.tolist() == pytest.approx([0.5, 0.25, 0.25])
-    np.testing.assert_allclose(cv.blend_errors(blend), [0.0, 0.0])
-    # SVR 1 1 3 3 against the same path: fold errors 1, 3 against 1, 1
-    svr = [1.0, 1.0, 3.0, 3.0]
-    cv = LabelCV(grid, np.array([[svr], [[-2.0] * 4], [[0.0] * 4]]), folds, truth)
-    gain = np.array([1.0, 3.0]) - np.array([1.0, 1.0])
-    comparison = cv.comparison(cv.path())
-    assert comparison["gain"] == pytest.approx(1.0) and comparison["svr"] == pytest.approx(2.0)
-    # Nadeau & Bengio's corrected standard error, 2 folds of 5-fold splits: s sqrt(1/2 + 1/4)
-    half_width = comparison["high"] - comparison["gain"]
-    assert half_width == pytest.approx(1.959964 * np.std(gain, ddof=1) * np.sqrt(0.75), rel=1e-6)
-    # a path worse everywhere (3 3 3 3): the mixture 1 + 2 alpha ... errs least at alpha = 0, SVR
-    worse = LabelCV(grid, np.array([[[1.0] * 4], [[3.0] * 4], [[3.0] * 4]]), folds, truth)
-    assert worse.blend().alpha == 0.0 and worse.blend().weights.tolist() == [1.0, 0.0, 0.0]
-    # a path equal to SVR: every alpha ties, SVR kept
-    tie = LabelCV(grid, np.array([[svr], [svr], [svr]]), folds, truth)
-    assert tie.blend().alpha == 0.0
-
-
-def test_a_blend_in_words_and_its_active_settings():
-    grid = ((0.1, 0.0), (0.03, 0.3), (0.03, 30.0))
-    assert Blend.mixing(grid, 0.0).describe() == "SVR"
-    assert Blend.mixing(grid, 0.0).active().settings == ((0.1, 0.0),)
-    assert Blend.mixing(grid, 1.0).active().settings == grid[1:]
-    assert Blend.mixing(grid, 0.6).describe() == (
-        "60% the fit with preferences (λ1 = 0.03, averaged over λ2 = 0.3 … 30) and 40% SVR"
-    )
-
-
 def test_the_trust_grid_starts_at_svr_and_pairs_every_lambda1_with_every_lambda2():
     grid = trust_grid(0.3)
     assert grid[0] == (0.3, 0.0)
     expected = {(0.3 * f, l2) for f in LAMBDA1_FACTORS for l2 in LAMBDA2_GRID}
     assert set(grid[1:]) == expected and len(grid) == 1 + len(expected) and all(l2 > 0 for _, l2 in grid[1:])
-
-
-def brute_force_folds(X, y, preferences, seed, grid, sample=None, **options):
-    """The same folds as label_cv (the same random draws), written out: per fold, the labels
-    hidden, the preferences that touch a hidden row dropped (one by one), and the grid walked with
-    a warm-started model, as label_cv does (an LP's optimum need not be unique, so a cold fit may
-    land on another optimal vertex with other predictions; the solver's own optimality is tested in
-    tests/test_lp.py).  [(the hidden labels (m,), each setting's predictions there (len(grid), m))]."""
-    rng = np.random.default_rng(seed)
-    if sample is not None:  # label_cv's draw of CV_PREFERENCES preferences, first from the same stream
-        preferences = preferences[np.sort(rng.choice(len(preferences), sample, replace=False))]
-    labeled = np.flatnonzero(~np.isnan(y))
-    result = []
-    for _ in range(REPEATS):
-        folds = KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
-        for _, held_out in folds:
-            hidden = labeled[held_out]
-            y_fold = y.copy()
-            y_fold[hidden] = np.nan
-            away = np.array([q.i not in hidden and q.j not in hidden for q in preferences.to_frame().itertuples()])
-            predictions, model = [], OrderPreferenceRegressor(warm_start=True, **options)
-            for lambda1, lambda2 in grid:
-                model.set_params(lambda1=lambda1, lambda2=lambda2).fit(X, y_fold, preferences[away])
-                predictions.append(model.predict(X[hidden]))
-            result.append((y[hidden], np.array(predictions)))
-    return result
-
-
-def errors_of(folds) -> np.ndarray:
-    """Held-out MAE (len(grid), n_folds) of ``brute_force_folds``."""
-    return np.array([np.mean(np.abs(truth - predictions), axis=1) for truth, predictions in folds]).T
-
-
-def brute_force_errors(X, y, preferences, seed, grid, sample=None, **options):
-    return errors_of(brute_force_folds(X, y, preferences, seed, grid, sample, **options))
-
-
-def test_label_cv_against_cold_fits_on_the_same_folds():
-    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=40)
-    grid = ((0.01, 0.0), (0.01, 0.5), (0.01, 3.0), (0.003, 0.5))
-    cv = label_cv(X, y, preferences, np.random.default_rng(9), grid, gamma=0.4)
-    expected = brute_force_errors(X, y, preferences, 9, grid, gamma=0.4)
-    assert cv.errors.shape == (4, FOLDS * REPEATS)
-    np.testing.assert_allclose(cv.errors, expected, rtol=1e-6, atol=1e-9)
-
-
-def test_label_cv_samples_preferences_beyond_its_cap(monkeypatch):
-    monkeypatch.setattr(trust, "CV_PREFERENCES", 25)
-    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=40)
-    grid = ((0.01, 0.0), (0.01, 2.0))
-    cv = label_cv(X, y, preferences, np.random.default_rng(9), grid, gamma=0.4)
-    np.testing.assert_allclose(
-        cv.errors, brute_force_errors(X, y, preferences, 9, grid, sample=25, gamma=0.4), rtol=1e-6
-    )
-
-
-def test_the_grid_must_start_at_svr():
-    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=10)
-    with pytest.raises(ValueError, match="must start with SVR"):
-        label_cv(X, y, preferences, np.random.default_rng(0), ((0.01, 0.5), (0.01, 1.0)))
 
 
 def test_source_effects_against_zeroing_each_sources_weights_by_hand():

@@ -7,7 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from ordercore.knowledge.trust import FOLDS, REPEATS, Blend, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend
+from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.studio.trust_job import BackgroundAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 
