@@ -135,11 +135,11 @@ def test_cap_takes_a_uniform_sample_of_the_matches(table):
 
 
 def test_small_chunks_give_the_same_pairs(table, monkeypatch):
-    import ordercore.knowledge.rules
+    import ordercore.knowledge.rules.conditions
 
     rule = Rule("r", [Near("lat", "lon", 30.0), Within("age", 12)], Ordering("bedrooms"))
     whole = generate(rule, table, max_pairs=None).preferences
-    monkeypatch.setattr(ordercore.knowledge.rules, "CHUNK_PAIRS", 7)
+    monkeypatch.setattr(ordercore.knowledge.rules.conditions, "CHUNK_PAIRS", 7)
     assert generate(rule, table, max_pairs=None).preferences == whole
 
 

@@ -1,0 +1,136 @@
+"""A "roughly equal" rule (seed 000): conditions that make two rows roughly equal, an ``Ordering``
+that says which of the two has the higher target, and the margin d and weight w of every preference
+it creates (f(x_i) - f(x_j) >= d, weight w).
+
+A rule is data, never code: it round-trips through JSON (``RULE_FORMAT``, ``RULE_VERSION``), its
+conditions found by kind in the registry ``CONDITIONS``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
+
+RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
+NAME_MAX_LENGTH = 200
+"""Longest rule name (the store's limit for every name)."""
+
+
+@dataclass(frozen=True)
+class Ordering:
+    """Of two roughly equal rows, the one with the higher (``direction='higher'``) or lower value of
+    ``column`` has the higher target; pairs whose values differ by less than ``min_difference``
+    (or not at all) give no preference."""
+
+    column: str
+    direction: str = "higher"
+    min_difference: float = 0.0
+
+    def check(self) -> None:
+        if self.direction not in ("higher", "lower"):
+            raise ValueError(f"Ordering direction must be 'higher' or 'lower', got {self.direction!r}")
+        if not np.isfinite(self.min_difference) or self.min_difference < 0:
+            raise ValueError(f"Ordering min_difference must be finite and >= 0, got {self.min_difference!r}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Roughly-equal conditions, an ordering, and the margin d and weight w of every preference."""
+
+    name: str
+    conditions: tuple
+    ordering: Ordering
+    margin: float = 0.0
+    weight: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "conditions", tuple(self.conditions))
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("a rule needs a name")
+        if len(self.name) > NAME_MAX_LENGTH or not self.name.isprintable():
+            raise ValueError(
+                f"a rule name has at most {NAME_MAX_LENGTH} characters and no control characters (tabs, line "
+                f"breaks, NUL); this one has {len(self.name)}"
+            )
+        if not self.conditions:
+            raise ValueError(f"rule {self.name!r} needs at least one 'roughly equal' condition")
+        for condition in self.conditions:
+            if not isinstance(condition, Condition):
+                raise TypeError(f"rule {self.name!r}: {condition!r} is not a condition")
+            condition.check()
+        if not isinstance(self.ordering, Ordering):
+            raise TypeError(f"rule {self.name!r}: the ordering must be an Ordering")
+        self.ordering.check()
+        if not np.isfinite(self.margin):
+            raise ValueError(f"rule {self.name!r}: the margin must be finite")
+        if not np.isfinite(self.weight) or self.weight < 0:
+            raise ValueError(f"rule {self.name!r}: the weight must be finite and >= 0")
+
+    def columns(self) -> list[str]:
+        return [c for condition in self.conditions for c in condition.columns()] + [self.ordering.column]
+
+    def check_columns(self, frame: pd.DataFrame) -> None:
+        """Raise ``ValueError`` for a column the table lacks, or a non-numeric column a numeric
+        condition or the ordering needs."""
+        missing = [c for c in self.columns() if c not in frame.columns]
+        if missing:
+            raise ValueError(f"rule {self.name!r}: unknown column(s) {missing}; the table has {list(frame.columns)}")
+        numeric = [c for condition in self.conditions for c in condition.numeric_columns()]
+        for column in numeric + [self.ordering.column]:
+            if not pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_bool_dtype(frame[column]):
+                raise ValueError(
+                    f"rule {self.name!r}: column {column!r} must be numeric, it holds {frame[column].dtype}"
+                )
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict:
+        return {
+            "format": RULE_FORMAT,
+            "version": RULE_VERSION,
+            "name": self.name,
+            "conditions": [condition.to_dict() for condition in self.conditions],
+            "ordering": asdict(self.ordering),
+            "margin": self.margin,
+            "weight": self.weight,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Rule:
+        """A rule from ``to_dict``'s output; raises ``ValueError`` on anything else."""
+        if not isinstance(data, dict) or data.get("format") != RULE_FORMAT:
+            raise ValueError(f"not an ordercore rule (expected format {RULE_FORMAT!r})")
+        if data.get("version") != RULE_VERSION:
+            raise ValueError(f"unsupported rule version {data.get('version')!r}; this is version {RULE_VERSION}")
+        try:
+            conditions = []
+            for spec in data["conditions"]:
+                spec = dict(spec)
+                kind = spec.pop("kind", None)
+                if kind not in CONDITIONS:
+                    raise ValueError(f"unknown condition kind {kind!r}; known: {sorted(CONDITIONS)}")
+                conditions.append(CONDITIONS[kind](**spec))
+            return cls(
+                name=data["name"],
+                conditions=conditions,
+                ordering=Ordering(**data["ordering"]),
+                margin=float(data.get("margin", 0.0)),
+                weight=float(data.get("weight", 1.0)),
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"malformed rule: {error}") from None
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> Rule:
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise ValueError(f"rule JSON does not parse: {error}") from None
+        return cls.from_dict(data)
