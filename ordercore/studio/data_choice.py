@@ -1,0 +1,136 @@
+"""The Data page's choice of a session's data: what the page starts from (the session's own choices
+on its source, else the source's defaults), what it refuses, and the one call that stores the choice.
+
+The page lays these out; nothing here imports Streamlit.  The data itself (sources, preparation, the
+split) is ``data.py``'s; the store keeps the table and the session's settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ordercore.studio import store as store_module
+from ordercore.studio.data import (
+    DEFAULT_N_LABELED,
+    DEFAULT_TEST_FRACTION,
+    SOURCE_LABELS,
+    StudyData,
+    available_sources,
+    data_settings,
+)
+from ordercore.studio.store import describe_contents
+
+
+def fixed_data_notice(settings: dict, held: dict) -> str | None:
+    """Why the session's data can no longer change, or None while it can: once a session on a source
+    holds anything (``held``: ``Store.contents``), their row numbers refer to its table."""
+    if not (settings.get("source") and any(held.values())):
+        return None
+    return (
+        f"This session holds {describe_contents(held)} on {settings.get('name', settings['source'])}: its "
+        "data is fixed, as their row numbers refer to it. Create a new session (sidebar) to work on other data."
+    )
+
+
+def source_choice(settings: dict) -> tuple[list[str], int]:
+    """The sources the page offers (``available_sources`` and an upload) and the position of the
+    session's among them (the sample's when it has none, or its source is not available here)."""
+    sources = available_sources() + ["upload"]
+    current = settings.get("source", "sample")
+    return sources, sources.index(current) if current in sources else 0
+
+
+def upload_megabytes() -> int:
+    """The largest upload the store keeps, in MB (``store.MAX_DATASET_BYTES``, read at each call)."""
+    return store_module.MAX_DATASET_BYTES // 2**20
+
+
+def check_upload_size(size: int) -> None:
+    """``ValueError`` for an upload of ``size`` bytes larger than the store keeps: said before the
+    file is read."""
+    if size > store_module.MAX_DATASET_BYTES:
+        raise ValueError(f"it is larger than {upload_megabytes()} MB.")
+
+
+@dataclass(frozen=True)
+class DataForm:
+    """What the page starts from for a table of ``source``: the session's target, features, labeled
+    budget, test share and seed when the session is on that source, else the source's defaults.
+    ``most_labeled``: all rows but two (one to test, one to pair), at least 1."""
+
+    columns: list[str]
+    target: str
+    features: list[str]
+    most_labeled: int
+    n_labeled: int
+    test_fraction: float
+    seed: int
+
+    @classmethod
+    def of(cls, settings: dict, source: str, frame: pd.DataFrame, default_target: str, default_features) -> DataForm:
+        """The form over ``frame`` (n rows), from the session's ``settings`` and the source's defaults."""
+        same = source == settings.get("source", "sample")
+        columns = [str(c) for c in frame.columns]
+        target = settings["target"] if same and settings.get("target") in columns else default_target
+        features = settings.get("features") if same and settings.get("features") else default_features
+        most = max(1, len(frame) - 2)
+        return cls(
+            columns=columns,
+            target=target,
+            features=list(features),
+            most_labeled=most,
+            n_labeled=min(int(settings.get("n_labeled", DEFAULT_N_LABELED)), most),
+            test_fraction=float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)),
+            seed=int(settings.get("seed", 0)),
+        )
+
+    def feature_options(self, target: str) -> list[str]:
+        """Every column but the target."""
+        return [c for c in self.columns if c != target]
+
+    def starting_features(self, target: str) -> list[str]:
+        """The features the form starts from, without the target."""
+        return [c for c in self.features if c != target]
+
+
+def split_choice(n_labeled: int, test_fraction: float, seed: int, labeled=None) -> dict:
+    """The split ``data_settings`` draws from: the labeled budget, the test share of the rest and the
+    seed, and the ``labeled`` rows when they are chosen by hand (None: drawn at random)."""
+    split = {"n_labeled": int(n_labeled), "test_fraction": float(test_fraction), "seed": int(seed)}
+    if labeled is not None:
+        split["labeled"] = [int(row) for row in labeled]
+    return split
+
+
+def use_data(
+    store, session_id: int, frame: pd.DataFrame, source: str, target: str, features, split: dict, upload=None
+) -> StudyData:
+    """Make ``frame`` of ``source`` (with its CSV bytes ``upload``, if uploaded) the session's data with
+    this target, these features and this ``split``, in ``store``; the data it gives.  ``ValueError``
+    saying why for a choice the models cannot take or a session whose data is fixed: then the
+    session's settings are unchanged."""
+    settings, data = data_settings(frame, source, target, features, split)
+    dataset_id = store.add_dataset(SOURCE_LABELS[source], frame, upload)
+    store.update_settings(session_id, settings, dataset_id)
+    return data
+
+
+def split_summary(source: str, data: StudyData) -> str:
+    """The split in one sentence, e.g. 'Session uses Sample homes (generated): 60 labeled, 588 held
+    out, 2352 in the pool.'"""
+    return (
+        f"Session uses {SOURCE_LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
+        f"{data.pool.size} in the pool."
+    )
+
+
+def split_counts(data: StudyData) -> list[tuple[str, str]]:
+    """(label, count) of the session's rows: all, labeled, held out for testing, in the unlabeled pool."""
+    return [
+        ("Rows", f"{len(data.frame):,}"),
+        ("Labeled", f"{data.labeled.size:,}"),
+        ("Held out for testing", f"{data.test.size:,}"),
+        ("Unlabeled pool", f"{data.pool.size:,}"),
+    ]
