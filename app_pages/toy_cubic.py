@@ -11,6 +11,7 @@ from ordercore.experiments.mpmr import NOISE_LAWS, SINC_DEMO_EPSILONS, SINC_DEMO
 from ordercore.studio.figures import toy_cubic_figure
 from ordercore.studio.toy_cubic import (
     CENTERS,
+    CENTERS_LABELS,
     DEMO_SETTING,
     DOMAIN,
     KERNELS,
@@ -21,10 +22,10 @@ from ordercore.studio.toy_cubic import (
     ToyCubicDemo,
     ToySetting,
     fit_toy,
+    toy_metrics,
 )
 
 SETTING_KEYS = {"kernel": "toy_kernel", "lambda1": "toy_lambda1", "lambda2": "toy_lambda2", "centers": "toy_centers"}
-CENTERS_LABELS = {"all": "every preference point", "labeled": "the labeled points (paper)"}
 
 
 @st.cache_data(max_entries=64)
@@ -48,14 +49,7 @@ def use_paper_setting() -> None:
 
 
 def main() -> None:
-    if "toy_seed" not in st.session_state:
-        st.session_state.toy_seed = 0
-        st.session_state.toy_demo = ToyCubicDemo.draw(0)
-        st.session_state.toy_rng = np.random.default_rng(0)
-    if SETTING_KEYS["kernel"] not in st.session_state:
-        use_setting(DEMO_SETTING)
-    demo: ToyCubicDemo = st.session_state.toy_demo
-
+    demo = started_demo()
     st.title("Toy cubic")
     st.caption(
         "Three labeled points cannot pin down a cubic. Tell the model which of two x values has the "
@@ -68,65 +62,73 @@ def main() -> None:
         "expanded over every preference point. **Paper setting** restores §4.1 (the paper's cubic is "
         "not given; ours is 4x³ − 3x)."
     )
-
     controls, plot = st.columns([1, 3])
     with controls:
-        st.button(
-            "Paper setting",
-            key="toy_paper_setting",
-            on_click=use_paper_setting,
-            width="stretch",
-            help=f"Seed 001 §4.1: linear kernel, λ1 = {PAPER_SETTING.lambda1:g}, SSL over the labeled points, "
-            f"one preference between {PAPER_PAIR_X[0]} and {PAPER_PAIR_X[1]} (replaces the current ones); "
-            f"λ2 = {PAPER_SETTING.lambda2:g}, which §4.1 leaves unstated.",
-        )
-        st.button("Demo setting", key="toy_demo_setting", on_click=use_setting, args=(DEMO_SETTING,), width="stretch")
-        kernel = st.radio(
-            "Kernel",
-            KERNELS,
-            key="toy_kernel",
-            horizontal=True,
-            help="poly: (x·x' + 1)³; rbf: exp(-|x - x'|²); linear: x·x'",
-        )
-        lambda1 = st.select_slider("λ1 (1-norm of α)", LAMBDA1_CHOICES, key="toy_lambda1")
-        lambda2 = st.select_slider("λ2 (weight of preferences)", LAMBDA2_CHOICES, key="toy_lambda2")
-        centers = st.radio("SSL expanded over", CENTERS, key="toy_centers", format_func=CENTERS_LABELS.get)
+        setting = setting_controls()
         st.divider()
-        if st.button("Add a random preference", key="toy_add_random", type="primary", width="stretch"):
-            demo.add_random_pair(st.session_state.toy_rng)
-        x_a = st.number_input("x of A", *DOMAIN, value=PAPER_PAIR_X[0], step=0.05, key="toy_x_a")
-        x_b = st.number_input("x of B", *DOMAIN, value=PAPER_PAIR_X[1], step=0.05, key="toy_x_b")
-        if st.button("Add A vs B in their true order", key="toy_add_pair", width="stretch"):
-            try:
-                demo.add_pair(x_a, x_b)
-            except ValueError as error:
-                st.error(f"The pair was not added: {error}.")
-        undo, clear = st.columns(2)
-        if undo.button("Undo last", key="toy_undo", disabled=not demo.pairs, width="stretch"):
-            demo.pairs.pop()
-        if clear.button("Clear all", key="toy_clear", disabled=not demo.pairs, width="stretch"):
-            demo.pairs.clear()
-        st.button("New random draw", key="toy_new_draw", on_click=new_draw, width="stretch")
-
-    fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), ToySetting(kernel, lambda1, lambda2, centers))
+        preference_controls(demo)
+    fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), setting)
     with plot:
-        counts = st.columns(4)
-        counts[0].metric("Preferences", f"{len(demo.pairs):,}")
-        counts[1].metric("Violated by SVR", f"{fit.svr_violated:,}")
-        counts[2].metric("Violated by SSL", f"{fit.ssl_violated:,}")
-        counts[3].metric(
-            "Error to target (SSL)",
-            f"{fit.ssl_error:.3f}",
-            delta=f"{fit.ssl_error - fit.svr_error:+.3f} vs SVR",
-            delta_color="inverse",
-        )
+        for cell, (label, value, delta) in zip(st.columns(4), toy_metrics(len(demo.pairs), fit), strict=True):
+            cell.metric(label, value, delta=delta, delta_color="inverse")
         st.plotly_chart(toy_cubic_figure(demo.training_x, demo.pairs, fit), key="toy_chart")
-        used = fit.setting
-        st.caption(
-            f"Fitted with: {used.kernel} kernel, λ1 = {used.lambda1:g}, λ2 = {used.lambda2:g}, "
-            f"SSL over {CENTERS_LABELS[used.centers]}."
-        )
+        st.caption(f"Fitted with: {fit.setting.describe()}.")
     sinc_section()
+
+
+def started_demo() -> ToyCubicDemo:
+    """The browser session's demo: the first draw and the demo setting on the first run."""
+    if "toy_seed" not in st.session_state:
+        st.session_state.toy_seed = 0
+        st.session_state.toy_demo = ToyCubicDemo.draw(0)
+        st.session_state.toy_rng = np.random.default_rng(0)
+    if SETTING_KEYS["kernel"] not in st.session_state:
+        use_setting(DEMO_SETTING)
+    return st.session_state.toy_demo
+
+
+def setting_controls() -> ToySetting:
+    """The paper's and the demo's setting, and the fit's kernel, lambda1, lambda2 and SSL expansion."""
+    st.button(
+        "Paper setting",
+        key="toy_paper_setting",
+        on_click=use_paper_setting,
+        width="stretch",
+        help=f"Seed 001 §4.1: linear kernel, λ1 = {PAPER_SETTING.lambda1:g}, SSL over the labeled points, "
+        f"one preference between {PAPER_PAIR_X[0]} and {PAPER_PAIR_X[1]} (replaces the current ones); "
+        f"λ2 = {PAPER_SETTING.lambda2:g}, which §4.1 leaves unstated.",
+    )
+    st.button("Demo setting", key="toy_demo_setting", on_click=use_setting, args=(DEMO_SETTING,), width="stretch")
+    kernel = st.radio(
+        "Kernel",
+        KERNELS,
+        key="toy_kernel",
+        horizontal=True,
+        help="poly: (x·x' + 1)³; rbf: exp(-|x - x'|²); linear: x·x'",
+    )
+    lambda1 = st.select_slider("λ1 (1-norm of α)", LAMBDA1_CHOICES, key="toy_lambda1")
+    lambda2 = st.select_slider("λ2 (weight of preferences)", LAMBDA2_CHOICES, key="toy_lambda2")
+    centers = st.radio("SSL expanded over", CENTERS, key="toy_centers", format_func=CENTERS_LABELS.get)
+    return ToySetting(kernel, lambda1, lambda2, centers)
+
+
+def preference_controls(demo: ToyCubicDemo) -> None:
+    """Add a random preference or one between two x values, undo, clear, draw new training points."""
+    if st.button("Add a random preference", key="toy_add_random", type="primary", width="stretch"):
+        demo.add_random_pair(st.session_state.toy_rng)
+    x_a = st.number_input("x of A", *DOMAIN, value=PAPER_PAIR_X[0], step=0.05, key="toy_x_a")
+    x_b = st.number_input("x of B", *DOMAIN, value=PAPER_PAIR_X[1], step=0.05, key="toy_x_b")
+    if st.button("Add A vs B in their true order", key="toy_add_pair", width="stretch"):
+        try:
+            demo.add_pair(x_a, x_b)
+        except ValueError as error:
+            st.error(f"The pair was not added: {error}.")
+    undo, clear = st.columns(2)
+    if undo.button("Undo last", key="toy_undo", disabled=not demo.pairs, width="stretch"):
+        demo.undo()
+    if clear.button("Clear all", key="toy_clear", disabled=not demo.pairs, width="stretch"):
+        demo.clear()
+    st.button("New random draw", key="toy_new_draw", on_click=new_draw, width="stretch")
 
 
 @st.cache_data(max_entries=64)

@@ -1,10 +1,20 @@
-"""The toy cubic's paper setting (seed 001 §4.1) against a brute-force fit of a line."""
+"""The toy cubic's paper setting (seed 001 §4.1) against a brute-force fit of a line, and what its page
+shows, without Streamlit."""
 
 import itertools
 
 import numpy as np
 
-from ordercore.studio.toy_cubic import GRID, PAPER_SETTING, ToyCubicDemo, cubic_target, fit_toy
+from ordercore.studio.toy_cubic import (
+    DEMO_SETTING,
+    GRID,
+    PAPER_SETTING,
+    ToyCubicDemo,
+    ToyFit,
+    cubic_target,
+    fit_toy,
+    toy_metrics,
+)
 
 
 def line_objective(slope, intercept, training_x, pairs, lambda2):
@@ -56,3 +66,31 @@ def test_paper_setting_fits_the_best_line_by_brute_force():
     ssl_objective = line_objective(*fitted_line(fit.ssl), demo.training_x, demo.pairs, PAPER_SETTING.lambda2)
     np.testing.assert_allclose(ssl_objective, ssl_best, atol=1e-7)
     assert fit.ssl_violated == 0 and fit.ssl_error < fit.svr_error
+
+
+def test_the_settings_in_words():
+    assert PAPER_SETTING.describe() == "linear kernel, λ1 = 0, λ2 = 1, SSL over the labeled points (paper)"
+    assert DEMO_SETTING.describe() == "poly kernel, λ1 = 0.001, λ2 = 1, SSL over every preference point"
+
+
+def test_the_metrics_beside_the_chart_by_hand():
+    curve = np.zeros(GRID.size)
+    fit = ToyFit(curve, curve, svr_violated=1234, ssl_violated=0, svr_error=0.5, ssl_error=0.3125, setting=DEMO_SETTING)
+    assert toy_metrics(2, fit) == [
+        ("Preferences", "2", None),
+        ("Violated by SVR", "1,234", None),
+        ("Violated by SSL", "0", None),
+        ("Error to target (SSL)", "0.312", "-0.188 vs SVR"),  # 0.3125 - 0.5: SSL is closer
+    ]
+    worse = ToyFit(curve, curve, 0, 3, svr_error=0.25, ssl_error=0.5, setting=DEMO_SETTING)
+    assert toy_metrics(1000, worse)[0][1] == "1,000" and toy_metrics(0, worse)[3][2] == "+0.250 vs SVR"
+
+
+def test_undo_takes_back_the_last_preference_and_clear_every_one():
+    demo = ToyCubicDemo.draw(0)
+    assert demo.undo() is None and demo.pairs == []
+    first, second = demo.add_pair(0.1, 0.5), demo.add_pair(-0.9, -0.2)
+    assert demo.undo() == second and demo.pairs == [first]
+    demo.add_pair(0.7, 0.8)
+    demo.clear()
+    assert demo.pairs == []

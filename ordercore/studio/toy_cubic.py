@@ -1,4 +1,4 @@
-"""The toy cubic teaching demo (seed 000 Fig. 1, seed 001 §4.1).
+"""The toy cubic teaching demo (seed 000 Fig. 1, seed 001 §4.1), and what its page shows.
 
 A degree-3 polynomial target, three random training points, and order preferences between
 unlabeled x values made from the true order (d = 0, w = 1).  SVR (lambda2 = 0) fits the three
@@ -26,6 +26,8 @@ GRID = np.linspace(*DOMAIN, 201)
 
 KERNELS = ("poly", "rbf", "linear")
 CENTERS = ("all", "labeled")
+CENTERS_LABELS = {"all": "every preference point", "labeled": "the labeled points (paper)"}
+"""How the page names each of ``CENTERS``, SSL's expansion."""
 LAMBDA1_CHOICES = (0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 LAMBDA2_CHOICES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
@@ -38,6 +40,13 @@ class ToySetting:
     lambda1: float
     lambda2: float
     centers: str
+
+    def describe(self) -> str:
+        """In words, e.g. 'linear kernel, λ1 = 0, λ2 = 1, SSL over the labeled points (paper)'."""
+        return (
+            f"{self.kernel} kernel, λ1 = {self.lambda1:g}, λ2 = {self.lambda2:g}, "
+            f"SSL over {CENTERS_LABELS[self.centers]}"
+        )
 
 
 # lambda1 = 1e-3, not 0: three alphas and the bias meet three labels, so many cubic-kernel curves pass
@@ -86,6 +95,14 @@ class ToyCubicDemo:
         self.pairs.clear()
         return self.add_pair(*PAPER_PAIR_X)
 
+    def undo(self) -> tuple[float, float] | None:
+        """Take back the last preference added; None when there is none."""
+        return self.pairs.pop() if self.pairs else None
+
+    def clear(self) -> None:
+        """Take back every preference."""
+        self.pairs.clear()
+
     def add_random_pair(self, rng: np.random.Generator) -> tuple[float, float]:
         """A pair of distinct x values drawn uniformly (rounded to 0.01, like the paper's -0.15, 0.30)."""
         while True:
@@ -106,6 +123,18 @@ class ToyFit:
     svr_error: float
     ssl_error: float
     setting: ToySetting
+
+
+def toy_metrics(n_preferences: int, fit: ToyFit) -> list[tuple[str, str, str | None]]:
+    """(label, value, change against SVR or None) of what the page shows beside the chart: the
+    preferences, how many SVR and SSL violate, and SSL's MAE to the target with its change from SVR's
+    (negative: SSL is closer)."""
+    return [
+        ("Preferences", f"{n_preferences:,}", None),
+        ("Violated by SVR", f"{fit.svr_violated:,}", None),
+        ("Violated by SSL", f"{fit.ssl_violated:,}", None),
+        ("Error to target (SSL)", f"{fit.ssl_error:.3f}", f"{fit.ssl_error - fit.svr_error:+.3f} vs SVR"),
+    ]
 
 
 def fit_toy(training_x, pairs, setting: ToySetting = DEMO_SETTING) -> ToyFit:
