@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.experiments.protocol import bedroom_rule  # noqa: E402
+from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
 from ordercore.knowledge.trust import Blend, SourceTrust, Trust, trust_grid  # noqa: E402
 from ordercore.studio.data import data_settings, load_source  # noqa: E402
