@@ -168,7 +168,8 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The label with the largest predictive mean, shape (n,)."""
-        return self.classes_[largest_mean(self._latent_means(X))]
+        means = self._latent_means(X)
+        return self.classes_[largest_mean(means)]
 
     def predict_ranking(self, X) -> np.ndarray:
         """Labels from most to least preferred for each row, shape (n, L) (eq. (26))."""

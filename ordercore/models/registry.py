@@ -23,7 +23,8 @@ is (importing any ``ordercore`` module imports the package first).
 How to add a model family, step by step:
 
 1. Write its estimator in a package of its own, ``ordercore/<family>/`` (the maths as pure functions,
-   the scikit-learn estimator in ``estimator.py``), below ``knowledge/`` and importing no other family.
+   the scikit-learn estimator in ``estimator.py``), importing no other family, and add the package to
+   the families' layer in ``tests/test_layers.py`` (``LAYERS``).
 2. To save it, give the estimator ``_saved_arrays`` (entry -> (dtype, shape in named dimensions)),
    ``_saved_scalars`` (entry -> type), ``_saved_state()``, ``_restore_state(arrays, scalars)`` and a
    ``save(path, preprocessing=None, metadata=None)`` that calls ``ordercore.models.files.save_model``.
@@ -31,8 +32,8 @@ How to add a model family, step by step:
    estimator=..., learns={Learns.LABELS, Learns.PREFERENCES}, offers={Offer.SUGGEST_PAIRS, ...},
    studio_settings={"gamma": Setting((...), "RBF γ")}, saved=(TheEstimator,)))``.  Declare only what
    the estimator does: each ``Offer`` says which methods and attributes it promises.
-4. Import that module in ``ordercore/__init__.py`` (the order of the imports is the order readers
-   list the families in).
+4. Import that module in ``ordercore/__init__.py``, in the block of family imports (their order is
+   the order readers list the families in).
 5. Nothing else: the readers above find it.  ``tests/test_registry.py`` registers a toy family (with
    ``registered``) and finds it in each of them; do the same for a new family's own tests.
 """
