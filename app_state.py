@@ -18,7 +18,7 @@ from ordercore.knowledge.quality import rule_checks
 from ordercore.knowledge.trust import FOLDS, SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.store import DEFAULT_RATING_SCALE, Store, store_url
-from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, STUDIO_MODELS, Workbench
+from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, Workbench, studio_models
 
 
 @st.cache_resource
@@ -70,10 +70,10 @@ def session_data(session) -> StudyData | None:
 
 
 def model_choice() -> tuple[str, dict]:
-    """The regressor the Model page chose (a key of ``STUDIO_MODELS``, kept under a plain key that
+    """The regressor the Model page chose (a key of ``studio_models()``, kept under a plain key that
     outlives the page's widgets) and its settings."""
     model = st.session_state.get("model_key", "lp")
-    return model, STUDIO_MODELS[model].settings(st.session_state.get("model_params", {}))
+    return model, studio_models()[model].settings(st.session_state.get("model_params", {}))
 
 
 def time_limit() -> float:
@@ -197,7 +197,7 @@ def assess_trust(session, data: StudyData, bench: Workbench, preferences, proven
     session, a newer one cancelling an older.  Once it is done, its result is in force.  The
     ``SourceTrust`` in force: the last finished assessment (of these sources, or of earlier ones
     while one runs, after a cancel or a failure), or None (none yet, or nothing to assess)."""
-    if bench.model != "lp" or not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
+    if not bench.trust_applies or not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
         stop_trust(bench)
         return None
     names = session_sources(session, provenance)

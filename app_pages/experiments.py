@@ -7,8 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from ordercore.data.benchmarks import BENCHMARKS, load_dataset
+from ordercore.experiments.bedroom import bedroom_rule
 from ordercore.experiments.figures import sweep_figure
-from ordercore.experiments.protocol import SWEEPS, Protocol, bedroom_rule, read_result, run_experiment
+from ordercore.experiments.protocol import Protocol
+from ordercore.experiments.results import read_result, run_experiment
+from ordercore.experiments.table1 import SWEEPS
 from ordercore.studio.data import available_sources
 from ordercore.studio.figures import against_figure
 

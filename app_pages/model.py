@@ -11,10 +11,10 @@ from ordercore.studio.data import readable
 from ordercore.studio.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
 from ordercore.studio.workbench import (
     EPSILON_IN_SD,
-    STUDIO_MODELS,
     monotone_boosting_mae,
     mpmr_comparison,
     start_gp_fit,
+    studio_models,
 )
 
 
@@ -324,21 +324,22 @@ def main() -> None:
     session, data = app_state.need_session_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         model, params = app_state.model_choice()
-        keys = list(STUDIO_MODELS)
+        models = studio_models()
+        keys = list(models)
         st.session_state.model_key = model = st.selectbox(
-            "Regressor", keys, keys.index(model), format_func=lambda key: STUDIO_MODELS[key].label, key="model_select"
+            "Regressor", keys, keys.index(model), format_func=lambda key: models[key].label, key="model_select"
         )
-        choice = STUDIO_MODELS[model]
+        choice = models[model]
         params = choice.settings(params)
         st.session_state.model_params = {
             name: st.select_slider(
-                choice.labels.get(name, name),
-                values,
+                setting.label,
+                setting.values,
                 value=params[name],
                 format_func=lambda value: "auto" if value is None else f"{value:g}",
                 key=f"model_{model}_{name}",
             )
-            for name, values in choice.choices.items()
+            for name, setting in choice.studio_settings.items()
         }
         st.session_state.automatic_trust = st.toggle(
             "Automatic trust: weigh each source of preferences by its measured accuracy, and mix SVR with the "

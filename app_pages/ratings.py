@@ -8,19 +8,19 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import confusion_figure
 from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
-    GP_MAX_GRADES,
-    RATING_MODELS,
     RatingModel,
     cross_validate,
     cross_validation_due,
     cross_validation_needs,
     default_text_column,
     least_sure,
+    rating_models,
     table_items,
     text_items,
     why_no_model,
@@ -171,10 +171,11 @@ def main() -> None:
     except ValueError as error:
         st.error(f"These items cannot be graded: {error}. Choose other items under *Scale and items*.")
         return
+    models = rating_models()
     model_name = st.radio(
         "Model",
-        list(RATING_MODELS),
-        format_func=RATING_MODELS.get,
+        list(models),
+        format_func=models.get,
         key="rating_model_choice",
         horizontal=True,
         help=f"NPSVOR: one hyperplane per grade (seed 004). GP: one latent function per grade (seed 002 §3), "

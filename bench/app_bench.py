@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
-from ordercore.experiments.protocol import bedroom_rule, with_household_columns  # noqa: E402
+from ordercore.experiments.bedroom import bedroom_rule, with_household_columns  # noqa: E402
 from ordercore.knowledge.rules import generate  # noqa: E402
 from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.studio.data import StudyData  # noqa: E402

@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ordercore.experiments.protocol import bedroom_rule  # noqa: E402
+from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.label_cv import Blend  # noqa: E402
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
 from ordercore.knowledge.trust import SourceTrust, Trust, trust_grid  # noqa: E402

@@ -9,7 +9,17 @@ Strohmann & Grudic, "A Formulation for Minimax Probability Machine Regression" (
 Shi, Wang, Shen & Niu, "A Novel Large-scale Ordinal Regression Model": ``NPSVOR``, linear nonparallel
 support vector ordinal regression by dual coordinate descent.
 A fitted model's ``save(path)`` writes a file that ``load(path)`` reads back (``ordercore.models.files``).
+The model families are registered in ``ordercore.models.registry``, each by its own ``family`` module,
+all of them imported here (in the order the Studio, the command line and the experiments list them).
 """
+
+# isort: off
+import ordercore.lp.family  # noqa: F401 (registers the LP and 2-norm QP families)
+import ordercore.npsvor.family  # noqa: F401
+import ordercore.gp.family  # noqa: F401
+import ordercore.mpmr.family  # noqa: F401
+
+# isort: on
 
 from ordercore.exceptions import (
     ClusterUnavailableError,

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ordercore.studio.ratings import GP_MAX_GRADES
+from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.studio.store import Store
 
 APP = str(Path(__file__).parents[1] / "app.py")
@@ -190,14 +190,21 @@ def test_removing_a_rule_retrains(ready, store_path):
     assert len(store.model_runs(session_id)) == 3
 
 
-def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_nothing(ready, store_path, monkeypatch):
+@pytest.fixture
+def time_limited_lp():
+    """The LP's family registered with an LP that stops past 4 preferences (tests/test_workbench.py)
+    while the test runs."""
+    from ordercore.models.registry import registered
+    from tests.test_workbench import time_limited_model
+
+    with registered(time_limited_model("lp")):
+        yield
+
+
+def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_nothing(ready, store_path, time_limited_lp):
     """An LP that stops past 4 preferences (tests/test_workbench.py): after a click the model trains;
     a rule takes it past the limit, so the pages warn, SSL stays the one-click fit and no model run
     is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
-    from ordercore.studio.workbench import STUDIO_MODELS
-    from tests.test_workbench import time_limited_model
-
-    monkeypatch.setitem(STUDIO_MODELS, "lp", time_limited_model())
     ready.session_state["automatic_trust"] = False  # the page's own lambdas: the limit is what is tested
     at = ready.switch_page("app_pages/pairwise.py").run()
     answer_button(at, "answer_a").click().run()
@@ -405,7 +412,7 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
     page shows the cross-validation and SSL is refitted with the λ it chose."""
     from ordercore.studio.data import readable
-    from ordercore.studio.workbench import STUDIO_MODELS
+    from ordercore.studio.workbench import studio_models
 
     at = ready.switch_page("app_pages/rules.py").run()
     at.number_input(key="rule_max_pairs").set_value(5_000).run()
@@ -414,7 +421,7 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     assert not at.exception
     job = trust_job(at)
     (progress,) = at.get("progress")
-    defaults = STUDIO_MODELS["lp"].defaults()
+    defaults = studio_models()["lp"].defaults()
     assert "in the background" in progress.proto.text
     assert f"SSL uses the page's λ1 = {defaults['lambda1']:g} and λ2 = {defaults['lambda2']:g}" in progress.proto.text
     assert at.session_state["workbench"].ssl.lambda2 == defaults["lambda2"]

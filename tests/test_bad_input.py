@@ -196,7 +196,7 @@ DEEP = "[" * 100_000  # json.loads raises RecursionError (not a ValueError) on t
 
 def test_deeply_nested_json_is_refused_by_every_reader(tmp_path):
     from ordercore.cli.tabular import read_rules
-    from ordercore.experiments.protocol import read_result
+    from ordercore.experiments.results import read_result
     from ordercore.knowledge.rules import Rule
     from ordercore.studio.session_files import read_session_file
 
@@ -243,7 +243,7 @@ RESULT = {
 def test_a_result_file_of_the_wrong_shape_is_refused_saying_where(document, message):
     import json
 
-    from ordercore.experiments.protocol import read_result
+    from ordercore.experiments.results import read_result
 
     with pytest.raises(ValueError, match=message):
         read_result(json.dumps(document).encode())
@@ -252,7 +252,7 @@ def test_a_result_file_of_the_wrong_shape_is_refused_saying_where(document, mess
 def test_a_result_file_of_the_right_shape_is_read():
     import json
 
-    from ordercore.experiments.protocol import read_result
+    from ordercore.experiments.results import read_result
 
     document = {
         **RESULT,

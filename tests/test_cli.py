@@ -203,7 +203,9 @@ def test_negative_counts_and_jobs_are_usage_errors(arguments, capsys):
 
 
 def test_an_unwritable_out_stops_an_experiment_before_it_starts(tmp_path, monkeypatch):
-    monkeypatch.setattr("ordercore.cli.main.run_experiment", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(
+        "ordercore.cli.experiment_commands.run_experiment", lambda *a, **k: pytest.fail("the run started")
+    )
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit, match="cannot write"):
         main(["experiments", "table1", "--dataset", "boston", "--out", str(tmp_path / "file" / "r.json")])

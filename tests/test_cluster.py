@@ -18,7 +18,8 @@ distributed = pytest.importorskip("dask.distributed")
 from ordercore import ClusterUnavailableError  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 from ordercore.experiments.parallel import trial_backend  # noqa: E402
-from ordercore.experiments.protocol import Protocol, table1, trial_seeds  # noqa: E402
+from ordercore.experiments.protocol import Protocol, trial_seeds  # noqa: E402
+from ordercore.experiments.table1 import table1  # noqa: E402
 
 TIMING_FIELDS = {"tune_seconds", "svr_seconds", "ssl_seconds"}
 """Wall-clock fields of a trial's results, the only ones allowed to differ between runs."""

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from ordercore import GPPreferenceModel, MemoryBudgetError
-from ordercore.experiments.protocol import bedroom_rule
+from ordercore.experiments.bedroom import bedroom_rule
 from ordercore.knowledge.rules import generate
 from ordercore.studio.data import data_settings, load_source
 from ordercore.studio.store import Store

@@ -11,16 +11,9 @@ from sklearn.model_selection import GridSearchCV, KFold
 from ordercore import OrderPreferenceRegressor
 from ordercore.cli.main import main
 from ordercore.data.benchmarks import load_dataset
-from ordercore.experiments.protocol import (
-    LAMBDA2_GRID,
-    Protocol,
-    norm_comparison_table,
-    run_trial,
-    split,
-    summarize,
-    tune_on_labels,
-    tune_on_preferences,
-)
+from ordercore.experiments.protocol import Protocol, run_trial, split, summarize
+from ordercore.experiments.results import norm_comparison_table
+from ordercore.experiments.tuning import LAMBDA2_GRID, tune_on_labels, tune_on_preferences
 from ordercore.knowledge.oracle import oracle_preferences
 from ordercore.lp import TwoNormOrderPreferenceRegressor
 
@@ -312,7 +305,7 @@ def test_quick_bedroom_experiment_from_the_command_line(data_directory, tmp_path
 def test_label_tuning_of_lambda2_picks_what_cold_fits_score_best():
     """The warm-started, repeated label CV chooses the lambda2 whose cold fits have the lowest mean
     held-out MAE over the same folds."""
-    from ordercore.experiments.protocol import LABEL_CV_REPEATS, LABEL_LAMBDA2_GRID, tune_lambda2_on_labels
+    from ordercore.experiments.tuning import LABEL_CV_REPEATS, LABEL_LAMBDA2_GRID, tune_lambda2_on_labels
 
     rng = np.random.default_rng(4)
     X = rng.normal(size=(70, 2))

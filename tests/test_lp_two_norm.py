@@ -206,16 +206,16 @@ def test_solver_limits_raise_named_errors(monkeypatch):
 
 
 def test_the_studio_retrains_the_two_norm_model():
-    """One entry in STUDIO_MODELS: the Workbench's SVR and SSL are the estimator's own fits."""
+    """Its family in the registry: the Workbench's SVR and SSL are the estimator's own fits."""
     import pandas as pd
 
     from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
-    from ordercore.studio.workbench import STUDIO_MODELS, Workbench
+    from ordercore.studio.workbench import Workbench, studio_models
 
     frame = pd.read_csv(SAMPLE_PATH).iloc[:200].reset_index(drop=True)
     data = study_data(frame, "price", SAMPLE_FEATURES, {"n_labeled": 20, "test_fraction": 0.2, "seed": 3})
     parameters = {"gamma": 0.1, "lambda1": 1e-2}
-    assert STUDIO_MODELS["two_norm"].estimator is TwoNormOrderPreferenceRegressor
+    assert studio_models()["two_norm"].estimator is TwoNormOrderPreferenceRegressor
     bench = Workbench(data, "two_norm", parameters)
     preferences = PreferenceSet.order(data.pool[:6], data.pool[6:12])
     report = bench.update(preferences)

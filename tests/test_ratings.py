@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import KFold
 
+from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.npsvor.estimator import NPSVOR
 from ordercore.npsvor.problem import primal_objective
 from ordercore.studio.ratings import (
     FOLDS,
-    GP_MAX_GRADES,
     RatingModel,
     cross_validate,
     cross_validation_due,
@@ -48,14 +48,14 @@ def objectives(model: NPSVOR, X, grades) -> np.ndarray:
 def test_a_warm_refit_reaches_the_cold_fit_on_the_same_grades(change):
     X, grades = graded_items()
     rows = np.arange(0, 120)
-    warm = RatingModel(table_items(X), npsvor=TIGHT).fit(rows[:100], grades[rows[:100]])
+    warm = RatingModel(table_items(X), parameters=TIGHT).fit(rows[:100], grades[rows[:100]])
     new_grades = grades[rows].copy()
     if change == "edited":
         rows = rows[:100]
         new_grades = grades[rows].copy()
         new_grades[[3, 50, 77]] = [1, 5, 3]
     warm.fit(rows, new_grades)
-    cold = RatingModel(table_items(X), npsvor=TIGHT).fit(rows, new_grades)
+    cold = RatingModel(table_items(X), parameters=TIGHT).fit(rows, new_grades)
     assert warm.warm and not cold.warm
     assert warm.estimator is not cold.estimator
     np.testing.assert_allclose(
@@ -173,7 +173,7 @@ def test_a_fit_that_did_not_finish_leaves_the_last_fit_in_place(monkeypatch):
     """A refit stopped part-way (an error, or the Studio's overlapping reruns sharing the model) keeps the
     previous fit: the next refit works (it raised AttributeError on the half-made estimator's classes_)."""
     X, grades = graded_items()
-    model = RatingModel(table_items(X), npsvor=TIGHT).fit(np.arange(20), grades[:20])
+    model = RatingModel(table_items(X), parameters=TIGHT).fit(np.arange(20), grades[:20])
     before = model.predict()
     with monkeypatch.context() as patched:
         patched.setattr(NPSVOR, "fit", stopped_fit)
@@ -184,7 +184,7 @@ def test_a_fit_that_did_not_finish_leaves_the_last_fit_in_place(monkeypatch):
             np.testing.assert_array_equal(model.predict(), before)
     model.fit(np.arange(30), grades[:30])
     assert model.warm and model.rows.size == 30
-    cold = RatingModel(table_items(X), npsvor=TIGHT).fit(np.arange(30), grades[:30])
+    cold = RatingModel(table_items(X), parameters=TIGHT).fit(np.arange(30), grades[:30])
     assert np.mean(model.predict() == cold.predict()) > 0.99
 
 

@@ -1,6 +1,8 @@
 """The Studio's Workbench: each retrain path (answer added, undo, a change that is neither) gives
 the fit a cold solve of the same problem gives, and the figures it reports are those of cold fits."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,14 +11,14 @@ from sklearn.metrics import mean_absolute_error
 from ordercore import GPPreferenceModel, MemoryBudgetError, OrderPreferenceRegressor, PreferenceSet
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
+from ordercore.models.registry import ModelFamily, registered
 from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, identifier_column, study_data
 from ordercore.studio.workbench import (
     DEFAULT_TIME_LIMIT,
-    STUDIO_MODELS,
-    StudioModel,
     Workbench,
     monotone_boosting_mae,
     start_gp_fit,
+    studio_models,
 )
 
 PARAMETERS = {"gamma": 0.1, "lambda1": 1e-3, "lambda2": 1.0}
@@ -74,7 +76,7 @@ def test_each_retrain_path_gives_the_cold_fit(data, rule_preferences):
 
 
 def test_settings_and_unknown_models(data):
-    choice = STUDIO_MODELS["lp"]
+    choice = studio_models()["lp"]
     defaults = OrderPreferenceRegressor().get_params()
     assert choice.defaults() == {name: defaults[name] for name in ("gamma", "lambda1", "lambda2")}
     assert choice.settings({"lambda2": 3.0, "unrelated": 1})["lambda2"] == 3.0
@@ -115,16 +117,17 @@ class TimeLimitedRegressor(OrderPreferenceRegressor):
         return super().update_preferences(preferences)
 
 
-def time_limited_model() -> StudioModel:
-    lp = STUDIO_MODELS["lp"]
-    return StudioModel("LP that stops past 4 preferences", TimeLimitedRegressor, lp.choices, lp.labels)
+def time_limited_model(key: str = "limited") -> ModelFamily:
+    """The LP's family with ``TimeLimitedRegressor`` as its estimator, registered as ``key``."""
+    lp = studio_models()["lp"]
+    return dataclasses.replace(lp, key=key, label="LP that stops past 4 preferences", estimator=TimeLimitedRegressor)
 
 
-def test_a_retrain_past_the_time_limit_keeps_the_last_fit(data, rule_preferences, monkeypatch):
+def test_a_retrain_past_the_time_limit_keeps_the_last_fit(data, rule_preferences):
     """The last fit stays (predictions, objective), the plot data describe it on the preferences in
     force, and a later change within the limit retrains again: each against cold fits."""
-    monkeypatch.setitem(STUDIO_MODELS, "limited", time_limited_model())
-    bench = Workbench(data, "limited", PARAMETERS)
+    with registered(time_limited_model()):
+        bench = Workbench(data, "limited", PARAMETERS)
     clicks = PreferenceSet.order(data.pool[:3], data.pool[3:6])
     assert not bench.update(clicks).timed_out
     in_force = clicks + rule_preferences
@@ -143,9 +146,9 @@ def test_a_retrain_past_the_time_limit_keeps_the_last_fit(data, rule_preferences
     assert_matches_cold_fit(bench, data, clicks[:2], report)
 
 
-def test_a_first_retrain_past_the_time_limit_serves_the_labels_only_fit(data, rule_preferences, monkeypatch):
-    monkeypatch.setitem(STUDIO_MODELS, "limited", time_limited_model())
-    bench = Workbench(data, "limited", PARAMETERS)
+def test_a_first_retrain_past_the_time_limit_serves_the_labels_only_fit(data, rule_preferences):
+    with registered(time_limited_model()):
+        bench = Workbench(data, "limited", PARAMETERS)
     report = bench.update(rule_preferences)
     assert report.timed_out and report.fitted == 0 and bench.ssl is None
     assert np.array_equal(bench.ssl_test, bench.svr_test) and report.ssl_mae == report.svr_mae

@@ -15,15 +15,24 @@ import numpy as np
 import pandas as pd
 
 from ordercore.data.tables import Preprocessing, read_csv, target_values
-from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.knowledge.quality import GraphReport, check_preference_graph
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
+from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
-from ordercore.studio.workbench import STUDIO_MODELS
 
-MODELS = ("lp", "gp")
-"""'lp': the order-preference LP (seeds 000/001); 'gp': the GP preference model (seed 002)."""
+SEED = 0
+"""The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""
+
+
+def table_models() -> dict[str, ModelFamily]:
+    """What ``fit --model`` offers, by key: every registered family that learns from labels and/or
+    preferences and whose estimator a model file can hold."""
+    return {
+        key: f
+        for key, f in families().items()
+        if f.learns & {Learns.LABELS, Learns.PREFERENCES} and f.estimator in f.saved
+    }
 
 
 @dataclass
@@ -143,28 +152,50 @@ def label_chain(y: np.ndarray) -> PreferenceSet:
 
 
 def fit_table(table: Table, preferences: PreferenceSet, model: str, parameters: dict):
-    """(estimator, preprocessing) fitted on every row of ``table``.  'lp' takes the labels and the
-    preferences, with the Studio's defaults for what ``parameters`` leaves out; 'gp' takes the
-    pairwise preferences and the labels' order (``label_chain``): its predictions are a latent
-    utility, on no target's scale."""
+    """(estimator, preprocessing) fitted on every row of ``table`` by the family ``model`` (a key of
+    ``table_models()``), with its Studio settings ``parameters`` and its estimator's defaults for the
+    rest: from the labels and the preferences when it learns both; from the labeled rows when it learns
+    labels alone (then there may be no preferences); from the pairwise preferences and the labels' order
+    (``label_chain``) when it learns preferences alone, its predictions a latent utility on no target's
+    scale."""
+    models = table_models()
+    if model not in models:
+        raise ValueError(f"model must be one of {sorted(models)}, got {model!r}")
+    chosen = models[model]
+    unknown = sorted(set(parameters) - set(chosen.studio_settings))
+    if unknown:
+        able = [key for key, f in models.items() if set(parameters) <= set(f.studio_settings)]
+        raise ValueError(
+            f"the {chosen.label} has no setting {unknown}: --gamma, --lambda1 and --lambda2 apply to the LP only, "
+            f"or to a model with the same settings ({', '.join(able)})"
+        )
     preprocessing = Preprocessing.fit(table.frame, table.features)
     X, y = preprocessing.transform(table.frame), table.y
-    if model == "lp":
-        estimator = STUDIO_MODELS["lp"].make(parameters)
-        return estimator.fit(X, y, preferences), preprocessing
-    if model != "gp":
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-    if parameters:
-        raise ValueError(f"the GP learns its hyperparameters; {sorted(parameters)} apply to the LP only")
+    estimator = chosen.make(parameters)
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=SEED)
+    return _fit(chosen, estimator, X, y, preferences), preprocessing
+
+
+def _fit(chosen: ModelFamily, estimator, X: np.ndarray, y: np.ndarray, preferences: PreferenceSet):
+    """``estimator`` fitted as ``fit_table`` says, by what ``chosen`` learns from."""
+    if Learns.PREFERENCES not in chosen.learns:
+        if len(preferences):
+            raise ValueError(f"the {chosen.label} learns from labels alone: leave out --preferences and --rules")
+        labeled = ~np.isnan(y)
+        return estimator.fit(X[labeled], y[labeled])
+    if Learns.LABELS in chosen.learns:
+        return estimator.fit(X, y, preferences)
     pairwise = preferences[~preferences.is_unary] + label_chain(y)
     if len(pairwise) == 0:
-        raise ValueError("the GP needs pairwise preferences or at least two different labels")
-    return GPPreferenceModel(random_state=0).fit(X, pairwise), preprocessing
+        raise ValueError(f"the {chosen.label} needs pairwise preferences or at least two different labels")
+    return estimator.fit(X, pairwise)
 
 
 def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per row of ``frame``, in order: the id column when the model was fitted with one and
-    ``frame`` has it, ``prediction``, and ``std`` for the GP."""
+    ``frame`` has it, ``prediction``, and ``std`` where its family offers uncertainty (the GP), ``lower``
+    and ``upper`` where it offers intervals (MPMR)."""
     if model_file.preprocessing is None:
         raise ValueError("the model file holds no preprocessing; save it with 'python -m ordercore fit'")
     X = model_file.preprocessing.transform(frame)
@@ -172,10 +203,15 @@ def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
     id_column = model_file.metadata.get("id")
     if id_column is not None and id_column in frame.columns:
         out[id_column] = frame[id_column]
-    if isinstance(model_file.estimator, GPPreferenceModel):
-        out["prediction"], out["std"] = model_file.estimator.predict(X, return_std=True)
+    estimator = model_file.estimator
+    chosen = family_of(type(estimator))
+    offers = frozenset() if chosen is None else chosen.offers
+    if Offer.UNCERTAINTY in offers:
+        out["prediction"], out["std"] = estimator.predict(X, return_std=True)
     else:
-        out["prediction"] = model_file.estimator.predict(X)
+        out["prediction"] = estimator.predict(X)
+    if Offer.INTERVALS in offers:
+        out["lower"], out["upper"] = estimator.predict_interval(X)
     return out.reset_index(drop=True)
 
 

@@ -38,15 +38,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from ordercore.data.benchmarks import DATA_ENVIRONMENT_VARIABLE, data_directory
 from ordercore.data.tables import read_csv
 from ordercore.experiments.parallel import trial_backend
-from ordercore.experiments.protocol import (
-    PARAMETER_GRID,
-    Protocol,
-    TrialResult,
-    _result,
-    split,
-    trial_seeds,
-    tune_on_labels,
-)
+from ordercore.experiments.protocol import PARAMETER_GRID, Protocol, TrialResult, result_document, split, trial_seeds
+from ordercore.experiments.tuning import tune_on_labels
 from ordercore.knowledge.proxy import pair_accuracy, proxy_preferences
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
@@ -275,6 +268,6 @@ def sentiment(
             if progress is not None:
                 progress(done, trials)
     results.sort(key=lambda r: r.trial)
-    document = _result("sentiment", "movie_snippets", protocol, seed, results, PAPER_TABLE2)
+    document = result_document("sentiment", "movie_snippets", protocol, seed, results, PAPER_TABLE2)
     document["data"] = data.metadata
     return document

@@ -23,7 +23,7 @@ from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.magnitudes import check_kernel_input, standard_deviation
-from ordercore.models.files import model_file_class, save_model
+from ordercore.models.files import save_model
 from ordercore.pair_scores import bald_information, check_candidate_pairs, rank_unsettled
 from ordercore.preferences import PreferenceSet
 
@@ -261,7 +261,6 @@ class LaplaceGPMixin:
         return X
 
 
-@model_file_class
 class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
     """Gaussian-process preference learning (seed 002 §2): latent f ~ GP(0, K), and
 

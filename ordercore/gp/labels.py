@@ -19,9 +19,21 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
-from ordercore.models.files import model_file_class
 
 GRAPHS = ("multiclass", "ordinal")
+
+
+def largest_mean(means: np.ndarray) -> np.ndarray:
+    """The position of each row's label of largest predictive mean (the first of eq. (26)'s ranking);
+    means (n, L) → (n,)."""
+    return np.argmax(means, axis=1)
+
+
+def mean_gap(means: np.ndarray) -> np.ndarray:
+    """The gap between each row's largest and second largest predictive mean: how far ``largest_mean``
+    is from changing (margin sampling); means (n, L) → (n,)."""
+    top = np.sort(means, axis=1)
+    return top[:, -1] - top[:, -2]
 
 
 def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -> tuple[np.ndarray, np.ndarray]:
@@ -49,7 +61,6 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
     return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
 
 
-@model_file_class
 class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     """Classification or ordinal regression as label preference learning with GPs (seed 002 §3).
 
@@ -158,7 +169,7 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         """The label with the largest predictive mean, shape (n,)."""
         means = self._latent_means(X)
-        return self.classes_[np.argmax(means, axis=1)]
+        return self.classes_[largest_mean(means)]
 
     def predict_ranking(self, X) -> np.ndarray:
         """Labels from most to least preferred for each row, shape (n, L) (eq. (26))."""

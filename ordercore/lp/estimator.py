@@ -22,7 +22,7 @@ from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
 from ordercore.lp.solution import LPSolution
 from ordercore.magnitudes import check_kernel_input
-from ordercore.models.files import model_file_class, save_model
+from ordercore.models.files import save_model
 from ordercore.pair_scores import suggest_by_order
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
@@ -128,7 +128,6 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         save_model(path, self, preprocessing, metadata)
 
 
-@model_file_class
 class OrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w.
 

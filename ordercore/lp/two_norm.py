@@ -18,11 +18,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.two_norm_qp import TwoNormSolution, solve_two_norm
-from ordercore.models.files import model_file_class
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 
 
-@model_file_class
 class TwoNormOrderPreferenceRegressor(KernelPreferenceRegressor):
     """Regression from few labels plus order preferences f(x_i) - f(x_j) >= d with weight w, with the
     RKHS norm as regulariser (seed 001 eq. (7)):

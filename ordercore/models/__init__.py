@@ -1,1 +1,2 @@
-"""What the model families share: their model files (save and load)."""
+"""What the model families share: the registry of families (``registry``) and their model files
+(``files``: save and load)."""

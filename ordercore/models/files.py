@@ -3,10 +3,11 @@ that loads without unpickling or evaluating anything.
 
 The archive holds plain numeric arrays (the estimator's fitted arrays) and one entry ``metadata``,
 a JSON document (UTF-8 bytes as uint8) naming the format and its version, the estimator class
-(from the allow-list ``ESTIMATORS``), its parameters and fitted scalars, the array entries, the
-preprocessing and the caller's metadata.  Each estimator declares what it keeps in
-``_saved_arrays`` (entry -> (dtype, shape in named dimensions)) and ``_saved_scalars`` (entry ->
-type), and writes and reads it with ``_saved_state()`` and ``_restore_state(arrays, scalars)``.
+(one the registered model families save: ``registry.saved_classes``), its parameters and fitted
+scalars, the array entries, the preprocessing and the caller's metadata.  Each estimator declares
+what it keeps in ``_saved_arrays`` (entry -> (dtype, shape in named dimensions)) and
+``_saved_scalars`` (entry -> type), and writes and reads it with ``_saved_state()`` and
+``_restore_state(arrays, scalars)``.
 
 Reading checks everything before it builds the estimator: every failure is one
 ``ModelFileError`` naming the file and what is wrong.  ``OSError`` (e.g. no such file) passes
@@ -29,23 +30,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
+from ordercore.models.registry import saved_classes
 from ordercore.preferences import COLUMNS, PreferenceSet
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1
 """Version of the layout written here; a reader refuses files of a later version."""
-
-ESTIMATORS: dict[str, type] = {}
-"""The classes a model file may name: the only ones ``read_model`` builds.  Each family's estimator
-module adds its own (``model_file_class``)."""
-
-
-def model_file_class(cls: type) -> type:
-    """Class decorator: let model files hold ``cls`` (it declares ``_saved_arrays``, ``_saved_scalars``,
-    ``_saved_state`` and ``_restore_state``)."""
-    ESTIMATORS[cls.__name__] = cls
-    return cls
-
 
 PREFERENCE_DTYPES = dict(zip(COLUMNS, ("int64", "int64", "float64", "float64"), strict=True))
 """A saved array of dtype 'preferences' is a PreferenceSet, kept as one entry per column."""
@@ -70,14 +60,14 @@ class ModelFile:
 
 
 def save_model(path, estimator, preprocessing: Preprocessing | None = None, metadata: dict | None = None) -> None:
-    """Write a fitted estimator (one of ``ESTIMATORS``) to ``path`` as an ``.npz``, atomically: the
+    """Write a fitted estimator (of a class a registered family saves) to ``path`` as an ``.npz``, atomically: the
     archive is written beside ``path`` and renamed over it, so ``path`` is never half written.
 
     Raises ``NotFittedError`` for an unfitted estimator, ``TypeError`` for another class, a
     parameter JSON cannot hold, or metadata that is not a JSON object."""
-    name = type(estimator).__name__
-    if ESTIMATORS.get(name) is not type(estimator):
-        raise TypeError(f"cannot save a {name}; model files hold one of {sorted(ESTIMATORS)}")
+    name, allowed = type(estimator).__name__, saved_classes()
+    if allowed.get(name) is not type(estimator):
+        raise TypeError(f"cannot save a {name}; model files hold one of {sorted(allowed)}")
     if not isinstance(metadata, dict | None):
         raise TypeError(f"metadata must be a dict, got {type(metadata).__name__}")
     check_is_fitted(estimator)
@@ -201,7 +191,7 @@ def _read(archive, file_size: int) -> ModelFile:
     if "metadata.npy" not in archive.zip.namelist():
         raise ValueError("it has no 'metadata' entry, so it is not an ordercore model (a foreign .npz?)")
     document = _document(_entry(archive, "metadata", "uint8", file_size))
-    cls = ESTIMATORS[document["estimator"]]
+    cls = saved_classes()[document["estimator"]]
     estimator = _estimator(cls, document["params"])
     scalars = _scalars(document["scalars"], {**cls._saved_scalars, **COMMON_SCALARS}, _later(cls, "scalars"))
     dims = {"n_features": scalars["n_features_in"]}
@@ -236,8 +226,9 @@ def _document(raw: np.ndarray) -> dict:
     missing = sorted(keys - set(document))
     if missing:
         raise ValueError(f"its metadata lacks {missing}")
-    if not isinstance(document["estimator"], str) or document["estimator"] not in ESTIMATORS:
-        raise ValueError(f"unknown estimator class {document['estimator']!r}; model files hold {sorted(ESTIMATORS)}")
+    allowed = saved_classes()
+    if not isinstance(document["estimator"], str) or document["estimator"] not in allowed:
+        raise ValueError(f"unknown estimator class {document['estimator']!r}; model files hold {sorted(allowed)}")
     return document
 
 

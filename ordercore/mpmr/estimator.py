@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ordercore.kernels import KERNELS, kernel_matrix
-from ordercore.models.files import model_file_class, save_model
+from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, kappa, omega
 from ordercore.mpmr.solver import MPMRSolution, solve_mpmr
 
@@ -29,7 +29,6 @@ other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,
 against 1.9 s."""
 
 
-@model_file_class
 class MPMRegressor(RegressorMixin, BaseEstimator):
     """Regression posed as minimax probability classification of the data shifted by ±ε in y.
 

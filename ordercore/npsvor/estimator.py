@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.models.files import model_file_class, save_model
+from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
 
@@ -26,7 +26,6 @@ PAPER_MAX_ITER = 1000
 """Cap on sweeps over the data per rank: the authors' code's (and LIBLINEAR's) 1000."""
 
 
-@model_file_class
 class NPSVOR(ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
     rows of rank k held within the ε-tube |f_k(x)| ≤ ε (penalty C1), rows of lower ranks pushed to

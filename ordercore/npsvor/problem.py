@@ -105,6 +105,12 @@ def predict_order(decision: np.ndarray) -> np.ndarray:
     return (decision[:, :-1] + decision[:, 1:] > 0).sum(axis=1)
 
 
+def threshold_distance(decision: np.ndarray) -> np.ndarray:
+    """How far rule (36)'s prediction is from changing, min_k |g_k(x)| with g_k = f_k + f_{k+1} (eq.
+    (35)): it moves by one rank when any g_k changes sign; decision (n, K) → (n,)."""
+    return np.abs(decision[:, :-1] + decision[:, 1:]).min(axis=1)
+
+
 def predict_nearest(decision: np.ndarray) -> np.ndarray:
     """Rule (5): the rank of the nearest hyperplane, argmin_k |f_k(x)| (first on ties); (n, K) → (n,)."""
     return np.argmin(np.abs(decision), axis=1)

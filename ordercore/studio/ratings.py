@@ -1,12 +1,15 @@
 """Ordinal ratings: an expert grades items (rows of a table, or texts) on a scale 1 … K, and an ordinal
 model learns the grades as they come (the Studio's Ratings page; nothing here imports Streamlit).
 
+The models are the registered families that learn grades (``rating_models``), each as its ``Grading``
+declares:
+
 - **NPSVOR** (seed 004, ``ordercore.npsvor``), linear, refitted after every grade *warm*: the grades are
   training rows in the order they were given, so a new grade appends a row and the previous fit's duals
   start the next (``NPSVOR(warm_start=True)``); an edited grade keeps the rows, and its duals are clipped
   into the new bounds.  A removed grade (undo) changes the rows, and the fit starts cold.
 - **GP label preferences** (seed 002 §3, ``GPLabelPreferenceModel(graph='ordinal')``), the nonlinear
-  alternative for few grades: its cost grows as (n·K)³, so it is refused above ``GP_MAX_GRADES``.
+  alternative for few grades: its cost grows as (n·K)³, so it is refused above its ``max_grades``.
 
 Quality is k-fold cross-validated MAE over the grades (``cross_validate``), with each fold's MAE for its
 spread and the cross-validated predictions' confusion matrix of grades.  The next item to grade is the
@@ -27,19 +30,22 @@ from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import KFold
 
 from ordercore.data.texts import SNIPPET_TFIDF
-from ordercore.gp.labels import GPLabelPreferenceModel
-from ordercore.npsvor.estimator import NPSVOR
-from ordercore.npsvor.problem import predict_order
+from ordercore.models.registry import Grading, Learns, families, family
 
-RATING_MODELS = {
-    "npsvor": "NPSVOR (linear, refitted warm after every grade)",
-    "gp": "GP label preferences (nonlinear, for few grades)",
-}
-"""The models a session's grades can train: key → what the page calls it."""
 
-GP_MAX_GRADES = 100
-"""Most grades the GP model takes: one fit of 100 grades on a 5-grade scale took about 1 s here (its
-(n·K)³ cost: 200 grades took 7.5 s), and cross-validation makes five."""
+def rating_models() -> dict[str, str]:
+    """The models a session's grades can train: key → what the page calls it, for every registered
+    family that learns grades."""
+    return {key: f.grading.label for key, f in families(learns={Learns.GRADES}).items()}
+
+
+def grading(model: str) -> Grading:
+    """How the rating model ``model`` (a key of ``rating_models()``) learns grades; ``ValueError`` for
+    another key."""
+    if model not in rating_models():
+        raise ValueError(f"model must be one of {sorted(rating_models())}, got {model!r}")
+    return family(model).grading
+
 
 GP_TEXT_COMPONENTS = 100
 """Texts enter the GP as their TF-IDF reduced to this many latent semantic components (a dense kernel
@@ -50,9 +56,6 @@ FOLDS = 5
 
 MIN_GRADES_PER_FOLD = 2
 """Cross-validation needs ``FOLDS * MIN_GRADES_PER_FOLD`` grades (10) and two different grades."""
-
-NPSVOR_C = 1.0
-"""C of the Studio's NPSVOR (C1 = C2; seed 004's default range is 2⁻⁵ … 2⁵, 1 its middle)."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,9 @@ class RatingItems:
         return self.features.shape[0]
 
     def dense(self) -> np.ndarray:
-        """Dense features for the GP (n, d'): a table's features as they are, texts' TF-IDF reduced to
-        ``GP_TEXT_COMPONENTS`` latent semantic components (truncated SVD, fixed seed)."""
+        """Dense features (n, d') for a model that takes no sparse ones (the GP): a table's features as they
+        are, texts' TF-IDF reduced to ``GP_TEXT_COMPONENTS`` latent semantic components (truncated SVD,
+        fixed seed)."""
         if self.text is None:
             return self.features.toarray()
         components = min(GP_TEXT_COMPONENTS, self.features.shape[1] - 1)
@@ -113,10 +117,12 @@ def why_no_model(grades: np.ndarray, model: str) -> str | None:
     """What the grades (m,) lack for ``model`` to fit, in words, or None when it can."""
     if np.unique(grades).size < 2:
         return "grade items with at least two different grades first (an ordinal model needs two ranks)"
-    if model == "gp" and grades.size > GP_MAX_GRADES:
+    most = grading(model).max_grades
+    if most is not None and grades.size > most:
+        others = [f.grading.label for f in families(learns={Learns.GRADES}).values() if f.key != model]
         return (
-            f"the GP model takes at most {GP_MAX_GRADES} grades (its cost grows with the cube of grades × scale); "
-            f"this session has {grades.size:,}: choose NPSVOR"
+            f"{grading(model).label} takes at most {most} grades (its cost grows too fast beyond); "
+            f"this session has {grades.size:,}: choose {' or '.join(others) or 'fewer grades'}"
         )
     return None
 
@@ -127,40 +133,38 @@ class RatingModel:
     Parameters
     ----------
     items : RatingItems, the n items that can be graded.
-    model : a key of ``RATING_MODELS``.
-    npsvor : dict of ``NPSVOR`` parameters beyond the Studio's (C = ``NPSVOR_C``, fixed seed).
+    model : a key of ``rating_models()``.
+    parameters : dict of the model's parameters beyond those its ``Grading`` sets.
 
     ``fit(rows, grades)`` refits on the grades given so far; ``predict`` and ``uncertainty`` then score
     every item.
     """
 
-    def __init__(self, items: RatingItems, model: str = "npsvor", npsvor: dict | None = None):
-        if model not in RATING_MODELS:
-            raise ValueError(f"model must be one of {sorted(RATING_MODELS)}, got {model!r}")
-        self.items, self.model = items, model
-        self.npsvor = {"C": NPSVOR_C, "random_state": 0, **(npsvor or {})}
+    def __init__(self, items: RatingItems, model: str = "npsvor", parameters: dict | None = None):
+        self.items, self.model, self.grading = items, model, grading(model)
+        self.parameters = {**self.grading.parameters, **(parameters or {})}
         self.estimator = None
         self.rows = np.zeros(0, dtype=np.int64)
         self.warm = False
         self._dense = None
 
     def features(self, rows) -> sp.csr_matrix | np.ndarray:
-        """The features of ``rows`` (m,) as the model takes them: sparse for NPSVOR, dense for the GP."""
-        if self.model == "npsvor":
+        """The features of ``rows`` (m,) as the model takes them: sparse (NPSVOR) or dense (the GP)."""
+        if self.grading.sparse:
             return self.items.features[rows]
         if self._dense is None:
             self._dense = self.items.dense()
         return self._dense[rows]
 
     def new_estimator(self):
-        if self.model == "npsvor":
-            return NPSVOR(**self.npsvor, warm_start=True)
-        return GPLabelPreferenceModel(graph="ordinal", random_state=0)
+        """A new model of this kind (warm-started from its last fit where its ``Grading`` says ``warm``)."""
+        warm = {"warm_start": True} if self.grading.warm else {}
+        return self.grading.estimator(**self.parameters, **warm)
 
     def fit(self, rows: np.ndarray, grades: np.ndarray) -> RatingModel:
-        """Refit on the items ``rows`` (m,) graded ``grades`` (m,), in the order they were graded.  NPSVOR
-        starts from the previous fit's duals when the previous rows are the first of ``rows`` (grades
-        appended or edited; ``warm`` says whether it did), else cold.  ``ValueError`` saying what is
+        """Refit on the items ``rows`` (m,) graded ``grades`` (m,), in the order they were graded.  A warm
+        model (NPSVOR) starts from the previous fit's duals when the previous rows are the first of
+        ``rows`` (grades appended or edited; ``warm`` says whether it did), else cold.  ``ValueError`` saying what is
         missing (``why_no_model``)."""
         rows, grades = np.asarray(rows, dtype=np.int64), np.asarray(grades, dtype=np.int64)
         problem = why_no_model(grades, self.model)
@@ -168,7 +172,7 @@ class RatingModel:
             raise ValueError(problem)
         previous, last = self.rows, self.estimator
         warm = (
-            self.model == "npsvor"
+            self.grading.warm
             and last is not None
             and previous.size <= rows.size
             and np.array_equal(previous, rows[: previous.size])
@@ -191,10 +195,10 @@ class RatingModel:
         return np.column_stack([np.zeros(scores.shape[0]), scores]) if scores.ndim == 1 else scores
 
     def predict(self, scores: np.ndarray | None = None) -> np.ndarray:
-        """Every item's predicted grade (n,): NPSVOR's rule (36), the GP's grade of largest latent mean."""
+        """Every item's predicted grade (n,), by the model's rule: NPSVOR's rule (36), the GP's grade of
+        largest latent mean."""
         scores = self.scores() if scores is None else scores
-        ranks = predict_order(scores) if self.model == "npsvor" else np.argmax(scores, axis=1)
-        return self.estimator.classes_[ranks]
+        return self.estimator.classes_[self.grading.rank(scores)]
 
     def uncertainty(self, scores: np.ndarray | None = None) -> np.ndarray:
         """How near each item (n,) is to another predicted grade: ``sureness`` of its scores."""
@@ -202,16 +206,11 @@ class RatingModel:
 
 
 def sureness(scores: np.ndarray, model: str) -> np.ndarray:
-    """How far each item's prediction is from changing, (n,) from scores (n, K'); smallest = least sure.
-
-    NPSVOR: rule (36) predicts 1 + Σ_k I(g_k(x) > 0) with g_k = f_k + f_{k+1} (eq. (35), "is x above
-    rank k?"), so the prediction moves by one grade when any g_k changes sign: the sureness is the
-    nearest threshold's distance, min_k |g_k(x)|.  GP: the gap between the largest and the second
-    largest latent mean (margin sampling)."""
-    if model == "npsvor":
-        return np.abs(scores[:, :-1] + scores[:, 1:]).min(axis=1)
-    top = np.sort(scores, axis=1)
-    return top[:, -1] - top[:, -2]
+    """How far each item's prediction is from changing, (n,) from scores (n, K'); smallest = least sure:
+    the ``sureness`` of the model's ``Grading``.  NPSVOR: the nearest threshold of rule (36),
+    min_k |f_k(x) + f_{k+1}(x)| (``npsvor.problem.threshold_distance``).  GP: the gap between the largest
+    and the second largest latent mean (``gp.labels.mean_gap``, margin sampling)."""
+    return grading(model).sureness(scores)
 
 
 def least_sure(sure: np.ndarray, graded: np.ndarray, n: int) -> np.ndarray:

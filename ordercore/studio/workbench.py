@@ -2,8 +2,9 @@
 
 A ``Workbench`` holds two fits of one regressor: ``svr``, on the labels alone (the seeds' SVR
 baseline when the regressor is the order-preference LP), and ``ssl``, on the labels and the
-session's preferences.  It talks to the regressor only through ``PreferenceRegressor``; a new
-regressor reaches the Model page by one entry in ``STUDIO_MODELS``.  A retrain has a time limit:
+session's preferences.  It talks to the regressor only through ``PreferenceRegressor``, and makes it
+through the model registry: a family that declares what the Workbench uses (``studio_models``) is on
+the Model page.  A retrain has a time limit:
 past it the last fit stays in use, and the report says so.  Nothing here imports Streamlit.
 """
 
@@ -22,8 +23,7 @@ from ordercore.gp.estimator import FitPlan, GPPreferenceModel
 from ordercore.knowledge.pair_choice import NeighbourPairs
 from ordercore.knowledge.trust import SourceTrust, weighted
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
-from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor
+from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
@@ -53,9 +53,16 @@ takes about 8 s for 20,000 over 20,640 rows; time and memory grow linearly in th
 
 
 class PreferenceRegressor(Protocol):
-    """What the Workbench needs of a regressor (``OrderPreferenceRegressor`` is one).  It takes a
-    ``time_limit`` parameter (seconds, or None): a ``fit`` or ``update_preferences`` that reaches it
-    raises ``SolverTimeLimitError`` and leaves the last fit in place."""
+    """What the Workbench uses of a regressor (``OrderPreferenceRegressor`` is one): what a family
+    declares with ``WORKBENCH_OFFERS``.  ``time_limit`` (seconds, or None): a ``fit`` or
+    ``update_preferences`` that reaches it raises ``SolverTimeLimitError`` and leaves the last fit in
+    place."""
+
+    time_limit: float | None
+    preferences_: PreferenceSet
+    """The preferences of the fit in force."""
+    solve_start_: str
+    """How the last solve started: 'cold', 'hot', ..."""
 
     def fit(self, X, y, preferences=None): ...
 
@@ -73,58 +80,23 @@ class PreferenceRegressor(Protocol):
     def get_params(self, deep=True) -> dict: ...
 
 
-@dataclass(frozen=True)
-class StudioModel:
-    """A regressor the Model page offers: its estimator class and, for each hyperparameter the page
-    lets the user set, the values offered and their label.  Defaults are the estimator's own (one
-    place)."""
-
-    label: str
-    estimator: type
-    choices: dict[str, tuple]
-    labels: dict[str, str] = field(default_factory=dict)
-
-    def defaults(self) -> dict:
-        parameters = self.estimator().get_params()
-        return {name: parameters[name] for name in self.choices}
-
-    def settings(self, parameters: dict) -> dict:
-        """``parameters`` where they are this model's settings, its defaults elsewhere."""
-        return {name: parameters.get(name, default) for name, default in self.defaults().items()}
-
-    def make(self, parameters: dict, time_limit: float | None = None) -> PreferenceRegressor:
-        unknown = set(parameters) - set(self.choices)
-        if unknown:
-            raise ValueError(f"{self.label} has no setting {sorted(unknown)}; it has {sorted(self.choices)}")
-        return self.estimator(**{**self.defaults(), **parameters}, time_limit=time_limit)
+WORKBENCH_OFFERS = frozenset({Offer.UPDATE_PREFERENCES, Offer.SUGGEST_PAIRS, Offer.TIME_LIMIT})
+"""What a family's estimator offers so that the Workbench can retrain it (``PreferenceRegressor``)."""
 
 
-LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
-GAMMA_CHOICES = (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
-STUDIO_MODELS = {
-    "lp": StudioModel(
-        "Order-preference LP (seeds 000/001)",
-        OrderPreferenceRegressor,
-        {"gamma": GAMMA_CHOICES, "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
-        {"gamma": "RBF γ (auto = 1 / features)", "lambda1": "λ1 (sparsity)", "lambda2": "λ2 (weight of preferences)"},
-    ),
-    "two_norm": StudioModel(
-        "2-norm order-preference QP (seed 001 eq. (7))",
-        TwoNormOrderPreferenceRegressor,
-        {"gamma": GAMMA_CHOICES, "lambda1": LAMBDA_CHOICES, "lambda2": LAMBDA_CHOICES},
-        {"gamma": "RBF γ (auto = 1 / features)", "lambda1": "λ1 (smoothness)", "lambda2": "λ2 (weight of preferences)"},
-    ),
-}
-"""The regressors the Studio can train, by key."""
+def studio_models() -> dict[str, ModelFamily]:
+    """The regressors the Studio can train (the Model page's choice), by key: every registered family
+    that learns from labels and preferences and offers ``WORKBENCH_OFFERS``."""
+    return families(learns={Learns.LABELS, Learns.PREFERENCES}, offers=WORKBENCH_OFFERS)
 
 
 @dataclass
 class Retrain:
-    """What one retrain did: seconds, how it started ('cold', 'hot', 'kept', or '—' for a regressor
-    that does not say), test MAE of SVR and SSL (NaN without a test split), preferences violated by
-    each, and how far SSL's test predictions moved (mean absolute change).  ``timed_out``: it stopped
-    at the time limit, and SSL is the last fit, on ``fitted`` preferences (SVR's own fit, on none,
-    when no SSL fit has finished yet)."""
+    """What one retrain did: seconds, how it started (the regressor's ``solve_start_``: 'cold', 'hot',
+    ...; 'time limit' when it stopped there), test MAE of SVR and SSL (NaN without a test split),
+    preferences violated by each, and how far SSL's test predictions moved (mean absolute change).
+    ``timed_out``: it stopped at the time limit, and SSL is the last fit, on ``fitted`` preferences
+    (SVR's own fit, on none, when no SSL fit has finished yet)."""
 
     seconds: float
     start: str
@@ -139,7 +111,7 @@ class Retrain:
 
 @dataclass
 class Workbench:
-    """One regressor of ``STUDIO_MODELS`` fitted twice on a session's data: ``svr`` on the labels
+    """One regressor of ``studio_models()`` (``model``, its key) fitted twice on a session's data: ``svr`` on the labels
     alone, ``ssl`` on labels and preferences.  ``update(preferences)`` retrains ``ssl`` through
     ``update_preferences`` (warm for a click or an undo) within ``time_limit`` seconds (None: no
     limit) and keeps what the pages plot: both fits' predictions on the held-out rows (``svr_test``,
@@ -149,6 +121,7 @@ class Workbench:
     model: str = "lp"
     parameters: dict = field(default_factory=dict)
     time_limit: float | None = DEFAULT_TIME_LIMIT
+    family: ModelFamily = field(init=False)
     svr: PreferenceRegressor = field(init=False)
     ssl: PreferenceRegressor | None = field(init=False, default=None)
     svr_test: np.ndarray = field(init=False)
@@ -160,8 +133,10 @@ class Workbench:
     _neighbours: NeighbourPairs | None = field(init=False, default=None)
 
     def __post_init__(self):
-        if self.model not in STUDIO_MODELS:
-            raise ValueError(f"unknown model {self.model!r}; choose one of {sorted(STUDIO_MODELS)}")
+        models = studio_models()
+        if self.model not in models:
+            raise ValueError(f"unknown model {self.model!r}; choose one of {sorted(models)}")
+        self.family = models[self.model]
         X, y = self.data.dataset.X, self.data.y_train()
         self.svr = self._make().fit(X, y)
         self.svr_test = self._test_predictions(self.svr)
@@ -170,19 +145,25 @@ class Workbench:
         """A new regressor with the page's settings; ``trusted``: the blend of lambda1, lambda2 settings
         ``trust`` chose (``AveragedOrderPreferenceRegressor``, at the page's gamma)."""
         if trusted and self.trust is not None:
-            gamma = STUDIO_MODELS[self.model].settings(self.parameters)["gamma"]
+            gamma = self.family.settings(self.parameters)["gamma"]
             blend = self.trust.trust.blend.parameters()  # members of weight 0 are not fitted
             return AveragedOrderPreferenceRegressor(**blend, gamma=gamma, time_limit=self.time_limit)
-        return STUDIO_MODELS[self.model].make(self.parameters, self.time_limit)
+        return self.family.make(self.parameters, self.time_limit)
+
+    @property
+    def trust_applies(self) -> bool:
+        """Whether automatic trust can cross-validate this regressor (its family offers it)."""
+        return Offer.AUTOMATIC_TRUST in self.family.offers
 
     def start_trust(self, preferences, names: np.ndarray, checks: dict, seed: int) -> BackgroundAssessment:
         """Start automatic trust (``trust.assess_sources`` with ``np.random.default_rng(seed)``) in a
         background process, for ``preferences`` (p,) from the sources ``names`` (p,) with their
         ``checks`` (``trust.SourceCheck`` by name), by cross-validation on this session's labels at its
-        gamma and lambda1; ``use_trust`` its result.  The order-preference LP only."""
-        if self.model != "lp":
-            raise ValueError("automatic trust cross-validates the order-preference LP; choose it under Model")
-        settings = STUDIO_MODELS[self.model].settings(self.parameters)
+        gamma and lambda1; ``use_trust`` its result.  Only where ``trust_applies``."""
+        if not self.trust_applies:
+            able = [f.label for f in studio_models().values() if Offer.AUTOMATIC_TRUST in f.offers]
+            raise ValueError(f"automatic trust cannot cross-validate the {self.family.label}; choose one of {able}")
+        settings = self.family.settings(self.parameters)
         X, y = self.data.dataset.X, self.data.y_train()
         lambda1, options = settings["lambda1"], {"gamma": settings["gamma"]}
         return BackgroundAssessment(X, y, preferences, names, checks, lambda1, seed, **options)
@@ -245,7 +226,7 @@ class Workbench:
                 moved = float(np.mean(np.abs(self.ssl_test - previous)))
         return Retrain(
             seconds=seconds,
-            start=getattr(serving, "solve_start_", "—") if finished else "time limit",
+            start=serving.solve_start_ if finished else "time limit",
             svr_mae=svr_mae,
             ssl_mae=ssl_mae,
             svr_violated=int(self.svr_violated.sum()),

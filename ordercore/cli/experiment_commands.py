@@ -1,0 +1,201 @@
+"""The ``experiments`` commands: the seeds' protocol (Table 1, Fig. 2, the bedroom and rules
+experiments, on a benchmark or one's own table), seed 000's sentiment, seed 003's MPMR and seed 004's
+NPSVOR experiments, and the Markdown tables of result files.  Each writes its result as JSON with the
+command that made it, showing progress on standard error."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
+from ordercore.cli.tabular import Table, read_rules
+from ordercore.data.benchmarks import load_dataset
+from ordercore.data.tables import prepare
+from ordercore.experiments import mpmr as mpmr_experiments
+from ordercore.experiments import npsvor as npsvor_experiments
+from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
+from ordercore.experiments.mpmr import BostonData
+from ordercore.experiments.protocol import Protocol
+from ordercore.experiments.results import norm_comparison_table, read_result, report_table, run_experiment
+from ordercore.experiments.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
+from ordercore.experiments.sentiment import SentimentProtocol, load_sentiment, sentiment
+
+
+class TerminalProgress:
+    """A one-line progress bar on standard error: ``[#####-----] 7/20 trials, 12 s``."""
+
+    def __init__(self, label: str, stream=sys.stderr, width: int = 30):
+        self.label, self.stream, self.width, self.start = label, stream, width, time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = int(self.width * done / total)
+        elapsed = time.perf_counter() - self.start
+        self.stream.write(
+            f"\r{self.label} [{'#' * filled}{'-' * (self.width - filled)}] {done}/{total} trials, {elapsed:.0f} s"
+        )
+        if done == total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+TABLES = {"report": report_table, "compare": norm_comparison_table}
+"""Experiments subcommands that print a Markdown table of result files."""
+
+
+def experiments(args) -> int:
+    if args.experiment in TABLES:
+        try:
+            print(TABLES[args.experiment]([read_result(path.read_bytes()) for path in args.files]))
+        except (OSError, ValueError, KeyError) as error:
+            raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
+        return 0
+    if args.experiment == "sentiment":
+        return sentiment_experiment(args)
+    if args.experiment in MPMR_EXPERIMENTS:
+        return mpmr_experiment(args)
+    if args.experiment == "npsvor":
+        return npsvor_experiment(args)
+    for path in (args.out, getattr(args, "figure", None)):
+        if path is not None:
+            writable(path)
+    scheduler = _scheduler(args)
+    data, name, protocol = _experiment_setup(args)
+    values = None
+    if getattr(args, "values", None):
+        # p and l are counts: a whole value becomes an int, any other is left for Protocol.check to refuse
+        values = [int(v) if args.vary in ("p", "l") and v.is_integer() else v for v in args.values]
+    progress = TerminalProgress(f"{args.experiment} {name}")
+    result = run_experiment(
+        args.experiment, data, name, protocol, args.trials, args.seed, args.jobs, progress,
+        vary=getattr(args, "vary", None), values=values, scheduler=scheduler,
+    )  # fmt: skip
+    print(_summary_line(args, name, result))
+    if getattr(args, "figure", None):
+        from ordercore.experiments.figures import sweep_figure, write_figure
+
+        write_figure(sweep_figure(result), args.figure)
+    return write_result(args, result)
+
+
+def write_result(args, result: dict) -> int:
+    """Write an experiment's ``result`` to ``args.out`` as JSON, with the command that made it."""
+    result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
+    args.out.write_text(json.dumps(result, indent=1))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def sentiment_experiment(args) -> int:
+    """``experiments sentiment``: seed 000 Table 2's setting, per-trial JSON like ``table1``'s."""
+    writable(args.out)
+    protocol = SentimentProtocol(
+        n_labeled=args.labeled,
+        n_unlabeled=args.unlabeled,
+        n_preferences=args.pairs,
+        min_difference=args.min_difference,
+        kernel=args.kernel,
+        lambda2=args.lambda2,
+        centers=args.centers,
+        flip=args.flip,
+        **({"grid": SENTIMENT_QUICK_GRID, "folds": 3} if args.quick else {}),
+    )
+    data = load_sentiment()
+    result = sentiment(data, protocol, args.trials, args.seed, args.jobs, TerminalProgress("sentiment"))
+    summary = result["summary"]
+    print(
+        f"sentiment (l = {args.labeled}, u = {args.unlabeled}, p = {args.pairs}): proxy pair accuracy "
+        f"{100 * summary['preference_accuracy_mean']:.1f}%; SVR {summary['svr_mae_mean']:.4g} ± "
+        f"{summary['svr_mae_std']:.3g}, SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
+        f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
+    )
+    return write_result(args, result)
+
+
+def mpmr_experiment(args) -> int:
+    """``experiments mpmr-sinc|mpmr-boston|mpmr-coverage``: per-trial JSON, and the tables beside the paper."""
+    writable(args.out)
+    progress = TerminalProgress(args.experiment)
+    if args.experiment == "mpmr-sinc":
+        result = mpmr_experiments.sinc_experiment(args.trials, args.seed, progress, args.rho)
+    elif args.experiment == "mpmr-boston":
+        result = mpmr_experiments.boston_experiment(BostonData.load(), args.trials, args.seed, progress, args.rho)
+    else:
+        result = mpmr_experiments.coverage_study(BostonData.load(), args.trials, args.seed, progress)
+    print(mpmr_experiments.report(result))
+    return write_result(args, result)
+
+
+def npsvor_experiment(args) -> int:
+    """``experiments npsvor``: per-trial JSON, and the summary table."""
+    writable(args.out)
+    data = npsvor_experiments.load_ordinal(args.dataset, args.ranks)
+    result = npsvor_experiments.npsvor_experiment(data, args.trials, args.seed, args.jobs)
+    print(npsvor_experiments.report(result))
+    return write_result(args, result)
+
+
+def _scheduler(args) -> str | None:
+    if args.backend == "dask" and not args.scheduler:
+        raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    if args.scheduler and args.backend != "dask":
+        raise ValueError("--scheduler applies with --backend dask only")
+    return args.scheduler
+
+
+RULE_EXPERIMENTS = ("rules", "bedroom")
+"""Experiments whose preferences come from rules: they run with automatic trust unless --tune says."""
+
+
+def _experiment_setup(args):
+    """(data, its name, protocol) from the arguments: a benchmark, or --data with --target, -l, -u."""
+    tune = args.tune or ("trust" if args.experiment in RULE_EXPERIMENTS and args.lambda2 is None else "svr")
+    if tune in ("trust", "labels", "preferences") and args.lambda2 is not None:
+        raise ValueError(f"--tune {tune} chooses lambda2 itself; --lambda2 fixes it (with --tune svr)")
+    changes = dict(tune=tune, centers=args.centers, norm=args.norm)
+    for option, field in (("preferences", "n_preferences"), ("labeled", "n_labeled"), ("unlabeled", "n_unlabeled")):
+        if getattr(args, option, None) is not None:
+            changes[field] = getattr(args, option)
+    if args.lambda2 is not None:
+        changes["lambda2"] = args.lambda2
+    if args.experiment == "bedroom":
+        changes.update(rules=(bedroom_rule(args.bedrooms).to_dict(),), rule_weights=args.weights)
+        return load_dataset("california"), "california", Protocol.for_benchmark("california", args.quick, **changes)
+    if args.experiment == "rules":
+        changes["rules"] = tuple(rule.to_dict() for rule in read_rules(args.rules))
+    if args.dataset is not None:
+        if args.target or args.features:
+            raise ValueError("--target and --features go with --data (a benchmark has its own)")
+        data = load_dataset(args.dataset)
+        if args.dataset == "california":  # the household columns the bedroom readings use, for rules
+            data = with_household_columns(data)
+        return data, args.dataset, Protocol.for_benchmark(args.dataset, args.quick, **changes)
+    if not args.target or "n_labeled" not in changes or "n_unlabeled" not in changes:
+        raise ValueError("--data needs --target COLUMN, --labeled L and --unlabeled U")
+    table = Table.read(args.data, args.target, args.features)
+    known = table.frame[args.target].notna().to_numpy()
+    if not known.all():
+        print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
+    data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
+    return data, args.data.stem, Protocol.create(quick=args.quick, **changes)
+
+
+def _summary_line(args, name: str, result: dict) -> str:
+    if args.experiment == "figure2":
+        return "\n".join(
+            f"{args.vary} = {point['value']}: SVR {point['svr_mae_mean']:.4g}, SSL {point['ssl_mae_mean']:.4g}"
+            for point in result["points"]
+        )
+    summary = result["summary"]
+    line = (
+        f"SVR {summary['svr_mae_mean']:.4g} ± {summary['svr_mae_std']:.3g}, "
+        f"SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
+        f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
+    )
+    if args.experiment == "bedroom":
+        return (
+            f"bedroom rule ({args.bedrooms}, weights {args.weights}): {summary['n_preferences_mean']:.0f} "
+            f"preferences per trial, {100 * summary['preference_accuracy_mean']:.0f}% accurate; {line}"
+        )
+    return f"{name}: {line}"

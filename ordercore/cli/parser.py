@@ -1,0 +1,276 @@
+"""The command line's parser (``python -m ordercore ...``) and the checks of its arguments: every
+subcommand's options, their types, and whether an output file can be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ordercore.cli.tabular import table_models
+from ordercore.data.benchmarks import BENCHMARKS
+from ordercore.experiments.bedroom import BEDROOM_READINGS
+from ordercore.experiments.npsvor import ORDINAL_DATASETS
+from ordercore.experiments.protocol import NORMS, TUNINGS
+from ordercore.experiments.sentiment import SentimentProtocol
+from ordercore.experiments.table1 import SWEEPS
+from ordercore.mpmr.estimator import PAPER_RHO
+
+
+def _number(kind, minimum, name: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        if not value >= minimum:  # also refuses NaN
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+        return value
+
+    return parse
+
+
+positive_int = _number(int, 1, "a whole number")
+
+
+count = _number(int, 0, "a whole number")
+
+
+non_negative = _number(float, 0.0, "a number")
+
+
+def positive(text: str) -> float:
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def columns(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one column")
+    return names
+
+
+def writable(path: Path) -> Path:
+    """``path`` if a file can be written there (checked by creating it, and removing it again when it
+    was not there before), so that a long run never ends unable to save."""
+    if path.is_dir():
+        raise ValueError(f"cannot write {path}: it is a directory")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        path.unlink()
+    return path
+
+
+def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> None:
+    parser.add_argument("data", type=Path, help="CSV table, one row per item, with a header")
+    parser.add_argument("--target", required=target_required, help="column to predict; empty cells: unlabeled rows")
+    parser.add_argument("--features", type=columns, help="comma-separated feature columns (default: all others)")
+    parser.add_argument("--id", dest="id_column", help="column naming the rows in preference files")
+
+
+def _add_max_pairs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-pairs", type=count, help="preferences per rule at most, a uniform sample beyond (default: every pair)"
+    )
+
+
+def _fit_parser(commands) -> None:
+    fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
+    _add_own_data(fit, target_required=True)
+    fit.add_argument("--preferences", type=Path, nargs="+", default=[], help="CSV or JSON preference files")
+    fit.add_argument("--rules", type=Path, nargs="+", default=[], help="JSON files of one rule or a list")
+    _add_max_pairs(fit)
+    models = table_models()
+    fit.add_argument(
+        "--model",
+        choices=list(models),
+        default="lp",
+        help="; ".join(f"'{key}': {family.label}" for key, family in models.items()) + " (default 'lp')",
+    )
+    fit.add_argument("--gamma", type=positive, help="LP: RBF kernel width (default 1 / features)")
+    fit.add_argument("--lambda1", type=non_negative, help="LP: weight of the 1-norm of alpha")
+    fit.add_argument("--lambda2", type=non_negative, help="LP: weight of the preferences")
+    fit.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
+    predict = commands.add_parser("predict", help="predict every row of a CSV table with a saved model")
+    predict.add_argument("model", type=Path, help="model file written by 'fit'")
+    predict.add_argument("data", type=Path, help="CSV table with the model's feature columns")
+    predict.add_argument(
+        "--out", type=Path, required=True, help="CSV to write: prediction (and std for the GP, lower, upper for MPMR)"
+    )
+
+
+def _preference_parsers(commands) -> None:
+    rules = commands.add_parser("rules", help="turn rules into preferences").add_subparsers(
+        dest="action", required=True
+    )
+    apply = rules.add_parser("apply", help="the preferences rules make over a CSV table's rows")
+    apply.add_argument("rules", type=Path, help="JSON file of one rule or a list")
+    _add_own_data(apply, target_required=False)
+    _add_max_pairs(apply)
+    apply.add_argument("--out", type=Path, required=True, help="preference CSV to write (i, j, margin, weight)")
+    check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
+    check.add_argument("preferences", type=Path, nargs="+", help="CSV or JSON preference files")
+
+
+def _experiment_parsers(commands) -> None:
+    experiments = commands.add_parser("experiments", help="reproduce the seeds' experiments, or run them on a table")
+    kinds = experiments.add_subparsers(dest="experiment", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    common.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    common.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    common.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
+    common.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
+    common.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    common.add_argument("--quick", action="store_true", help="3x3 grid and 3 folds: a fast smoke run")
+    common.add_argument(
+        "--tune",
+        choices=TUNINGS,
+        default=None,
+        help="'svr': the seeds' protocol (table1 and figure2 default); 'preferences': also tune SSL's gamma, "
+        "lambda1, lambda2 on held-out preferences; 'labels': also tune SSL's lambda2 by cross-validation on the "
+        "labels; 'trust': weigh each rule by its accuracy on labeled pairs and choose lambda2 by repeated "
+        "cross-validation on the labels, keeping SVR unless preferences clearly help (rules and bedroom default)",
+    )
+    common.add_argument("--lambda2", type=non_negative, default=None, help="SSL's lambda2 (default 1, the seeds')")
+    common.add_argument(
+        "--centers",
+        choices=["labeled", "all"],
+        default="labeled",
+        help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
+    )
+    common.add_argument(
+        "--norm",
+        type=int,
+        choices=sorted(NORMS),
+        default=1,
+        help="the regulariser of SVR and SSL: 1, ||alpha||_1 (the seeds' LP (9), default); "
+        "2, ||f||_H^2 (seed 001's QP (7), with --tune svr)",
+    )
+    table = argparse.ArgumentParser(add_help=False)
+    source = table.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
+    source.add_argument("--data", type=Path, help="any CSV table (with --target, --labeled, --unlabeled)")
+    table.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
+    table.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
+    table.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
+    table.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
+    rules = kinds.add_parser("rules", parents=[table, common], help="Table 1's protocol with a rule file's preferences")
+    rules.add_argument(
+        "--rules", type=Path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
+    )
+    oracle = argparse.ArgumentParser(add_help=False, parents=[table])
+    oracle.add_argument("--preferences", type=count, default=None, help="p (default 1000)")
+    kinds.add_parser("table1", parents=[oracle, common], help="seed 001 Table 1: SVR vs SSL test MAE")
+    bedroom = kinds.add_parser(
+        "bedroom", parents=[common], help="seed 000's California bedroom rule: SVR vs SSL test MAE"
+    )
+    bedroom.add_argument(
+        "--bedrooms",
+        choices=sorted(BEDROOM_READINGS),
+        default="total",
+        help="the ordering column: the block's total bedrooms (the plain reading, default), or "
+        "bedrooms or rooms per household",
+    )
+    bedroom.add_argument(
+        "--weights",
+        choices=["rule", "accuracy"],
+        default="rule",
+        help="'rule': w = 1; 'accuracy': w = log-odds of the rule's accuracy on labeled-labeled pairs",
+    )
+    _sentiment_parser(kinds)
+    _mpmr_parsers(kinds)
+    _npsvor_parser(kinds)
+    report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
+    report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
+    compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
+    compare.add_argument("files", type=Path, nargs="+", help="per data set a table1 file of each --norm")
+    sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
+    sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
+    sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
+    sweep.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+
+
+def _sentiment_parser(kinds) -> None:
+    defaults = SentimentProtocol()
+    sentiment = kinds.add_parser(
+        "sentiment", help="seed 000 Table 2's setting: movie snippets, a proxy expert trained on tweets, SVR vs SSL"
+    )
+    sentiment.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    sentiment.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    sentiment.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    sentiment.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 30)")
+    sentiment.add_argument("--unlabeled", type=count, default=defaults.n_unlabeled, help="u (default 500)")
+    sentiment.add_argument("--pairs", type=count, default=defaults.n_preferences, help="p, proxy preferences (500)")
+    sentiment.add_argument(
+        "--min-difference",
+        type=non_negative,
+        default=defaults.min_difference,
+        help="the proxy prefers only where its scores differ by more (default 0.25, the seed's threshold)",
+    )
+    sentiment.add_argument("--kernel", choices=["linear", "rbf"], default=defaults.kernel, help="default linear")
+    sentiment.add_argument("--lambda2", type=non_negative, default=defaults.lambda2, help="SSL's lambda2 (default 1)")
+    sentiment.add_argument(
+        "--centers",
+        choices=["labeled", "all"],
+        default=defaults.centers,
+        help="SSL's expansion: over the labeled points (the seeds) or also every preference point",
+    )
+    sentiment.add_argument(
+        "--flip", action="store_true", help="reverse every proxy preference (the seed's sanity check)"
+    )
+    sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
+    sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
+
+
+MPMR_EXPERIMENTS = {
+    "mpmr-sinc": ("seed 003 Table 1 and Fig. 1(d, e): MPMR on the noisy sinc", 100),
+    "mpmr-boston": ("seed 003 Table 2: MPMR on Boston housing, 481 / 25 splits per epsilon", 100),
+    "mpmr-coverage": ("beyond seed 003: Omega against measured, cross-validated and conformal coverage", 200),
+}
+"""Seed 003's experiments: subcommand -> (help, default trials)."""
+
+
+def _mpmr_parsers(kinds) -> None:
+    for name, (text, trials) in MPMR_EXPERIMENTS.items():
+        parser = kinds.add_parser(name, help=text)
+        parser.add_argument("--trials", type=positive_int, default=trials, help=f"random trials (default {trials})")
+        parser.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+        parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+        if name != "mpmr-coverage":
+            parser.add_argument(
+                "--rho", type=non_negative, default=PAPER_RHO, help=f"covariance regulariser (default {PAPER_RHO:g})"
+            )
+
+
+def _npsvor_parser(kinds) -> None:
+    npsvor = kinds.add_parser(
+        "npsvor", help="seed 004 Tables 2, 4, 5: NPSVOR's two rules and linear SVC / SVR / logistic regression"
+    )
+    npsvor.add_argument("--dataset", choices=ORDINAL_DATASETS, required=True, help="an ordinal data set")
+    npsvor.add_argument(
+        "--ranks", type=positive_int, default=5, help="california, abalone: quantile ranks of the target (default 5)"
+    )
+    npsvor.add_argument("--trials", type=positive_int, default=1, help="splits (default 1; Treebank's is fixed)")
+    npsvor.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    npsvor.add_argument("--out", type=Path, required=True, help="JSON file to write")
+
+
+def parser(description: str | None = None) -> argparse.ArgumentParser:
+    """``python -m ordercore``'s parser, its ``--help`` starting with ``description``."""
+    parser = argparse.ArgumentParser(prog="python -m ordercore", description=description)
+    commands = parser.add_subparsers(dest="command", required=True)
+    _fit_parser(commands)
+    _preference_parsers(commands)
+    _experiment_parsers(commands)
+    return parser
