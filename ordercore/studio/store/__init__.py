@@ -14,8 +14,9 @@ meanwhile is a ``ValueError`` like any taken name.
 
 ``Store`` is the one handle; it is made of parts, one concern per module:
 
-- ``schema``: the tables;
-- ``database``: where the database is, how it is opened (and older stores completed), and ``Store``;
+- ``schema``: the tables; ``migrations``: the schema version and the steps that bring an older store
+  to the tables (how to add one: its docstring);
+- ``database``: where the database is, how it is opened, and ``Store`` itself;
 - ``sessions``: sessions, data sets, settings, revision, and the session lock every write takes;
 - ``items``: answers and grades, created, edited, undone and removed by one mechanism;
 - ``rules``: rules and their preferences;
@@ -24,9 +25,10 @@ meanwhile is a ``ValueError`` like any taken name.
 - ``limits``: the checks of every value against the database's limits.
 """
 
-from ordercore.studio.store.database import DEFAULT_PATH, SCHEMA_LOCK, SQLITE_BUSY_SECONDS, Store, store_url
+from ordercore.studio.store.database import DEFAULT_PATH, SQLITE_BUSY_SECONDS, Store, store_url
 from ordercore.studio.store.items import CHOICES
 from ordercore.studio.store.limits import ANNOTATOR_MAX_LENGTH, MAX_INTEGER, MAX_VALUE_BYTES, check_annotator
+from ordercore.studio.store.migrations import MIGRATIONS, SCHEMA_LOCK
 from ordercore.studio.store.preferences import decode_block, encode_block
 from ordercore.studio.store.queue import MAX_COPIES
 from ordercore.studio.store.schema import metadata, preference_blocks
@@ -51,6 +53,7 @@ __all__ = [
     "MAX_INTEGER",
     "MAX_RATING_SCALE",
     "MAX_VALUE_BYTES",
+    "MIGRATIONS",
     "SCHEMA_LOCK",
     "SQLITE_BUSY_SECONDS",
     "SessionInfo",

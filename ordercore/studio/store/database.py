@@ -1,6 +1,6 @@
 """The database and its one handle, ``Store``: where it is (``store_url``), how it is opened (SQLite
-with its pragmas; any SQLAlchemy URL), brought to the current tables, and the parts of the store that
-``Store`` is made of, one concern per module."""
+with its pragmas; any SQLAlchemy URL), brought to the current tables (``migrations``), and the parts
+of the store that ``Store`` is made of, one concern per module."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import sqlalchemy as sa
 
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.items import ItemStore
+from ordercore.studio.store.migrations import migrate
 from ordercore.studio.store.model_runs import ModelRunStore
 from ordercore.studio.store.preferences import PreferenceStore
 from ordercore.studio.store.queue import QueueStore
 from ordercore.studio.store.rules import RuleStore
-from ordercore.studio.store.schema import metadata
 from ordercore.studio.store.sessions import SessionStore
 from ordercore.studio.store.transfer import TransferStore
 
@@ -27,9 +27,6 @@ directory the app runs from)."""
 
 SQLITE_BUSY_SECONDS = 10.0
 """How long a SQLite connection waits for another's lock before it gives up."""
-
-SCHEMA_LOCK = 0x6F72646572636F72
-"""PostgreSQL advisory lock key held while a Store makes or completes the tables ("ordercor")."""
 
 
 def store_url() -> str:
@@ -67,30 +64,10 @@ def _use_wal(cursor) -> None:
             time.sleep(0.02)
 
 
-def _lock_schema(connection) -> None:
-    """Wait until no other process is making or completing the tables, then keep them from doing so
-    until the caller's transaction ends: on PostgreSQL an advisory lock, on SQLite the write lock."""
-    if connection.dialect.name == "postgresql":
-        connection.execute(sa.select(sa.func.pg_advisory_xact_lock(SCHEMA_LOCK)))
-    elif connection.dialect.name == "sqlite":
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def _add_missing_columns(connection) -> None:
-    """Add, with their server defaults, the columns that a store made by an earlier version lacks
-    (``create_all`` only makes missing tables): its rows stay as they were."""
-    inspector = sa.inspect(connection)
-    for table in metadata.sorted_tables:
-        present = {column["name"] for column in inspector.get_columns(table.name)}
-        for column in table.columns:
-            if column.name not in present:
-                definition = sa.schema.CreateColumn(column).compile(dialect=connection.dialect)
-                connection.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {definition}"))
-
-
 class Store(SessionStore, RuleStore, ItemStore, PreferenceStore, TransferStore, QueueStore, ModelRunStore):
-    """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and creates
-    missing tables and columns; ``Store("sqlite:///path")`` opens another.
+    """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
+    it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
+    migrations it lacks); ``Store("sqlite:///path")`` opens another.
 
     Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
     answers and grades (``items``), preferences (``preferences``), exports and imports
@@ -102,7 +79,5 @@ class Store(SessionStore, RuleStore, ItemStore, PreferenceStore, TransferStore, 
         self.engine = sa.create_engine(self.url)
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        with self.engine.begin() as connection:  # one process at a time makes or completes the tables
-            _lock_schema(connection)
-            metadata.create_all(connection)
-            _add_missing_columns(connection)
+        with self.engine.begin() as connection:
+            migrate(connection)

@@ -1,8 +1,9 @@
 """The store's tables as the current code reads and writes them (SQLAlchemy Core).
 
-A new database is made from these definitions, and a store made by an earlier version gains the
-tables and columns it lacks (``database``).  Every table has an integer ``id``; the rows of a session
-name it in ``session_id``, and deleting the session deletes them.
+A new database is made from these definitions; an existing one is brought to them by the steps of
+``migrations`` (a change here needs a step there, and ``tests/test_store_migrations.py`` checks that
+the two make the same tables).  Every table has an integer ``id``; the rows of a session name it in
+``session_id``, and deleting the session deletes them.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ sessions = sa.Table(
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("dataset_id", sa.Integer, sa.ForeignKey("datasets.id"), nullable=True),
     sa.Column("settings", sa.Text, nullable=False, default="{}"),  # JSON: target, features, labeled rows, ...
-    # +1 with every write of rules, answers, preferences; the server default lets older stores gain it.
+    # +1 with every write of rules, answers, preferences (0 in stores from before it: migration 1).
     sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
     _created(),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
@@ -73,9 +74,9 @@ answers = sa.Table(
     sa.Column("margin", sa.Float, nullable=False),
     sa.Column("annotator", sa.String(200), nullable=False),
     _created(),
-    # The rule whose pair this answers (an audit of the rule), or NULL for any other pair.  Older stores
-    # gain it (their answers read with NULL: nothing is lost); removing the rule sets it back to NULL
-    # and keeps the answer and its preferences.
+    # The rule whose pair this answers (an audit of the rule), or NULL for any other pair.  Stores from
+    # before it gain it (migration 1; their answers read with NULL: nothing is lost); removing the
+    # rule sets it back to NULL and keeps the answer and its preferences.
     sa.Column("rule_id", sa.Integer, sa.ForeignKey("rules.id", ondelete="SET NULL"), nullable=True),
     # Whether A and B were shown the other way round from the order the pair was drawn in (for a rule's
     # pair: whether A is the rule's loser); NULL where not recorded (older answers, the library's own).
@@ -148,4 +149,12 @@ model_runs = sa.Table(
     sa.Column("metrics", sa.Text, nullable=False),  # JSON
     sa.Column("n_preferences", sa.Integer, nullable=False),
     _created(),
+)
+
+schema_versions = sa.Table(  # migration 0: every store has it
+    "schema_versions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),  # the migration's number
+    sa.Column("description", sa.String(200), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),  # when it was applied
 )
