@@ -122,7 +122,7 @@ def test_a_store_from_before_blocks_reads_its_rule_rows_first_and_removes_them(t
         connection.commit()
     store = Store(f"sqlite:///{path}")
     assert pairs_of(store.preferences(1)[0]) == [(3, 2), (8, 9), (2, 1)]
-    store.add_rule(1, Rule("new", [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order([6, 7], [5, 6]), "ann")
+    store.add_rule(1, Rule("new", [Within("age", 2.0)], Ordering("rooms")), PreferenceSet.order([6, 7], [5, 6]), "ann")
     store.add_answer(1, 0, 4, "b", "ann")
     assert pairs_of(store.preferences(1)[0]) == [(3, 2), (8, 9), (2, 1), (6, 5), (7, 6), (4, 0)]
     store.remove_rule(1)

@@ -19,7 +19,7 @@ meanwhile is a ``ValueError`` like any taken name.
 - ``database``: where the database is, how it is opened, and ``Store`` itself;
 - ``sessions``: sessions, data sets, settings, revision, and the session lock every write takes;
 - ``items``: answers and grades, created, edited, undone and removed by one mechanism;
-- ``rules``: rules and their preferences;
+- ``rules``: rules and their preferences; an identical rule is refused;
 - ``preferences``: preference rows and blocks, read back in the order written;
 - ``transfer``: exports and imports; ``queue``: the shared queue; ``model_runs``: model runs;
 - ``limits``: the checks of every value against the database's limits.
@@ -31,6 +31,7 @@ from ordercore.studio.store.limits import ANNOTATOR_MAX_LENGTH, MAX_INTEGER, MAX
 from ordercore.studio.store.migrations import MIGRATIONS, SCHEMA_LOCK
 from ordercore.studio.store.preferences import decode_block, encode_block
 from ordercore.studio.store.queue import MAX_COPIES
+from ordercore.studio.store.rules import rule_identity
 from ordercore.studio.store.schema import metadata, preference_blocks
 from ordercore.studio.store.sessions import (
     CONTENT_WORDS,
@@ -65,5 +66,6 @@ __all__ = [
     "metadata",
     "preference_blocks",
     "rating_scale",
+    "rule_identity",
     "store_url",
 ]

@@ -1,4 +1,6 @@
-"""A session's rules, each stored with the preferences it made (one block)."""
+"""A session's rules, each stored with the preferences it made (one block), and refused when the
+session holds the same rule already: the same conditions (in any order) and the same ordering make the
+same pairs, whatever the rule is called."""
 
 from __future__ import annotations
 
@@ -12,13 +14,31 @@ from ordercore.studio.store.schema import answers, preference_blocks, preference
 from ordercore.studio.store.sessions import lock_session, n_rows, now, session_of, touch
 
 
+def rule_identity(rule: Rule) -> tuple:
+    """What makes two rules the same rule: their conditions, as a set, and their ordering (frozen
+    dataclasses: amounts compare as numbers, 5 == 5.0).  Not the name, margin or weight."""
+    return frozenset(rule.conditions), rule.ordering
+
+
+def _repeated(connection, session_id: int, rule: Rule) -> str | None:
+    """Why ``rule`` may not be added, if the session holds the same rule (``rule_identity``), else
+    None; read in the caller's transaction, which has locked the session."""
+    query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(rules.c.session_id == session_id)
+    for held in connection.execute(query.order_by(rules.c.id)):
+        if rule_identity(Rule.from_json(held.spec)) == rule_identity(rule):
+            return f"this rule is the same as rule #{held.id} {held.name!r}; it was not added"
+    return None
+
+
 class RuleStore:
     """``Store``'s rules (a part of it: ``engine`` is the store's)."""
 
     engine: sa.Engine
 
     def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
-        """Store a rule and the preferences it made, in one transaction; returns the rule's id."""
+        """Store a rule and the preferences it made, in one transaction; returns the rule's id.
+        ``ValueError`` naming the rule it repeats if the session holds the same rule (``rule_identity``;
+        also one added by another process at the same moment), nothing written then."""
         annotator = check_annotator(annotator)
         if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
             raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
@@ -28,6 +48,9 @@ class RuleStore:
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
+            repeated = _repeated(connection, session_id, rule)
+            if repeated is not None:
+                raise ValueError(repeated)
             revision = touch(connection, session_id)
             created = now()
             rule_id = connection.execute(
