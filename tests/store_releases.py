@@ -4,7 +4,7 @@ with ``before_sides``, at ca7bda2 (before answers.swapped, queued_pairs and grad
 
 import sqlalchemy as sa
 
-SINCE_RELEASE_0_2 = ("schema_versions",)
+SINCE_RELEASE_0_2 = ("assessments", "schema_versions")
 """The tables a store gained after release 0.2.0: a store of the current code taken back to that
 release drops them (and whatever the test takes back further)."""
 

@@ -210,13 +210,13 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     """The tables and rows of release 0.2.0 (bc1d19e: the last store without versions), and of ca7bda2
     (before answers.swapped, the shared queue and grades): opened by the current Store, every old row
     is unchanged, and every answer, grade, rule, preference, setting and model run reads back as the
-    test wrote it; the store gains what migration 1 adds, and writes of every kind work."""
+    test wrote it; the store gains the tables of both migrations, and writes of every kind work."""
     tables = old_store(database_url, before_sides)
     before = old_rows(database_url, tables)
     store = Store(database_url)
     assert old_rows(database_url, tables) == before
     with store.engine.connect() as connection:
-        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1]
+        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2]
 
     assert store.session("old").settings == SETTINGS and store.session_by_id(2).settings == {"n_rows": 6}
     assert bytes(store.dataset(1)["content"]) == b"a\n1\x00" and store.dataset(2)["content"] is None
@@ -275,6 +275,9 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
         (1, 0, 0.5, 2.0),
         (0, 5, 0.0, 1.0),
     ]
+    assert store.claim_assessment(1, "k", "worker", 60.0)
+    store.finish_assessment(1, "k", "worker", b"npz")
+    assert store.latest_assessment(1).content == b"npz"
 
 
 # ---------------------------------------------------------------- the migrations themselves
@@ -322,7 +325,7 @@ def test_the_migrations_are_numbered_one_after_another():
 
 
 def counted(calls: list, fail: bool = False) -> Migration:
-    """A second migration (a column 'note' on model runs) that records each time it is applied (and
+    """A third migration (a column 'note' on model runs) that records each time it is applied (and
     takes a while, so that another Store may try to slip in); with ``fail`` it raises afterwards."""
 
     def apply(connection):
@@ -332,7 +335,7 @@ def counted(calls: list, fail: bool = False) -> Migration:
         if fail:
             raise RuntimeError("a step failing after its change")
 
-    return Migration(2, "a note on model runs", apply)
+    return Migration(3, "a note on model runs", apply)
 
 
 def versions(url: str) -> list[int]:
@@ -344,8 +347,8 @@ def versions(url: str) -> list[int]:
 
 
 def test_each_migration_is_applied_once_even_by_stores_opening_together(new_database, monkeypatch):
-    """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the second step
-    is applied once, its version recorded once after 1; a new store records every version without
+    """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the third step is
+    applied once, its version recorded once after 1 and 2; a new store records every version without
     applying a step."""
     calls = []
     monkeypatch.setattr("ordercore.studio.store.migrations.MIGRATIONS", (*MIGRATIONS, counted(calls)))
@@ -366,15 +369,15 @@ def test_each_migration_is_applied_once_even_by_stores_opening_together(new_data
     for thread in threads:
         thread.join()
     Store(url).engine.dispose()
-    assert errors == [] and calls == [1] and versions(url) == [1, 2]
+    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3]
     new = new_database()
     Store(new).engine.dispose()
-    assert calls == [1] and versions(new) == [1, 2]
+    assert calls == [1] and versions(new) == [1, 2, 3]
 
 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeypatch):
-    """The second step fails after adding its column: opening raises, and the store of release 0.2.0
-    is as it was (no column, no versions, every row); without the step it opens."""
+    """The third step fails after adding its column: opening raises, and the store of release 0.2.0 is
+    as it was (no column, no assessments, no versions, every row); without the step it opens."""
     url = new_database()
     tables = old_store(url, before_sides=False)
     before = old_rows(url, tables), described(url)
@@ -383,7 +386,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeyp
         Store(url)
     assert (old_rows(url, tables), described(url)) == before
     monkeypatch.undo()
-    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1]
+    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2]
 
 
 def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
@@ -391,10 +394,10 @@ def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
     store.create_session("s", settings={"n_rows": 3})
     with store.engine.begin() as connection:
         connection.execute(
-            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (2, 'later', :at)"),
+            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (3, 'later', :at)"),
             {"at": WRITTEN},
         )
     store.engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 2, newer than this ordercore knows \\(1\\)"):
+    with pytest.raises(RuntimeError, match="schema version 3, newer than this ordercore knows \\(2\\)"):
         Store(database_url)
-    assert versions(database_url) == [1, 2]
+    assert versions(database_url) == [1, 2, 3]

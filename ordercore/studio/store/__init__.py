@@ -1,5 +1,5 @@
 """Durable labelling sessions: data sets, rules, answers, grades and the preferences they make, the
-shared queue and model runs.
+shared queue, model runs and shared trust assessments.
 
 SQLAlchemy Core over a SQLite file by default (``ORDERCORE_STORE`` names another file, and
 ``ORDERCORE_STORE_URL`` any SQLAlchemy URL, e.g. PostgreSQL).  Every write is one transaction that
@@ -22,9 +22,11 @@ meanwhile is a ``ValueError`` like any taken name.
 - ``rules``: rules and their preferences; an identical rule is refused;
 - ``preferences``: preference rows and blocks, read back in the order written;
 - ``transfer``: exports and imports; ``queue``: the shared queue; ``model_runs``: model runs;
+- ``assessments``: trust assessments computed once and shared by everyone on the store;
 - ``limits``: the checks of every value against the database's limits.
 """
 
+from ordercore.studio.store.assessments import MAX_DONE_ASSESSMENTS, AssessmentRecord
 from ordercore.studio.store.database import DEFAULT_PATH, SQLITE_BUSY_SECONDS, Store, store_url
 from ordercore.studio.store.items import CHOICES
 from ordercore.studio.store.limits import ANNOTATOR_MAX_LENGTH, MAX_INTEGER, MAX_VALUE_BYTES, check_annotator
@@ -51,12 +53,14 @@ __all__ = [
     "DEFAULT_RATING_SCALE",
     "MAX_COPIES",
     "MAX_DATASET_BYTES",
+    "MAX_DONE_ASSESSMENTS",
     "MAX_INTEGER",
     "MAX_RATING_SCALE",
     "MAX_VALUE_BYTES",
     "MIGRATIONS",
     "SCHEMA_LOCK",
     "SQLITE_BUSY_SECONDS",
+    "AssessmentRecord",
     "SessionInfo",
     "Store",
     "check_annotator",

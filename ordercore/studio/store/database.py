@@ -12,6 +12,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.store.assessments import AssessmentStore
 from ordercore.studio.store.items import ItemStore
 from ordercore.studio.store.migrations import migrate
 from ordercore.studio.store.model_runs import ModelRunStore
@@ -64,14 +65,17 @@ def _use_wal(cursor) -> None:
             time.sleep(0.02)
 
 
-class Store(SessionStore, RuleStore, ItemStore, PreferenceStore, TransferStore, QueueStore, ModelRunStore):
+class Store(
+    SessionStore, RuleStore, ItemStore, PreferenceStore, TransferStore, QueueStore, ModelRunStore, AssessmentStore
+):
     """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
     it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
     migrations it lacks); ``Store("sqlite:///path")`` opens another.
 
     Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
     answers and grades (``items``), preferences (``preferences``), exports and imports
-    (``transfer``), the shared queue (``queue``) and model runs (``model_runs``)."""
+    (``transfer``), the shared queue (``queue``), model runs (``model_runs``) and shared trust
+    assessments (``assessments``)."""
 
     def __init__(self, url: str | None = None):
         self.url = url or store_url()

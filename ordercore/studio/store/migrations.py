@@ -14,7 +14,7 @@ To change the tables:
 2. append a ``Migration`` with the next number to ``MIGRATIONS``: a step that brings a store of the
    previous version to the new tables (it may add tables or columns, and read and rewrite rows),
    with the tables and columns it adds frozen in the step as they are at that version (never
-   ``schema``'s, which move on), as ``_release_0_2_additions`` does;
+   ``schema``'s, which move on), as ``_release_0_2_additions`` and ``_assessments_table`` do;
 3. never change or renumber a step once it is released.
 
 ``tests/test_store_migrations.py`` checks that the steps make the tables of ``schema`` and that the
@@ -144,8 +144,30 @@ def _complete_release_0_2(connection) -> None:
     frozen.create_all(connection, tables=new_tables, checkfirst=True)
 
 
+# ---------------------------------------------------------------------------------------- 2
+def _assessments_table() -> sa.Table:
+    """The table of shared trust assessments as migration 2 makes it, frozen."""
+    frozen = sa.MetaData()
+    sa.Table("sessions", frozen, sa.Column("id", sa.Integer, primary_key=True))
+    return sa.Table(
+        "assessments",
+        frozen,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("session_id", sa.Integer, sa.ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("key", sa.String(64), nullable=False),
+        sa.Column("state", sa.String(10), nullable=False),
+        sa.Column("owner", sa.String(200), nullable=False),
+        sa.Column("content", sa.LargeBinary, nullable=True),
+        sa.Column("message", sa.Text, nullable=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.UniqueConstraint("session_id", "key"),
+    )
+
+
 MIGRATIONS = (
     Migration(1, "the tables of release 0.2.0 (columns and tables added since the first store)", _complete_release_0_2),
+    Migration(2, "shared trust assessments", lambda connection: _assessments_table().create(connection)),
 )
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 

@@ -151,6 +151,21 @@ model_runs = sa.Table(
     _created(),
 )
 
+assessments = sa.Table(  # migration 2
+    "assessments",
+    metadata,
+    _key(),
+    _owner(),
+    sa.Column("key", sa.String(64), nullable=False),  # a hash of the assessment's inputs
+    sa.Column("state", sa.String(10), nullable=False),  # 'running' | 'done' | 'failed'
+    sa.Column("owner", sa.String(200), nullable=False),  # who computes (or computed) it
+    sa.Column("content", sa.LargeBinary, nullable=True),  # the trust job's .npz, once done
+    sa.Column("message", sa.Text, nullable=True),  # why it failed
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),  # the owner's last heartbeat, or the end
+    sa.UniqueConstraint("session_id", "key"),  # one record per assessment: computed once
+)
+
 schema_versions = sa.Table(  # migration 0: every store has it
     "schema_versions",
     metadata,
