@@ -1,5 +1,6 @@
 """Shared fixtures: the benchmark data directory (from ORDERCORE_DATA, else ../shared/data), and
-empty databases for the store on SQLite and on PostgreSQL (from ORDERCORE_TEST_POSTGRES_URL)."""
+empty databases for the store on SQLite and on PostgreSQL (from ORDERCORE_TEST_POSTGRES_URL), with a
+store on them."""
 
 import os
 import uuid
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+
+from ordercore.studio.store import Store
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -64,3 +67,9 @@ def new_database(request, tmp_path):
 def database_url(new_database) -> str:
     """The URL of an empty database, on SQLite and on PostgreSQL (see ``new_database``)."""
     return new_database()
+
+
+@pytest.fixture
+def store(database_url):
+    """A store on an empty database, on SQLite and on PostgreSQL."""
+    return Store(database_url)

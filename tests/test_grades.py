@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from ordercore.studio.store import Store
+from tests.store_releases import SINCE_RELEASE_0_2
 
 
 @pytest.fixture
@@ -120,6 +121,8 @@ def test_a_store_from_before_grades_opens_and_takes_grades(database_url):
     session = first.create_session("old", settings={"n_rows": 10})
     with first.engine.begin() as connection:  # the tables as the previous release made them
         connection.exec_driver_sql("DROP TABLE grades")
+        for table in SINCE_RELEASE_0_2:  # nor did it have these
+            connection.exec_driver_sql(f"DROP TABLE {table}")
     first.engine.dispose()
     store = Store(database_url)
     store.add_grade(session.id, 1, 2, "ann")

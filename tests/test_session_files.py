@@ -2,6 +2,8 @@
 the same data give the same answers, the same rule preferences, the same grades and the same annotators,
 and a second import adds nothing.  Bad files are refused whole."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -127,6 +129,20 @@ def test_a_bad_file_is_refused_whole_and_nothing_is_written(store, homes, source
     assert store.revision(target.id) == 0 and store.contents(target.id) == dict.fromkeys(store.contents(target.id), 0)
     with pytest.raises(ValueError, match="at most 50 MB"):
         read_session_file("big.csv", b"0" * (50 * 2**20 + 1))
+
+
+def test_rules_the_session_holds_under_other_names_import_nothing(store, homes, source):
+    """The session's rules exported, each renamed, its conditions listed the other way round and one
+    given twice: the session holds them all (the same conditions and ordering), so nothing is
+    imported and nothing written."""
+    documents = json.loads(store.export_rules(source.id))
+    for k, document in enumerate(documents):
+        document["name"], document["conditions"] = f"renamed {k}", document["conditions"][::-1]
+    text = json.dumps([*documents, documents[0]])
+    revision = store.revision(source.id)
+    said = imported(store, source.id, "rules.json", text, homes)
+    assert said == "Nothing was imported: the session already holds all 3 of these rules."
+    assert store.revision(source.id) == revision and len(store.rules(source.id)) == 2
 
 
 GRADED = [(5, 7, "ann"), (9, 1, "007"), (5, 2, "007"), (2999, 4, "bo")]

@@ -10,7 +10,8 @@
 - **grades**, CSV (``Store.export_grades``): each grade with its annotator (``Store.import_grades``), on
   the session's rating scale.
 
-Whatever is already in the session is left out (an import of what it holds adds nothing), and a
+Whatever is already in the session is left out (an import of what it holds adds nothing; a rule
+with the conditions and ordering of one the session holds is that rule, whatever its name), and a
 file is checked whole before anything is written.  Files are parsed as data: nothing is executed or
 unpickled.
 """
@@ -25,7 +26,7 @@ import pandas as pd
 
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.store import check_annotator
+from ordercore.studio.store import check_annotator, rule_identity
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
@@ -104,16 +105,16 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
-    held = {rule.to_json() for _, rule in store.rules(session_id)}
+    held = {rule_identity(rule) for _, rule in store.rules(session_id)}  # the same rule under another name too
     made = []
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
-        rule = Rule.from_dict(document)
-        if rule.to_json() not in held:
+        rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
+        if rule_identity(rule) not in held:
             pairs = document.get("pairs")
             max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
-            made.append((rule, generated, check_annotator(document.get("annotator") or annotator)))
-            held.add(rule.to_json())
+            made.append((rule, generated, by))
+            held.add(rule_identity(rule))
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
     return _said(len(made), len(file.rules), "rule")

@@ -1,0 +1,87 @@
+"""The database and its one handle, ``Store``: where it is (``store_url``), how it is opened (SQLite
+with its pragmas; any SQLAlchemy URL), brought to the current tables (``migrations``), and the parts
+of the store that ``Store`` is made of, one concern per module."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.store.assessments import AssessmentStore
+from ordercore.studio.store.items import ItemStore
+from ordercore.studio.store.migrations import migrate
+from ordercore.studio.store.model_runs import ModelRunStore
+from ordercore.studio.store.preferences import PreferenceStore
+from ordercore.studio.store.queue import QueueStore
+from ordercore.studio.store.rules import RuleStore
+from ordercore.studio.store.sessions import SessionStore
+from ordercore.studio.store.transfer import TransferStore
+
+DEFAULT_PATH = Path("ordercore_studio.sqlite")
+"""The SQLite file used when neither ORDERCORE_STORE_URL nor ORDERCORE_STORE is set (in the
+directory the app runs from)."""
+
+SQLITE_BUSY_SECONDS = 10.0
+"""How long a SQLite connection waits for another's lock before it gives up."""
+
+
+def store_url() -> str:
+    """ORDERCORE_STORE_URL, else a SQLite file at ORDERCORE_STORE, else ``DEFAULT_PATH``."""
+    if os.environ.get("ORDERCORE_STORE_URL"):
+        return os.environ["ORDERCORE_STORE_URL"]
+    return f"sqlite:///{Path(os.environ.get('ORDERCORE_STORE', DEFAULT_PATH)).resolve()}"
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    """Foreign keys on; WAL with synchronous=FULL, so every committed transaction is on disk; a
+    connection waits up to ``SQLITE_BUSY_SECONDS`` for another's write to end."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    _use_wal(cursor)
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.close()
+
+
+def _use_wal(cursor) -> None:
+    """Put the file in WAL mode, which it keeps: only a new file's first connections switch.  A switch
+    that meets another connection's lock fails at once, without the busy timeout (four annotators
+    opening one new file together failed so about one time in fifteen), so it is tried again until
+    ``SQLITE_BUSY_SECONDS`` have passed."""
+    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+class Store(
+    SessionStore, RuleStore, ItemStore, PreferenceStore, TransferStore, QueueStore, ModelRunStore, AssessmentStore
+):
+    """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
+    it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
+    migrations it lacks); ``Store("sqlite:///path")`` opens another.
+
+    Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
+    answers and grades (``items``), preferences (``preferences``), exports and imports
+    (``transfer``), the shared queue (``queue``), model runs (``model_runs``) and shared trust
+    assessments (``assessments``)."""
+
+    def __init__(self, url: str | None = None):
+        self.url = url or store_url()
+        self._blocks: dict[int, dict[tuple[int, int], PreferenceSet]] = {}  # see PreferenceStore._block_contents
+        self.engine = sa.create_engine(self.url)
+        if self.engine.dialect.name == "sqlite":
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+        with self.engine.begin() as connection:
+            migrate(connection)

@@ -1,0 +1,350 @@
+"""Labelled items: a session's answers (pairwise clicks) and grades (ratings of single rows).
+
+Both are created, edited, undone and removed by one mechanism (``ItemStore._add``, ``_edit``,
+``_undo``, ``_remove``, and ``insert_items`` for imports), each write one transaction that locks the
+session first: it sees every write committed before it, and an annotator edits, removes and undoes
+only their own items.  A kind of item (``ItemKind``) declares what differs: its table, the checks of
+a new item and of an edited value against the session, the preferences an item makes, and the word
+its errors use.  An answer makes preferences (click rows carrying its id, so that an edit or an undo
+takes them along) and moves the session's revision; a grade makes none.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import sqlalchemy as sa
+
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.store.limits import check_annotator, check_row, id_number
+from ordercore.studio.store.preferences import insert_clicks
+from ordercore.studio.store.schema import answers, grades, preferences, rules
+from ordercore.studio.store.sessions import (
+    lock_session,
+    n_rows,
+    now,
+    rating_scale,
+    session_of,
+    session_rows,
+    session_settings,
+    touch,
+)
+
+CHOICES = {
+    "a": "A higher",
+    "b": "B higher",
+    "equal": "about equal",
+    "skip": "skip",
+}
+"""The answers a pairwise click can give."""
+
+
+@dataclass(frozen=True)
+class ItemKind:
+    """What a kind of labelled item declares; ``ItemStore`` does the rest.
+
+    word : what errors call an item ("no answer 7", "grade 7 is 'bob''s").
+    table : its rows (with session_id, annotator and created_at, which the mechanism fills).
+    field : the column an edit changes.
+    checked : (connection, session_id, values) -> a new item's values checked against the session,
+        in the transaction that writes it; ``ValueError`` refuses it.
+    checked_field : (connection, session_id, value) -> an edited value, checked likewise.
+    preferences : an item's row -> the preferences it makes; None for a kind that makes none (its
+        writes leave the session's revision as it is).
+    """
+
+    word: str
+    table: sa.Table
+    field: str
+    checked: Callable[[sa.Connection, int, dict], dict]
+    checked_field: Callable[[sa.Connection, int, object], object]
+    preferences: Callable[[Mapping], PreferenceSet] | None = None
+
+
+# ---------------------------------------------------------------------------------------- answers
+def check_choice(choice) -> str:
+    if not isinstance(choice, str) or choice not in CHOICES:
+        raise ValueError(f"choice must be one of {sorted(CHOICES)}, got {choice!r}")
+    return choice
+
+
+def answer_preferences(row_a: int, row_b: int, choice: str, margin: float, weight: float) -> PreferenceSet:
+    """What an answer says: 'a': f(a) - f(b) >= margin; 'b' the reverse; 'equal': |f(a) - f(b)| <= margin
+    (two preferences; ``ValueError`` for a margin < 0); 'skip': nothing."""
+    if choice == "equal" and margin < 0:
+        raise ValueError("'about equal' takes a closeness margin >= 0")
+    return {
+        "a": lambda: PreferenceSet.order(row_a, row_b, margin, weight),
+        "b": lambda: PreferenceSet.order(row_b, row_a, margin, weight),
+        "equal": lambda: PreferenceSet.close(row_a, row_b, margin, weight),
+        "skip": PreferenceSet.empty,
+    }[choice]()
+
+
+def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapped=None) -> dict:
+    """An answer's values checked as far as they can be without its session (its rows are checked
+    against the table by ``answer_in_table``); ``ValueError`` saying what is wrong."""
+    if swapped is not None and not isinstance(swapped, bool | np.bool_):
+        raise ValueError(f"swapped must be True, False or None, got {swapped!r}")
+    check_choice(choice)
+    annotator = check_annotator(annotator)
+    numeric = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (weight, margin))
+    if not numeric or not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
+        raise ValueError(f"weight must be a finite number >= 0 and margin a finite number, got {weight!r}, {margin!r}")
+    return {
+        "row_a": row_a,
+        "row_b": row_b,
+        "choice": choice,
+        "annotator": annotator,
+        "weight": float(weight),
+        "margin": float(margin),
+        "swapped": None if swapped is None else bool(swapped),
+    }
+
+
+def answer_in_table(values: dict, n_rows: int) -> dict:
+    """``answer_values``'s answer with its rows checked against a table of n_rows rows (two different
+    rows) and the preferences it makes (``answer_preferences``' check)."""
+    row_a, row_b = check_row(values["row_a"], n_rows, "row A"), check_row(values["row_b"], n_rows, "row B")
+    if row_a == row_b:
+        raise ValueError(f"an answer compares two different rows, got {row_a} twice")
+    answer_preferences(row_a, row_b, values["choice"], values["margin"], values["weight"])
+    return values | {"row_a": row_a, "row_b": row_b}
+
+
+def _new_answer(connection, session_id: int, values: dict) -> dict:
+    """A new answer checked against its session: its rows, and the rule it audits (if any) one of the
+    session's."""
+    values = answer_in_table(values, n_rows(connection, session_id))
+    rule_id = values["rule_id"]
+    if rule_id is not None:
+        try:
+            rule_id = id_number(rule_id, "rule")
+            owner = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()
+        except KeyError:
+            owner = None
+        if owner != session_id:
+            raise ValueError(f"session {session_id} has no rule {rule_id!r} to audit")
+    return values | {"rule_id": rule_id}
+
+
+ANSWERS = ItemKind(
+    word="answer",
+    table=answers,
+    field="choice",
+    checked=_new_answer,
+    checked_field=lambda connection, session_id, choice: check_choice(choice),
+    preferences=lambda row: answer_preferences(row["row_a"], row["row_b"], row["choice"], row["margin"], row["weight"]),
+)
+
+
+# ---------------------------------------------------------------------------------------- grades
+def check_grade(value, scale: int) -> int:
+    """A grade on the scale 1 … ``scale``: an integer (not a bool, not 2.5)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= scale:
+        raise ValueError(f"a grade is a whole number from 1 to {scale} (the session's rating scale), got {value!r}")
+    return int(value)
+
+
+def _edited_grade(connection, session_id: int, grade) -> int:
+    return check_grade(grade, rating_scale(session_settings(connection, session_id)))
+
+
+def _new_grade(connection, session_id: int, values: dict) -> dict:
+    """A new grade checked against its session: a row of its table, on its scale, not graded by the
+    annotator already (one grade per row and annotator: edit it to change it)."""
+    row = check_row(values["row"], n_rows(connection, session_id), "the graded row")
+    grade, annotator = _edited_grade(connection, session_id, values["grade"]), values["annotator"]
+    held = connection.execute(
+        sa.select(grades.c.id).where(
+            grades.c.session_id == session_id, grades.c.row == row, grades.c.annotator == annotator
+        )
+    ).scalar()
+    if held is not None:
+        raise ValueError(f"{annotator!r} graded row {row} already (grade {held}): edit that grade to change it")
+    return {"row": row, "grade": grade, "annotator": annotator}
+
+
+GRADES = ItemKind(word="grade", table=grades, field="grade", checked=_new_grade, checked_field=_edited_grade)
+
+
+# ---------------------------------------------------------------------------------------- the mechanism
+def insert_items(connection, kind: ItemKind, session_id: int, items: list[dict], revision: int | None) -> list[int]:
+    """New items of ``kind`` (their values checked) and the preferences they make, in the caller's
+    transaction (which locked and touched the session: ``revision`` is the one it made); their ids, in
+    the order of ``items``."""
+    if not items:
+        return []
+    created = now()
+    inserted = connection.execute(
+        kind.table.insert().returning(kind.table.c.id, sort_by_parameter_order=True),
+        [{**item, "session_id": session_id, "created_at": created} for item in items],
+    )
+    ids = [int(item_id) for item_id in inserted.scalars()]
+    _insert_preferences(connection, kind, session_id, revision, list(zip(ids, items, strict=True)))
+    return ids
+
+
+def _insert_preferences(connection, kind: ItemKind, session_id: int, revision, items: list[tuple[int, Mapping]]):
+    """The preferences each of ``items`` (id, row) makes, carrying its id; nothing for a kind that
+    makes none."""
+    if kind.preferences is not None:
+        clicks = [(item_id, item["annotator"], kind.preferences(item)) for item_id, item in items]
+        insert_clicks(connection, clicks, {"session_id": session_id, "revision": revision, "created_at": now()})
+
+
+def _own(connection, kind: ItemKind, item_id: int, annotator: str) -> dict:
+    """The item's row, if ``annotator`` (checked) gave it; ``KeyError`` if there is none (removed by
+    another process meanwhile), else ``ValueError``."""
+    item = connection.execute(sa.select(kind.table).where(kind.table.c.id == item_id)).mappings().first()
+    if item is None:
+        raise KeyError(f"no {kind.word} {item_id}")
+    if item["annotator"] != annotator:
+        raise ValueError(f"{kind.word} {item_id} is {item['annotator']!r}'s: annotators change only their own")
+    return dict(item)
+
+
+def _delete_preferences(connection, kind: ItemKind, item_id: int) -> None:
+    """Delete the preferences an item made (click rows carrying its id), if its kind makes any."""
+    if kind.preferences is not None:
+        connection.execute(preferences.delete().where(preferences.c.answer_id == item_id))
+
+
+def _delete(connection, kind: ItemKind, item_id: int, session_id: int) -> None:
+    """Delete an item and its preferences, in the caller's transaction."""
+    _delete_preferences(connection, kind, item_id)
+    connection.execute(kind.table.delete().where(kind.table.c.id == item_id))
+    touch(connection, session_id, content=kind.preferences is not None)
+
+
+class ItemStore:
+    """``Store``'s answers and grades (a part of it: ``engine`` is the store's)."""
+
+    engine: sa.Engine
+
+    def _add(self, kind: ItemKind, session_id: int, values: dict) -> int:
+        """Store a new item (``values``: its columns, checked as far as they can be without the
+        session), checked against the session and committed before returning; its id."""
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            values = kind.checked(connection, session_id, values)
+            revision = touch(connection, session_id, content=kind.preferences is not None)
+            return insert_items(connection, kind, session_id, [values], revision)[0]
+
+    def _edit(self, kind: ItemKind, item_id: int, annotator: str, value) -> None:
+        """Set ``kind.field`` of one of ``annotator``'s own items to ``value``, its preferences made
+        again, in one transaction; ``ValueError`` for another annotator's item or a bad value."""
+        annotator, item_id = check_annotator(annotator), id_number(item_id, kind.word)
+        session_id = session_of(self.engine, kind.table, item_id, kind.word)
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            item = _own(connection, kind, item_id, annotator)
+            item[kind.field] = kind.checked_field(connection, session_id, value)
+            _delete_preferences(connection, kind, item_id)
+            connection.execute(
+                kind.table.update().where(kind.table.c.id == item_id).values({kind.field: item[kind.field]})
+            )
+            revision = touch(connection, session_id, content=kind.preferences is not None)
+            _insert_preferences(connection, kind, session_id, revision, [(item_id, item)])
+
+    def _remove(self, kind: ItemKind, item_id: int, annotator: str) -> None:
+        """Delete one of ``annotator``'s own items and its preferences; ``ValueError`` for another's."""
+        annotator, item_id = check_annotator(annotator), id_number(item_id, kind.word)
+        session_id = session_of(self.engine, kind.table, item_id, kind.word)
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            _own(connection, kind, item_id, annotator)
+            _delete(connection, kind, item_id, session_id)
+
+    def _undo(self, kind: ItemKind, session_id: int, annotator: str) -> int | None:
+        """Delete ``annotator``'s latest item in the session and its preferences (another annotator's
+        stay); its id, or None if they have none."""
+        annotator = check_annotator(annotator)
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            last = connection.execute(
+                sa.select(sa.func.max(kind.table.c.id)).where(
+                    kind.table.c.session_id == session_id, kind.table.c.annotator == annotator
+                )
+            ).scalar()
+            if last is None:
+                return None
+            _delete(connection, kind, last, session_id)
+        return int(last)
+
+    # ------------------------------------------------------------------ answers
+    def add_answer(
+        self,
+        session_id: int,
+        row_a: int,
+        row_b: int,
+        choice: str,
+        annotator: str,
+        weight: float = 1.0,
+        margin: float = 0.0,
+        rule_id: int | None = None,
+        swapped: bool | None = None,
+    ) -> int:
+        """Store a pairwise answer and its preferences, committed before returning; returns its id.
+
+        'a': f(a) - f(b) >= margin; 'b': f(b) - f(a) >= margin; 'equal': |f(a) - f(b)| <= margin
+        (two preferences); 'skip': no preference (kept, so the pair is not asked again).  rule_id :
+        the session's rule whose pair this answers (an audit answer; its preferences count as any
+        click's), else None; ``ValueError`` for a rule of another session or none.  swapped : whether
+        the sides were shown the other way round from the order the pair was drawn in (None: unknown)."""
+        values = answer_values(row_a, row_b, choice, annotator, weight, margin, swapped)
+        return self._add(ANSWERS, session_id, values | {"rule_id": rule_id})
+
+    def answers(self, session_id: int) -> pd.DataFrame:
+        """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
+        created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers) and swapped
+        (a nullable boolean: <NA> where not recorded)."""
+        frame = session_rows(self.engine, answers, session_id)
+        frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
+        frame["swapped"] = frame["swapped"].astype("boolean")
+        return frame
+
+    def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:
+        """Change one of ``annotator``'s own answers to ``choice`` (its pair, weight and margin stay),
+        with its preferences, in one transaction; ``ValueError`` for another annotator's answer."""
+        self._edit(ANSWERS, answer_id, annotator, choice)
+
+    def remove_answer(self, answer_id: int, annotator: str) -> None:
+        """Delete one of ``annotator``'s own answers and its preferences; ``ValueError`` for another's."""
+        self._remove(ANSWERS, answer_id, annotator)
+
+    def undo_answer(self, session_id: int, annotator: str) -> int | None:
+        """Delete ``annotator``'s latest answer in the session and its preferences (another annotator's
+        answers stay); its id, or None if they have none."""
+        return self._undo(ANSWERS, session_id, annotator)
+
+    # ------------------------------------------------------------------ grades
+    def add_grade(self, session_id: int, row: int, grade: int, annotator: str) -> int:
+        """Store ``annotator``'s grade (1 … the session's ``rating_scale``) of a row of the session's
+        table, committed before returning; returns its id.  ``ValueError`` for a grade off the scale, a
+        row outside the table or one the annotator graded already (edit that grade instead); nothing is
+        written then."""
+        values = {"row": row, "grade": grade, "annotator": check_annotator(annotator)}
+        return self._add(GRADES, session_id, values)
+
+    def grades(self, session_id: int) -> pd.DataFrame:
+        """A session's grades, oldest first: id, row, grade, annotator, created_at."""
+        return session_rows(self.engine, grades, session_id)
+
+    def edit_grade(self, grade_id: int, annotator: str, grade: int) -> None:
+        """Change one of ``annotator``'s own grades to ``grade``; ``ValueError`` for another's grade or
+        one off the scale."""
+        self._edit(GRADES, grade_id, annotator, grade)
+
+    def remove_grade(self, grade_id: int, annotator: str) -> None:
+        """Delete one of ``annotator``'s own grades; ``ValueError`` for another's."""
+        self._remove(GRADES, grade_id, annotator)
+
+    def undo_grade(self, session_id: int, annotator: str) -> int | None:
+        """Delete ``annotator``'s latest grade in the session (another annotator's stay); its id, or None
+        if they have none."""
+        return self._undo(GRADES, session_id, annotator)

@@ -1,0 +1,75 @@
+"""What the database takes: every value is checked against its limits (text lengths, integer ranges,
+value sizes, NUL characters) before anything is written, and refused in words (``ValueError``;
+``KeyError`` for an id that cannot name a row), on SQLite and PostgreSQL alike."""
+
+from __future__ import annotations
+
+import numbers
+
+import sqlalchemy as sa
+
+MAX_VALUE_BYTES = 500_000_000
+"""Largest binary or text value written (a block of preferences holds about 15 million): half of
+SQLite's default limit (10^9 bytes) and of PostgreSQL's for a field (1 GB), leaving the driver room."""
+
+MAX_INTEGER = 2**31 - 1
+"""Largest value of an Integer column (PostgreSQL's integer is 32-bit): row counts and numbers."""
+
+ANNOTATOR_MAX_LENGTH = 60
+"""Longest annotator name (shown beside every answer)."""
+
+
+def check_annotator(name) -> str:
+    """An annotator's name, stripped: 1 to ``ANNOTATOR_MAX_LENGTH`` printable characters; else
+    ``ValueError`` saying what is wrong."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("an annotator needs a name: type yours in the sidebar")
+    name = name.strip()
+    if len(name) > ANNOTATOR_MAX_LENGTH:
+        raise ValueError(f"an annotator name has at most {ANNOTATOR_MAX_LENGTH} characters, this one {len(name)}")
+    if not name.isprintable():
+        raise ValueError("an annotator name may not hold control characters (tabs, line breaks, NUL)")
+    return name
+
+
+def check_name(value: str, what: str, column: sa.Column) -> str:
+    """A session, data set, rule or model name (or an assessment's key or owner), stripped: 1 to the
+    column's length of printable characters."""
+    longest = column.type.length
+    if not isinstance(value, str) or not value.strip() or len(value) > longest:
+        raise ValueError(f"{what} must be a non-empty name of at most {longest} characters")
+    if not value.isprintable():
+        raise ValueError(f"{what} may not hold control characters (tabs, line breaks, NUL)")
+    return value.strip()
+
+
+def check_count(value, what: str) -> int:
+    """A count stored in an Integer column: an integer (not a bool) in [0, ``MAX_INTEGER``]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_INTEGER:
+        raise ValueError(f"{what} must be an integer from 0 to {MAX_INTEGER:,}, got {value!r}")
+    return int(value)
+
+
+def check_size(value: bytes | str, what: str) -> bytes | str:
+    """A binary or text value of at most ``MAX_VALUE_BYTES`` bytes (text counted as UTF-8)."""
+    size = len(value) if isinstance(value, bytes) else len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_VALUE_BYTES:
+        raise ValueError(f"{what} takes {size:,} bytes, more than the store's limit of {MAX_VALUE_BYTES:,}")
+    return value
+
+
+def check_row(value, n_rows: int, what: str) -> int:
+    """A row index of the session's table: an integer (not a bool, not 2.7) in [0, n_rows)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{what} must be a row number (an integer), got {value!r}")
+    if not 0 <= int(value) < n_rows:
+        raise ValueError(f"{what} is row {int(value)}, outside the session's table of {n_rows:,} rows")
+    return int(value)
+
+
+def id_number(value, what: str) -> int:
+    """A row's id as given by a caller: an integer (not a bool) within the Integer column's range
+    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INTEGER:
+        raise KeyError(f"no {what} {value!r}")
+    return int(value)

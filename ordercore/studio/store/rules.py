@@ -1,0 +1,84 @@
+"""A session's rules, each stored with the preferences it made (one block), and refused when the
+session holds the same rule already: the same conditions (in any order) and the same ordering make the
+same pairs, whatever the rule is called."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from ordercore.knowledge.rules import Rule
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.store.limits import check_annotator, check_name, check_size, id_number
+from ordercore.studio.store.preferences import encode_block, insert_block
+from ordercore.studio.store.schema import answers, preference_blocks, preferences, rules
+from ordercore.studio.store.sessions import lock_session, n_rows, now, session_of, touch
+
+
+def rule_identity(rule: Rule) -> tuple:
+    """What makes two rules the same rule: their conditions, as a set, and their ordering (frozen
+    dataclasses: amounts compare as numbers, 5 == 5.0).  Not the name, margin or weight."""
+    return frozenset(rule.conditions), rule.ordering
+
+
+def _repeated(connection, session_id: int, rule: Rule) -> str | None:
+    """Why ``rule`` may not be added, if the session holds the same rule (``rule_identity``), else
+    None; read in the caller's transaction, which has locked the session."""
+    query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(rules.c.session_id == session_id)
+    for held in connection.execute(query.order_by(rules.c.id)):
+        if rule_identity(Rule.from_json(held.spec)) == rule_identity(rule):
+            return f"this rule is the same as rule #{held.id} {held.name!r}; it was not added"
+    return None
+
+
+class RuleStore:
+    """``Store``'s rules (a part of it: ``engine`` is the store's)."""
+
+    engine: sa.Engine
+
+    def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
+        """Store a rule and the preferences it made, in one transaction; returns the rule's id.
+        ``ValueError`` naming the rule it repeats if the session holds the same rule (``rule_identity``;
+        also one added by another process at the same moment), nothing written then."""
+        annotator = check_annotator(annotator)
+        if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
+            raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
+        name = check_name(rule.name, "rule name", rules.c.name)
+        spec = check_size(rule.to_json(), "the rule")
+        content = check_size(encode_block(made), f"the rule's {len(made):,} preferences")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            made.check_indices(n_rows(connection, session_id))
+            repeated = _repeated(connection, session_id, rule)
+            if repeated is not None:
+                raise ValueError(repeated)
+            revision = touch(connection, session_id)
+            created = now()
+            rule_id = connection.execute(
+                rules.insert().values(
+                    session_id=session_id, name=name, spec=spec, annotator=annotator, created_at=created
+                )
+            ).inserted_primary_key[0]
+            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": created}
+            insert_block(connection, made, content, owner, "rule", rule_id)
+        return int(rule_id)
+
+    def rules(self, session_id: int) -> list[tuple[int, Rule]]:
+        """(id, Rule) of a session's rules, oldest first."""
+        session_id = id_number(session_id, "session")
+        query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id).order_by(rules.c.id)
+        with self.engine.connect() as connection:
+            return [(row.id, Rule.from_json(row.spec)) for row in connection.execute(query)]
+
+    def remove_rule(self, rule_id: int) -> None:
+        """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""
+        session_id = session_of(self.engine, rules, rule_id, "rule")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
+                raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
+            connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
+            connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
+            # The rule's audit answers stay (they are the expert's clicks), no longer linked to it.
+            connection.execute(answers.update().where(answers.c.rule_id == rule_id).values(rule_id=None))
+            connection.execute(rules.delete().where(rules.c.id == rule_id))
+            touch(connection, session_id)

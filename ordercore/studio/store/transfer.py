@@ -1,0 +1,248 @@
+"""A session's work out of the store and into another session: preferences (CSV or JSON, with their
+provenance), answers and grades (CSV) and rules (JSON).  An import is one transaction, checked whole
+before anything is written (``ValueError`` naming the first bad line), and leaves out what the
+session already holds; imported answers and grades are stored as any others (``items.insert_items``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import sqlalchemy as sa
+
+from ordercore.knowledge.rules import Rule
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.store.items import ANSWERS, GRADES, answer_in_table, answer_values, check_grade, insert_items
+from ordercore.studio.store.limits import check_annotator, check_row, check_size
+from ordercore.studio.store.preferences import decode_block, encode_block, insert_block
+from ordercore.studio.store.schema import answers, grades, preference_blocks, preferences, rules
+from ordercore.studio.store.sessions import lock_session, n_rows, now, rating_scale, session_settings, touch
+
+ANSWER_KEY = ("row_a", "row_b", "choice", "annotator", "weight", "margin")
+"""What makes two answers the same answer, for an import."""
+
+
+def _json_number(value):
+    """A numpy number as JSON writes it (a Python int or float)."""
+    if isinstance(value, np.integer | np.floating):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _integer(value):
+    """A row number read from a file: an integral float (2.0, as pandas reads a column with blanks) is
+    that integer; anything else is left for ``check_row`` to refuse."""
+    if isinstance(value, float | np.floating) and np.isfinite(value) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _boolean(value) -> bool:
+    """A swapped flag read from a file: True/False, 1/0 or their words."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "1", "1.0"):
+        return True
+    if text in ("false", "0", "0.0"):
+        return False
+    raise ValueError(f"swapped must be true or false, got {value!r}")
+
+
+def _annotator_column(annotators, n: int, default: str) -> np.ndarray:
+    """Who made each of n preferences (n,), each name checked (``check_annotator``); ``default`` for
+    all when ``annotators`` is None."""
+    if annotators is None:
+        return np.full(n, default, dtype=object)
+    names = np.asarray(annotators, dtype=object)
+    if names.shape != (n,):
+        raise ValueError(f"one annotator per preference: {n} preferences, {names.size} names")
+    checked = {name: check_annotator(name) for name in pd.unique(names)}
+    return np.array([checked[name] for name in names], dtype=object)
+
+
+def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
+    """Whether each preference of ``made`` (i, j, margin, weight all equal) is among ``held``, (p,)."""
+    if len(held) == 0:
+        return np.zeros(len(made), dtype=bool)
+
+    def keys(preferences):
+        return pd.MultiIndex.from_arrays([preferences.i, preferences.j, preferences.margin, preferences.weight])
+
+    return keys(made).isin(keys(held))
+
+
+def _imported(connection, session_id: int) -> PreferenceSet:
+    """The session's imported preferences (blocks, and rows of stores from before blocks), read in
+    the caller's transaction."""
+    blocks = connection.execute(
+        sa.select(preference_blocks.c.content, preference_blocks.c.n_preferences).where(
+            preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
+        )
+    ).all()
+    rows = connection.execute(
+        sa.select(preferences.c.i, preferences.c.j, preferences.c.margin, preferences.c.weight).where(
+            preferences.c.session_id == session_id, preferences.c.source == "import"
+        )
+    ).all()
+    held = [decode_block(block.content, block.n_preferences) for block in blocks]
+    if rows:
+        i, j, margin, weight = np.array(rows, dtype=np.float64).T
+        held.append(PreferenceSet(i.astype(np.int64), j.astype(np.int64), margin, weight))
+    return PreferenceSet.concatenate(held)
+
+
+def _checked_answers(table: pd.DataFrame, n_rows: int) -> list[dict]:
+    """The rows of an answers table as answers' values (row_a, row_b, choice, annotator, weight,
+    margin, swapped), each checked as ``Store.add_answer`` checks one; ``ValueError`` naming the
+    first bad line (as numbered in the file, after its header)."""
+    missing = [name for name in ("row_a", "row_b", "choice", "annotator") if name not in table.columns]
+    if missing:
+        raise ValueError(f"an answers table needs the columns row_a, row_b, choice and annotator; {missing} missing")
+    checked = []
+    for line, row in enumerate(table.to_dict("records"), start=2):
+        try:
+            swapped = row.get("swapped")
+            swapped = None if swapped is None or pd.isna(swapped) else _boolean(swapped)
+            weight, margin = float(row.get("weight", 1.0)), float(row.get("margin", 0.0))
+            values = answer_values(
+                _integer(row["row_a"]), _integer(row["row_b"]), row["choice"], row["annotator"], weight, margin, swapped
+            )
+            checked.append(answer_in_table(values, n_rows))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"line {line} of the answers: {error}") from None
+    return checked
+
+
+def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict) -> list[dict]:
+    """The grades of a grades table (row, grade, annotator) the session does not hold (``graded``:
+    (row, annotator) -> grade, of the session), each checked as ``Store.add_grade`` checks one;
+    ``ValueError`` naming the first bad line."""
+    graded, new = dict(graded), []
+    for line, value in enumerate(table.to_dict("records"), start=2):
+        try:
+            row = check_row(_integer(value["row"]), n_rows, "the graded row")
+            grade = check_grade(_integer(value["grade"]), scale)
+            annotator = check_annotator(value["annotator"])
+            if graded.get((row, annotator), grade) != grade:
+                raise ValueError(f"{annotator!r} gave row {row} grade {graded[row, annotator]} already")
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"line {line} of the grades: {error}") from None
+        if (row, annotator) not in graded:
+            graded[row, annotator] = grade
+            new.append({"row": row, "grade": grade, "annotator": annotator})
+    return new
+
+
+class TransferStore:
+    """``Store``'s exports and imports (a part of it: ``engine`` is the store's; it reads through the
+    store's ``preferences``, ``answers`` and ``grades``)."""
+
+    engine: sa.Engine
+
+    def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str, annotators=None) -> int:
+        """Add preferences read from a file (source 'import'), leaving out those the session already
+        holds from an import (the same i, j, margin and weight); returns how many were added (0: the
+        file held nothing new, and nothing was written).  annotators : who made each preference (p,),
+        e.g. the ``annotator`` column of an export, kept as one block per annotator; None: ``annotator``
+        (the person importing) for all."""
+        annotator = check_annotator(annotator)
+        if not isinstance(made, PreferenceSet):
+            raise TypeError("import_preferences takes a PreferenceSet")
+        names = _annotator_column(annotators, len(made), annotator)
+        check_size(encode_block(made), f"the {len(made):,} imported preferences")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            made.check_indices(n_rows(connection, session_id))
+            new = ~_rows_in(made, _imported(connection, session_id))
+            made, names = made[new], names[new]
+            if len(made) == 0:
+                return 0
+            revision = touch(connection, session_id)
+            for name in pd.unique(names):
+                part = made[names == name]
+                owner = {"session_id": session_id, "revision": revision, "annotator": name, "created_at": now()}
+                insert_block(connection, part, encode_block(part), owner, "import")
+        return len(made)
+
+    def import_answers(self, session_id: int, table: pd.DataFrame) -> int:
+        """Add the answers of ``table`` (as ``export_answers`` writes: row_a, row_b, choice, annotator,
+        and optionally weight (1), margin (0), swapped), each with its preferences as a click, in one
+        transaction; answers the session already holds (same rows, choice, annotator, weight and
+        margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line,
+        nothing written."""
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            checked = _checked_answers(table, n_rows(connection, session_id))
+            held = connection.execute(
+                sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
+            ).all()
+            seen, new = {tuple(row) for row in held}, []
+            for row in checked:
+                key = tuple(row[name] for name in ANSWER_KEY)
+                if key not in seen:
+                    seen.add(key)
+                    new.append(row | {"rule_id": None})
+            if new:
+                insert_items(connection, ANSWERS, session_id, new, touch(connection, session_id))
+        return len(new)
+
+    def import_grades(self, session_id: int, table: pd.DataFrame) -> int:
+        """Add the grades of ``table`` (columns row, grade, annotator, as ``export_grades`` writes), in
+        one transaction; a grade the session already holds (same row, grade and annotator) is left out.
+        Returns how many were added; ``ValueError`` naming the first bad line (a row outside the table, a
+        grade off the scale, a row graded twice by one annotator), nothing written."""
+        missing = [name for name in ("row", "grade", "annotator") if name not in table.columns]
+        if missing:
+            raise ValueError(f"a grades table needs the columns row, grade and annotator; {missing} missing")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            n, scale = n_rows(connection, session_id), rating_scale(session_settings(connection, session_id))
+            held = connection.execute(
+                sa.select(grades.c.row, grades.c.annotator, grades.c.grade).where(grades.c.session_id == session_id)
+            ).all()
+            new = _checked_grades(table, n, scale, {(row, annotator): grade for row, annotator, grade in held})
+            if new:
+                insert_items(connection, GRADES, session_id, new, touch(connection, session_id, content=False))
+        return len(new)
+
+    def export_answers(self, session_id: int) -> str:
+        """The session's answers as CSV, oldest first: row_a, row_b, choice, weight, margin, annotator,
+        created_at, rule_id (the rule audited, empty for other pairs) and swapped; ``import_answers``
+        reads it back."""
+        frame = self.answers(session_id).drop(columns="id")
+        return frame.to_csv(index=False, float_format="%.17g")
+
+    def export_grades(self, session_id: int) -> str:
+        """The session's grades as CSV, oldest first: row, grade, annotator, created_at;
+        ``import_grades`` reads it back."""
+        return self.grades(session_id).drop(columns="id").to_csv(index=False)
+
+    def export_preferences(self, session_id: int, format: str = "csv") -> str:
+        """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
+        margin and weight read back with ``PreferenceSet.from_frame`` (ZERO = -1 for unary ones)."""
+        made, provenance = self.preferences(session_id)
+        frame = pd.concat([made.to_frame(), provenance[["source", "rule_id", "answer_id", "annotator"]]], axis=1)
+        if format == "csv":
+            return frame.to_csv(index=False, float_format="%.17g")
+        if format == "json":  # Python's float repr: every weight reads back exactly (to_json keeps 10 digits)
+            return json.dumps(frame.astype(object).where(frame.notna(), None).to_dict("records"), default=_json_number)
+        raise ValueError(f"format must be 'csv' or 'json', got {format!r}")
+
+    def export_rules(self, session_id: int) -> str:
+        """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each), each
+        with who added it ("annotator") and how many preferences it made ("pairs"), so that the same
+        rule on the same data and split makes the same preferences again (``generate`` with
+        ``max_pairs=pairs``, ``random_state=0``, as the Rules page)."""
+        made, provenance = self.preferences(session_id)
+        counts = provenance["rule_id"].value_counts()
+        query = sa.select(rules.c.id, rules.c.spec, rules.c.annotator).where(rules.c.session_id == session_id)
+        with self.engine.connect() as connection:
+            stored = connection.execute(query.order_by(rules.c.id)).all()
+        documents = [
+            {**Rule.from_json(row.spec).to_dict(), "annotator": row.annotator, "pairs": int(counts.get(row.id, 0))}
+            for row in stored
+        ]
+        return json.dumps(documents, indent=2)
