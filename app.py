@@ -1,6 +1,8 @@
 """Order Preference Studio: teach a regression model what you know about order.
 
-Run with ``streamlit run app.py``."""
+Run with ``streamlit run app.py``.  Where a tab is, its session and annotator, lives in the URL
+(``?session=NAME&annotator=NAME``): a reload or a shared link lands in the same session, and nothing
+switches it but the sidebar."""
 
 import streamlit as st
 
@@ -25,6 +27,7 @@ def create_session() -> None:
 
 def pick_session() -> None:
     st.session_state.session_name = st.session_state.session_picker
+    st.session_state.session_error = None
 
 
 def name_annotator() -> None:
@@ -37,8 +40,39 @@ def name_annotator() -> None:
         st.session_state.annotator_error = None
 
 
+def arrive_from_url(names: list[str]) -> None:
+    """On a tab's first run, take its session and annotator from the URL (a reload, a shared link); a
+    session the store does not hold is said, not replaced by another.  Without one in the URL, the
+    store's only session, if it holds one; with several, the user chooses."""
+    if "session_name" in st.session_state:
+        return
+    wanted, who = st.query_params.get("session"), st.query_params.get("annotator", "")
+    st.session_state.session_name = wanted if wanted in names else None
+    if wanted is None and len(names) == 1:
+        st.session_state.session_name = names[0]
+    if wanted is not None and wanted not in names:
+        st.session_state.session_error = f"The link names the session {wanted!r}, which this store does not hold."
+    st.session_state.annotator = ""
+    if who:
+        try:
+            st.session_state.annotator = check_annotator(who)
+        except ValueError as error:
+            st.session_state.annotator_error = f"The link's annotator name was not taken: {error}"
+
+
+def keep_in_url() -> None:
+    """Write this tab's session and annotator into the URL (only what changed: no needless history)."""
+    for name, value in (("session", st.session_state.get("session_name")), ("annotator", app_state.annotator())):
+        if value and st.query_params.get(name) != value:
+            st.query_params[name] = value
+        elif not value and name in st.query_params:
+            del st.query_params[name]
+
+
 # The pages read the plain keys session_name and annotator: widget keys are dropped on runs that
 # do not draw the widget, these are not.
+names = app_state.workspace().session_names()
+arrive_from_url(names)
 with st.sidebar:
     st.header("Labelling session")
     if "annotator_input" not in st.session_state:
@@ -53,16 +87,16 @@ with st.sidebar:
     )
     if st.session_state.get("annotator_error"):
         st.error(st.session_state.annotator_error)
-    names = app_state.store().sessions()["name"].tolist()
     if st.session_state.get("session_name") not in names:
-        st.session_state.session_name = names[0] if names else None
+        st.session_state.session_name = None
     st.session_state.session_picker = st.session_state.session_name
-    st.selectbox("Resume session", names, key="session_picker", placeholder="no session yet", on_change=pick_session)
+    st.selectbox("Resume session", names, key="session_picker", placeholder="choose a session", on_change=pick_session)
     with st.expander("New session", expanded=not names):
         st.text_input("Session name", key="new_session_name")
         st.button("Create session", key="create_session", on_click=create_session, width="stretch")
     if st.session_state.get("session_error"):
         st.error(st.session_state.session_error)
+keep_in_url()
 
 pages = [
     st.Page("app_pages/data.py", title="Data", icon=":material/table:", default=True),

@@ -9,29 +9,8 @@ import app_state
 from ordercore.knowledge.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
 from ordercore.studio.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
-from ordercore.studio.workbench import (
-    EPSILON_IN_SD,
-    monotone_boosting_mae,
-    mpmr_comparison,
-    start_gp_fit,
-    studio_models,
-)
-
-
-def violations_by_source(session, bench, provenance) -> pd.DataFrame:
-    """Per rule (by name) and for clicks: preferences, and how many SVR and SSL violate."""
-    if len(provenance) == 0:
-        return pd.DataFrame(columns=["source", "preferences", "violated by SVR", "violated by SSL"])
-    names = {rule_id: rule.name for rule_id, rule in app_state.store().rules(session.id)}
-    source = np.where(
-        provenance["source"] == "rule", provenance["rule_id"].map(names).astype(str), provenance["source"]
-    )
-    frame = pd.DataFrame({"source": source, "svr": bench.svr_violated, "ssl": bench.ssl_violated})
-    table = (
-        frame.groupby("source").agg(preferences=("svr", "size"), svr=("svr", "sum"), ssl=("ssl", "sum")).reset_index()
-    )
-    return table.rename(columns={"svr": "violated by SVR", "ssl": "violated by SSL"})
-
+from ordercore.studio.training import violations_by_source
+from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
@@ -83,15 +62,16 @@ def cv_summary(cv, blend) -> None:
     )
 
 
-def trust_section(trust, names) -> None:
+def trust_section(engine, status) -> None:
     """Do the preferences help?  The assessment of the sources now while it runs in the background
     (``assessment_status``), then the one in force: SVR against the best fit with preferences by
     cross-validation on the labels (no test labels), the decision automatic trust took, and each
     source's weight and effect."""
     st.subheader("Do the preferences help? (cross-validation on the labels)")
-    pending = assessment_status(trust)
+    assessment_status(engine, status)
+    trust = status.in_force
     if trust is None:
-        if not pending:
+        if status.state == "off":
             st.caption(
                 "Automatic trust is off, or there is nothing to assess yet: it needs the order-preference LP, "
                 "some preferences and at least 10 labeled rows."
@@ -104,7 +84,7 @@ def trust_section(trust, names) -> None:
         )
     else:
         cv_summary(cv, trust.trust.blend)
-    counts = pd.Series(names, dtype=object).value_counts()
+    counts = pd.Series(engine.sources(), dtype=object).value_counts()
     table = pd.DataFrame(
         {
             "source": trust.names,
@@ -129,83 +109,71 @@ def trust_section(trust, names) -> None:
     )
 
 
-def in_force(trust) -> str:
+def in_force(engine, trust) -> str:
     """What SSL uses while the sources now have no assessment of their own."""
     if trust is not None:
         return "the last assessment, of the sources as they were (below)"
-    params = app_state.model_choice()[1]
+    params = engine.model_settings().parameters
     return (
         f"the page's λ1 = {params['lambda1']:g} and λ2 = {params['lambda2']:g} with the stored weights "
         "(no assessment has finished yet)"
     )
 
 
-def assessment_status(trust) -> bool:
-    """The automatic trust job of the sources now, if there is one (True): its progress and a cancel
-    button while it runs, or that it was cancelled or failed and a button to run it again; and what
-    SSL uses meanwhile (``trust``, the assessment in force, or None)."""
-    job = app_state.trust_job()
-    if job is None:
-        return False
-    status = job.status()
-    if status.state == "running":
-        assessment_progress(in_force(trust))
-    else:
+def assessment_status(engine, status) -> None:
+    """The session's assessment of the sources now, when it is not in force yet: its progress and a
+    cancel button while it runs (here or in another Studio process), or that it was cancelled or failed
+    and a button to run it again; and what SSL uses meanwhile."""
+    if status.state in ("running", "elsewhere"):
+        assessment_progress(engine, in_force(engine, status.in_force))
+    elif status.state in ("cancelled", "failed"):
         if status.state == "cancelled":
-            st.info(
-                f"Automatic trust cancelled after {status.seconds:.0f} s ({status.done} of {status.total} folds): "
-                f"SSL keeps {in_force(trust)}."
-            )
+            st.info(f"Automatic trust {status.message}: SSL keeps {in_force(engine, status.in_force)}.")
         else:
             failure = status.message.rstrip(".")
-            st.error(f"Automatic trust could not assess the preferences: {failure}. SSL keeps {in_force(trust)}.")
-        st.button("Run again", key="model_trust_again", on_click=app_state.stop_trust)
-    return True
+            st.error(
+                f"Automatic trust could not assess the preferences: {failure}. "
+                f"SSL keeps {in_force(engine, status.in_force)}."
+            )
+        st.button("Run again", key="model_trust_again", on_click=engine.trust.run_again)
 
 
 @st.fragment(run_every=1.0)
-def assessment_progress(meanwhile: str) -> None:
+def assessment_progress(engine, meanwhile: str) -> None:
     """The running assessment's progress and its cancel button, refreshed every second, saying what SSL
     uses ``meanwhile`` (``in_force``); the whole page reruns once it has ended (and SSL is refitted
     with its weights and λ)."""
-    job = app_state.trust_job()
-    status = None if job is None else job.status()
-    if status is None or status.state != "running":
+    status = engine.trust.status()
+    if status.state not in ("running", "elsewhere"):
         st.rerun()
-    folds = f"{status.done:,} of {status.total:,} folds" if status.total else "starting"
+    if status.state == "elsewhere":
+        text = "in another Studio process on this store"
+    else:
+        text = f"{status.done:,} of {status.total:,} folds" if status.total else "starting"
     st.progress(
         status.done / status.total if status.total else 0.0,
         text=f"Automatic trust, in the background: cross-validating on the labels, then each source's effect "
-        f"({folds}, {status.seconds:.0f} s). Until it finishes, SSL uses {meanwhile}.",
+        f"({text}, {status.seconds:.0f} s). Until it finishes, SSL uses {meanwhile}.",
     )
-    if st.button("Cancel the assessment", key="model_cancel_trust"):
-        job.cancel()
+    if status.state == "running" and st.button("Cancel the assessment", key="model_cancel_trust"):
+        engine.trust.cancel()
         st.rerun()
 
 
-def gp_section(session, data, preferences) -> None:
+def gp_section(engine, data) -> None:
     """The GP preference model, fitted in a background process: a button starts it (refused at once,
     saying why, when it cannot be fitted), a progress line with a cancel button follows it, and its
     latent mean ± sd against the target shows when it is done.  A fit outlives later clicks (it says
     when the preferences have changed since); a change of the session's data drops it."""
-    fit = st.session_state.get("gp_fit")
-    if fit is not None and fit["study"] != st.session_state.get("study_key"):
-        fit["start"].job.cancel()
-        st.session_state.pop("gp_fit")
-        fit = None
+    fit = engine.gp_fit()
     running = fit is not None and fit["start"].job.status().state == "running"
     if st.button("Fit the GP preference model", key="model_fit_gp", disabled=running):
-        if fit is not None:
-            fit["start"].job.cancel()
         try:
-            start = start_gp_fit(data, preferences, np.random.default_rng(0))
+            engine.start_gp()
         except ValueError as error:
-            st.session_state.pop("gp_fit", None)
             st.error(str(error))
             return
-        fit = {"study": st.session_state.get("study_key"), "revision": session_revision(session), "start": start}
-        st.session_state.gp_fit = fit
-        running = True
+        fit, running = engine.gp_fit(), True
     if fit is None:
         st.caption(
             "Seed 002's GP, from the pairwise preferences alone (sparse beyond 1,000 rows); it runs in the "
@@ -213,16 +181,12 @@ def gp_section(session, data, preferences) -> None:
         )
         return
     st.caption(gp_plan_text(fit["start"]))
-    if fit["revision"] != session_revision(session):
+    if fit["revision"] != engine.revision():
         st.caption("The session's preferences have changed since this fit started: fit again to include them.")
     if running:
-        gp_progress()
+        gp_progress(engine)
     else:
         gp_result(data, fit["start"])
-
-
-def session_revision(session) -> int:
-    return app_state.preferences_key(session)[1]
 
 
 def gp_plan_text(start) -> str:
@@ -236,10 +200,10 @@ def gp_plan_text(start) -> str:
 
 
 @st.fragment(run_every=1.0)
-def gp_progress() -> None:
+def gp_progress(engine) -> None:
     """The running fit's progress and its cancel button, refreshed every second; the whole page reruns
     once the fit has ended."""
-    job = st.session_state.gp_fit["start"].job
+    job = engine.gp_fit()["start"].job
     status = job.status()
     if status.state != "running":
         st.rerun()
@@ -321,55 +285,96 @@ def difference(a: float, b: float) -> float:
 
 def main() -> None:
     st.title("Model")
-    session, data = app_state.need_session_and_data()
+    engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
-        model, params = app_state.model_choice()
-        models = studio_models()
-        keys = list(models)
-        st.session_state.model_key = model = st.selectbox(
-            "Regressor", keys, keys.index(model), format_func=lambda key: models[key].label, key="model_select"
-        )
-        choice = models[model]
-        params = choice.settings(params)
-        st.session_state.model_params = {
-            name: st.select_slider(
-                setting.label,
-                setting.values,
-                value=params[name],
-                format_func=lambda value: "auto" if value is None else f"{value:g}",
-                key=f"model_{model}_{name}",
-            )
-            for name, setting in choice.studio_settings.items()
-        }
-        st.session_state.automatic_trust = st.toggle(
-            "Automatic trust: weigh each source of preferences by its measured accuracy, and mix SVR with the "
-            f"fits with preferences at {path_settings()}, averaged, in the share that cross-validates best on the "
-            "labels (SVR unless the preferences lower the cross-validated error)",
-            value=app_state.automatic_trust(),
-            key="model_automatic_trust",
-            help="On: SVR takes the λ1 above and the fits with preferences a share of it; the λ2 above is not used. "
-            "Off: SSL uses both and the stored weights.",
-        )
-        st.session_state.retrain_time_limit = st.select_slider(
-            "Retrain time limit (seconds; past it the last model stays)",
-            TIME_LIMITS,
-            value=app_state.time_limit(),
-            format_func=lambda value: f"{value:g}",
-            key="model_time_limit",
-        )
-    trust = None
-    if app_state.automatic_trust():
-        preferences, provenance = app_state.session_preferences(session)
-        trust = app_state.assess_trust(session, data, app_state.workbench(session, data), preferences, provenance)
-    bench, preferences, provenance = app_state.retrain(session, data)
-    app_state.warn_if_retrain_stopped()
-    if st.session_state.get("retrain_error"):
+        settings_section(engine)
+    bench = engine.trained()
+    status = engine.trust.status()
+    app_state.warn_if_retrain_stopped(engine)
+    if engine.models.error:
         return
-    trust_section(trust, app_state.session_sources(session, provenance))
-    history = st.session_state.retrain_history
-    if not history:
+    trust_section(engine, status)
+    last = engine.models.last()
+    if last is None:
         return
-    last = history[-1]
+    metrics_section(last)
+    if data.test.size:
+        fits_section(engine, bench, data)
+    st.subheader("Preferences violated, by source")
+    table = violations_by_source(bench, engine.sources())
+    st.dataframe(table, key="model_violations", hide_index=True, width="stretch")
+    st.subheader("MPMR: a tube with a probability (seed 003)")
+    mpmr_section(data)
+    st.subheader("The GP preference model")
+    gp_section(engine, data)
+    st.subheader("Gradient boosting")
+    boosting_section(data)
+
+
+def fits_section(engine, bench, data) -> None:
+    """SVR and SSL against the truth on the held-out rows, and test MAE as preferences grew (a
+    demonstration: a real session has no test labels)."""
+    left, right = st.columns(2)
+    predictions = {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test}
+    title = "Held-out rows: predicted against actual"
+    scatter = against_figure(data.y_true[data.test], predictions, title, "actual", "predicted", diagonal="perfect")
+    left.plotly_chart(scatter, key="model_scatter")
+    runs = engine.store.model_runs(engine.id)
+    maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
+    right.plotly_chart(mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history")
+
+
+def set_model(engine, **changes) -> None:
+    """Store a change of the session's model settings (a callback)."""
+    engine.set_model(**changes)
+
+
+def settings_section(engine) -> None:
+    """The session's model and its settings (every annotator's): widgets show the stored values and
+    store what the user changes."""
+    settings, state, models = engine.model_settings(), st.session_state, studio_models()
+    state.model_select = settings.family
+    st.selectbox(
+        "Regressor",
+        list(models),
+        format_func=lambda key: models[key].label,
+        key="model_select",
+        on_change=lambda: set_model(engine, family=state.model_select, parameters={}),
+    )
+    for name, setting in models[settings.family].studio_settings.items():
+        key = f"model_{settings.family}_{name}"
+        state[key] = settings.parameters[name]
+        st.select_slider(
+            setting.label,
+            setting.values,
+            format_func=lambda value: "auto" if value is None else f"{value:g}",
+            key=key,
+            on_change=lambda name=name, key=key: set_model(
+                engine, parameters={**engine.model_settings().parameters, name: state[key]}
+            ),
+        )
+    state.model_automatic_trust = settings.automatic_trust
+    st.toggle(
+        "Automatic trust: weigh each source of preferences by its measured accuracy, and mix SVR with the "
+        f"fits with preferences at {path_settings()}, averaged, in the share that cross-validates best on the "
+        "labels (SVR unless the preferences lower the cross-validated error)",
+        key="model_automatic_trust",
+        on_change=lambda: set_model(engine, automatic_trust=state.model_automatic_trust),
+        help="On: SVR takes the λ1 above and the fits with preferences a share of it; the λ2 above is not used. "
+        "Off: SSL uses both and the stored weights. The session's setting: every annotator trains with it.",
+    )
+    state.model_time_limit = settings.time_limit
+    st.select_slider(
+        "Retrain time limit (seconds; past it the last model stays)",
+        TIME_LIMITS,
+        format_func=lambda value: f"{value:g}",
+        key="model_time_limit",
+        on_change=lambda: set_model(engine, time_limit=state.model_time_limit),
+    )
+
+
+def metrics_section(last: dict) -> None:
+    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration), violations, time."""
     metrics = st.columns(5)
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
@@ -388,44 +393,18 @@ def main() -> None:
         delta_color="inverse",
     )
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
-    if data.test.size:
-        left, right = st.columns(2)
-        truth = data.y_true[data.test]
-        scatter = against_figure(
-            truth,
-            {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test},
-            "Held-out rows: predicted against actual",
-            "actual",
-            "predicted",
-            diagonal="perfect",
-        )
-        left.plotly_chart(scatter, key="model_scatter")
-        runs = app_state.store().model_runs(session.id)
-        maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
-        right.plotly_chart(
-            mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history"
-        )
-    st.subheader("Preferences violated, by source")
-    st.dataframe(
-        violations_by_source(session, bench, provenance), key="model_violations", hide_index=True, width="stretch"
-    )
-    st.subheader("MPMR: a tube with a probability (seed 003)")
-    mpmr_section(data)
-    st.subheader("The GP preference model")
-    gp_section(session, data, preferences)
-    st.subheader("Gradient boosting")
-    hgb_column = st.container()
-    with hgb_column:
-        column = st.selectbox(
-            "Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone"
-        )
-        if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb"):
-            try:
-                error = monotone_boosting_mae(data, column)
-            except ValueError as problem:
-                st.error(str(problem))
-            else:
-                st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
+
+
+def boosting_section(data) -> None:
+    """Gradient boosting with a monotone constraint: the usual way to state one order relation."""
+    column = st.selectbox("Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone")
+    if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb"):
+        try:
+            error = monotone_boosting_mae(data, column)
+        except ValueError as problem:
+            st.error(str(problem))
+        else:
+            st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
 
 
 main()

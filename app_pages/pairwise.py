@@ -5,11 +5,10 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.knowledge.agreement import annotator_weights, intransitive_triples, kappa_table
 from ordercore.knowledge.quality import audit_accuracy
-from ordercore.studio.data import check_margin, identifier_column, readable
+from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
-from ordercore.studio.shared_queue import next_queued_pair, queue_summary
+from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 
 STRATEGIES = {
@@ -24,17 +23,16 @@ CANDIDATES = {
     "any": "Any two rows",
 }
 
-# The "pairs from" choices: the pairs the strategy below picks, the shared queue (each pair to k
-# annotators); any other is a rule's id.  Comments, not docstrings: Streamlit's magic would print a
-# bare string on the page.
-ACTIVE, QUEUE = "active", "queue"
+# The "pairs from" choices are ACTIVE (the pairs the strategy below picks), QUEUE (the shared queue: each
+# pair to k annotators), or a rule's id.  Comments, not docstrings: Streamlit's magic would print a bare
+# string on the page.
 
 
-def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
+def answer(engine, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
     """Store the answer for ``pair``, the pair on screen when the button was drawn (committed before
     the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for a new
     pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored."""
-    state, store = st.session_state, app_state.store()
+    state = st.session_state
     if state.get("current_pair") != pair:
         return
     annotator, weight, margin, swapped = (
@@ -43,27 +41,20 @@ def answer(session_id: int, pair: tuple[int, int], choice: str, rule_id: int | N
         float(state.pair_margin),
         state.get("pair_swapped"),
     )
-    try:
-        check_margin(state.study, margin)
-    except ValueError as error:
-        state.pair_error = str(error)
-        return
     # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
     # pair leaves the screen before the write and nothing touches the state after it (stopped between
     # the two, the pair stayed on screen and the next key answered it again).
     state.current_pair = None
     try:
-        store.add_answer(
-            session_id, *pair, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
-        )
+        engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
     except ValueError as error:
         state.current_pair, state.pair_error = pair, str(error)
 
 
-def undo(session_id: int) -> None:
+def undo(engine) -> None:
     """Remove this annotator's own last answer (another annotator's stay)."""
     try:
-        app_state.store().undo_answer(session_id, app_state.annotator())
+        engine.undo_answer(app_state.annotator())
     except ValueError as error:
         st.session_state.pair_error = str(error)
         return
@@ -110,25 +101,7 @@ def choose_source(rules: dict):
     )
 
 
-def new_pair(session, bench, preferences, provenance, source, answers):
-    """(pair, swapped) to show next from ``source``.  Sides in random order, the mapping kept with the
-    answer: an active or queued pair is shown reversed half the time; a rule's pair comes with its winner
-    as A half the time (swapped: A is the loser)."""
-    if source == ACTIVE or source == QUEUE:
-        if source == ACTIVE:
-            candidates = st.session_state.get("pair_candidates", "neighbours")
-            pair = bench.next_pair(st.session_state.pair_strategy, app_state.rng(), candidates)
-        else:
-            pair = next_queued_pair(app_state.store().queued_pairs(session.id), answers, app_state.annotator())
-        swapped = pair is not None and app_state.rng().random() < 0.5
-        return (pair[::-1] if swapped else pair), swapped
-    made = preferences[(provenance["rule_id"] == source).to_numpy(dtype=bool, na_value=False)]
-    audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
-    pair = bench.next_rule_pair(made, audited[["row_a", "row_b"]].to_numpy(dtype=np.int64), app_state.rng())
-    return pair, pair is not None and not np.any((made.i == pair[0]) & (made.j == pair[1]))
-
-
-def add_to_queue(session_id: int, bench) -> None:
+def add_to_queue(engine, bench) -> None:
     """Queue the pairs the active choice picks now (the form's number, strategy and candidates)."""
     state = st.session_state
     pairs = bench.next_pairs(state.queue_strategy, app_state.rng(), int(state.queue_n), state.queue_candidates)
@@ -136,7 +109,7 @@ def add_to_queue(session_id: int, bench) -> None:
         state.pair_error = "No pairs to queue: the unlabeled pool has fewer than two rows."
         return
     try:
-        added = app_state.store().queue_pairs(session_id, pairs, int(state.queue_copies), app_state.annotator())
+        added = engine.queue_pairs(pairs, int(state.queue_copies), app_state.annotator())
     except ValueError as error:
         state.pair_error = str(error)
         return
@@ -147,9 +120,9 @@ def add_to_queue(session_id: int, bench) -> None:
     state.current_pair = None
 
 
-def queue_section(session, bench, answers, named: bool) -> None:
+def queue_section(engine, bench, named: bool) -> None:
     """The shared queue's progress, and a form that adds pairs to it."""
-    summary = queue_summary(app_state.store().queued_pairs(session.id), answers, app_state.annotator())
+    summary = engine.queue_summary(app_state.annotator())
     if summary["queued"]:
         st.progress(
             summary["done"] / summary["queued"],
@@ -165,69 +138,92 @@ def queue_section(session, bench, answers, named: bool) -> None:
         cells[1].number_input("Annotators per pair", 1, MAX_COPIES, 2, key="queue_copies")
         st.radio("Chosen by", list(STRATEGIES), format_func=STRATEGIES.get, key="queue_strategy", horizontal=True)
         st.radio("Candidates", list(CANDIDATES), format_func=CANDIDATES.get, key="queue_candidates", horizontal=True)
-        st.button(
-            "Add to the queue", key="queue_add", on_click=add_to_queue, args=(session.id, bench), disabled=not named
-        )
+        st.button("Add to the queue", key="queue_add", on_click=add_to_queue, args=(engine, bench), disabled=not named)
 
 
 def main() -> None:
     st.title("Pairwise")
-    session, data = app_state.need_session_and_data()
+    engine, data = app_state.need_engine_and_data()
     named = bool(app_state.annotator())
     if not named:
         st.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
-    bench, preferences, provenance = app_state.retrain(session, data)
-    app_state.warn_if_retrain_stopped()
-    rules = dict(app_state.store().rules(session.id))
-    answers = app_state.store().answers(session.id)
+    bench = engine.trained()
+    app_state.warn_if_retrain_stopped(engine)
+    rules = dict(engine.rules())
     source = choose_source(rules)
     if source == ACTIVE:
-        st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
-        st.radio(
-            "Candidates",
-            list(CANDIDATES),
-            format_func=CANDIDATES.get,
-            key="pair_candidates",
-            horizontal=True,
-            help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
-        )
+        choice_widgets()
     elif source == QUEUE:
-        queue_section(session, bench, answers, named)
-    shown_for = (session.id, source, app_state.annotator() if source == QUEUE else None)
-    if st.session_state.get("current_pair") is None or st.session_state.get("pair_for") != shown_for:
-        pair, swapped = new_pair(session, bench, preferences, provenance, source, answers)
-        st.session_state.current_pair, st.session_state.pair_swapped = pair, bool(swapped)
-        st.session_state.pair_for = shown_for
-    pair = st.session_state.current_pair
+        queue_section(engine, bench, named)
+    pair = pair_on_screen(engine, source)
     error = st.session_state.pop("pair_error", None)
     if error:
         st.error(error)
     if source not in (ACTIVE, QUEUE):
-        audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
-        correct, total = audit_accuracy(rules[source], data.frame, audited)
-        st.caption(
-            f"Auditing rule {rules[source].name!r}: {len(audited)} of its pairs answered, the rule right on "
-            f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
-            "are on the **Rules** page."
-        )
+        audit_caption(engine, data, rules[source], source)
     if pair is None:
-        st.info(
-            {
-                ACTIVE: "The unlabeled pool has fewer than two rows: nothing left to compare.",
-                QUEUE: "Nothing in the shared queue is left for you: add pairs to it above, or choose active choice.",
-            }.get(source, "Every pair of this rule within the unlabeled pool has been answered: choose another source.")
-        )
+        st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:
-        pair_view(session, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
-    progress_section(session, answers, preferences)
+        pair_view(engine, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
+    answers = engine.answers()
+    progress_section(engine, answers)
     if len(answers):
         st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
         if named:
-            history_section(session.id, answers)
-        agreement_section(session, answers)
+            history_section(engine, answers)
+        agreement_section(engine)
 
 
-def pair_view(session, data, pair, rule_id, named: bool) -> None:
+NOTHING_LEFT = {
+    ACTIVE: "The unlabeled pool has fewer than two rows: nothing left to compare.",
+    QUEUE: "Nothing in the shared queue is left for you: add pairs to it above, or choose active choice.",
+    "rule": "Every pair of this rule within the unlabeled pool has been answered: choose another source.",
+}
+
+
+def choice_widgets() -> None:
+    """How the active choice picks the next pair: the strategy and the candidates."""
+    st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
+    st.radio(
+        "Candidates",
+        list(CANDIDATES),
+        format_func=CANDIDATES.get,
+        key="pair_candidates",
+        horizontal=True,
+        help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
+    )
+
+
+def pair_on_screen(engine, source):
+    """The pair this tab shows: kept until answered (or the session, source or annotator changes), then
+    the engine's next one for this annotator."""
+    state = st.session_state
+    shown_for = (engine.id, source, app_state.annotator() if source == QUEUE else None)
+    if state.get("current_pair") is None or state.get("pair_for") != shown_for:
+        pair, swapped = engine.next_pair(
+            source,
+            app_state.annotator(),
+            app_state.rng(),
+            state.get("pair_strategy", "margin"),
+            state.get("pair_candidates", "neighbours"),
+        )
+        state.current_pair, state.pair_swapped, state.pair_for = pair, bool(swapped), shown_for
+    return state.current_pair
+
+
+def audit_caption(engine, data, rule, rule_id) -> None:
+    """How far the audit of a rule has come, and how often the rule was right."""
+    answers = engine.answers()
+    audited = answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
+    correct, total = audit_accuracy(rule, data.frame, audited)
+    st.caption(
+        f"Auditing rule {rule.name!r}: {len(audited)} of its pairs answered, the rule right on "
+        f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
+        "are on the **Rules** page."
+    )
+
+
+def pair_view(engine, data, pair, rule_id, named: bool) -> None:
     """The pair on screen: its rows side by side (and on a map), the confidence and margin, the answers."""
     identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]])
     names = (
@@ -256,7 +252,7 @@ def pair_view(session, data, pair, rule_id, named: bool) -> None:
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
     for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
-        callback, args = (undo, (session.id,)) if choice is None else (answer, (session.id, pair, choice, rule_id))
+        callback, args = (undo, (engine,)) if choice is None else (answer, (engine, pair, choice, rule_id))
         cell.button(
             label,
             # The pair is in the key: a press sent for a pair the page has since replaced names a button
@@ -271,21 +267,21 @@ def pair_view(session, data, pair, rule_id, named: bool) -> None:
         )
 
 
-def set_goal(session) -> None:
-    app_state.set_labelling(session, goal=int(st.session_state[f"answer_goal_{session.id}"]))
+def set_goal(engine) -> None:
+    engine.set_options("labelling", goal=int(st.session_state[f"answer_goal_{engine.id}"]))
 
 
-def progress_section(session, answers, preferences) -> None:
+def progress_section(engine, answers) -> None:
     """Answers toward the session's goal (answered of N), and what the model made of them."""
-    goal = app_state.labelling(session)["goal"]
+    goal = engine.options("labelling")["goal"]
     own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    history = st.session_state.get("retrain_history", [])
+    last = engine.models.last()
     progress = st.columns(4)
     progress[0].metric("Answers given", f"{len(answers):,}")
-    progress[1].metric("Preferences in force", f"{len(preferences):,}")
-    moved = history[-1]["moved"] if history else float("nan")
+    progress[1].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
+    moved = last["moved"] if last else float("nan")
     progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
     progress[3].number_input(
         "Goal (answers; 0: none)",
@@ -293,27 +289,26 @@ def progress_section(session, answers, preferences) -> None:
         1_000_000,
         goal,
         10,
-        key=f"answer_goal_{session.id}",
+        key=f"answer_goal_{engine.id}",
         on_change=set_goal,
-        args=(session,),
+        args=(engine,),
     )
 
 
-def change_answer(answer_id: int, choice: str | None) -> None:
+def change_answer(engine, answer_id: int, choice: str | None) -> None:
     """Change one of this annotator's answers to ``choice``, or remove it (None)."""
-    store = app_state.store()
     try:
         if choice is None:
-            store.remove_answer(answer_id, app_state.annotator())
+            engine.remove_answer(app_state.annotator(), answer_id)
         else:
-            store.edit_answer(answer_id, app_state.annotator(), choice)
+            engine.edit_answer(app_state.annotator(), answer_id, choice)
     except (ValueError, KeyError) as error:
         st.session_state.pair_error = str(error).strip("'\"")
         return
     st.session_state.current_pair = None
 
 
-def history_section(session_id: int, answers) -> None:
+def history_section(engine, answers) -> None:
     """This annotator's answers, newest first: any of them can be changed or removed."""
     own = answers[answers["annotator"] == app_state.annotator()].iloc[::-1]
     with st.expander(f"My answers ({len(own)}): change or remove one"):
@@ -327,23 +322,22 @@ def history_section(session_id: int, answers) -> None:
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
         columns = st.columns(len(CHOICE_LABELS) + 1)
         for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
-            cell.button(label, key=f"history_{choice}", on_click=change_answer, args=(chosen, choice), width="stretch")
-        columns[-1].button("Remove", key="history_remove", on_click=change_answer, args=(chosen, None), width="stretch")
+            cell.button(
+                label, key=f"history_{choice}", on_click=change_answer, args=(engine, chosen, choice), width="stretch"
+            )
+        columns[-1].button(
+            "Remove", key="history_remove", on_click=change_answer, args=(engine, chosen, None), width="stretch"
+        )
 
 
-def set_weighing(session) -> None:
-    app_state.set_labelling(session, weigh_annotators=bool(st.session_state[f"weigh_annotators_{session.id}"]))
+def set_weighing(engine) -> None:
+    engine.set_options("labelling", weigh_annotators=bool(st.session_state[f"weigh_annotators_{engine.id}"]))
 
 
-def agreement_section(session, answers) -> None:
+def agreement_section(engine) -> None:
     """Cohen's κ between annotators on the pairs both answered, each one's intransitive triples, and the
     choice to weigh each annotator's clicks by their agreement."""
-    # Once per write of the session, not on every rerun (a few hundred ms at tens of thousands of answers).
-    kappas, triples, weights = app_state.memo(
-        "agreement",
-        app_state.preferences_key(session),
-        lambda: (kappa_table(answers), intransitive_triples(answers), annotator_weights(answers)),
-    )
+    kappas, triples, weights = engine.agreement()
     with st.expander("Annotators: agreement and consistency"):
         if kappas.empty:
             st.caption("No pair has been answered by two annotators yet (the shared queue makes such pairs).")
@@ -357,10 +351,10 @@ def agreement_section(session, answers) -> None:
         )
         st.toggle(
             "Weigh each annotator's clicks by their agreement with the others",
-            app_state.labelling(session)["weigh_annotators"],
-            key=f"weigh_annotators_{session.id}",
+            engine.options("labelling")["weigh_annotators"],
+            key=f"weigh_annotators_{engine.id}",
             on_change=set_weighing,
-            args=(session,),
+            args=(engine,),
             help="Each click's weight is multiplied by its annotator's mean κ with the others (weighted by the "
             "pairs they share; 0 at chance or below, 1 while it cannot be measured). Stored with the session.",
         )

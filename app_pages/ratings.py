@@ -1,8 +1,5 @@
 """Ratings: grade items on the session's scale with the number keys; an ordinal model learns as you go."""
 
-import threading
-import time
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -14,16 +11,11 @@ from ordercore.studio.figures import confusion_figure
 from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
-    RatingModel,
     cross_validate,
     cross_validation_due,
     cross_validation_needs,
-    default_text_column,
     least_sure,
     rating_models,
-    table_items,
-    text_items,
-    why_no_model,
 )
 from ordercore.studio.store import MAX_RATING_SCALE
 
@@ -31,10 +23,10 @@ from ordercore.studio.store import MAX_RATING_SCALE
 NEXT_SHOWN = 10
 
 
-def grade(session_id: int, item: int, value: int) -> None:
+def grade(engine, item: int, value: int) -> None:
     """Store this annotator's grade of ``item``, the item on screen when the button was drawn, then ask
     for the next.  A press for an item no longer on screen (keys typed ahead of the page) is ignored."""
-    state, store = st.session_state, app_state.store()
+    state = st.session_state
     if state.get("current_item") != item:
         return
     annotator = app_state.annotator()
@@ -43,39 +35,36 @@ def grade(session_id: int, item: int, value: int) -> None:
     # rule).
     state.current_item = None
     try:
-        store.add_grade(session_id, item, value, annotator)
+        engine.grade(annotator, item, value)
     except ValueError as error:
         state.current_item, state.rating_error = item, str(error)
 
 
-def undo(session_id: int) -> None:
+def undo(engine) -> None:
     """Remove this annotator's own last grade (another annotator's stay) and show its item again."""
-    store = app_state.store()
-    own = store.grades(session_id)
-    own = own[own["annotator"] == app_state.annotator()]
-    if store.undo_grade(session_id, app_state.annotator()) is not None:
-        st.session_state.current_item = int(own["row"].iloc[-1])
+    row = engine.undo_grade(app_state.annotator())
+    if row is not None:
+        st.session_state.current_item = row
 
 
-def change_grade(grade_id: int, value: int | None) -> None:
+def change_grade(engine, grade_id: int, value: int | None) -> None:
     """Change one of this annotator's grades to ``value``, or remove it (None)."""
-    store = app_state.store()
     try:
         if value is None:
-            store.remove_grade(grade_id, app_state.annotator())
+            engine.remove_grade(app_state.annotator(), grade_id)
         else:
-            store.edit_grade(grade_id, app_state.annotator(), value)
+            engine.edit_grade(app_state.annotator(), grade_id, value)
     except (ValueError, KeyError) as error:
         st.session_state.rating_error = str(error).strip("'\"")
 
 
-def set_options(session) -> None:
+def set_options(engine) -> None:
     """Store the scale and the items chosen in the options (a callback)."""
     state = st.session_state
-    text = state[f"rating_text_{session.id}"]
+    text = state[f"rating_text_{engine.id}"]
     try:
-        app_state.set_ratings(
-            session, scale=int(state[f"rating_scale_{session.id}"]), text=None if text == ROWS else text
+        engine.set_options(
+            "ratings", scale=int(state[f"rating_scale_{engine.id}"]), text=None if text == ROWS else text
         )
     except ValueError as error:
         state.rating_error = str(error)
@@ -86,7 +75,7 @@ def set_options(session) -> None:
 ROWS = "rows"
 
 
-def options_section(session, data, options: dict, n_grades: int) -> None:
+def options_section(engine, data, options: dict, n_grades: int) -> None:
     """The scale (fixed once grades are held) and what is graded: the table's rows or a text column."""
     texts = [str(c) for c in data.frame.columns if not pd.api.types.is_numeric_dtype(data.frame[c])]
     with st.expander("Scale and items", expanded=n_grades == 0):
@@ -96,9 +85,9 @@ def options_section(session, data, options: dict, n_grades: int) -> None:
             2,
             MAX_RATING_SCALE,
             options["scale"],
-            key=f"rating_scale_{session.id}",
+            key=f"rating_scale_{engine.id}",
             on_change=set_options,
-            args=(session,),
+            args=(engine,),
             disabled=n_grades > 0,
             help="Fixed once the session holds grades.",
         )
@@ -108,69 +97,21 @@ def options_section(session, data, options: dict, n_grades: int) -> None:
             choices,
             index=choices.index(options["text"]) if options["text"] in choices else 0,
             format_func=lambda c: "rows of the table (their features)" if c == ROWS else f"texts of column {c!r}",
-            key=f"rating_text_{session.id}",
+            key=f"rating_text_{engine.id}",
             on_change=set_options,
-            args=(session,),
+            args=(engine,),
         )
-
-
-def session_items(data, text: str | None):
-    """The items and their features, built once per data and choice (TF-IDF of 10,000 texts: ~0.5 s)."""
-    key = (st.session_state.get("study_key"), text)
-    return app_state.memo(
-        "rating_items", key, lambda: table_items(data.dataset.X) if text is None else text_items(data.frame[text])
-    )
-
-
-def refit(items_key, items, model_name: str, grades: pd.DataFrame) -> dict:
-    """The session's model refitted on its grades (all annotators', in the order given), once per change:
-    the fit's scores of every item, how long it took and whether it started warm; or why it cannot fit."""
-    model, lock = app_state.memo(
-        "rating_model", (items_key, model_name), lambda: (RatingModel(items, model_name), threading.Lock())
-    )
-    rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
-
-    def fit() -> dict:
-        problem = why_no_model(values, model_name)
-        if problem:
-            return {"problem": problem}
-        # A key pressed during a fit starts the next run while this one still fits (Streamlit's fast
-        # reruns): the lock keeps each run's fit and scores together on the one shared model.
-        with lock:
-            start = time.perf_counter()
-            model.fit(rows, values)
-            scores = model.scores()
-            return {
-                "problem": None,
-                "predicted": model.predict(scores),
-                "sureness": model.uncertainty(scores),
-                "seconds": time.perf_counter() - start,
-                "warm": model.warm,
-            }
-
-    key = (items_key, model_name, tuple(grades["id"]), tuple(values))
-    with st.spinner("Refitting…"):
-        return app_state.memo("rating_fit", key, fit) | {"model": model, "key": key}
 
 
 def main() -> None:
     st.title("Ratings")
-    session, data = app_state.need_session_and_data()
+    engine, data = app_state.need_engine_and_data()
     named = bool(app_state.annotator())
     if not named:
         st.info("Type your name as **Annotator** in the sidebar to grade: every grade is stored with it.")
-    store = app_state.store()
-    grades = store.grades(session.id)
-    if "text" not in session.settings.get("ratings", {}) and grades.empty:  # nothing chosen or graded yet
-        app_state.set_ratings(session, text=default_text_column(data.frame))
-        session = store.session_by_id(session.id)
-    options = app_state.ratings(session)
-    options_section(session, data, options, len(grades))
-    try:
-        items = session_items(data, options["text"])
-    except ValueError as error:
-        st.error(f"These items cannot be graded: {error}. Choose other items under *Scale and items*.")
-        return
+    options = engine.rating_options()
+    grades = engine.grades()
+    options_section(engine, data, options, len(grades))
     models = rating_models()
     model_name = st.radio(
         "Model",
@@ -181,21 +122,31 @@ def main() -> None:
         help=f"NPSVOR: one hyperplane per grade (seed 004). GP: one latent function per grade (seed 002 §3), "
         f"for at most {GP_MAX_GRADES} grades.",
     )
-    fit = refit((st.session_state.get("study_key"), options["text"]), items, model_name, grades)
+    try:
+        with st.spinner("Refitting…"):
+            fit = engine.rating_fit(options["text"], model_name)
+    except ValueError as error:
+        st.error(f"These items cannot be graded: {error}. Choose other items under *Scale and items*.")
+        return
     own_rows = grades.loc[grades["annotator"] == app_state.annotator(), "row"].to_numpy(np.int64)
-    if st.session_state.get("current_item") is None or st.session_state.get("item_for") != session.id:
-        st.session_state.current_item = next_item(fit, own_rows, items.n)
-        st.session_state.item_for = session.id
+    item = item_on_screen(engine, fit, own_rows, len(data.frame))
     error = st.session_state.pop("rating_error", None)
     if error:
         st.error(error)
-    item = st.session_state.current_item
     if item is None:
         st.info("You have graded every item of this session.")
     else:
-        item_view(session, data, options, item, named)
+        item_view(engine, data, options, item, named)
     model_section(fit, grades, options["scale"], data, options["text"], own_rows)
-    grades_section(session, grades, named, options["scale"], item_names(data, options["text"]))
+    grades_section(engine, grades, named, options["scale"], item_names(data, options["text"]))
+
+
+def item_on_screen(engine, fit: dict, own_rows: np.ndarray, n: int) -> int | None:
+    """The item this tab shows: kept until graded (or the session changes), then the next one."""
+    state = st.session_state
+    if state.get("current_item") is None or state.get("item_for") != engine.id:
+        state.current_item, state.item_for = next_item(fit, own_rows, n), engine.id
+    return state.current_item
 
 
 def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
@@ -208,7 +159,7 @@ def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
     return int(app_state.rng().choice(left)) if left.size else None
 
 
-def item_view(session, data, options: dict, item: int, named: bool) -> None:
+def item_view(engine, data, options: dict, item: int, named: bool) -> None:
     """The item on screen (its text, or its row's features), one button per grade and undo."""
     scale = options["scale"]
     st.caption(f"Row {item}. Keys: **1** … **{scale}** grade it, **U** undoes your last grade.")
@@ -230,13 +181,13 @@ def item_view(session, data, options: dict, item: int, named: bool) -> None:
             key=f"grade_{value}_{item}",
             shortcut=str(value),
             on_click=grade,
-            args=(session.id, item, value),
+            args=(engine, item, value),
             type="primary",
             width="stretch",
             disabled=not named,
         )
     cells[-1].button(
-        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=(session.id,), width="stretch",
+        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=(engine,), width="stretch",
         disabled=not named,
     )  # fmt: skip
 
@@ -317,7 +268,7 @@ def item_names(data, text: str | None) -> pd.Series | None:
     return None if column is None else data.frame[column]
 
 
-def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names: pd.Series | None) -> None:
+def grades_section(engine, grades: pd.DataFrame, named: bool, scale: int, names: pd.Series | None) -> None:
     """The latest grades with what was graded, this annotator's to change or remove, and the CSV export."""
     if grades.empty:
         return
@@ -328,8 +279,8 @@ def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names
     st.dataframe(latest, key="rating_grades", hide_index=True, width="stretch")
     st.download_button(
         "Export grades (CSV)",
-        app_state.store().export_grades(session.id),
-        file_name=f"{session.name}_grades.csv",
+        engine.store.export_grades(engine.id),
+        file_name=f"{engine.info().name}_grades.csv",
         key="rating_export",
         help="Import it into another session on the same data under Rules › Export and import.",
     )
@@ -354,11 +305,11 @@ def grades_section(session, grades: pd.DataFrame, named: bool, scale: int, names
                 str(value),
                 key=f"rating_edit_{value}",
                 on_click=change_grade,
-                args=(chosen, value),
+                args=(engine, chosen, value),
                 type="primary" if value == now else "secondary",
                 disabled=value == now,
             )
-        cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(chosen, None))
+        cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(engine, chosen, None))
 
 
 main()

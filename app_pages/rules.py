@@ -7,7 +7,6 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from ordercore.knowledge.quality import check_preference_graph, rule_quality, rule_trust
 from ordercore.knowledge.rules import (
     CONDITIONS,
     Condition,
@@ -18,9 +17,7 @@ from ordercore.knowledge.rules import (
     rule_columns,
     suggested_conditions,
 )
-from ordercore.studio.data import check_margin
 from ordercore.studio.figures import rows_map
-from ordercore.studio.session_files import import_session_file, read_session_file
 
 PREVIEW_PAIRS = 300
 
@@ -95,29 +92,29 @@ def build_rule(data) -> Rule | None:
         return None
 
 
-def export_and_import(session, data, labeled) -> None:
+def export_and_import(engine) -> None:
     """The session's preferences (CSV, JSON), answers (CSV), rules (JSON) and grades (CSV), out; any of
     them in, checked whole before anything is written (``ordercore.studio.session_files``)."""
-    store = app_state.store()
+    store = engine.store
     with st.expander("Export and import"):
         cells = st.columns(5)
         # Callables: the files are made when a button is pressed, not on every rerun.
         exports = [
             (
                 "Preferences (CSV)",
-                partial(store.export_preferences, session.id, "csv"),
+                partial(store.export_preferences, engine.id, "csv"),
                 "preferences.csv",
                 "export_csv",
             ),
             (
                 "Preferences (JSON)",
-                partial(store.export_preferences, session.id, "json"),
+                partial(store.export_preferences, engine.id, "json"),
                 "preferences.json",
                 "export_json",
             ),
-            ("Answers (CSV)", partial(store.export_answers, session.id), "answers.csv", "export_answers"),
-            ("Rules (JSON)", partial(store.export_rules, session.id), "rules.json", "export_rules"),
-            ("Grades (CSV)", partial(store.export_grades, session.id), "grades.csv", "export_grades"),
+            ("Answers (CSV)", partial(store.export_answers, engine.id), "answers.csv", "export_answers"),
+            ("Rules (JSON)", partial(store.export_rules, engine.id), "rules.json", "export_rules"),
+            ("Grades (CSV)", partial(store.export_grades, engine.id), "grades.csv", "export_grades"),
         ]
         for cell, (label, make, name, key) in zip(cells, exports, strict=True):
             cell.download_button(label, make, name, key=key)
@@ -132,8 +129,7 @@ def export_and_import(session, data, labeled) -> None:
         )
         if file is not None and st.button("Import this file", key="import_apply"):
             try:
-                read = read_session_file(file.name, file.getvalue())
-                message = import_session_file(store, session.id, read, data.frame, labeled, app_state.annotator())
+                message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:
                 st.error(f"Nothing was imported: {str(error).strip(chr(39))}")
             else:
@@ -170,9 +166,7 @@ def trust_table(trust):
 
 def main() -> None:
     st.title("Rules")
-    session, data = app_state.need_session_and_data()
-    labeled = np.zeros(len(data.frame), dtype=bool)
-    labeled[data.labeled] = True
+    engine, data = app_state.need_engine_and_data()
     build, preview = st.columns([1, 1])
     with build:
         rule = build_rule(data)
@@ -184,73 +178,64 @@ def main() -> None:
             key="rule_max_pairs",
             help="Beyond it, a uniform sample of the matching pairs is kept.",
         )
-    max_pairs = int(cap) or None
     if rule is not None:
-        try:
-            made = app_state.memo(
-                "rule_preview",
-                (st.session_state.study_key, rule.to_json(), max_pairs),
-                lambda: generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
-            )
-        except ValueError as error:
-            preview.error(str(error))
-            made = None
-        if made is not None:
-            with preview:
-                sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
-                st.metric(
-                    "Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}"
-                )
-                if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
-                    shown = made.preferences[:PREVIEW_PAIRS]
-                    figure = rows_map(
-                        data.frame["latitude"],
-                        data.frame["longitude"],
-                        pairs=(shown.i, shown.j),
-                        title=f"First {len(shown)} pairs",
-                    )
-                    st.plotly_chart(figure, key="rule_map")
-                st.dataframe(made.preferences.to_frame().head(50), key="rule_pairs", hide_index=True)
-            if st.button(
-                "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
-            ):
-                try:
-                    check_margin(data, rule.margin)
-                    app_state.store().add_rule(session.id, rule, made.preferences, app_state.annotator())
-                except ValueError as error:
-                    st.error(f"The rule was not added: {error}")
-                else:
-                    st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
-    export_and_import(session, data, labeled)
-    stored = app_state.store().rules(session.id)
+        made = rule_preview(preview, data, rule, int(cap) or None)
+        if made is not None and st.button(
+            "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
+        ):
+            add_rule(engine, rule, made)
+    export_and_import(engine)
     st.subheader("The session's rules")
-    if not stored:
+    if not engine.rules():
         st.caption("No rules yet.")
         return
-    preferences, provenance = app_state.session_preferences(session)
-    owners = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+    stored_rules_section(engine, data)
 
-    def checks():
-        # From the stored preferences: no rule is generated again over the table (only its labeled rows).
-        answers = app_state.store().answers(session.id)
-        trust = rule_trust(stored, data.frame, data.y_train(), preferences, provenance, answers, reference=reference)
-        clicks = preferences[(provenance["source"] == "click").to_numpy()]
-        sources = np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
-        made = [preferences[owners == rule_id] for rule_id, _ in stored]
-        return (
-            trust,
-            rule_quality([r for _, r in stored], data.frame, data.y_train(), clicks=clicks, made=made),
-            check_preference_graph(preferences, sources),
+
+def rule_preview(preview, data, rule, max_pairs):
+    """The pairs ``rule`` makes (``RulePreferences``; once per rule and cap), on a map and in a table in
+    the ``preview`` column; None (and why) when it cannot make them."""
+    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled[data.labeled] = True
+    try:
+        made = app_state.memo(
+            "rule_preview",
+            (id(data), rule.to_json(), max_pairs),
+            lambda: generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
         )
+    except ValueError as error:
+        preview.error(str(error))
+        return None
+    with preview:
+        sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
+        st.metric("Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}")
+        if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
+            shown = made.preferences[:PREVIEW_PAIRS]
+            figure = rows_map(
+                data.frame["latitude"],
+                data.frame["longitude"],
+                pairs=(shown.i, shown.j),
+                title=f"First {len(shown)} pairs",
+            )
+            st.plotly_chart(figure, key="rule_map")
+        st.dataframe(made.preferences.to_frame().head(50), key="rule_pairs", hide_index=True)
+    return made
 
-    # Only when rules, answers or the Model page's trust assessment change.
-    reference = app_state.trust_reference()
-    key = (
-        st.session_state.study_key,
-        app_state.preferences_key(session),
-        None if reference is None else hash(reference.tobytes()),
-    )
-    trust, quality, report = app_state.memo("rule_checks", key, checks)
+
+def add_rule(engine, rule, made) -> None:
+    """Store the rule with its pairs, or say why not (a margin the models cannot fit, a rule held already)."""
+    try:
+        engine.add_rule(app_state.annotator(), rule, made.preferences)
+    except ValueError as error:
+        st.error(f"The rule was not added: {error}")
+    else:
+        st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
+
+
+def stored_rules_section(engine, data) -> None:
+    """The session's rules: accuracy and weight, overlaps and conflicts, the preference graph's
+    problems, and a button to remove each."""
+    trust, quality, report = engine.rule_tables(data)
     st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch")
     st.caption(
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
@@ -267,9 +252,9 @@ def main() -> None:
         f"Preference graph: {len(report.cycles):,} cycles, {len(report.conflicts):,} conflicting pairs, "
         f"{len(report.duplicates):,} duplicates."
     )
-    for rule_id, stored_rule in stored:
+    for rule_id, stored_rule in engine.rules():
         if st.button(f"Remove {stored_rule.name!r}", key=f"rule_remove_{rule_id}"):
-            app_state.store().remove_rule(rule_id)
+            engine.remove_rule(rule_id)
             st.rerun()
 
 

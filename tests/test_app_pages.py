@@ -42,22 +42,33 @@ def ready(store_path):
     at.button(key="data_apply").click().run()
     assert not at.exception
     yield at
-    for job in (trust_job(at), at.session_state["gp_fit"]["start"].job if "gp_fit" in at.session_state else None):
-        if job is not None:
-            job.cancel()  # no background process outlives its test
+    engine(at).close()  # no background process outlives its test
+
+
+def engine(at):
+    """The engine of the session the AppTest works in: the one the app's process keeps (its workspace
+    is cached per process, and the test runs in the app's process)."""
+    import app_state
+
+    return app_state.workspace().engine(app_state.store().session(at.session_state["session_name"]).id)
 
 
 def trust_job(at):
-    """The Model page's automatic trust job of the sources now, or None."""
-    return at.session_state["trust_job"]["job"] if "trust_job" in at.session_state else None
+    """The session's automatic trust job of the sources now, or None."""
+    return engine(at).trust.job
 
 
 def finish_trust(at, timeout=600):
-    """Wait for the Model page's automatic trust job, then rerun the page (its progress line reruns it
-    once the job has ended)."""
-    assert trust_job(at).wait(timeout).state == "done"
+    """Wait for the session's automatic trust job and its result in the store, then rerun the page (its
+    progress line reruns it once the job has ended)."""
+    assert engine(at).trust.wait(timeout).state == "assessed"
     at.run(timeout=timeout)
     assert not at.exception and trust_job(at) is None
+
+
+def no_automatic_trust(at):
+    """The session's model without automatic trust (the page's own λ1, λ2 and the stored weights)."""
+    engine(at).set_model(automatic_trust=False)
 
 
 def test_data_page_sets_up_the_split(ready, store_path):
@@ -91,7 +102,7 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
 
 
 def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready, store_path):
-    ready.session_state["automatic_trust"] = False  # the page's lambda2 = 1: SSL moves with the rule
+    no_automatic_trust(ready)  # the page's lambda2 = 1: SSL moves with the rule
     at = ready.switch_page("app_pages/model.py").run()
     assert not at.exception and metric(at, "Preferences") == "0"
     svr, ssl = metric(at, "Test MAE, SVR (demo)"), metric(at, "Test MAE, SSL (demo)")
@@ -159,19 +170,19 @@ def test_a_rerun_never_retrains(ready, store_path):
     finish_trust(at)  # its end refits SSL once, with the weights and λ it chose
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
-    runs, history = len(store.model_runs(session_id)), len(at.session_state["retrain_history"])
-    bench = at.session_state["workbench"]
+    runs, history = len(store.model_runs(session_id)), len(engine(at).models.history)
+    bench = engine(at).models.workbench
     for _ in range(3):
         at.run()
         assert not at.exception
     at.switch_page("app_pages/pairwise.py").run()
     at.switch_page("app_pages/model.py").run()
-    assert len(store.model_runs(session_id)) == runs and len(at.session_state["retrain_history"]) == history
-    assert at.session_state["workbench"] is bench
+    assert len(store.model_runs(session_id)) == runs and len(engine(at).models.history) == history
+    assert engine(at).models.workbench is bench
 
 
 def test_removing_a_rule_retrains(ready, store_path):
-    ready.session_state["automatic_trust"] = False  # the page's lambda2 = 1: SSL moves with the rule
+    no_automatic_trust(ready)  # the page's lambda2 = 1: SSL moves with the rule
     at = ready.switch_page("app_pages/model.py").run()
     svr = metric(at, "Test MAE, SVR (demo)")
     add_default_rule(at)
@@ -205,7 +216,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     """An LP that stops past 4 preferences (tests/test_workbench.py): after a click the model trains;
     a rule takes it past the limit, so the pages warn, SSL stays the one-click fit and no model run
     is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
-    ready.session_state["automatic_trust"] = False  # the page's own lambdas: the limit is what is tested
+    no_automatic_trust(ready)  # the page's own lambdas: the limit is what is tested
     at = ready.switch_page("app_pages/pairwise.py").run()
     answer_button(at, "answer_a").click().run()
     at.switch_page("app_pages/model.py").run()
@@ -236,9 +247,9 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
 
 def test_the_time_limit_setting_rebuilds_the_models_with_it(ready):
     at = ready.switch_page("app_pages/model.py").run()
-    assert at.session_state["workbench"].time_limit == 30.0
+    assert engine(at).models.workbench.time_limit == 30.0
     at.select_slider(key="model_time_limit").set_value(120.0).run()
-    assert not at.exception and at.session_state["workbench"].ssl.time_limit == 120.0
+    assert not at.exception and engine(at).models.workbench.ssl.time_limit == 120.0
 
 
 def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
@@ -279,7 +290,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     assert not at.exception and "Auditing rule" in at.caption[0].value
     made, provenance = store.preferences(session_id)
     rule_pairs = {frozenset(p) for p in zip(made.i.tolist(), made.j.tolist(), strict=True)}
-    pool = set(at.session_state["study"].pool.tolist())
+    pool = set(engine(at).data().pool.tolist())
     shown = []
     for key in ["answer_a", "answer_b", "answer_equal", "answer_a", "answer_skip"]:
         pair = at.session_state["current_pair"]
@@ -290,7 +301,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     answers = store.answers(session_id)
     assert answers["rule_id"].tolist() == [rule_id] * 5
     assert list(zip(answers["row_a"], answers["row_b"], strict=True)) == shown
-    column = at.session_state["study"].frame[rule.ordering.column].to_numpy()
+    column = engine(at).data().frame[rule.ordering.column].to_numpy()
     right = [
         (choice == "a") == (column[a] > column[b])
         for (a, b), choice in zip(shown, ["a", "b", "equal", "a"], strict=False)
@@ -301,7 +312,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     assert not at.exception
     row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
     assert int(row["audit answers"]) == total and int(row["labeled pairs"]) == labeled_pairs
-    labeled_correct, _ = labeled_accuracy(rule, at.session_state["study"].frame, at.session_state["study"].y_train())
+    labeled_correct, _ = labeled_accuracy(rule, engine(at).data().frame, engine(at).data().y_train())
     pooled = (correct + labeled_correct, total + labeled_pairs)
     low, high = wilson_interval(*pooled)
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
@@ -324,7 +335,7 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
 
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
-    data = ready.session_state["study"]
+    data = engine(ready).data()
     labeled = np.flatnonzero(~np.isnan(data.y_train()))
     wrong = Rule("smaller is dearer", [Near("latitude", "longitude", 0.5)], Ordering("floor_area", "lower"))
     y = data.y_train()
@@ -334,7 +345,7 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     finish_trust(at)
     assert not at.exception and "on their own make the cross-validated error worse" in at.error[0].value
     # the share of their fit SSL takes: the mixture with SVR of least error, fold by fold, by hand
-    cv = at.session_state["workbench"].trust.trust.cv
+    cv = engine(at).models.workbench.trust.trust.cv
     path = cv.predictions[1:].mean(axis=0)
     alphas = np.linspace(0, 1, 11)
     by_fold = [
@@ -343,13 +354,13 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
         for k in range(cv.folds.max() + 1)
     ]
     alpha = alphas[int(np.argmin(np.mean(by_fold, axis=0)))]
-    assert at.session_state["workbench"].trust.trust.blend.alpha == pytest.approx(alpha)
+    assert engine(at).models.workbench.trust.trust.blend.alpha == pytest.approx(alpha)
     if alpha == 0:
         assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     else:
         assert f"SSL takes only {alpha:.0%} of their fit" in at.error[0].value
     # By hand from the rule's labeled pairs (labeled_check, tested against brute force in test_quality)
-    reference = at.session_state["workbench"].trust.trust.reference
+    reference = engine(at).models.workbench.trust.trust.reference
     check = labeled_check(wrong, data.frame, y)
     winner, loser = check.winner, check.loser
     contradicting = reference[winner] <= reference[loser]
@@ -381,7 +392,7 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
 def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view; a
     later answer leaves the fit in place and says the preferences have changed."""
-    ready.session_state["automatic_trust"] = False  # no assessment sharing the cores: the GP is what is tested
+    no_automatic_trust(ready)  # no assessment sharing the cores: the GP is what is tested
     at = ready.switch_page("app_pages/model.py").run()
     add_default_rule(at)
     at.switch_page("app_pages/model.py").run()
@@ -390,9 +401,9 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
     at.button(key="model_cancel_gp").click().run()
     assert any(info.value.startswith("GP fit cancelled after") for info in at.info)
-    assert at.session_state["gp_fit"]["start"].job.process.poll() is not None
+    assert engine(at).gp_fit()["start"].job.process.poll() is not None
     at.button(key="model_fit_gp").click().run()
-    job = at.session_state["gp_fit"]["start"].job
+    job = engine(at).gp_fit()["start"].job
     assert job.wait(300).state == "done"
     at.run()
     assert not at.exception and not any("in the background" in info.value for info in at.info)
@@ -402,14 +413,14 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     store = Store(f"sqlite:///{store_path}")
     store.add_answer(store.session("s1").id, 0, 1, "a", "bob")
     at.run()
-    assert at.session_state["gp_fit"]["start"].job is job
+    assert engine(at).gp_fit()["start"].job is job
     assert any("have changed since this fit" in caption.value for caption in at.caption)
 
 
 def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(ready, store_path):
-    """The default rule (capped at 5,000 pairs): the Model page starts the assessment and shows its
-    progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its process and
-    says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
+    """The default rule (capped at 5,000 pairs): adding it starts the session's assessment, and the Model
+    page shows its progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its
+    process and says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
     page shows the cross-validation and SSL is refitted with the λ it chose."""
     from ordercore.studio.data import readable
     from ordercore.studio.workbench import studio_models
@@ -424,7 +435,7 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     defaults = studio_models()["lp"].defaults()
     assert "in the background" in progress.proto.text
     assert f"SSL uses the page's λ1 = {defaults['lambda1']:g} and λ2 = {defaults['lambda2']:g}" in progress.proto.text
-    assert at.session_state["workbench"].ssl.lambda2 == defaults["lambda2"]
+    assert engine(at).models.workbench.ssl.lambda2 == defaults["lambda2"]
     assert not any(metric.label == "CV MAE, SVR" for metric in at.metric)
     at.run()
     assert trust_job(at) is job and job.status().state == "running"
@@ -432,18 +443,18 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     assert not at.exception and job.process.poll() is not None
     cancelled = [info.value for info in at.info if info.value.startswith("Automatic trust cancelled after")]
     assert len(cancelled) == 1 and "SSL keeps the page's λ1" in cancelled[0]
-    at.run()
-    assert trust_job(at) is job and not at.get("progress")
+    at.run()  # a rerun does not start it again
+    assert trust_job(at) is None and job.process.poll() is not None and not at.get("progress")
     at.button(key="model_trust_again").click().run()
     assert trust_job(at) is not job and at.get("progress")
     finish_trust(at)
-    trust = at.session_state["workbench"].trust.trust
+    trust = engine(at).models.workbench.trust.trust
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
     # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
     table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
-    effects = at.session_state["workbench"].trust.effects
+    effects = engine(at).models.workbench.trust.effects
     assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
-    ssl = at.session_state["workbench"].ssl
+    ssl = engine(at).models.workbench.ssl
     fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
     assert fitted == list(trust.blend.active().settings)
     assert ssl.member_weights_.tolist() == trust.blend.active().weights.tolist()
@@ -679,10 +690,10 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
         store.add_answer(session_id, a, b, "b", "bob")
     at.run()
     assert "4 of 5 answers (2 yours)" in at.get("progress")[0].proto.text
-    made = at.session_state["preferences_cache"][1][0]
+    made = engine(at).preferences()[0]
     assert made.weight.tolist() == [1.0] * 4
     at.toggle(key=f"weigh_annotators_{session_id}").set_value(True).run()
-    made = at.session_state["preferences_cache"][1][0]
+    made = engine(at).preferences()[0]
     assert made.weight.tolist() == [0.0] * 4 and store.session("s1").settings["labelling"]["weigh_annotators"]
     assert not at.exception
 
@@ -874,7 +885,7 @@ def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(rea
     My answers ends it.  (Each page visit raised the solver's traceback.)"""
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
-    data = ready.session_state["study"]
+    data = engine(ready).data()
     store.add_answer(session_id, *data.pool[:2].tolist(), "a", "ann", margin=1e30)
     at = ready.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and at.error[0].value.startswith("The model could not be trained")
@@ -948,7 +959,7 @@ def test_on_the_ratings_page_one_changes_ones_own_grades_and_sees_what_was_grade
     other = next(row for row in range(100) if row not in (first, second))
     store.add_grade(session_id, other, 2, "bob")
     at.run()
-    homes = at.session_state["study"].frame
+    homes = engine(at).data().frame
     latest = next(frame.value for frame in at.dataframe if "annotator" in frame.value.columns)
     assert latest["home_id"].tolist() == homes["home_id"].to_numpy()[[other, second, first]].tolist()
     ids = store.grades(session_id).set_index("row")["id"]

@@ -447,3 +447,77 @@ def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
             assert time.monotonic() < deadline, f"the page never showed the new grade; it says {said}"
             page.wait_for_timeout(200)
         assert said == ["2"]  # the selectbox kept saying 'grade 3' (or 5) beside it
+
+
+def named_session(store_path: Path, name: str) -> int:
+    """A session on the sample homes (l = 60) named ``name``, as the Data page sets it up; its id."""
+    frame, target, features = load_source("sample")
+    settings, _ = data_settings(frame, "sample", target, features, {"n_labeled": 60, "test_fraction": 0.2})
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.create_session(name, settings=settings).id
+    store.engine.dispose()
+    return session_id
+
+
+def choose_session(page, name: str) -> None:
+    """Pick a session in the sidebar's *Resume session* box, as a user does."""
+    page.locator('[data-testid="stSelectbox"]', has_text="Resume session").click()
+    page.get_by_role("option", name=name).click()
+    settle(page)
+
+
+def answer_once(page, store_path: Path, session_id: int, count: int, failure: Path) -> None:
+    """Press A on the Pairwise page and wait until the session holds ``count`` answers and the page has
+    moved on to the next pair."""
+    page.get_by_role("button", name="A higher").click()
+    wait_for_answers(store_path, session_id, count)
+    wait_for_metric(page, "Answers given", str(count), failure)
+
+
+def test_a_reload_keeps_the_session_and_annotator_and_two_sessions_never_swap(tmp_path):
+    """Ann works in session 'first', Bob in 'second', each in a browser context of their own, each
+    session chosen in the sidebar.  Bob answers last (his session is the one touched last); then both
+    reload: each lands in their own session under their own name (the sidebar, the URL, and the next
+    answer, stored under that name in that session).  Ann's address opened in a new context (a shared
+    link) opens her session under her name; a link to a session the store does not hold says so and
+    opens none."""
+    store_path = tmp_path / "studio.sqlite"
+    first, second = named_session(store_path, "first"), named_session(store_path, "second")
+    failure = tmp_path / "failure.png"
+    with running_studio(store_path) as studio:
+        pages = {}
+        for name, session, session_id in (("ann", "first", first), ("bob", "second", second)):
+            page = open_page(studio.browser, 60_000)
+            page.goto(studio.url)
+            page.get_by_role("textbox", name="Annotator").wait_for()
+            settle(page)
+            type_into(page, "Annotator", name)
+            choose_session(page, session)
+            page.get_by_role("link", name="Pairwise").click()
+            page.get_by_role("button", name="A higher").wait_for()
+            settle(page)
+            answer_once(page, store_path, session_id, 1, failure)
+            pages[name] = page
+        answer_once(pages["bob"], store_path, second, 2, failure)  # 'second' is now the session touched last
+        for name, session, session_id, count in (("ann", "first", first, 2), ("bob", "second", second, 3)):
+            page = pages[name]
+            page.reload()
+            page.get_by_role("button", name="A higher").wait_for()
+            settle(page)
+            assert f"session={session}" in page.url and f"annotator={name}" in page.url
+            assert page.get_by_role("textbox", name="Annotator").input_value() == name
+            answer_once(page, store_path, session_id, count, failure)
+        for session_id, name, count in ((first, "ann", 2), (second, "bob", 3)):
+            answers = stored_answers(store_path, session_id)
+            assert len(answers) == count and set(answers["annotator"]) == {name}
+        shared = open_page(studio.browser, 60_000)
+        shared.goto(pages["ann"].url)
+        shared.get_by_role("button", name="A higher").wait_for()
+        settle(shared)
+        assert shared.get_by_role("textbox", name="Annotator").input_value() == "ann"
+        answer_once(shared, store_path, first, 3, failure)
+        missing = open_page(studio.browser, 60_000)
+        missing.goto(f"{studio.url}/?session=nowhere&annotator=ann")
+        missing.get_by_text("which this store does not hold").wait_for()
+        missing.get_by_role("link", name="Pairwise").click()
+        missing.get_by_text("Create or resume a labelling session").wait_for()

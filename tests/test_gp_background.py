@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ordercore import PreferenceSet
-from ordercore.studio.gp_job import BackgroundFit
+from ordercore.studio.jobs.gp import BackgroundFit
 
 
 def chain(n_rows, seed=0):

@@ -38,8 +38,9 @@ from ordercore.models.registry import (
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
 from ordercore.studio.ratings import RatingModel, rating_models, sureness, table_items
+from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import Workbench, studio_models
-from tests.test_app_pages import answer_button, metric, ready, store_path  # noqa: F401 (fixtures)
+from tests.test_app_pages import answer_button, engine, metric, ready, store_path  # noqa: F401 (fixtures)
 
 
 class LeastSquares(RegressorMixin, BaseEstimator):
@@ -155,9 +156,7 @@ def test_the_workbench_fits_and_updates_a_registered_family(toy, data):
     report = bench.update(preferences[:2])  # through update_preferences
     assert report.fitted == 2 and bench.ssl.preferences_ == preferences[:2]
     np.testing.assert_allclose(bench.ssl_test, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
-    assert not bench.trust_applies
-    with pytest.raises(ValueError, match="automatic trust cannot cross-validate the Toy least squares"):
-        bench.start_trust(preferences, np.array(["clicks"] * 4), {}, seed=0)
+    assert not bench.trust_applies and not ModelSettings("toy").trust_applies()
 
 
 def test_the_model_page_offers_a_registered_family_and_trains_it(toy, ready):  # noqa: F811
@@ -166,19 +165,19 @@ def test_the_model_page_offers_a_registered_family_and_trains_it(toy, ready):  #
     at.selectbox(key="model_select").set_value("toy").run()
     at.select_slider(key="model_toy_lambda1").set_value(10.0).run()
     assert not at.exception
-    bench = at.session_state["workbench"]
+    bench = engine(at).models.workbench
     assert bench.family is toy and isinstance(bench.svr, LeastSquares) and bench.svr.lambda1 == 10.0
     data = bench.data
     expected = ridge(data.dataset.X, data.y_train(), 10.0).predict(data.dataset.X[data.test])
     truth = data.y_true[data.test]
     assert metric(at, "Test MAE, SVR (demo)") == metric(at, "Test MAE, SSL (demo)")  # no preferences yet
     assert bench.svr_test == pytest.approx(expected, rel=1e-8)
-    assert at.session_state["retrain_history"][-1]["svr_mae"] == pytest.approx(mean_absolute_error(truth, expected))
+    assert engine(at).models.history[-1]["svr_mae"] == pytest.approx(mean_absolute_error(truth, expected))
     at.switch_page("app_pages/pairwise.py").run()
     answer_button(at, "answer_a").click().run()
     at.switch_page("app_pages/model.py").run()  # automatic trust is on, but cannot cross-validate the toy
-    assert not at.exception and metric(at, "Preferences") == "1" and "trust_job" not in at.session_state
-    assert at.session_state["workbench"] is bench and len(bench.ssl.preferences_) == 1
+    assert not at.exception and metric(at, "Preferences") == "1" and engine(at).trust.status().state == "off"
+    assert engine(at).models.workbench is bench and len(bench.ssl.preferences_) == 1
 
 
 def test_the_ratings_models_include_a_registered_family_that_learns_grades(toy):

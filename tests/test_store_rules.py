@@ -65,7 +65,7 @@ def add(store: Store, session_id: int, rule: Rule, annotator: str = "ann") -> in
 
 
 def repeats(rule_id: int, name: str) -> str:
-    return f"this rule is the same as rule #{rule_id} {name!r}; it was not added"
+    return f"this rule is the same as rule #{rule_id} {name!r} (the same conditions and ordering)"
 
 
 def test_a_rule_the_session_holds_is_refused_whatever_it_is_called(store):

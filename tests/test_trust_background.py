@@ -1,4 +1,4 @@
-"""Automatic trust in a background process (ordercore/studio/trust_job.py): its result read back equals
+"""Automatic trust in a background process (ordercore/studio/jobs/trust.py): its result read back equals
 ``assess_sources`` called in this process, a cancel ends the process and leaves no result, and bad
 input fails with its message on one line."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend
 from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
-from ordercore.studio.trust_job import BackgroundAssessment, read_assessment, write_assessment
+from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 
 NAMES = ["rule #1: a", "clicks: ann", "imported"]

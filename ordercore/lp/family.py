@@ -13,7 +13,7 @@ from ordercore.models.registry import Learns, ModelFamily, Offer, Setting, regis
 LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
 GAMMA_CHOICES = (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 GAMMA = Setting(GAMMA_CHOICES, "RBF γ (auto = 1 / features)")
-LAMBDA2 = Setting(LAMBDA_CHOICES, "λ2 (weight of preferences)")
+LAMBDA2 = Setting(LAMBDA_CHOICES, "λ2 (weight of preferences)", weighs_preferences=True)
 KERNEL_REGRESSOR_OFFERS = {Offer.UPDATE_PREFERENCES, Offer.SUGGEST_PAIRS, Offer.TIME_LIMIT, Offer.SEEDS_PROTOCOL}
 """What both kernel regressors with order preferences offer."""
 

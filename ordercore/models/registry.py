@@ -97,10 +97,12 @@ class Offer(StrEnum):
 @dataclass(frozen=True)
 class Setting:
     """A hyperparameter the Studio lets the user set: the values it offers and their label.  The
-    default is the estimator's own."""
+    default is the estimator's own.  ``weighs_preferences``: it only weighs the preferences (the LP's
+    lambda2), so a fit on labels alone (SVR) does not depend on it and a change refits SSL alone."""
 
     values: tuple
     label: str
+    weighs_preferences: bool = False
 
 
 @dataclass(frozen=True)

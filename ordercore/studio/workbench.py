@@ -28,8 +28,7 @@ from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
-from ordercore.studio.gp_job import BackgroundFit
-from ordercore.studio.trust_job import BackgroundAssessment
+from ordercore.studio.jobs.gp import BackgroundFit
 
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
@@ -154,19 +153,6 @@ class Workbench:
     def trust_applies(self) -> bool:
         """Whether automatic trust can cross-validate this regressor (its family offers it)."""
         return Offer.AUTOMATIC_TRUST in self.family.offers
-
-    def start_trust(self, preferences, names: np.ndarray, checks: dict, seed: int) -> BackgroundAssessment:
-        """Start automatic trust (``trust.assess_sources`` with ``np.random.default_rng(seed)``) in a
-        background process, for ``preferences`` (p,) from the sources ``names`` (p,) with their
-        ``checks`` (``trust.SourceCheck`` by name), by cross-validation on this session's labels at its
-        gamma and lambda1; ``use_trust`` its result.  Only where ``trust_applies``."""
-        if not self.trust_applies:
-            able = [f.label for f in studio_models().values() if Offer.AUTOMATIC_TRUST in f.offers]
-            raise ValueError(f"automatic trust cannot cross-validate the {self.family.label}; choose one of {able}")
-        settings = self.family.settings(self.parameters)
-        X, y = self.data.dataset.X, self.data.y_train()
-        lambda1, options = settings["lambda1"], {"gamma": settings["gamma"]}
-        return BackgroundAssessment(X, y, preferences, names, checks, lambda1, seed, **options)
 
     def use_trust(self, trust: SourceTrust) -> None:
         """From now on SSL is fitted with the weights and lambda1, lambda2 ``trust`` chose (the next

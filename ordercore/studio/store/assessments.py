@@ -164,16 +164,7 @@ class AssessmentStore:
         if not isinstance(content, bytes | bytearray | memoryview):
             raise TypeError(f"an assessment's content is bytes, got {type(content).__name__}")
         content = check_size(bytes(content), "the assessment")
-        with self.engine.begin() as connection:
-            lock_session(connection, session_id)
-            held = _held(connection, session_id, key)
-            _check_holder(held, key, owner)
-            connection.execute(
-                assessments.update()
-                .where(assessments.c.id == held.id)
-                .values(state="done", content=content, message=None, updated_at=now())
-            )
-            _keep_newest_done(connection, session_id)
+        self._end_claim(session_id, key, owner, state="done", content=content, message=None)
 
     def fail_assessment(self, session_id: int, key: str, owner: str, message: str) -> None:
         """Record why ``owner``'s claim failed: the assessment is failed, and a later claim may retry it.
@@ -182,15 +173,20 @@ class AssessmentStore:
         if not isinstance(message, str) or "\x00" in message:
             raise ValueError("a failure's message is text without NUL characters")
         message = check_size(message, "the failure's message")
+        self._end_claim(session_id, key, owner, state="failed", content=None, message=message)
+
+    def _end_claim(self, session_id: int, key: str, owner: str, **values) -> None:
+        """End ``owner``'s claim with ``values`` (state, content, message), under the session's lock;
+        a finished one prunes the session's older finished ones."""
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             held = _held(connection, session_id, key)
             _check_holder(held, key, owner)
             connection.execute(
-                assessments.update()
-                .where(assessments.c.id == held.id)
-                .values(state="failed", content=None, message=message, updated_at=now())
+                assessments.update().where(assessments.c.id == held.id).values(**values, updated_at=now())
             )
+            if values["state"] == "done":
+                _keep_newest_done(connection, session_id)
 
     def release_assessment(self, session_id: int, key: str, owner: str) -> None:
         """Give up ``owner``'s running claim (a cancel): its record is deleted; nothing happens if

@@ -26,7 +26,7 @@ def _repeated(connection, session_id: int, rule: Rule) -> str | None:
     query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(rules.c.session_id == session_id)
     for held in connection.execute(query.order_by(rules.c.id)):
         if rule_identity(Rule.from_json(held.spec)) == rule_identity(rule):
-            return f"this rule is the same as rule #{held.id} {held.name!r}; it was not added"
+            return f"this rule is the same as rule #{held.id} {held.name!r} (the same conditions and ordering)"
     return None
 
 

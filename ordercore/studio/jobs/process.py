@@ -1,5 +1,5 @@
 """Long work in a background process, with progress and cancel (the Studio's Model page: the GP fit,
-``ordercore.studio.gp_job``, and automatic trust, ``ordercore.studio.trust_job``).
+``ordercore.studio.jobs.gp``, and automatic trust, ``ordercore.studio.jobs.trust``).
 
 The work runs in a fresh Python process (``python -m MODULE DIRECTORY``), so it never blocks the
 page that started it or anyone else's session, and a cancel ends it at once, with its memory.
@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ STATES = ("running", "done", "failed", "cancelled")
 
 RESULT = "result.npz"
 """The file the work writes its result to, in the job's directory."""
+
+STARTER = "starter.pid"
+"""The file holding the pid of the process that started the job, in the job's directory."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,35 @@ def _write_json(path: Path, document: dict) -> None:
     os.replace(partial, path)
 
 
+ORPHAN_CHECK_SECONDS = 1.0
+"""How often a job's process checks that the process that started it is still there."""
+
+
+def _end_when_orphaned(directory: Path) -> None:
+    """In the child: once the process that started the job has gone (a server killed or stopped), nobody
+    will read the result: remove the job's files and end at once.  The starter wrote its pid to the file
+    ``STARTER`` (it may be gone before this process has even started)."""
+    starter = int((directory / STARTER).read_text())
+
+    def watch() -> None:
+        while os.getppid() == starter:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+        for _ in range(100):  # the work may write its progress meanwhile: remove until nothing is left
+            shutil.rmtree(directory, ignore_errors=True)
+            if not directory.exists():
+                break
+            time.sleep(0.01)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="orphan-watch").start()
+
+
 def run(directory: Path, work: Callable) -> None:
     """The child process: ``work(inputs, options, progress, result)`` with the arrays of input.npz (a
     dict), the options, ``progress(**numbers)`` writing progress.json, and the path to write the
-    result to; error.json with the error's type and message (on one line) if it raises."""
+    result to; error.json with the error's type and message (on one line) if it raises.  It ends by
+    itself, its files removed, when the process that started it has gone."""
+    _end_when_orphaned(directory)
     try:
         with np.load(directory / "input.npz", allow_pickle=False) as arrays:
             inputs = dict(arrays)
@@ -78,9 +107,11 @@ class BackgroundJob:
         self.directory = Path(tempfile.mkdtemp(prefix=self.prefix))
         self.started = time.monotonic()
         self._ended: JobStatus | None = None  # the status, frozen once the job has ended
+        self._lock = threading.RLock()
         self._result = None
         np.savez(self.directory / "input.npz", **inputs)
         (self.directory / "options.json").write_text(json.dumps(options))
+        (self.directory / STARTER).write_text(str(os.getpid()))
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module, str(self.directory)],
             stdin=subprocess.DEVNULL,
@@ -90,7 +121,11 @@ class BackgroundJob:
     def status(self) -> JobStatus:
         """The job's state now (never waits); once it has ended, the same status every time (its
         seconds and progress as they were at the end).  A failed job's files are removed then, a done
-        one's once its result is read."""
+        one's once its result is read.  Safe to call from several threads."""
+        with self._lock:
+            return self._status()
+
+    def _status(self) -> JobStatus:
         if self._ended is not None:
             return self._ended
         seconds = time.monotonic() - self.started
@@ -118,6 +153,10 @@ class BackgroundJob:
 
     def result(self):
         """The job's result, once ``status().state == 'done'`` (read once, then the files are removed)."""
+        with self._lock:
+            return self._read_once()
+
+    def _read_once(self):
         if self._result is None:
             if self.status().state != "done":
                 raise RuntimeError("the background job has not finished")
@@ -127,6 +166,10 @@ class BackgroundJob:
 
     def cancel(self) -> None:
         """Stop the job now (its process ends, its memory with it) and remove its files."""
+        with self._lock:
+            self._cancel()
+
+    def _cancel(self) -> None:
         if self._ended is None:
             running = self.status()
             self._ended = self.Status("cancelled", running.progress, running.seconds)

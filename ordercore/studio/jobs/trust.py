@@ -1,7 +1,7 @@
 """Automatic trust (``trust.assess_sources``) in a background process, with progress and cancel (the
 Studio's Model page: at tens of thousands of preferences its cross-validation takes a minute or two).
 
-The job (``ordercore.studio.jobs``) runs ``python -m ordercore.studio.trust_job DIRECTORY``.  The
+The job (``ordercore.studio.jobs.process``) runs ``python -m ordercore.studio.jobs.trust DIRECTORY``.  The
 inputs are X, y, the preferences' columns, each preference's source (a code into the source names)
 and the sources' checks; the options lambda1, the seed and the LP's options (gamma, ...); the
 progress the folds done of all the cross-validations; the result the ``SourceTrust`` as plain
@@ -10,14 +10,16 @@ arrays (``write_assessment``, ``read_assessment``), read back exactly.
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ordercore.knowledge.trust import Blend, LabelCV, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.knowledge.label_cv import Blend, LabelCV
+from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.studio.jobs import BackgroundJob, JobStatus, run
+from ordercore.studio.jobs.process import BackgroundJob, JobStatus, run
 
 
 class AssessmentStatus(JobStatus):
@@ -83,8 +85,8 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
     np.savez(path, **arrays)
 
 
-def read_assessment(path: Path) -> SourceTrust:
-    """The ``SourceTrust`` ``write_assessment`` wrote to ``path``."""
+def read_assessment(path) -> SourceTrust:
+    """The ``SourceTrust`` ``write_assessment`` wrote to ``path`` (a path or a binary file object)."""
     with np.load(path, allow_pickle=False) as arrays:
         names, checks = _checks(arrays, "source_")
         cv = None
@@ -128,7 +130,7 @@ class BackgroundAssessment(BackgroundJob):
     names : (p,) each preference's source; checks : ``SourceCheck`` (or None) by source name.
     """
 
-    module = "ordercore.studio.trust_job"
+    module = "ordercore.studio.jobs.trust"
     prefix = "ordercore-trust-"
     Status = AssessmentStatus
 
@@ -147,8 +149,14 @@ class BackgroundAssessment(BackgroundJob):
         options = {"lambda1": float(lambda1), "seed": int(seed), "model_options": model_options}
         super().__init__(inputs, options)
 
+    def result_bytes(self) -> bytes:
+        """The result file's bytes (what a store keeps), once ``status().state == 'done'``."""
+        self.result()
+        return self._content
+
     def _read_result(self, path: Path) -> SourceTrust:
-        return read_assessment(path)
+        self._content = path.read_bytes()
+        return read_assessment(io.BytesIO(self._content))
 
 
 if __name__ == "__main__":

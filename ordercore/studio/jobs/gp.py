@@ -1,6 +1,6 @@
 """A GP preference fit in a background process, with progress and cancel (the Studio's Model page).
 
-The job (``ordercore.studio.jobs``) runs ``python -m ordercore.studio.gp_job DIRECTORY``: the inputs
+The job (``ordercore.studio.jobs.process``) runs ``python -m ordercore.studio.jobs.gp DIRECTORY``: the inputs
 are X and the preferences' columns, the options ``GPPreferenceModel``'s, the progress the evidence
 evaluations so far and the best log evidence, and the result a model file (``ordercore.models.files``).
 """
@@ -15,7 +15,7 @@ import numpy as np
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.models.files import read_model
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.studio.jobs import BackgroundJob, JobStatus, run
+from ordercore.studio.jobs.process import BackgroundJob, JobStatus, run
 
 
 class FitStatus(JobStatus):
@@ -50,7 +50,7 @@ class BackgroundFit(BackgroundJob):
     (``GPPreferenceModel.fit_plan``): this class only runs it.
     """
 
-    module = "ordercore.studio.gp_job"
+    module = "ordercore.studio.jobs.gp"
     prefix = "ordercore-gp-fit-"
     Status = FitStatus
 

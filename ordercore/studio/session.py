@@ -1,0 +1,391 @@
+"""The labelling session engine: one object per session over the store, with no Streamlit in it.
+
+A page draws what the engine holds and forwards the expert's actions to it.  Every write (an answer,
+an undo or edit, a rule, a grade, an import) is committed to the store first; then the engine decides
+what follows: the sources of preferences have changed, so automatic trust assesses them again
+(``session_trust``), and the next ``trained()`` refits SSL, warm (``training``).  What an engine
+holds in memory (the data, the fits, the jobs) is rebuilt from the store on demand, so two engines over
+one store (two Studio processes) see the same session, and one assessment serves them both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import uuid
+
+import numpy as np
+import pandas as pd
+
+from ordercore.knowledge.agreement import annotator_weights, intransitive_triples, kappa_table, weigh_clicks
+from ordercore.knowledge.label_cv import FOLDS
+from ordercore.knowledge.quality import check_preference_graph, rule_checks, rule_quality, rule_trust
+from ordercore.knowledge.rules import Rule
+from ordercore.knowledge.trust import SourceCheck, labeled_pair_check, rule_source, source_names
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.data import StudyData, check_margin, load_source, study_data
+from ordercore.studio.grading import SessionGrading
+from ordercore.studio.jobs.trust import BackgroundAssessment
+from ordercore.studio.ratings import default_text_column
+from ordercore.studio.session_files import import_session_file, read_session_file
+from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
+from ordercore.studio.shared_queue import next_queued_pair, queue_summary
+from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store
+from ordercore.studio.training import ModelSettings, SessionModels
+from ordercore.studio.workbench import Workbench
+
+OPTION_GROUPS = ("labelling", "ratings", "model")
+"""Settings stored with a session that do not change its data."""
+
+LABELLING = {"goal": 0, "weigh_annotators": False}
+"""The labelling options and their defaults: the number of answers aimed at (0: none), and whether each
+annotator's clicks weigh by their agreement with the others (``agreement.weigh_clicks``)."""
+
+RATINGS = {"scale": DEFAULT_RATING_SCALE, "text": None}
+"""The rating options and their defaults: the number of grades K (grades are 1 … K), and the text column
+whose texts are graded (None: the table's rows)."""
+
+ACTIVE, QUEUE = "active", "queue"
+"""Where the next pair comes from besides a rule's id: the active choice, or the shared queue."""
+
+
+class SessionEngine:
+    """One labelling session over ``store``.  ``owner`` names this engine in the store's claims (host,
+    process and a random part by default); ``start_assessment`` makes automatic trust's job (a test may
+    count or replace it).  Thread-safe: one engine serves every tab of a Studio process."""
+
+    def __init__(self, store: Store, session_id: int, owner: str | None = None, start_assessment=BackgroundAssessment):
+        self.store, self.id = store, int(session_id)
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.trust = SessionTrust(store, self.id, self.owner, start_assessment)
+        self.models = SessionModels(self._record_run)
+        self.grading = SessionGrading()
+        self._lock = threading.RLock()
+        self._memos: dict[str, tuple] = {}
+        self.info()  # KeyError for an unknown session
+
+    # ------------------------------------------------------------------------------ the stored session
+    def info(self) -> SessionInfo:
+        return self.store.session_by_id(self.id)
+
+    def revision(self) -> int:
+        """Changes with every write of the session's rules, answers or preferences."""
+        return self.store.revision(self.id)
+
+    def memo(self, name: str, key, compute):
+        """``compute()``, recomputed only when ``key`` changes (one value per name, shared by every tab)."""
+        with self._lock:
+            cached = self._memos.get(name)
+            if cached is None or cached[0] != key:
+                cached = self._memos[name] = (key, compute())
+            return cached[1]
+
+    # ------------------------------------------------------------------------------ data
+    def data_settings(self, settings: dict | None = None) -> dict:
+        """The settings that make the session's data (its source, target, features and split)."""
+        settings = self.info().settings if settings is None else settings
+        return {name: value for name, value in settings.items() if name not in OPTION_GROUPS}
+
+    def data_key(self) -> str:
+        return json.dumps(self.data_settings(), sort_keys=True)
+
+    def data(self) -> StudyData | None:
+        """The session's prepared data and split, or None before its data is chosen."""
+        info = self.info()
+        settings = self.data_settings(info.settings)
+        if not settings.get("source"):
+            return None
+
+        def prepare() -> StudyData:
+            content = self.store.dataset(info.dataset_id)["content"] if settings["source"] == "upload" else None
+            frame = load_source(settings["source"], content)[0]
+            return study_data(frame, settings["target"], settings["features"], settings)
+
+        return self.memo("data", (info.dataset_id, json.dumps(settings, sort_keys=True)), prepare)
+
+    # ------------------------------------------------------------------------------ options
+    def options(self, group: str) -> dict:
+        """A group of options stored with the session ('labelling' or 'ratings'), defaults filled in."""
+        defaults = {"labelling": LABELLING, "ratings": RATINGS}[group]
+        return defaults | self.info().settings.get(group, {})
+
+    def set_options(self, group: str, **changes) -> None:
+        """Store changed options (read afresh, so that a change made meanwhile elsewhere is kept);
+        ``ValueError`` from the store (a rating scale off 2 … 9, or changed once grades are held)."""
+        settings = dict(self.info().settings)
+        settings[group] = self.options(group) | changes
+        self.store.update_settings(self.id, settings)
+        self.sync_trust()
+
+    def model_settings(self) -> ModelSettings:
+        return ModelSettings.from_settings(self.info().settings)
+
+    def set_model(self, **changes) -> ModelSettings:
+        """Store the session's model settings with ``changes`` (``ModelSettings`` fields); every annotator
+        trains with them.  Work starts only where a setting in use changed."""
+        current = self.model_settings()
+        new = current.changed(**changes)
+        if new != current:
+            settings = dict(self.info().settings)
+            settings["model"] = new.to_settings()
+            self.store.update_settings(self.id, settings)
+            self.sync_trust()
+        return new
+
+    # ------------------------------------------------------------------------------ reads
+    def preferences(self) -> tuple[PreferenceSet, pd.DataFrame]:
+        """The session's preferences (p,) and their provenance, read once per write; with 'weigh_annotators'
+        on, each click weighs by its annotator's agreement with the others."""
+        weigh = self.options("labelling")["weigh_annotators"]
+
+        def read():
+            preferences, provenance = self.store.preferences(self.id)
+            if weigh:
+                preferences = weigh_clicks(preferences, provenance, annotator_weights(self.store.answers(self.id)))
+            return preferences, provenance
+
+        return self.memo("preferences", (self.revision(), weigh), read)
+
+    def answers(self) -> pd.DataFrame:
+        return self.memo("answers", self.revision(), lambda: self.store.answers(self.id))
+
+    def rules(self) -> list[tuple[int, Rule]]:
+        return self.memo("rules", self.revision(), lambda: self.store.rules(self.id))
+
+    def grades(self) -> pd.DataFrame:
+        return self.store.grades(self.id)
+
+    def sources(self) -> np.ndarray:
+        """The source name of each preference (p,): 'rule #ID: NAME', 'clicks: ANNOTATOR' or 'imported'."""
+
+        def names() -> np.ndarray:
+            rule_names = {rule_id: rule.name for rule_id, rule in self.rules()}
+            return source_names(self.preferences()[1], rule_names)
+
+        return self.memo("sources", self.revision(), names)
+
+    def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
+        """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
+        audit answers to its pairs; clicks' and imports' own preferences between two labeled rows."""
+
+        def checks() -> dict:
+            stored, y = self.rules(), data.y_train()
+            found = {
+                rule_source(rule_id, rule.name): SourceCheck.concatenate(pair)
+                for (rule_id, rule), pair in zip(
+                    stored, rule_checks(stored, data.frame, y, self.answers()), strict=True
+                )
+            }
+            preferences, names = self.preferences()[0], self.sources()
+            for name in set(names) - set(found):
+                found[name] = labeled_pair_check(preferences[names == name], y)
+            return found
+
+        return self.memo("checks", (self.data_key(), self.revision()), checks)
+
+    # ------------------------------------------------------------------------------ writes
+    def answer(self, annotator: str, pair, choice: str, *, weight=1.0, margin=0.0, rule_id=None, swapped=None) -> int:
+        """Store ``annotator``'s answer to ``pair`` (rows (a, b) as shown): 'a', 'b', 'equal' or 'skip'."""
+        data = self._need_data()
+        check_margin(data, margin)
+        answer_id = self.store.add_answer(
+            self.id, *pair, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
+        )
+        self.sync_trust()
+        return answer_id
+
+    def undo_answer(self, annotator: str) -> int | None:
+        """Remove ``annotator``'s own last answer (another annotator's stay); its id, or None."""
+        return self._changed(self.store.undo_answer(self.id, annotator))
+
+    def edit_answer(self, annotator: str, answer_id: int, choice: str) -> None:
+        self._changed(self.store.edit_answer(answer_id, annotator, choice))
+
+    def remove_answer(self, annotator: str, answer_id: int) -> None:
+        self._changed(self.store.remove_answer(answer_id, annotator))
+
+    def add_rule(self, annotator: str, rule: Rule, made: PreferenceSet) -> int:
+        """Store ``rule`` with the preferences it made; ``ValueError`` (nothing stored) for a margin the
+        models cannot fit or a rule the session already holds."""
+        check_margin(self._need_data(), rule.margin)
+        return self._changed(self.store.add_rule(self.id, rule, made, annotator))
+
+    def remove_rule(self, rule_id: int) -> None:
+        self._changed(self.store.remove_rule(rule_id))
+
+    def import_file(self, name: str, content: bytes, annotator: str) -> str:
+        """Import an exported file (preferences, answers, rules or grades), checked whole before anything
+        is written; what happened, in words.  ``ValueError``/``KeyError`` for a bad file."""
+        data = self._need_data()
+        labeled = np.zeros(len(data.frame), dtype=bool)
+        labeled[data.labeled] = True
+        message = import_session_file(
+            self.store, self.id, read_session_file(name, content), data.frame, labeled, annotator
+        )
+        return self._changed(message)
+
+    def queue_pairs(self, pairs: np.ndarray, copies: int, annotator: str) -> int:
+        """Add pairs (k, 2) to the shared queue, each for ``copies`` annotators; how many were new."""
+        return self.store.queue_pairs(self.id, pairs, copies, annotator)
+
+    def queue_summary(self, annotator: str) -> dict:
+        return queue_summary(self.store.queued_pairs(self.id), self.answers(), annotator)
+
+    def grade(self, annotator: str, row: int, value: int) -> int:
+        return self.store.add_grade(self.id, row, value, annotator)
+
+    def undo_grade(self, annotator: str) -> int | None:
+        """Remove ``annotator``'s own last grade; the row it graded, or None."""
+        own = self.grades()
+        own = own[own["annotator"] == annotator]
+        if self.store.undo_grade(self.id, annotator) is None:
+            return None
+        return int(own["row"].iloc[-1])
+
+    def edit_grade(self, annotator: str, grade_id: int, value: int) -> None:
+        self.store.edit_grade(grade_id, annotator, value)
+
+    def remove_grade(self, annotator: str, grade_id: int) -> None:
+        self.store.remove_grade(grade_id, annotator)
+
+    # ------------------------------------------------------------------------------ grades
+    def rating_options(self) -> dict:
+        """The rating options; before any choice or grade, a table with a column of phrases starts on its
+        texts (stored, so that grades keep it)."""
+        if "text" not in self.info().settings.get("ratings", {}) and self.grades().empty:
+            data = self.data()
+            if data is not None:
+                self.set_options("ratings", text=default_text_column(data.frame))
+        return self.options("ratings")
+
+    def rating_items(self, text: str | None):
+        """What is graded (``ratings.RatingItems``); ``ValueError`` when these items cannot be graded."""
+        return self.grading.items(self._need_data(), self.data_key(), text)
+
+    def rating_fit(self, text: str | None, model_name: str) -> dict:
+        """The rating model refitted on the session's grades, once per change (``SessionGrading.fit``)."""
+        return self.grading.fit(self.rating_items(text), (self.data_key(), text), model_name, self.grades())
+
+    def _changed(self, result):
+        """After a write of preferences' sources: assess them again (if they changed)."""
+        self.sync_trust()
+        return result
+
+    def _need_data(self) -> StudyData:
+        data = self.data()
+        if data is None:
+            raise ValueError("choose this session's data on the Data page first")
+        return data
+
+    # ------------------------------------------------------------------------------ automatic trust
+    def assessment_inputs(self) -> AssessmentInputs | None:
+        """What automatic trust assesses now, or None: it is off, the model cannot be cross-validated
+        this way, there are no preferences, or fewer than 2 labels per fold."""
+        settings, data = self.model_settings(), self.data()
+        if data is None or not settings.automatic_trust or not settings.trust_applies():
+            return None
+        preferences = self.preferences()[0]
+        if not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
+            return None
+        lambda1, gamma = settings.parameters["lambda1"], settings.parameters["gamma"]
+
+        def inputs() -> AssessmentInputs:
+            names, checks = self.sources(), self.source_checks(data)
+            return AssessmentInputs(
+                data.dataset.X, data.y_train(), preferences, names, checks, lambda1, {"gamma": gamma}
+            )
+
+        return self.memo("assessment_inputs", (self.data_key(), self.revision(), lambda1, gamma), inputs)
+
+    def sync_trust(self) -> None:
+        """Tell automatic trust the sources now: it starts their assessment if it is new."""
+        with self._lock:
+            self.trust.update(self.assessment_inputs())
+
+    # ------------------------------------------------------------------------------ the models
+    def trained(self) -> Workbench | None:
+        """The session's SVR/SSL pair, SSL refitted for the preferences and the trust in force if either
+        changed since the last call; None before the data is chosen.  ``models.error`` says why a retrain
+        failed (the last fit stays)."""
+        data = self.data()
+        if data is None:
+            return None
+        with self._lock:
+            self.sync_trust()
+            settings = self.model_settings()
+            bench = self.models.bench(data, self.data_key(), settings)
+            trust = self.trust.in_force() if settings.automatic_trust else None
+            preferences = self.preferences()[0]
+            self.models.retrain(bench, self.revision(), preferences, self.sources(), trust, settings)
+            return bench
+
+    def _record_run(self, settings: ModelSettings, report, n_preferences: int, trust) -> None:
+        parameters = dict(settings.parameters)
+        if trust is not None:  # what was fitted: automatic trust's blend, not the page's lambdas
+            parameters["trust_blend"] = trust.trust.blend.active().parameters()
+        metrics = {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds}
+        self.store.add_model_run(self.id, settings.family, parameters, metrics, n_preferences)
+
+    def next_pair(self, source, annotator: str, rng: np.random.Generator, strategy="margin", candidates="neighbours"):
+        """(pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's id), or (None,
+        False).  Sides in random order, the mapping kept with the answer: an active or queued pair is shown
+        reversed half the time; a rule's pair comes with its winner as A half the time (swapped: A is the
+        loser)."""
+        bench = self.trained()
+        if source in (ACTIVE, QUEUE):
+            if source == ACTIVE:
+                pair = bench.next_pair(strategy, rng, candidates)
+            else:
+                pair = next_queued_pair(self.store.queued_pairs(self.id), self.answers(), annotator)
+            swapped = pair is not None and bool(rng.random() < 0.5)
+            return (pair[::-1] if swapped else pair), swapped
+        preferences, provenance = self.preferences()
+        made = preferences[(provenance["rule_id"] == source).to_numpy(dtype=bool, na_value=False)]
+        answers = self.answers()
+        audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
+        pair = bench.next_rule_pair(made, audited[["row_a", "row_b"]].to_numpy(dtype=np.int64), rng)
+        return pair, pair is not None and not bool(np.any((made.i == pair[0]) & (made.j == pair[1])))
+
+    def start_gp(self):
+        """Start the GP fit on the session's pairwise preferences in the background (``GPFitStart``)."""
+        return self.models.start_gp(self._need_data(), self.data_key(), self.preferences()[0], self.revision())
+
+    def gp_fit(self) -> dict | None:
+        return self.models.gp_fit(self.data_key())
+
+    # ------------------------------------------------------------------------------ tables the pages show
+    def agreement(self) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+        """Cohen's κ table, intransitive triples and each annotator's weight, once per write."""
+        answers = self.answers()
+        return self.memo(
+            "agreement",
+            self.revision(),
+            lambda: (kappa_table(answers), intransitive_triples(answers), annotator_weights(answers)),
+        )
+
+    def rule_tables(self, data: StudyData):
+        """(trust table, quality table, preference graph report) of the stored rules, once per write or
+        trust assessment (the reference predictions its weights use)."""
+        stored = self.rules()
+        in_force = self.trust.in_force() if self.model_settings().automatic_trust else None
+        reference = None if in_force is None else in_force.trust.reference
+
+        def tables():
+            preferences, provenance = self.preferences()
+            owners = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+            y = data.y_train()
+            trust = rule_trust(stored, data.frame, y, preferences, provenance, self.answers(), reference=reference)
+            clicks = preferences[(provenance["source"] == "click").to_numpy()]
+            made = [preferences[owners == rule_id] for rule_id, _ in stored]
+            quality = rule_quality([rule for _, rule in stored], data.frame, y, clicks=clicks, made=made)
+            sources = np.where(provenance["source"] == "rule", provenance["rule_id"].astype(str), provenance["source"])
+            return trust, quality, check_preference_graph(preferences, sources)
+
+        return self.memo("rule_tables", (self.data_key(), self.revision(), id(in_force)), tables)
+
+    def close(self) -> None:
+        """Stop this engine's background work (its trust claim passes to another engine at once)."""
+        self.trust.close()
+        self.models.cancel_gp()

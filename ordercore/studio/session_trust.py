@@ -1,0 +1,236 @@
+"""Automatic trust as the session's own: the assessment of its sources (``knowledge.trust.assess_sources``,
+a cross-validation of a minute or two) is computed once, stored with the session and used by every
+annotator, tab and Studio process on the same store.
+
+``SessionTrust.update(inputs)`` names the sources now.  Their assessment is keyed by a digest of what it
+is computed from (``AssessmentInputs.key``: the data, the labels, the LP's settings trust uses, each
+source's name and checks; a new click of a source already assessed changes none of it).  When the store
+holds none for that key, the first engine to claim it (``Store.claim_assessment``) runs the job
+(``ordercore.studio.jobs.trust``); a thread of this process watches it, renews the claim (a claim not
+renewed for ``LEASE_SECONDS`` is taken over: its process died) and stores the result or the failure.
+Meanwhile SSL uses the newest assessment the session holds (of earlier sources), or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ordercore.knowledge.trust import SourceCheck, SourceTrust
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment
+
+LEASE_SECONDS = 30.0
+"""A claim whose heartbeat is older than this is taken over by the next engine that asks (its owner died)."""
+
+HEARTBEAT_SECONDS = 2.0
+"""How often the watching thread renews its claim (and looks at its job)."""
+
+CANCELLED = "cancelled"
+"""How the message of a cancelled assessment starts (stored as a failure: nobody retries it until
+*Run again*)."""
+
+SEED = 0
+"""The assessment's random stream (its folds): fixed, so that one key always means one result."""
+
+
+@dataclass(frozen=True)
+class AssessmentInputs:
+    """What an assessment is computed from: X (n, d); y (n,), NaN where unlabeled; the preferences (p,)
+    and each one's source name (p,); each source's ``SourceCheck`` (or None) by name; the LP's lambda1
+    and its other options (gamma)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    preferences: PreferenceSet
+    names: np.ndarray
+    checks: dict[str, SourceCheck | None]
+    lambda1: float
+    options: dict = field(default_factory=dict)
+
+    @cached_property
+    def key(self) -> str:
+        """A digest of the data, the labels, the settings and each source's name and checks (not of the
+        preferences themselves: a click adds to a source, it does not make a new one)."""
+        digest = hashlib.sha256()
+        for array in (self.X, self.y):
+            digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        digest.update(repr((float(self.lambda1), sorted(self.options.items()), SEED)).encode())
+        for name in sorted(set(map(str, self.names)) | set(self.checks)):
+            digest.update(name.encode() + b"\0")
+            check = self.checks.get(name)
+            if check is not None:
+                for array in (check.winner, check.loser, check.right):
+                    digest.update(np.ascontiguousarray(array).tobytes() + b"\1")
+        return digest.hexdigest()[:40]
+
+
+@dataclass(frozen=True)
+class TrustStatus:
+    """Where the session's assessment stands.  ``state``: 'off' (nothing to assess), 'assessed' (the
+    sources now are), 'running' (here: ``done`` of ``total`` folds after ``seconds``), 'elsewhere'
+    (another Studio process computes it), 'failed' (``message`` says why) or 'cancelled'.  ``in_force``:
+    the assessment SSL uses (of the sources now when 'assessed', else of earlier ones, or None)."""
+
+    state: str
+    in_force: SourceTrust | None
+    done: int = 0
+    total: int = 0
+    seconds: float = 0.0
+    message: str = ""
+
+
+class SessionTrust:
+    """One session's automatic trust over ``store``, computed by at most one engine at a time
+    (``owner`` names this one).  ``start`` makes the job (``BackgroundAssessment`` by default; a test
+    may count or replace it).  Thread-safe: one object serves every tab of a Studio process."""
+
+    def __init__(self, store, session_id: int, owner: str, start=BackgroundAssessment):
+        self.store, self.session_id, self.owner, self._start = store, session_id, owner, start
+        self._lock = threading.RLock()
+        self._inputs: AssessmentInputs | None = None
+        self._job = None  # (key, job) of the assessment this engine runs
+        self._decoded: dict[str, SourceTrust] = {}
+        self._watcher: threading.Thread | None = None
+        self.version = 0
+        """Changes whenever what is in force may have changed (a page reruns, SSL refits)."""
+
+    @property
+    def key(self) -> str | None:
+        return None if self._inputs is None else self._inputs.key
+
+    def update(self, inputs: AssessmentInputs | None) -> None:
+        """Make ``inputs`` the sources now (None: nothing to assess, automatic trust off): stop this
+        engine's job for other sources, and start theirs unless the store holds it, someone computes it,
+        or it failed or was cancelled (``run_again``)."""
+        with self._lock:
+            if inputs is not None and self._inputs is not None and inputs.key == self._inputs.key:
+                return
+            self._inputs = inputs
+            if self._job is not None and self._job[0] != self.key:
+                self._stop(release=True)
+            if inputs is not None:
+                self._claim_and_start(retry=False)
+            self.version += 1
+
+    def run_again(self) -> None:
+        """Assess the sources now again after a failure or a cancel."""
+        with self._lock:
+            if self._inputs is not None and self._job is None:
+                self._claim_and_start(retry=True)
+                self.version += 1
+
+    def cancel(self) -> None:
+        """Stop the assessment this engine computes, for every annotator of the session: SSL keeps what
+        was in force until ``run_again``.  (One computed by another process is that process's to stop.)"""
+        with self._lock:
+            if self._job is None:
+                return
+            key, status = self._job[0], self._job[1].status()
+            message = f"{CANCELLED} after {status.seconds:.0f} s ({status.done:,} of {status.total:,} folds)"
+            self._stop(release=False)
+            self.store.fail_assessment(self.session_id, key, self.owner, message)
+            self.version += 1
+
+    def status(self) -> TrustStatus:
+        """The state of the sources now's assessment, and the one in force."""
+        with self._lock:
+            key = self.key
+            if key is None:
+                return TrustStatus("off", None)
+            record = self.store.assessment(self.session_id, key)
+            if record is not None and record.state == "done":
+                return TrustStatus("assessed", self._decode(record))
+            in_force = self._latest()
+            if record is not None and record.state == "failed":
+                state = "cancelled" if record.message.startswith(CANCELLED) else "failed"
+                return TrustStatus(state, in_force, message=record.message)
+            if self._job is not None:
+                status = self._job[1].status()
+                return TrustStatus("running", in_force, status.done, status.total, status.seconds)
+            if record is not None and record.state == "running":
+                return TrustStatus("elsewhere", in_force, seconds=_age(record))
+            self._claim_and_start(retry=False)  # its claim expired, or this engine restarted
+            return TrustStatus("running", in_force)
+
+    def in_force(self) -> SourceTrust | None:
+        """The assessment SSL uses: of the sources now if stored, else the session's newest."""
+        return self.status().in_force
+
+    @property
+    def job(self):
+        """The assessment job this engine runs now (``BackgroundAssessment``), or None."""
+        return None if self._job is None else self._job[1]
+
+    def wait(self, timeout: float | None = None) -> TrustStatus:
+        """Block until this engine's job has ended and its result or failure is stored (scripts, tests)."""
+        watcher = self._watcher
+        if watcher is not None:
+            watcher.join(timeout)
+        return self.status()
+
+    def close(self) -> None:
+        """Cancel this engine's job, if any, and let another engine take its claim at once."""
+        with self._lock:
+            if self._job is not None:
+                self._stop(release=True)
+
+    # ---------------------------------------------------------------------------------- internals
+    def _claim_and_start(self, retry: bool) -> None:
+        key = self.key
+        record = self.store.assessment(self.session_id, key)
+        if record is not None and (record.state == "done" or (record.state == "failed" and not retry)):
+            return
+        if not self.store.claim_assessment(self.session_id, key, self.owner, LEASE_SECONDS):
+            return
+        inputs = self._inputs
+        job = self._start(
+            inputs.X, inputs.y, inputs.preferences, inputs.names, inputs.checks, inputs.lambda1, SEED, **inputs.options
+        )
+        self._job = (key, job)
+        self._watcher = threading.Thread(target=self._watch, args=(key, job), daemon=True, name=f"trust-{key[:8]}")
+        self._watcher.start()
+
+    def _watch(self, key: str, job) -> None:
+        """Renew the claim while the job runs; then store its result or its failure."""
+        while (status := job.wait(HEARTBEAT_SECONDS)).state == "running":
+            if not self.store.renew_assessment(self.session_id, key, self.owner):
+                job.cancel()  # taken over: the other engine's result will count
+                break
+        with self._lock:
+            if self._job is None or self._job[1] is not job:
+                return  # stopped by update, cancel or close
+            self._job = None
+            if status.state == "done":
+                self.store.finish_assessment(self.session_id, key, self.owner, job.result_bytes())
+            elif status.state == "failed":
+                self.store.fail_assessment(self.session_id, key, self.owner, status.message)
+            self.version += 1
+
+    def _stop(self, release: bool) -> None:
+        key, job = self._job
+        self._job = None
+        job.cancel()
+        if release:
+            self.store.release_assessment(self.session_id, key, self.owner)
+
+    def _latest(self) -> SourceTrust | None:
+        record = self.store.latest_assessment(self.session_id)
+        return None if record is None else self._decode(record)
+
+    def _decode(self, record) -> SourceTrust:
+        if record.key not in self._decoded:
+            self._decoded[record.key] = read_assessment(io.BytesIO(record.content))
+        return self._decoded[record.key]
+
+
+def _age(record) -> float:
+    """Seconds since the record's assessment started (0 when the store does not say)."""
+    started = getattr(record, "started_at", None)
+    return 0.0 if started is None else max(0.0, time.time() - started.timestamp())

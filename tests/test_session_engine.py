@@ -1,0 +1,200 @@
+"""The session engine without Streamlit: two engines over one store (two Studio processes, or two
+annotators' servers) share one automatic-trust assessment, computed once; a change of sources made
+on Pairwise starts it; a setting the current mode does not use starts nothing; an identical rule is
+refused.  The assessment is the real background job, on a small uploaded table (its folds take a few
+seconds), checked against what the other engine reads back from the store."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+from ordercore.studio.data import data_settings
+from ordercore.studio.jobs.trust import BackgroundAssessment
+from ordercore.studio.session import ACTIVE, SessionEngine
+from ordercore.studio.store import Store
+
+TIMEOUT = 300
+
+
+def small_table(n: int = 150, seed: int = 0) -> pd.DataFrame:
+    """Homes on a grid of streets: price grows with rooms, falls with age, plus noise."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {"x": rng.uniform(0, 10, n), "rooms": rng.integers(1, 7, n), "age": rng.uniform(0, 50, n)},
+    )
+    frame["price"] = 20 * frame["rooms"] - 0.5 * frame["age"] + rng.normal(0, 5, n)
+    return frame
+
+
+@pytest.fixture
+def store(database_url):
+    return Store(database_url)
+
+
+@pytest.fixture
+def session_id(store):
+    """A session on the small table: 30 labels, 20 % of the rest held out."""
+    frame = small_table()
+    content = frame.to_csv(index=False).encode()
+    session = store.create_session("homes")
+    settings, _ = data_settings(frame, "upload", "price", ["x", "rooms", "age"], {"n_labeled": 30})
+    store.update_settings(session.id, settings, store.add_dataset("homes", frame, content))
+    return session.id
+
+
+class Counted:
+    """The real assessment job, counting how many were started (by any engine)."""
+
+    def __init__(self):
+        self.started = []
+
+    def __call__(self, *args, **options):
+        job = BackgroundAssessment(*args, **options)
+        self.started.append(job)
+        return job
+
+
+@pytest.fixture
+def start():
+    counted = Counted()
+    yield counted
+    for job in counted.started:
+        job.cancel()
+
+
+def engines(store, session_id, start, owners=("studio A", "studio B")):
+    return [SessionEngine(Store(store.url), session_id, owner, start) for owner in owners]
+
+
+def more_rooms(name="more rooms") -> Rule:
+    return Rule(name, [Within("x", 1.0), Within("age", 10.0)], Ordering("rooms", "higher"))
+
+
+def add_rule(engine: SessionEngine, rule: Rule, annotator="ann") -> int:
+    data = engine.data()
+    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled[data.labeled] = True
+    return engine.add_rule(annotator, rule, generate(rule, data.frame, labeled, random_state=0).preferences)
+
+
+def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store, session_id, start):
+    first, second = engines(store, session_id, start)
+    add_rule(first, more_rooms())  # the write starts the assessment of the new source
+    assert len(start.started) == 1 and first.trust.status().state == "running"
+    second.trained()  # the other engine sees it computed elsewhere, and waits
+    assert len(start.started) == 1 and second.trust.status().state == "elsewhere"
+    assert first.trust.wait(TIMEOUT).state == "assessed"
+    read = second.trust.status()
+    assert read.state == "assessed" and len(start.started) == 1
+    # the other engine's assessment is the job's result, read back from the store
+    job_result = start.started[0].result()
+    assert read.in_force.names == job_result.names
+    np.testing.assert_array_equal(read.in_force.trust.weights, job_result.trust.weights)
+    np.testing.assert_array_equal(read.in_force.trust.blend.weights, job_result.trust.blend.weights)
+    bench = second.trained()  # and SSL there is the blend it chose
+    assert bench.trust is read.in_force
+    assert [(m.lambda1, m.lambda2) for m in bench.ssl.members_] == list(job_result.trust.blend.active().settings)
+
+
+def test_a_change_of_sources_made_on_pairwise_starts_the_assessment(store, session_id, start):
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    add_rule(engine, more_rooms())
+    assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 1
+    pool = engine.data().pool
+    rng = np.random.default_rng(1)
+    pair, _ = engine.next_pair(ACTIVE, "bob", rng)
+    engine.answer("bob", pair, "a")  # a new annotator: a new source of preferences
+    assert len(start.started) == 2 and engine.trust.status().state == "running"
+    assert engine.trust.wait(TIMEOUT).state == "assessed" and "clicks: bob" in start.started[1].result().names
+    # another click of a source already assessed, between two unlabeled rows, changes no check: nothing starts
+    engine.answer("bob", (int(pool[0]), int(pool[1])), "b")
+    assert len(start.started) == 2 and engine.trust.status().state == "assessed"
+
+
+def test_moving_lambda2_or_the_time_limit_under_automatic_trust_starts_nothing(store, session_id, start):
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    add_rule(engine, more_rooms())
+    assert engine.trust.wait(TIMEOUT).state == "assessed"
+    bench = engine.trained()
+    svr, ssl, retrains = bench.svr, bench.ssl, len(engine.models.history)
+    lambda2 = engine.model_settings().parameters["lambda2"]
+    engine.set_model(parameters={**engine.model_settings().parameters, "lambda2": lambda2 * 10})
+    engine.set_model(time_limit=120.0)
+    again = engine.trained()
+    assert len(start.started) == 1 and engine.trust.status().state == "assessed"
+    assert again is bench and again.svr is svr and again.ssl is ssl and len(engine.models.history) == retrains
+    assert again.ssl.time_limit == 120.0 and again.svr.time_limit == 120.0
+    # without automatic trust, lambda2 is SSL's: it is refitted (SVR is not), and nothing is assessed
+    engine.set_model(automatic_trust=False)
+    off = engine.trained()
+    assert off.svr is svr and off.ssl is not ssl and off.ssl.lambda2 == lambda2 * 10
+    engine.set_model(parameters={**engine.model_settings().parameters, "lambda2": lambda2})
+    assert engine.trained().ssl.lambda2 == lambda2 and engine.trained().svr is svr
+    assert len(start.started) == 1
+
+
+def test_a_cancel_holds_for_every_engine_until_run_again(store, session_id, start):
+    first, second = engines(store, session_id, start)
+    add_rule(first, more_rooms())
+    first.trust.cancel()
+    assert start.started[0].process.poll() is not None
+    for engine in (first, second):
+        engine.trained()
+        assert engine.trust.status().state == "cancelled" and engine.trust.status().message.startswith("cancelled")
+    assert len(start.started) == 1
+    second.trust.run_again()
+    assert len(start.started) == 2 and second.trust.wait(TIMEOUT).state == "assessed"
+    assert first.trust.status().state == "assessed"
+
+
+def test_a_closed_engine_hands_its_assessment_to_another(store, session_id, start):
+    """A Studio process that stops (its engine closed) releases its claim: the next engine that asks
+    computes the assessment instead of waiting for a result that will never come."""
+    first, second = engines(store, session_id, start)
+    add_rule(first, more_rooms())
+    first.close()
+    assert start.started[0].process.poll() is not None
+    second.trained()
+    assert len(start.started) == 2 and second.trust.wait(TIMEOUT).state == "assessed"
+
+
+def test_an_identical_rule_is_refused_naming_the_one_it_repeats(store, session_id, start):
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    rule_id = add_rule(engine, more_rooms())
+    preferences = engine.preferences()[0]
+    with pytest.raises(ValueError, match=f"rule #{rule_id} 'more rooms'"):
+        add_rule(engine, more_rooms("the same, named otherwise"))
+    assert [i for i, _ in engine.rules()] == [rule_id] and len(engine.preferences()[0]) == len(preferences)
+    other = Rule("more rooms, same age", [Within("x", 1.0), Within("age", 5.0)], Ordering("rooms", "higher"))
+    assert add_rule(engine, other) != rule_id  # a rule that differs is added
+
+
+def test_answers_and_undo_go_through_the_engine_and_retrain_warm(store, session_id, start):
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.set_model(automatic_trust=False)
+    bench = engine.trained()
+    rng = np.random.default_rng(0)
+    pair, _ = engine.next_pair(ACTIVE, "ann", rng)
+    engine.answer("ann", pair, "a")
+    assert engine.trained() is bench and engine.models.last()["preferences"] == 1
+    assert bench.ssl.preferences_.i.tolist() == [pair[0]] and bench.ssl.preferences_.j.tolist() == [pair[1]]
+    assert engine.undo_answer("bob") is None  # another annotator's answer stays
+    assert engine.undo_answer("ann") is not None
+    assert len(engine.trained().ssl.preferences_) == 0 and len(engine.answers()) == 0
+    assert not start.started  # automatic trust off: nothing assessed
+
+
+def test_the_stored_assessment_reads_back_exactly(store, session_id, start):
+    """What the store keeps is the job's file, byte for byte: read back, the same SourceTrust."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    add_rule(engine, more_rooms())
+    engine.trust.wait(TIMEOUT)
+    record = store.assessment(session_id, engine.trust.key)
+    assert record.state == "done" and record.content == start.started[0].result_bytes()
+    with np.load(io.BytesIO(record.content), allow_pickle=False) as arrays:
+        assert set(arrays) >= {"weights", "blend_settings", "blend_weights"}
