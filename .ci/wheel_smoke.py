@@ -14,8 +14,11 @@ import ordercore
 from ordercore import NPSVOR, GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor, PreferenceSet
 
 NEEDS_EXTRA = {
-    "ordercore.studio.store": "app (sqlalchemy)",
+    "ordercore.studio.store": "app (sqlalchemy), with every module of the package",
     "ordercore.studio.session_files": "app (sqlalchemy: it checks files against the store it imports into)",
+    "ordercore.studio.data_choice": "app (sqlalchemy: it writes the session's data choice to the store)",
+    "ordercore.studio.session": "app (sqlalchemy: the session engine works over the store)",
+    "ordercore.studio.workspace": "app (sqlalchemy: the engines of a store)",
     "ordercore.studio.figures": "app (plotly)",
     "ordercore.experiments.figures": "app (plotly)",
 }
@@ -24,7 +27,9 @@ if "site-packages" not in ordercore.__file__:
     sys.exit(f"ordercore was imported from {ordercore.__file__}, not from the installed wheel")
 imported = []
 for module in pkgutil.walk_packages(ordercore.__path__, "ordercore."):
-    if module.name in NEEDS_EXTRA or module.name == "ordercore.__main__":
+    if any(module.name == name or module.name.startswith(name + ".") for name in NEEDS_EXTRA):
+        continue
+    if module.name == "ordercore.__main__":
         continue
     importlib.import_module(module.name)
     imported.append(module.name)
