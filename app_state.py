@@ -4,6 +4,8 @@ session engine (``ordercore.studio.session``) makes them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
@@ -74,6 +76,36 @@ def memo(name: str, key, compute):
         cached = (key, compute())
         st.session_state[name] = cached
     return cached[1]
+
+
+@dataclass
+class Screen:
+    """What this tab shows: the pair (Pairwise) or item (Ratings) on screen, what it was drawn for, and
+    a message or error to say once.  A plain object kept in ``st.session_state`` and handed to the
+    answer callbacks as an argument: a callback that reads and writes it, not ``st.session_state``,
+    runs to its end even when a key pressed meanwhile asks for another run (Streamlit stops a callback
+    only at its own calls), so no answer is lost half-way and none is given twice."""
+
+    pair: tuple[int, int] | None = None
+    pair_for: tuple | None = None
+    swapped: bool = False
+    item: int | None = None
+    item_for: int | None = None
+    error: str | None = None
+    message: str | None = None
+
+    def say(self) -> tuple[str | None, str | None]:
+        """(error, message) to show once: read, then forgotten."""
+        said = self.error, self.message
+        self.error = self.message = None
+        return said
+
+
+def screen() -> Screen:
+    """This tab's ``Screen``."""
+    if "screen" not in st.session_state:
+        st.session_state.screen = Screen()
+    return st.session_state.screen
 
 
 def rng() -> np.random.Generator:

@@ -288,7 +288,7 @@ def main() -> None:
     engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         settings_section(engine)
-    bench = engine.trained()
+    bench = engine.trained(wait=True)  # the page shows the model: it waits for a retrain due
     status = engine.trust.status()
     app_state.warn_if_retrain_stopped(engine)
     if engine.models.error:

@@ -28,37 +28,28 @@ CANDIDATES = {
 # string on the page.
 
 
-def answer(engine, pair: tuple[int, int], choice: str, rule_id: int | None) -> None:
-    """Store the answer for ``pair``, the pair on screen when the button was drawn (committed before
-    the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for a new
-    pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored."""
-    state = st.session_state
-    if state.get("current_pair") != pair:
+def answer(engine, screen, pair: tuple[int, int], choice: str, rule_id, annotator: str, weight, margin) -> None:
+    """Store ``annotator``'s answer for ``pair``, the pair on screen when the button was drawn (committed
+    before the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for
+    a new pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored.  It
+    touches no Streamlit state (``app_state.Screen``): a key pressed meanwhile cannot stop it half-way."""
+    if screen.pair != pair:
         return
-    annotator, weight, margin, swapped = (
-        app_state.annotator(),
-        float(state.pair_weight),
-        float(state.pair_margin),
-        state.get("pair_swapped"),
-    )
-    # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
-    # pair leaves the screen before the write and nothing touches the state after it (stopped between
-    # the two, the pair stayed on screen and the next key answered it again).
-    state.current_pair = None
+    swapped, screen.pair = screen.swapped, None
     try:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
     except ValueError as error:
-        state.current_pair, state.pair_error = pair, str(error)
+        screen.pair, screen.error = pair, str(error)
 
 
-def undo(engine) -> None:
+def undo(engine, screen, annotator: str) -> None:
     """Remove this annotator's own last answer (another annotator's stay)."""
     try:
-        engine.undo_answer(app_state.annotator())
+        engine.undo_answer(annotator)
     except ValueError as error:
-        st.session_state.pair_error = str(error)
+        screen.error = str(error)
         return
-    st.session_state.current_pair = None
+    screen.pair = None
 
 
 CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
@@ -101,23 +92,23 @@ def choose_source(rules: dict):
     )
 
 
-def add_to_queue(engine, bench) -> None:
+def add_to_queue(engine, bench, screen) -> None:
     """Queue the pairs the active choice picks now (the form's number, strategy and candidates)."""
     state = st.session_state
     pairs = bench.next_pairs(state.queue_strategy, app_state.rng(), int(state.queue_n), state.queue_candidates)
     if not len(pairs):
-        state.pair_error = "No pairs to queue: the unlabeled pool has fewer than two rows."
+        screen.error = "No pairs to queue: the unlabeled pool has fewer than two rows."
         return
     try:
         added = engine.queue_pairs(pairs, int(state.queue_copies), app_state.annotator())
     except ValueError as error:
-        state.pair_error = str(error)
+        screen.error = str(error)
         return
     held = len(pairs) - added
-    state.queue_message = f"Queued {added:,} new pair{'' if added == 1 else 's'}" + (
+    screen.message = f"Queued {added:,} new pair{'' if added == 1 else 's'}" + (
         f" ({held:,} {'was' if held == 1 else 'were'} queued already)." if held else "."
     )
-    state.current_pair = None
+    screen.pair = None
 
 
 def queue_section(engine, bench, named: bool) -> None:
@@ -129,9 +120,10 @@ def queue_section(engine, bench, named: bool) -> None:
             text=f"Shared queue: {summary['done']:,} of {summary['queued']:,} pairs done; {summary['wanted']:,} "
             f"answers still wanted; {summary['left_for_you']:,} pairs left for you.",
         )
-    message = st.session_state.pop("queue_message", None)
+    message = app_state.screen().message
     if message:
         st.success(message)
+        app_state.screen().message = None
     with st.expander("Add pairs to the shared queue", expanded=not summary["queued"]):
         cells = st.columns(2)
         cells[0].number_input("Pairs", 1, 500, 20, key="queue_n")
@@ -147,18 +139,28 @@ def main() -> None:
     named = bool(app_state.annotator())
     if not named:
         st.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
-    bench = engine.trained()
-    app_state.warn_if_retrain_stopped(engine)
+    bench = engine.trained()  # a retrain, if one is due, runs in the background: nothing here waits for it
     rules = dict(engine.rules())
     source = choose_source(rules)
     if source == ACTIVE:
         choice_widgets()
     elif source == QUEUE:
         queue_section(engine, bench, named)
+    answer_area(engine, data, source, rules, named)
+    model_status(engine)
+    if len(engine.answers()):
+        agreement_section(engine)
+
+
+@st.fragment
+def answer_area(engine, data, source, rules: dict, named: bool) -> None:
+    """The pair on screen, its answer buttons, the answers so far and this annotator's own: an answer
+    reruns this part alone (the rest of the page, and the retrain, do not hold up the next pair)."""
     pair = pair_on_screen(engine, source)
-    error = st.session_state.pop("pair_error", None)
+    error = app_state.screen().error
     if error:
         st.error(error)
+        app_state.screen().error = None
     if source not in (ACTIVE, QUEUE):
         audit_caption(engine, data, rules[source], source)
     if pair is None:
@@ -171,7 +173,19 @@ def main() -> None:
         st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
         if named:
             history_section(engine, answers)
-        agreement_section(engine)
+
+
+@st.fragment(run_every=1.0)
+def model_status(engine) -> None:
+    """What the model made of the answers, as of its last retrain (they run in the background: this
+    part redraws itself every second)."""
+    engine.trained()  # asks for a retrain if the trust in force changed meanwhile (another process's assessment)
+    app_state.warn_if_retrain_stopped(engine)
+    last = engine.models.last()
+    cells = st.columns(2)
+    cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
+    moved = last["moved"] if last else float("nan")
+    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
 
 
 NOTHING_LEFT = {
@@ -197,9 +211,9 @@ def choice_widgets() -> None:
 def pair_on_screen(engine, source):
     """The pair this tab shows: kept until answered (or the session, source or annotator changes), then
     the engine's next one for this annotator."""
-    state = st.session_state
+    screen, state = app_state.screen(), st.session_state
     shown_for = (engine.id, source, app_state.annotator() if source == QUEUE else None)
-    if state.get("current_pair") is None or state.get("pair_for") != shown_for:
+    if screen.pair is None or screen.pair_for != shown_for:
         pair, swapped = engine.next_pair(
             source,
             app_state.annotator(),
@@ -207,8 +221,8 @@ def pair_on_screen(engine, source):
             state.get("pair_strategy", "margin"),
             state.get("pair_candidates", "neighbours"),
         )
-        state.current_pair, state.pair_swapped, state.pair_for = pair, bool(swapped), shown_for
-    return state.current_pair
+        screen.pair, screen.swapped, screen.pair_for = pair, bool(swapped), shown_for
+    return screen.pair
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
@@ -224,7 +238,8 @@ def audit_caption(engine, data, rule, rule_id) -> None:
 
 
 def pair_view(engine, data, pair, rule_id, named: bool) -> None:
-    """The pair on screen: its rows side by side (and on a map), the confidence and margin, the answers."""
+    """The pair on screen: its caption and answer buttons first (a key pressed as soon as the pair shows
+    answers it), then its rows side by side, the confidence and margin, and the map."""
     identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]])
     names = (
         ""
@@ -235,6 +250,7 @@ def pair_view(engine, data, pair, rule_id, named: bool) -> None:
         f"Rows {pair[0]} (A) and {pair[1]} (B){names}. Keys: **A**, **B**, **E** (about equal), **S** (skip), "
         "**U** (undo)."
     )
+    answer_buttons(engine, pair, rule_id, named)
     table = comparison(data, pair, identifier)
     st.dataframe(
         table.style.format(readable)
@@ -243,20 +259,29 @@ def pair_view(engine, data, pair, rule_id, named: bool) -> None:
         key="pair_table",
         width="stretch",
     )
+    controls = st.columns([1, 1])
+    controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
+    controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
     if {"latitude", "longitude"} <= set(data.frame.columns):
         figure = rows_map(
             data.frame["latitude"], data.frame["longitude"], marked={"A": pair[0], "B": pair[1]}, height=320
         )
         st.plotly_chart(figure, key="pair_map")
-    controls = st.columns([1, 1])
-    controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
-    controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
+
+
+def answer_buttons(engine, pair, rule_id, named: bool) -> None:
+    """One button per answer, with its key; the pair is in each button's key, so that a press sent for
+    a pair the page has since replaced names a button that no longer exists, and Streamlit drops it.
+    What the callback needs is bound now (the confidence and margin as they stand: a change reruns this)."""
+    state, screen, annotator = st.session_state, app_state.screen(), app_state.annotator()
+    weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
     for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
-        callback, args = (undo, (engine,)) if choice is None else (answer, (engine, pair, choice, rule_id))
+        if choice is None:
+            callback, args = undo, (engine, screen, annotator)
+        else:
+            callback, args = answer, (engine, screen, pair, choice, rule_id, annotator, weight, margin)
         cell.button(
             label,
-            # The pair is in the key: a press sent for a pair the page has since replaced names a button
-            # that no longer exists, and Streamlit drops it.
             key=key if choice is None else f"{key}_{pair[0]}_{pair[1]}",
             type="primary" if primary else "secondary",
             shortcut=shortcut,
@@ -272,18 +297,14 @@ def set_goal(engine) -> None:
 
 
 def progress_section(engine, answers) -> None:
-    """Answers toward the session's goal (answered of N), and what the model made of them."""
+    """Answers toward the session's goal (answered of N)."""
     goal = engine.options("labelling")["goal"]
     own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    last = engine.models.last()
-    progress = st.columns(4)
+    progress = st.columns(2)
     progress[0].metric("Answers given", f"{len(answers):,}")
-    progress[1].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
-    moved = last["moved"] if last else float("nan")
-    progress[2].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
-    progress[3].number_input(
+    progress[1].number_input(
         "Goal (answers; 0: none)",
         0,
         1_000_000,
@@ -295,17 +316,17 @@ def progress_section(engine, answers) -> None:
     )
 
 
-def change_answer(engine, answer_id: int, choice: str | None) -> None:
+def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | None) -> None:
     """Change one of this annotator's answers to ``choice``, or remove it (None)."""
     try:
         if choice is None:
-            engine.remove_answer(app_state.annotator(), answer_id)
+            engine.remove_answer(annotator, answer_id)
         else:
-            engine.edit_answer(app_state.annotator(), answer_id, choice)
+            engine.edit_answer(annotator, answer_id, choice)
     except (ValueError, KeyError) as error:
-        st.session_state.pair_error = str(error).strip("'\"")
+        screen.error = str(error).strip("'\"")
         return
-    st.session_state.current_pair = None
+    screen.pair = None
 
 
 def history_section(engine, answers) -> None:
@@ -320,13 +341,14 @@ def history_section(engine, answers) -> None:
             for row in own.itertuples()
         }
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
+        who = (engine, app_state.screen(), app_state.annotator())
         columns = st.columns(len(CHOICE_LABELS) + 1)
         for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
             cell.button(
-                label, key=f"history_{choice}", on_click=change_answer, args=(engine, chosen, choice), width="stretch"
+                label, key=f"history_{choice}", on_click=change_answer, args=(*who, chosen, choice), width="stretch"
             )
         columns[-1].button(
-            "Remove", key="history_remove", on_click=change_answer, args=(engine, chosen, None), width="stretch"
+            "Remove", key="history_remove", on_click=change_answer, args=(*who, chosen, None), width="stretch"
         )
 
 

@@ -11,8 +11,6 @@ from ordercore.studio.figures import confusion_figure
 from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
-    cross_validate,
-    cross_validation_due,
     cross_validation_needs,
     least_sure,
     rating_models,
@@ -23,39 +21,35 @@ from ordercore.studio.store import MAX_RATING_SCALE
 NEXT_SHOWN = 10
 
 
-def grade(engine, item: int, value: int) -> None:
-    """Store this annotator's grade of ``item``, the item on screen when the button was drawn, then ask
-    for the next.  A press for an item no longer on screen (keys typed ahead of the page) is ignored."""
-    state = st.session_state
-    if state.get("current_item") != item:
+def grade(engine, screen, item: int, value: int, annotator: str) -> None:
+    """Store ``annotator``'s grade of ``item``, the item on screen when the button was drawn, then ask
+    for the next.  A press for an item no longer on screen (keys typed ahead of the page) is ignored.  It
+    touches no Streamlit state (``app_state.Screen``): a key pressed meanwhile cannot stop it half-way."""
+    if screen.item != item:
         return
-    annotator = app_state.annotator()
-    # Any access to st.session_state may stop this callback for the rerun a later key asked for: so the
-    # item leaves the screen before the write and nothing touches the state after it (the Pairwise page's
-    # rule).
-    state.current_item = None
+    screen.item = None
     try:
         engine.grade(annotator, item, value)
     except ValueError as error:
-        state.current_item, state.rating_error = item, str(error)
+        screen.item, screen.error = item, str(error)
 
 
-def undo(engine) -> None:
+def undo(engine, screen, annotator: str) -> None:
     """Remove this annotator's own last grade (another annotator's stay) and show its item again."""
-    row = engine.undo_grade(app_state.annotator())
+    row = engine.undo_grade(annotator)
     if row is not None:
-        st.session_state.current_item = row
+        screen.item = row
 
 
-def change_grade(engine, grade_id: int, value: int | None) -> None:
+def change_grade(engine, screen, annotator: str, grade_id: int, value: int | None) -> None:
     """Change one of this annotator's grades to ``value``, or remove it (None)."""
     try:
         if value is None:
-            engine.remove_grade(app_state.annotator(), grade_id)
+            engine.remove_grade(annotator, grade_id)
         else:
-            engine.edit_grade(app_state.annotator(), grade_id, value)
+            engine.edit_grade(annotator, grade_id, value)
     except (ValueError, KeyError) as error:
-        st.session_state.rating_error = str(error).strip("'\"")
+        screen.error = str(error).strip("'\"")
 
 
 def set_options(engine) -> None:
@@ -67,8 +61,8 @@ def set_options(engine) -> None:
             "ratings", scale=int(state[f"rating_scale_{engine.id}"]), text=None if text == ROWS else text
         )
     except ValueError as error:
-        state.rating_error = str(error)
-    state.current_item = None
+        app_state.screen().error = str(error)
+    app_state.screen().item = None
 
 
 # The items choice meaning the table's rows (any other value names a text column).
@@ -110,8 +104,7 @@ def main() -> None:
     if not named:
         st.info("Type your name as **Annotator** in the sidebar to grade: every grade is stored with it.")
     options = engine.rating_options()
-    grades = engine.grades()
-    options_section(engine, data, options, len(grades))
+    options_section(engine, data, options, len(engine.grades()))
     models = rating_models()
     model_name = st.radio(
         "Model",
@@ -123,30 +116,49 @@ def main() -> None:
         f"for at most {GP_MAX_GRADES} grades.",
     )
     try:
-        with st.spinner("Refitting…"):
-            fit = engine.rating_fit(options["text"], model_name)
+        engine.rating_items(options["text"])
     except ValueError as error:
         st.error(f"These items cannot be graded: {error}. Choose other items under *Scale and items*.")
         return
+    grade_area(engine, data, options, model_name, named)
+    model_view(engine, data, options, model_name)
+
+
+@st.fragment
+def grade_area(engine, data, options: dict, model_name: str, named: bool) -> None:
+    """The item on screen, its grade buttons, the latest grades and this annotator's own: a grade reruns
+    this part alone; the refit it causes runs in the background (``model_view`` shows it)."""
+    grades = engine.grades()
+    with st.spinner("Fitting…"):  # only the first fit of these items and model is awaited
+        fit = engine.rating_fit(options["text"], model_name)
     own_rows = grades.loc[grades["annotator"] == app_state.annotator(), "row"].to_numpy(np.int64)
     item = item_on_screen(engine, fit, own_rows, len(data.frame))
-    error = st.session_state.pop("rating_error", None)
+    error = app_state.screen().error
     if error:
         st.error(error)
+        app_state.screen().error = None
     if item is None:
         st.info("You have graded every item of this session.")
     else:
         item_view(engine, data, options, item, named)
-    model_section(fit, grades, options["scale"], data, options["text"], own_rows)
     grades_section(engine, grades, named, options["scale"], item_names(data, options["text"]))
+
+
+@st.fragment(run_every=1.0)
+def model_view(engine, data, options: dict, model_name: str) -> None:
+    """What the model makes of the grades, as of its last refit (redrawn every second)."""
+    grades = engine.grades()
+    fit = engine.rating_fit(options["text"], model_name)
+    own_rows = grades.loc[grades["annotator"] == app_state.annotator(), "row"].to_numpy(np.int64)
+    model_section(engine, fit, grades, options["scale"], data, options["text"], own_rows)
 
 
 def item_on_screen(engine, fit: dict, own_rows: np.ndarray, n: int) -> int | None:
     """The item this tab shows: kept until graded (or the session changes), then the next one."""
-    state = st.session_state
-    if state.get("current_item") is None or state.get("item_for") != engine.id:
-        state.current_item, state.item_for = next_item(fit, own_rows, n), engine.id
-    return state.current_item
+    screen = app_state.screen()
+    if screen.item is None or screen.item_for != engine.id:
+        screen.item, screen.item_for = next_item(fit, own_rows, n), engine.id
+    return screen.item
 
 
 def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
@@ -181,18 +193,18 @@ def item_view(engine, data, options: dict, item: int, named: bool) -> None:
             key=f"grade_{value}_{item}",
             shortcut=str(value),
             on_click=grade,
-            args=(engine, item, value),
+            args=(engine, app_state.screen(), item, value, app_state.annotator()),
             type="primary",
             width="stretch",
             disabled=not named,
         )
+    who = (engine, app_state.screen(), app_state.annotator())
     cells[-1].button(
-        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=(engine,), width="stretch",
-        disabled=not named,
-    )  # fmt: skip
+        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=who, width="stretch", disabled=not named
+    )
 
 
-def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_rows) -> None:
+def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, text, own_rows) -> None:
     """What the model makes of the grades: cross-validated MAE, the confusion matrix, the items it is
     least sure of."""
     cells = st.columns(3)
@@ -205,11 +217,12 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
         "Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off", delta_arrow="off"
     )
     too_few = cross_validation_needs(len(grades))
-    if too_few:
+    done = None if too_few else engine.grading.cross_validation(fit["key"][0])
+    if done is None:
         cells[1].metric("CV MAE (grades)", "—")
-        st.info(f"No cross-validated MAE yet: {too_few}.")
+        st.info(f"No cross-validated MAE yet: {too_few or 'it runs in the background'}.")
     else:
-        cv, on = session_cross_validation(fit, grades, scale)
+        cv, on = done
         if on < len(grades):
             st.caption(
                 f"Cross-validated on the first {on:,} grades: beyond {CV_EVERY_GRADE_UP_TO:,} grades it runs again "
@@ -230,26 +243,6 @@ def model_section(fit: dict, grades: pd.DataFrame, scale: int, data, text, own_r
         table.insert(1, names.name, names.to_numpy()[shown])
     st.subheader("Least sure: next to grade")
     st.dataframe(table, key="rating_next", hide_index=True, width="stretch")
-
-
-def session_cross_validation(fit: dict, grades: pd.DataFrame, scale: int):
-    """The cross-validation of the grades, and how many grades it was run on: run again when the grades
-    changed, but only every ``CV_STEP`` added grades beyond ``CV_EVERY_GRADE_UP_TO``
-    (``cross_validation_due``); an edit or removal runs it at once."""
-    rows, values = grades["row"].to_numpy(np.int64), grades["grade"].to_numpy(np.int64)
-    last = st.session_state.get("rating_cv")
-    extends = (
-        last is not None
-        and last["kind"] == fit["key"][:2]
-        and last["rows"].size <= rows.size
-        and np.array_equal(last["rows"], rows[: last["rows"].size])
-        and np.array_equal(last["values"], values[: last["rows"].size])
-    )
-    if not extends or (last["rows"].size < rows.size and cross_validation_due(rows.size, last["rows"].size)):
-        with st.spinner("Cross-validating…"):
-            cv = cross_validate(fit["model"], rows, values, scale)
-        last = st.session_state.rating_cv = {"kind": fit["key"][:2], "rows": rows, "values": values, "cv": cv}
-    return last["cv"], last["rows"].size
 
 
 # Characters of an item's name (a text) that a list of grades shows.
@@ -305,11 +298,16 @@ def grades_section(engine, grades: pd.DataFrame, named: bool, scale: int, names:
                 str(value),
                 key=f"rating_edit_{value}",
                 on_click=change_grade,
-                args=(engine, chosen, value),
+                args=(engine, app_state.screen(), app_state.annotator(), chosen, value),
                 type="primary" if value == now else "secondary",
                 disabled=value == now,
             )
-        cells[-1].button("Remove", key="rating_remove", on_click=change_grade, args=(engine, chosen, None))
+        cells[-1].button(
+            "Remove",
+            key="rating_remove",
+            on_click=change_grade,
+            args=(engine, app_state.screen(), app_state.annotator(), chosen, None),
+        )
 
 
 main()

@@ -145,21 +145,31 @@ def rank_unsettled(
 def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference=None):
     """The k candidate pairs (rows of X, shape (m, 2)) to ask a fitted regressor ``model`` next, best
     first, skipping pairs ``preferences`` settle: (pairs (≤ k, 2), scores (≤ k,)).  Model-agnostic:
-    it needs only ``model.predict``.  Without ``reference`` the score is -|f(a) - f(b)|, the pair whose
-    order the fit is least sure of; with a fitted ``reference`` model (e.g. the SVR beside an SSL fit)
-    it is |Δ - Δ_reference|, Δ = f(a) - f(b): the pair on which the two fits differ most."""
+    it needs only ``model.predict`` (and ``reference.predict``); see ``suggest_by_predictions``."""
     pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
-    if not len(pairs):  # nothing to choose from: no pair (k is still checked)
-        return rank_unsettled(np.zeros(0), pairs, k, preferences)
-    rows, inverse = np.unique(pairs, return_inverse=True)
-    inverse = inverse.reshape(pairs.shape)
+    rows = np.unique(pairs)
+    predictions = np.zeros(X.shape[0])
+    predictions[rows] = model.predict(X[rows]) if rows.size else 0.0
+    if reference is not None:
+        reference_predictions = np.zeros(X.shape[0])
+        reference_predictions[rows] = reference.predict(X[rows]) if rows.size else 0.0
+        reference = reference_predictions
+    return suggest_by_predictions(predictions, pairs, k, preferences, reference)
 
-    def difference(fitted) -> np.ndarray:
-        f = fitted.predict(X[rows])
-        return f[inverse[:, 0]] - f[inverse[:, 1]]
 
+def suggest_by_predictions(
+    predictions: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference: np.ndarray | None = None
+):
+    """``suggest_by_order`` from a fit's predictions f (n,) on every row (and a reference fit's (n,)):
+    without ``reference`` the score is -|f(a) - f(b)|, the pair whose order the fit is least sure of;
+    with it |Δ - Δ_reference|, Δ = f(a) - f(b), the pair on which the two fits differ most.  Pairs
+    ``preferences`` settle are skipped.  Returns (pairs (≤ k, 2), scores (≤ k,))."""
+    predictions = np.asarray(predictions, dtype=np.float64)
+    pairs = check_candidate_pairs(candidate_pairs, predictions.shape[0])
+    difference = predictions[pairs[:, 0]] - predictions[pairs[:, 1]]
     if reference is None:
-        scores = -np.abs(difference(model))
+        scores = -np.abs(difference)
     else:
-        scores = np.abs(difference(model) - difference(reference))
+        reference = np.asarray(reference, dtype=np.float64)
+        scores = np.abs(difference - (reference[pairs[:, 0]] - reference[pairs[:, 1]]))
     return rank_unsettled(scores, pairs, k, preferences)

@@ -7,6 +7,7 @@ seconds), checked against what the other engine reads back from the store."""
 from __future__ import annotations
 
 import io
+import threading
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ from ordercore.studio.session import ACTIVE, SessionEngine
 from ordercore.studio.store import Store
 
 TIMEOUT = 300
+HOLD = 30
+"""Seconds a held retrain waits for its release (``held_retrains``)."""
 
 
 def small_table(n: int = 150, seed: int = 0) -> pd.DataFrame:
@@ -79,14 +82,16 @@ def add_rule(engine: SessionEngine, rule: Rule, annotator="ann") -> int:
     data = engine.data()
     labeled = np.zeros(len(data.frame), dtype=bool)
     labeled[data.labeled] = True
-    return engine.add_rule(annotator, rule, generate(rule, data.frame, labeled, random_state=0).preferences)
+    rule_id = engine.add_rule(annotator, rule, generate(rule, data.frame, labeled, random_state=0).preferences)
+    engine.wait()  # what follows a write runs in the engine's background thread
+    return rule_id
 
 
 def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store, session_id, start):
     first, second = engines(store, session_id, start)
     add_rule(first, more_rooms())  # the write starts the assessment of the new source
     assert len(start.started) == 1 and first.trust.status().state == "running"
-    second.trained()  # the other engine sees it computed elsewhere, and waits
+    second.trained(wait=True)  # the other engine sees it computed elsewhere, and waits
     assert len(start.started) == 1 and second.trust.status().state == "elsewhere"
     assert first.trust.wait(TIMEOUT).state == "assessed"
     read = second.trust.status()
@@ -96,7 +101,7 @@ def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store,
     assert read.in_force.names == job_result.names
     np.testing.assert_array_equal(read.in_force.trust.weights, job_result.trust.weights)
     np.testing.assert_array_equal(read.in_force.trust.blend.weights, job_result.trust.blend.weights)
-    bench = second.trained()  # and SSL there is the blend it chose
+    bench = second.trained(wait=True)  # and SSL there is the blend it chose
     assert bench.trust is read.in_force
     assert [(m.lambda1, m.lambda2) for m in bench.ssl.members_] == list(job_result.trust.blend.active().settings)
 
@@ -109,10 +114,12 @@ def test_a_change_of_sources_made_on_pairwise_starts_the_assessment(store, sessi
     rng = np.random.default_rng(1)
     pair, _ = engine.next_pair(ACTIVE, "bob", rng)
     engine.answer("bob", pair, "a")  # a new annotator: a new source of preferences
+    engine.wait()
     assert len(start.started) == 2 and engine.trust.status().state == "running"
     assert engine.trust.wait(TIMEOUT).state == "assessed" and "clicks: bob" in start.started[1].result().names
     # another click of a source already assessed, between two unlabeled rows, changes no check: nothing starts
     engine.answer("bob", (int(pool[0]), int(pool[1])), "b")
+    engine.wait()
     assert len(start.started) == 2 and engine.trust.status().state == "assessed"
 
 
@@ -120,21 +127,21 @@ def test_moving_lambda2_or_the_time_limit_under_automatic_trust_starts_nothing(s
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     add_rule(engine, more_rooms())
     assert engine.trust.wait(TIMEOUT).state == "assessed"
-    bench = engine.trained()
+    bench = engine.trained(wait=True)
     svr, ssl, retrains = bench.svr, bench.ssl, len(engine.models.history)
     lambda2 = engine.model_settings().parameters["lambda2"]
     engine.set_model(parameters={**engine.model_settings().parameters, "lambda2": lambda2 * 10})
     engine.set_model(time_limit=120.0)
-    again = engine.trained()
+    again = engine.trained(wait=True)
     assert len(start.started) == 1 and engine.trust.status().state == "assessed"
     assert again is bench and again.svr is svr and again.ssl is ssl and len(engine.models.history) == retrains
     assert again.ssl.time_limit == 120.0 and again.svr.time_limit == 120.0
     # without automatic trust, lambda2 is SSL's: it is refitted (SVR is not), and nothing is assessed
     engine.set_model(automatic_trust=False)
-    off = engine.trained()
+    off = engine.trained(wait=True)
     assert off.svr is svr and off.ssl is not ssl and off.ssl.lambda2 == lambda2 * 10
     engine.set_model(parameters={**engine.model_settings().parameters, "lambda2": lambda2})
-    assert engine.trained().ssl.lambda2 == lambda2 and engine.trained().svr is svr
+    assert engine.trained(wait=True).ssl.lambda2 == lambda2 and engine.trained().svr is svr
     assert len(start.started) == 1
 
 
@@ -144,7 +151,7 @@ def test_a_cancel_holds_for_every_engine_until_run_again(store, session_id, star
     first.trust.cancel()
     assert start.started[0].process.poll() is not None
     for engine in (first, second):
-        engine.trained()
+        engine.trained(wait=True)
         assert engine.trust.status().state == "cancelled" and engine.trust.status().message.startswith("cancelled")
     assert len(start.started) == 1
     second.trust.run_again()
@@ -159,7 +166,7 @@ def test_a_closed_engine_hands_its_assessment_to_another(store, session_id, star
     add_rule(first, more_rooms())
     first.close()
     assert start.started[0].process.poll() is not None
-    second.trained()
+    second.trained(wait=True)
     assert len(start.started) == 2 and second.trust.wait(TIMEOUT).state == "assessed"
 
 
@@ -177,15 +184,15 @@ def test_an_identical_rule_is_refused_naming_the_one_it_repeats(store, session_i
 def test_answers_and_undo_go_through_the_engine_and_retrain_warm(store, session_id, start):
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     engine.set_model(automatic_trust=False)
-    bench = engine.trained()
+    bench = engine.trained(wait=True)
     rng = np.random.default_rng(0)
     pair, _ = engine.next_pair(ACTIVE, "ann", rng)
     engine.answer("ann", pair, "a")
-    assert engine.trained() is bench and engine.models.last()["preferences"] == 1
+    assert engine.trained(wait=True) is bench and engine.models.last()["preferences"] == 1
     assert bench.ssl.preferences_.i.tolist() == [pair[0]] and bench.ssl.preferences_.j.tolist() == [pair[1]]
     assert engine.undo_answer("bob") is None  # another annotator's answer stays
     assert engine.undo_answer("ann") is not None
-    assert len(engine.trained().ssl.preferences_) == 0 and len(engine.answers()) == 0
+    assert len(engine.trained(wait=True).ssl.preferences_) == 0 and len(engine.answers()) == 0
     assert not start.started  # automatic trust off: nothing assessed
 
 
@@ -198,3 +205,65 @@ def test_the_stored_assessment_reads_back_exactly(store, session_id, start):
     assert record.state == "done" and record.content == start.started[0].result_bytes()
     with np.load(io.BytesIO(record.content), allow_pickle=False) as arrays:
         assert set(arrays) >= {"weights", "blend_settings", "blend_weights"}
+
+
+@pytest.fixture
+def held_retrains(monkeypatch):
+    """Every Workbench retrain waits until the test lets it go (``release``): a retrain slower than any
+    expert.  Yields the events: ``started`` is set when a retrain has begun."""
+    from ordercore.studio import workbench
+
+    release, started = threading.Event(), threading.Event()
+    update = workbench.Workbench.update
+
+    def held(self, *args, **kwargs):
+        started.set()
+        assert release.wait(HOLD), "the retrain was held longer than any test waits"
+        return update(self, *args, **kwargs)
+
+    monkeypatch.setattr(workbench.Workbench, "update", held)
+    yield release, started
+    release.set()
+
+
+def test_the_next_pair_is_drawn_while_the_retrain_runs(store, session_id, start, held_retrains):
+    """An answer returns, and the next pair is drawn, while the retrain it caused is still running: the
+    click never waits for the model.  The new pair is another, and once the retrain ends, SSL holds the
+    answer."""
+    release, started = held_retrains
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.set_model(automatic_trust=False)
+    engine.trained()
+    assert started.wait(TIMEOUT)  # the first fit of SSL is held
+    rng = np.random.default_rng(0)
+    first, _ = engine.next_pair(ACTIVE, "ann", rng)
+    engine.answer("ann", first, "a")
+    second, _ = engine.next_pair(ACTIVE, "ann", rng)
+    assert engine.models.last() is None and not release.is_set()  # no retrain has finished
+    assert second is not None and set(second) != set(first)
+    release.set()
+    engine.wait()
+    assert engine.models.last()["preferences"] == 1 and len(engine.models.workbench.ssl.preferences_) == 1
+
+
+def test_answers_faster_than_retrains_are_all_kept_in_order(store, session_id, start, held_retrains):
+    """Twenty answers while one retrain is held: all twenty are stored, each for its own pair, in the
+    order given, and the retrains that follow fold them together (not one retrain a click), ending
+    with SSL fitted on all twenty."""
+    release, started = held_retrains
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.set_model(automatic_trust=False)
+    engine.trained()
+    assert started.wait(TIMEOUT)
+    rng = np.random.default_rng(1)
+    given = []
+    for _ in range(20):
+        pair, _ = engine.next_pair(ACTIVE, "ann", rng)
+        engine.answer("ann", pair, "b")
+        given.append(pair)
+    answers = engine.answers()
+    assert [tuple(p) for p in answers[["row_a", "row_b"]].to_numpy()] == [tuple(p) for p in given]
+    assert len({frozenset(p) for p in given}) == 20
+    release.set()
+    engine.wait()
+    assert engine.models.last()["preferences"] == 20 and len(engine.models.history) <= 3

@@ -59,11 +59,14 @@ class SessionEngine:
     def __init__(self, store: Store, session_id: int, owner: str | None = None, start_assessment=BackgroundAssessment):
         self.store, self.id = store, int(session_id)
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.trust = SessionTrust(store, self.id, self.owner, start_assessment)
+        self.trust = SessionTrust(store, self.id, self.owner, start_assessment, on_change=self.changed)
         self.models = SessionModels(self._record_run)
         self.grading = SessionGrading()
         self._lock = threading.RLock()
         self._memos: dict[str, tuple] = {}
+        self._follow_up = threading.Condition()
+        self._wanted = False  # a follow-up is asked for
+        self._follower: threading.Thread | None = None
         self.info()  # KeyError for an unknown session
 
     # ------------------------------------------------------------------------------ the stored session
@@ -75,12 +78,15 @@ class SessionEngine:
         return self.store.revision(self.id)
 
     def memo(self, name: str, key, compute):
-        """``compute()``, recomputed only when ``key`` changes (one value per name, shared by every tab)."""
-        with self._lock:
-            cached = self._memos.get(name)
-            if cached is None or cached[0] != key:
-                cached = self._memos[name] = (key, compute())
+        """``compute()``, recomputed only when ``key`` changes (one value per name, shared by every tab).
+        No lock is held while it computes: two threads may both compute a new value, never wait."""
+        cached = self._memos.get(name)
+        if cached is not None and cached[0] == key:
             return cached[1]
+        value = compute()
+        with self._lock:
+            self._memos[name] = (key, value)
+        return value
 
     # ------------------------------------------------------------------------------ data
     def data_settings(self, settings: dict | None = None) -> dict:
@@ -117,7 +123,7 @@ class SessionEngine:
         settings = dict(self.info().settings)
         settings[group] = self.options(group) | changes
         self.store.update_settings(self.id, settings)
-        self.sync_trust()
+        self.changed()
 
     def model_settings(self) -> ModelSettings:
         return ModelSettings.from_settings(self.info().settings)
@@ -131,7 +137,7 @@ class SessionEngine:
             settings = dict(self.info().settings)
             settings["model"] = new.to_settings()
             self.store.update_settings(self.id, settings)
-            self.sync_trust()
+            self.changed()
         return new
 
     # ------------------------------------------------------------------------------ reads
@@ -193,7 +199,7 @@ class SessionEngine:
         answer_id = self.store.add_answer(
             self.id, *pair, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
         )
-        self.sync_trust()
+        self.changed()
         return answer_id
 
     def undo_answer(self, annotator: str) -> int | None:
@@ -264,13 +270,16 @@ class SessionEngine:
         """What is graded (``ratings.RatingItems``); ``ValueError`` when these items cannot be graded."""
         return self.grading.items(self._need_data(), self.data_key(), text)
 
-    def rating_fit(self, text: str | None, model_name: str) -> dict:
-        """The rating model refitted on the session's grades, once per change (``SessionGrading.fit``)."""
-        return self.grading.fit(self.rating_items(text), (self.data_key(), text), model_name, self.grades())
+    def rating_fit(self, text: str | None, model_name: str, wait: bool = False) -> dict:
+        """The rating model as last fitted on the session's grades; a refit of the grades now runs in the
+        background (``SessionGrading.fit``; with ``wait``, awaited)."""
+        scale = self.options("ratings")["scale"]
+        items = self.rating_items(text)
+        return self.grading.fit(items, (self.data_key(), text), model_name, self.grades(), scale, wait)
 
     def _changed(self, result):
-        """After a write of preferences' sources: assess them again (if they changed)."""
-        self.sync_trust()
+        """After a write: what follows (``changed``), and the write's own result."""
+        self.changed()
         return result
 
     def _need_data(self) -> StudyData:
@@ -301,25 +310,65 @@ class SessionEngine:
 
     def sync_trust(self) -> None:
         """Tell automatic trust the sources now: it starts their assessment if it is new."""
-        with self._lock:
-            self.trust.update(self.assessment_inputs())
+        self.trust.update(self.assessment_inputs())
 
     # ------------------------------------------------------------------------------ the models
-    def trained(self) -> Workbench | None:
-        """The session's SVR/SSL pair, SSL refitted for the preferences and the trust in force if either
-        changed since the last call; None before the data is chosen.  ``models.error`` says why a retrain
-        failed (the last fit stays)."""
+    def changed(self) -> None:
+        """Something was written or asked for: in a background thread of the engine, assess the sources
+        again if they changed (``sync_trust``) and retrain SSL if its preferences, settings or trust
+        changed (``catch_up``).  Never waits: the click that caused it moves on at once; requests
+        while it works are folded into one more round."""
+        with self._follow_up:
+            self._wanted = True
+            if self._follower is None:
+                self._follower = threading.Thread(target=self._follow, daemon=True, name=f"session-{self.id}")
+                self._follower.start()
+
+    def _follow(self) -> None:
+        while True:
+            with self._follow_up:
+                if not self._wanted:
+                    self._follower = None
+                    self._follow_up.notify_all()
+                    return
+                self._wanted = False
+            try:
+                self.catch_up()
+            except Exception as error:  # noqa: BLE001 - a follow-up's failure is the page's to say, not a lost thread
+                self.models.error = f"{type(error).__name__}: {error}"
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until every follow-up asked for so far has run (the Model page, scripts, tests); False
+        if ``timeout`` seconds passed first."""
+        with self._follow_up:
+            return self._follow_up.wait_for(lambda: self._follower is None, timeout)
+
+    def catch_up(self) -> Workbench | None:
+        """Assess the sources again if they changed, and refit SSL for the preferences and the trust in
+        force if either changed (in the calling thread); the Workbench, or None before the data."""
         data = self.data()
         if data is None:
             return None
-        with self._lock:
-            self.sync_trust()
-            settings = self.model_settings()
-            bench = self.models.bench(data, self.data_key(), settings)
-            trust = self.trust.in_force() if settings.automatic_trust else None
-            preferences = self.preferences()[0]
-            self.models.retrain(bench, self.revision(), preferences, self.sources(), trust, settings)
-            return bench
+        self.sync_trust()
+        settings = self.model_settings()
+        bench = self.models.bench(data, self.data_key(), settings)
+        trust = self.trust.in_force() if settings.automatic_trust else None
+        preferences = self.preferences()[0]
+        self.models.retrain(bench, self.revision(), preferences, self.sources(), trust, settings)
+        return bench
+
+    def trained(self, wait: bool = False) -> Workbench | None:
+        """The session's SVR/SSL pair as last fitted (None before the data is chosen), and a retrain
+        asked for in the background if the preferences or the trust in force changed since.  With
+        ``wait``, once it has run.  ``models.error`` says why a retrain failed (the last fit stays)."""
+        data = self.data()
+        if data is None:
+            return None
+        bench = self.models.bench(data, self.data_key(), self.model_settings())
+        self.changed()
+        if wait:
+            self.wait()
+        return self.models.workbench or bench
 
     def _record_run(self, settings: ModelSettings, report, n_preferences: int, trust) -> None:
         parameters = dict(settings.parameters)
@@ -336,7 +385,7 @@ class SessionEngine:
         bench = self.trained()
         if source in (ACTIVE, QUEUE):
             if source == ACTIVE:
-                pair = bench.next_pair(strategy, rng, candidates)
+                pair = bench.next_pair(strategy, rng, candidates, self.preferences()[0])
             else:
                 pair = next_queued_pair(self.store.queued_pairs(self.id), self.answers(), annotator)
             swapped = pair is not None and bool(rng.random() < 0.5)

@@ -89,10 +89,12 @@ class TrustStatus:
 class SessionTrust:
     """One session's automatic trust over ``store``, computed by at most one engine at a time
     (``owner`` names this one).  ``start`` makes the job (``BackgroundAssessment`` by default; a test
-    may count or replace it).  Thread-safe: one object serves every tab of a Studio process."""
+    may count or replace it); ``on_change`` is told when one this engine ran has ended (the engine
+    refits SSL with it).  Thread-safe: one object serves every tab of a Studio process."""
 
-    def __init__(self, store, session_id: int, owner: str, start=BackgroundAssessment):
+    def __init__(self, store, session_id: int, owner: str, start=BackgroundAssessment, on_change=None):
         self.store, self.session_id, self.owner, self._start = store, session_id, owner, start
+        self._on_change = on_change  # called (no arguments) once an assessment this engine ran is stored
         self._lock = threading.RLock()
         self._inputs: AssessmentInputs | None = None
         self._job = None  # (key, job) of the assessment this engine runs
@@ -212,6 +214,8 @@ class SessionTrust:
             elif status.state == "failed":
                 self.store.fail_assessment(self.session_id, key, self.owner, status.message)
             self.version += 1
+        if self._on_change is not None:
+            self._on_change()
 
     def _stop(self, release: bool) -> None:
         key, job = self._job

@@ -77,24 +77,33 @@ class ModelSettings:
 
 
 class SessionModels:
-    """The session's SVR/SSL pair and what its retrains did; thread-safe (one per session, shared by
-    every tab).  ``retrain`` is called with the preferences in force; it refits only on a change."""
+    """The session's SVR/SSL pair and what its retrains did; one per session, shared by every tab.  A
+    retrain (``retrain``) runs in the session engine's background thread; the pages read the last
+    finished one (``workbench``'s predictions, ``history``, ``error``) and never wait for the next,
+    but for the Model page (``SessionEngine.trained(wait=True)``).  ``_fitting`` is held while a
+    Workbench changes, so a page never sees one half changed."""
 
     def __init__(self, record_run):
         self._record_run = record_run  # record_run(settings, report, n_preferences, trust) after a retrain
         self._lock = threading.RLock()
+        self._fitting = threading.RLock()
         self.workbench: Workbench | None = None
         self._key: tuple | None = None
         self._signature: tuple | None = None
         self.history: list[dict] = []
         self.error: str | None = None
+        self.version = 0
+        """Changes after every retrain (a page that shows the model redraws)."""
         self.gp: dict | None = None  # {'start': GPFitStart, 'revision': int, 'data': data key}
 
     def bench(self, data: StudyData, data_key, settings: ModelSettings) -> Workbench:
         """The Workbench for this data and these settings: rebuilt (SVR refitted) only when what SVR
         depends on changes; a preference setting or the time limit changes in place."""
-        with self._lock:
-            key = (data_key, settings.svr_key())
+        key = (data_key, settings.svr_key())
+        bench = self.workbench
+        if self._key == key and bench.parameters == settings.parameters and bench.time_limit == settings.time_limit:
+            return bench  # nothing to change: no wait for a retrain running meanwhile
+        with self._fitting:
             if self._key != key:
                 self.workbench = Workbench(data, settings.family, dict(settings.parameters), settings.time_limit)
                 self._key, self._signature, self.history, self.error = key, None, [], None
@@ -121,7 +130,7 @@ class SessionModels:
     ) -> None:
         """Refit SSL for these preferences (p,) with their source ``names`` (p,), weighed by ``trust`` (the
         assessment in force, or None), once per change of any of them; a failure is kept in ``error``."""
-        with self._lock:
+        with self._fitting:
             # the preference settings count only without trust in force: the blend replaces them
             used = () if trust is not None else tuple(sorted(bench.parameters.items(), key=lambda item: item[0]))
             signature = (id(bench), revision, None if trust is None else id(trust), used)
@@ -133,12 +142,19 @@ class SessionModels:
             try:
                 report = bench.update(preferences, names if trust is not None else None)
             except (ValueError, SolverError) as error:
-                self.error = str(error)
+                self._finished(error=str(error))
                 return
-            self.error = None
-            self.history = [*self.history[-HISTORY_LENGTH + 1 :], {"preferences": len(preferences), **report.__dict__}]
-            if bench.data.test.size and not report.timed_out:
-                self._record_run(settings, report, len(preferences), trust)
+            entry = {"preferences": len(preferences), **report.__dict__}
+            self._finished(history=[*self.history[-HISTORY_LENGTH + 1 :], entry])
+        if bench.data.test.size and not report.timed_out:
+            self._record_run(settings, report, len(preferences), trust)
+
+    def _finished(self, error: str | None = None, history: list | None = None) -> None:
+        with self._lock:
+            self.error = error
+            if history is not None:
+                self.history = history
+            self.version += 1
 
     def last(self) -> dict | None:
         """The last retrain's report (as a dict), or None before the first."""

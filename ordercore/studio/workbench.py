@@ -26,6 +26,7 @@ from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
+from ordercore.pair_scores import suggest_by_predictions
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
 from ordercore.studio.jobs.gp import BackgroundFit
@@ -73,14 +74,12 @@ class PreferenceRegressor(Protocol):
     def violated(self, preferences: PreferenceSet) -> np.ndarray:
         """Boolean mask (p,) of the preferences the fit violates (``PreferenceSet.violated``)."""
 
-    def suggest_pairs(self, candidate_pairs, k=1, *, reference=None) -> np.ndarray:
-        """The k candidate pairs to ask next; with ``reference``, where the two fits differ most."""
-
     def get_params(self, deep=True) -> dict: ...
 
 
-WORKBENCH_OFFERS = frozenset({Offer.UPDATE_PREFERENCES, Offer.SUGGEST_PAIRS, Offer.TIME_LIMIT})
-"""What a family's estimator offers so that the Workbench can retrain it (``PreferenceRegressor``)."""
+WORKBENCH_OFFERS = frozenset({Offer.UPDATE_PREFERENCES, Offer.TIME_LIMIT})
+"""What a family's estimator offers so that the Workbench can retrain it (``PreferenceRegressor``); the
+Workbench chooses pairs from its predictions (``pair_scores.suggest_by_predictions``)."""
 
 
 def studio_models() -> dict[str, ModelFamily]:
@@ -110,11 +109,13 @@ class Retrain:
 
 @dataclass
 class Workbench:
-    """One regressor of ``studio_models()`` (``model``, its key) fitted twice on a session's data: ``svr`` on the labels
-    alone, ``ssl`` on labels and preferences.  ``update(preferences)`` retrains ``ssl`` through
-    ``update_preferences`` (warm for a click or an undo) within ``time_limit`` seconds (None: no
-    limit) and keeps what the pages plot: both fits' predictions on the held-out rows (``svr_test``,
-    ``ssl_test``) and which preferences each violates (``svr_violated``, ``ssl_violated``)."""
+    """One regressor of ``studio_models()`` (``model``, its key) fitted twice on a session's data: ``svr``
+    on the labels alone, ``ssl`` on labels and preferences.  ``update(preferences)`` retrains ``ssl``
+    through ``update_preferences`` (warm for a click or an undo) within ``time_limit`` seconds (None: no
+    limit) and keeps what the pages plot: both fits' predictions on every row (``svr_all``, ``ssl_all``,
+    (n,)) and on the held-out rows (``svr_test``, ``ssl_test``), and which preferences each violates
+    (``svr_violated``, ``ssl_violated``).  The next pair is chosen from those predictions, never from the
+    models themselves, so it can be drawn while another thread retrains SSL."""
 
     data: StudyData
     model: str = "lp"
@@ -123,6 +124,8 @@ class Workbench:
     family: ModelFamily = field(init=False)
     svr: PreferenceRegressor = field(init=False)
     ssl: PreferenceRegressor | None = field(init=False, default=None)
+    svr_all: np.ndarray = field(init=False)
+    ssl_all: np.ndarray | None = field(init=False, default=None)
     svr_test: np.ndarray = field(init=False)
     ssl_test: np.ndarray | None = field(init=False, default=None)
     svr_violated: np.ndarray | None = field(init=False, default=None)
@@ -138,7 +141,8 @@ class Workbench:
         self.family = models[self.model]
         X, y = self.data.dataset.X, self.data.y_train()
         self.svr = self._make().fit(X, y)
-        self.svr_test = self._test_predictions(self.svr)
+        self.svr_all = self.svr.predict(X)
+        self.svr_test = self.svr_all[self.data.test]
 
     def _make(self, trusted: bool = False) -> PreferenceRegressor:
         """A new regressor with the page's settings; ``trusted``: the blend of lambda1, lambda2 settings
@@ -162,10 +166,6 @@ class Workbench:
     def clear_trust(self) -> None:
         """Back to the page's own lambda1, lambda2 and the stored weights (the next ``update`` fits cold)."""
         self.trust, self.ssl = None, None
-
-    def _test_predictions(self, model: PreferenceRegressor) -> np.ndarray:
-        test = self.data.test
-        return model.predict(self.data.dataset.X[test]) if test.size else np.zeros(0)
 
     def _retrain(self, preferences: PreferenceSet) -> bool:
         """Fit ``ssl`` to ``preferences`` (warm where it can); False if it stopped at the time limit,
@@ -200,7 +200,8 @@ class Workbench:
         finished = self._retrain(preferences)
         seconds = time.perf_counter() - start
         serving = self.svr if self.ssl is None else self.ssl
-        previous, self.ssl_test = self.ssl_test, self._test_predictions(serving)
+        self.ssl_all = serving.predict(self.data.dataset.X)
+        previous, self.ssl_test = self.ssl_test, self.ssl_all[self.data.test]
         self.svr_violated = self._svr_violations(preferences)
         self.ssl_violated = serving.violated(preferences)
         svr_mae = ssl_mae = moved = float("nan")
@@ -223,13 +224,20 @@ class Workbench:
         )
 
     def next_pairs(
-        self, strategy: str, rng: np.random.Generator, n: int = 1, candidates: str = "neighbours"
+        self,
+        strategy: str,
+        rng: np.random.Generator,
+        n: int = 1,
+        candidates: str = "neighbours",
+        preferences: PreferenceSet | None = None,
     ) -> np.ndarray:
         """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, best first: 'margin' (SSL least
         sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
         ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
-        neighbours, roughly equal in the other features: ``active.NeighbourPairs``) or 'any' (two pool
-        rows at random).  Empty when the pool has < 2 rows."""
+        neighbours, roughly equal in the other features: ``NeighbourPairs``) or 'any' (two pool rows at
+        random).  Scored from the last finished fits' predictions (SVR's before SSL's first), skipping
+        pairs ``preferences`` (the session's now, which may be newer than the fit; default: SSL's) settle.
+        Empty when the pool has < 2 rows."""
         if strategy not in PAIR_STRATEGIES:
             raise ValueError(f"strategy must be one of {PAIR_STRATEGIES}, got {strategy!r}")
         if candidates not in PAIR_CANDIDATES:
@@ -238,10 +246,13 @@ class Workbench:
         if pool.size < 2:
             return np.zeros((0, 2), dtype=np.int64)
         pairs = self._candidates(candidates, max(N_CANDIDATES, 4 * n), rng)
-        if strategy == "random" or self.ssl is None:
+        if strategy == "random":
             return pairs[:n]
-        reference = self.svr if strategy == "disagreement" else None
-        chosen = self.ssl.suggest_pairs(pairs, k=n, reference=reference)
+        if preferences is None:
+            preferences = PreferenceSet.empty() if self.ssl is None else self.ssl.preferences_
+        fitted = self.svr_all if self.ssl_all is None else self.ssl_all
+        reference = self.svr_all if strategy == "disagreement" else None
+        chosen, _ = suggest_by_predictions(fitted, pairs, n, preferences, reference)
         return chosen if len(chosen) else pairs[:n]
 
     def _candidates(self, kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -258,10 +269,14 @@ class Workbench:
         return pairs[np.sort(first)]
 
     def next_pair(
-        self, strategy: str, rng: np.random.Generator, candidates: str = "neighbours"
+        self,
+        strategy: str,
+        rng: np.random.Generator,
+        candidates: str = "neighbours",
+        preferences: PreferenceSet | None = None,
     ) -> tuple[int, int] | None:
-        """``next_pairs(strategy, rng, 1, candidates)``'s pair, or None when the pool has < 2 rows."""
-        pairs = self.next_pairs(strategy, rng, 1, candidates)
+        """``next_pairs(strategy, rng, 1, candidates, preferences)``'s pair, or None when the pool has < 2 rows."""
+        pairs = self.next_pairs(strategy, rng, 1, candidates, preferences)
         return tuple(int(v) for v in pairs[0]) if len(pairs) else None
 
     def next_rule_pair(
