@@ -1,6 +1,6 @@
 """Shared fixtures: the benchmark data directory (from ORDERCORE_DATA, else ../shared/data), and
 empty databases for the store on SQLite and on PostgreSQL (from ORDERCORE_TEST_POSTGRES_URL), with a
-store on them."""
+store on them.  Also the GP's small problem (tests/gp_problems.py: ``small_problem``)."""
 
 import os
 import uuid
@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from ordercore.studio.store import Store
+from tests.gp_problems import small_problem  # noqa: F401 (a fixture)
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
