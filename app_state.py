@@ -4,7 +4,7 @@ session engine (``ordercore.studio.session``) makes them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
@@ -80,19 +80,64 @@ def memo(name: str, key, compute):
 
 @dataclass
 class Screen:
-    """What this tab shows: the pair (Pairwise) or item (Ratings) on screen, what it was drawn for, and
-    a message or error to say once.  A plain object kept in ``st.session_state`` and handed to the
-    answer callbacks as an argument: a callback that reads and writes it, not ``st.session_state``,
-    runs to its end even when a key pressed meanwhile asks for another run (Streamlit stops a callback
-    only at its own calls), so no answer is lost half-way and none is given twice."""
+    """What this tab shows: the pairs sent ahead to the browser (Pairwise) or the item on screen
+    (Ratings), what they were drawn for, and a message or error to say once.  A plain object kept in
+    ``st.session_state`` and handed to the callbacks as an argument: code that reads and writes it, not
+    ``st.session_state``, runs to its end even when a key pressed meanwhile asks for another run
+    (Streamlit stops a run only at its own calls), so no answer is lost half-way and none is given twice.
 
-    pair: tuple[int, int] | None = None
-    pair_for: tuple | None = None
-    swapped: bool = False
+    Pairwise: ``upcoming`` the pairs the browser shows in turn, the first on screen; ``offered`` every
+    pair sent in this context (session, source, annotator: ``offered_for``) and not yet answered, with
+    its side mapping (swapped), so that an answer to any of them counts; ``answered`` the row pairs
+    answered here (either way round); ``read`` the ids of the answer events applied or refused;
+    ``entries`` what the browser shows of each pair, computed once."""
+
+    upcoming: list = field(default_factory=list)
+    offered: dict = field(default_factory=dict)
+    offered_for: tuple | None = None
+    answered: set = field(default_factory=set)
+    read: set = field(default_factory=set)
+    entries: dict = field(default_factory=dict)
     item: int | None = None
     item_for: int | None = None
     error: str | None = None
     message: str | None = None
+
+    @property
+    def pair(self) -> tuple[int, int] | None:
+        """The pair the browser shows first."""
+        return self.upcoming[0] if self.upcoming else None
+
+    @property
+    def swapped(self) -> bool:
+        return bool(self.offered.get(self.pair, False))
+
+    def offer(self, context: tuple, drawn: list) -> None:
+        """Send ``drawn`` ((pair, swapped), best first) after the pair on screen, which stays first (the
+        browser shows it now); a new ``context`` starts afresh."""
+        if context != self.offered_for:
+            self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
+        head = [pair for pair in self.upcoming[:1] if pair in self.offered]
+        for pair, swapped in drawn:
+            self.offered.setdefault(pair, swapped)
+        self.upcoming = head + [pair for pair, _ in drawn if frozenset(pair) not in map(frozenset, head)]
+
+    def take(self, pair: tuple[int, int]) -> bool | None:
+        """Withdraw an offered ``pair`` being answered: its swapped flag, or None if it was not offered
+        (or is answered already)."""
+        if pair not in self.offered:
+            return None
+        self.answered.add(frozenset(pair))
+        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(pair)]
+        swapped = self.offered.pop(pair)
+        self.offered.pop(pair[::-1], None)
+        return swapped
+
+    def give_back(self, pair: tuple[int, int], swapped: bool) -> None:
+        """Offer ``pair`` again, first (its answer was refused)."""
+        self.answered.discard(frozenset(pair))
+        self.offered[pair] = swapped
+        self.upcoming = [pair, *self.upcoming]
 
     def say(self) -> tuple[str | None, str | None]:
         """(error, message) to show once: read, then forgotten."""

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from app_widgets.pair_answers import pair_answers, pair_entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
@@ -28,40 +29,55 @@ CANDIDATES = {
 # string on the page.
 
 
-def answer(engine, screen, pair: tuple[int, int], choice: str, rule_id, annotator: str, weight, margin) -> None:
-    """Store ``annotator``'s answer for ``pair``, the pair on screen when the button was drawn (committed
-    before the page moves on; linked to the rule whose pair it is, an audit of that rule), then ask for
-    a new pair.  A press for a pair no longer on screen (keys typed ahead of the page) is ignored.  It
-    touches no Streamlit state (``app_state.Screen``): a key pressed meanwhile cannot stop it half-way."""
-    if screen.pair != pair:
-        return
-    swapped, screen.pair = screen.swapped, None
-    try:
-        engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
-    except ValueError as error:
-        screen.pair, screen.error = pair, str(error)
+def take_sent(engine) -> list[str]:
+    """Apply the answers the browser sent (``take_answers``) with the confidence and margin set now, as
+    answers from the source their pairs were offered from; those sent from another session are refused."""
+    screen, state = app_state.screen(), st.session_state
+    events = sent_events()
+    if screen.offered_for is None or screen.offered_for[0] != engine.id:
+        screen.read.update(event["id"] for event in events)
+        return [event["id"] for event in events]
+    source = screen.offered_for[1]
+    rule_id = None if source in (ACTIVE, QUEUE) else int(source)
+    weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
+    return take_answers(engine, screen, events, app_state.annotator(), weight, margin, rule_id)
 
 
-def undo(engine, screen, annotator: str) -> None:
-    """Remove this annotator's own last answer (another annotator's stay)."""
-    try:
-        engine.undo_answer(annotator)
-    except ValueError as error:
-        screen.error = str(error)
-        return
-    screen.pair = None
+def take_answers(engine, screen, events: list[dict], annotator: str, weight, margin, rule_id) -> list[str]:
+    """Apply the browser's answer events (``app_widgets.pair_answers``) not yet read, in the order
+    given: each to its pair if this tab offered it and it is still unanswered (a pair answered twice, or
+    one from another context, is refused), 'undo' removes this annotator's own last answer.  No
+    Streamlit call between reading an event and storing it: a key pressed meanwhile cannot cut it
+    short.  Returns the ids read (the browser stops sending them)."""
+    for event in events:
+        if event["id"] in screen.read:
+            continue
+        screen.read.add(event["id"])
+        if event["choice"] == "undo":
+            try:
+                engine.undo_answer(annotator)
+            except ValueError as error:
+                screen.error = str(error)
+            continue
+        pair = tuple(event["pair"])
+        swapped = screen.take(pair)
+        if swapped is None:
+            continue
+        try:
+            engine.answer(
+                annotator, pair, event["choice"], weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
+            )
+        except ValueError as error:
+            screen.give_back(pair, swapped)
+            screen.error = str(error)
+    return [event["id"] for event in events]
 
 
 CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
 
-ANSWERS = [
-    # label, key, shortcut, choice (None: undo), primary
-    ("A higher", "answer_a", "A", "a", True),
-    ("B higher", "answer_b", "B", "b", True),
-    ("About equal", "answer_equal", "E", "equal", False),
-    ("Skip", "answer_skip", "S", "skip", False),
-    ("Undo my last", "answer_undo", "U", None, False),
-]
+AHEAD = 24
+# How many pairs the browser holds ahead of the one on screen: keys typed faster than the server answers
+# each go to the next of them at once (a comment: Streamlit's magic would show a string here).
 
 
 def comparison(data, pair, identifier: str | None) -> pd.DataFrame:
@@ -108,7 +124,6 @@ def add_to_queue(engine, bench, screen) -> None:
     screen.message = f"Queued {added:,} new pair{'' if added == 1 else 's'}" + (
         f" ({held:,} {'was' if held == 1 else 'were'} queued already)." if held else "."
     )
-    screen.pair = None
 
 
 def queue_section(engine, bench, named: bool) -> None:
@@ -130,7 +145,13 @@ def queue_section(engine, bench, named: bool) -> None:
         cells[1].number_input("Annotators per pair", 1, MAX_COPIES, 2, key="queue_copies")
         st.radio("Chosen by", list(STRATEGIES), format_func=STRATEGIES.get, key="queue_strategy", horizontal=True)
         st.radio("Candidates", list(CANDIDATES), format_func=CANDIDATES.get, key="queue_candidates", horizontal=True)
-        st.button("Add to the queue", key="queue_add", on_click=add_to_queue, args=(engine, bench), disabled=not named)
+        st.button(
+            "Add to the queue",
+            key="queue_add",
+            on_click=add_to_queue,
+            args=(engine, bench, app_state.screen()),
+            disabled=not named,
+        )
 
 
 def main() -> None:
@@ -142,6 +163,7 @@ def main() -> None:
     bench = engine.trained()  # a retrain, if one is due, runs in the background: nothing here waits for it
     rules = dict(engine.rules())
     source = choose_source(rules)
+    take_sent(engine)  # before the counts below: they include the answers just sent
     if source == ACTIVE:
         choice_widgets()
     elif source == QUEUE:
@@ -154,19 +176,24 @@ def main() -> None:
 
 @st.fragment
 def answer_area(engine, data, source, rules: dict, named: bool) -> None:
-    """The pair on screen, its answer buttons, the answers so far and this annotator's own: an answer
-    reruns this part alone (the rest of the page, and the retrain, do not hold up the next pair)."""
-    pair = pair_on_screen(engine, source)
-    error = app_state.screen().error
-    if error:
-        st.error(error)
-        app_state.screen().error = None
+    """The pair on screen with its answer keys (the browser shows the next pair the moment a key goes
+    down: ``app_widgets.pair_answers``), its confidence, margin and map, the answers so far and this
+    annotator's own: an answer reruns this part alone, and the retrain does not hold it up."""
+    screen = app_state.screen()
+    read = take_sent(engine)
+    offer_pairs(engine, screen, source)
+    if screen.error:
+        st.error(screen.error)
+        screen.error = None
     if source not in (ACTIVE, QUEUE):
         audit_caption(engine, data, rules[source], source)
-    if pair is None:
+    st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
+    entries = [pair_entry_of(data, screen, pair) for pair in screen.upcoming]
+    pair_answers(entries, read, named)
+    if screen.pair is None:
         st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:
-        pair_view(engine, data, pair, None if source in (ACTIVE, QUEUE) else int(source), named)
+        pair_controls(data, screen.pair)
     answers = engine.answers()
     progress_section(engine, answers)
     if len(answers):
@@ -208,21 +235,21 @@ def choice_widgets() -> None:
     )
 
 
-def pair_on_screen(engine, source):
-    """The pair this tab shows: kept until answered (or the session, source or annotator changes), then
-    the engine's next one for this annotator."""
-    screen, state = app_state.screen(), st.session_state
-    shown_for = (engine.id, source, app_state.annotator() if source == QUEUE else None)
-    if screen.pair is None or screen.pair_for != shown_for:
-        pair, swapped = engine.next_pair(
-            source,
-            app_state.annotator(),
-            app_state.rng(),
-            state.get("pair_strategy", "margin"),
-            state.get("pair_candidates", "neighbours"),
-        )
-        screen.pair, screen.swapped, screen.pair_for = pair, bool(swapped), shown_for
-    return screen.pair
+def offer_pairs(engine, screen, source) -> None:
+    """Draw the pairs to send ahead (``AHEAD``) from the engine, after the one on screen; a change of
+    session, source or annotator (for the shared queue) starts afresh."""
+    annotator, state = app_state.annotator(), st.session_state
+    context = (engine.id, source, annotator if source == QUEUE else None)
+    drawn = engine.next_pairs(
+        source,
+        annotator,
+        app_state.rng(),
+        state.get("pair_strategy", "margin"),
+        state.get("pair_candidates", "neighbours"),
+        AHEAD,
+        exclude=[tuple(pair) for pair in screen.answered] if screen.offered_for == context else (),
+    )
+    screen.offer(context, drawn)
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
@@ -237,28 +264,31 @@ def audit_caption(engine, data, rule, rule_id) -> None:
     )
 
 
-def pair_view(engine, data, pair, rule_id, named: bool) -> None:
-    """The pair on screen: its caption and answer buttons first (a key pressed as soon as the pair shows
-    answers it), then its rows side by side, the confidence and margin, and the map."""
-    identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]])
-    names = (
-        ""
-        if identifier is None
-        else f" ({identifier} {data.frame.at[pair[0], identifier]} and {data.frame.at[pair[1], identifier]})"
-    )
-    st.caption(
-        f"Rows {pair[0]} (A) and {pair[1]} (B){names}. Keys: **A**, **B**, **E** (about equal), **S** (skip), "
-        "**U** (undo)."
-    )
-    answer_buttons(engine, pair, rule_id, named)
-    table = comparison(data, pair, identifier)
-    st.dataframe(
-        table.style.format(readable)
-        .highlight_between(subset=["B − A"], left=1e-12, color="#c8e6c9")
-        .highlight_between(subset=["B − A"], right=-1e-12, color="#ffcdd2"),
-        key="pair_table",
-        width="stretch",
-    )
+def pair_entry_of(data, screen, pair: tuple[int, int]) -> dict:
+    """What the browser shows of ``pair``: its caption and its rows side by side (computed once)."""
+    if pair not in screen.entries:
+        identifier = identifier_column(
+            data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]]
+        )
+        names = (
+            ""
+            if identifier is None
+            else f" ({identifier} {data.frame.at[pair[0], identifier]} and {data.frame.at[pair[1], identifier]})"
+        )
+        table = comparison(data, pair, identifier)
+        difference = pd.to_numeric(table["B − A"], errors="coerce").fillna(0.0).to_numpy()
+        rows = [
+            (name, readable(a), readable(b), "" if pd.isna(diff) else readable(diff), int(np.sign(sign)))
+            for (name, (a, b, diff)), sign in zip(table.iterrows(), difference, strict=True)
+        ]
+        screen.entries[pair] = pair_entry(
+            pair, f"Rows {pair[0]} (A) and {pair[1]} (B){names}.", ["", *table.columns], rows
+        )
+    return screen.entries[pair]
+
+
+def pair_controls(data, pair) -> None:
+    """The confidence and margin the next answers carry, and the map of the pair on screen."""
     controls = st.columns([1, 1])
     controls[0].slider("Confidence (weight)", 0.1, 3.0, 1.0, 0.1, key="pair_weight")
     controls[1].number_input("Margin (target units; closeness for 'about equal')", 0.0, value=0.0, key="pair_margin")
@@ -267,29 +297,6 @@ def pair_view(engine, data, pair, rule_id, named: bool) -> None:
             data.frame["latitude"], data.frame["longitude"], marked={"A": pair[0], "B": pair[1]}, height=320
         )
         st.plotly_chart(figure, key="pair_map")
-
-
-def answer_buttons(engine, pair, rule_id, named: bool) -> None:
-    """One button per answer, with its key; the pair is in each button's key, so that a press sent for
-    a pair the page has since replaced names a button that no longer exists, and Streamlit drops it.
-    What the callback needs is bound now (the confidence and margin as they stand: a change reruns this)."""
-    state, screen, annotator = st.session_state, app_state.screen(), app_state.annotator()
-    weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
-    for cell, (label, key, shortcut, choice, primary) in zip(st.columns(len(ANSWERS)), ANSWERS, strict=True):
-        if choice is None:
-            callback, args = undo, (engine, screen, annotator)
-        else:
-            callback, args = answer, (engine, screen, pair, choice, rule_id, annotator, weight, margin)
-        cell.button(
-            label,
-            key=key if choice is None else f"{key}_{pair[0]}_{pair[1]}",
-            type="primary" if primary else "secondary",
-            shortcut=shortcut,
-            on_click=callback,
-            args=args,
-            width="stretch",
-            disabled=not named,
-        )
 
 
 def set_goal(engine) -> None:
@@ -326,7 +333,6 @@ def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | 
     except (ValueError, KeyError) as error:
         screen.error = str(error).strip("'\"")
         return
-    screen.pair = None
 
 
 def history_section(engine, answers) -> None:

@@ -2,6 +2,8 @@
 app, a store in a temporary file, a session 's1' on the sample homes (l = 60), the session's engine,
 and the widgets the tests drive and the metrics they read.  tests/conftest.py exposes its fixtures."""
 
+import itertools
+import json
 from pathlib import Path
 
 import pytest
@@ -18,10 +20,25 @@ def store_path(tmp_path, monkeypatch):
     return path
 
 
-def answer_button(at, key):
-    """The Pairwise page's answer button ``key`` (e.g. 'answer_a') for the pair on screen."""
-    pair = at.session_state["current_pair"]
-    return at.button(key=f"{key}_{pair[0]}_{pair[1]}")
+_EVENT_IDS = itertools.count()
+
+
+def press(at, choice: str, pair=None):
+    """On Pairwise, answer ``choice`` (a, b, equal, skip; undo) as the browser's pair widget sends it
+    (app_widgets/pair_answers.py: an event with an id, the pair, the choice) for ``pair`` (default: the
+    pair on screen), and run the page."""
+    if choice != "undo" and pair is None:
+        pair = at.session_state["screen"].pair
+    event = {"id": f"test-{next(_EVENT_IDS)}", "choice": choice, "pair": None if pair is None else [*map(int, pair)]}
+    at.session_state["pair_answers"] = {"events": [event]}
+    return at.run()
+
+
+def pairs_sent(at) -> list[dict]:
+    """On Pairwise, what the page sent the browser's pair widget: the pairs to show in turn, each with
+    its caption and table (``app_widgets.pair_answers.pair_entry``)."""
+    widget = next(w for w in at.get("bidi_component") if w.proto.component_name == "ordercore_pair_answers")
+    return json.loads(widget.proto.json)["pairs"]
 
 
 def metric(at, label):

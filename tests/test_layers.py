@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS = (  # top first: a module may import its own layer and those after it
-    ("app", ("app", "app_state", "app_pages")),
+    ("app", ("app", "app_state", "app_pages", "app_widgets")),
     ("cli", ("ordercore.cli",)),
     ("experiments", ("ordercore.experiments",)),
     ("studio", ("ordercore.studio",)),
@@ -41,7 +41,7 @@ FACADES = ("ordercore", "ordercore.__main__")
 """The package's public names (``from ordercore import ...``) and its ``python -m`` entry: they gather
 from every layer, and no module of the library may import them."""
 
-UI_ONLY = ("streamlit", "app", "app_state", "app_pages")
+UI_ONLY = ("streamlit", "app", "app_state", "app_pages", "app_widgets")
 """What the library never imports: the UI lives above it."""
 
 
@@ -53,7 +53,13 @@ def module_name(path: Path) -> str:
 
 
 def source_files() -> dict[str, Path]:
-    paths = [*ROOT.glob("ordercore/**/*.py"), *ROOT.glob("app_pages/*.py"), ROOT / "app.py", ROOT / "app_state.py"]
+    paths = [
+        *ROOT.glob("ordercore/**/*.py"),
+        *ROOT.glob("app_pages/*.py"),
+        *ROOT.glob("app_widgets/*.py"),
+        ROOT / "app.py",
+        ROOT / "app_state.py",
+    ]
     return {module_name(path): path for path in paths}
 
 

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ordercore.studio.store import Store
-from tests.studio_app import APP, answer_button, metric, upload
+from tests.studio_app import APP, metric, press, upload
 
 
 def test_data_page_sets_up_the_split(ready, store_path):
@@ -39,7 +39,7 @@ def test_labeled_rows_chosen_by_hand_define_the_split():
 
 def test_a_session_holding_answers_keeps_its_data(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     at.switch_page("app_pages/data.py").run()
     assert "its data is fixed" in at.info[0].value and [b.key for b in at.button] == ["create_session"]
     store = Store(f"sqlite:///{store_path}")

@@ -6,7 +6,7 @@ be cancelled; trust's weights and blend are worked out by hand; MPMR shows its t
 import pytest
 
 from ordercore.studio.store import Store
-from tests.studio_app import add_default_rule, answer_button, engine, metric
+from tests.studio_app import add_default_rule, engine, metric, press
 
 
 def trust_job(at):
@@ -105,7 +105,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
     no_automatic_trust(ready)  # the page's own lambdas: the limit is what is tested
     at = ready.switch_page("app_pages/pairwise.py").run()
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and not at.warning and metric(at, "Preferences") == "1"
     one_click = metric(at, "Test MAE, SSL (demo)")
@@ -122,7 +122,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     assert len(store.model_runs(session_id)) == runs
     at.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and "time limit" in at.warning[0].value
-    answer_button(at, "answer_b").click().run()
+    press(at, "b")
     assert not at.exception and len(store.answers(session_id)) == 2
     assert len(store.preferences(session_id)[0]) == n_stored + 1
     ((rule_id, _),) = store.rules(session_id)

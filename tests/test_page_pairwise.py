@@ -4,14 +4,14 @@ by their own annotator; presses for a pair no longer on screen dropped; the shar
 the agreement between annotators; inputs the models cannot take refused before they are stored."""
 
 from ordercore.studio.store import Store
-from tests.studio_app import answer_button, engine, metric
+from tests.studio_app import engine, metric, pairs_sent, press
 
 
 def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     assert not at.exception and metric(at, "Answers given") == "0"
-    pair = at.session_state["current_pair"]
-    answer_button(at, "answer_a").click().run()
+    pair = at.session_state["screen"].pair
+    press(at, "a")
     assert not at.exception and metric(at, "Answers given") == "1"
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
@@ -19,7 +19,7 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     assert answers[["row_a", "row_b", "choice", "annotator"]].values.tolist() == [[pair[0], pair[1], "a", "ann"]]
     made, _ = store.preferences(session.id)
     assert (made.i.tolist(), made.j.tolist()) == ([pair[0]], [pair[1]])
-    at.button(key="answer_undo").click().run()
+    press(at, "undo")
     assert metric(at, "Answers given") == "0" and len(store.preferences(session.id)[0]) == 0
 
 
@@ -27,11 +27,11 @@ def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):
     """Keys typed ahead: A is pressed, then B on the button drawn for the same pair, sent after the page
     moved on (as a browser sends a key typed before the rerun arrives).  Only A is stored."""
     at = ready.switch_page("app_pages/pairwise.py").run()
-    pair = at.session_state["current_pair"]
-    stale = answer_button(at, "answer_b")
-    answer_button(at, "answer_a").click().run()
-    stale.click().run()
-    assert not at.exception and at.session_state["current_pair"] not in (None, pair)
+    pair = at.session_state["screen"].pair
+    stale = at.session_state["screen"].pair
+    press(at, "a")
+    press(at, "b", stale)
+    assert not at.exception and at.session_state["screen"].pair not in (None, pair)
     store = Store(f"sqlite:///{store_path}")
     answers = store.answers(store.session("s1").id)
     assert answers[["row_a", "row_b", "choice"]].values.tolist() == [[pair[0], pair[1], "a"]]
@@ -41,8 +41,8 @@ def test_sides_are_shown_in_random_order_and_the_order_is_stored(ready, store_pa
     at = ready.switch_page("app_pages/pairwise.py").run()
     shown = []
     for _ in range(8):
-        shown.append((at.session_state["current_pair"], at.session_state["pair_swapped"]))
-        answer_button(at, "answer_a").click().run()
+        shown.append((at.session_state["screen"].pair, at.session_state["screen"].swapped))
+        press(at, "a")
     store = Store(f"sqlite:///{store_path}")
     answers = store.answers(store.session("s1").id)
     assert list(zip(answers["row_a"], answers["row_b"], strict=True)) == [tuple(pair) for pair, _ in shown]
@@ -54,19 +54,19 @@ def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     store.add_answer(session_id, 0, 1, "b", "bob")
-    at.button(key="answer_undo").click().run()
+    press(at, "undo")
     assert store.answers(session_id)["annotator"].tolist() == ["bob"]
-    at.button(key="answer_undo").click().run()
+    press(at, "undo")
     assert store.answers(session_id)["annotator"].tolist() == ["bob"] and not at.exception
 
 
 def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
-    first = at.session_state["current_pair"]
-    answer_button(at, "answer_a").click().run()
-    answer_button(at, "answer_b").click().run()
+    first = at.session_state["screen"].pair
+    press(at, "a")
+    press(at, "b")
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     store.add_answer(session_id, 0, 1, "a", "bob")
@@ -88,8 +88,8 @@ def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_pa
 
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
-    pair = at.session_state["current_pair"]
-    answer_button(at, "answer_a").click().run()
+    pair = at.session_state["screen"].pair
+    press(at, "a")
     store = Store(f"sqlite:///{store_path}")
     store.add_answer(store.session("s1").id, pair[1], pair[0], "b", "bob")  # the same order, sides swapped
     at.run()
@@ -116,10 +116,10 @@ def test_the_shared_queue_gives_each_pair_to_k_annotators_once_each(ready, store
         at.session_state["annotator"] = who
         at.run()
         for _ in range(5):  # three pairs for each, then none
-            if at.session_state["current_pair"] is None:
+            if at.session_state["screen"].pair is None:
                 break
-            shown[who].append(frozenset(at.session_state["current_pair"]))
-            answer_button(at, "answer_a").click().run()
+            shown[who].append(frozenset(at.session_state["screen"].pair))
+            press(at, "a")
         assert "Nothing in the shared queue is left for you" in at.info[0].value
         assert "My answers (3)" in [expander.label.split(":")[0] for expander in at.expander]  # still at hand
     expected = [frozenset(pair) for pair in queued[["row_a", "row_b"]].values.tolist()]
@@ -137,8 +137,8 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
     assert store.session("s1").settings["labelling"]["goal"] == 5
     pairs = []
     for _ in range(2):
-        pairs.append(at.session_state["current_pair"])
-        answer_button(at, "answer_a").click().run()
+        pairs.append(at.session_state["screen"].pair)
+        press(at, "a")
     for a, b in pairs:  # bob says the opposite every time: kappa -1, so both weigh nothing
         store.add_answer(session_id, a, b, "b", "bob")
     at.run()
@@ -157,9 +157,9 @@ def test_the_pair_is_named_by_the_tables_identifier(ready):
     from ordercore.studio.data import SAMPLE_PATH
 
     at = ready.switch_page("app_pages/pairwise.py").run()
-    a, b = at.session_state["current_pair"]
+    a, b = at.session_state["screen"].pair
     frame = pd.read_csv(SAMPLE_PATH)
-    caption = next(c.value for c in at.caption if c.value.startswith("Rows "))
+    caption = pairs_sent(at)[0]["caption"]
     assert f"(home_id {frame.at[a, 'home_id']} and {frame.at[b, 'home_id']})" in caption
 
 
@@ -169,9 +169,9 @@ def test_an_annotator_name_the_store_refuses_stores_nothing_and_says_why(ready, 
     at = ready.switch_page("app_pages/pairwise.py").run()
     at.session_state["annotator"] = "x" * 250
     at.run()
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     assert not at.exception and at.error[0].value == "an annotator name has at most 60 characters, this one 250"
-    at.button(key="answer_undo").click().run()
+    press(at, "undo")
     assert not at.exception and "at most 60" in at.error[0].value
     store = Store(f"sqlite:///{store_path}")
     assert store.answers(store.session("s1").id).empty
@@ -193,11 +193,11 @@ def test_a_press_that_stops_the_last_answers_callback_cannot_answer_its_pair_aga
         raise StopException()
 
     at = ready.switch_page("app_pages/pairwise.py").run()
-    pair = at.session_state["current_pair"]
-    stale = answer_button(at, "answer_b")
+    pair = at.session_state["screen"].pair
+    stale = at.session_state["screen"].pair
     monkeypatch.setattr(Store, "add_answer", stopped_after_writing)
-    answer_button(at, "answer_a").click().run()
-    stale.click().run()
+    press(at, "a")
+    press(at, "b", stale)
     assert not at.exception
     store = Store(f"sqlite:///{store_path}")
     answers = store.answers(store.session("s1").id)
@@ -207,7 +207,7 @@ def test_a_press_that_stops_the_last_answers_callback_cannot_answer_its_pair_aga
 def test_a_margin_the_models_cannot_fit_is_refused_before_it_is_stored(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     at.number_input(key="pair_margin").set_value(1e30).run()
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     assert not at.exception and "margin of 1e+30 is more than 1e+09 times the labels' spread" in at.error[0].value
     at.switch_page("app_pages/rules.py").run()
     at.number_input(key="rule_margin").set_value(1e300).run()

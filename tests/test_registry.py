@@ -40,7 +40,7 @@ from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
 from ordercore.studio.ratings import RatingModel, rating_models, sureness, table_items
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import Workbench, studio_models
-from tests.studio_app import answer_button, engine, metric
+from tests.studio_app import engine, metric, press
 
 
 class LeastSquares(RegressorMixin, BaseEstimator):
@@ -174,7 +174,7 @@ def test_the_model_page_offers_a_registered_family_and_trains_it(toy, ready):
     assert bench.svr_test == pytest.approx(expected, rel=1e-8)
     assert engine(at).models.history[-1]["svr_mae"] == pytest.approx(mean_absolute_error(truth, expected))
     at.switch_page("app_pages/pairwise.py").run()
-    answer_button(at, "answer_a").click().run()
+    press(at, "a")
     at.switch_page("app_pages/model.py").run()  # automatic trust is on, but cannot cross-validate the toy
     assert not at.exception and metric(at, "Preferences") == "1" and engine(at).trust.status().state == "off"
     assert engine(at).models.workbench is bench and len(bench.ssl.preferences_) == 1

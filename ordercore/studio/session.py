@@ -31,7 +31,7 @@ from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.ratings import default_text_column
 from ordercore.studio.session_files import import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
-from ordercore.studio.shared_queue import next_queued_pair, queue_summary
+from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
 from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store
 from ordercore.studio.training import ModelSettings, SessionModels
 from ordercore.studio.workbench import Workbench
@@ -379,23 +379,38 @@ class SessionEngine:
 
     def next_pair(self, source, annotator: str, rng: np.random.Generator, strategy="margin", candidates="neighbours"):
         """(pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's id), or (None,
-        False).  Sides in random order, the mapping kept with the answer: an active or queued pair is shown
+        False): ``next_pairs``'s first."""
+        found = self.next_pairs(source, annotator, rng, strategy, candidates)
+        return found[0] if found else (None, False)
+
+    def next_pairs(
+        self, source, annotator: str, rng, strategy="margin", candidates="neighbours", count=1, exclude=()
+    ) -> list[tuple[tuple[int, int], bool]]:
+        """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a
+        rule's id), none of the row pairs ``exclude`` (those offered already, either way round), best
+        first.  Sides in random order, the mapping kept with the answer: an active or queued pair is shown
         reversed half the time; a rule's pair comes with its winner as A half the time (swapped: A is the
-        loser)."""
+        loser).  Drawn from the last finished fit: a retrain under way holds nothing up."""
         bench = self.trained()
-        if source in (ACTIVE, QUEUE):
-            if source == ACTIVE:
-                pair = bench.next_pair(strategy, rng, candidates, self.preferences()[0])
-            else:
-                pair = next_queued_pair(self.store.queued_pairs(self.id), self.answers(), annotator)
-            swapped = pair is not None and bool(rng.random() < 0.5)
-            return (pair[::-1] if swapped else pair), swapped
+        offered = {frozenset(pair) for pair in exclude}
+        if source not in (ACTIVE, QUEUE):
+            return self._rule_pairs(bench, int(source), rng, count, exclude)
+        if source == ACTIVE:
+            found = bench.next_pairs(strategy, rng, count + len(offered), candidates, self.preferences()[0])
+        else:
+            found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
+        pairs = [(int(a), int(b)) for a, b in found if frozenset((int(a), int(b))) not in offered][:count]
+        flips = rng.random(len(pairs)) < 0.5
+        return [((pair[::-1] if flip else pair), bool(flip)) for pair, flip in zip(pairs, flips, strict=True)]
+
+    def _rule_pairs(self, bench, rule_id: int, rng, count: int, exclude) -> list[tuple[tuple[int, int], bool]]:
+        """A rule's pairs to audit (``next_pairs``): not answered for it, not in ``exclude``."""
         preferences, provenance = self.preferences()
-        made = preferences[(provenance["rule_id"] == source).to_numpy(dtype=bool, na_value=False)]
+        made = preferences[(provenance["rule_id"] == rule_id).to_numpy(dtype=bool, na_value=False)]
         answers = self.answers()
-        audited = answers[(answers["rule_id"] == source).to_numpy(bool, na_value=False)]
-        pair = bench.next_rule_pair(made, audited[["row_a", "row_b"]].to_numpy(dtype=np.int64), rng)
-        return pair, pair is not None and not bool(np.any((made.i == pair[0]) & (made.j == pair[1])))
+        audited = answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
+        asked = np.vstack([audited[["row_a", "row_b"]].to_numpy(dtype=np.int64), np.reshape(list(exclude), (-1, 2))])
+        return bench.next_rule_pairs(made, asked, rng, count)
 
     def start_gp(self):
         """Start the GP fit on the session's pairwise preferences in the background (``GPFitStart``)."""

@@ -37,14 +37,17 @@ def _open_for(progress: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> 
     return ~progress["done"].to_numpy(dtype=bool) & ~seen
 
 
-def next_queued_pair(queued: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> tuple[int, int] | None:
-    """The oldest queued pair (row_a, row_b) not yet done that ``annotator`` has not answered, or None."""
+def open_queued_pairs(queued: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> np.ndarray:
+    """The queued pairs (k, 2) (row_a, row_b), oldest first, not yet done that ``annotator`` has not answered."""
     progress = queue_progress(queued, answers)
     open_pairs = progress[_open_for(progress, answers, annotator)]
-    if open_pairs.empty:
-        return None
-    first = open_pairs.iloc[0]
-    return int(first["row_a"]), int(first["row_b"])
+    return open_pairs[["row_a", "row_b"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+
+
+def next_queued_pair(queued: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> tuple[int, int] | None:
+    """The oldest queued pair (row_a, row_b) not yet done that ``annotator`` has not answered, or None."""
+    pairs = open_queued_pairs(queued, answers, annotator)
+    return (int(pairs[0, 0]), int(pairs[0, 1])) if len(pairs) else None
 
 
 def queue_summary(queued: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> dict:

@@ -282,10 +282,18 @@ class Workbench:
     def next_rule_pair(
         self, made: PreferenceSet, answered: np.ndarray, rng: np.random.Generator
     ) -> tuple[int, int] | None:
-        """A pair to audit a rule with: one of the rule's preferences ``made`` whose two rows are in
-        the pool (never a held-out test row) and not yet answered (``answered``: row pairs (k, 2)
-        already asked of this rule, either way round), drawn uniformly; A is the rule's winner half
-        the time, so the order shown gives nothing away.  None when no such pair is left."""
+        """``next_rule_pairs(made, answered, rng, 1)``'s pair, or None when none is left."""
+        pairs = self.next_rule_pairs(made, answered, rng, 1)
+        return pairs[0][0] if pairs else None
+
+    def next_rule_pairs(
+        self, made: PreferenceSet, answered: np.ndarray, rng: np.random.Generator, count: int
+    ) -> list[tuple[tuple[int, int], bool]]:
+        """Up to ``count`` distinct (pair, swapped) to audit a rule with: the rule's preferences ``made`` whose two
+        rows are in the pool (never a held-out test row) and not yet answered (``answered``: row pairs
+        (k, 2) already asked of this rule, or offered, either way round), drawn uniformly without
+        replacement; A is the rule's winner half the time (swapped: A is the loser), so the order shown
+        gives nothing away."""
         n = len(self.data.y_true)
         in_pool = np.zeros(n, dtype=bool)
         in_pool[self.data.pool] = True
@@ -296,11 +304,12 @@ class Workbench:
         if answered.size:
             keep &= ~is_in(pair_codes(i, j, n)[0], np.sort(pair_codes(answered[:, 0], answered[:, 1], n)[0]))
         candidates = np.flatnonzero(keep)
-        if candidates.size == 0:
-            return None
-        chosen = int(rng.choice(candidates))
-        pair = (int(i[chosen]), int(j[chosen]))
-        return pair if rng.random() < 0.5 else pair[::-1]
+        chosen = rng.choice(candidates, size=min(count, candidates.size), replace=False)
+        flip = rng.random(chosen.size) >= 0.5
+        return [
+            (((int(j[k]), int(i[k])) if back else (int(i[k]), int(j[k]))), bool(back))
+            for k, back in zip(chosen, flip, strict=True)
+        ]
 
 
 # ------------------------------------------------------------------ other models the Model page compares
