@@ -32,7 +32,7 @@ from click_bench import SCENARIOS, session_with_rules  # noqa: E402
 
 from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
-from tests.test_e2e_browser import free_port, launch, open_page, start_server, stop_server  # noqa: E402
+from tests.browser import free_port, launch, open_page, start_server, stop_server  # noqa: E402
 
 RECORD_KEY = """() => { window.keyAt = null; window.readyAt = null;
     window.addEventListener("keydown", (event) => { window.keyAt = performance.now(); }, true); }"""
