@@ -101,6 +101,18 @@ BENCHES = {
             rf"GP ard, plain evidence +error {NUMBER}% .*fit median {NUMBER} s",
         ],
     ),
+    "gp_bench.py --scale": (
+        ["cal_housing.csv"],
+        [
+            r"California scale curve \(1 trials",
+            *(
+                rf"{re.escape(name)} +fit median +{NUMBER} s +peak median {NUMBER} GB +error {NUMBER}%"
+                for name in ("default, 300 rows", "exact, same 300 rows", "default, 600 rows", "default, 1,500 rows")
+            ),
+            rf"sparse - exact at 300 rows: {NUMBER} points",
+            rf"1,500 rows - exact on a 300-row sample: {NUMBER} points",
+        ],
+    ),
     "gp_prior_selection.py": (
         ["boston_housing.csv", "abalone.csv", "cal_housing.csv"],
         [
@@ -117,21 +129,23 @@ BENCHES = {
         [
             *(rf"sqlite +{k} x 5 answers: lost {NUMBER}, duplicated {NUMBER}.*{NUMBER} answers/s" for k in (1, 2)),
             rf"sqlite +throughput of 2 annotators at once / one alone: {NUMBER}",
-            r"postgresql +(throughput of 2 annotators|: skipped)",
+            r"postgresql( +throughput of 2 annotators|: skipped)",
         ],
     ),
 }
-"""script -> (the data files it reads from ORDERCORE_DATA, patterns its quick run prints)."""
+"""command (a script and its mode's arguments) -> (the data files it reads from ORDERCORE_DATA, patterns its
+quick run prints)."""
 
 
 def test_every_bench_is_here():
     scripts = [path.name for path in (ROOT / "bench").glob("*.py") if path.name != "quick_mode.py"]
-    assert sorted(BENCHES) == sorted(scripts)
+    assert sorted({command.split()[0] for command in BENCHES}) == sorted(scripts)
 
 
-@pytest.mark.parametrize("script", sorted(BENCHES))
-def test_bench_runs_in_quick_mode(script, request):
-    files, patterns = BENCHES[script]
+@pytest.mark.parametrize("command", sorted(BENCHES))
+def test_bench_runs_in_quick_mode(command, request):
+    script, *arguments = command.split()
+    files, patterns = BENCHES[command]
     if files:
         data = request.getfixturevalue("data_directory")  # skips without the data; sets ORDERCORE_DATA
         missing = [name for name in files if not (data / name).is_file()]
@@ -142,7 +156,7 @@ def test_bench_runs_in_quick_mode(script, request):
         if not CHROMIUM.is_file():
             pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     finished = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / script), "--quick"],
+        [sys.executable, str(ROOT / "bench" / script), *arguments, "--quick"],
         cwd=ROOT,
         capture_output=True,
         text=True,
