@@ -21,6 +21,7 @@ half and half with the fits at every lambda2 of ``trust.LAMBDA2_GRID`` averaged,
 click re-solves warm.
 
 Run: ORDERCORE_DATA=../shared/data python bench/click_bench.py [--preferences none|40k|500k] [--clicks 20] [--trust]
+     [--max-pairs N] [--rows N] [--quick]   (--quick: 3 clicks, 1,000 pairs per rule over 4,000 rows)
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.label_cv import Blend  # noqa: E402
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
@@ -52,15 +54,20 @@ SCENARIOS = {"none": [], "40k": [(bedroom_rule(), 20_000), (ROOMS_RULE, 20_000)]
 PARTS = ("store write", "store read", "retrain", "plot data", "next pair", "page data")
 
 
-def session_with_rules(store: Store, scenario: str):
-    """A California session as the Data page sets it up, with the scenario's rules added."""
+def session_with_rules(store: Store, scenario: str, max_pairs: int | None = None, rows: int | None = None):
+    """A California session as the Data page sets it up, with the scenario's rules added.  The quick
+    mode's sizes, if given: each rule keeps at most ``max_pairs`` pairs, over a random sample of ``rows``
+    rows."""
     frame, target, features = load_source("california")
+    if rows is not None:
+        frame = frame.sample(rows, random_state=0).reset_index(drop=True)
     split = {"n_labeled": 60, "test_fraction": 0.2, "seed": 0}
     settings, data = data_settings(frame, "california", target, features, split)
     session = store.create_session("bench", settings=settings)
     labeled = np.zeros(len(frame), dtype=bool)
     labeled[data.labeled] = True
     for rule, cap in SCENARIOS[scenario]:
+        cap = min((c for c in (cap, max_pairs) if c is not None), default=None)
         made = generate(rule, frame, labeled, max_pairs=cap, random_state=0).preferences
         store.add_rule(session.id, rule, made, "bench")
     return session, data
@@ -100,10 +107,12 @@ def main(argv=None) -> None:
     parser.add_argument("--preferences", choices=sorted(SCENARIOS), default="40k")
     parser.add_argument("--clicks", type=int, default=20)
     parser.add_argument("--trust", action="store_true", help="SSL as automatic trust fits it: an average of LPs")
-    args = parser.parse_args(argv)
+    parser.add_argument("--max-pairs", type=int, default=None, help="at most this many pairs per rule")
+    parser.add_argument("--rows", type=int, default=None, help="a random sample of this many rows")
+    args = parse_arguments(parser, argv, clicks=3, max_pairs=1_000, rows=4_000)
     with tempfile.TemporaryDirectory() as directory:
         store = Store(f"sqlite:///{Path(directory) / 'bench.sqlite'}")
-        session, data = session_with_rules(store, args.preferences)
+        session, data = session_with_rules(store, args.preferences, args.max_pairs, args.rows)
         start = time.perf_counter()
         bench = Workbench(data, time_limit=None)
         if args.trust:

@@ -25,12 +25,17 @@ the default model (sparse above 1,000 rows) at n in {2,000, 5,000, 20,640}, the 
 full-table fit must beat.  Each fit runs in a fresh process, which reports its peak resident memory.
 
     ORDERCORE_DATA=../shared/data python bench/gp_bench.py --scale [--trials 3]
+
+Without torch or BoTorch installed, ``--no-botorch`` is implied (a line says so).  ``--quick`` (either
+mode): one trial, no pause between fits, and ``QUICK``'s sizes (200 Boston pairs; 100 synthetic
+instances, 300 pairs; the scale curve at 300, 600 and 1,500 rows).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import multiprocessing
 import os
 import resource
@@ -38,12 +43,14 @@ import statistics
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore import GPPreferenceModel, PreferenceSet  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 
@@ -60,20 +67,35 @@ def random_pairs(y: np.ndarray, n_pairs: int, rng) -> tuple[np.ndarray, np.ndarr
     return np.concatenate(winners)[:n_pairs], np.concatenate(losers)[:n_pairs]
 
 
-def boston_trial(seed: int):
+@dataclass(frozen=True)
+class Sizes:
+    """The sizes of each setting: the full run's (``FULL``) or the quick mode's (``QUICK``)."""
+
+    boston_pairs: int  # Boston's training pairs
+    instances: int  # the synthetic setting's instances and training pairs
+    synthetic_pairs: int
+    scale_rows: tuple[int, int, int]  # the scale curve's row counts (20,640 and more: every row)
+    pause: float  # seconds of quiet before each fit (``quiet_machine``)
+
+
+FULL = Sizes(boston_pairs=700, instances=500, synthetic_pairs=2_000, scale_rows=(2_000, 5_000, 20_640), pause=1.0)
+QUICK = Sizes(boston_pairs=200, instances=100, synthetic_pairs=300, scale_rows=(300, 600, 1_500), pause=0.0)
+
+
+def boston_trial(seed: int, n_pairs: int = FULL.boston_pairs):
     data = load_dataset("boston")
     rng = np.random.default_rng(seed)
-    train = random_pairs(data.y, 700, rng)
+    train = random_pairs(data.y, n_pairs, rng)
     test = random_pairs(data.y, 20_000, rng)
     return data.X, train, data.X, test
 
 
-def synthetic_trial(seed: int):
+def synthetic_trial(seed: int, n_instances: int = FULL.instances, n_pairs: int = FULL.synthetic_pairs):
     rng = np.random.default_rng(seed)
     weights = np.sqrt(np.arange(1, 5))
-    X = rng.uniform(size=(500, 4))
+    X = rng.uniform(size=(n_instances, 4))
     X_test = rng.uniform(size=(1000, 4))
-    return X, random_pairs(X @ weights, 2000, rng), X_test, random_pairs(X_test @ weights, 20_000, rng)
+    return X, random_pairs(X @ weights, n_pairs, rng), X_test, random_pairs(X_test @ weights, 20_000, rng)
 
 
 def ordercore_fit(X, train, seed, **options):
@@ -125,13 +147,13 @@ def error_rate(predict, X_test, test) -> float:
     return float(np.mean(f[test[0]] <= f[test[1]]))
 
 
-def run(setting, trials, contenders):
+def run(setting, trials, contenders, pause: float = FULL.pause):
     rows = {name: {"seconds": [], "error": []} for name in contenders}
     for seed in range(trials):
         X, train, X_test, test = setting(seed)
         line = [f"  trial {seed}:"]
         for name, fit in contenders.items():
-            quiet_machine()
+            quiet_machine(pause)
             seconds, predict = fit(X, train, seed)
             error = error_rate(predict, X_test, test)
             rows[name]["seconds"].append(seconds)
@@ -162,19 +184,21 @@ def scale_fit(job) -> tuple[float, float, float, str]:
     return seconds, peak, error_rate(model.predict, data.X, test), model.method_
 
 
-def scale(trials: int) -> None:
+def scale(trials: int, sizes: Sizes = FULL) -> None:
+    small, middle, large = sizes.scale_rows
+    largest = "all 20,640" if large >= 20_640 else f"{large:,}"
     settings = [
-        ("default, 2,000 rows", 2_000, {}),
-        ("exact, same 2,000 rows", 2_000, {"method": "exact"}),
-        ("default, 5,000 rows", 5_000, {}),
-        ("default, all 20,640 rows", 20_640, {}),
+        (f"default, {small:,} rows", small, {}),
+        (f"exact, same {small:,} rows", small, {"method": "exact"}),
+        (f"default, {middle:,} rows", middle, {}),
+        (f"default, {largest} rows", large, {}),
     ]
     print(f"California scale curve ({trials} trials; {len(os.sched_getaffinity(0))} cores; a fresh process per fit)")
     rows = {name: [] for name, _, _ in settings}
     context = multiprocessing.get_context("spawn")
     for seed in range(trials):
         for name, n, options in settings:
-            quiet_machine()
+            quiet_machine(sizes.pause)
             with context.Pool(1) as pool:
                 result = pool.apply(scale_fit, ((seed, n, options),))
             rows[name].append(result)
@@ -189,12 +213,16 @@ def scale(trials: int) -> None:
             f"  {name:<26} fit median {statistics.median(seconds):6.1f} s   "
             f"peak median {statistics.median(peaks):.2f} GB   error {100 * np.mean(errors):.2f}%"
         )
-    full, exact_2k, sparse_2k = (
-        np.array([result[2] for result in rows[name]])
-        for name in ("default, all 20,640 rows", "exact, same 2,000 rows", "default, 2,000 rows")
+    sparse, exact, _, whole = (np.array([result[2] for result in rows[name]]) for name, _, _ in settings)
+    print(f"  sparse - exact at {small:,} rows: {100 * np.mean(sparse - exact):+.2f} points (mean over trials)")
+    print(
+        f"  {'all' if large >= 20_640 else f'{large:,}'} rows - exact on a {small:,}-row sample: "
+        f"{100 * np.mean(whole - exact):+.2f} points"
     )
-    print(f"  sparse - exact at 2,000 rows: {100 * np.mean(sparse_2k - exact_2k):+.2f} points (mean over trials)")
-    print(f"  all rows - exact on a 2,000-row sample: {100 * np.mean(full - exact_2k):+.2f} points")
+
+
+def botorch_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("torch", "botorch"))
 
 
 def main(argv=None) -> None:
@@ -202,10 +230,14 @@ def main(argv=None) -> None:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--no-botorch", action="store_true", help="only GPPreferenceModel")
     parser.add_argument("--scale", action="store_true", help="the scale curve on California (issue 15)")
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv, trials=1)
+    sizes = QUICK if args.quick else FULL
     if args.scale:
-        scale(args.trials)
+        scale(args.trials, sizes)
         return
+    if not args.no_botorch and not botorch_installed():
+        print("torch or BoTorch not installed (python -m pip install -r requirements-bench.txt): --no-botorch implied")
+        args.no_botorch = True
     print(f"{len(os.sched_getaffinity(0))} cores; BoTorch's torch may use all of them")
 
     boston = {
@@ -218,8 +250,16 @@ def main(argv=None) -> None:
         "GP ard, plain evidence": {"kernel": "ard", "length_scale_prior": None},
     }
     for title, setting, configurations in [
-        ("Boston, 700 training pairs, 20,000 test pairs", boston_trial, boston),
-        ("Synthetic: 500 instances, 2,000 pairs, 4 features, ARD", synthetic_trial, synthetic),
+        (
+            f"Boston, {sizes.boston_pairs:,} training pairs, 20,000 test pairs",
+            lambda seed: boston_trial(seed, sizes.boston_pairs),
+            boston,
+        ),
+        (
+            f"Synthetic: {sizes.instances:,} instances, {sizes.synthetic_pairs:,} pairs, 4 features, ARD",
+            lambda seed: synthetic_trial(seed, sizes.instances, sizes.synthetic_pairs),
+            synthetic,
+        ),
     ]:
         print(f"{title} ({args.trials} trials)")
         contenders = {
@@ -228,7 +268,7 @@ def main(argv=None) -> None:
         }
         if not args.no_botorch:
             contenders["BoTorch PairwiseGP"] = botorch_fit
-        rows = run(setting, args.trials, contenders)
+        rows = run(setting, args.trials, contenders, sizes.pause)
         if not args.no_botorch:
             botorch = rows["BoTorch PairwiseGP"]
             for name in configurations:

@@ -13,6 +13,7 @@ with ``--botorch`` also the mean difference from BoTorch's ``PairwiseGP`` on the
 standard error, and in how many trials ours was at least as good.  About 5 minutes, 15 with BoTorch:
 
     ORDERCORE_DATA=../shared/data python bench/gp_prior_selection.py [--botorch] [--rates 1.08 2.16]
+        [--trials N] [--pairs 700] [--quick]   (--quick: one rate, one trial per data set, 200 pairs)
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gp_bench import boston_trial, botorch_fit, error_rate, ordercore_fit, random_pairs  # noqa: E402
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 
 SHAPE = 2.4
 """Shape of every candidate Gamma prior (BoTorch's, whose default rate on [0, 1] inputs is 2.7)."""
 
 
-def sample_trial(name: str):
+def sample_trial(name: str, n_pairs: int = 700):
     """A trial on 500 random rows of a larger data set, as ``boston_trial`` does on Boston's 506."""
     data = load_dataset(name)
 
@@ -42,7 +44,7 @@ def sample_trial(name: str):
         rng = np.random.default_rng(seed)
         rows = rng.choice(len(data.y), size=500, replace=False)
         X, y = data.X[rows], data.y[rows]
-        return X, random_pairs(y, 700, rng), X, random_pairs(y, 20_000, rng)
+        return X, random_pairs(y, n_pairs, rng), X, random_pairs(y, 20_000, rng)
 
     return trial
 
@@ -51,15 +53,17 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rates", type=float, nargs="+", default=[1.08, 1.62, 2.16, 4.32])
     parser.add_argument("--botorch", action="store_true", help="also BoTorch's PairwiseGP on the same pairs")
-    args = parser.parse_args(argv)
+    parser.add_argument("--trials", type=int, default=None, help="trials per data set (default 20 on Boston, else 10)")
+    parser.add_argument("--pairs", type=int, default=700, help="training pairs per trial (default 700)")
+    args = parse_arguments(parser, argv, rates=[2.16], trials=1, pairs=200)
 
     configurations = {f"ard, Gamma({SHAPE}, {rate})": {"length_scale_prior": (SHAPE, rate)} for rate in args.rates}
     configurations["ard, plain evidence"] = {"length_scale_prior": None}
     configurations["rbf, plain evidence"] = {"kernel": "rbf", "length_scale_prior": None}
     settings = [
-        ("boston", boston_trial, range(100, 120)),
-        ("abalone", sample_trial("abalone"), range(100, 110)),
-        ("california", sample_trial("california"), range(100, 110)),
+        ("boston", lambda seed: boston_trial(seed, args.pairs), range(100, 100 + (args.trials or 20))),
+        ("abalone", sample_trial("abalone", args.pairs), range(100, 100 + (args.trials or 10))),
+        ("california", sample_trial("california", args.pairs), range(100, 100 + (args.trials or 10))),
     ]
     for name, trial, seeds in settings:
         errors = {configuration: [] for configuration in configurations}

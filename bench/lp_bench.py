@@ -13,7 +13,9 @@ active / candidate centers), and how long a fit given time_limit takes to give u
 allowed 1.1 limit + 0.1 s.  Last, the compute behind one click on the Pairwise page at 40,000 and
 about 500,000 preferences (bench/click_bench.py, in a fresh process each).
 
-Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000]
+Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000] [--quick]
+(--quick: 2 repeats and ``QUICK``'s sizes: u = p = 200; the scale curve at p = 1,000 over u = 2,000;
+centers='all' at u = 500, p = 2,000; one time limit; bench/click_bench.py --quick)
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +35,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore import OrderPreferenceRegressor, SolverTimeLimitError  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 from ordercore.knowledge.oracle import oracle_preferences  # noqa: E402
@@ -93,18 +97,18 @@ def warm_adds(model, y_true, n_unlabeled: int, repeats: int) -> list[float]:
     return seconds
 
 
-def scale_point(n_preferences: int, whole: bool, repeats: int):
-    """Run in a child process: cold fit and warm adds at l = 60, u = 19,000, p = n_preferences;
-    ``whole``: every preference a column (the working set off)."""
+def scale_point(n_preferences: int, whole: bool, repeats: int, sizes: Sizes):
+    """Run in a child process: cold fit and warm adds at l = 60, u = ``sizes.scale_unlabeled``,
+    p = n_preferences; ``whole``: every preference a column (the working set off)."""
     from ordercore.lp import working_set
 
     if whole:
         working_set.WORKING_SET_MIN = n_preferences
-    X, y, y_true, preferences = setting(60, 19_000, n_preferences, seed=0)
+    X, y, y_true, preferences = setting(60, sizes.scale_unlabeled, n_preferences, seed=0)
     start = time.perf_counter()
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
     seconds, objective = time.perf_counter() - start, model.objective_
-    warm = warm_adds(model, y_true, 19_000, repeats)
+    warm = warm_adds(model, y_true, sizes.scale_unlabeled, repeats)
     state = np.bincount(model._lp.working.state, minlength=3)
     print(
         json.dumps(
@@ -120,32 +124,32 @@ def scale_point(n_preferences: int, whole: bool, repeats: int):
     )
 
 
-def print_scale_curve(max_p: int, repeats: int) -> None:
-    print("Scale curve: California, l=60, u=19,000, oracle preferences, each p in a fresh process")
+def print_scale_curve(max_p: int, repeats: int, sizes: Sizes) -> None:
+    print(f"Scale curve: California, l=60, u={sizes.scale_unlabeled:,}, oracle preferences, each p in a fresh process")
     print(
         "        p   cold (s)  warm add (ms)  peak (MB)  columns/fixed at the end   all at once (s)  ratio  rel. diff"
     )
     for p in [p for p in SCALE_P if p <= max_p]:
-        point = run_child("scale", str(p), "--repeats", str(repeats))
+        point = run_child(sizes, "scale", str(p), "--repeats", str(repeats))
         line = (
             f"  {p:>9,}  {point['seconds']:8.2f}  {point['warm_ms']:13.1f}  {point['peak_mb']:9.0f}  "
             f"{point['columns']:>10,} / {point['fixed']:<11,}"
         )
         if p <= WHOLE_MAX_P:
-            whole = run_child("scale", str(p), "--repeats", "1", "--whole")
+            whole = run_child(sizes, "scale", str(p), "--repeats", "1", "--whole")
             difference = abs(point["objective"] - whole["objective"]) / abs(whole["objective"])
             line += f"  {whole['seconds']:15.2f}  {whole['seconds'] / point['seconds']:5.1f}  {difference:9.1e}"
         print(line)
 
 
-def centers_all_point(repeats: int) -> None:
-    """Run in a child process: centers='all' at l = 60, u = 5,000, p = 20,000."""
-    X, y, y_true, preferences = setting(60, 5_000, 20_000, seed=0)
+def centers_all_point(repeats: int, sizes: Sizes) -> None:
+    """Run in a child process: centers='all' at l = 60, u = ``sizes.all_unlabeled``, p = ``sizes.all_preferences``."""
+    X, y, y_true, preferences = setting(60, sizes.all_unlabeled, sizes.all_preferences, seed=0)
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2, centers="all")
     start = time.perf_counter()
     model.fit(X, y, preferences)
     seconds, n_centers = time.perf_counter() - start, len(model.centers_)
-    warm = warm_adds(model, y_true, 5_000, repeats)
+    warm = warm_adds(model, y_true, sizes.all_unlabeled, repeats)
     candidates = np.union1d(np.arange(60), np.concatenate([preferences.i, preferences.j])).size
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
@@ -161,9 +165,9 @@ def centers_all_point(repeats: int) -> None:
     )
 
 
-def time_limit_point(n_preferences: int, centers: str, limit: float) -> None:
+def time_limit_point(n_preferences: int, centers: str, limit: float, sizes: Sizes) -> None:
     """Run in a child process: seconds until a fit with ``time_limit=limit`` returns or gives up."""
-    n_unlabeled = 19_000 if centers == "labeled" else 5_000
+    n_unlabeled = sizes.scale_unlabeled if centers == "labeled" else sizes.all_unlabeled
     X, y, _, preferences = setting(60, n_unlabeled, n_preferences, seed=0)
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2, centers=centers, time_limit=limit)
     start = time.perf_counter()
@@ -175,15 +179,15 @@ def time_limit_point(n_preferences: int, centers: str, limit: float) -> None:
     print(json.dumps({"seconds": time.perf_counter() - start, "outcome": outcome}))
 
 
-def run_child(*arguments: str) -> dict:
-    command = [sys.executable, __file__, "--child", *arguments]
+def run_child(sizes: Sizes, *arguments: str) -> dict:
+    command = [sys.executable, __file__, "--child", *arguments, *(["--quick"] if sizes == QUICK else [])]
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(output.splitlines()[-1])  # the last line: HiGHS may print its banner first
 
 
-def print_centers_all(repeats: int) -> None:
-    point = run_child("all", "--repeats", str(repeats))
-    print("centers='all', California, l=60, u=5,000, p=20,000 (fresh process)")
+def print_centers_all(repeats: int, sizes: Sizes) -> None:
+    point = run_child(sizes, "all", "--repeats", str(repeats))
+    print(f"centers='all', California, l=60, u={sizes.all_unlabeled:,}, p={sizes.all_preferences:,} (fresh process)")
     print(
         f"  cold fit {point['seconds']:.2f} s (target <= 5), warm add median {point['warm_ms']:.1f} ms, "
         f"peak {point['peak_mb']:.0f} MB (target <= 2048), active centers {point['centers']:,} "
@@ -201,10 +205,44 @@ TIME_LIMITS = (
 """(p, centers, time_limit) points at which the bench times a fit that is given a time limit."""
 
 
-def print_time_limits() -> None:
+@dataclass(frozen=True)
+class Sizes:
+    """The sizes of each part: the full run's (``FULL``) or the quick mode's (``QUICK``)."""
+
+    unlabeled: int  # the first part's u and p
+    preferences: int
+    scale_unlabeled: int  # the scale curve's u, and the time limits' with centers='labeled'
+    all_unlabeled: int  # centers='all': u and p (the time limits' u)
+    all_preferences: int
+    time_limits: tuple  # (p, centers, time_limit) points
+    clicks: tuple  # (scenario, bench/click_bench.py's further arguments)
+
+
+FULL = Sizes(
+    unlabeled=1000,
+    preferences=1000,
+    scale_unlabeled=19_000,
+    all_unlabeled=5_000,
+    all_preferences=20_000,
+    time_limits=TIME_LIMITS,
+    clicks=(("40k", ("--clicks", "20")), ("500k", ("--clicks", "15"))),
+)
+QUICK = Sizes(
+    unlabeled=200,
+    preferences=200,
+    scale_unlabeled=2_000,
+    all_unlabeled=500,
+    all_preferences=2_000,
+    time_limits=((2_000, "all", 0.5),),
+    clicks=(("40k", ("--quick",)),),
+)
+"""The quick mode's: the same path on the smallest inputs (its --max-p is 1,000: one point of the scale curve)."""
+
+
+def print_time_limits(sizes: Sizes) -> None:
     print("time_limit: seconds until the fit returns (fresh process each)")
-    for n_preferences, centers, limit in TIME_LIMITS:
-        point = run_child("limit", str(n_preferences), centers, str(limit))
+    for n_preferences, centers, limit in sizes.time_limits:
+        point = run_child(sizes, "limit", str(n_preferences), centers, str(limit))
         allowed = 1.1 * limit + 0.1
         print(
             f"  p={n_preferences:>9,} centers={centers:<7} time_limit={limit:4.1f} s: {point['outcome']} after "
@@ -212,12 +250,12 @@ def print_time_limits() -> None:
         )
 
 
-def print_clicks() -> None:
+def print_clicks(sizes: Sizes) -> None:
     """bench/click_bench.py's per-click figures (issue 13, item 5) for the two rule sessions."""
     script = str(Path(__file__).with_name("click_bench.py"))
-    for scenario, clicks in (("40k", "20"), ("500k", "15")):
+    for scenario, further in sizes.clicks:
         output = subprocess.run(
-            [sys.executable, script, "--preferences", scenario, "--clicks", clicks],
+            [sys.executable, script, "--preferences", scenario, *further],
             capture_output=True,
             text=True,
             check=True,
@@ -232,16 +270,17 @@ def main():
     parser.add_argument("--max-p", type=int, default=SCALE_P[-1], help="largest p of the scale curve")
     parser.add_argument("--whole", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parse_arguments(parser, repeats=2, max_p=1_000)
+    sizes = QUICK if args.quick else FULL
     if args.child:  # one point, in a fresh process: its peak memory is its own
         kind, *rest = args.child
         if kind == "scale":
-            return scale_point(int(rest[0]), args.whole, args.repeats)
+            return scale_point(int(rest[0]), args.whole, args.repeats, sizes)
         if kind == "all":
-            return centers_all_point(args.repeats)
-        return time_limit_point(int(rest[0]), rest[1], float(rest[2]))
+            return centers_all_point(args.repeats, sizes)
+        return time_limit_point(int(rest[0]), rest[1], float(rest[2]), sizes)
 
-    X, y, y_true, preferences = setting(60, 1000, 1000, seed=0)
+    X, y, y_true, preferences = setting(60, sizes.unlabeled, sizes.preferences, seed=0)
     model = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2)
     cold, _ = median_seconds(lambda: model.fit(X, y, preferences), args.repeats)
     naive, naive_objective = median_seconds(lambda: naive_fit(X, y, preferences), args.repeats)
@@ -252,7 +291,7 @@ def main():
     model.fit(X, y, preferences)
     warm_times, warm_starts, warm_results = [], [], []
     for _ in range(5 * args.repeats):
-        extra = oracle_preferences(np.arange(60, 1060), y_true, 1, rng=rng)
+        extra = oracle_preferences(np.arange(60, 60 + sizes.unlabeled), y_true, 1, rng=rng)
         start = time.perf_counter()
         model.add_preferences(extra)
         warm_times.append(time.perf_counter() - start)
@@ -270,7 +309,7 @@ def main():
     }
     fitted = OrderPreferenceRegressor(gamma=GAMMA, lambda1=LAMBDA1, lambda2=LAMBDA2).fit(X, y, preferences)
 
-    print("California, l=60, u=1000, p=1000, RBF gamma=0.01, lambda1=1e-3, lambda2=1")
+    print(f"California, l=60, u={sizes.unlabeled}, p={sizes.preferences}, RBF gamma=0.01, lambda1=1e-3, lambda2=1")
     print(
         f"  objective (9): ours {fitted.objective_:.6f}, naive linprog {naive_objective:.6f}, "
         f"relative difference {abs(fitted.objective_ - naive_objective) / naive_objective:.1e}"
@@ -288,10 +327,10 @@ def main():
     print(f"  ratio cold / naive  {cold / naive:.3f}   (target <= 0.25)")
     print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
 
-    print_scale_curve(args.max_p, args.repeats)
-    print_centers_all(args.repeats)
-    print_time_limits()
-    print_clicks()
+    print_scale_curve(args.max_p, args.repeats, sizes)
+    print_centers_all(args.repeats, sizes)
+    print_time_limits(sizes)
+    print_clicks(sizes)
 
 
 if __name__ == "__main__":

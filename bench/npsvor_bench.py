@@ -29,7 +29,10 @@ largest difference of their weights (w and b of every rank).
 
     ORDERCORE_DATA=../shared/data python bench/npsvor_bench.py [--repeats 5] [--n-jobs -1]
         [--sizes 200000x50000 1000000x1000000]
-        [--datasets treebank snippets abalone5 abalone10 california5 california10] [--trials 1]
+        [--datasets treebank snippets abalone5 abalone10 california5 california10] [--trials 1] [--quick]
+
+``--quick``: one run per program, synthetic 2,000 x 500, and the authors' code only where it is built
+already (``train`` and ``predict`` in ``--reference``): it is never built in quick mode.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore import NPSVOR  # noqa: E402
 from ordercore.data.benchmarks import data_directory  # noqa: E402
 from ordercore.experiments.npsvor import load_ordinal, ordinal_errors, trial_split  # noqa: E402
@@ -72,6 +76,8 @@ EXPERIMENT_FILES = {
 }
 """--datasets name -> (load_ordinal's name, n_ranks, the experiment's results in docs/results/)."""
 RESULTS_DIRECTORY = Path(__file__).resolve().parents[1] / "docs" / "results"
+TREEBANK_FILES = ("Treebank.train", "Treebank.test")
+"""The authors' Treebank split, in ``$ORDERCORE_DATA/treebank``."""
 
 
 def build_reference(source: Path, scratch: Path) -> Path | None:
@@ -86,6 +92,15 @@ def build_reference(source: Path, scratch: Path) -> Path | None:
     shutil.copytree(source, target)
     subprocess.run(["make", "-C", str(target)], check=True, capture_output=True)
     return target
+
+
+def built_reference(source: Path) -> Path | None:
+    """``source`` if the authors' train and predict are built there (the quick mode, which never builds
+    them), else None, with a message."""
+    if all(os.access(source / program, os.X_OK) for program in ("train", "predict")):
+        return source
+    print(f"authors' code not built at {source}: skipped (--quick never builds it; a full run does)")
+    return None
 
 
 def run_theirs(
@@ -294,9 +309,10 @@ def synthetic(sizes, program, scratch: Path, n_jobs: int) -> None:
         print(line)
 
 
-def treebank(data: Path, program, repeats: int, n_jobs: int) -> None:
-    """Both programs on the authors' Treebank files, without and with bias, and mord's models."""
-    train_file, test_file = data / "treebank" / "Treebank.train", data / "treebank" / "Treebank.test"
+def treebank(data: Path, program, repeats: int, n_jobs: int, scratch: Path) -> None:
+    """Both programs on the authors' Treebank files, without and with bias, and mord's models.  The files
+    are copied to ``scratch``, where the authors' code writes its model and predictions beside them."""
+    train_file, test_file = (Path(shutil.copy(data / "treebank" / name, scratch)) for name in TREEBANK_FILES)
     X, y = load_svmlight_file(str(train_file))
     X_test, y_test = load_svmlight_file(str(test_file), n_features=X.shape[1])
     print(f"numba compilation or cache load (first fit in a process): {compile_seconds(X, y):.2f} s")
@@ -321,7 +337,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1, help="the experiments' splits 0 … trials−1 (default 1)")
     parser.add_argument("--seeds", type=int, default=5, help="our seeds for the MAE range on those (default 5)")
     parser.add_argument("--tight", type=float, default=None, help="refit both at this eps_s at C = 1 (e.g. 1e-6)")
-    args = parser.parse_args()
+    args = parse_arguments(parser, repeats=1, sizes=["2000x500"])
     data = data_directory()
     if data is None:
         sys.exit("set ORDERCORE_DATA to the data directory (it holds treebank/)")
@@ -331,9 +347,10 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
-        program = build_reference(args.reference or data.parent / "reference" / "linearnpsvor", scratch)
+        reference = args.reference or data.parent / "reference" / "linearnpsvor"
+        program = built_reference(reference) if args.quick else build_reference(reference, scratch)
         if "treebank" in args.datasets:
-            treebank(data, program, args.repeats, args.n_jobs)
+            treebank(data, program, args.repeats, args.n_jobs, scratch)
         for key in args.datasets:
             if key != "treebank":
                 compare_experiment(key, program, scratch, args)

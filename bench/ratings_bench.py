@@ -8,7 +8,8 @@ plus scoring all 10,000 items and choosing the least sure (``refit``), a cold re
 grades for comparison, and the 5-fold cross-validation (``cv``), which the page runs with every grade.
 Prints medians in ms.
 
-Run: ORDERCORE_DATA=../shared/data python bench/ratings_bench.py [--graded 200 1000 5000] [--grades 7]
+Run: ORDERCORE_DATA=../shared/data python bench/ratings_bench.py [--graded 200 1000 5000] [--grades 7] [--items N]
+     [--quick]   (--quick: 1,000 items, 2 grades after 50)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.data.benchmarks import data_directory, load_dataset  # noqa: E402
 from ordercore.experiments.npsvor import SNIPPETS_FILE, quantile_ranks  # noqa: E402
 from ordercore.studio.ratings import RatingModel, cross_validate, least_sure, table_items, text_items  # noqa: E402
@@ -31,14 +33,14 @@ from ordercore.studio.ratings import RatingModel, cross_validate, least_sure, ta
 N_ITEMS = 10_000
 
 
-def item_sets() -> dict:
-    """{name: (items, grades (N_ITEMS,))} for the snippets' texts and California's rows."""
-    snippets = pd.read_csv(data_directory() / SNIPPETS_FILE).iloc[:N_ITEMS]
+def item_sets(n_items: int = N_ITEMS) -> dict:
+    """{name: (items, grades (n_items,))} for the first n_items snippets' texts and California's rows."""
+    snippets = pd.read_csv(data_directory() / SNIPPETS_FILE).iloc[:n_items]
     california = load_dataset("california")
     snippet_grades = 1 + quantile_ranks(snippets["mean_rating"].to_numpy(), 5)[0]
     return {
         "snippets (TF-IDF)": (text_items(snippets["text"]), snippet_grades),
-        "california (rows)": (table_items(california.X[:N_ITEMS]), 1 + quantile_ranks(california.y[:N_ITEMS], 5)[0]),
+        "california (rows)": (table_items(california.X[:n_items]), 1 + quantile_ranks(california.y[:n_items], 5)[0]),
     }
 
 
@@ -53,9 +55,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--graded", type=int, nargs="+", default=[200, 1000, 5000])
     parser.add_argument("--grades", type=int, default=7)
-    args = parser.parse_args(argv)
+    parser.add_argument("--items", type=int, default=N_ITEMS, help=f"the first this many items (default {N_ITEMS:,})")
+    args = parse_arguments(parser, argv, graded=[50], grades=2, items=1_000)
     print(f"{'items':<20} {'graded':>7} {'refit warm':>11} {'refit cold':>11} {'cv':>8} {'warm+cv':>8}  (ms, median)")
-    for name, (items, grades) in item_sets().items():
+    for name, (items, grades) in item_sets(args.items).items():
         order = np.random.default_rng(0).permutation(items.n)
         for graded in args.graded:
             warm_ms, cold_ms, cv_ms = time_grades(items, grades, order, graded, args.grades)

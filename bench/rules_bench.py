@@ -6,7 +6,8 @@ Prints the median over --repeats of generating its pairs and of storing them as 
 does (``Store.add_rule`` into a new SQLite file, committed), the pairs, and this process's peak
 memory (run it as a fresh process: the figure is the whole process's, data and imports included).
 
-Run: ORDERCORE_DATA=../shared/data python bench/rules_bench.py [--repeats 3]
+Run: ORDERCORE_DATA=../shared/data python bench/rules_bench.py [--repeats 3] [--rows N] [--quick]
+(--rows: a random sample of N rows; --quick: one repeat over 4,000 rows)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
@@ -39,8 +41,11 @@ def peak_megabytes() -> float:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
+    parser.add_argument("--rows", type=int, default=None, help="a random sample of this many rows")
+    args = parse_arguments(parser, argv, repeats=1, rows=4_000)
     frame = load_dataset("california").frame
+    if args.rows is not None:
+        frame = frame.sample(args.rows, random_state=0).reset_index(drop=True)
     before = peak_megabytes()
     generation, writes = [], []
     with tempfile.TemporaryDirectory() as directory:

@@ -7,7 +7,8 @@ pairs among the 60 labeled rows, audit answers), ``rule_quality`` from the store
 the page shows now) and generating the rule again (what it did before), and
 ``Workbench.next_rule_pair`` (one audit pair).
 
-Run: ORDERCORE_DATA=../shared/data python bench/rules_page_bench.py [--repeats 5]
+Run: ORDERCORE_DATA=../shared/data python bench/rules_page_bench.py [--repeats 5] [--quick]
+(--quick: one repeat, 2,000 of the rule's pairs over 4,000 rows)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.click_bench import session_with_rules  # noqa: E402
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.knowledge.quality import rule_quality, rule_trust  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
 from ordercore.studio.workbench import Workbench  # noqa: E402
@@ -41,10 +43,12 @@ def median_seconds(call, repeats: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--max-pairs", type=int, default=None, help="at most this many of the rule's pairs")
+    parser.add_argument("--rows", type=int, default=None, help="a random sample of this many rows")
+    args = parse_arguments(parser, repeats=1, max_pairs=2_000, rows=4_000)
     with tempfile.TemporaryDirectory() as directory:
         store = Store(f"sqlite:///{Path(directory) / 'bench.sqlite'}")
-        session, data = session_with_rules(store, "500k")
+        session, data = session_with_rules(store, "500k", args.max_pairs, args.rows)
         stored = store.rules(session.id)
         ((rule_id, rule),) = stored
         preferences, provenance = store.preferences(session.id)

@@ -13,6 +13,7 @@ percentile of one answer's time, and the ratio of throughput together to alone.
 
 Run: python bench/store_concurrency_bench.py [--annotators 4] [--answers 500] [--backends sqlite postgresql]
      [--postgres-url URL]   (default: ORDERCORE_TEST_POSTGRES_URL, as .ci/postgres sets it up)
+     [--quick]   (2 annotators x 5 answers)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
 
 CHOICES = ("a", "b", "equal", "skip")
@@ -126,7 +128,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=500)
     parser.add_argument("--backends", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite", "postgresql"])
     parser.add_argument("--postgres-url", default=os.environ.get("ORDERCORE_TEST_POSTGRES_URL"))
-    args = parser.parse_args()
+    args = parse_arguments(parser, annotators=2, answers=5)
     for backend in args.backends:
         if backend == "postgresql" and not args.postgres_url:
             print("postgresql: skipped (no --postgres-url or ORDERCORE_TEST_POSTGRES_URL; see .ci/postgres)")
