@@ -79,18 +79,14 @@ def memo(name: str, key, compute):
 
 
 @dataclass
-class Screen:
-    """What this tab shows: the pairs sent ahead to the browser (Pairwise) or the item on screen
-    (Ratings), what they were drawn for, and a message or error to say once.  A plain object kept in
-    ``st.session_state`` and handed to the callbacks as an argument: code that reads and writes it, not
-    ``st.session_state``, runs to its end even when a key pressed meanwhile asks for another run
-    (Streamlit stops a run only at its own calls), so no answer is lost half-way and none is given twice.
-
-    Pairwise: ``upcoming`` the pairs the browser shows in turn, the first on screen; ``offered`` every
-    pair sent in this context (session, source, annotator: ``offered_for``) and not yet answered, with
-    its side mapping (swapped), so that an answer to any of them counts; ``answered`` the row pairs
-    answered here (either way round); ``read`` the ids of the answer events applied or refused;
-    ``entries`` what the browser shows of each pair, computed once."""
+class Offers:
+    """The targets (row pairs (a, b) on Pairwise, items (row,) on Ratings) this tab sent ahead to the
+    browser's answer keys (``app_widgets.answer_keys``).  ``upcoming`` those it shows in turn, the first
+    on screen; ``offered`` every target sent in this context (``offered_for``: the session, the source,
+    ...) and not yet answered, with what its answer needs (a pair's side mapping: swapped), so that an
+    answer to any of them counts; ``answered`` the targets answered here (a pair either way round);
+    ``read`` the ids of the answer events applied or refused; ``entries`` what the browser shows of each
+    target, computed once; ``basis`` what the targets were drawn from (the model's version)."""
 
     upcoming: list = field(default_factory=list)
     offered: dict = field(default_factory=dict)
@@ -98,46 +94,69 @@ class Screen:
     answered: set = field(default_factory=set)
     read: set = field(default_factory=set)
     entries: dict = field(default_factory=dict)
-    item: int | None = None
-    item_for: int | None = None
+    basis: object = None
+
+    def offer(self, context: tuple, drawn: list, basis=None) -> None:
+        """Hold ``len(drawn)`` targets for the browser: those sent already, topped up from ``drawn``
+        ((target, extra), best first); when ``basis`` (the model they were drawn from) changed, only the
+        one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A new
+        ``context`` starts afresh."""
+        if context != self.offered_for:
+            self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
+        kept = [
+            target for target in (self.upcoming if basis == self.basis else self.upcoming[:1]) if target in self.offered
+        ]
+        held = set(map(frozenset, kept))
+        fresh = [(target, extra) for target, extra in drawn if frozenset(target) not in held]
+        fresh = fresh[: max(len(drawn) - len(kept), 0)]
+        for target, extra in fresh:
+            self.offered.setdefault(target, extra)
+        self.upcoming, self.basis = kept + [target for target, _ in fresh], basis
+
+    def take(self, target: tuple) -> tuple[bool, object]:
+        """Withdraw an offered ``target`` being answered: (True, its extra), or (False, None) if it was
+        not offered (or is answered already)."""
+        if target not in self.offered:
+            return False, None
+        self.answered.add(frozenset(target))
+        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(target)]
+        extra = self.offered.pop(target)
+        self.offered.pop(target[::-1], None)
+        return True, extra
+
+    def give_back(self, target: tuple, extra=None) -> None:
+        """Offer ``target`` again, first (its answer was refused or undone)."""
+        self.answered.discard(frozenset(target))
+        self.offered[target] = extra
+        self.upcoming = [target, *(shown for shown in self.upcoming if shown != target)]
+
+
+@dataclass
+class Screen:
+    """What this tab shows: the pairs (Pairwise) and items (Ratings) sent ahead to the browser
+    (``Offers``), and a message or error to say once.  A plain object kept in ``st.session_state``:
+    code that reads and writes it, not ``st.session_state``, runs to its end even when a key pressed
+    meanwhile asks for another run (Streamlit stops a run only at its own calls), so no answer is lost
+    half-way and none is given twice."""
+
+    pairs: Offers = field(default_factory=Offers)
+    items: Offers = field(default_factory=Offers)
     error: str | None = None
     message: str | None = None
 
     @property
     def pair(self) -> tuple[int, int] | None:
         """The pair the browser shows first."""
-        return self.upcoming[0] if self.upcoming else None
+        return self.pairs.upcoming[0] if self.pairs.upcoming else None
 
     @property
     def swapped(self) -> bool:
-        return bool(self.offered.get(self.pair, False))
+        return bool(self.pairs.offered.get(self.pair, False))
 
-    def offer(self, context: tuple, drawn: list) -> None:
-        """Send ``drawn`` ((pair, swapped), best first) after the pair on screen, which stays first (the
-        browser shows it now); a new ``context`` starts afresh."""
-        if context != self.offered_for:
-            self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
-        head = [pair for pair in self.upcoming[:1] if pair in self.offered]
-        for pair, swapped in drawn:
-            self.offered.setdefault(pair, swapped)
-        self.upcoming = head + [pair for pair, _ in drawn if frozenset(pair) not in map(frozenset, head)]
-
-    def take(self, pair: tuple[int, int]) -> bool | None:
-        """Withdraw an offered ``pair`` being answered: its swapped flag, or None if it was not offered
-        (or is answered already)."""
-        if pair not in self.offered:
-            return None
-        self.answered.add(frozenset(pair))
-        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(pair)]
-        swapped = self.offered.pop(pair)
-        self.offered.pop(pair[::-1], None)
-        return swapped
-
-    def give_back(self, pair: tuple[int, int], swapped: bool) -> None:
-        """Offer ``pair`` again, first (its answer was refused)."""
-        self.answered.discard(frozenset(pair))
-        self.offered[pair] = swapped
-        self.upcoming = [pair, *self.upcoming]
+    @property
+    def item(self) -> int | None:
+        """The item the browser shows first."""
+        return self.items.upcoming[0][0] if self.items.upcoming else None
 
     def say(self) -> tuple[str | None, str | None]:
         """(error, message) to show once: read, then forgotten."""

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from app_widgets.pair_answers import pair_answers, pair_entry, sent_events
+from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
@@ -32,43 +32,41 @@ CANDIDATES = {
 def take_sent(engine) -> list[str]:
     """Apply the answers the browser sent (``take_answers``) with the confidence and margin set now, as
     answers from the source their pairs were offered from; those sent from another session are refused."""
-    screen, state = app_state.screen(), st.session_state
-    events = sent_events()
-    if screen.offered_for is None or screen.offered_for[0] != engine.id:
-        screen.read.update(event["id"] for event in events)
+    offers, state = app_state.screen().pairs, st.session_state
+    events = sent_events(KEY, set(CHOICE_LABELS), 2)
+    if offers.offered_for is None or offers.offered_for[0] != engine.id:
+        offers.read.update(event["id"] for event in events)
         return [event["id"] for event in events]
-    source = screen.offered_for[1]
+    source = offers.offered_for[1]
     rule_id = None if source in (ACTIVE, QUEUE) else int(source)
     weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
-    return take_answers(engine, screen, events, app_state.annotator(), weight, margin, rule_id)
+    return take_answers(engine, app_state.screen(), events, app_state.annotator(), weight, margin, rule_id)
 
 
 def take_answers(engine, screen, events: list[dict], annotator: str, weight, margin, rule_id) -> list[str]:
-    """Apply the browser's answer events (``app_widgets.pair_answers``) not yet read, in the order
-    given: each to its pair if this tab offered it and it is still unanswered (a pair answered twice, or
-    one from another context, is refused), 'undo' removes this annotator's own last answer.  No
-    Streamlit call between reading an event and storing it: a key pressed meanwhile cannot cut it
-    short.  Returns the ids read (the browser stops sending them)."""
+    """Apply the browser's answer events (``app_widgets.answer_keys``) not yet read, in the order given:
+    each to its pair if this tab offered it and it is still unanswered (a pair answered twice, or one
+    from another context, is refused), 'undo' removes this annotator's own last answer.  No Streamlit
+    call between reading an event and storing it: a key pressed meanwhile cannot cut it short.
+    Returns the ids read (the browser stops sending them)."""
+    offers = screen.pairs
     for event in events:
-        if event["id"] in screen.read:
+        if event["id"] in offers.read:
             continue
-        screen.read.add(event["id"])
-        if event["choice"] == "undo":
-            try:
-                engine.undo_answer(annotator)
-            except ValueError as error:
-                screen.error = str(error)
-            continue
-        pair = tuple(event["pair"])
-        swapped = screen.take(pair)
-        if swapped is None:
-            continue
+        offers.read.add(event["id"])
         try:
-            engine.answer(
-                annotator, pair, event["choice"], weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
-            )
+            if event["choice"] == UNDO:
+                engine.undo_answer(annotator)
+                continue
+            pair = tuple(event["target"])
+            offered, swapped = offers.take(pair)
+            if offered:
+                engine.answer(
+                    annotator, pair, event["choice"], weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
+                )
         except ValueError as error:
-            screen.give_back(pair, swapped)
+            if event["choice"] != UNDO:
+                offers.give_back(pair, swapped)
             screen.error = str(error)
     return [event["id"] for event in events]
 
@@ -78,6 +76,16 @@ CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip
 AHEAD = 24
 # How many pairs the browser holds ahead of the one on screen: keys typed faster than the server answers
 # each go to the next of them at once (a comment: Streamlit's magic would show a string here).
+
+KEY = "pair_answers"
+BUTTONS = [
+    # choice, label, key, primary
+    ("a", "A higher", "A", True),
+    ("b", "B higher", "B", True),
+    ("equal", "About equal", "E", False),
+    ("skip", "Skip", "S", False),
+    (UNDO, "Undo my last", "U", False),
+]
 
 
 def comparison(data, pair, identifier: str | None) -> pd.DataFrame:
@@ -177,19 +185,19 @@ def main() -> None:
 @st.fragment
 def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     """The pair on screen with its answer keys (the browser shows the next pair the moment a key goes
-    down: ``app_widgets.pair_answers``), its confidence, margin and map, the answers so far and this
+    down: ``app_widgets.answer_keys``), its confidence, margin and map, the answers so far and this
     annotator's own: an answer reruns this part alone, and the retrain does not hold it up."""
     screen = app_state.screen()
     read = take_sent(engine)
-    offer_pairs(engine, screen, source)
+    offer_pairs(engine, screen.pairs, source)
     if screen.error:
         st.error(screen.error)
         screen.error = None
     if source not in (ACTIVE, QUEUE):
         audit_caption(engine, data, rules[source], source)
     st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
-    entries = [pair_entry_of(data, screen, pair) for pair in screen.upcoming]
-    pair_answers(entries, read, named)
+    entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
+    answer_keys(KEY, entries, read, named, BUTTONS)
     if screen.pair is None:
         st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:
@@ -235,9 +243,9 @@ def choice_widgets() -> None:
     )
 
 
-def offer_pairs(engine, screen, source) -> None:
-    """Draw the pairs to send ahead (``AHEAD``) from the engine, after the one on screen; a change of
-    session, source or annotator (for the shared queue) starts afresh."""
+def offer_pairs(engine, offers, source) -> None:
+    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh once the model changed); a
+    change of session, source or annotator (for the shared queue) starts afresh."""
     annotator, state = app_state.annotator(), st.session_state
     context = (engine.id, source, annotator if source == QUEUE else None)
     drawn = engine.next_pairs(
@@ -247,9 +255,9 @@ def offer_pairs(engine, screen, source) -> None:
         state.get("pair_strategy", "margin"),
         state.get("pair_candidates", "neighbours"),
         AHEAD,
-        exclude=[tuple(pair) for pair in screen.answered] if screen.offered_for == context else (),
+        exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
     )
-    screen.offer(context, drawn)
+    offers.offer(context, drawn, basis=engine.models.version)
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
@@ -264,9 +272,10 @@ def audit_caption(engine, data, rule, rule_id) -> None:
     )
 
 
-def pair_entry_of(data, screen, pair: tuple[int, int]) -> dict:
-    """What the browser shows of ``pair``: its caption and its rows side by side (computed once)."""
-    if pair not in screen.entries:
+def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
+    """What the browser shows of ``pair``: its caption and its rows side by side with their difference
+    B − A coloured by its sign (computed once)."""
+    if pair not in offers.entries:
         identifier = identifier_column(
             data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]]
         )
@@ -276,15 +285,19 @@ def pair_entry_of(data, screen, pair: tuple[int, int]) -> dict:
             else f" ({identifier} {data.frame.at[pair[0], identifier]} and {data.frame.at[pair[1], identifier]})"
         )
         table = comparison(data, pair, identifier)
-        difference = pd.to_numeric(table["B − A"], errors="coerce").fillna(0.0).to_numpy()
+        difference = pd.to_numeric(table["B − A"], errors="coerce")
         rows = [
-            (name, readable(a), readable(b), "" if pd.isna(diff) else readable(diff), int(np.sign(sign)))
-            for (name, (a, b, diff)), sign in zip(table.iterrows(), difference, strict=True)
+            (name, readable(a), readable(b), "" if pd.isna(diff) else readable(diff))
+            for name, (a, b, diff) in table.iterrows()
         ]
-        screen.entries[pair] = pair_entry(
-            pair, f"Rows {pair[0]} (A) and {pair[1]} (B){names}.", ["", *table.columns], rows
+        offers.entries[pair] = entry(
+            pair,
+            f"Rows {pair[0]} (A) and {pair[1]} (B){names}.",
+            ["", *table.columns],
+            rows,
+            np.sign(difference.fillna(0.0)),
         )
-    return screen.entries[pair]
+    return offers.entries[pair]
 
 
 def pair_controls(data, pair) -> None:

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import confusion_figure
@@ -21,24 +22,47 @@ from ordercore.studio.store import MAX_RATING_SCALE
 NEXT_SHOWN = 10
 
 
-def grade(engine, screen, item: int, value: int, annotator: str) -> None:
-    """Store ``annotator``'s grade of ``item``, the item on screen when the button was drawn, then ask
-    for the next.  A press for an item no longer on screen (keys typed ahead of the page) is ignored.  It
-    touches no Streamlit state (``app_state.Screen``): a key pressed meanwhile cannot stop it half-way."""
-    if screen.item != item:
-        return
-    screen.item = None
-    try:
-        engine.grade(annotator, item, value)
-    except ValueError as error:
-        screen.item, screen.error = item, str(error)
+KEY = "grade_answers"
+AHEAD = 24
+# How many items the browser holds ahead of the one on screen (a comment: Streamlit's magic would show a
+# string here).
 
 
-def undo(engine, screen, annotator: str) -> None:
-    """Remove this annotator's own last grade (another annotator's stay) and show its item again."""
-    row = engine.undo_grade(annotator)
-    if row is not None:
-        screen.item = row
+def take_sent(engine) -> list[str]:
+    """Apply the grades the browser sent (``take_grades``); those sent from another session are refused."""
+    offers = app_state.screen().items
+    events = sent_events(KEY, {str(value) for value in range(1, MAX_RATING_SCALE + 1)}, 1)
+    if offers.offered_for is None or offers.offered_for[0] != engine.id:
+        offers.read.update(event["id"] for event in events)
+        return [event["id"] for event in events]
+    return take_grades(engine, app_state.screen(), events, app_state.annotator())
+
+
+def take_grades(engine, screen, events: list[dict], annotator: str) -> list[str]:
+    """Apply the browser's grade events (``app_widgets.answer_keys``) not yet read, in the order given:
+    each to its item if this tab offered it and it is still ungraded here; 'undo' removes this
+    annotator's own last grade and shows its item again first.  No Streamlit call between reading an
+    event and storing it.  Returns the ids read (the browser stops sending them)."""
+    offers = screen.items
+    for event in events:
+        if event["id"] in offers.read:
+            continue
+        offers.read.add(event["id"])
+        item = None if event["target"] is None else tuple(event["target"])
+        try:
+            if event["choice"] == UNDO:
+                row = engine.undo_grade(annotator)
+                if row is not None:
+                    offers.give_back((int(row),))
+                continue
+            offered, _ = offers.take(item)
+            if offered:
+                engine.grade(annotator, item[0], int(event["choice"]))
+        except ValueError as error:
+            if item is not None:
+                offers.give_back(item)
+            screen.error = str(error)
+    return [event["id"] for event in events]
 
 
 def change_grade(engine, screen, annotator: str, grade_id: int, value: int | None) -> None:
@@ -62,7 +86,6 @@ def set_options(engine) -> None:
         )
     except ValueError as error:
         app_state.screen().error = str(error)
-    app_state.screen().item = None
 
 
 # The items choice meaning the table's rows (any other value names a text column).
@@ -126,22 +149,28 @@ def main() -> None:
 
 @st.fragment
 def grade_area(engine, data, options: dict, model_name: str, named: bool) -> None:
-    """The item on screen, its grade buttons, the latest grades and this annotator's own: a grade reruns
-    this part alone; the refit it causes runs in the background (``model_view`` shows it)."""
+    """The item on screen with its grade keys (the browser shows the next item the moment a key goes
+    down: ``app_widgets.answer_keys``), the latest grades and this annotator's own: a grade reruns this
+    part alone; the refit it causes runs in the background (``model_view`` shows it)."""
+    screen = app_state.screen()
+    read = take_sent(engine)
     grades = engine.grades()
     with st.spinner("Fitting…"):  # only the first fit of these items and model is awaited
         fit = engine.rating_fit(options["text"], model_name)
     own_rows = grades.loc[grades["annotator"] == app_state.annotator(), "row"].to_numpy(np.int64)
-    item = item_on_screen(engine, fit, own_rows, len(data.frame))
-    error = app_state.screen().error
-    if error:
-        st.error(error)
-        app_state.screen().error = None
-    if item is None:
+    context = (engine.id, options["text"], options["scale"])
+    screen.items.offer(context, next_items(fit, own_rows, len(data.frame)), basis=engine.grading.version)
+    if screen.error:
+        st.error(screen.error)
+        screen.error = None
+    scale = options["scale"]
+    st.caption(f"Keys: **1** … **{scale}** grade the item, **U** undoes your last grade.")
+    entries = [item_entry(data, options, screen.items, item) for item in screen.items.upcoming]
+    buttons = [(str(value), str(value), str(value), True) for value in range(1, scale + 1)]
+    answer_keys(KEY, entries, read, named, [*buttons, (UNDO, "Undo my last", "U", False)])
+    if screen.item is None:
         st.info("You have graded every item of this session.")
-    else:
-        item_view(engine, data, options, item, named)
-    grades_section(engine, grades, named, options["scale"], item_names(data, options["text"]))
+    grades_section(engine, grades, named, scale, item_names(data, options["text"]))
 
 
 @st.fragment(run_every=1.0)
@@ -153,55 +182,31 @@ def model_view(engine, data, options: dict, model_name: str) -> None:
     model_section(engine, fit, grades, options["scale"], data, options["text"], own_rows)
 
 
-def item_on_screen(engine, fit: dict, own_rows: np.ndarray, n: int) -> int | None:
-    """The item this tab shows: kept until graded (or the session changes), then the next one."""
-    screen = app_state.screen()
-    if screen.item is None or screen.item_for != engine.id:
-        screen.item, screen.item_for = next_item(fit, own_rows, n), engine.id
-    return screen.item
-
-
-def next_item(fit: dict, graded: np.ndarray, n: int) -> int | None:
-    """The item to grade next: the one the model is least sure of among those this annotator has not
-    graded; a random one of them while there is no model."""
+def next_items(fit: dict, graded: np.ndarray, n: int) -> list[tuple[tuple[int], None]]:
+    """The ``AHEAD`` items to grade next, each (item,): those the model is least sure of among those this
+    annotator has not graded; random ones of them while there is no model."""
     if fit["problem"] is None:
-        chosen = least_sure(fit["sureness"], graded, 1)
-        return int(chosen[0]) if chosen.size else None
-    left = np.setdiff1d(np.arange(n), graded)
-    return int(app_state.rng().choice(left)) if left.size else None
-
-
-def item_view(engine, data, options: dict, item: int, named: bool) -> None:
-    """The item on screen (its text, or its row's features), one button per grade and undo."""
-    scale = options["scale"]
-    st.caption(f"Row {item}. Keys: **1** … **{scale}** grade it, **U** undoes your last grade.")
-    if options["text"] is not None:
-        with st.container(border=True):
-            st.text(str(data.frame.at[item, options["text"]]))
+        chosen = least_sure(fit["sureness"], graded, AHEAD)
     else:
-        features = data.dataset.metadata["features"]
-        identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *features])
-        shown = data.frame.loc[[item], ([identifier] if identifier else []) + features].T
-        shown.columns = ["value"]
-        st.dataframe(shown.style.format(readable), key="rating_item_table", width="stretch")
-    cells = st.columns(scale + 1)
-    for value, cell in zip(range(1, scale + 1), cells, strict=False):
-        cell.button(
-            str(value),
-            # The item is in the key: a press sent for an item the page has since replaced names a button
-            # that no longer exists, and Streamlit drops it.
-            key=f"grade_{value}_{item}",
-            shortcut=str(value),
-            on_click=grade,
-            args=(engine, app_state.screen(), item, value, app_state.annotator()),
-            type="primary",
-            width="stretch",
-            disabled=not named,
-        )
-    who = (engine, app_state.screen(), app_state.annotator())
-    cells[-1].button(
-        "Undo my last", key="grade_undo", shortcut="U", on_click=undo, args=who, width="stretch", disabled=not named
-    )
+        left = np.setdiff1d(np.arange(n), graded)
+        chosen = app_state.rng().choice(left, size=min(AHEAD, left.size), replace=False)
+    return [((int(item),), None) for item in chosen]
+
+
+def item_entry(data, options: dict, offers, item: tuple[int]) -> dict:
+    """What the browser shows of ``item``: its text, or its row's features (computed once)."""
+    if item not in offers.entries:
+        row = item[0]
+        caption = f"Row {row}."
+        if options["text"] is not None:
+            offers.entries[item] = entry(item, caption, [], [], text=str(data.frame.at[row, options["text"]]))
+        else:
+            features = data.dataset.metadata["features"]
+            identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *features])
+            columns = ([identifier] if identifier else []) + features
+            rows = [(name, readable(data.frame.at[row, name])) for name in columns]
+            offers.entries[item] = entry(item, caption, ["", "value"], rows)
+    return offers.entries[item]
 
 
 def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, text, own_rows) -> None:

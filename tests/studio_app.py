@@ -23,22 +23,37 @@ def store_path(tmp_path, monkeypatch):
 _EVENT_IDS = itertools.count()
 
 
-def press(at, choice: str, pair=None):
-    """On Pairwise, answer ``choice`` (a, b, equal, skip; undo) as the browser's pair widget sends it
-    (app_widgets/pair_answers.py: an event with an id, the pair, the choice) for ``pair`` (default: the
-    pair on screen), and run the page."""
-    if choice != "undo" and pair is None:
-        pair = at.session_state["screen"].pair
-    event = {"id": f"test-{next(_EVENT_IDS)}", "choice": choice, "pair": None if pair is None else [*map(int, pair)]}
-    at.session_state["pair_answers"] = {"events": [event]}
+def send_key(at, widget: str, choice: str, target):
+    """Answer ``choice`` for ``target`` as the browser's answer keys send it (app_widgets/answer_keys.py:
+    an event with an id, the target, the choice) to the widget ``widget``, and run the page."""
+    event = {
+        "id": f"test-{next(_EVENT_IDS)}",
+        "choice": choice,
+        "target": None if target is None else [*map(int, target)],
+    }
+    at.session_state[widget] = {"events": [event]}
     return at.run()
 
 
+def press(at, choice: str, pair=None):
+    """On Pairwise, answer ``choice`` (a, b, equal, skip; undo) for ``pair`` (default: the pair on
+    screen), as the browser sends it."""
+    if choice != "undo" and pair is None:
+        pair = at.session_state["screen"].pair
+    return send_key(at, "pair_answers", choice, pair)
+
+
 def pairs_sent(at) -> list[dict]:
-    """On Pairwise, what the page sent the browser's pair widget: the pairs to show in turn, each with
-    its caption and table (``app_widgets.pair_answers.pair_entry``)."""
-    widget = next(w for w in at.get("bidi_component") if w.proto.component_name == "ordercore_pair_answers")
-    return json.loads(widget.proto.json)["pairs"]
+    """On Pairwise, what the page sent the browser's answer keys: the pairs to show in turn."""
+    return sent_to(at, "pair_answers")
+
+
+def sent_to(at, widget: str, part: str = "entries"):
+    """What the page sent the browser's answer keys ``widget``: by default the targets to show in turn,
+    each with its caption, text and table (``app_widgets.answer_keys.entry``); ``part='buttons'`` its
+    buttons (choice, label, primary)."""
+    sent = (json.loads(w.proto.json) for w in at.get("bidi_component"))
+    return next(data for data in sent if data["name"] == widget)[part]
 
 
 def metric(at, label):

@@ -68,13 +68,17 @@ BENCHES = {
         ["cal_housing.csv"],
         [rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences", CLICK_PARTS, rf"total median {NUMBER} ms"],
     ),
-    "browser_click_bench.py": (
-        ["cal_housing.csv"],
-        [
-            rf"key press to next pair ready, p50 {NUMBER} s, p95 {NUMBER} s",
-            rf"median {NUMBER} s, worst {NUMBER} s over 3 clicks",
-        ],
-    ),
+    **{
+        f"browser_click_bench.py{arguments}": (
+            ["cal_housing.csv"],
+            [
+                rf"{page}, {NUMBER} {held}.*: 3 presses",
+                rf"key press to next ready to answer: p50 {NUMBER} ms, p95 {NUMBER} ms \(×{NUMBER} and ×{NUMBER} of",
+                rf"key press to the answer counted: p50 {NUMBER} ms, p95 {NUMBER} ms",
+            ],
+        )
+        for arguments, page, held in (("", "Pairwise", "preferences"), (" --page ratings", "Ratings", "grades held"))
+    },
     "ratings_bench.py": (
         ["cal_housing.csv", "sentiment/movie_snippets.csv"],
         [

@@ -77,7 +77,7 @@ def annotator_page(browser, url: str, name: str, timeout_ms: float):
 RECORD_KEYS = """
 window.seen = [];
 window.addEventListener("keydown", (event) => {
-  const caption = document.querySelector(".pair-answers .caption");
+  const caption = document.querySelector(".answer-keys .caption");
   window.seen.push([event.key, caption && caption.innerText]);
 }, true);
 """

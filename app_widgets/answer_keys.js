@@ -1,0 +1,100 @@
+// What is being answered and its answer keys, in the browser (app_widgets/answer_keys.py).  A key or a
+// click answers the target (a pair, an item) shown when it happened and shows the next of those the
+// server sent ahead at once; the answer goes to the server in the state value "events", every event not
+// yet confirmed each time, so that none is lost when several are sent before the server reads them.
+const widgets = {}; // per widget name: { events, count, view }
+const tab = Math.random().toString(36).slice(2, 10);
+
+function typing(target) {
+  const tag = (target && target.tagName) || "";
+  return target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(tag));
+}
+
+function shown(view) {
+  const pending = new Set(view.held.events.filter((event) => event.target).map((event) => event.target.join("-")));
+  return view.data.entries.find((entry) => !pending.has(entry.target.join("-"))) || null;
+}
+
+function send(view, choice) {
+  if (!view.data.enabled || !view.root.isConnected) return;
+  const entry = choice === "undo" ? null : shown(view);
+  if (choice !== "undo" && entry === null) return;
+  view.held.count += 1;
+  view.held.events.push({ id: `${tab}-${view.held.count}`, choice, target: entry ? entry.target : null });
+  draw(view);
+  view.setStateValue("events", view.held.events.slice());
+}
+
+function table(entry) {
+  const head = `<tr>${entry.head.map((cell) => `<th>${cell}</th>`).join("")}</tr>`;
+  const rows = entry.rows
+    .map(([name, ...cells], i) => {
+      const last = entry.signs ? `d${entry.signs[i]}` : "";
+      const tds = cells.map((cell, k) => `<td class="${k === cells.length - 1 ? last : ""}">${cell}</td>`).join("");
+      return `<tr><th>${name}</th>${tds}</tr>`;
+    })
+    .join("");
+  return `<table>${head}${rows}</table>`;
+}
+
+function draw(view) {
+  const entry = shown(view);
+  const root = view.root;
+  root.querySelector(".caption").textContent = entry
+    ? entry.caption
+    : view.data.entries.length ? "The next ones are on their way…" : "";
+  root.querySelector(".text").textContent = entry && entry.text ? entry.text : "";
+  root.querySelector(".text").hidden = !(entry && entry.text);
+  root.querySelector(".table").innerHTML = entry && entry.rows.length ? table(entry) : "";
+  root.querySelectorAll("button").forEach((button) => {
+    button.disabled = !view.data.enabled || (button.dataset.choice !== "undo" && entry === null);
+  });
+  root.dataset.target = entry ? entry.target.join("-") : "";
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+  for (const view of Object.values(widgets).map((held) => held.view)) {
+    const choice = view && view.root.isConnected ? view.data.keys[event.key && event.key.toLowerCase()] : undefined;
+    if (choice !== undefined) {
+      event.preventDefault();
+      send(view, choice);
+      return;
+    }
+  }
+}
+
+function buttons(root, data) {
+  const box = root.querySelector(".buttons");
+  const wanted = JSON.stringify(data.buttons);
+  if (box.dataset.buttons === wanted) return;
+  box.dataset.buttons = wanted;
+  box.innerHTML = "";
+  for (const [choice, label, primary] of data.buttons) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.choice = choice;
+    button.textContent = label;
+    if (primary) button.className = "primary";
+    box.appendChild(button);
+  }
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  const root = parentElement.querySelector(".answer-keys");
+  const held = (widgets[data.name] = widgets[data.name] || { events: [], count: 0, view: null });
+  const confirmed = new Set(data.confirmed);
+  held.events = held.events.filter((event) => !confirmed.has(event.id));
+  const view = { data, root, setStateValue, held };
+  held.view = view;
+  buttons(root, data);
+  root.querySelectorAll("button").forEach((button) => {
+    button.onclick = () => send(view, button.dataset.choice);
+  });
+  draw(view);
+  if (!widgets.listening) {
+    Object.defineProperty(widgets, "listening", { value: true, enumerable: false });
+    document.addEventListener("keydown", onKey, true);
+  }
+}

@@ -1,0 +1,89 @@
+"""What is being answered (a pair on Pairwise, an item on Ratings) and its answer keys, in the browser:
+a key (or a click) answers the *target* shown when it went down, and the next of the targets the
+server sent ahead shows at once, so that an expert who reads fast never waits for the server nor
+loses a key.  Each answer is an *event* (an id, the target, the choice) the browser keeps sending in
+its state value until the server confirms it; the page applies each event once.  A Streamlit v2
+component: no iframe, its code served by the app (no network)."""
+
+import html
+from pathlib import Path
+
+import streamlit as st
+
+_HERE = Path(__file__).parent
+_mount = st.components.v2.component(
+    "ordercore_answer_keys",
+    html='<div class="answer-keys"><div class="caption"></div><div class="text" hidden></div>'
+    '<div class="buttons"></div><div class="table"></div></div>',
+    css=(_HERE / "answer_keys.css").read_text(),
+    js=(_HERE / "answer_keys.js").read_text(),
+    isolate_styles=False,  # in the page's DOM (its CSS names only .answer-keys): tests and tools read it as text
+)
+
+UNDO = "undo"
+
+
+def entry(
+    target: tuple[int, ...], caption: str, head: list[str], rows: list[tuple], signs=None, text: str | None = None
+) -> dict:
+    """What the browser shows of one target (a pair (a, b) or an item (row,)): its caption, its text if
+    any, and its table (``head``: the column names; ``rows``: (name, values...); ``signs``: per row, the
+    sign of its last value, coloured: a pair's difference B − A), escaped (the values come from the
+    user's data)."""
+    return {
+        "target": [int(v) for v in target],
+        "caption": caption,
+        "text": text,
+        "head": [html.escape(str(h)) for h in head],
+        "rows": [[html.escape(str(cell)) for cell in row] for row in rows],
+        "signs": None if signs is None else [int(sign) for sign in signs],
+    }
+
+
+def answer_keys(key: str, entries: list[dict], confirmed: list[str], enabled: bool, buttons: list[tuple]) -> None:
+    """Mount the widget under ``key``: ``entries`` (``entry``) the targets to show in turn, ``confirmed``
+    the ids of the events the server has read (the browser stops sending them), ``buttons`` (choice,
+    label, key, primary) the answers (the choice ``UNDO`` needs no target)."""
+    _mount(
+        key=key,
+        data={
+            "name": key,
+            "entries": entries,
+            "confirmed": confirmed,
+            "enabled": enabled,
+            "buttons": [
+                [choice, f"{label} ({shortcut.upper()})", primary] for choice, label, shortcut, primary in buttons
+            ],
+            "keys": {shortcut.lower(): choice for choice, _, shortcut, _ in buttons},
+        },
+        default={"events": []},
+        on_events_change=_read_on_next_run,
+        height="content",
+    )
+
+
+def _read_on_next_run() -> None:
+    """The events are read by the next run (``sent_events``), where nothing can cut them short."""
+
+
+def sent_events(key: str, choices: set[str], size: int) -> list[dict]:
+    """The events the browser sent to the widget ``key``, as this run received them: dicts with an
+    ``id`` (str), a ``choice`` (one of ``choices``, or ``UNDO``) and a ``target`` (``size`` ints; None
+    for ``UNDO``); malformed ones left out."""
+    value = st.session_state.get(key) or {}
+    events = value.get("events") if isinstance(value, dict) else None
+    return [event for event in events or [] if _well_formed(event, choices, size)]
+
+
+def _well_formed(event, choices: set[str], size: int) -> bool:
+    if not isinstance(event, dict) or not isinstance(event.get("id"), str) or len(event["id"]) > 64:
+        return False
+    target, choice = event.get("target"), event.get("choice")
+    if choice == UNDO:
+        return target is None
+    return (
+        choice in choices
+        and isinstance(target, list)
+        and len(target) == size
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in target)
+    )
