@@ -353,8 +353,9 @@ class SessionEngine:
         settings = self.model_settings()
         bench = self.models.bench(data, self.data_key(), settings)
         trust = self.trust.in_force() if settings.automatic_trust else None
+        revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
         preferences = self.preferences()[0]
-        self.models.retrain(bench, self.revision(), preferences, self.sources(), trust, settings)
+        self.models.retrain(bench, revision, preferences, self.sources(), trust, settings)
         return bench
 
     def trained(self, wait: bool = False) -> Workbench | None:
