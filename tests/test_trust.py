@@ -7,6 +7,7 @@ import pytest
 from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.knowledge import trust
 from ordercore.knowledge.label_cv import ALPHAS, FOLDS, REPEATS, Blend
+from ordercore.knowledge.source_effects import source_effects
 from ordercore.knowledge.trust import (
     LAMBDA1_FACTORS,
     LAMBDA2_GRID,
@@ -14,7 +15,6 @@ from ordercore.knowledge.trust import (
     choose_trust,
     clearly_worse_than_svr,
     reference_predictions,
-    source_effects,
     source_weights,
     trust_grid,
     weighted,
