@@ -272,14 +272,20 @@ class AssessmentBasis:
     mass: np.ndarray
     steps: int = 0
 
-    def moved(self, names, mass: np.ndarray) -> float:
-        """The share of the weighed preferences that moved since the last full assessment: sum over the
-        sources then and now of |mass now - mass then| over the mass then (inf when that was 0)."""
+    def holds(self, names, mass: np.ndarray) -> bool:
+        """Whether the blend of the last full assessment still fits sources of weighed preferences
+        ``mass`` (k,) named ``names``: each source there then and now weighs within a factor
+        ``MAX_FACTOR`` of its mass then (both 0 counts as unchanged), and the sources new or gone since
+        hold at most ``MAX_NEW`` of the weighed preferences then."""
         then = dict(zip(self.names, self.mass, strict=True))
         now = dict(zip(names, mass, strict=True))
-        change = sum(abs(now.get(name, 0.0) - then.get(name, 0.0)) for name in set(then) | set(now))
+        for name in set(then) & set(now):
+            low, high = sorted((then[name], now[name]))
+            if high > low * MAX_FACTOR:
+                return False
         total = float(np.sum(self.mass))
-        return change / total if total > 0 else (0.0 if change == 0 else np.inf)
+        new_or_gone = sum(then.get(name, 0.0) + now.get(name, 0.0) for name in set(then) ^ set(now))
+        return new_or_gone <= MAX_NEW * total
 
 
 def assessment_digest(X, y, lambda1: float, options: dict, seed: int) -> str:
@@ -356,12 +362,20 @@ MAX_INCREMENTAL_STEPS = 10
 """Incremental re-assessments in a row (``reassess_sources``) before the next is a full one: each keeps
 the blend and effects of the last full assessment while the weights it rests on drift click by click."""
 
-MAX_MOVED = 0.25
-"""The share of the weighed preferences (``AssessmentBasis.moved``) that may have moved since the last
-full assessment before a re-assessment is a full one.  An answer adds one preference; an audit answer
-moves its rule's weight by a tenth once some 20 of its pairs are checked where SVR disagrees (a 40 %
-move with 4), and the blend chosen for one weight of a lone rule is the one for any weight near it
-(scaling every weight scales lambda2, and the blend averages a path of lambda2 over two decades)."""
+MAX_FACTOR = 2.0
+"""How far a source's weighed preferences (its weight times their w) may move from the last full
+assessment's, as a factor either way, before a re-assessment is a full one (``AssessmentBasis.holds``).
+Scaling every weight by c is scaling lambda2 by c, so for a lone source the kept blend, an average over
+``LAMBDA2_GRID`` (0.3 ... 30, a factor sqrt(10) between members), is then the one of a path shifted by
+less than one member.  An audit answer where SVR disagrees moves a rule's weight by a fifth with 10 such
+pairs checked (1 -> 0.82), by an eighth with 20, and a first wrong answer by a third (1 -> 0.66); a
+weight that falls to 0 (or rises from it) moves by an infinite factor: a full assessment."""
+
+
+MAX_NEW = 0.25
+"""The most of the last full assessment's weighed preferences that sources new or gone since may hold
+before a re-assessment is a full one (``AssessmentBasis.holds``): a new annotator's first answers, not a
+new rule or import of many preferences."""
 
 
 def reassess_sources(
@@ -384,9 +398,9 @@ def reassess_sources(
 
     None when ``previous`` has no ``basis`` or no cross-validation (no source weighed), when X, y,
     lambda1, the options or the seed differ from its (``assessment_digest``), after
-    ``MAX_INCREMENTAL_STEPS`` incremental ones in a row, or when more than ``MAX_MOVED`` of the weighed
-    preferences moved since the last full one (``AssessmentBasis.moved``: a new rule or a removed one, an
-    import, a weight changed much)."""
+    ``MAX_INCREMENTAL_STEPS`` incremental ones in a row, or when the weighed preferences moved too far
+    since the last full one (``AssessmentBasis.holds``: a weight moved by more than ``MAX_FACTOR`` or to
+    or from 0; a new rule, a removed one, an import of more than ``MAX_NEW`` of them)."""
     unique, source = _source_codes(names)
     basis, seed = previous.basis, int(rng.integers(2**31))
     if basis is None or previous.trust.cv is None or basis.steps >= MAX_INCREMENTAL_STEPS:
@@ -395,7 +409,7 @@ def reassess_sources(
         return None
     measured = tuple(checks.get(name) for name in unique)
     weights = source_weights(measured, previous.trust.reference)
-    if basis.moved(tuple(unique), _mass(preferences, source, weights)) > MAX_MOVED:
+    if not basis.holds(tuple(unique), _mass(preferences, source, weights)):
         return None
     trust, effects = replace(previous.trust, weights=weights), _kept_effects(previous, unique, weights)
     return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1))
