@@ -362,14 +362,15 @@ MAX_INCREMENTAL_STEPS = 10
 """Incremental re-assessments in a row (``reassess_sources``) before the next is a full one: each keeps
 the blend and effects of the last full assessment while the weights it rests on drift click by click."""
 
-MAX_FACTOR = 2.0
+MAX_FACTOR = 3.0
 """How far a source's weighed preferences (its weight times their w) may move from the last full
 assessment's, as a factor either way, before a re-assessment is a full one (``AssessmentBasis.holds``).
 Scaling every weight by c is scaling lambda2 by c, so for a lone source the kept blend, an average over
 ``LAMBDA2_GRID`` (0.3 ... 30, a factor sqrt(10) between members), is then the one of a path shifted by
-less than one member.  An audit answer where SVR disagrees moves a rule's weight by a fifth with 10 such
-pairs checked (1 -> 0.82), by an eighth with 20, and a first wrong answer by a third (1 -> 0.66); a
-weight that falls to 0 (or rises from it) moves by an infinite factor: a full assessment."""
+less than one member.  A wrong audit answer where SVR disagrees moves a rule's weight by a fifth with 10
+such pairs checked (1 -> 0.82), by an eighth with 20, a first one by a third (1 -> 0.66), a third one
+of seed 000's bedroom rule with 2 wrong before by a factor 2.2 (0.40 -> 0.18); a weight that falls to 0
+(or rises from it) moves by an infinite factor: a full assessment."""
 
 
 MAX_NEW = 0.25
