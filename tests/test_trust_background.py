@@ -46,6 +46,11 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
             np.testing.assert_array_equal(getattr(mine.cv, name), getattr(theirs.cv, name))
     if direct.effects is not None:
         np.testing.assert_array_equal(restored.effects, direct.effects)
+    assert (restored.basis is None) == (direct.basis is None)
+    if direct.basis is not None:  # what a re-assessment starts from
+        mine, theirs = restored.basis, direct.basis
+        assert (mine.inputs, mine.names, mine.steps) == (theirs.inputs, theirs.names, theirs.steps)
+        np.testing.assert_array_equal(mine.mass, theirs.mass)
 
 
 def test_the_jobs_result_is_assess_sources_in_this_process():
