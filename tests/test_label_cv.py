@@ -2,13 +2,16 @@
 hand computations and brute-force cross-validation: cold fits on the same folds, written out
 independently of the warm-started path."""
 
+import concurrent.futures
+import multiprocessing
+
 import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from ordercore import OrderPreferenceRegressor
+from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.knowledge import label_cv as label_cv_module
-from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend, LabelCV, label_cv
+from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend, LabelCV, cross_validate_runs, draw_folds, label_cv
 from tests.test_lp import random_problem
 
 
@@ -108,3 +111,51 @@ def test_the_grid_must_start_at_svr():
     X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=10)
     with pytest.raises(ValueError, match="must start with SVR"):
         label_cv(X, y, preferences, np.random.default_rng(0), ((0.01, 0.5), (0.01, 1.0)))
+
+
+def fork_workers(n=2):
+    """Worker processes as the background job makes them (forked, modules already imported)."""
+    return concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"))
+
+
+def on_workers(executor, X, y, folds, runs, options):
+    """``cross_validate_runs`` on ``executor`` (shut down after), and its progress calls."""
+    calls = []
+    with executor:
+        cvs = cross_validate_runs(X, y, folds, runs, options, lambda *call: calls.append(call), executor)
+    return cvs, calls
+
+
+def test_folds_on_workers_are_the_folds_in_turn():
+    """Several cross-validations on one set of folds, each fold an independent task: on worker processes
+    or threads they give the serial numbers exactly (the same folds, the same fits), every run on the
+    folds ``draw_folds`` drew, which are those of brute-force KFold from the same stream; progress counts
+    every fold of every run once, the total known from the first call."""
+    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=40)
+    folds = draw_folds(y, np.random.default_rng(9))
+    rng, labeled = np.random.default_rng(9), np.flatnonzero(~np.isnan(y))
+    for repeat in range(REPEATS):
+        splits = KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
+        for fold, (_, held_out) in enumerate(splits):
+            assert np.flatnonzero(folds[repeat] == fold).tolist() == held_out.tolist()
+    half = PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight / 2)
+    runs = [(preferences, ((0.01, 0.0), (0.01, 1.0))), (half, ((0.003, 0.5), (0.003, 3.0), (0.003, 10.0)))]
+    serial = cross_validate_runs(X, y, folds, runs, {"gamma": 0.4})
+    np.testing.assert_allclose(serial[0].errors, brute_force_errors(X, y, preferences, 9, runs[0][1], gamma=0.4))
+    np.testing.assert_allclose(serial[1].errors, brute_force_errors(X, y, half, 9, runs[1][1], gamma=0.4))
+    for workers in (fork_workers(), concurrent.futures.ThreadPoolExecutor(2)):
+        parallel, calls = on_workers(workers, X, y, folds, runs, {"gamma": 0.4})
+        assert calls == [(done, 2 * FOLDS * REPEATS) for done in range(1, 2 * FOLDS * REPEATS + 1)]
+        for mine, theirs in zip(parallel, serial, strict=True):
+            assert mine.grid == theirs.grid
+            np.testing.assert_array_equal(mine.predictions, theirs.predictions)
+            np.testing.assert_array_equal(mine.folds, theirs.folds)
+
+
+def test_a_failing_fold_on_a_worker_raises_here():
+    X, y, _, preferences = random_problem(3, n=40, n_labeled=15, n_preferences=10)
+    X[3, 0] = np.nan  # every fold's fit refuses it
+    with fork_workers() as executor, pytest.raises(ValueError, match="NaN"):
+        cross_validate_runs(
+            X, y, draw_folds(y, np.random.default_rng(0)), [(preferences, ((0.01, 0.0),))], {}, None, executor
+        )

@@ -7,6 +7,7 @@ import pytest
 from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.knowledge import trust
 from ordercore.knowledge.label_cv import ALPHAS, FOLDS, REPEATS, Blend
+from ordercore.knowledge.source_effects import source_effects
 from ordercore.knowledge.trust import (
     LAMBDA1_FACTORS,
     LAMBDA2_GRID,
@@ -14,7 +15,6 @@ from ordercore.knowledge.trust import (
     choose_trust,
     clearly_worse_than_svr,
     reference_predictions,
-    source_effects,
     source_weights,
     trust_grid,
     weighted,
@@ -223,9 +223,10 @@ def test_labeled_pair_check_by_hand():
     assert check.winner.tolist() == [0, 1, 3] and check.loser.tolist() == [1, 4, 1]
 
 
-def test_assess_sources_counts_the_folds_of_the_cross_validation_then_of_each_effect():
-    """Two sources: 20 folds of the cross-validation, then 20 of each of the 2 + 1 effects' (every
-    source in force, then each left out), one call per fold, the total known from the first."""
+def test_assess_sources_counts_the_folds_of_the_cross_validation_and_of_each_effect():
+    """Two sources: 20 folds of the cross-validation, and 20 of each of the 2 effects' (each left out;
+    every source in force is the cross-validation's own table), one call per fold, the total known from
+    the first."""
     from ordercore.knowledge.trust import assess_sources
 
     X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
@@ -235,5 +236,6 @@ def test_assess_sources_counts_the_folds_of_the_cross_validation_then_of_each_ef
         X, y, preferences, names, {}, np.random.default_rng(3), 0.01, progress=lambda *call: calls.append(call)
     )
     assert assessed.effects is not None
-    total = FOLDS * REPEATS * (1 + 2 + 1)
+    assert np.all(assessed.trust.weights > 0)  # so zeroing either leaves the other weighing
+    total = FOLDS * REPEATS * (1 + 2)
     assert calls == [(done, total) for done in range(1, total + 1)]

@@ -2,6 +2,8 @@
 
 - ``label_cv``: repeated k-fold cross-validation on the labels over (lambda1, lambda2) settings (the
   first SVR's), every fold's path warm-started, keeping each labeled row's held-out predictions.
+  ``cross_validate_runs`` runs several on the same folds, each fold an independent task, in turn or on
+  an executor's workers (issue 30, item 2): the same numbers either way.
 - ``LabelCV.blend``: what SSL fits, a ``Blend``: the fits with preferences averaged over the grid
   (the path), mixed with SVR in the share alpha of least cross-validated error, so preferences
   count (alpha > 0) only where the labels find the mixture better than SVR on the same folds; a tie
@@ -16,6 +18,7 @@ How much each source of preferences weighs before any of this, and the choice th
 
 from __future__ import annotations
 
+import concurrent.futures
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,19 +170,19 @@ class LabelCV:
 
 
 def label_cv(
-    X, y, preferences: PreferenceSet, rng: np.random.Generator, grid, progress=None, **model_options
+    X, y, preferences: PreferenceSet, rng: np.random.Generator, grid, progress=None, executor=None, **model_options
 ) -> LabelCV:
     """Repeated k-fold cross-validation of the SSL fit on the labeled rows of y (NaN: unlabeled)
     over ``grid``, (lambda1, lambda2) settings of which the first is SVR's (lambda2 = 0; see
     ``trust.trust_grid``).  In each fold the held-out rows lose their labels and every preference that touches
     them (``_fold_predictions``), and the settings are walked warm (only LP bounds change).  Beyond
     ``CV_PREFERENCES`` the fits take a uniform sample of the preferences, the same in every fold.
-    ``progress(done, total)`` is called after each fold.  ``model_options`` go to
-    ``OrderPreferenceRegressor`` (gamma, centers, ...)."""
+    ``progress(done, total)`` is called after each fold; ``executor`` as ``cross_validate_runs``.
+    ``model_options`` go to ``OrderPreferenceRegressor`` (gamma, centers, ...)."""
     if grid[0][1] != 0:
         raise ValueError("the grid must start with SVR (lambda2 = 0), the model weak evidence falls back to")
     preferences = preferences[cv_sample(len(preferences), rng)]
-    return cross_validate(X, y, preferences, rng, tuple(grid), model_options, progress)
+    return cross_validate(X, y, preferences, rng, tuple(grid), model_options, progress, executor)
 
 
 def cv_sample(n_preferences: int, rng) -> np.ndarray:
@@ -190,21 +193,62 @@ def cv_sample(n_preferences: int, rng) -> np.ndarray:
     return np.sort(rng.choice(n_preferences, CV_PREFERENCES, replace=False))
 
 
-def cross_validate(X, y, preferences, rng, grid, model_options, progress=None) -> LabelCV:
-    """``LabelCV`` of ``grid`` over ``REPEATS`` random k-fold splits of the labels of y."""
+def draw_folds(y, rng) -> np.ndarray:
+    """The fold of each labeled row of y (NaN: unlabeled) in each of ``REPEATS`` random k-fold splits,
+    shape (REPEATS, l): ``FOLDS`` folds (fewer with fewer labels), one seed drawn from rng per split."""
     labeled = np.flatnonzero(~np.isnan(y))
-    n_folds = min(FOLDS, labeled.size)
-    predictions = np.zeros((len(grid), REPEATS, labeled.size))
     folds = np.zeros((REPEATS, labeled.size), dtype=np.int64)
     for repeat in range(REPEATS):
-        splits = KFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled)
-        for fold, (_, held_out) in enumerate(splits):
+        splits = KFold(min(FOLDS, labeled.size), shuffle=True, random_state=int(rng.integers(2**31)))
+        for fold, (_, held_out) in enumerate(splits.split(labeled)):
             folds[repeat, held_out] = fold
-            hidden = labeled[held_out]
-            predictions[:, repeat, held_out] = _fold_predictions(X, y, preferences, hidden, grid, model_options)
+    return folds
+
+
+def cross_validate(X, y, preferences, rng, grid, model_options, progress=None, executor=None) -> LabelCV:
+    """``LabelCV`` of ``grid`` over ``REPEATS`` random k-fold splits of the labels of y (``draw_folds``)."""
+    return cross_validate_runs(X, y, draw_folds(y, rng), [(preferences, grid)], model_options, progress, executor)[0]
+
+
+def cross_validate_runs(X, y, folds: np.ndarray, runs, model_options, progress=None, executor=None) -> list:
+    """One ``LabelCV`` per (preferences, grid) of ``runs``, every one on the same ``folds`` (REPEATS, l)
+    of the labeled rows of y.  Each fold of each run is one independent task (``_fold_predictions``), run
+    in turn here or, given a ``concurrent.futures.Executor``, on its workers (processes use every core:
+    HiGHS and the pricing between its runs are most of a fold's time).  Either way a task computes the
+    same numbers, so the result does not depend on where it ran.  ``progress(done, total)`` after each
+    task, in the order they finish."""
+    labeled = np.flatnonzero(~np.isnan(y))
+    held_out = [(repeat, folds[repeat] == fold) for repeat in range(REPEATS) for fold in range(int(folds.max()) + 1)]
+    tasks = [(preferences, labeled[rows], tuple(grid)) for preferences, grid in runs for _, rows in held_out]
+    predictions = iter(_fold_tasks(X, y, tasks, model_options, progress, executor))
+    cvs = []
+    for _, grid in runs:
+        table = np.zeros((len(grid), REPEATS, labeled.size))
+        for repeat, rows in held_out:
+            table[:, repeat, rows] = next(predictions)
+        cvs.append(LabelCV(tuple(grid), table, folds, y[labeled]))
+    return cvs
+
+
+def _fold_tasks(X, y, tasks, model_options, progress, executor) -> list:
+    """``_fold_predictions`` of each (preferences, hidden, grid) of ``tasks``, in their order."""
+    if executor is None:
+        results = []
+        for preferences, hidden, grid in tasks:
+            results.append(_fold_predictions(X, y, preferences, hidden, grid, model_options))
             if progress is not None:
-                progress(repeat * n_folds + fold + 1, n_folds * REPEATS)
-    return LabelCV(grid, predictions, folds, y[labeled])
+                progress(len(results), len(tasks))
+        return results
+    futures = [executor.submit(_fold_predictions, X, y, *task, model_options) for task in tasks]
+    try:
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            future.result()  # a task's error, at once
+            if progress is not None:
+                progress(done, len(tasks))
+    finally:
+        for future in futures:
+            future.cancel()
+    return [future.result() for future in futures]
 
 
 def _fold_predictions(X, y, preferences, hidden: np.ndarray, grid, model_options) -> np.ndarray:

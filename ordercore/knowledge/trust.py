@@ -14,18 +14,21 @@ knows: its labels and each source's measured accuracy (issue 14, item 1).
   are in units of that prior's log-odds: a source nothing measures weighs 1.
 - ``choose_trust``: the source weights, then the ``Blend`` SSL fits, chosen by cross-validation on
   the labels (``label_cv.py``) of the weighted preferences over ``trust_grid``.
-- ``source_effects``: the change in the path's cross-validated error when one source's weight is
-  set to 0 (with nothing left: SVR).
-- ``assess_sources``: all of it for a session's named sources (its rules, annotators and imports).
+- ``assess_sources``: all of it for a session's named sources (its rules, annotators and imports),
+  with each source's effect (``source_effects.py``: the change in the path's cross-validated error
+  when its weight is set to 0): one batch of independent fold fits, on every core when given an
+  executor (issue 30, item 2).
+- ``reassess_sources``: after a click that changed a source's checks, the assessment warm from the
+  last one, without a fit: every weight measured anew, the blend and effects kept (or None when only a
+  full assessment will do).
 
 No test labels are involved anywhere: the held-out rows of each fold are labeled rows.
 """
 
 from __future__ import annotations
 
-import copy
-import itertools
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -37,9 +40,12 @@ from ordercore.knowledge.label_cv import (
     LabelCV,
     corrected_standard_error,
     cross_validate,
+    cross_validate_runs,
     cv_sample,
+    draw_folds,
     label_cv,
 )
+from ordercore.knowledge.source_effects import ZeroedSources
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
 
@@ -192,57 +198,28 @@ def choose_trust(
     rng,
     lambda1: float,
     progress=None,
+    executor=None,
     **model_options,
 ) -> Trust:
     """Source weights from ``checks`` (one ``SourceCheck`` or None per source) where they contradict
     ``reference_predictions`` (``source_weights``), then the ``Blend`` by ``label_cv`` of the weighted
     preferences over ``trust_grid(lambda1)`` (``LabelCV.blend``).
-    source (p,) indexes the sources; lambda1 is SVR's; ``progress`` and ``model_options`` as
+    source (p,) indexes the sources; lambda1 is SVR's; ``progress``, ``executor`` and ``model_options`` as
     ``label_cv``."""
-    # A child stream: the folds label_cv draws from rng stay those of ``source_effects`` with the same seed.
-    reference = reference_predictions(X, y, rng.spawn(1)[0], lambda1, **model_options)
-    weights = source_weights(checks, reference)
+    reference, weights = _reference_and_weights(X, y, checks, rng, lambda1, model_options)
     if len(weights) == 0 or not np.any(weights[source] > 0):
         return Trust(weights, Blend.svr(lambda1), None, reference)
     kept = weighted(preferences, source, weights)
-    cv = label_cv(X, y, kept, rng, trust_grid(lambda1), progress, **model_options)
+    cv = label_cv(X, y, kept, rng, trust_grid(lambda1), progress, executor, **model_options)
     return Trust(weights, cv.blend(), cv, reference)
 
 
-def source_effects(
-    X,
-    y,
-    preferences,
-    source: np.ndarray,
-    blend: Blend,
-    svr: Blend,
-    seed: int,
-    progress=None,
-    **model_options,
-) -> np.ndarray:
-    """For each source s (0 .. source.max()): cross-validated MAE of ``blend`` with s's weight set to 0
-    minus with every source in force, or of ``svr`` when no preference keeps any weight, on the same
-    folds (``seed``; beyond ``CV_PREFERENCES`` on the same sample, drawn first); positive: s helps.
-    Shape (n_sources,).  So a single source's effect is the gain over SVR, and a source of weight 0 has
-    none.  Its preferences stay, at weight 0: the LP's hinge term is a mean over the preferences
-    (problem.py), so leaving them out would scale up the pull of the rest (a weight-0 rule of 76,699
-    pairs beside one as large showed a 'help' of +2,497).  The folds and the sample are ``label_cv``'s
-    with ``np.random.default_rng(seed)``.  ``progress(done, total)``: after each fold, as
-    ``label_cv``'s, of each of the n_sources + 1 cross-validations."""
-    rng = np.random.default_rng(seed)
-    kept = cv_sample(len(preferences), rng)
-    preferences, source = preferences[kept], source[kept]
-    n_sources = int(source.max()) + 1
-
-    def error(weights: np.ndarray) -> float:
-        """Mean held-out MAE with each source's preferences weighed by ``weights`` (n_sources,)."""
-        weighed = weighted(preferences, source, weights)
-        fitted = (blend if np.any(weighed.weight > 0) else svr).active()
-        cv = cross_validate(X, y, weighed, copy.deepcopy(rng), fitted.settings, model_options, progress)
-        return float(cv.blend_errors(fitted).mean())
-
-    everything = error(np.ones(n_sources))
-    return np.array([error((np.arange(n_sources) != s).astype(float)) - everything for s in range(n_sources)])
+def _reference_and_weights(X, y, checks, rng, lambda1: float, model_options: dict) -> tuple:
+    """``reference_predictions`` and the ``source_weights`` of ``checks`` against them.  The reference
+    draws from a child stream of rng: the sample and folds then drawn from rng itself are those of
+    ``source_effects`` with the same seed."""
+    reference = reference_predictions(X, y, rng.spawn(1)[0], lambda1, **model_options)
+    return reference, source_weights(checks, reference)
 
 
 # ------------------------------------------------------------------------------- a session's sources
@@ -284,15 +261,55 @@ def labeled_pair_check(preferences: PreferenceSet, y: np.ndarray) -> SourceCheck
 
 
 @dataclass(frozen=True)
+class AssessmentBasis:
+    """What an assessment of named sources rests on besides their checks, for ``reassess_sources``:
+    ``inputs``, a digest of X, y, lambda1, the LP's options and the seed (``assessment_digest``);
+    ``names`` and ``mass`` (k,), each source's weighed preferences (its weight times the sum of its
+    preferences' w) at the last full assessment; ``steps``, the incremental re-assessments since."""
+
+    inputs: str
+    names: tuple
+    mass: np.ndarray
+    steps: int = 0
+
+    def holds(self, names, mass: np.ndarray) -> bool:
+        """Whether the blend of the last full assessment still fits sources of weighed preferences
+        ``mass`` (k,) named ``names``: each source there then and now weighs within a factor
+        ``MAX_FACTOR`` of its mass then (both 0 counts as unchanged), and the sources new or gone since
+        hold at most ``MAX_NEW`` of the weighed preferences then."""
+        then = dict(zip(self.names, self.mass, strict=True))
+        now = dict(zip(names, mass, strict=True))
+        for name in set(then) & set(now):
+            low, high = sorted((then[name], now[name]))
+            if high > low * MAX_FACTOR:
+                return False
+        total = float(np.sum(self.mass))
+        new_or_gone = sum(then.get(name, 0.0) + now.get(name, 0.0) for name in set(then) ^ set(now))
+        return new_or_gone <= MAX_NEW * total
+
+
+def assessment_digest(X, y, lambda1: float, options: dict, seed: int) -> str:
+    """A digest of what every part of an assessment but the sources depends on."""
+    digest = hashlib.sha256()
+    for array in (X, y):
+        digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+    digest.update(repr((float(lambda1), sorted(options.items()), int(seed))).encode())
+    return digest.hexdigest()[:40]
+
+
+@dataclass(frozen=True)
 class SourceTrust:
     """``Trust`` over named sources (a session's rules, annotators and imports): ``names`` and
     ``checks`` (one ``SourceCheck`` or None per source, as ``choose_trust`` takes them), the decision,
-    and each source's ``effects`` (``source_effects``; None when not computed)."""
+    each source's ``effects`` (``source_effects``; None when not computed, NaN for a source
+    ``reassess_sources`` has not measured) and the ``basis`` a re-assessment starts from (None: an
+    assessment made before there was one, or by hand)."""
 
     names: tuple
     checks: tuple
     trust: Trust
     effects: np.ndarray | None
+    basis: AssessmentBasis | None = None
 
     def checked(self) -> list[tuple[int, int]]:
         """Each source's (correct, total) over every checked pair ((0, 0): nothing checks it)."""
@@ -311,31 +328,112 @@ class SourceTrust:
 
 
 def assess_sources(
-    X, y, preferences, names, checks: dict, rng, lambda1: float, effects=True, progress=None, **options
+    X, y, preferences, names, checks: dict, rng, lambda1: float, effects=True, progress=None, executor=None, **options
 ) -> SourceTrust:
     """``choose_trust`` for preferences (p,) from the named sources ``names`` (p,), with each name's
     ``SourceCheck`` in ``checks`` (missing or None: not measured), then each source's effect on
     the same folds, for the path (``LabelCV.path``: the fit with preferences whether or not the blend
     takes any of it, so a harmful source shows), against SVR when every source is left out.
-    ``progress(done, total)``: after each fold, counting the folds of the cross-validation and then of
-    the n_sources + 1 of the effects (``_folds_of``)."""
-    unique, source = np.unique(np.asarray(names, dtype=str), return_inverse=True)
+    One batch of fold fits: the cross-validation of ``trust_grid`` and those of the effects that differ
+    from it (``ZeroedSources``), on ``executor``'s workers if given (``label_cv``); ``progress(done,
+    total)`` after each fold of them all."""
+    unique, source = _source_codes(names)
     measured = tuple(checks.get(name) for name in unique)
     seed = int(rng.integers(2**31))
-    progress = _folds_of(progress, 1 + (unique.size + 1 if effects else 0))
-    trust = choose_trust(X, y, preferences, source, measured, np.random.default_rng(seed), lambda1, progress, **options)
+    rng = np.random.default_rng(seed)
+    reference, weights = _reference_and_weights(X, y, measured, rng, lambda1, options)
+    basis = AssessmentBasis(
+        assessment_digest(X, y, lambda1, options, seed), tuple(unique), _mass(preferences, source, weights)
+    )
+    if len(weights) == 0 or not np.any(weights[source] > 0):
+        return SourceTrust(tuple(unique), measured, Trust(weights, Blend.svr(lambda1), None, reference), None, basis)
+    kept = cv_sample(len(preferences), rng)
+    grid, path, svr = trust_grid(lambda1), Blend.mixing(trust_grid(lambda1), 1.0).active(), Blend.svr(lambda1)
+    zeroed = ZeroedSources.of(weighted(preferences[kept], source[kept], weights), source[kept], unique.size)
+    runs = [(zeroed.preferences, grid), *(zeroed.runs(path) if effects else [])]
+    cv, *others = cross_validate_runs(X, y, draw_folds(y, rng), runs, options, progress, executor)
     effect = None
-    if effects and trust.cv is not None:
-        kept = weighted(preferences, source, trust.weights)
-        svr = Blend.svr(trust.cv.grid[0][0])
-        effect = source_effects(X, y, kept, source, trust.cv.path(), svr, seed, progress, **options)
-    return SourceTrust(tuple(unique), measured, trust, effect)
+    if effects:  # with every source in force, and SVR's, from the table of the cross-validation itself
+        effect = zeroed.effects(cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
+    return SourceTrust(tuple(unique), measured, Trust(weights, cv.blend(), cv, reference), effect, basis)
 
 
-def _folds_of(progress, runs: int):
-    """``progress`` over ``runs`` cross-validations of one size in turn, each reporting (done, total)
-    of its own folds: called as (folds done in all of them, runs x total).  None stays None."""
-    if progress is None:
+MAX_INCREMENTAL_STEPS = 10
+"""Incremental re-assessments in a row (``reassess_sources``) before the next is a full one: each keeps
+the blend and effects of the last full assessment while the weights it rests on drift click by click."""
+
+MAX_FACTOR = 3.0
+"""How far a source's weighed preferences (its weight times their w) may move from the last full
+assessment's, as a factor either way, before a re-assessment is a full one (``AssessmentBasis.holds``).
+Scaling every weight by c is scaling lambda2 by c, so for a lone source the kept blend, an average over
+``LAMBDA2_GRID`` (0.3 ... 30, a factor sqrt(10) between members), is then the one of a path shifted by
+less than one member.  A wrong audit answer where SVR disagrees moves a rule's weight by a fifth with 10
+such pairs checked (1 -> 0.82), by an eighth with 20, a first one by a third (1 -> 0.66), a third one
+of seed 000's bedroom rule with 2 wrong before by a factor 2.2 (0.40 -> 0.18); a weight that falls to 0
+(or rises from it) moves by an infinite factor: a full assessment."""
+
+
+MAX_NEW = 0.25
+"""The most of the last full assessment's weighed preferences that sources new or gone since may hold
+before a re-assessment is a full one (``AssessmentBasis.holds``): a new annotator's first answers, not a
+new rule or import of many preferences."""
+
+
+def reassess_sources(
+    previous: SourceTrust, X, y, preferences, names, checks: dict, rng, lambda1: float, **options
+) -> SourceTrust | None:
+    """``assess_sources`` (with effects, the same arguments) after a click that changed some sources'
+    checks (an audit answer, an answer between two labeled rows, a new annotator's first answer), warm
+    from ``previous``; None when only a full assessment will do (then run that, in the background).
+    Every source is re-measured, which is cheap: its weight from its checks against SVR's reference
+    predictions, which depend on X, y, lambda1 and the seed alone and are kept.  No cross-validation
+    runs: at 20,000 preferences one fold's walk of the lambda2 path takes about a second, and a source's
+    effect needs 20 of them.  So the result is
+
+    - exactly a full assessment's: its names, checks, reference and every weight; all of it (blend,
+      cross-validation, effects) when the weights and preferences are those of ``previous``;
+    - kept from ``previous`` (from the last full assessment): the blend (its alpha), the cross-validation
+      table and the effect of each source whose weight has not changed; 0 for a source of weight 0 (as a
+      full one finds: zeroing it changes nothing);
+    - NaN, not measured, for the effect of a source whose weight changed or that is new.
+
+    None when ``previous`` has no ``basis`` or no cross-validation (no source weighed), when X, y,
+    lambda1, the options or the seed differ from its (``assessment_digest``), after
+    ``MAX_INCREMENTAL_STEPS`` incremental ones in a row, or when the weighed preferences moved too far
+    since the last full one (``AssessmentBasis.holds``: a weight moved by more than ``MAX_FACTOR`` or to
+    or from 0; a new rule, a removed one, an import of more than ``MAX_NEW`` of them)."""
+    unique, source = _source_codes(names)
+    basis, seed = previous.basis, int(rng.integers(2**31))
+    if basis is None or previous.trust.cv is None or basis.steps >= MAX_INCREMENTAL_STEPS:
         return None
-    folds = itertools.count(1)
-    return lambda done, total: progress(next(folds), runs * total)
+    if basis.inputs != assessment_digest(X, y, lambda1, options, seed):
+        return None
+    measured = tuple(checks.get(name) for name in unique)
+    weights = source_weights(measured, previous.trust.reference)
+    if not basis.holds(tuple(unique), _mass(preferences, source, weights)):
+        return None
+    trust, effects = replace(previous.trust, weights=weights), _kept_effects(previous, unique, weights)
+    return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1))
+
+
+def _kept_effects(previous: SourceTrust, names, weights: np.ndarray) -> np.ndarray | None:
+    """Each source's effect (k,) for ``reassess_sources``: ``previous``'s where its weight is unchanged,
+    0 where it is 0, NaN (not measured) elsewhere; None when ``previous`` has none."""
+    if previous.effects is None:
+        return None
+    before = {name: (w, e) for name, w, e in zip(previous.names, previous.trust.weights, previous.effects, strict=True)}
+    kept = [
+        before[name][1] if before.get(name, (None,))[0] == w else np.nan for name, w in zip(names, weights, strict=True)
+    ]
+    return np.where(weights == 0, 0.0, np.array(kept, dtype=np.float64))
+
+
+def _source_codes(names) -> tuple[np.ndarray, np.ndarray]:
+    """The sources' names, sorted (k,), and each preference's source as a code into them (p,)."""
+    codes, unique = pd.factorize(np.asarray(names, dtype=object), sort=True)
+    return np.asarray(unique, dtype=str), codes
+
+
+def _mass(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each source's weighed preferences (k,): its weight times the sum of its preferences' w."""
+    return weights * np.bincount(source, preferences.weight, minlength=len(weights))

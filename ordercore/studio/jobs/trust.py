@@ -5,19 +5,27 @@ The job (``ordercore.studio.jobs.process``) runs ``python -m ordercore.studio.jo
 inputs are X, y, the preferences' columns, each preference's source (a code into the source names)
 and the sources' checks; the options lambda1, the seed and the LP's options (gamma, ...); the
 progress the folds done of all the cross-validations; the result the ``SourceTrust`` as plain
-arrays (``write_assessment``, ``read_assessment``), read back exactly.
+arrays (``write_assessment``, ``read_assessment``), read back exactly (a result written before it
+carried its ``AssessmentBasis`` reads back without one).  Its folds run on every core (``fold_workers``).
 """
 
 from __future__ import annotations
 
 import io
+import multiprocessing
+import os
 import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import joblib
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ordercore.knowledge.label_cv import Blend, LabelCV
-from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.knowledge.trust import AssessmentBasis, SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio.jobs.process import BackgroundJob, JobStatus, run
 
@@ -82,6 +90,14 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
         arrays["reference"] = trust.reference
     if assessed.effects is not None:
         arrays["effects"] = assessed.effects
+    if assessed.basis is not None:
+        basis = assessed.basis
+        arrays |= {
+            "basis_inputs": np.array(basis.inputs),
+            "basis_names": np.asarray(basis.names, dtype=str),
+            "basis_mass": basis.mass,
+            "basis_steps": np.array(basis.steps),
+        }
     np.savez(path, **arrays)
 
 
@@ -95,7 +111,13 @@ def read_assessment(path) -> SourceTrust:
             cv = LabelCV(grid, arrays["cv_predictions"], arrays["cv_folds"], arrays["cv_truth"])
         blend = Blend(_settings(arrays["blend_settings"]), arrays["blend_weights"])
         trust = Trust(arrays["weights"], blend, cv, arrays["reference"] if "reference" in arrays else None)
-        return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None)
+        basis = None
+        if "basis_inputs" in arrays:
+            basis_names = tuple(str(name) for name in arrays["basis_names"])
+            basis = AssessmentBasis(
+                str(arrays["basis_inputs"]), basis_names, arrays["basis_mass"], int(arrays["basis_steps"])
+            )
+        return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None, basis)
 
 
 def _settings(array: np.ndarray) -> tuple:
@@ -104,22 +126,57 @@ def _settings(array: np.ndarray) -> tuple:
 
 
 def _assess(inputs: dict, options: dict, progress, result: Path) -> None:
-    """The child process: ``assess_sources`` reporting after each fold, written to ``result``."""
+    """The child process: ``assess_sources`` on ``fold_workers``, reporting after each fold, written to
+    ``result``."""
     preferences = PreferenceSet(*(inputs[name] for name in COLUMNS))
     names = inputs["source_names"][inputs["source"]]
     check_names, checks = _checks(inputs, "check_")
-    assessed = assess_sources(
-        inputs["X"],
-        inputs["y"],
-        preferences,
-        names,
-        dict(zip(check_names, checks, strict=True)),
-        np.random.default_rng(options["seed"]),
-        options["lambda1"],
-        progress=lambda done, total: progress(done=done, total=total),
-        **options["model_options"],
-    )
+    with fold_workers() as executor:
+        assessed = assess_sources(
+            inputs["X"],
+            inputs["y"],
+            preferences,
+            names,
+            dict(zip(check_names, checks, strict=True)),
+            np.random.default_rng(options["seed"]),
+            options["lambda1"],
+            progress=lambda done, total: progress(done=done, total=total),
+            executor=executor,
+            **options["model_options"],
+        )
     write_assessment(result, assessed)
+
+
+PARENT_CHECK_SECONDS = 0.2
+"""How often a fold worker checks that the job's process is still there."""
+
+
+def fold_workers() -> ProcessPoolExecutor:
+    """One worker process per core for the assessment's folds, forked from the job's process: they start
+    at once with its modules imported (a fresh interpreter spends about 2 s importing them), the job's
+    only other thread sleeps (``process._end_when_orphaned``), and each worker ends as soon as the job's
+    process does (``_end_with``), so a cancel stops every fold at once.  Measured at 8 folds of 10,000
+    preferences, interleaved: processes 1.9x faster than in turn, threads 1.6x (HiGHS releases the GIL,
+    the pricing between its runs does not)."""
+    return ProcessPoolExecutor(
+        joblib.cpu_count(),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_end_with,
+        initargs=(os.getpid(),),
+    )
+
+
+def _end_with(parent: int) -> None:
+    """In a fold worker: one BLAS thread (the cores are the workers'), and an end the moment ``parent``,
+    the job's process, has gone."""
+    threadpool_limits(1)  # kept until restored, which nothing here does
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="job-watch").start()
 
 
 class BackgroundAssessment(BackgroundJob):
