@@ -192,6 +192,12 @@ class HighsDualLP:
             "addRows",
         )
 
+    def change_column(self, column: int, rows: np.ndarray, values: np.ndarray, cost: float) -> None:
+        """Set column ``column``'s coefficients in ``rows`` to ``values`` (a zero deletes the entry), and its cost."""
+        for row, value in zip(rows.tolist(), values.tolist(), strict=True):
+            self._check(self._highs.changeCoeff(row, column, value), "changeCoeff")
+        self._check(self._highs.changeColCost(column, float(cost)), "changeColCost")
+
     def delete_columns(self, columns: np.ndarray) -> None:
         columns = np.asarray(columns, dtype=np.int32)
         self._check(self._highs.deleteCols(columns.size, columns), "deleteCols")
