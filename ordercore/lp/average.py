@@ -7,6 +7,11 @@ is what made the preferences' gain reliable: the choice of one setting is noisy 
 changed a bedroom-rule gain from 5.2 % to 3.9 %), the average is not (docs/REPRODUCTION.md,
 "Automatic trust").  Every member shares X, y, the kernel and the centers, so f is again a kernel
 expansion; the members are kept apart so that each re-solves warm when a preference is added.
+
+``fit_lambda_path`` fits the members of a path on one data set in turn, each from the previous one's
+optimal basis and working set in a HiGHS instance of its own (only the LP's bounds differ between
+them, docs/LP.md "The lambda path"): the same optima as cold fits, found faster.  It is what
+``AveragedOrderPreferenceRegressor.fit`` does, and what cross-validation can call on each fold.
 """
 
 from __future__ import annotations
@@ -35,6 +40,23 @@ def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
     if not (np.all(np.isfinite(weights)) and np.all(weights >= 0) and abs(weights.sum() - 1) < 1e-9):
         raise ValueError(f"weights must be >= 0 and sum to 1, got {weights.tolist()}")
     return settings, weights
+
+
+def fit_lambda_path(X, y, preferences, settings, **options) -> list[OrderPreferenceRegressor]:
+    """One fitted ``OrderPreferenceRegressor`` per (lambda1, lambda2) of ``settings`` (k, 2), in that
+    order, on X (n, n_features), y (n,) (NaN: unlabeled) and ``preferences`` (a PreferenceSet or None),
+    ``options`` the other parameters (kernel, gamma, centers, time_limit, ...).  The first setting is
+    fitted cold, each next one branched from the one before (``OrderPreferenceRegressor.branch``), so
+    put neighbours next to each other (e.g. lambda2 ascending).  A member with lambda2 = 0 takes the
+    preferences too (its boxes are 0 <= mu <= 0): the same f as SVR; fit it without them if its
+    ``preferences_`` must be empty."""
+    members = []
+    for lambda1, lambda2 in np.asarray(settings, dtype=np.float64).reshape(-1, 2):
+        if members:
+            members.append(members[-1].branch(lambda1, lambda2))
+        else:
+            members.append(OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2, **options).fit(X, y, preferences))
+    return members
 
 
 class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
@@ -98,11 +120,13 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         self.method = method
         self.time_limit = time_limit
 
-    def _member(self, lambda1: float, lambda2: float, time_limit: float | None) -> OrderPreferenceRegressor:
+    def _member_options(self, time_limit: float | None) -> dict:
+        """The parameters every member shares, with its share of ``time_limit``."""
         shared = ("kernel", "gamma", "degree", "coef0", "epsilon", "centers", "method")
-        return OrderPreferenceRegressor(
-            lambda1=lambda1, lambda2=lambda2, time_limit=time_limit, **{name: getattr(self, name) for name in shared}
-        )
+        return {"time_limit": time_limit, **{name: getattr(self, name) for name in shared}}
+
+    def _member(self, lambda1: float, lambda2: float, time_limit: float | None) -> OrderPreferenceRegressor:
+        return OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2, **self._member_options(time_limit))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, preferences=None):
@@ -115,13 +139,24 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         preferences.check_indices(X.shape[0])
         kept = np.flatnonzero(weights > 0)
         share = None if self.time_limit is None else self.time_limit / kept.size
-        members = [self._member(*settings[k], share) for k in kept]
-        for member in members:
-            member.fit(X, y, preferences if member.lambda2 > 0 else None)
+        members = self._fitted_members(X, y, preferences, settings[kept], share)
         self.members_, self.member_weights_ = members, weights[kept]
         self._X = X
         self._after_solve(preferences)
         return self
+
+    def _fitted_members(self, X, y, preferences, settings: np.ndarray, time_limit) -> list:
+        """Members at ``settings`` (k, 2): SVR (lambda2 = 0) cold without preferences; the others along
+        ``fit_lambda_path`` in ascending (lambda1, lambda2), returned in the order of ``settings``."""
+        members = [None] * len(settings)
+        for k in np.flatnonzero(settings[:, 1] == 0):
+            members[k] = self._member(*settings[k], time_limit).fit(X, y)
+        path = np.flatnonzero(settings[:, 1] > 0)
+        path = path[np.lexsort((settings[path, 1], settings[path, 0]))]
+        fitted = fit_lambda_path(X, y, preferences, settings[path], **self._member_options(time_limit))
+        for k, member in zip(path, fitted, strict=True):
+            members[k] = member
+        return members
 
     def update_preferences(self, preferences):
         """Make ``preferences`` the set in force in every member with lambda2 > 0, each warm where it

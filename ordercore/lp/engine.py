@@ -11,6 +11,7 @@ warm solve that fails the certificate is redone cold; a cold one that fails rais
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Callable
@@ -164,6 +165,20 @@ class IncrementalOrderPreferenceLP:
             row_lower, row_upper = self.problem.row_bounds()
             self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
             return self._resolve(self._basis)
+
+    def branch(self, lambda1: float, lambda2: float) -> tuple[IncrementalOrderPreferenceLP, LPSolution]:
+        """A copy of this solved LP at (lambda1, lambda2), with a HiGHS instance of its own started
+        from this one's optimal basis and working set, and its solution.  Only bounds change (rows
+        -lambda1 <= . <= lambda1, boxes mu_q <= lambda2 w_q / p), so the basis stays dual feasible and
+        the dual simplex repairs what the new bounds make primal infeasible (docs/LP.md, "The lambda
+        path").  This LP is left as it was."""
+        if self._highs is None:
+            raise ValueError("branch needs a solved LP with its HiGHS instance (solve_cold first)")
+        branched = copy.deepcopy(self, {id(self.X): self.X})
+        branched._highs = HighsDualLP(self.problem, method=self._highs.method)
+        branched._highs.copy_basis_from(self._highs)
+        branched._basis = self._basis
+        return branched, branched.set_regularization(lambda1, lambda2)
 
     def __getstate__(self):
         state = self.__dict__.copy()

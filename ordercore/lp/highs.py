@@ -164,6 +164,10 @@ class HighsDualLP:
     def shape(self) -> tuple[int, int]:
         return self._highs.getNumRow(), self._highs.getNumCol()
 
+    def copy_basis_from(self, other: HighsDualLP) -> None:
+        """Start from ``other``'s basis (an instance of the same rows and columns) at the next run."""
+        self._check(self._highs.setBasis(other._highs.getBasis()), "setBasis")
+
     # ------------------------------------------------------------------ edits (basis kept)
     def add_columns(self, block: np.ndarray, cost, lower, upper) -> None:
         """Append columns; ``block`` is dense, shape (n_rows, k)."""
