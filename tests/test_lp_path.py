@@ -69,9 +69,11 @@ def test_a_branched_member_re_solves_warm_on_its_own(tiny_working_set):
     assert_same_fit(first, cold(X, y, preferences[:140], 0.1, 2.0, "labeled"), X)
 
 
-def test_the_path_is_the_cold_fits_of_its_settings(tiny_working_set):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_path_is_the_cold_fits_of_its_settings(workers, tiny_working_set):
+    """workers=2 starts from the middle setting and walks both ways in two threads."""
     X, y, preferences = problem_with(5, "mixed", unary=10)
-    members = fit_lambda_path(X, y, preferences, PATH, gamma=0.4)
+    members = fit_lambda_path(X, y, preferences, PATH, gamma=0.4, workers=workers)
     assert [(m.lambda1, m.lambda2) for m in members] == list(PATH)
     for member, setting in zip(members, PATH, strict=True):
         assert_same_fit(member, cold(X, y, preferences, *setting, "labeled"), X)

@@ -16,6 +16,9 @@ them, docs/LP.md "The lambda path"): the same optima as cold fits, found faster.
 
 from __future__ import annotations
 
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
@@ -27,6 +30,10 @@ from ordercore.kernels import KERNELS
 from ordercore.lp.engine import CENTERS
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
+
+WORKERS = min(2, os.cpu_count() or 1)
+"""Threads a blend's fit and its clicks use: the members re-solve independently, and HiGHS's run and
+numpy's large operations release the GIL."""
 
 
 def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -42,20 +49,30 @@ def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
     return settings, weights
 
 
-def fit_lambda_path(X, y, preferences, settings, **options) -> list[OrderPreferenceRegressor]:
+def fit_lambda_path(X, y, preferences, settings, *, workers=1, **options) -> list[OrderPreferenceRegressor]:
     """One fitted ``OrderPreferenceRegressor`` per (lambda1, lambda2) of ``settings`` (k, 2), in that
     order, on X (n, n_features), y (n,) (NaN: unlabeled) and ``preferences`` (a PreferenceSet or None),
-    ``options`` the other parameters (kernel, gamma, centers, time_limit, ...).  The first setting is
-    fitted cold, each next one branched from the one before (``OrderPreferenceRegressor.branch``), so
-    put neighbours next to each other (e.g. lambda2 ascending).  A member with lambda2 = 0 takes the
-    preferences too (its boxes are 0 <= mu <= 0): the same f as SVR; fit it without them if its
-    ``preferences_`` must be empty."""
-    members = []
-    for lambda1, lambda2 in np.asarray(settings, dtype=np.float64).reshape(-1, 2):
-        if members:
-            members.append(members[-1].branch(lambda1, lambda2))
-        else:
-            members.append(OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2, **options).fit(X, y, preferences))
+    ``options`` the other parameters (kernel, gamma, centers, time_limit, ...).  One setting is fitted
+    cold, each other one branched from its neighbour (``OrderPreferenceRegressor.branch``), so put
+    neighbours next to each other (e.g. lambda2 ascending).  workers=1: from the first setting on;
+    workers=2: from the middle one, both ways at once in two threads (HiGHS and numpy's large
+    operations release the GIL).  A member with lambda2 = 0 takes the preferences too (its boxes are
+    0 <= mu <= 0): the same f as SVR; fit it without them if its ``preferences_`` must be empty."""
+    settings = np.asarray(settings, dtype=np.float64).reshape(-1, 2)
+    if not len(settings):
+        return []
+    start = 0 if workers == 1 else len(settings) // 2
+    members = [None] * len(settings)
+    members[start] = OrderPreferenceRegressor(lambda1=settings[start, 0], lambda2=settings[start, 1], **options)
+    members[start].fit(X, y, preferences)
+
+    def walk(chain) -> None:
+        for previous, k in itertools.pairwise([start, *chain]):
+            members[k] = members[previous].branch(*settings[k])
+
+    chains = [range(start + 1, len(settings)), range(start - 1, -1, -1)]
+    with ThreadPoolExecutor(max(1, min(workers, 2))) as pool:
+        list(pool.map(walk, chains))
     return members
 
 
@@ -69,8 +86,8 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
     settings : tuple of (lambda1, lambda2) pairs.  weights : tuple of floats >= 0 summing to 1.
     kernel, gamma, degree, coef0, epsilon, centers, method : as ``OrderPreferenceRegressor``'s,
         shared by every member.  time_limit : seconds for a (re-)solve of them all, shared equally
-        (None: no limit).  A member stopped by it raises ``SolverTimeLimitError``; the members
-        before it have re-solved, so refit after one.
+        (None: no limit).  A member stopped by it raises ``SolverTimeLimitError``; other members
+        may have re-solved, so refit after one.
 
     Attributes
     ----------
@@ -153,7 +170,8 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
             members[k] = self._member(*settings[k], time_limit).fit(X, y)
         path = np.flatnonzero(settings[:, 1] > 0)
         path = path[np.lexsort((settings[path, 1], settings[path, 0]))]
-        fitted = fit_lambda_path(X, y, preferences, settings[path], **self._member_options(time_limit))
+        options = self._member_options(time_limit)
+        fitted = fit_lambda_path(X, y, preferences, settings[path], workers=WORKERS, **options)
         for k, member in zip(path, fitted, strict=True):
             members[k] = member
         return members
@@ -164,9 +182,9 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         check_is_fitted(self)
         preferences = _as_preferences(preferences)
         preferences.check_indices(self._X.shape[0])
-        for member in self.members_:
-            if member.lambda2 > 0:
-                member.update_preferences(preferences)
+        solving = [member for member in self.members_ if member.lambda2 > 0]
+        with ThreadPoolExecutor(max(1, min(WORKERS, len(solving)))) as pool:
+            list(pool.map(lambda member: member.update_preferences(preferences), solving))
         self._after_solve(preferences)
         return self
 
