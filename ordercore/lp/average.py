@@ -93,6 +93,9 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
     ----------
     members_ : list of the fitted ``OrderPreferenceRegressor``s of weight > 0.
     member_weights_ : ndarray (len(members_),), their weights.
+    centers_ : ndarray (m, n_features), the union of the members' centers; dual_coef_ : ndarray (m,),
+        sum_k weights[k] alpha_k on them; intercept_ : float, sum_k weights[k] alpha_0k: f as one
+        kernel expansion, f(x) = K(x, centers_) dual_coef_ + intercept_ = sum_k weights[k] f_k(x).
     preferences_ : PreferenceSet in force.  violated_ : bool ndarray (p,), which of them f violates
         (``PreferenceSet.violated``); n_violated_ : int, their number.
     solve_time_ : float, seconds of the members' last (re-)solves together.  solve_start_ : str,
@@ -193,14 +196,20 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         self.solve_time_ = float(sum(member.solve_time_ for member in solving))
         self.solve_start_ = ", ".join(dict.fromkeys(member.solve_start_ for member in solving))
         self.preferences_ = preferences
+        self._set_expansion()
         self.violated_ = self._violated_by_prediction(preferences)
         self.n_violated_ = int(np.count_nonzero(self.violated_))
 
-    def predict(self, X):
-        """f(x) = sum_k member_weights_[k] f_k(x), shape (n,)."""
-        check_is_fitted(self)
-        members = zip(self.member_weights_, self.members_, strict=True)
-        return sum(weight * member.predict(X) for weight, member in members)
+    def _set_expansion(self) -> None:
+        """f = sum_k weights[k] f_k as one kernel expansion over the union of the members' centers
+        (``centers_``, ``dual_coef_``, ``intercept_``), so that ``predict`` evaluates the kernel once
+        for all members, not once per member."""
+        rows = np.unique(np.concatenate([member._lp.center_rows for member in self.members_]))
+        coefficients, intercept = np.zeros(rows.size), 0.0
+        for weight, member in zip(self.member_weights_, self.members_, strict=True):
+            np.add.at(coefficients, np.searchsorted(rows, member._lp.center_rows), weight * member.dual_coef_)
+            intercept += weight * member.intercept_
+        self.centers_, self.dual_coef_, self.intercept_ = self._X[rows], coefficients, intercept
 
     @property
     def _fit_X(self) -> np.ndarray:
