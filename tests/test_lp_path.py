@@ -79,15 +79,26 @@ def test_the_path_is_the_cold_fits_of_its_settings(workers, tiny_working_set):
         assert_same_fit(member, cold(X, y, preferences, *setting, "labeled"), X)
 
 
-def test_a_click_on_the_blend_is_a_cold_fit_of_the_blend(tiny_working_set):
-    """The members fitted along the path (in an order other than the settings'), then one preference
-    added: the blend of cold fits of each member on every preference, SVR's without them."""
-    X, y, preferences = problem_with(6, "mixed", n_preferences=121, unary=6)
-    settings, weights = ((0.03, 0.0), (0.01, 3.0), (0.01, 0.3), (0.01, 1.0)), (0.1, 0.3, 0.3, 0.3)
-    blend = AveragedOrderPreferenceRegressor(settings=settings, weights=weights, gamma=0.4)
-    blend.fit(X, y, preferences[:-1]).update_preferences(preferences)
-    assert [(m.lambda1, m.lambda2) for m in blend.members_] == list(settings)
-    expected = weights[0] * cold(X, y, None, *settings[0], "labeled").predict(X)
-    for weight, setting in zip(weights[1:], settings[1:], strict=True):
+SETTINGS, WEIGHTS = ((0.03, 0.0), (0.01, 3.0), (0.01, 0.3), (0.01, 1.0)), (0.1, 0.3, 0.3, 0.3)
+
+
+def cold_blend(X, y, preferences) -> np.ndarray:
+    """The blend's predictions (n,) from cold fits of each member, SVR's without preferences."""
+    expected = WEIGHTS[0] * cold(X, y, None, *SETTINGS[0], "labeled").predict(X)
+    for weight, setting in zip(WEIGHTS[1:], SETTINGS[1:], strict=True):
         expected += weight * cold(X, y, preferences, *setting, "labeled").predict(X)
-    np.testing.assert_allclose(blend.predict(X), expected, rtol=0, atol=1e-8 * np.abs(expected).max())
+    return expected
+
+
+def test_a_click_and_an_undo_on_the_blend_are_cold_fits_of_the_blend(tiny_working_set):
+    """The members fitted along the path (in an order other than the settings'), then one preference
+    added, then three taken back: each time the blend of cold fits of its members."""
+    X, y, preferences = problem_with(6, "mixed", n_preferences=121, unary=6)
+    blend = AveragedOrderPreferenceRegressor(settings=SETTINGS, weights=WEIGHTS, gamma=0.4)
+    blend.fit(X, y, preferences[:-1]).update_preferences(preferences)
+    assert [(m.lambda1, m.lambda2) for m in blend.members_] == list(SETTINGS)
+    for current in (preferences, preferences[:-3]):
+        blend.update_preferences(current)
+        assert all(member.preferences_ == current for member in blend.members_[1:])
+        expected = cold_blend(X, y, current)
+        np.testing.assert_allclose(blend.predict(X), expected, rtol=0, atol=1e-8 * np.abs(expected).max())

@@ -187,9 +187,37 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         preferences.check_indices(self._X.shape[0])
         solving = [member for member in self.members_ if member.lambda2 > 0]
         with ThreadPoolExecutor(max(1, min(WORKERS, len(solving)))) as pool:
-            list(pool.map(lambda member: member.update_preferences(preferences), solving))
+            list(pool.map(self._edit(preferences), solving))
         self._after_solve(preferences)
         return self
+
+    def _edit(self, preferences):
+        """The edit making ``preferences`` a member's set, decided once for all members (comparing and
+        slicing 500,000 preferences costs milliseconds): add the new ones when they extend
+        ``preferences_``, remove the last ones when they are its prefix, else ``update_preferences``.
+        A member whose set is not ``preferences_`` (after a failed re-solve) gets the latter."""
+        current, n = self.preferences_, len(preferences)
+        if n > len(current) and preferences[: len(current)] == current:
+            added = preferences[len(current) :]
+
+            def edit(member) -> None:
+                member.add_preferences(added)
+        elif n < len(current) and current[:n] == preferences:
+
+            def edit(member) -> None:
+                member.remove_preferences(np.arange(n, len(current)))
+        else:
+
+            def edit(member) -> None:
+                member.update_preferences(preferences)
+
+        def checked(member) -> None:
+            if len(member.preferences_) == len(current):
+                edit(member)
+            else:
+                member.update_preferences(preferences)
+
+        return checked
 
     def _after_solve(self, preferences) -> None:
         solving = [member for member in self.members_ if member.lambda2 > 0] or self.members_
