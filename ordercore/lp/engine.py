@@ -50,6 +50,9 @@ MAX_PRICING_ROUNDS = 500
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
+ROLLED_BACK = ("preferences", "center_rows", "problem", "working", "_basis", "lambda1_scaled", "lambda2")
+"""What a failed edit restores (``_rollback_on_failure``)."""
+
 
 class IncrementalOrderPreferenceLP:
     """LP (13) over fixed data X and labels, whose preferences can be added and removed with
@@ -192,27 +195,14 @@ class IncrementalOrderPreferenceLP:
         solve fails (or runs out of time); the next edit then solves cold, since the HiGHS instance
         may be part way through the failed change."""
         self._deadline = Deadline(self.time_limit)
-        saved = (
-            self.preferences,
-            self.center_rows,
-            None if self.problem is None else dataclasses.replace(self.problem),
-            None if self.working is None else self.working.copy(),
-            self._basis,
-            self.lambda1_scaled,
-            self.lambda2,
-        )
+        saved = {name: getattr(self, name) for name in ROLLED_BACK}
+        saved["problem"] = None if self.problem is None else dataclasses.replace(self.problem)
+        saved["working"] = None if self.working is None else self.working.copy()
         try:
             yield
         except BaseException:
-            (
-                self.preferences,
-                self.center_rows,
-                self.problem,
-                self.working,
-                self._basis,
-                self.lambda1_scaled,
-                self.lambda2,
-            ) = saved
+            for name, value in saved.items():
+                setattr(self, name, value)
             self._kernel.set_centers(self.center_rows)
             self._columns.index(self.preferences, self.scaling)
             self._highs = None
@@ -227,9 +217,9 @@ class IncrementalOrderPreferenceLP:
         return self.lambda2 / max(len(self.preferences), 1)
 
     @property
-    def _first_working(self) -> int:
-        """The LP column of working position 0 (after pi_plus, pi_minus and phi)."""
-        return 2 * self.labeled.size + 1
+    def _phi(self) -> int:
+        """phi's LP column (after pi_plus, pi_minus; the working columns follow it)."""
+        return 2 * self.labeled.size
 
     def _candidate_centers(self) -> np.ndarray:
         """Every row f may be expanded over (sorted): the labeled ones, and with centers='all' every
@@ -250,7 +240,7 @@ class IncrementalOrderPreferenceLP:
 
     def _delete_columns(self, positions: np.ndarray) -> Basis | None:
         """Delete working columns at ``positions`` (column order, nonbasic); the basis without them."""
-        removed = self._first_working + positions
+        removed = self._phi + 1 + positions
         self._highs.delete_columns(removed)
         keep = np.ones(self.problem.preference.shape[1], bool)
         keep[1 + positions] = False
@@ -286,7 +276,7 @@ class IncrementalOrderPreferenceLP:
         preference[:, 0], costs[0] = column, cost
         self.problem.preference, self.problem.preference_cost = preference, costs
         if self._highs is not None:
-            self._highs.change_column(2 * self.labeled.size, rows, column[rows], cost)
+            self._highs.change_column(self._phi, rows, column[rows], cost)
         return True
 
     def _add_centers(self, new_centers: np.ndarray) -> None:
@@ -332,23 +322,16 @@ class IncrementalOrderPreferenceLP:
         the certificate does.  Either way every preference is priced before the answer is certified."""
         self.problem.preference_upper = np.concatenate([[self._fixed_upper()], self._upper(self.working.working)])
         k = self.problem.preference_upper.size
-        self._highs.change_column_bounds(
-            2 * self.labeled.size + np.arange(k), np.zeros(k), self.problem.preference_upper
-        )
-        phi = 2 * self.labeled.size
-        if self._sync_fixed_column() and basis is not None and phi in basis.basic:
+        self._highs.change_column_bounds(self._phi + np.arange(k), np.zeros(k), self.problem.preference_upper)
+        if self._sync_fixed_column() and basis is not None and self._phi in basis.basic:
             basis = None  # phi's column is basic and changed: the old row duals no longer hold
-        if basis is not None:
-            start = time.perf_counter()
-            kept = basic_solution(self.problem, basis)
-            if kept is not None:
-                x, row_value = kept
-                result = HighsResult(
-                    x, row_value, basis.row_dual, float(self.problem.cost() @ x), 0, time.perf_counter() - start
-                )
-                self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
-                with suppress(SolverNumericalError):
-                    return self._completed(result, start="kept")
+        start = time.perf_counter()
+        if basis is not None and (kept := basic_solution(self.problem, basis)) is not None:
+            x, row_value = kept
+            result = HighsResult(x, row_value, basis.row_dual, self.problem.cost() @ x, 0, time.perf_counter() - start)
+            self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
+            with suppress(SolverNumericalError):
+                return self._completed(result, start="kept")
         try:
             limit = HOT_ITERATION_FACTOR * self._cold_iterations + HOT_ITERATION_SLACK
             return self._completed(self._run_letting_in_fixed(limit), start="hot")
@@ -430,11 +413,12 @@ class IncrementalOrderPreferenceLP:
         if candidates.size == self.center_rows.size:
             return candidates[:0]
         n_labeled, working, fixed = self.labeled.size, self.working.working, self.working.fixed
-        mu = column_value[self._first_working :]
+        mu = column_value[self._phi + 1 :]
         at_upper = mu >= self.problem.preference_upper[1:]
         upper = np.concatenate([fixed, working[at_upper]])
         factor = self._fixed_upper()
-        share = 1.0 if column_value[2 * n_labeled] >= factor else column_value[2 * n_labeled] / factor  # phi's
+        phi = column_value[self._phi]
+        share = 1.0 if phi >= factor else phi / factor  # the share of the fold in force
         weight = self.preferences.weight[upper] * np.repeat([share, 1.0], [fixed.size, upper.size - fixed.size])
         nu_upper = self._columns.net_at_points(upper, weight)
         nu_rest = self._columns.net_at_points(working[~at_upper], mu[~at_upper])
@@ -453,7 +437,7 @@ class IncrementalOrderPreferenceLP:
     def _set_aside_at_bounds(self, shortfall: np.ndarray) -> bool:
         """Working columns at a bound of the last basis (nonbasic), priced there, leave the LP
         (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound.  True if any did."""
-        first = self._first_working
+        first = self._phi + 1
         value = self._basis.column_value[first:]
         to_out, to_fixed = self.working.at_bounds(
             value, self.problem.preference_upper[1:], shortfall, self.center_rows.size + 1
