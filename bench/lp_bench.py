@@ -11,7 +11,9 @@ median warm add of one preference, peak memory, and the cold fit with every pref
 relative difference.  Then centers='all' at u = 5,000, p = 20,000 (cold, warm add, peak memory,
 active / candidate centers), and how long a fit given time_limit takes to give up, against the
 allowed 1.1 limit + 0.1 s.  Last, the compute behind one click on the Pairwise page at 40,000 and
-about 500,000 preferences (bench/click_bench.py, in a fresh process each).
+about 500,000 preferences (bench/click_bench.py, in a fresh process each).  After the scale curve:
+the blend's lambda2 path at p = 100,000, cold member by member against warm member to member
+(``fit_lambda_path``, one thread and two).  --quick: p = 1,000 and the path at 2,000 only.
 
 Run: ORDERCORE_DATA=../shared/data python bench/lp_bench.py [--repeats 7] [--max-p 1000000] [--quick]
 (--quick: 2 repeats and ``QUICK``'s sizes: u = p = 200; the scale curve at p = 1,000 over u = 2,000;
@@ -39,6 +41,7 @@ from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore import OrderPreferenceRegressor, SolverTimeLimitError  # noqa: E402
 from ordercore.data.benchmarks import load_dataset  # noqa: E402
 from ordercore.knowledge.oracle import oracle_preferences  # noqa: E402
+from ordercore.lp.average import fit_lambda_path  # noqa: E402
 from tests.reference_lp import solve_paper_lp  # noqa: E402
 
 GAMMA, LAMBDA1, LAMBDA2 = 0.01, 1e-3, 1.0
@@ -179,6 +182,47 @@ def time_limit_point(n_preferences: int, centers: str, limit: float, sizes: Size
     print(json.dumps({"seconds": time.perf_counter() - start, "outcome": outcome}))
 
 
+PATH_LAMBDA2 = (0.3, 1.0, 3.0, 10.0, 30.0)
+"""The lambda2 path of automatic trust's blend (``knowledge.trust.LAMBDA2_GRID``), at lambda1 / 3."""
+
+
+def path_point(n_preferences: int) -> None:
+    """Run in a child process: the blend's lambda2 path at l = 60, u = 19,000, p = n_preferences,
+    fitted cold member by member, then along ``fit_lambda_path`` (workers 1 and 2), interleaved."""
+    X, y, _, preferences = setting(60, 19_000, n_preferences, seed=0)
+    settings = [(LAMBDA1 / 3, lambda2) for lambda2 in PATH_LAMBDA2]
+
+    def cold():
+        return [OrderPreferenceRegressor(gamma=GAMMA, lambda1=a, lambda2=b).fit(X, y, preferences) for a, b in settings]
+
+    times, fits = {"cold": [], "path": [], "path2": []}, {}
+    for _ in range(2):
+        for name, fit in (
+            ("cold", cold),
+            ("path", lambda: fit_lambda_path(X, y, preferences, settings, gamma=GAMMA)),
+            ("path2", lambda: fit_lambda_path(X, y, preferences, settings, gamma=GAMMA, workers=2)),
+        ):
+            start = time.perf_counter()
+            fits[name] = fit()
+            times[name].append(time.perf_counter() - start)
+    gap = max(
+        abs(a.objective_ - b.objective_) / abs(a.objective_)
+        for name in ("path", "path2")
+        for a, b in zip(fits["cold"], fits[name], strict=True)
+    )
+    print(json.dumps({name: statistics.median(t) for name, t in times.items()} | {"gap": gap}))
+
+
+def print_path(sizes: Sizes, n_preferences: int) -> None:
+    point = run_child(sizes, "path", str(n_preferences))
+    print(f"the blend's lambda2 path {PATH_LAMBDA2}, l=60, u=19,000, p={n_preferences:,} (fresh process, median of 2)")
+    print(
+        f"  cold member by member {point['cold']:.2f} s; warm member to member {point['path']:.2f} s "
+        f"(ratio {point['path'] / point['cold']:.2f}), on two threads from the middle {point['path2']:.2f} s "
+        f"(ratio {point['path2'] / point['cold']:.2f}); max objectives' relative difference {point['gap']:.1e}"
+    )
+
+
 def run_child(sizes: Sizes, *arguments: str) -> dict:
     command = [sys.executable, __file__, "--child", *arguments, *(["--quick"] if sizes == QUICK else [])]
     output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
@@ -278,6 +322,8 @@ def main():
             return scale_point(int(rest[0]), args.whole, args.repeats, sizes)
         if kind == "all":
             return centers_all_point(args.repeats, sizes)
+        if kind == "path":
+            return path_point(int(rest[0]))
         return time_limit_point(int(rest[0]), rest[1], float(rest[2]), sizes)
 
     X, y, y_true, preferences = setting(60, sizes.unlabeled, sizes.preferences, seed=0)
@@ -328,6 +374,7 @@ def main():
     print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
 
     print_scale_curve(args.max_p, args.repeats, sizes)
+    print_path(sizes, 2_000 if sizes == QUICK else 100_000)
     print_centers_all(args.repeats, sizes)
     print_time_limits(sizes)
     print_clicks(sizes)

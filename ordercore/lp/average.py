@@ -7,10 +7,18 @@ is what made the preferences' gain reliable: the choice of one setting is noisy 
 changed a bedroom-rule gain from 5.2 % to 3.9 %), the average is not (docs/REPRODUCTION.md,
 "Automatic trust").  Every member shares X, y, the kernel and the centers, so f is again a kernel
 expansion; the members are kept apart so that each re-solves warm when a preference is added.
+
+``fit_lambda_path`` fits the members of a path on one data set in turn, each from the previous one's
+optimal basis and working set in a HiGHS instance of its own (only the LP's bounds differ between
+them, docs/LP.md "The lambda path"): the same optima as cold fits, found faster.  It is what
+``AveragedOrderPreferenceRegressor.fit`` does, and what cross-validation can call on each fold.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,6 +30,10 @@ from ordercore.kernels import KERNELS
 from ordercore.lp.engine import CENTERS
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
+
+WORKERS = min(2, os.cpu_count() or 1)
+"""Threads a blend's fit and its clicks use: the members re-solve independently, and HiGHS's run and
+numpy's large operations release the GIL."""
 
 
 def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -37,6 +49,33 @@ def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
     return settings, weights
 
 
+def fit_lambda_path(X, y, preferences, settings, *, workers=1, **options) -> list[OrderPreferenceRegressor]:
+    """One fitted ``OrderPreferenceRegressor`` per (lambda1, lambda2) of ``settings`` (k, 2), in that
+    order, on X (n, n_features), y (n,) (NaN: unlabeled) and ``preferences`` (a PreferenceSet or None),
+    ``options`` the other parameters (kernel, gamma, centers, time_limit, ...).  One setting is fitted
+    cold, each other one branched from its neighbour (``OrderPreferenceRegressor.branch``), so put
+    neighbours next to each other (e.g. lambda2 ascending).  workers=1: from the first setting on;
+    workers=2: from the middle one, both ways at once in two threads (HiGHS and numpy's large
+    operations release the GIL).  A member with lambda2 = 0 takes the preferences too (its boxes are
+    0 <= mu <= 0): the same f as SVR; fit it without them if its ``preferences_`` must be empty."""
+    settings = np.asarray(settings, dtype=np.float64).reshape(-1, 2)
+    if not len(settings):
+        return []
+    start = 0 if workers == 1 else len(settings) // 2
+    members = [None] * len(settings)
+    members[start] = OrderPreferenceRegressor(lambda1=settings[start, 0], lambda2=settings[start, 1], **options)
+    members[start].fit(X, y, preferences)
+
+    def walk(chain) -> None:
+        for previous, k in itertools.pairwise([start, *chain]):
+            members[k] = members[previous].branch(*settings[k])
+
+    chains = [range(start + 1, len(settings)), range(start - 1, -1, -1)]
+    with ThreadPoolExecutor(max(1, min(workers, 2))) as pool:
+        list(pool.map(walk, chains))
+    return members
+
+
 class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
     """f(x) = sum_k weights[k] f_k(x): f_k the ``OrderPreferenceRegressor`` at settings[k] =
     (lambda1_k, lambda2_k), every one on the same X, y, kernel and centers.  A member with lambda2 = 0
@@ -47,13 +86,16 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
     settings : tuple of (lambda1, lambda2) pairs.  weights : tuple of floats >= 0 summing to 1.
     kernel, gamma, degree, coef0, epsilon, centers, method : as ``OrderPreferenceRegressor``'s,
         shared by every member.  time_limit : seconds for a (re-)solve of them all, shared equally
-        (None: no limit).  A member stopped by it raises ``SolverTimeLimitError``; the members
-        before it have re-solved, so refit after one.
+        (None: no limit).  A member stopped by it raises ``SolverTimeLimitError``; other members
+        may have re-solved, so refit after one.
 
     Attributes
     ----------
     members_ : list of the fitted ``OrderPreferenceRegressor``s of weight > 0.
     member_weights_ : ndarray (len(members_),), their weights.
+    centers_ : ndarray (m, n_features), the union of the members' centers; dual_coef_ : ndarray (m,),
+        sum_k weights[k] alpha_k on them; intercept_ : float, sum_k weights[k] alpha_0k: f as one
+        kernel expansion, f(x) = K(x, centers_) dual_coef_ + intercept_ = sum_k weights[k] f_k(x).
     preferences_ : PreferenceSet in force.  violated_ : bool ndarray (p,), which of them f violates
         (``PreferenceSet.violated``); n_violated_ : int, their number.
     solve_time_ : float, seconds of the members' last (re-)solves together.  solve_start_ : str,
@@ -98,11 +140,13 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         self.method = method
         self.time_limit = time_limit
 
-    def _member(self, lambda1: float, lambda2: float, time_limit: float | None) -> OrderPreferenceRegressor:
+    def _member_options(self, time_limit: float | None) -> dict:
+        """The parameters every member shares, with its share of ``time_limit``."""
         shared = ("kernel", "gamma", "degree", "coef0", "epsilon", "centers", "method")
-        return OrderPreferenceRegressor(
-            lambda1=lambda1, lambda2=lambda2, time_limit=time_limit, **{name: getattr(self, name) for name in shared}
-        )
+        return {"time_limit": time_limit, **{name: getattr(self, name) for name in shared}}
+
+    def _member(self, lambda1: float, lambda2: float, time_limit: float | None) -> OrderPreferenceRegressor:
+        return OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2, **self._member_options(time_limit))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, preferences=None):
@@ -115,13 +159,25 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         preferences.check_indices(X.shape[0])
         kept = np.flatnonzero(weights > 0)
         share = None if self.time_limit is None else self.time_limit / kept.size
-        members = [self._member(*settings[k], share) for k in kept]
-        for member in members:
-            member.fit(X, y, preferences if member.lambda2 > 0 else None)
+        members = self._fitted_members(X, y, preferences, settings[kept], share)
         self.members_, self.member_weights_ = members, weights[kept]
         self._X = X
         self._after_solve(preferences)
         return self
+
+    def _fitted_members(self, X, y, preferences, settings: np.ndarray, time_limit) -> list:
+        """Members at ``settings`` (k, 2): SVR (lambda2 = 0) cold without preferences; the others along
+        ``fit_lambda_path`` in ascending (lambda1, lambda2), returned in the order of ``settings``."""
+        members = [None] * len(settings)
+        for k in np.flatnonzero(settings[:, 1] == 0):
+            members[k] = self._member(*settings[k], time_limit).fit(X, y)
+        path = np.flatnonzero(settings[:, 1] > 0)
+        path = path[np.lexsort((settings[path, 1], settings[path, 0]))]
+        options = self._member_options(time_limit)
+        fitted = fit_lambda_path(X, y, preferences, settings[path], workers=WORKERS, **options)
+        for k, member in zip(path, fitted, strict=True):
+            members[k] = member
+        return members
 
     def update_preferences(self, preferences):
         """Make ``preferences`` the set in force in every member with lambda2 > 0, each warm where it
@@ -129,25 +185,59 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         check_is_fitted(self)
         preferences = _as_preferences(preferences)
         preferences.check_indices(self._X.shape[0])
-        for member in self.members_:
-            if member.lambda2 > 0:
-                member.update_preferences(preferences)
+        solving = [member for member in self.members_ if member.lambda2 > 0]
+        with ThreadPoolExecutor(max(1, min(WORKERS, len(solving)))) as pool:
+            list(pool.map(self._edit(preferences), solving))
         self._after_solve(preferences)
         return self
+
+    def _edit(self, preferences):
+        """The edit making ``preferences`` a member's set, decided once for all members (comparing and
+        slicing 500,000 preferences costs milliseconds): add the new ones when they extend
+        ``preferences_``, remove the last ones when they are its prefix, else ``update_preferences``.
+        A member whose set is not ``preferences_`` (after a failed re-solve) gets the latter."""
+        current, n = self.preferences_, len(preferences)
+        if n > len(current) and preferences[: len(current)] == current:
+            added = preferences[len(current) :]
+
+            def edit(member) -> None:
+                member.add_preferences(added)
+        elif n < len(current) and current[:n] == preferences:
+
+            def edit(member) -> None:
+                member.remove_preferences(np.arange(n, len(current)))
+        else:
+
+            def edit(member) -> None:
+                member.update_preferences(preferences)
+
+        def checked(member) -> None:
+            if len(member.preferences_) == len(current):
+                edit(member)
+            else:
+                member.update_preferences(preferences)
+
+        return checked
 
     def _after_solve(self, preferences) -> None:
         solving = [member for member in self.members_ if member.lambda2 > 0] or self.members_
         self.solve_time_ = float(sum(member.solve_time_ for member in solving))
         self.solve_start_ = ", ".join(dict.fromkeys(member.solve_start_ for member in solving))
         self.preferences_ = preferences
+        self._set_expansion()
         self.violated_ = self._violated_by_prediction(preferences)
         self.n_violated_ = int(np.count_nonzero(self.violated_))
 
-    def predict(self, X):
-        """f(x) = sum_k member_weights_[k] f_k(x), shape (n,)."""
-        check_is_fitted(self)
-        members = zip(self.member_weights_, self.members_, strict=True)
-        return sum(weight * member.predict(X) for weight, member in members)
+    def _set_expansion(self) -> None:
+        """f = sum_k weights[k] f_k as one kernel expansion over the union of the members' centers
+        (``centers_``, ``dual_coef_``, ``intercept_``), so that ``predict`` evaluates the kernel once
+        for all members, not once per member."""
+        rows = np.unique(np.concatenate([member._lp.center_rows for member in self.members_]))
+        coefficients, intercept = np.zeros(rows.size), 0.0
+        for weight, member in zip(self.member_weights_, self.members_, strict=True):
+            np.add.at(coefficients, np.searchsorted(rows, member._lp.center_rows), weight * member.dual_coef_)
+            intercept += weight * member.intercept_
+        self.centers_, self.dual_coef_, self.intercept_ = self._X[rows], coefficients, intercept
 
     @property
     def _fit_X(self) -> np.ndarray:

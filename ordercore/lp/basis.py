@@ -54,27 +54,27 @@ def basic_solution(problem: DualLP, basis: Basis) -> tuple[np.ndarray, np.ndarra
 
     ``basis`` covers the columns it was found with; ``problem`` may have more columns appended,
     which enter at the bound their reduced cost c_j - a_j^T y favours (maximisation)."""
-    matrix = np.hstack([problem.labeled, problem.preference])
+    n_labeled_columns = problem.labeled.shape[1]
     lower, upper = problem.column_bounds()
     row_lower, row_upper = problem.row_bounds()
     n_old = basis.column_value.size
 
     # nonbasic columns stay at the bound they sat at: upper when x_j was nearer its old upper bound
-    at_upper = np.zeros(matrix.shape[1], bool)
+    at_upper = np.zeros(lower.size, bool)
     at_upper[:n_old] = basis.column_value > 0.5 * basis.column_upper
-    new = matrix[:, n_old:]
+    new = problem.preference[:, n_old - n_labeled_columns :]
     at_upper[n_old:] = problem.cost()[n_old:] - new.T @ basis.row_dual > 0
     x = np.where(at_upper, upper, lower)
     basic_columns = basis.basic[basis.basic >= 0]
     x[basic_columns] = 0.0
 
-    nonbasic_row = np.ones(matrix.shape[0], bool)
+    nonbasic_row = np.ones(row_lower.size, bool)
     nonbasic_row[-basis.basic[basis.basic < 0] - 1] = False
     # a nonbasic row's activity sits at the bound nearer its last activity
     nearer_upper = np.abs(basis.row_value - row_upper) < np.abs(basis.row_value - row_lower)
     fixed = np.where(nearer_upper, row_upper, row_lower)[nonbasic_row]
-    activity = matrix @ x  # the nonbasic columns' part
-    basic_matrix = matrix[:, basic_columns]
+    activity = problem.labeled @ x[:n_labeled_columns] + problem.preference @ x[n_labeled_columns:]  # nonbasic part
+    basic_matrix = _columns(problem, basic_columns)
     # A[R_N, B] x_B = r_N - A[R_N, N] x_N
     try:
         x_basic = np.linalg.solve(basic_matrix[nonbasic_row], fixed - activity[nonbasic_row])
@@ -88,3 +88,13 @@ def basic_solution(problem: DualLP, basis: Basis) -> tuple[np.ndarray, np.ndarra
     if np.any(activity < row_lower - tolerance) or np.any(activity > row_upper + tolerance):
         return None
     return x, activity
+
+
+def _columns(problem: DualLP, columns: np.ndarray) -> np.ndarray:
+    """The dual LP's columns ``columns`` (k,), shape (m + 1, k), without assembling the whole matrix."""
+    n_labeled_columns = problem.labeled.shape[1]
+    labeled = columns < n_labeled_columns
+    block = np.empty((problem.labeled.shape[0], columns.size))
+    block[:, labeled] = problem.labeled[:, columns[labeled]]
+    block[:, ~labeled] = problem.preference[:, columns[~labeled] - n_labeled_columns]
+    return block

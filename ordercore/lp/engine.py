@@ -11,6 +11,7 @@ warm solve that fails the certificate is redone cold; a cold one that fails rais
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Callable
@@ -25,7 +26,14 @@ from ordercore.lp.deadline import Deadline
 from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult, InfeasibleLPError
 from ordercore.lp.kernel_rows import KernelRowCache
 from ordercore.lp.preference_columns import PreferenceColumns
-from ordercore.lp.problem import DualLP, TargetScaling, labeled_block, preference_upper, primal_objective
+from ordercore.lp.problem import (
+    DualLP,
+    TargetScaling,
+    floor_small_entries,
+    labeled_block,
+    preference_upper,
+    primal_objective,
+)
 from ordercore.lp.solution import LPSolution, check_duality_gap
 from ordercore.lp.working_set import ENTRY_BATCH, FIXED, OUT, WORKING, WorkingSet
 from ordercore.preferences import PreferenceSet
@@ -41,6 +49,9 @@ MAX_PRICING_ROUNDS = 500
 """Rounds of pricing and re-solving one solve may take (p = 10^6 on California: 12)."""
 
 Kernel = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+ROLLED_BACK = ("preferences", "center_rows", "problem", "working", "_basis", "lambda1_scaled", "lambda2")
+"""What a failed edit restores (``_rollback_on_failure``)."""
 
 
 class IncrementalOrderPreferenceLP:
@@ -110,12 +121,11 @@ class IncrementalOrderPreferenceLP:
             self.problem = DualLP(
                 labeled=labeled,
                 labeled_cost=labeled_cost,
-                preference=self._columns.block(columns),
-                preference_cost=self._columns.margins[columns],
-                preference_upper=self._upper(columns),
+                preference=np.hstack([self.working.fixed_sum[:, None], self._columns.block(columns)]),
+                preference_cost=np.concatenate([[self.working.fixed_cost], self._columns.margins[columns]]),
+                preference_upper=np.concatenate([[self._fixed_upper()], self._upper(columns)]),
                 lambda1=self.lambda1_scaled,
             )
-            self._set_fixed_shift()
             return self._solve_cold()
 
     def add(self, preferences: PreferenceSet) -> LPSolution:
@@ -155,7 +165,23 @@ class IncrementalOrderPreferenceLP:
             if self._highs is None:
                 return self.solve_cold(self.preferences)
             self.problem.lambda1 = self.lambda1_scaled
+            row_lower, row_upper = self.problem.row_bounds()
+            self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
             return self._resolve(self._basis)
+
+    def branch(self, lambda1: float, lambda2: float) -> tuple[IncrementalOrderPreferenceLP, LPSolution]:
+        """A copy of this solved LP at (lambda1, lambda2), with a HiGHS instance of its own started
+        from this one's optimal basis and working set, and its solution.  Only bounds change (rows
+        -lambda1 <= . <= lambda1, boxes mu_q <= lambda2 w_q / p), so the basis stays dual feasible and
+        the dual simplex repairs what the new bounds make primal infeasible (docs/LP.md, "The lambda
+        path").  This LP is left as it was."""
+        if self._highs is None:
+            raise ValueError("branch needs a solved LP with its HiGHS instance (solve_cold first)")
+        branched = copy.deepcopy(self, {id(self.X): self.X})
+        branched._highs = HighsDualLP(self.problem, method=self._highs.method)
+        branched._highs.copy_basis_from(self._highs)
+        branched._basis = self._basis
+        return branched, branched.set_regularization(lambda1, lambda2)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -169,27 +195,14 @@ class IncrementalOrderPreferenceLP:
         solve fails (or runs out of time); the next edit then solves cold, since the HiGHS instance
         may be part way through the failed change."""
         self._deadline = Deadline(self.time_limit)
-        saved = (
-            self.preferences,
-            self.center_rows,
-            None if self.problem is None else dataclasses.replace(self.problem),
-            None if self.working is None else self.working.copy(),
-            self._basis,
-            self.lambda1_scaled,
-            self.lambda2,
-        )
+        saved = {name: getattr(self, name) for name in ROLLED_BACK}
+        saved["problem"] = None if self.problem is None else dataclasses.replace(self.problem)
+        saved["working"] = None if self.working is None else self.working.copy()
         try:
             yield
         except BaseException:
-            (
-                self.preferences,
-                self.center_rows,
-                self.problem,
-                self.working,
-                self._basis,
-                self.lambda1_scaled,
-                self.lambda2,
-            ) = saved
+            for name, value in saved.items():
+                setattr(self, name, value)
             self._kernel.set_centers(self.center_rows)
             self._columns.index(self.preferences, self.scaling)
             self._highs = None
@@ -198,6 +211,15 @@ class IncrementalOrderPreferenceLP:
     def _upper(self, indices=slice(None)) -> np.ndarray:
         """The box bound lambda2 w_q / p of the preferences at ``indices`` (all by default)."""
         return preference_upper(self.preferences.weight[indices], self.lambda2, len(self.preferences))
+
+    def _fixed_upper(self) -> float:
+        """phi's box bound lambda2 / p (mu_q = phi w_q for the FIXED preferences q)."""
+        return self.lambda2 / max(len(self.preferences), 1)
+
+    @property
+    def _phi(self) -> int:
+        """phi's LP column (after pi_plus, pi_minus; the working columns follow it)."""
+        return 2 * self.labeled.size
 
     def _candidate_centers(self) -> np.ndarray:
         """Every row f may be expanded over (sorted): the labeled ones, and with centers='all' every
@@ -218,10 +240,10 @@ class IncrementalOrderPreferenceLP:
 
     def _delete_columns(self, positions: np.ndarray) -> Basis | None:
         """Delete working columns at ``positions`` (column order, nonbasic); the basis without them."""
-        removed = 2 * self.labeled.size + positions
+        removed = self._phi + 1 + positions
         self._highs.delete_columns(removed)
         keep = np.ones(self.problem.preference.shape[1], bool)
-        keep[positions] = False
+        keep[1 + positions] = False
         self.problem.preference = self.problem.preference[:, keep]
         self.problem.preference_cost = self.problem.preference_cost[keep]
         self.problem.preference_upper = self.problem.preference_upper[keep]
@@ -243,14 +265,19 @@ class IncrementalOrderPreferenceLP:
             self.working.fixed_cost -= float(weight @ self._columns.margins[indices])
             self.working.state[indices] = OUT
 
-    def _set_fixed_shift(self) -> None:
-        """The rows' shift and the objective's constant from the FIXED preferences at lambda2 / p."""
-        factor = self.lambda2 / max(len(self.preferences), 1)
-        self.problem.row_shift = factor * self.working.fixed_sum
-        self.problem.constant = factor * self.working.fixed_cost
+    def _sync_fixed_column(self) -> bool:
+        """Make phi's column and cost those of the FIXED preferences now (``working.fixed_sum``,
+        ``fixed_cost``), in the arrays and in HiGHS; True if they changed."""
+        column, cost = floor_small_entries(self.working.fixed_sum), self.working.fixed_cost
+        rows = np.flatnonzero(column != self.problem.preference[:, 0])
+        if not rows.size and cost == self.problem.preference_cost[0]:
+            return False
+        preference, costs = self.problem.preference.copy(), self.problem.preference_cost.copy()
+        preference[:, 0], costs[0] = column, cost
+        self.problem.preference, self.problem.preference_cost = preference, costs
         if self._highs is not None:
-            row_lower, row_upper = self.problem.row_bounds()
-            self._highs.change_row_bounds(np.arange(row_lower.size), row_lower, row_upper)
+            self._highs.change_column(self._phi, rows, column[rows], cost)
+        return True
 
     def _add_centers(self, new_centers: np.ndarray) -> None:
         """Rows -lambda1 <= (column coefficients at the new centers) <= lambda1, appended."""
@@ -261,16 +288,18 @@ class IncrementalOrderPreferenceLP:
         self._deadline.check()
         new = slice(self.center_rows.size - new_centers.size, None)
         labeled, _ = labeled_block(self._kernel.rows(self.labeled, new), self.y_scaled, self.epsilon_scaled)
-        preference = self._columns.kernel_differences(self.working.working, new)
+        fixed = self.working.fixed
+        new_fixed = self._columns.weighted_sum(fixed, self.preferences.weight[fixed], new)
+        self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
+        preference = np.hstack(
+            [floor_small_entries(new_fixed)[:, None], self._columns.kernel_differences(self.working.working, new)]
+        )
         new_rows = np.hstack([labeled[1:], preference])  # the alpha_0 row (row 0) is not new
         self._highs.add_rows(
             new_rows, np.full(new_centers.size, -self.lambda1_scaled), np.full(new_centers.size, self.lambda1_scaled)
         )
         self.problem.labeled = np.vstack([self.problem.labeled, labeled[1:]])
         self.problem.preference = np.vstack([self.problem.preference, preference])
-        fixed = self.working.fixed
-        new_fixed = self._columns.weighted_sum(fixed, self.preferences.weight[fixed], new)
-        self.working.fixed_sum = np.concatenate([self.working.fixed_sum, new_fixed])
 
     def _remove_unused_centers(self) -> bool:
         """Delete the rows of centers no preference or label uses any more; True if any."""
@@ -291,23 +320,18 @@ class IncrementalOrderPreferenceLP:
         """Reset every box 0 <= mu_q <= lambda2 w_q / p and the fixed shift for the new p; keep
         ``basis`` if it is still optimal, else let HiGHS pivot from it; redo cold if that fails or
         the certificate does.  Either way every preference is priced before the answer is certified."""
-        self.problem.preference_upper = self._upper(self.working.working)
-        k = self.working.working.size
-        self._highs.change_column_bounds(
-            2 * self.labeled.size + np.arange(k), np.zeros(k), self.problem.preference_upper
-        )
-        self._set_fixed_shift()
-        if basis is not None:
-            start = time.perf_counter()
-            kept = basic_solution(self.problem, basis)
-            if kept is not None:
-                x, row_value = kept
-                result = HighsResult(
-                    x, row_value, basis.row_dual, float(self.problem.cost() @ x), 0, time.perf_counter() - start
-                )
-                self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
-                with suppress(SolverNumericalError):
-                    return self._completed(result, start="kept")
+        self.problem.preference_upper = np.concatenate([[self._fixed_upper()], self._upper(self.working.working)])
+        k = self.problem.preference_upper.size
+        self._highs.change_column_bounds(self._phi + np.arange(k), np.zeros(k), self.problem.preference_upper)
+        if self._sync_fixed_column() and basis is not None and self._phi in basis.basic:
+            basis = None  # phi's column is basic and changed: the old row duals no longer hold
+        start = time.perf_counter()
+        if basis is not None and (kept := basic_solution(self.problem, basis)) is not None:
+            x, row_value = kept
+            result = HighsResult(x, row_value, basis.row_dual, self.problem.cost() @ x, 0, time.perf_counter() - start)
+            self._basis = Basis(basis.basic, x, self.problem.column_bounds()[1], row_value, basis.row_dual)
+            with suppress(SolverNumericalError):
+                return self._completed(result, start="kept")
         try:
             limit = HOT_ITERATION_FACTOR * self._cold_iterations + HOT_ITERATION_SLACK
             return self._completed(self._run_letting_in_fixed(limit), start="hot")
@@ -343,8 +367,7 @@ class IncrementalOrderPreferenceLP:
             columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size)
             if not columns.size and not to_fix.size and not new_centers.size:
                 solution = self._certified(result, shortfall, start, iterations, seconds)
-                if self._set_aside_at_bounds(shortfall):  # nonbasic columns only: the basis stays optimal
-                    self._set_fixed_shift()
+                self._set_aside_at_bounds(shortfall)  # nonbasic columns only: the basis stays optimal
                 return solution
             self._deadline.check()
             self._set_aside_at_bounds(shortfall)
@@ -353,7 +376,6 @@ class IncrementalOrderPreferenceLP:
             self._let_in(columns)
             self._deadline.check()
             self._fix(to_fix)
-            self._set_fixed_shift()
             result = self._run_letting_in_fixed(shortfall=shortfall)
             iterations, seconds = iterations + result.iterations, seconds + result.seconds
             start = "cold" if start == "cold" else "hot"
@@ -378,7 +400,6 @@ class IncrementalOrderPreferenceLP:
                 batch = fixed[order[:ENTRY_BATCH]]
                 self.working.came_back(batch)
                 self._let_in(batch)
-                self._set_fixed_shift()
 
     def _priced_centers(self, column_value: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Candidate centers outside the LP whose row the dual solution ``column_value`` violates
@@ -391,14 +412,17 @@ class IncrementalOrderPreferenceLP:
         FIXED and a working column at its bound changes neither."""
         if candidates.size == self.center_rows.size:
             return candidates[:0]
-        n_labeled, working = self.labeled.size, self.working.working
-        mu = column_value[2 * n_labeled :]
-        at_upper = mu >= self.problem.preference_upper
-        upper = np.concatenate([self.working.fixed, working[at_upper]])
-        nu_upper = self._columns.net_at_points(upper, self.preferences.weight[upper])
+        n_labeled, working, fixed = self.labeled.size, self.working.working, self.working.fixed
+        mu = column_value[self._phi + 1 :]
+        at_upper = mu >= self.problem.preference_upper[1:]
+        upper = np.concatenate([fixed, working[at_upper]])
+        factor = self._fixed_upper()
+        phi = column_value[self._phi]
+        share = 1.0 if phi >= factor else phi / factor  # the share of the fold in force
+        weight = self.preferences.weight[upper] * np.repeat([share, 1.0], [fixed.size, upper.size - fixed.size])
+        nu_upper = self._columns.net_at_points(upper, weight)
         nu_rest = self._columns.net_at_points(working[~at_upper], mu[~at_upper])
         np.add.at(nu_rest, self.labeled, column_value[:n_labeled] - column_value[n_labeled : 2 * n_labeled])
-        factor = self.lambda2 / max(len(self.preferences), 1)
         values = factor * self._upper_kernel_sum(candidates, nu_upper, self._deadline)
         values += self._rest_kernel_sum(candidates, nu_rest, self._deadline)
         return violated_centers(values, self.lambda1_scaled, candidates, self.center_rows)
@@ -413,14 +437,14 @@ class IncrementalOrderPreferenceLP:
     def _set_aside_at_bounds(self, shortfall: np.ndarray) -> bool:
         """Working columns at a bound of the last basis (nonbasic), priced there, leave the LP
         (``WorkingSet.at_bounds``): to OUT at 0, to FIXED at the upper bound.  True if any did."""
-        n_labeled_columns = 2 * self.labeled.size
-        value = self._basis.column_value[n_labeled_columns:]
+        first = self._phi + 1
+        value = self._basis.column_value[first:]
         to_out, to_fixed = self.working.at_bounds(
-            value, self.problem.preference_upper, shortfall, self.center_rows.size + 1
+            value, self.problem.preference_upper[1:], shortfall, self.center_rows.size + 1
         )
         if not to_out.size and not to_fixed.size:
             return False
-        basic = self._basis.basic[self._basis.basic >= n_labeled_columns] - n_labeled_columns
+        basic = self._basis.basic[self._basis.basic >= first] - first
         to_out, to_fixed = np.setdiff1d(to_out, basic), np.setdiff1d(to_fixed, basic)
         if not to_out.size and not to_fixed.size:
             return False
@@ -435,6 +459,7 @@ class IncrementalOrderPreferenceLP:
 
     def _run_highs(self, iteration_limit: int | None = None) -> HighsResult:
         """Solve with HiGHS (hot from its basis if it has one) and keep the basis it ends with."""
+        self._sync_fixed_column()
         try:
             result = self._highs.solve(iteration_limit, self._deadline.remaining())
         except SolverTimeLimitError:
@@ -454,7 +479,7 @@ class IncrementalOrderPreferenceLP:
         primal = primal_objective(
             self.problem, result.row_dual, self.y_scaled, self.epsilon_scaled, shortfall, self._upper()
         )
-        check_duality_gap(primal, result.objective + self.problem.constant)
+        check_duality_gap(primal, result.objective)
         return LPSolution.unscaled(
             self.scaling,
             self.kernel_scale,

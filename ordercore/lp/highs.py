@@ -164,6 +164,10 @@ class HighsDualLP:
     def shape(self) -> tuple[int, int]:
         return self._highs.getNumRow(), self._highs.getNumCol()
 
+    def copy_basis_from(self, other: HighsDualLP) -> None:
+        """Start from ``other``'s basis (an instance of the same rows and columns) at the next run."""
+        self._check(self._highs.setBasis(other._highs.getBasis()), "setBasis")
+
     # ------------------------------------------------------------------ edits (basis kept)
     def add_columns(self, block: np.ndarray, cost, lower, upper) -> None:
         """Append columns; ``block`` is dense, shape (n_rows, k)."""
@@ -191,6 +195,12 @@ class HighsDualLP:
             ),
             "addRows",
         )
+
+    def change_column(self, column: int, rows: np.ndarray, values: np.ndarray, cost: float) -> None:
+        """Set column ``column``'s coefficients in ``rows`` to ``values`` (a zero deletes the entry), and its cost."""
+        for row, value in zip(rows.tolist(), values.tolist(), strict=True):
+            self._check(self._highs.changeCoeff(row, column, value), "changeCoeff")
+        self._check(self._highs.changeColCost(column, float(cost)), "changeColCost")
 
     def delete_columns(self, columns: np.ndarray) -> None:
         columns = np.asarray(columns, dtype=np.int32)

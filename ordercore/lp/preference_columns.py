@@ -74,9 +74,14 @@ class PreferenceColumns:
         """K(x_i, c) - K(x_j, c) for the preferences at ``indices`` (k,) and the centers c in
         ``centers`` (a slice of the LP's centers), shape (n_centers, k), K(ZERO, c) = 0, entries
         below ``KERNEL_ENTRY_FLOOR`` set to 0."""
-        kernel = self.kernel.rows(self.rows, centers)
-        padded = np.vstack([kernel, np.zeros((1, kernel.shape[1]))])  # the last row: ZERO
-        return floor_small_entries((padded[self.position_i[indices]] - padded[self.position_j[indices]]).T)
+        k = len(indices)
+        needed, inverse = np.unique(
+            np.concatenate([self.position_i[indices], self.position_j[indices]]), return_inverse=True
+        )
+        real = needed[needed < self.rows.size]  # ZERO's position, rows.size, sorts last
+        kernel = self.kernel.rows(self.rows[real], centers)  # only the rows these preferences compare
+        padded = np.vstack([kernel, np.zeros((needed.size - real.size, kernel.shape[1]))])
+        return floor_small_entries((padded[inverse[:k]] - padded[inverse[k:]]).T)
 
     def block(self, indices: np.ndarray) -> np.ndarray:
         """The dual LP's columns (m + 1, k) of the preferences at ``indices``: [u_q; K(x_i, c) - K(x_j, c)]."""

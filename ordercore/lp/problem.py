@@ -121,20 +121,20 @@ def floor_small_entries(block: np.ndarray) -> np.ndarray:
 
 @dataclass
 class DualLP:
-    """Arrays of the dual LP (maximise ``cost @ x`` + ``constant``) in two dense blocks of columns:
-    ``labeled`` [pi_plus (l), pi_minus (l)] and ``preference`` [mu (k)] for the k working preferences
-    (``working_set.py``); rows [alpha_0, alpha_1 .. alpha_m].  Preferences fixed at their upper bound
-    are no columns: their share of A x, ``row_shift`` (m + 1,), moves the row bounds, and their
-    share of the objective is ``constant``.  Entries below ``KERNEL_ENTRY_FLOOR`` are already 0."""
+    """Arrays of the dual LP (maximise ``cost @ x``) in two dense blocks of columns: ``labeled``
+    [pi_plus (l), pi_minus (l)] and ``preference`` [phi, mu (k)]; rows [alpha_0, alpha_1 .. alpha_m].
+    mu are the k working preferences (``working_set.py``).  phi is the FIXED block: the preferences
+    folded in at their upper bound as one column, sum_F w_q [u_q; K(x_i, c) - K(x_j, c)] with cost
+    sum_F w_q d~_q and box 0 <= phi <= lambda2 / p (mu_q = phi w_q for q in F), a zero column while F
+    is empty.  At phi = lambda2 / p it is the fold; below, the LP can shrink the fold, so that it stays
+    feasible whatever is fixed.  Entries below ``KERNEL_ENTRY_FLOOR`` are already 0."""
 
     labeled: np.ndarray  # (m + 1, 2 l)
     labeled_cost: np.ndarray  # (2 l,)
-    preference: np.ndarray  # (m + 1, p)
-    preference_cost: np.ndarray  # (p,) the scaled margins d~
-    preference_upper: np.ndarray  # (p,) lambda2 w / p
+    preference: np.ndarray  # (m + 1, 1 + k): phi, then the working preferences
+    preference_cost: np.ndarray  # (1 + k,): sum_F w d~, then the scaled margins d~
+    preference_upper: np.ndarray  # (1 + k,): lambda2 / p, then lambda2 w / p
     lambda1: float
-    row_shift: np.ndarray | None = None  # (m + 1,); None: no preference is fixed
-    constant: float = 0.0
 
     @property
     def n_labeled(self) -> int:
@@ -153,10 +153,8 @@ class DualLP:
 
     def row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         n_centers = self.labeled.shape[0] - 1
-        shift = 0.0 if self.row_shift is None else self.row_shift
-        return (
-            np.concatenate([[0.0], np.full(n_centers, -self.lambda1)]) - shift,
-            np.concatenate([[0.0], np.full(n_centers, self.lambda1)]) - shift,
+        return np.concatenate([[0.0], np.full(n_centers, -self.lambda1)]), np.concatenate(
+            [[0.0], np.full(n_centers, self.lambda1)]
         )
 
 
