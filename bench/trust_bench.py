@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from click_bench import SCENARIOS  # noqa: E402
 
+from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.quality import labeled_check  # noqa: E402
 from ordercore.knowledge.rules import generate  # noqa: E402
@@ -107,8 +108,7 @@ def main(argv=None) -> None:
     parser.add_argument("--preferences", choices=("40k", "500k"), default="40k")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--serial", action="store_true", help="also time it in turn, interleaved")
-    parser.add_argument("--quick", action="store_true", help="1,000 pairs, one repeat: seconds")
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv)  # --quick: 1,000 pairs of the bedroom rule, one repeat
     rules = [(bedroom_rule(), 1_000)] if args.quick else SCENARIOS[args.preferences]
     repeats = 1 if args.quick else args.repeats
     inputs, y_true = session_inputs(rules)

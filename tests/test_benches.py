@@ -79,6 +79,14 @@ BENCHES = {
         )
         for arguments, page, held in (("", "Pairwise", "preferences"), (" --page ratings", "Ratings", "grades held"))
     },
+    "trust_bench.py": (
+        ["cal_housing.csv"],
+        [
+            rf"{NUMBER} preferences from 1 rule\(s\), 60 labels",
+            rf"full assessment, quick: median {NUMBER} s of 1",
+            rf"incremental re-assessment, quick: median {NUMBER} s of {NUMBER}",
+        ],
+    ),
     "ratings_bench.py": (
         ["cal_housing.csv", "sentiment/movie_snippets.csv"],
         [
