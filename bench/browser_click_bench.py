@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from click_bench import SCENARIOS, session_with_rules  # noqa: E402
 
 from ordercore.studio.store import Store  # noqa: E402
-from tests.test_e2e_browser import free_port, open_page, start_server, stop_server  # noqa: E402
+from tests.browser import free_port, open_page, start_server, stop_server  # noqa: E402
 
 SHOWN = """([answers, before]) => {
     const metric = [...document.querySelectorAll('[data-testid="stMetric"]')]

@@ -1,6 +1,7 @@
 """Shared fixtures: the benchmark data directory (from ORDERCORE_DATA, else ../shared/data), and
 empty databases for the store on SQLite and on PostgreSQL (from ORDERCORE_TEST_POSTGRES_URL), with a
-store on them."""
+store on them.  Also those of the modules the tests share: the Studio under AppTest (tests/studio_app.py:
+``store_path``, ``ready``) and the GP's small problem (tests/gp_problems.py: ``small_problem``)."""
 
 import os
 import uuid
@@ -10,6 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from ordercore.studio.store import Store
+from tests.gp_problems import small_problem  # noqa: F401 (a fixture)
+from tests.studio_app import ready, store_path  # noqa: F401 (fixtures)
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

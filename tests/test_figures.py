@@ -1,6 +1,8 @@
-"""The GP's band view against a hand computation."""
+"""The Studio's figures against hand computations: the GP's band view, and the map of rows (every kth
+row and the marked ones, drawn to scale)."""
 
 import numpy as np
+import pytest
 
 from ordercore.studio import figures
 
@@ -15,3 +17,20 @@ def test_the_band_averages_each_quantile_bin_of_the_target(monkeypatch):
     assert np.allclose(line.x, [1.5, 3.5]) and np.allclose(line.y, [15.0, 35.0])
     assert np.allclose(band.y, [16.5, 38.5, 31.5, 13.5]) and np.allclose(band.x, [1.5, 3.5, 3.5, 1.5])
     assert sorted(dots.x) == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():
+    import numpy as np
+
+    from ordercore.studio.figures import rows_map
+
+    latitude, longitude = np.linspace(32, 42, 4999), np.linspace(-124, -114, 4999)
+    figure = rows_map(latitude, longitude, marked={"A": 17, "B": 4000}, max_dots=1000)
+    dots, a, b = figure.data
+    assert np.array_equal(dots.y, latitude[::5]) and len(dots.y) == 1000  # every 5th of 4,999
+    assert (a.y[0], b.x[0]) == (latitude[17], longitude[4000])
+    assert len(rows_map(latitude, longitude, max_dots=None).data[0].y) == 4999
+    # To scale: at 37° a degree of latitude is drawn 1 / cos 37° times a degree of longitude.
+    assert figure.layout.yaxis.scaleanchor == "x" and figure.layout.yaxis.scaleratio == pytest.approx(1.2521, abs=1e-4)
+    # Nothing a browser would fetch: no geo or tile-map trace (those load outlines or tiles online).
+    assert {trace.type for trace in figure.data} == {"scatter"}

@@ -17,7 +17,7 @@ from ordercore.gp.labels import label_preference_graph
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.models.files import read_model
-from tests.test_gp import ranked_pairs
+from tests.gp_problems import ranked_pairs
 
 
 @pytest.fixture

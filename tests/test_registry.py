@@ -40,7 +40,7 @@ from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, study_data
 from ordercore.studio.ratings import RatingModel, rating_models, sureness, table_items
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import Workbench, studio_models
-from tests.test_app_pages import answer_button, engine, metric, ready, store_path  # noqa: F401 (fixtures)
+from tests.studio_app import answer_button, engine, metric
 
 
 class LeastSquares(RegressorMixin, BaseEstimator):
@@ -159,7 +159,7 @@ def test_the_workbench_fits_and_updates_a_registered_family(toy, data):
     assert not bench.trust_applies and not ModelSettings("toy").trust_applies()
 
 
-def test_the_model_page_offers_a_registered_family_and_trains_it(toy, ready):  # noqa: F811
+def test_the_model_page_offers_a_registered_family_and_trains_it(toy, ready):
     at = ready.switch_page("app_pages/model.py").run()
     assert not at.exception and "Toy least squares" in at.selectbox(key="model_select").options
     at.selectbox(key="model_select").set_value("toy").run()

@@ -16,7 +16,7 @@ and the Laplace evidence is (12)
 
 The transcript of seed 002 lost the symbols of (7)-(8) and (14)-(15); the derivatives below are
 the standard derivation (Rasmussen & Williams 2006, §3.4 and §5.5.1, with the non-diagonal Λ of a
-preference likelihood), checked against finite differences in tests/test_gp.py.
+preference likelihood), checked against finite differences in tests/test_gp_laplace.py.
 
 Newton's method runs in whitened coordinates u, f = L u with K = L Lᵀ: there S(u) has the Hessian
 B = I + Lᵀ Λ L (eigenvalues >= 1), so every linear solve is a well-conditioned Cholesky solve and

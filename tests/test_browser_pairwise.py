@@ -1,175 +1,24 @@
-"""End to end in a real browser: `streamlit run app.py`, Debian's chromium driven by Playwright.
+"""End to end in a real browser (tests/browser.py) on the Pairwise page.
 
 Create a session, set up the sample data, answer three pairs by clicking, kill and restart the
 server, and find the three answers still there.  Two annotators in two browser contexts on one
 session: keys typed ahead of the page, per-annotator undo and edit, the data-switch refusal and a
-kill -9 with an answer in flight, each checked against the store.  On a California session with a
-rule touching thousands of rows (more than the exact GP may take), start a GP fit, cancel it, start
-it again and see it finish.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
-docs/screenshots/pairwise.png, the README's screenshot.  Skipped where chromium or
-Playwright is missing (.ci/run installs both).  On the Ratings page, grade three items with the
-number keys, undo and change a grade.
+kill -9 with an answer in flight, each checked against the store.  A reload keeps each annotator's
+session and name, and two sessions never swap.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
+docs/screenshots/pairwise.png, the README's screenshot.
 """
 
-import contextlib
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
-import numpy as np
-import pytest
-
-from ordercore import GPPreferenceModel, MemoryBudgetError
-from ordercore.experiments.bedroom import bedroom_rule
-from ordercore.knowledge.rules import generate
 from ordercore.studio.data import data_settings, load_source
 from ordercore.studio.store import Store
-from ordercore.studio.workbench import GP_MEMORY_LIMIT_GB
+from tests.browser import ROOT, open_page, running_studio, settle, shared_session, type_into, wait_for_metric
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOT = ROOT / "docs" / "screenshots" / "pairwise.png"
 UPDATE_SCREENSHOT = os.environ.get("ORDERCORE_UPDATE_SCREENSHOT") == "1"
-
-playwright = pytest.importorskip("playwright.sync_api")
-if not Path(CHROMIUM).is_file():
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_server(port: int, store_path: Path) -> subprocess.Popen:
-    env = {**os.environ, "ORDERCORE_STORE": str(store_path)}
-    env.pop("ORDERCORE_STORE_URL", None)
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.3)
-    stop_server(server)
-    raise RuntimeError("streamlit did not start within 60 s")
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    """Kill the server's whole process group, as a crash would (no clean shutdown)."""
-    os.killpg(server.pid, signal.SIGKILL)
-    server.wait(timeout=10)
-
-
-class Studio:
-    """``streamlit run app.py`` on a free port over the store at ``store_path``, and the headless
-    chromium that opens it (``browser``, set by ``running_studio``)."""
-
-    def __init__(self, store_path: Path):
-        self.store_path, self.port = store_path, free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.server = start_server(self.port, store_path)
-
-    def restart(self) -> None:
-        """Kill the server as a crash would, and start it again on the same port and store."""
-        stop_server(self.server)
-        self.server = start_server(self.port, self.store_path)
-
-
-@contextlib.contextmanager
-def running_studio(store_path: Path):
-    """A ``Studio`` with its browser; the server is killed on the way out, whatever happened."""
-    studio = Studio(store_path)
-    try:
-        with playwright.sync_playwright() as driver:
-            studio.browser = launch(driver)
-            yield studio
-            studio.browser.close()
-    finally:
-        stop_server(studio.server)
-
-
-def launch(driver):
-    """Debian's chromium, headless (never a downloaded browser)."""
-    return driver.chromium.launch(
-        executable_path=CHROMIUM,
-        headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    )
-
-
-def open_page(browser, timeout_ms: float):
-    """A page in a browser context of its own (its own Streamlit session), whose waits time out after
-    timeout_ms."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.set_default_timeout(timeout_ms)
-    return page
-
-
-def settle(page, timeout: float = 30.0) -> None:
-    """Wait until the app has finished rerunning (Streamlit shows its status widget while it runs)."""
-    page.wait_for_timeout(300)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and page.locator('[data-testid="stStatusWidget"]').count():
-        page.wait_for_timeout(100)
-
-
-def type_into(page, name: str, text: str) -> None:
-    """Type into a text box and commit it with Enter, then let the rerun finish."""
-    box = page.get_by_role("textbox", name=name)
-    box.fill(text)
-    box.press("Enter")
-    settle(page)
-
-
-def metric_value(page, label: str) -> str:
-    return (
-        page.locator('[data-testid="stMetric"]', has_text=label).locator('[data-testid="stMetricValue"]').inner_text()
-    )
-
-
-def wait_for_metric(page, label: str, value: str, failure: Path, timeout: float = 30.0) -> None:
-    """Wait until the metric shows ``value`` and the app has finished its run (until then the last
-    pair's buttons are still on the page beside the new ones)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if metric_value(page, label) == value:
-                settle(page, deadline - time.monotonic())
-                return
-        except playwright.Error:
-            pass
-        page.wait_for_timeout(200)
-    page.screenshot(path=str(failure), full_page=True)
-    raise AssertionError(f"{label!r} never showed {value!r}; the page is in {failure}")
 
 
 def test_three_answers_survive_a_server_kill(tmp_path):
@@ -203,54 +52,6 @@ def test_three_answers_survive_a_server_kill(tmp_path):
     assert set(answers["annotator"]) == {"e2e annotator"}
 
 
-def california_session_with_a_rule(store_path: Path, max_pairs: int):
-    """A California session (l = 60) as the Data page sets it up, with seed 000's bedroom rule."""
-    frame, target, features = load_source("california")
-    settings, data = data_settings(frame, "california", target, features, {"n_labeled": 60, "test_fraction": 0.2})
-    store = Store(f"sqlite:///{store_path}")
-    session = store.create_session("gp session", settings=settings)
-    labeled = np.zeros(len(frame), dtype=bool)
-    labeled[data.labeled] = True
-    preferences = generate(bedroom_rule(), frame, labeled, max_pairs=max_pairs, random_state=0).preferences
-    store.add_rule(session.id, bedroom_rule(), preferences, "e2e")
-    store.engine.dispose()
-    return len(frame), preferences
-
-
-def test_a_gp_fit_too_large_for_the_exact_model_is_cancelled_then_finishes(tmp_path):
-    store_path = tmp_path / "studio.sqlite"
-    n_rows, preferences = california_session_with_a_rule(store_path, 4_000)
-    with pytest.raises(MemoryBudgetError):
-        GPPreferenceModel(method="exact", memory_limit=GP_MEMORY_LIMIT_GB).fit_plan(n_rows, preferences)
-    with running_studio(store_path) as studio:
-        page = open_page(studio.browser, 300_000)
-        page.goto(studio.url)
-        page.get_by_role("link", name="Model").click()
-        fit = page.get_by_role("button", name="Fit the GP preference model")
-        fit.wait_for()
-        settle(page, 300)
-        fit.click()
-        page.get_by_text("in the background:").wait_for()
-        assert "sparse" in page.get_by_text("GP (sparse").inner_text()
-        page.get_by_role("button", name="Cancel the GP fit").click()
-        page.get_by_text("GP fit cancelled after").wait_for()
-        fit.click()
-        page.get_by_text("in the background:").wait_for()
-        page.get_by_text("Fitted in").wait_for(timeout=120_000)
-        page.get_by_text("Rank correlation with").wait_for()
-        assert page.get_by_text("in the background:").count() == 0
-
-
-def shared_session(store_path: Path) -> int:
-    """A session on the sample homes (l = 60), as the Data page sets it up; its id."""
-    frame, target, features = load_source("sample")
-    settings, _ = data_settings(frame, "sample", target, features, {"n_labeled": 60, "test_fraction": 0.2})
-    store = Store(f"sqlite:///{store_path}")
-    session_id = store.create_session("shared", settings=settings).id
-    store.engine.dispose()
-    return session_id
-
-
 def stored_answers(store_path: Path, session_id: int):
     """The session's answers as the store holds them now (read by a fresh handle, as another process)."""
     store = Store(f"sqlite:///{store_path}")
@@ -281,7 +82,11 @@ window.addEventListener("keydown", (event) => {
 }, true);
 """
 """Records, at each key press, the pair caption on screen as the key goes down (before the app sees it)."""
+
+
 CHOICES = {"a": "a", "b": "b", "e": "equal"}
+
+
 PAIR_CAPTION = re.compile(r"^Rows (\d+) \(A\) and (\d+) \(B\)")
 
 
@@ -375,78 +180,6 @@ def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
         bob.goto(studio.url)  # a reopened page shows what the store holds
         bob.get_by_role("link", name="Pairwise").click()
         wait_for_metric(bob, "Answers given", str(len(after)), failure)
-
-
-ITEM_CAPTION = re.compile(r"^Row (\d+)\. Keys")
-
-
-def stored_grades(store_path: Path, session_id: int, count: int, timeout: float = 30.0):
-    """The session's grades once there are ``count`` of them (an AssertionError after ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        store = Store(f"sqlite:///{store_path}")
-        grades = store.grades(session_id)
-        store.engine.dispose()
-        if len(grades) == count or time.monotonic() > deadline:
-            assert len(grades) == count, grades
-            return grades
-        time.sleep(0.2)
-
-
-def grades_said(element) -> list[str]:
-    """Every grade an element of the page names ('grade 3', also in its inputs' values)."""
-    values = element.locator("input").evaluate_all("inputs => inputs.map(input => input.value)")
-    return re.findall(r"grade (\d)", element.inner_text() + " " + " ".join(values))
-
-
-def shown_item(page) -> int:
-    """The row on the Ratings page's screen, from its caption 'Row i. Keys …'."""
-    return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1))
-
-
-def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
-    """On the Ratings page, grade three items with the keys 3, 5 and 1: each stored grade is the item on
-    screen when its key was pressed; U removes the last and shows its item again."""
-    store_path = tmp_path / "studio.sqlite"
-    session_id = shared_session(store_path)
-    with running_studio(store_path) as studio:
-        page = open_page(studio.browser, 60_000)
-        page.goto(studio.url)
-        page.get_by_role("textbox", name="Annotator").wait_for()
-        settle(page)
-        type_into(page, "Annotator", "ann")
-        page.get_by_role("link", name="Ratings").click()
-        page.get_by_text(ITEM_CAPTION).wait_for()
-        settle(page)
-        page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
-        shown = []
-        for count, key in enumerate("351", start=1):
-            shown.append(shown_item(page))
-            page.keyboard.press(key)
-            stored_grades(store_path, session_id, count)
-            wait_for_metric(page, "Grades given", str(count), tmp_path / "failure.png")
-        grades = stored_grades(store_path, session_id, 3)
-        assert list(zip(grades["row"], grades["grade"], strict=True)) == list(zip(shown, [3, 5, 1], strict=True))
-        assert set(grades["annotator"]) == {"ann"} and len(set(shown)) == 3
-        page.keyboard.press("u")
-        stored_grades(store_path, session_id, 2)
-        wait_for_metric(page, "Grades given", "2", tmp_path / "failure.png")
-        assert shown_item(page) == shown[-1]
-        page.get_by_text("My grades (2)").click()  # change the grade chosen there (3 or 5) to 2
-        history = page.locator('[data-testid="stExpander"]').filter(has_text="My grades")
-        edit = history.get_by_role("button", name="2", exact=True)
-        edit.wait_for()
-        settle(page)  # a click while the expander's content is still drawn can be lost
-        edit.click()
-        deadline = time.monotonic() + 30
-        while sorted(stored_grades(store_path, session_id, 2)["grade"]) not in ([2, 3], [2, 5]):
-            assert time.monotonic() < deadline, "the edit never reached the store"
-            time.sleep(0.2)
-        deadline = time.monotonic() + 30
-        while "2" not in (said := grades_said(history)):  # the page redrawn after the edit
-            assert time.monotonic() < deadline, f"the page never showed the new grade; it says {said}"
-            page.wait_for_timeout(200)
-        assert said == ["2"]  # the selectbox kept saying 'grade 3' (or 5) beside it
 
 
 def named_session(store_path: Path, name: str) -> int:

@@ -1,0 +1,35 @@
+"""The Studio as a whole: every labelling page asks for a session first (an AppTest), the server is
+local and hides error details (its configuration), and values are formatted for reading."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.studio_app import APP
+
+
+def test_pages_ask_for_a_session_first(store_path):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ["app_pages/pairwise.py", "app_pages/ratings.py", "app_pages/rules.py", "app_pages/model.py"]:
+        at.switch_page(page).run()
+        assert not at.exception and "sidebar" in at.info[0].value
+
+
+def test_the_server_is_local_and_hides_error_details_by_default():
+    import tomllib
+
+    from ordercore.studio.store import MAX_DATASET_BYTES
+
+    config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1" and config["client"]["showErrorDetails"] == "none"
+    assert config["server"]["maxUploadSize"] * 2**20 == MAX_DATASET_BYTES
+
+
+def test_values_are_formatted_for_reading():
+    import numpy as np
+
+    from ordercore.studio.data import readable
+
+    values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
+    expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
+    assert [readable(value) for value in values] == expected

@@ -1,0 +1,315 @@
+"""AppTests of the Model page, on the sample homes with the store in a temporary file (what the page
+shows is checked against the store, read directly): it retrains once per change of the preferences,
+never on a rerun, and within its time limit; automatic trust and the GP run in the background and can
+be cancelled; trust's weights and blend are worked out by hand; MPMR shows its tube and bound."""
+
+import pytest
+
+from ordercore.studio.store import Store
+from tests.studio_app import add_default_rule, answer_button, engine, metric
+
+
+def trust_job(at):
+    """The session's automatic trust job of the sources now, or None."""
+    return engine(at).trust.job
+
+
+def finish_trust(at, timeout=600):
+    """Wait for the session's automatic trust job and its result in the store, then rerun the page (its
+    progress line reruns it once the job has ended)."""
+    assert engine(at).trust.wait(timeout).state == "assessed"
+    at.run(timeout=timeout)
+    assert not at.exception and trust_job(at) is None
+
+
+def no_automatic_trust(at):
+    """The session's model without automatic trust (the page's own λ1, λ2 and the stored weights)."""
+    engine(at).set_model(automatic_trust=False)
+
+
+def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready, store_path):
+    no_automatic_trust(ready)  # the page's lambda2 = 1: SSL moves with the rule
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not at.exception and metric(at, "Preferences") == "0"
+    svr, ssl = metric(at, "Test MAE, SVR (demo)"), metric(at, "Test MAE, SSL (demo)")
+    assert svr == ssl  # no preferences: SSL is SVR
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception
+    at.number_input(key="rule_0_near_miles").set_value(1.0).run()
+    at.selectbox(key="rule_kind_2").set_value("within").run()
+    at.selectbox(key="rule_2_within_column").set_value("rooms").run()
+    at.button(key="rule_add").click().run()
+    assert not at.exception and "Added" in at.success[0].value
+    store = Store(f"sqlite:///{store_path}")
+    n_preferences = len(store.preferences(store.session("s1").id)[0])
+    assert n_preferences > 100
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    assert metric(at, "Preferences") == f"{n_preferences:,}"
+    assert metric(at, "Test MAE, SVR (demo)") == svr and metric(at, "Test MAE, SSL (demo)") != ssl
+    assert len(store.model_runs(store.session("s1").id)) == 2
+
+
+def test_a_rerun_never_retrains(ready, store_path):
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    finish_trust(at)  # its end refits SSL once, with the weights and λ it chose
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    runs, history = len(store.model_runs(session_id)), len(engine(at).models.history)
+    bench = engine(at).models.workbench
+    for _ in range(3):
+        at.run()
+        assert not at.exception
+    at.switch_page("app_pages/pairwise.py").run()
+    at.switch_page("app_pages/model.py").run()
+    assert len(store.model_runs(session_id)) == runs and len(engine(at).models.history) == history
+    assert engine(at).models.workbench is bench
+
+
+def test_removing_a_rule_retrains(ready, store_path):
+    no_automatic_trust(ready)  # the page's lambda2 = 1: SSL moves with the rule
+    at = ready.switch_page("app_pages/model.py").run()
+    svr = metric(at, "Test MAE, SVR (demo)")
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    assert metric(at, "Preferences") != "0" and metric(at, "Test MAE, SSL (demo)") != svr
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ((rule_id, _),) = store.rules(session_id)
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    assert not at.exception and store.rules(session_id) == []
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    # No preferences left: SSL is SVR again, and the retrain was recorded.
+    assert metric(at, "Preferences") == "0" and metric(at, "Test MAE, SSL (demo)") == svr
+    assert len(store.model_runs(session_id)) == 3
+
+
+@pytest.fixture
+def time_limited_lp():
+    """The LP's family registered with an LP that stops past 4 preferences (tests/test_workbench.py)
+    while the test runs."""
+    from ordercore.models.registry import registered
+    from tests.test_workbench import time_limited_model
+
+    with registered(time_limited_model("lp")):
+        yield
+
+
+def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_nothing(ready, store_path, time_limited_lp):
+    """An LP that stops past 4 preferences (tests/test_workbench.py): after a click the model trains;
+    a rule takes it past the limit, so the pages warn, SSL stays the one-click fit and no model run
+    is recorded, while every preference and a later answer are stored.  Removing the rule lifts it."""
+    no_automatic_trust(ready)  # the page's own lambdas: the limit is what is tested
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    answer_button(at, "answer_a").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and not at.warning and metric(at, "Preferences") == "1"
+    one_click = metric(at, "Test MAE, SSL (demo)")
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    runs = len(store.model_runs(session_id))
+    add_default_rule(at)
+    n_stored = len(store.preferences(session_id)[0])
+    assert n_stored > 4
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and "stopped at the time limit of 30 s" in at.warning[0].value
+    assert "last one fitted, on 1 preferences" in at.warning[0].value
+    assert metric(at, "Preferences") == f"{n_stored:,}" and metric(at, "Test MAE, SSL (demo)") == one_click
+    assert len(store.model_runs(session_id)) == runs
+    at.switch_page("app_pages/pairwise.py").run()
+    assert not at.exception and "time limit" in at.warning[0].value
+    answer_button(at, "answer_b").click().run()
+    assert not at.exception and len(store.answers(session_id)) == 2
+    assert len(store.preferences(session_id)[0]) == n_stored + 1
+    ((rule_id, _),) = store.rules(session_id)
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception and not at.warning and metric(at, "Preferences") == "2"
+
+
+def test_the_time_limit_setting_rebuilds_the_models_with_it(ready):
+    at = ready.switch_page("app_pages/model.py").run()
+    assert engine(at).models.workbench.time_limit == 30.0
+    at.select_slider(key="model_time_limit").set_value(120.0).run()
+    assert not at.exception and engine(at).models.workbench.ssl.time_limit == 120.0
+
+
+def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(ready, store_path):
+    """A mostly wrong rule (the smaller home nearby is dearer).  Stored as a rule, it weighs the
+    Beta(7, 3) log-odds of its accuracy on the labeled pairs SVR (out of fold) orders the other way
+    (by hand from the page's reference predictions); cross-validation on the labels finds it worse
+    than SVR, the page says so, and SSL is SVR.  Then a file ordering labeled homes against their
+    prices: wrong wherever SVR disagrees, weight 0, SSL is SVR without any cross-validation."""
+    import numpy as np
+
+    from ordercore.knowledge.quality import labeled_check
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+    from ordercore.preferences import PreferenceSet
+
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("s1")
+    data = engine(ready).data()
+    labeled = np.flatnonzero(~np.isnan(data.y_train()))
+    wrong = Rule("smaller is dearer", [Near("latitude", "longitude", 0.5)], Ordering("floor_area", "lower"))
+    y = data.y_train()
+    made = generate(wrong, data.frame, ~np.isnan(y)).preferences
+    rule_id = store.add_rule(session.id, wrong, made, "ann")
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    assert not at.exception and "on their own make the cross-validated error worse" in at.error[0].value
+    # the share of their fit SSL takes: the mixture with SVR of least error, fold by fold, by hand
+    cv = engine(at).models.workbench.trust.trust.cv
+    path = cv.predictions[1:].mean(axis=0)
+    alphas = np.linspace(0, 1, 11)
+    by_fold = [
+        [np.abs(cv.truth - (a * path + (1 - a) * cv.predictions[0]))[r, cv.folds[r] == k].mean() for a in alphas]
+        for r in range(cv.folds.shape[0])
+        for k in range(cv.folds.max() + 1)
+    ]
+    alpha = alphas[int(np.argmin(np.mean(by_fold, axis=0)))]
+    assert engine(at).models.workbench.trust.trust.blend.alpha == pytest.approx(alpha)
+    if alpha == 0:
+        assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    else:
+        assert f"SSL takes only {alpha:.0%} of their fit" in at.error[0].value
+    # By hand from the rule's labeled pairs (labeled_check, tested against brute force in test_quality)
+    reference = engine(at).models.workbench.trust.trust.reference
+    check = labeled_check(wrong, data.frame, y)
+    winner, loser = check.winner, check.loser
+    contradicting = reference[winner] <= reference[loser]
+    right = int(np.sum((y[winner] > y[loser])[contradicting]))
+    accuracy = (right + 7) / (int(contradicting.sum()) + 10)
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    row = table.loc[f"rule #{rule_id}: smaller is dearer"]
+    assert row["accuracy checked"] == f"{int(np.sum(y[winner] > y[loser]))} of {winner.size}" and winner.size > 0
+    assert row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
+    assert np.isclose(row["weight"], max(0.0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
+    at.switch_page("app_pages/rules.py").run()  # the Rules page shows the assessment's counts and weight
+    rules_row = next(d.value for d in at.dataframe if "accuracy from" in d.value.columns).iloc[0]
+    assert rules_row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
+    assert np.isclose(rules_row["weight"], row["weight"])
+    store.remove_rule(rule_id)
+    # 30 pairs of labeled homes, the cheaper one preferred
+    first, second = labeled[:30], labeled[30:60]
+    cheaper_first = y[first] < y[second]
+    backwards = PreferenceSet(np.where(cheaper_first, first, second), np.where(cheaper_first, second, first))
+    store.import_preferences(session.id, backwards, "ann")
+    at.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    assert not at.exception and "no more often than a coin" in at.warning[0].value
+    assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
+    row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    assert row.loc["imported", "weight"] == 0.0 and row.loc["imported", "accuracy checked"].startswith("0 of")
+
+
+def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
+    """Fit, cancel while it runs, fit again and wait: the page shows progress, then the band view; a
+    later answer leaves the fit in place and says the preferences have changed."""
+    no_automatic_trust(ready)  # no assessment sharing the cores: the GP is what is tested
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    assert not at.exception and any("in the background" in info.value for info in at.info)
+    assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
+    at.button(key="model_cancel_gp").click().run()
+    assert any(info.value.startswith("GP fit cancelled after") for info in at.info)
+    assert engine(at).gp_fit()["start"].job.process.poll() is not None
+    at.button(key="model_fit_gp").click().run()
+    job = engine(at).gp_fit()["start"].job
+    assert job.wait(300).state == "done"
+    at.run()
+    assert not at.exception and not any("in the background" in info.value for info in at.info)
+    chart = next(element for element in at.get("plotly_chart") if "model_gp" in str(element.proto.id))
+    assert "latent mean" in chart.proto.spec
+    assert any(m.label.startswith("Rank correlation with") for m in at.metric)
+    store = Store(f"sqlite:///{store_path}")
+    store.add_answer(store.session("s1").id, 0, 1, "a", "bob")
+    at.run()
+    assert engine(at).gp_fit()["start"].job is job
+    assert any("have changed since this fit" in caption.value for caption in at.caption)
+
+
+def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(ready, store_path):
+    """The default rule (capped at 5,000 pairs): adding it starts the session's assessment, and the Model
+    page shows its progress while SSL uses the page's own λ; a rerun leaves it running; a cancel ends its
+    process and says SSL keeps those λ, and a rerun does not start it again; Run again does, and once it ends the
+    page shows the cross-validation and SSL is refitted with the λ it chose."""
+    from ordercore.studio.data import readable
+    from ordercore.studio.workbench import studio_models
+
+    at = ready.switch_page("app_pages/rules.py").run()
+    at.number_input(key="rule_max_pairs").set_value(5_000).run()
+    at.button(key="rule_add").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    job = trust_job(at)
+    (progress,) = at.get("progress")
+    defaults = studio_models()["lp"].defaults()
+    assert "in the background" in progress.proto.text
+    assert f"SSL uses the page's λ1 = {defaults['lambda1']:g} and λ2 = {defaults['lambda2']:g}" in progress.proto.text
+    assert engine(at).models.workbench.ssl.lambda2 == defaults["lambda2"]
+    assert not any(metric.label == "CV MAE, SVR" for metric in at.metric)
+    at.run()
+    assert trust_job(at) is job and job.status().state == "running"
+    at.button(key="model_cancel_trust").click().run()
+    assert not at.exception and job.process.poll() is not None
+    cancelled = [info.value for info in at.info if info.value.startswith("Automatic trust cancelled after")]
+    assert len(cancelled) == 1 and "SSL keeps the page's λ1" in cancelled[0]
+    at.run()  # a rerun does not start it again
+    assert trust_job(at) is None and job.process.poll() is not None and not at.get("progress")
+    at.button(key="model_trust_again").click().run()
+    assert trust_job(at) is not job and at.get("progress")
+    finish_trust(at)
+    trust = engine(at).models.workbench.trust.trust
+    assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
+    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
+    effects = engine(at).models.workbench.trust.effects
+    assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
+    ssl = engine(at).models.workbench.ssl
+    fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
+    assert fitted == list(trust.blend.active().settings)
+    assert ssl.member_weights_.tolist() == trust.blend.active().weights.tolist()
+    store = Store(f"sqlite:///{store_path}")  # the model run records the blend it fitted
+    recorded = store.model_runs(store.session("s1").id)["parameters"].iloc[-1]["trust_blend"]
+    assert [tuple(setting) for setting in recorded["settings"]] == fitted
+    assert recorded["weights"] == ssl.member_weights_.tolist()
+    # The toggle and the caption name the settings cross-validated with preferences: their λ2 range
+    # and their λ1 as a share of the page's (SVR's), not "λ1 and λ2 chosen"
+    path = trust.cv.grid[1:]
+    lambda2s = sorted(lambda2 for _, lambda2 in path)
+    shares = sorted({round(lambda1 / defaults["lambda1"], 2) for lambda1, _ in path})
+    said = f"λ2 = {lambda2s[0]:g} … {lambda2s[-1]:g} at λ1 = {', '.join(f'{s:g}' for s in shares)} × SVR's"
+    toggle = at.toggle(key="model_automatic_trust")
+    assert said in toggle.label and "λ2 above is not used" in toggle.help
+    assert any(said in caption.value for caption in at.caption)
+    assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
+
+
+def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
+    """MPMR on the session's labels: Ω, the share of held-out rows in the tube (the same as the chart's
+    rows inside and outside it), and a wider tube giving a larger Ω."""
+    import json
+
+    at = ready.switch_page("app_pages/model.py").run()
+    at.select_slider(key="model_mpmr_epsilon").set_value(0.5).run()
+    at.button(key="model_fit_mpmr").click().run()
+    assert not at.exception
+    omega, within = float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")), float(metric(at, "Within ε on held-out rows"))
+    assert 0 < omega < 1
+    chart = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "MPMR" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    )
+    counts = {t["name"].split(" (")[0]: int(t["name"].split("(")[1].rstrip(")")) for t in chart["data"][:2]}
+    assert within == pytest.approx(counts["within ε"] / (counts["within ε"] + counts["outside ε"]), abs=1e-3)
+    at.select_slider(key="model_mpmr_epsilon").set_value(2.0).run()
+    at.button(key="model_fit_mpmr").click().run()
+    assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) > omega

@@ -1,0 +1,144 @@
+"""AppTests of the Ratings page, on the sample homes with the store in a temporary file (what the page
+shows is checked against the store, read directly): a grade per button or key, undone, changed and
+removed by its own annotator; a table of texts graded by its texts; the scale fixed once grades are
+held; cross-validation, the least sure items, and the GP refused above its limit."""
+
+from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
+from ordercore.studio.store import Store
+from tests.studio_app import engine, metric, upload
+
+
+def grades_held(store_path) -> list[tuple]:
+    store = Store(f"sqlite:///{store_path}")
+    grades = store.grades(store.session("s1").id)
+    return [tuple(row) for row in grades[["row", "grade", "annotator"]].itertuples(index=False)]
+
+
+def grade_shown(at, value: int):
+    """Press grade ``value`` for the item on screen; returns the item."""
+    item = at.session_state["current_item"]
+    at.button(key=f"grade_{value}_{item}").click().run()
+    assert not at.exception
+    return item
+
+
+def test_a_table_of_texts_opens_with_its_defaults_and_is_graded_by_its_texts(ready, store_path):
+    """A CSV like the movie snippets (id, a numeric rating, ';'-joined ratings, sentences last): the Data
+    page takes it as it comes, and the Ratings page grades its texts (a grade keeps that choice)."""
+    rows = "".join(
+        f'{k},{k % 5}.5,"{k % 4};{k % 3};{k}","a film with scene {k} and the {k % 7} actors"\n' for k in range(80)
+    )
+    at = ready
+    at.text_input(key="new_session_name").input("texts")
+    at.button(key="create_session").click().run()
+    upload(at, "snippets.csv", ("id,mean_rating,ratings,text\n" + rows).encode())
+    assert next(box for box in at.selectbox if box.label.startswith("Target")).value == "mean_rating"
+    assert next(box for box in at.multiselect if box.label == "Features").value == ["id"]
+    at.button(key="data_apply").click().run()
+    assert not at.exception and not at.error
+    at.switch_page("app_pages/ratings.py").run()
+    assert (
+        not at.exception
+        and at.session_state["rating_text_" + str(Store(f"sqlite:///{store_path}").session("texts").id)] == "text"
+    )
+    assert any("a film with scene" in text.value for text in at.text)
+    grade_shown(at, 2)
+    at.switch_page("app_pages/ratings.py").run()
+    assert Store(f"sqlite:///{store_path}").session("texts").settings["ratings"]["text"] == "text"
+    assert any("a film with scene" in text.value for text in at.text)
+
+
+def test_the_ratings_page_stores_a_grade_per_button_and_undo_removes_ones_own(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and metric(at, "Grades given") == "0"
+    first = grade_shown(at, 3)
+    assert grades_held(store_path) == [(first, 3, "ann")] and metric(at, "Grades given") == "1"
+    assert "two different grades" in at.info[0].value  # no model from one grade
+    second = grade_shown(at, 5)
+    assert second != first and grades_held(store_path) == [(first, 3, "ann"), (second, 5, "ann")]
+    assert any("needs ≥ 10 grades" in info.value for info in at.info)  # a model, not yet a CV MAE
+    at.button(key="grade_undo").click().run()
+    assert grades_held(store_path) == [(first, 3, "ann")] and at.session_state["current_item"] == second
+
+
+def test_on_the_ratings_page_one_changes_ones_own_grades_and_sees_what_was_graded(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    first, second = grade_shown(at, 3), grade_shown(at, 5)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    other = next(row for row in range(100) if row not in (first, second))
+    store.add_grade(session_id, other, 2, "bob")
+    at.run()
+    homes = engine(at).data().frame
+    latest = next(frame.value for frame in at.dataframe if "annotator" in frame.value.columns)
+    assert latest["home_id"].tolist() == homes["home_id"].to_numpy()[[other, second, first]].tolist()
+    ids = store.grades(session_id).set_index("row")["id"]
+    history = at.selectbox(key="rating_history")
+    assert history.options == [f"#{ids[r]}: row {r}, home_id: {homes['home_id'].iat[r]}" for r in (second, first)]
+    history.set_value(int(ids[first])).run()
+    assert "Your grade 3 now" in at.caption[-1].value and at.button(key="rating_edit_3").disabled
+    at.button(key="rating_edit_1").click().run()
+    assert not at.exception and grades_held(store_path) == [(first, 1, "ann"), (second, 5, "ann"), (other, 2, "bob")]
+    assert "Your grade 1 now" in at.caption[-1].value and at.button(key="rating_edit_1").disabled
+    at.button(key="rating_remove").click().run()
+    assert grades_held(store_path) == [(second, 5, "ann"), (other, 2, "bob")]
+
+
+def test_the_ratings_page_shows_no_stray_docstring(ready):
+    """Streamlit's magic writes a bare string of the page script to the page: a constant's docstring
+    showed above the title."""
+    at = ready.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and [m.value for m in at.markdown if "least sure items the page lists" in m.value] == []
+
+
+def test_the_ratings_page_cross_validates_and_lists_the_least_sure_items(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    for value in [1, 5, 2, 4, 3] * 2:
+        grade_shown(at, value)
+    assert metric(at, "Grades given") == "10" and not any("needs ≥" in info.value for info in at.info)
+    assert float(metric(at, "CV MAE (grades)")) >= 0
+    shown = next(frame.value for frame in at.dataframe if "predicted grade" in frame.value.columns)
+    graded = {row for row, _, _ in grades_held(store_path)}
+    assert len(shown) == 10 and not graded & set(shown["row"])
+    assert at.session_state["current_item"] == shown["row"].iloc[0]  # the least sure is next
+
+
+def test_the_ratings_page_offers_the_gp_and_refuses_it_above_its_limit(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    at.radio(key="rating_model_choice").set_value("gp").run()
+    for value in [1, 5, 2, 4]:
+        grade_shown(at, value)
+    assert not at.info or "two different" not in at.info[0].value
+    assert "warm" not in next(m for m in at.metric if m.label == "Refit and scoring").delta
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("s1")
+    graded = {row for row, _, _ in grades_held(store_path)}
+    for row in [r for r in range(200) if r not in graded][:GP_MAX_GRADES]:
+        store.add_grade(session.id, row, row % 5 + 1, "bob")
+    at.run()
+    assert not at.exception and f"at most {GP_MAX_GRADES} grades" in at.info[0].value
+
+
+def test_the_ratings_scale_is_fixed_once_grades_are_held(ready, store_path):
+    at = ready.switch_page("app_pages/ratings.py").run()
+    session_id = Store(f"sqlite:///{store_path}").session("s1").id
+    at.number_input(key=f"rating_scale_{session_id}").set_value(3).run()
+    item = at.session_state["current_item"]
+    assert not at.exception and {b.key for b in at.button if b.key.startswith("grade_")} >= {f"grade_3_{item}"}
+    assert f"grade_4_{item}" not in {b.key for b in at.button}
+    assert Store(f"sqlite:///{store_path}").session("s1").settings["ratings"]["scale"] == 3
+    grade_shown(at, 2)
+    assert at.number_input(key=f"rating_scale_{session_id}").disabled
+
+
+def test_beyond_its_limit_the_ratings_page_cross_validates_every_few_grades(ready, store_path, monkeypatch):
+    monkeypatch.setattr("ordercore.studio.ratings.CV_EVERY_GRADE_UP_TO", 10)
+    monkeypatch.setattr("ordercore.studio.ratings.CV_STEP", 3)
+    at = ready.switch_page("app_pages/ratings.py").run()
+    for value in [1, 5, 2, 4, 3] * 2 + [1, 2]:
+        grade_shown(at, value)
+    assert metric(at, "Grades given") == "12" and any("first 10 grades" in caption.value for caption in at.caption)
+    grade_shown(at, 5)
+    assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
+    at.button(key="grade_undo").click().run()  # not an extension of the grades: at once
+    assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
