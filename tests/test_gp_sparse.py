@@ -77,10 +77,13 @@ def test_inducing_inputs_at_every_instance_give_the_exact_model(problem_data, th
     assert np.allclose(sparse.gradient(theta, *sparse_fit)[0], exact.gradient(theta, *exact_fit)[0], rtol=1e-6)
 
 
-def test_hessian_and_pair_variances_match_dense_algebra_block_by_block(problem_data, monkeypatch):
+@pytest.mark.parametrize("laplacian_route", [1e9, 0.0])
+def test_hessian_and_pair_variances_match_dense_algebra_block_by_block(problem_data, monkeypatch, laplacian_route):
     """At a small σ most preferences sit far in the probit's tail and are left out of B, the rest enter
-    a few at a time: B = I + Dᵀ diag(c) D and v = diag(D B⁻¹ Dᵀ) (D = A Φ) formed densely agree."""
+    a few at a time (or all through Λ): B = I + Dᵀ diag(c) D and v = diag(D B⁻¹ Dᵀ) (D = A Φ) formed
+    densely agree."""
     monkeypatch.setattr(gp_sparse, "PAIR_BLOCK", 7)
+    monkeypatch.setattr(gp_sparse, "LAPLACIAN_ROUTE", laplacian_route)
     X, _, pairs, Z = problem_data
     noise = 1e-3
     features = InducingFeatures.build(SquaredExponential(np.array([2.0]), 1.0), X, Z, 1)
@@ -205,12 +208,14 @@ def test_auto_fits_exactly_up_to_its_threshold_and_sparse_above(problem_data, mo
     assert model.method_ == "sparse" and len(model._inputs) == 10
 
 
-@pytest.mark.parametrize("method", ["exact", "sparse"])
-def test_memory_estimate_bounds_the_measured_peak(method):
+@pytest.mark.parametrize(
+    ("method", "n_rows", "pairs_per_row"), [("exact", 700, 2), ("sparse", 3000, 2), ("sparse", 1500, 20)]
+)
+def test_memory_estimate_bounds_the_measured_peak(method, n_rows, pairs_per_row):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(700 if method == "exact" else 3000, 6))
+    X = rng.normal(size=(n_rows, 6))
     y = X @ rng.normal(size=6)
-    winner, loser = ranked_pairs(y, 2 * len(X), rng)
+    winner, loser = ranked_pairs(y, pairs_per_row * len(X), rng)
     instances, inverse = np.unique(np.concatenate([winner, loser]), return_inverse=True)
     pairs = PairData(inverse[: winner.size], inverse[winner.size :], np.ones(winner.size), instances.size)
     start = np.zeros(7)
