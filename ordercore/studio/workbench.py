@@ -46,9 +46,11 @@ GP_MEMORY_LIMIT_GB = 2.0
 """Most memory one GP fit of the Studio may need (``GPPreferenceModel.memory_limit``): several
 sessions can fit at once on one server without exhausting it."""
 
-GP_MAX_PREFERENCES = 40_000
-"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many (its sparse fit
-takes about 8 s for 20,000 over 20,640 rows; time and memory grow linearly in the preferences)."""
+GP_MAX_PREFERENCES = 100_000
+"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many.  On California
+with seed 000's bedroom rule (``bench/gp_bench.py --rule``, issue 30) a fit on 100,000 took 64 s of
+one process's CPU (17,540 rows, 21 evidence evaluations) on the 2-core machine under other work, and
+0.5 GB: the most within issue 30's 60 s and 2 GB, time growing about linearly in the preferences."""
 
 
 class PreferenceRegressor(Protocol):
