@@ -111,7 +111,6 @@ class EvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
-    numpy_parallel = False  # see blas_threads
 
     @functools.cached_property
     def squared_distances(self) -> np.ndarray:
@@ -150,19 +149,33 @@ class EvidenceProblem(Hyperparameters):
 
 
 @contextlib.contextmanager
-def blas_threads(numpy_parallel: bool):
-    """BLAS threads for a hyperparameter search: one in every BLAS, and with ``numpy_parallel`` every
-    core in numpy's own.  pip's numpy and scipy wheels each bundle an OpenBLAS: with two threads in
-    both, each one's idle workers spin on the cores the other needs, and the exact model's Boston fit
-    took twice as long; two threads in scipy's alone gained 3-5 %, not worth the bookkeeping; threads
-    running starts side by side gained nothing either (scipy's LAPACK wrappers hold the GIL).  The
-    sparse model's large products (Yᵀ Y, Λ Φ Σ L⁻¹) run in numpy, so it asks for numpy's BLAS on every
-    core (California, 20,000 pairs: 6.2 s against 10.3 s with one thread everywhere, on 2 cores)."""
+def blas_threads():
+    """One thread in every BLAS for a hyperparameter search.  pip's numpy and scipy wheels each bundle
+    an OpenBLAS: with two threads in both, each one's idle workers spin on the cores the other needs,
+    and the exact model's Boston fit took twice as long; two threads in scipy's alone gained 3-5 %, not
+    worth the bookkeeping; threads running starts side by side gained nothing either (scipy's LAPACK
+    wrappers hold the GIL).  The sparse model's large products ask for more (``parallel_products``)."""
+    with ThreadpoolController().select(user_api="blas").limit(limits=1):
+        yield
+
+
+@functools.cache
+def _numpy_blas():
+    """A threadpoolctl controller of numpy's own OpenBLAS (pip's wheel bundles it apart from scipy's),
+    or None."""
     blas = ThreadpoolController().select(user_api="blas")
     numpy_own = [lib.filepath for lib in blas.lib_controllers if Path(lib.filepath).parent.name == "numpy.libs"]
-    with blas.limit(limits=1), contextlib.ExitStack() as stack:
-        if numpy_parallel and numpy_own:
-            stack.enter_context(blas.select(filepath=numpy_own).limit(limits=len(os.sched_getaffinity(0))))
+    return blas.select(filepath=numpy_own) if numpy_own else None
+
+
+@contextlib.contextmanager
+def parallel_products():
+    """Every core in numpy's BLAS for the products inside: the sparse model's O(p M²) and O(N M²) ones
+    (B, Λ Φ Σ L⁻¹; California, 20,000 pairs: 6.2 s against 10.3 s with one thread everywhere, on 2
+    cores), not its matrix-vector products, whose workers cost more than they save (40,000 pairs on a
+    loaded 2-core machine: S and its gradient took 51 ms on one thread, 119 ms on two)."""
+    numpy_blas = _numpy_blas()
+    with numpy_blas.limit(limits=len(os.sched_getaffinity(0))) if numpy_blas else contextlib.nullcontext():
         yield
 
 
@@ -289,7 +302,7 @@ def maximize_evidence(
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value
 
-    with blas_threads(problem.numpy_parallel):
+    with blas_threads():
         spent = 0
         for theta0 in starts:
             if spent >= MAX_EVALUATIONS:

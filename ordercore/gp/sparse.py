@@ -43,7 +43,7 @@ from threadpoolctl import threadpool_limits
 
 from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
-from ordercore.gp.evidence import Hyperparameters
+from ordercore.gp.evidence import Hyperparameters, parallel_products
 from ordercore.gp.laplace import (
     NEWTON_TOLERANCE,
     SEARCH_NEWTON_TOLERANCE,
@@ -134,16 +134,21 @@ class InducingFeatures:
         value enter, B - I = Φᵀ (Λ Φ) over the latent values instead (every preference, Λ sparse)."""
         bound = curvature * 2.0 * (self.row_norms[pairs.winner] + self.row_norms[pairs.loser])
         active = np.flatnonzero(bound >= NEGLIGIBLE_HESSIAN / max(curvature.size, 1))
-        if active.size > LAPLACIAN_ROUTE * self.phi.shape[0]:
-            B = self.phi.T @ (pairs.laplacian(curvature) @ self.phi)
-        else:
-            B = np.zeros((self.phi.shape[1],) * 2)
-            for start in range(0, active.size, PAIR_BLOCK):
-                chosen = active[start : start + PAIR_BLOCK]
-                weighted = self.pair_rows(pairs, chosen) * np.sqrt(curvature[chosen])[:, None]
-                B += weighted.T @ weighted
+        with parallel_products():
+            B = self._hessian_terms(pairs, curvature, active)
         B[np.diag_indices_from(B)] += 1.0
         return scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
+
+    def _hessian_terms(self, pairs: PairData, curvature: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """Φᵀ Λ Φ from the ``active`` preferences, or from every one through Λ when they are many."""
+        if active.size > LAPLACIAN_ROUTE * self.phi.shape[0]:
+            return self.phi.T @ (pairs.laplacian(curvature) @ self.phi)
+        terms = np.zeros((self.phi.shape[1],) * 2)
+        for start in range(0, active.size, PAIR_BLOCK):
+            chosen = active[start : start + PAIR_BLOCK]
+            weighted = self.pair_rows(pairs, chosen) * np.sqrt(curvature[chosen])[:, None]
+            terms += weighted.T @ weighted
+        return terms
 
     def pair_variances(self, pairs: PairData, factor: np.ndarray) -> np.ndarray:
         """v_k = Var(f_winner - f_loser) under C = Φ B⁻¹ Φᵀ for B = Rᵀ R (R = ``factor``, upper): the
@@ -288,7 +293,6 @@ class SparseEvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
-    numpy_parallel = True  # its large products run in numpy: see evidence.blas_threads
 
     def laplace(
         self, theta: np.ndarray, latent0=None, posterior_factor0=None, search: bool = False
@@ -320,7 +324,8 @@ class SparseEvidenceProblem(Hyperparameters):
         dE = Σ (Ψ L⁻¹) ⊙ dK_XZ - ½ Σ sym(L⁻ᵀ Φᵀ Ψ L⁻¹) ⊙ dK_ZZ.
         """
         L, n, m = features.cholesky, len(self.inputs), len(self.inducing)
-        cross_sensitivity, phi_sensitivity = self._sensitivities(features, fit, float(np.exp(theta[-1])))
+        with parallel_products():
+            cross_sensitivity, phi_sensitivity = self._sensitivities(features, fit, float(np.exp(theta[-1])))
         d_log_noise = -float(np.trace(phi_sensitivity))
         cross_sensitivity = _diagonal_block_sum(cross_sensitivity, n, m)
         T = _diagonal_block_sum(phi_sensitivity, m, m)
