@@ -256,7 +256,7 @@ def rule(trials: int, quick: bool) -> None:
 
     sizes = {"40,000": (40_000, "fit_40k"), f"cap {GP_MAX_PREFERENCES:,}": (GP_MAX_PREFERENCES, "fit_cap")}
     if quick:
-        sizes, trials = {"quick 500": (500, "fit_40k")}, 1
+        sizes, trials = {"quick 1,500": (1_500, "fit_40k")}, 1  # over 1,000 rows: the sparse fit
     print(f"California, bedroom rule, Studio GP fit ({trials} trials; {len(os.sched_getaffinity(0))} cores)")
     context = multiprocessing.get_context("spawn")
     for name, (n, target) in sizes.items():
