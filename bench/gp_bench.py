@@ -32,7 +32,7 @@ the Studio's GP fit (``ordercore.studio.workbench.start_gp_fit``'s options) on a
 40,000 of them and of ``GP_MAX_PREFERENCES``.  It prints the medians of the whole fit, of placing the
 inducing inputs, and of the peak memory (a fresh process per fit), each with its ratio to issue 30's
 target (fit ≤ 20 s at 40,000 and ≤ 60 s at the cap, inducing inputs ≤ 2 s, memory ≤ 2 GB).
-``--quick`` shrinks every scenario to seconds (one trial, small samples) to check that it runs.
+With ``--rule``, ``--quick`` fits 1,500 preferences once (seconds) to check that the scenario runs.
 
     ORDERCORE_DATA=../shared/data python bench/gp_bench.py --rule [--trials 3] [--quick]
 """
@@ -284,7 +284,7 @@ def main(argv=None) -> None:
     parser.add_argument("--no-botorch", action="store_true", help="only GPPreferenceModel")
     parser.add_argument("--scale", action="store_true", help="the scale curve on California (issue 15)")
     parser.add_argument("--rule", action="store_true", help="the Studio's GP on a rule's preferences (issue 30)")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, one trial: checks that it runs")
+    parser.add_argument("--quick", action="store_true", help="with --rule: 1,500 preferences, one trial")
     args = parser.parse_args(argv)
     if args.rule:
         rule(args.trials, args.quick)
