@@ -48,9 +48,9 @@ sessions can fit at once on one server without exhausting it."""
 
 GP_MAX_PREFERENCES = 100_000
 """Most preferences the Studio's GP learns from: beyond, a uniform sample of this many.  On California
-with seed 000's bedroom rule (``bench/gp_bench.py --rule``, issue 30) a fit on 100,000 took 64 s of
-one process's CPU (17,540 rows, 21 evidence evaluations) on the 2-core machine under other work, and
-0.5 GB: the most within issue 30's 60 s and 2 GB, time growing about linearly in the preferences."""
+with seed 000's bedroom rule (``bench/gp_bench.py --rule``, issue 30) a fit on 100,000 took 41 s (39 s
+of CPU; 17,540 rows, 21 evidence evaluations) on the 2-core machine beside other work, and 0.5 GB;
+at 200,000 a search of 43 evaluations took 90 s of CPU, beyond issue 30's 60 s."""
 
 
 class PreferenceRegressor(Protocol):
