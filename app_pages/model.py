@@ -207,12 +207,15 @@ def gp_progress(engine) -> None:
     status = job.status()
     if status.state != "running":
         st.rerun()
-    if status.evaluations == 0:
+    done, most = status.evaluations, status.most_evaluations
+    if done == 0:
         st.info(f"Starting in the background: loading the data, placing the inducing inputs… {status.seconds:.0f} s")
     else:
+        each = status.seconds / done
         st.info(
-            f"Fitting in the background: {status.evaluations} evidence evaluations, best log evidence "
-            f"{status.log_evidence:,.1f}, {status.seconds:.0f} s."
+            f"Fitting in the background: evidence evaluation {done} of at most {most}, about {each:.1f} s each "
+            f"(a search usually ends after 7–35; at most {(most - done) * each / 60:.0f} min more), "
+            f"best log evidence {status.log_evidence:,.1f}, {status.seconds:.0f} s."
         )
     if st.button("Cancel the GP fit", key="model_cancel_gp"):
         job.cancel()

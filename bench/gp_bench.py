@@ -29,6 +29,16 @@ full-table fit must beat.  Each fit runs in a fresh process, which reports its p
 Without torch or BoTorch installed, ``--no-botorch`` is implied (a line says so).  ``--quick`` (either
 mode): one trial, no pause between fits, and ``QUICK``'s sizes (200 Boston pairs; 100 synthetic
 instances, 300 pairs; the scale curve at 300, 600 and 1,500 rows).
+
+``--rule`` runs issue 30's Studio case instead: California with 60 labelled rows, every preference
+seed 000's bedroom rule makes (``ordercore.experiments.bedroom.bedroom_rule``, about 500,000), and
+the Studio's GP fit (``ordercore.studio.workbench.start_gp_fit``'s options) on a uniform sample of
+40,000 of them and of ``GP_MAX_PREFERENCES``.  It prints the medians of the whole fit, of placing the
+inducing inputs, and of the peak memory (a fresh process per fit), each with its ratio to issue 30's
+target (fit ≤ 20 s at 40,000 and ≤ 60 s at the cap, inducing inputs ≤ 2 s, memory ≤ 2 GB).
+With ``--rule``, ``--quick`` fits 1,500 preferences once (seconds) to check that the scenario runs.
+
+    ORDERCORE_DATA=../shared/data python bench/gp_bench.py --rule [--trials 3] [--quick]
 """
 
 from __future__ import annotations
@@ -225,12 +235,87 @@ def botorch_installed() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("torch", "botorch"))
 
 
+RULE_TARGETS = {"fit_40k": 20.0, "fit_cap": 60.0, "inducing": 2.0, "memory_gb": 2.0}
+"""Issue 30's targets for the GP on a rule's preferences (seconds, and GB of peak memory)."""
+
+
+def rule_preferences() -> tuple[np.ndarray, PreferenceSet]:
+    """X of California as the Studio holds it (60 labelled rows, seed 0) and every preference seed
+    000's bedroom rule makes over its unlabelled rows."""
+    from ordercore.experiments.bedroom import bedroom_rule
+    from ordercore.knowledge.rules.generation import generate
+    from ordercore.studio.data import data_settings, load_source
+
+    frame, target, features = load_source("california")
+    _, data = data_settings(frame, "california", target, features, {"n_labeled": 60, "test_fraction": 0.2})
+    labeled = np.zeros(len(frame), dtype=bool)
+    labeled[data.labeled] = True
+    return data.dataset.X, generate(bedroom_rule(), frame, labeled, random_state=0).preferences
+
+
+def rule_fit(job) -> tuple[float, float, float, int]:
+    """One Studio GP fit on a uniform sample of n of the rule's preferences, in a fresh process:
+    (fit seconds, inducing inputs' seconds, peak RSS in GB, rows touched)."""
+    from ordercore.gp import estimator
+    from ordercore.studio.workbench import GP_MEMORY_LIMIT_GB
+
+    seed, n = job
+    X, preferences = rule_preferences()
+    sample = preferences[np.sort(np.random.default_rng(seed).choice(len(preferences), n, replace=False))]
+    placing = []
+    place = estimator.inducing_inputs
+
+    def timed_inducing_inputs(*args):
+        start = time.perf_counter()
+        inducing = place(*args)
+        placing.append(time.perf_counter() - start)
+        return inducing
+
+    estimator.inducing_inputs = timed_inducing_inputs
+    start = time.perf_counter()
+    model = GPPreferenceModel(random_state=0, memory_limit=GP_MEMORY_LIMIT_GB).fit(X, sample)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB -> GB
+    return seconds, sum(placing), peak, model.instances_.size
+
+
+def rule(trials: int, quick: bool) -> None:
+    from ordercore.studio.workbench import GP_MAX_PREFERENCES
+
+    sizes = {"40,000": (40_000, "fit_40k"), f"cap {GP_MAX_PREFERENCES:,}": (GP_MAX_PREFERENCES, "fit_cap")}
+    if quick:
+        sizes, trials = {"quick 1,500": (1_500, "fit_40k")}, 1  # over 1,000 rows: the sparse fit
+    print(f"California, bedroom rule, Studio GP fit ({trials} trials; {len(os.sched_getaffinity(0))} cores)")
+    context = multiprocessing.get_context("spawn")
+    for name, (n, target) in sizes.items():
+        results = []
+        for seed in range(trials):
+            quiet_machine()
+            with context.Pool(1) as pool:
+                results.append(pool.apply(rule_fit, ((seed, n),)))
+            print(
+                f"  {name}, trial {seed}: fit {results[-1][0]:.1f} s, inducing inputs {results[-1][1]:.2f} s",
+                flush=True,
+            )
+        seconds, placing, peaks, rows = (statistics.median(column) for column in zip(*results, strict=True))
+        print(
+            f"  {name} preferences ({rows:,.0f} rows): fit median {seconds:.1f} s "
+            f"({seconds / RULE_TARGETS[target]:.2f}x the {RULE_TARGETS[target]:.0f} s target), "
+            f"inducing inputs median {placing:.2f} s ({placing / RULE_TARGETS['inducing']:.2f}x), "
+            f"peak median {peaks:.2f} GB ({peaks / RULE_TARGETS['memory_gb']:.2f}x)"
+        )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--no-botorch", action="store_true", help="only GPPreferenceModel")
     parser.add_argument("--scale", action="store_true", help="the scale curve on California (issue 15)")
+    parser.add_argument("--rule", action="store_true", help="the Studio's GP on a rule's preferences (issue 30)")
     args = parse_arguments(parser, argv, trials=1)
+    if args.rule:
+        rule(args.trials, args.quick)
+        return
     sizes = QUICK if args.quick else FULL
     if args.scale:
         scale(args.trials, sizes)

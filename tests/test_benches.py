@@ -113,6 +113,10 @@ BENCHES = {
             rf"GP ard, plain evidence +error {NUMBER}% .*fit median {NUMBER} s",
         ],
     ),
+    "gp_bench.py --rule": (
+        ["cal_housing.csv"],
+        [rf"fit median {NUMBER} s \({NUMBER}x the 20 s target\), inducing inputs median {NUMBER} s"],
+    ),
     "gp_bench.py --scale": (
         ["cal_housing.csv"],
         [

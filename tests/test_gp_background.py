@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ordercore import PreferenceSet
+from ordercore.gp.evidence import MAX_EVALUATIONS
 from ordercore.studio.jobs.gp import BackgroundFit
 
 
@@ -25,6 +26,7 @@ def test_a_running_fit_reports_progress_and_is_cancelled_at_once():
         time.sleep(0.1)
     status = job.status()
     assert status.state == "running" and status.evaluations >= 1 and np.isfinite(status.log_evidence)
+    assert status.progress["most_evaluations"] == MAX_EVALUATIONS  # the page shows "k of at most ..."
     job.cancel()
     assert job.status().state == "cancelled" and job.process.poll() is not None and not job.directory.exists()
     with pytest.raises(RuntimeError, match="has not finished"):

@@ -8,6 +8,7 @@ from scipy.special import ndtr
 from scipy.stats import norm
 
 from ordercore import GPPreferenceModel, PreferenceSet
+from ordercore.gp import evidence as gp_evidence
 from ordercore.gp.estimator import DEFAULT_LENGTH_SCALE_PRIOR
 from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.laplace import PairData
@@ -224,6 +225,21 @@ def test_default_model_maximises_evidence_plus_the_default_gamma_prior(small_pro
     assert np.max(np.abs(gradient)) < 2e-4 * pairs.weight.sum()
     # ... where the prior pulls: the plain evidence is not stationary there.
     assert np.max(np.abs(shape - rate * model.length_scale_)) > 0.1
+
+
+def test_a_search_stops_at_its_evaluation_cap_with_the_best_it_met(small_problem, monkeypatch):
+    """With the cap below what the search needs, progress counts up to the cap and no further, and the
+    model sits at the best θ met: its evidence plus log prior is the best progress reported."""
+    monkeypatch.setattr(gp_evidence, "MAX_EVALUATIONS", 4)
+    X, _, pairs = small_problem
+    preferences = PreferenceSet.order(pairs.winner, pairs.loser, weight=pairs.weight)
+    seen = []
+    model = GPPreferenceModel(normalize=False, random_state=0).fit(X, preferences, progress=lambda *a: seen.append(a))
+    assert [count for count, _ in seen] == [1, 2, 3, 4]
+    shape, rate = DEFAULT_LENGTH_SCALE_PRIOR
+    log_prior = np.sum(shape * np.log(model.length_scale_) - rate * model.length_scale_)
+    assert model.log_evidence_ + log_prior == pytest.approx(seen[-1][1], abs=1e-6)
+    assert seen[-1][1] > seen[0][1]  # it moved from the start
 
 
 # ---------------------------------------------------------------- BALD and the next pair

@@ -13,7 +13,7 @@ from ordercore import GPPreferenceModel, NotPositiveDefiniteError, PreferenceSet
 from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem
-from ordercore.gp.laplace import laplace_fit, probit_loss
+from ordercore.gp.laplace import MapObjective, laplace_fit, probit_loss
 from tests.gp_problems import central_differences
 
 
@@ -107,6 +107,28 @@ def test_newton_from_a_nearby_fit_reaches_the_cold_start_fit(small_problem, monk
     # Unpolished, as in a hyperparameter search, the evidence is exact to about √tolerance.
     search = laplace_fit(K, pairs, 0.4, near.latent, 1e-10, near.posterior_factor, polish=False)
     assert search.log_evidence == pytest.approx(cold.log_evidence, abs=1e-4)
+
+
+def test_a_line_search_trial_is_s_at_its_point(small_problem):
+    """A trial along a step (f and z moved linearly, not recomputed) has the value, latent values and
+    gradient of S written out by hand at x + t·step."""
+    X, _, pairs = small_problem
+    L = np.linalg.cholesky(SquaredExponential(np.array([0.9]), 1.0)(X, X) + 1e-8 * np.eye(len(X)))
+    scale = 1.0 / (np.sqrt(2.0) * 0.3)
+    objective = MapObjective(pairs, scale, lambda u: L @ u)
+    rng = np.random.default_rng(1)
+    x, step, t = rng.normal(size=len(X)), rng.normal(size=len(X)), 0.37
+    trial = objective.along(objective.at(x), step)(t)
+    f = L @ (x + t * step)
+    z = scale * (f[pairs.winner] - f[pairs.loser])
+    assert trial.value == pytest.approx(-np.sum(pairs.weight * log_ndtr(z)) + 0.5 * (x + t * step) @ (x + t * step))
+    assert np.allclose(trial.latent, f) and np.allclose(trial.z, z)
+
+    def loss(g):
+        return -np.sum(pairs.weight * log_ndtr(scale * (g[pairs.winner] - g[pairs.loser])))
+
+    numeric = [(loss(f + 1e-6 * e) - loss(f - 1e-6 * e)) / 2e-6 for e in np.eye(len(f))]
+    assert np.allclose(trial.gradient, numeric, atol=1e-5)
 
 
 def test_three_point_chain_by_hand():

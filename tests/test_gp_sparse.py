@@ -8,14 +8,17 @@ import numpy as np
 import pytest
 import scipy.optimize
 from scipy.special import log_ndtr
+from sklearn.cluster import KMeans
 
 from ordercore import GPLabelPreferenceModel, GPPreferenceModel, MemoryBudgetError, PreferenceSet
 from ordercore.gp import estimator as gp_estimator
+from ordercore.gp import sparse as gp_sparse
 from ordercore.gp.budget import fit_memory
+from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.labels import label_preference_graph
 from ordercore.gp.laplace import PairData
-from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
+from ordercore.gp.sparse import InducingFeatures, SparseEvidenceProblem, inducing_inputs, sparse_laplace_fit
 from ordercore.models.files import read_model
 from tests.gp_problems import ranked_pairs
 
@@ -72,6 +75,51 @@ def test_inducing_inputs_at_every_instance_give_the_exact_model(problem_data, th
     assert sparse_fit[2].log_evidence == pytest.approx(exact_fit[2].log_evidence, abs=1e-6)
     assert np.allclose(sparse_fit[2].instance_latent, exact_fit[2].latent, atol=1e-6)
     assert np.allclose(sparse.gradient(theta, *sparse_fit)[0], exact.gradient(theta, *exact_fit)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("laplacian_route", [1e9, 0.0])
+def test_hessian_and_pair_variances_match_dense_algebra_block_by_block(problem_data, monkeypatch, laplacian_route):
+    """At a small σ most preferences sit far in the probit's tail and are left out of B, the rest enter
+    a few at a time (or all through Λ): B = I + Dᵀ diag(c) D and v = diag(D B⁻¹ Dᵀ) (D = A Φ) formed
+    densely agree."""
+    monkeypatch.setattr(gp_sparse, "PAIR_BLOCK", 7)
+    monkeypatch.setattr(gp_sparse, "LAPLACIAN_ROUTE", laplacian_route)
+    X, _, pairs, Z = problem_data
+    noise = 1e-3
+    features = InducingFeatures.build(SquaredExponential(np.array([2.0]), 1.0), X, Z, 1)
+    fit = sparse_laplace_fit(features, pairs, noise)
+    ratio = np.exp(-0.5 * fit.z**2 - 0.5 * np.log(2 * np.pi) - log_ndtr(fit.z))
+    curvature = pairs.weight * ratio * (fit.z + ratio) / (2 * noise**2)
+    D = features.phi[pairs.winner] - features.phi[pairs.loser]
+    B = np.eye(len(Z)) + D.T @ (curvature[:, None] * D)
+    assert np.mean(curvature * np.sum(D**2, axis=1) < np.finfo(float).eps / curvature.size) > 0.3  # left out
+    R = features.hessian_factor(pairs, curvature)
+    assert np.allclose(R.T @ R, B, rtol=0, atol=1e-12 * np.abs(B).max())
+    assert np.allclose(features.pair_variances(pairs, R), np.einsum("ij,ji->i", D, np.linalg.solve(B, D.T)))
+
+
+@pytest.mark.parametrize("theta", [np.array([0.7, np.log(1e-3)]), np.array([0.7, 0.1, -0.2, np.log(0.05)])])
+def test_fit_and_gradient_from_the_active_preferences_match_every_preference(problem_data, monkeypatch, theta):
+    """Leaving the tail's preferences out of B, and forming it a few preferences at a time, changes
+    neither the evidence, ŵ nor the gradient beyond rounding: against B from every preference at once."""
+    X, _, pairs, Z = problem_data
+    problem = SparseEvidenceProblem(X, Z, pairs, 1.0)
+    kernel, features, fast = problem.laplace(theta)
+    fast_gradient = problem.gradient(theta, kernel, features, fast)[0]
+    monkeypatch.setattr(gp_sparse, "NEGLIGIBLE_HESSIAN", 0.0)
+    monkeypatch.setattr(gp_sparse, "PAIR_BLOCK", pairs.winner.size)
+    kernel, features, slow = problem.laplace(theta)
+    assert fast.log_evidence == pytest.approx(slow.log_evidence, rel=1e-12)
+    assert np.allclose(fast.weights, slow.weights, rtol=1e-9, atol=1e-12)
+    assert np.allclose(fast_gradient, problem.gradient(theta, kernel, features, slow)[0], rtol=1e-8, atol=1e-10)
+
+
+def test_inducing_inputs_are_the_k_means_centres_on_every_thread():
+    """One thread places the centres that k-means with its default threads places, to rounding."""
+    rng = np.random.default_rng(0)
+    inputs = rng.normal(size=(3000, 4))
+    reference = KMeans(40, n_init=1, max_iter=gp_sparse.KMEANS_MAX_ITER, random_state=0).fit(np.unique(inputs, axis=0))
+    assert np.allclose(inducing_inputs(inputs, 40, 0), reference.cluster_centers_, rtol=0, atol=1e-12)
 
 
 def test_label_blocks_at_every_instance_give_the_exact_model():
@@ -160,12 +208,14 @@ def test_auto_fits_exactly_up_to_its_threshold_and_sparse_above(problem_data, mo
     assert model.method_ == "sparse" and len(model._inputs) == 10
 
 
-@pytest.mark.parametrize("method", ["exact", "sparse"])
-def test_memory_estimate_bounds_the_measured_peak(method):
+@pytest.mark.parametrize(
+    ("method", "n_rows", "pairs_per_row"), [("exact", 700, 2), ("sparse", 3000, 2), ("sparse", 1500, 20)]
+)
+def test_memory_estimate_bounds_the_measured_peak(method, n_rows, pairs_per_row):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(700 if method == "exact" else 3000, 6))
+    X = rng.normal(size=(n_rows, 6))
     y = X @ rng.normal(size=6)
-    winner, loser = ranked_pairs(y, 2 * len(X), rng)
+    winner, loser = ranked_pairs(y, pairs_per_row * len(X), rng)
     instances, inverse = np.unique(np.concatenate([winner, loser]), return_inverse=True)
     pairs = PairData(inverse[: winner.size], inverse[winner.size :], np.ones(winner.size), instances.size)
     start = np.zeros(7)

@@ -3,19 +3,25 @@
 Peak memory measured with ``tracemalloc`` over whole fits (evidence search from two starts, then
 the final fit; 8 features) is about 11.4 N² doubles for the exact model (the N × N covariance, its
 Cholesky factor, the posterior factor and predictive matrix, the gradient's G, and the search's
-copies of the last and best fits) and 3-6 (N + p) M doubles for the sparse one (Φ, the pair
-features A Φ and their weighted copy, Λ Φ and the gradient's N × M products), plus terms in M².
-The estimates below round these up so that they bound the measured peaks (tests/test_gp_sparse.py)."""
+copies of the last and best fits).  For the sparse one (6 features, M = 150, N = 1,500-6,000 and
+p = 2-20 per latent value) it was 4.5 N M + 57 p doubles plus one block of pair features
+(``sparse.PAIR_BLOCK`` × M): Φ, Λ Φ and the gradient's N × M products, and some thirty vectors over
+the preferences (the incidence matrix, z, ℓ and its derivatives, the line search's trials, Λ's
+entries); no p × M array since B and the pair variances are formed a block at a time.  The
+estimates below round these up so that they bound the measured peaks (tests/test_gp_sparse.py)."""
 
 from __future__ import annotations
 
 import os
 
 from ordercore.exceptions import MemoryBudgetError
+from ordercore.gp.sparse import PAIR_BLOCK
 
 BYTES_PER_DOUBLE = 8
 EXACT_N2_DOUBLES = 13
 SPARSE_NM_DOUBLES = 6
+SPARSE_PAIR_DOUBLES = 80
+SPARSE_BLOCK_COPIES = 2
 SPARSE_M2_DOUBLES = 12
 DEFAULT_LIMIT_FRACTION = 0.5
 """Without an explicit limit a fit may use half the machine's physical memory."""
@@ -28,7 +34,8 @@ def fit_memory(method: str, n_latent: int, n_pairs: int, n_basis: int, n_blocks:
         return EXACT_N2_DOUBLES * n_latent**2 * BYTES_PER_DOUBLE
     # Φ is block diagonal but kept dense: (n_latent, n_blocks·M).
     width = n_blocks * n_basis
-    return (SPARSE_NM_DOUBLES * (n_latent + n_pairs) * width + SPARSE_M2_DOUBLES * width**2) * BYTES_PER_DOUBLE
+    doubles = SPARSE_NM_DOUBLES * n_latent * width + SPARSE_PAIR_DOUBLES * n_pairs
+    return (doubles + SPARSE_BLOCK_COPIES * PAIR_BLOCK * width + SPARSE_M2_DOUBLES * width**2) * BYTES_PER_DOUBLE
 
 
 def default_memory_limit() -> int:

@@ -69,6 +69,16 @@ changes the evidence by under 1e-3 nats.  Against 1e-5 it saved 2-4 evaluations 
 OPTIMIZER_RELATIVE_TOLERANCE = 1e-7
 """L-BFGS-B also stops when an iteration improves the log evidence by less than this fraction."""
 
+MAX_EVALUATIONS = 100
+"""Most evaluations of the evidence one search makes over all its starts (the final fit aside): the
+total a fit's progress reports, and a bound on its time.  Whole default fits took 7-33 (Boston and
+synthetic benches, every kernel and prior) and 18 (California, 40,000 of a rule's preferences), so
+the cap stops only a search that wanders; the best evidence met then wins, as always."""
+
+
+class _OutOfEvaluations(Exception):
+    """Raised inside L-BFGS-B's objective once a search has spent ``MAX_EVALUATIONS``."""
+
 
 class Hyperparameters:
     """What every evidence problem shares for θ = (ln ℓ..., ln σ): the kernel, and the log prior of a
@@ -101,7 +111,6 @@ class EvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
-    numpy_parallel = False  # see blas_threads
 
     @functools.cached_property
     def squared_distances(self) -> np.ndarray:
@@ -140,19 +149,33 @@ class EvidenceProblem(Hyperparameters):
 
 
 @contextlib.contextmanager
-def blas_threads(numpy_parallel: bool):
-    """BLAS threads for a hyperparameter search: one in every BLAS, and with ``numpy_parallel`` every
-    core in numpy's own.  pip's numpy and scipy wheels each bundle an OpenBLAS: with two threads in
-    both, each one's idle workers spin on the cores the other needs, and the exact model's Boston fit
-    took twice as long; two threads in scipy's alone gained 3-5 %, not worth the bookkeeping; threads
-    running starts side by side gained nothing either (scipy's LAPACK wrappers hold the GIL).  The
-    sparse model's large products (Yᵀ Y, Λ Φ Σ L⁻¹) run in numpy, so it asks for numpy's BLAS on every
-    core (California, 20,000 pairs: 6.2 s against 10.3 s with one thread everywhere, on 2 cores)."""
+def blas_threads():
+    """One thread in every BLAS for a hyperparameter search.  pip's numpy and scipy wheels each bundle
+    an OpenBLAS: with two threads in both, each one's idle workers spin on the cores the other needs,
+    and the exact model's Boston fit took twice as long; two threads in scipy's alone gained 3-5 %, not
+    worth the bookkeeping; threads running starts side by side gained nothing either (scipy's LAPACK
+    wrappers hold the GIL).  The sparse model's large products ask for more (``parallel_products``)."""
+    with ThreadpoolController().select(user_api="blas").limit(limits=1):
+        yield
+
+
+@functools.cache
+def _numpy_blas():
+    """A threadpoolctl controller of numpy's own OpenBLAS (pip's wheel bundles it apart from scipy's),
+    or None."""
     blas = ThreadpoolController().select(user_api="blas")
     numpy_own = [lib.filepath for lib in blas.lib_controllers if Path(lib.filepath).parent.name == "numpy.libs"]
-    with blas.limit(limits=1), contextlib.ExitStack() as stack:
-        if numpy_parallel and numpy_own:
-            stack.enter_context(blas.select(filepath=numpy_own).limit(limits=len(os.sched_getaffinity(0))))
+    return blas.select(filepath=numpy_own) if numpy_own else None
+
+
+@contextlib.contextmanager
+def parallel_products():
+    """Every core in numpy's BLAS for the products inside: the sparse model's O(p M²) and O(N M²) ones
+    (B, Λ Φ Σ L⁻¹; California, 20,000 pairs: 6.2 s against 10.3 s with one thread everywhere, on 2
+    cores), not its matrix-vector products, whose workers cost more than they save (40,000 pairs on a
+    loaded 2-core machine: S and its gradient took 51 ms on one thread, 119 ms on two)."""
+    numpy_blas = _numpy_blas()
+    with numpy_blas.limit(limits=len(os.sched_getaffinity(0))) if numpy_blas else contextlib.nullcontext():
         yield
 
 
@@ -172,8 +195,9 @@ class _Search:
     starts from the last f̂ moved along ∂f̂/∂θ to the new θ, with the last posterior covariance as
     its inverse Hessian, so it usually needs a single factorisation of B."""
 
-    def __init__(self, problem: EvidenceProblem, bounds, on_evaluation=None):
+    def __init__(self, problem: EvidenceProblem, bounds, on_evaluation=None, max_evaluations=MAX_EVALUATIONS):
         self.problem, self.bounds, self.on_evaluation = problem, bounds, on_evaluation
+        self.max_evaluations, self.n_evaluations = max_evaluations, 0
         self.last: _Evaluation | None = None
         self.total_weight = float(np.sum(problem.pairs.weight))
         self.objective_scale = None  # set by the first evaluation
@@ -184,6 +208,9 @@ class _Search:
         last = self.last
         if last is not None and np.array_equal(theta, last.theta):
             return last.returned
+        if self.n_evaluations >= self.max_evaluations:
+            raise _OutOfEvaluations
+        self.n_evaluations += 1
         if last is None:
             kernel, K, fit = self.problem.laplace(theta, search=True)
         else:
@@ -210,7 +237,14 @@ class _Search:
 
     def run(self, theta0: np.ndarray, abandon=None) -> bool:
         """L-BFGS-B from theta0 to convergence, or until ``abandon(self)`` says, after an iteration,
-        that this start cannot win; returns whether it ran to convergence."""
+        that this start cannot win, or until it has spent its evaluations; returns whether it ran to
+        convergence."""
+        try:
+            return self._minimize(theta0, abandon)
+        except _OutOfEvaluations:
+            return False
+
+    def _minimize(self, theta0: np.ndarray, abandon) -> bool:
         self.negative_log_evidence(theta0)  # sets the objective's scale
 
         def callback(intermediate_result):
@@ -243,9 +277,10 @@ def maximize_evidence(
     The first start runs to convergence.  Each restart then runs to convergence unless abandoned
     after an iteration: within ``SAME_OPTIMUM_RADIUS`` of an optimum already found and below its
     evidence (it is climbing to that optimum), or still below the best evidence after
-    ``SCREEN_ITERATIONS``.  The highest evidence met wins.  ``problem`` is an ``EvidenceProblem`` or
-    a ``sparse.SparseEvidenceProblem``.  progress : optional callable(evaluations, best log evidence
-    plus log prior so far) after each evaluation.
+    ``SCREEN_ITERATIONS``.  All starts together make at most ``MAX_EVALUATIONS`` evaluations.  The
+    highest evidence met wins.  ``problem`` is an ``EvidenceProblem`` or a ``sparse.SparseEvidenceProblem``.
+    progress : optional callable(evaluations, best log evidence plus log prior so far) after each
+    evaluation.
     """
     bounds = [LOG_LENGTH_SCALE_BOUNDS] * (start.size - 1) + [LOG_NOISE_BOUNDS]
     low, high = np.array(bounds).T
@@ -267,10 +302,14 @@ def maximize_evidence(
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value
 
-    with blas_threads(problem.numpy_parallel):
+    with blas_threads():
+        spent = 0
         for theta0 in starts:
-            search = _Search(problem, bounds, None if progress is None else on_evaluation)
+            if spent >= MAX_EVALUATIONS:
+                break
+            search = _Search(problem, bounds, None if progress is None else on_evaluation, MAX_EVALUATIONS - spent)
             converged = search.run(theta0, abandon if optima else None)
+            spent += search.n_evaluations
             if search.best is None:
                 continue
             if converged:

@@ -26,7 +26,9 @@ fᵀ K⁻¹ f = uᵀ u needs no inverse of K.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -141,22 +143,59 @@ def _chord_too_slow(decrement: float, last_decrement: float, tolerance: float) -
     return np.log(2.0 * tolerance / decrement) / np.log(decrement / last_decrement) > CHORD_MAX_STEPS
 
 
-def _likelihood_terms(pairs: PairData, incidence, f: np.ndarray, scale: float):
-    """z = scale · A f (p,), the weighted loss Σ w ℓ(z), its gradient g (N,) and w ℓ''(z) (p,)."""
-    z = scale * (incidence @ f)
-    loss, first, second, _ = probit_loss(z)
-    gradient = scale * (incidence.T @ (pairs.weight * first))
-    return z, float(pairs.weight @ loss), gradient, pairs.weight * second
+class NewtonState(NamedTuple):
+    """An iterate of ``newton_minimize``: x (whitened latent values, or weights), f = the latent values
+    x maps to (n_latent,), z = scale · A f (p,), value = S(x), gradient = ∂ Σ w ℓ(z) / ∂f (n_latent,),
+    curvature = w ℓ''(z) (p,)."""
+
+    x: np.ndarray
+    latent: np.ndarray
+    z: np.ndarray
+    value: float
+    gradient: np.ndarray
+    curvature: np.ndarray
+
+
+@dataclass(frozen=True)
+class MapObjective:
+    """S(x) = Σ_k w_k ℓ(z_k) + ½ xᵀ x (eq. (10) in whitened coordinates or weights), z = scale · A f,
+    f = latent(x) for a linear map ``latent`` (x ↦ L u, or x ↦ Φ w)."""
+
+    pairs: PairData
+    scale: float
+    latent: Callable[[np.ndarray], np.ndarray]
+
+    def at(self, x: np.ndarray, f: np.ndarray | None = None, z: np.ndarray | None = None) -> NewtonState:
+        """The state at x; f = latent(x) and z = scale · A f are computed unless given."""
+        f = self.latent(x) if f is None else f
+        z = self.scale * (self.pairs.incidence @ f) if z is None else z
+        loss, first, second, _ = probit_loss(z)
+        gradient = self.scale * (self.pairs.incidence.T @ (self.pairs.weight * first))
+        value = float(self.pairs.weight @ loss) + 0.5 * x @ x
+        return NewtonState(x, f, z, value, gradient, self.pairs.weight * second)
+
+    def along(self, state: NewtonState, step: np.ndarray):
+        """t ↦ the state at x + t·step, mapping the step once: f and z are linear in x, so each trial
+        of a line search costs O(n_latent + p), not a product with L or Φ."""
+        latent_step = self.latent(step)
+        z_step = self.scale * (self.pairs.incidence @ latent_step)
+        return lambda t: self.at(state.x + t * step, state.latent + t * latent_step, state.z + t * z_step)
 
 
 def newton_minimize(
-    objective, gradient, factorize, x0, start=None, lagged_solve=None, tolerance=NEWTON_TOLERANCE, polish=True
+    objective: MapObjective,
+    gradient,
+    factorize,
+    x0,
+    start=None,
+    lagged_solve=None,
+    tolerance=NEWTON_TOLERANCE,
+    polish=True,
 ):
     """Newton's method on the convex S(x) of a Laplace fit (x: whitened latent values or weights).
 
-    objective(x) -> state, a tuple (x, z, S(x), likelihood gradient in f, w ℓ''(z)); gradient(state)
-    -> ∇S; factorize(state) -> (extra, R) with the Hessian B = Rᵀ R at that state (R upper) and whatever
-    the caller keeps of the final factorisation (the exact fit: Λ).  The start
+    gradient(state) -> ∇S; factorize(state) -> (extra, R) with the Hessian B = Rᵀ R at that state (R
+    upper) and whatever the caller keeps of the final factorisation (the exact fit: Λ).  The start
     is x = x0 (zeros), or ``start`` if given and lower in S.  lagged_solve : optional g -> B0⁻¹ g with
     the Hessian of a nearby problem: the first steps use it.
 
@@ -169,12 +208,12 @@ def newton_minimize(
     search's many fits) the evidence is exact to about √tolerance, ln|B| being first-order in the
     error of the optimum.  Returns (state, extra, R, Newton iterations) with R factorised at state.
     """
-    state = objective(x0)
+    state = objective.at(x0)
     if start is not None:
         # Kept only if it beats x0 (after a large change of σ an old optimum can sit far up the steep
         # side of S, where Newton needs many more steps).
-        warm = objective(start)
-        if warm[2] < state[2]:
+        warm = objective.at(start)
+        if warm.value < state.value:
             state = warm
     R, lagged, fresh, converged = None, lagged_solve, False, False
     n_iter, last_decrement = 0, np.inf
@@ -191,7 +230,7 @@ def newton_minimize(
         if 0.5 * decrement < tolerance:
             converged = True
             break
-        trial = _line_search(objective, state, step, decrement, extend=fresh)
+        trial = _line_search(objective.along(state, step), state.value, decrement, extend=fresh)
         if trial is None:
             if fresh:
                 break  # no decrease along the Newton direction: at the optimum to rounding
@@ -201,20 +240,20 @@ def newton_minimize(
     if not fresh:
         hessian, R = factorize(state)  # the iteration cap struck after a step
     if polish and converged and decrement > 0:
-        state = objective(state[0] + step)
+        state = objective.at(state.x + step)
         hessian, R = factorize(state)
         n_iter += 1
     return state, hessian, R, n_iter
 
 
-def _line_search(objective, state, step, decrement, extend: bool):
-    """The state at x + t·step: t halved from 1 until Armijo's condition holds, or (``extend``, for a
-    fresh Newton step taken whole) doubled while S keeps falling; None when no step lowers S."""
-    x, value = state[0], state[2]
+def _line_search(trial_at, value: float, decrement: float, extend: bool) -> NewtonState | None:
+    """The state trial_at(t) at x + t·step: t halved from 1 until Armijo's condition holds (from S(x) =
+    value), or (``extend``, for a fresh Newton step taken whole) doubled while S keeps falling; None
+    when no step lowers S."""
     t = 1.0
     for _ in range(LINE_SEARCH_MAX_HALVINGS):
-        trial = objective(x + t * step)
-        if trial[2] <= value - ARMIJO_FRACTION * t * decrement:
+        trial = trial_at(t)
+        if trial.value <= value - ARMIJO_FRACTION * t * decrement:
             break
         t *= 0.5
     else:
@@ -223,8 +262,8 @@ def _line_search(objective, state, step, decrement, extend: bool):
         # Where pairs cross from violated to satisfied, ℓ flattens faster than its quadratic model and
         # full Newton steps fall short (the decrement then shrinks only linearly): try longer steps.
         while t < MAX_STEP_EXTENSION:
-            longer = objective(x + 2.0 * t * step)
-            if longer[2] >= trial[2]:
+            longer = trial_at(2.0 * t)
+            if longer.value >= trial.value:
                 break
             t, trial = 2.0 * t, longer
     return trial
@@ -250,17 +289,13 @@ def laplace_fit(
     """
     scale = 1.0 / (np.sqrt(2.0) * noise)  # z = scale (f_winner - f_loser)
     L, _ = cholesky_with_jitter(K)
-    A = pairs.incidence
     n = len(K)
-
-    def objective(u):
-        z, loss, g, curvature = _likelihood_terms(pairs, A, L @ u, scale)
-        return u, z, loss + 0.5 * u @ u, g, curvature
+    objective = MapObjective(pairs, scale, lambda u: L @ u)
 
     def factorize(state):
         # Λ = scale² Aᵀ diag(w ℓ'') A;  B = I + Lᵀ Λ L, the Hessian of S in u (Lᵀ by a triangular
         # product: fewer flops than a general one).
-        hessian = pairs.laplacian((scale * scale) * state[4])
+        hessian = pairs.laplacian((scale * scale) * state.curvature)
         B = scipy.linalg.blas.dtrmm(1.0, L.T, hessian @ L, side=0, lower=0)
         B[np.diag_indices(n)] += 1.0
         return hessian, scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
@@ -273,9 +308,9 @@ def laplace_fit(
 
     # u0 = L⁻¹ f0 so that f = L u.
     start = None if latent0 is None else scipy.linalg.solve_triangular(L, latent0, lower=True, check_finite=False)
-    (u, z, value, g, _), hessian, R, n_iter = newton_minimize(
+    state, hessian, R, n_iter = newton_minimize(
         objective,
-        lambda state: state[0] + L.T @ state[3],
+        lambda state: state.x + L.T @ state.gradient,
         factorize,
         np.zeros(n),
         start,
@@ -283,6 +318,7 @@ def laplace_fit(
         tolerance,
         polish,
     )
+    u, z, value, g = state.x, state.z, state.value, state.gradient
     # log evidence (12): -S(f̂) - ½ ln|B|, with ln|I + KΛ| = ln|B| = 2 Σ ln diag(chol B).
     log_evidence = -value - np.sum(np.log(np.diag(R)))
     # W = L R⁻¹ with B = Rᵀ R, so C = (K⁻¹ + Λ)⁻¹ = L B⁻¹ Lᵀ = W Wᵀ (C-contiguous rows for gathers).

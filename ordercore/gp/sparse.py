@@ -33,20 +33,23 @@ of ``evidence``, with the gradient derived in ``SparseEvidenceProblem.gradient``
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 
 from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
-from ordercore.gp.evidence import Hyperparameters
+from ordercore.gp.evidence import Hyperparameters, parallel_products
 from ordercore.gp.laplace import (
     NEWTON_TOLERANCE,
     SEARCH_NEWTON_TOLERANCE,
+    MapObjective,
+    NewtonState,
     PairData,
-    _likelihood_terms,
     newton_minimize,
     probit_loss,
 )
@@ -55,15 +58,35 @@ KMEANS_MAX_ITER = 20
 """Lloyd iterations placing the inducing inputs: centres move little after the first few, and the
 evidence search, not the centres, decides the fit's quality."""
 
+PAIR_BLOCK = 4096
+"""Preferences whose rows of A Φ are formed at once (B's terms, the gradient's variances): a fit holds
+PAIR_BLOCK × M of them, never p × M, however many preferences it learns from."""
+
+LAPLACIAN_ROUTE = 1.6
+"""Preferences entering B per latent value above which B - I is formed as Φᵀ (Λ Φ), an N × M by
+M × M product, rather than pair by pair (p M² / 2 for a symmetric update): on California's rule
+sample (p / N = 2.7, M = 200, one thread) the product took 0.6 of the pairs' time."""
+
+NEGLIGIBLE_HESSIAN = np.finfo(np.float64).eps
+"""Largest total norm of the terms c_k y_k y_kᵀ of B - I (y_k = row k of A Φ) left out of B: below one
+rounding of B's identity, so ŵ, ln |B| and every solve are the same to rounding.  A preference whose z
+is far in the probit's tail has c_k = scale² w ℓ''(z_k) ≈ scale² w z φ(z) far below this; at the small σ
+of nearly consistent preferences (a rule's) that is all but a few percent of them."""
+
 
 def inducing_inputs(inputs: np.ndarray, n_inducing: int, random_state) -> np.ndarray:
     """M = min(n_inducing, distinct rows) inducing inputs, shape (M, n_features): k-means centres of
-    ``inputs`` (N, n_features), or the distinct rows themselves when there are no more than M."""
+    ``inputs`` (N, n_features), or the distinct rows themselves when there are no more than M.
+
+    k-means runs on one thread: its OpenMP workers spin while they wait, and on a loaded 2-core
+    machine (California, 14,301 rows, M = 200) two of them took 4 s where one takes 0.4 s; the
+    centres are the same to rounding."""
     distinct = np.unique(inputs, axis=0)
     if len(distinct) <= n_inducing:
         return distinct
     kmeans = KMeans(n_inducing, n_init=1, max_iter=KMEANS_MAX_ITER, random_state=random_state)
-    return kmeans.fit(distinct).cluster_centers_
+    with threadpool_limits(limits=1):
+        return kmeans.fit(distinct).cluster_centers_
 
 
 @dataclass(frozen=True)
@@ -90,6 +113,53 @@ class InducingFeatures:
         if n_blocks > 1:
             phi = np.kron(np.eye(n_blocks), phi)
         return cls(cross, covariance, L, np.ascontiguousarray(phi), n_blocks)
+
+    @functools.cached_property
+    def row_norms(self) -> np.ndarray:
+        """|Φ_i|² = Q_ii for each latent value, shape (n_blocks·N,)."""
+        return np.einsum("ij,ij->i", self.phi, self.phi)
+
+    def pair_rows(self, pairs: PairData, chosen: np.ndarray) -> np.ndarray:
+        """Rows of A Φ, (Φ_winner - Φ_loser), for the ``chosen`` preferences (indices, (k,)): shape
+        (k, n_blocks·M)."""
+        return self.phi[pairs.winner[chosen]] - self.phi[pairs.loser[chosen]]
+
+    def hessian_factor(self, pairs: PairData, curvature: np.ndarray) -> np.ndarray:
+        """R, upper, with B = Rᵀ R = I + Φᵀ Λ Φ = I + Σ_k c_k y_kᵀ y_k for Λ = Aᵀ diag(c) A, c (p,) >= 0
+        (ℓ'' > 0: the probit is log-concave) and y_k row k of A Φ.
+
+        Only preferences with c_k |y_k|² >= ``NEGLIGIBLE_HESSIAN`` / p enter, PAIR_BLOCK at a time, each
+        block a symmetric rank-k update Yᵀ Y with Y = diag(√c) A Φ; |y_k|² <= 2 (|Φ_winner|² +
+        |Φ_loser|²) bounds each term left out.  When more than ``LAPLACIAN_ROUTE`` of them per latent
+        value enter, B - I = Φᵀ (Λ Φ) over the latent values instead (every preference, Λ sparse)."""
+        bound = curvature * 2.0 * (self.row_norms[pairs.winner] + self.row_norms[pairs.loser])
+        active = np.flatnonzero(bound >= NEGLIGIBLE_HESSIAN / max(curvature.size, 1))
+        with parallel_products():
+            B = self._hessian_terms(pairs, curvature, active)
+        B[np.diag_indices_from(B)] += 1.0
+        return scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
+
+    def _hessian_terms(self, pairs: PairData, curvature: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """Φᵀ Λ Φ from the ``active`` preferences, or from every one through Λ when they are many."""
+        if active.size > LAPLACIAN_ROUTE * self.phi.shape[0]:
+            return self.phi.T @ (pairs.laplacian(curvature) @ self.phi)
+        terms = np.zeros((self.phi.shape[1],) * 2)
+        for start in range(0, active.size, PAIR_BLOCK):
+            chosen = active[start : start + PAIR_BLOCK]
+            weighted = self.pair_rows(pairs, chosen) * np.sqrt(curvature[chosen])[:, None]
+            terms += weighted.T @ weighted
+        return terms
+
+    def pair_variances(self, pairs: PairData, factor: np.ndarray) -> np.ndarray:
+        """v_k = Var(f_winner - f_loser) under C = Φ B⁻¹ Φᵀ for B = Rᵀ R (R = ``factor``, upper): the
+        squared rows of (A Φ) R⁻¹, shape (p,), PAIR_BLOCK preferences at a time."""
+        V = scipy.linalg.solve_triangular(factor, self.phi.T, trans="T", lower=False, check_finite=False).T
+        v = np.empty(pairs.winner.size)
+        for start in range(0, v.size, PAIR_BLOCK):
+            chosen = np.arange(start, min(start + PAIR_BLOCK, v.size))
+            difference = V[pairs.winner[chosen]] - V[pairs.loser[chosen]]
+            v[chosen] = np.einsum("ij,ij->i", difference, difference)
+        return v
 
     def to_weights(self, values: np.ndarray) -> np.ndarray:
         """w = L⁻¹ u per block, for latent values u at the inducing inputs, shape (n_blocks·M,)."""
@@ -158,29 +228,20 @@ def sparse_laplace_fit(
     B (O(p M²)), at ŵ.  polish : as in ``newton_minimize``.
     """
     scale = 1.0 / (np.sqrt(2.0) * noise)
-    A, phi = pairs.incidence, features.phi
-    pair_features = phi[pairs.winner] - phi[pairs.loser]  # A Φ, (p, n_blocks·M)
-
-    def objective(w):
-        z, loss, gradient, curvature = _likelihood_terms(pairs, A, phi @ w, scale)
-        return w, z, loss + 0.5 * w @ w, gradient, curvature
+    phi = features.phi
+    objective = MapObjective(pairs, scale, lambda w: phi @ w)
 
     def factorize(state):
-        # Λ = scale² Aᵀ diag(w ℓ'') A, and B = I + Φᵀ Λ Φ = I + Yᵀ Y with Y = diag(√(scale² w ℓ'')) A Φ,
-        # the Hessian of S in w (ℓ'' > 0: the probit is log-concave); Yᵀ Y is a symmetric rank-k update.
-        curvature = (scale * scale) * state[4]
-        weighted = pair_features * np.sqrt(curvature)[:, None]
-        B = weighted.T @ weighted
-        B[np.diag_indices_from(B)] += 1.0
-        R = scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
-        return curvature, R  # Λ itself only at the optimum (its evidence gradient), not at every step
+        # Λ = scale² Aᵀ diag(w ℓ'') A, and B = I + Φᵀ Λ Φ, the Hessian of S in w.
+        curvature = (scale * scale) * state.curvature
+        return curvature, features.hessian_factor(pairs, curvature)  # Λ itself only at the optimum
 
     def lagged(g):
         return scipy.linalg.cho_solve((hessian_factor0, False), g, check_finite=False)
 
     state, curvature, R, n_iter = newton_minimize(
         objective,
-        lambda state: state[0] + phi.T @ state[3],
+        lambda state: state.x + phi.T @ state.gradient,
         factorize,
         np.zeros(phi.shape[1]),
         weights0,
@@ -191,9 +252,9 @@ def sparse_laplace_fit(
     return _fit_at(features, state, pairs.laplacian(curvature), R, n_iter)
 
 
-def _fit_at(features: InducingFeatures, state, hessian, R, n_iter: int) -> SparseLaplaceFit:
+def _fit_at(features: InducingFeatures, state: NewtonState, hessian, R, n_iter: int) -> SparseLaplaceFit:
     """The fit at the final Newton iterate (state) with B = Rᵀ R factorised there."""
-    w, z, value, gradient, _ = state
+    w, z, value, gradient = state.x, state.z, state.value, state.gradient
     log_evidence = -value - np.sum(np.log(np.diag(R)))
     predictive_matrix = None
     if features.n_blocks == 1:
@@ -232,7 +293,6 @@ class SparseEvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
-    numpy_parallel = True  # its large products run in numpy: see evidence.blas_threads
 
     def laplace(
         self, theta: np.ndarray, latent0=None, posterior_factor0=None, search: bool = False
@@ -264,7 +324,8 @@ class SparseEvidenceProblem(Hyperparameters):
         dE = Σ (Ψ L⁻¹) ⊙ dK_XZ - ½ Σ sym(L⁻ᵀ Φᵀ Ψ L⁻¹) ⊙ dK_ZZ.
         """
         L, n, m = features.cholesky, len(self.inputs), len(self.inducing)
-        cross_sensitivity, phi_sensitivity = self._sensitivities(features, fit, float(np.exp(theta[-1])))
+        with parallel_products():
+            cross_sensitivity, phi_sensitivity = self._sensitivities(features, fit, float(np.exp(theta[-1])))
         d_log_noise = -float(np.trace(phi_sensitivity))
         cross_sensitivity = _diagonal_block_sum(cross_sensitivity, n, m)
         T = _diagonal_block_sum(phi_sensitivity, m, m)
@@ -284,10 +345,7 @@ class SparseEvidenceProblem(Hyperparameters):
         Ψ L⁻¹ = a βᵀ - γ (L⁻ᵀ e)ᵀ - ΛΦ Σ L⁻¹ and Φᵀ Ψ = (Φᵀ a) ŵᵀ - (Φᵀ γ) eᵀ - (I - Σ)."""
         scale = 1.0 / (np.sqrt(2.0) * noise)
         pairs, phi, R = self.pairs, features.phi, fit.hessian_factor
-        # v_k = Var_C(f_winner - f_loser) under C = Φ Σ Φᵀ: squared rows of (AΦ) R⁻¹.
-        V = scipy.linalg.solve_triangular(R, phi.T, trans="T", lower=False, check_finite=False).T
-        difference = V[pairs.winner] - V[pairs.loser]
-        v = np.einsum("ij,ij->i", difference, difference)
+        v = features.pair_variances(pairs, R)  # Var_C(f_winner - f_loser) under C = Φ Σ Φᵀ
         third = probit_loss(fit.z)[3]
         delta = -0.5 * scale**3 * (pairs.incidence.T @ (pairs.weight * third * v))
         gamma = fit.likelihood_gradient

@@ -47,9 +47,11 @@ GP_MEMORY_LIMIT_GB = 2.0
 """Most memory one GP fit of the Studio may need (``GPPreferenceModel.memory_limit``): several
 sessions can fit at once on one server without exhausting it."""
 
-GP_MAX_PREFERENCES = 40_000
-"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many (its sparse fit
-takes about 8 s for 20,000 over 20,640 rows; time and memory grow linearly in the preferences)."""
+GP_MAX_PREFERENCES = 100_000
+"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many.  On California
+with seed 000's bedroom rule (``bench/gp_bench.py --rule``, issue 30) a fit on 100,000 took 41 s (39 s
+of CPU; 17,540 rows, 21 evidence evaluations) on the 2-core machine beside other work, and 0.5 GB;
+at 200,000 a search of 43 evaluations took 90 s of CPU, beyond issue 30's 60 s."""
 
 
 class PreferenceRegressor(Protocol):

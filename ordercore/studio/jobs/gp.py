@@ -2,7 +2,8 @@
 
 The job (``ordercore.studio.jobs.process``) runs ``python -m ordercore.studio.jobs.gp DIRECTORY``: the inputs
 are X and the preferences' columns, the options ``GPPreferenceModel``'s, the progress the evidence
-evaluations so far and the best log evidence, and the result a model file (``ordercore.models.files``).
+evaluations so far, the most the search makes (``ordercore.gp.evidence.MAX_EVALUATIONS``) and the best
+log evidence, and the result a model file (``ordercore.models.files``).
 """
 
 from __future__ import annotations
@@ -13,18 +14,23 @@ from pathlib import Path
 import numpy as np
 
 from ordercore.gp.estimator import GPPreferenceModel
+from ordercore.gp.evidence import MAX_EVALUATIONS
 from ordercore.models.files import read_model
 from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio.jobs.process import BackgroundJob, JobStatus, run
 
 
 class FitStatus(JobStatus):
-    """A background fit's ``JobStatus``, with the evidence evaluations so far and the best log
-    evidence (plus log prior) met."""
+    """A background fit's ``JobStatus``, with the evidence evaluations so far, the most the search
+    makes, and the best log evidence (plus log prior) met."""
 
     @property
     def evaluations(self) -> int:
         return self.progress.get("evaluations", 0)
+
+    @property
+    def most_evaluations(self) -> int:
+        return self.progress.get("most_evaluations", MAX_EVALUATIONS)
 
     @property
     def log_evidence(self) -> float:
@@ -38,7 +44,9 @@ def _fit(inputs: dict, options: dict, progress, result: Path) -> None:
     model.fit(
         inputs["X"],
         preferences,
-        progress=lambda evaluations, value: progress(evaluations=evaluations, log_evidence=value),
+        progress=lambda evaluations, value: progress(
+            evaluations=evaluations, most_evaluations=MAX_EVALUATIONS, log_evidence=value
+        ),
     )
     model.save(result)
 
