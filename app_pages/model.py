@@ -93,7 +93,7 @@ def trust_section(engine, status) -> None:
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "weight": trust.trust.weights,
             "effect (CV MAE without it − with it)": [
-                readable(effect)
+                "not measured" if trust.effects is not None and np.isnan(effect) else readable(effect)
                 for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
             ],
         }

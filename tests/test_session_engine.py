@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+from ordercore.knowledge.trust import assess_sources
 from ordercore.studio.data import data_settings
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.session import ACTIVE, SessionEngine
@@ -106,21 +107,44 @@ def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store,
     assert [(m.lambda1, m.lambda2) for m in bench.ssl.members_] == list(job_result.trust.blend.active().settings)
 
 
-def test_a_change_of_sources_made_on_pairwise_starts_the_assessment(store, session_id, start):
+def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, session_id, start):
+    """A new annotator's first answer makes a new source: the sources are assessed again at once, warm
+    from the last full assessment (no job starts), their weights those of a full assessment of the same
+    inputs (run here directly), the rule's effect kept and the new source's not measured.  Another
+    click of a source already assessed, between two unlabeled rows, changes no check: nothing at all."""
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     add_rule(engine, more_rooms())
     assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 1
+    full = engine.trust.in_force()
     pool = engine.data().pool
     rng = np.random.default_rng(1)
     pair, _ = engine.next_pair(ACTIVE, "bob", rng)
     engine.answer("bob", pair, "a")  # a new annotator: a new source of preferences
     engine.wait()
-    assert len(start.started) == 2 and engine.trust.status().state == "running"
-    assert engine.trust.wait(TIMEOUT).state == "assessed" and "clicks: bob" in start.started[1].result().names
+    assert len(start.started) == 1 and engine.trust.status().state == "assessed"
+    warm, inputs = engine.trust.in_force(), engine.assessment_inputs()
+    assert "clicks: bob" in warm.names and warm.basis.steps == full.basis.steps + 1
+    direct = assess_sources(
+        inputs.X,
+        inputs.y,
+        inputs.preferences,
+        inputs.names,
+        inputs.checks,
+        np.random.default_rng(0),
+        inputs.lambda1,
+        **inputs.options,
+    )
+    assert warm.names == direct.names and np.array_equal(warm.trust.weights, direct.trust.weights)
+    rule = warm.names.index(next(name for name in warm.names if name.startswith("rule")))
+    assert warm.effects[rule] == full.effects[full.names.index(warm.names[rule])]
+    assert (
+        np.isnan(warm.effects[warm.names.index("clicks: bob")])
+        or warm.trust.weights[warm.names.index("clicks: bob")] == 0
+    )
     # another click of a source already assessed, between two unlabeled rows, changes no check: nothing starts
     engine.answer("bob", (int(pool[0]), int(pool[1])), "b")
     engine.wait()
-    assert len(start.started) == 2 and engine.trust.status().state == "assessed"
+    assert len(start.started) == 1 and engine.trust.status().state == "assessed"
 
 
 def test_moving_lambda2_or_the_time_limit_under_automatic_trust_starts_nothing(store, session_id, start):

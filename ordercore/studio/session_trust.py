@@ -5,9 +5,11 @@ annotator, tab and Studio process on the same store.
 ``SessionTrust.update(inputs)`` names the sources now.  Their assessment is keyed by a digest of what it
 is computed from (``AssessmentInputs.key``: the data, the labels, the LP's settings trust uses, each
 source's name and checks; a new click of a source already assessed changes none of it).  When the store
-holds none for that key, the first engine to claim it (``Store.claim_assessment``) runs the job
-(``ordercore.studio.jobs.trust``); a thread of this process watches it, renews the claim (a claim not
-renewed for ``LEASE_SECONDS`` is taken over: its process died) and stores the result or the failure.
+holds none for that key, the first engine to claim it (``Store.claim_assessment``) re-assesses warm
+from the session's newest assessment (``knowledge.trust.reassess_sources``, milliseconds: a click that
+changed some checks) or, when only a full one will do, runs the job (``ordercore.studio.jobs.trust``);
+a thread of this process watches it, renews the claim (a claim not renewed for ``LEASE_SECONDS`` is
+taken over: its process died) and stores the result or the failure.
 Meanwhile SSL uses the newest assessment the session holds (of earlier sources), or none.
 """
 
@@ -22,9 +24,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ordercore.knowledge.trust import SourceCheck, SourceTrust
+from ordercore.knowledge.trust import SourceCheck, SourceTrust, reassess_sources
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment
+from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment, write_assessment
 
 LEASE_SECONDS = 30.0
 """A claim whose heartbeat is older than this is taken over by the next engine that asks (its owner died)."""
@@ -191,6 +193,8 @@ class SessionTrust:
             return
         if not self.store.claim_assessment(self.session_id, key, self.owner, LEASE_SECONDS):
             return
+        if not retry and self._reassess(key):
+            return
         inputs = self._inputs
         job = self._start(
             inputs.X, inputs.y, inputs.preferences, inputs.names, inputs.checks, inputs.lambda1, SEED, **inputs.options
@@ -198,6 +202,31 @@ class SessionTrust:
         self._job = (key, job)
         self._watcher = threading.Thread(target=self._watch, args=(key, job), daemon=True, name=f"trust-{key[:8]}")
         self._watcher.start()
+
+    def _reassess(self, key: str) -> bool:
+        """Store the sources now's assessment warm from the session's newest (``reassess_sources``), in
+        this thread; False when only a full one will do (new labels or settings, a new rule, weights
+        moved too far, too many steps since the last full one)."""
+        previous, inputs = self._latest(), self._inputs
+        if previous is None:
+            return False
+        found = reassess_sources(
+            previous,
+            inputs.X,
+            inputs.y,
+            inputs.preferences,
+            inputs.names,
+            inputs.checks,
+            np.random.default_rng(SEED),
+            inputs.lambda1,
+            **inputs.options,
+        )
+        if found is None:
+            return False
+        content = io.BytesIO()
+        write_assessment(content, found)
+        self.store.finish_assessment(self.session_id, key, self.owner, content.getvalue())
+        return True
 
     def _watch(self, key: str, job) -> None:
         """Renew the claim while the job runs; then store its result or its failure."""
