@@ -12,23 +12,34 @@ Each rule is checked on the labeled pairs it orders (``quality.labeled_check``),
   stay), each answer alone; an answer that moves the weight too far falls back (None: counted).
 
 Prints the median of each over --repeats, with its ratio to the target (full: 10 s at 40k, 60 s at
-500k; incremental: 2 s at 40k).  --serial also times the full assessment without workers, interleaved
-with the parallel one (serial, parallel, serial, ...), and prints the ratio.  --quick: 1,000 pairs of
-the bedroom rule, one repeat (seconds), for tests/test_benches.py.
+500k; incremental: 2 s at 40k), and the full assessment's CPU time, in this process and in the fold
+workers (``resource.RUSAGE_CHILDREN`` once the pool is shut down): on a loaded machine the wall clock
+says little, and this process's CPU plus the workers' shared over the cores is about the wall clock
+the machine would give it alone.  --serial also times the full assessment without workers, interleaved
+with the parallel one (serial, parallel, serial, ...), and prints the ratio.  --fold-walks N also times
+one fold's walk of the trust grid three ways on the assessment's first N folds, one thread (as a fold
+worker), interleaved, and prints CPU medians, ratios and how far their predictions differ: in one LP
+whose bounds change member to member (``label_cv``'s), along ``lp.average.fit_lambda_path`` (SVR apart,
+each member branched into a HiGHS instance of its own) and cold fits.  --quick: 1,000 pairs of the
+bedroom rule, one repeat (seconds), for tests/test_benches.py.
 
 Run: ORDERCORE_DATA=../shared/data python bench/trust_bench.py [--preferences 40k|500k] [--repeats 3]
-[--serial] [--quick]
+[--serial] [--fold-walks N] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import sys
 import time
 from pathlib import Path
 
+import joblib
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,9 +48,18 @@ from click_bench import SCENARIOS  # noqa: E402
 
 from bench.quick_mode import parse_arguments  # noqa: E402
 from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
+from ordercore.knowledge.label_cv import _fold_predictions, cv_sample  # noqa: E402
 from ordercore.knowledge.quality import labeled_check  # noqa: E402
 from ordercore.knowledge.rules import generate  # noqa: E402
-from ordercore.knowledge.trust import SourceCheck, assess_sources, reassess_sources, rule_source  # noqa: E402
+from ordercore.knowledge.trust import (  # noqa: E402
+    SourceCheck,
+    assess_sources,
+    reassess_sources,
+    rule_source,
+    trust_grid,
+)
+from ordercore.lp.average import fit_lambda_path  # noqa: E402
+from ordercore.lp.estimator import OrderPreferenceRegressor  # noqa: E402
 from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.studio.data import data_settings, load_source  # noqa: E402
 from ordercore.studio.jobs.trust import fold_workers  # noqa: E402
@@ -67,14 +87,76 @@ def session_inputs(rules) -> tuple:
     return inputs, data.y_true
 
 
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's children that have ended and been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def full(inputs, parallel: bool):
-    """``assess_sources`` with effects, on fold workers or in turn; (its result, seconds)."""
-    start = time.perf_counter()
+    """``assess_sources`` with effects, on fold workers or in turn; (its result, seconds, CPU seconds in
+    this process, CPU seconds in the fold workers)."""
+    start, cpu, workers = time.perf_counter(), time.process_time(), children_cpu()
     if not parallel:
-        return assess_sources(*inputs, np.random.default_rng(SEED), LAMBDA1), time.perf_counter() - start
-    with fold_workers() as executor:
-        assessed = assess_sources(*inputs, np.random.default_rng(SEED), LAMBDA1, executor=executor)
-    return assessed, time.perf_counter() - start
+        assessed = assess_sources(*inputs, np.random.default_rng(SEED), LAMBDA1)
+    else:
+        with fold_workers() as executor:
+            assessed = assess_sources(*inputs, np.random.default_rng(SEED), LAMBDA1, executor=executor)
+    return assessed, time.perf_counter() - start, time.process_time() - cpu, children_cpu() - workers
+
+
+def fold_walks(assessed, inputs, n_folds: int) -> None:
+    """CPU seconds of one fold's walk of ``trust_grid`` on the assessment's weighed preferences, three ways
+    interleaved on its first ``n_folds`` folds, one BLAS thread as in a fold worker: ``label_cv``'s (one LP,
+    its bounds changed member to member), ``fit_lambda_path`` (SVR fitted apart without preferences, the
+    path cold at lambda2 = 0.3 then each member branched from the last) and a cold fit per setting; each
+    one's largest prediction difference from ``label_cv``'s, relative to the labels' standard deviation."""
+    X, y, preferences, names, _ = inputs
+    weighed = preferences.weight * assessed.preference_weights(names)
+    preferences = PreferenceSet(preferences.i, preferences.j, preferences.margin, weighed)
+    preferences = preferences[cv_sample(len(preferences), np.random.default_rng(SEED))]
+    grid, folds = trust_grid(LAMBDA1), assessed.trust.cv.folds
+    labeled, scale, n_splits = np.flatnonzero(~np.isnan(y)), np.nanstd(y), int(folds.max()) + 1
+
+    def fold_data(hidden):
+        y_fold = y.copy()
+        y_fold[hidden] = np.nan
+        return y_fold, preferences[~(np.isin(preferences.i, hidden) | np.isin(preferences.j, hidden))]
+
+    def along_the_path(hidden):
+        y_fold, kept = fold_data(hidden)
+        svr = OrderPreferenceRegressor(lambda1=grid[0][0], lambda2=0.0).fit(X, y_fold)
+        return np.array([member.predict(X[hidden]) for member in [svr, *fit_lambda_path(X, y_fold, kept, grid[1:])]])
+
+    def cold(hidden):
+        y_fold, kept = fold_data(hidden)
+        fits = [OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2) for lambda1, lambda2 in grid]
+        return np.array([fit.fit(X, y_fold, kept).predict(X[hidden]) for fit in fits])
+
+    walks = {
+        "in one LP (label_cv)": lambda hidden: _fold_predictions(X, y, preferences, hidden, grid, {}),
+        "fit_lambda_path": along_the_path,
+        "cold fits": cold,
+    }
+    seconds, differences = {name: [] for name in walks}, dict.fromkeys(walks, 0.0)
+    with threadpool_limits(1):
+        for fold in range(n_folds):
+            hidden = labeled[folds[fold // n_splits] == fold % n_splits]
+            first = None
+            for name, walk in walks.items():
+                start = time.process_time()
+                predictions = walk(hidden)
+                seconds[name].append(time.process_time() - start)
+                first = predictions if first is None else first
+                differences[name] = max(differences[name], float(np.abs(predictions - first).max() / scale))
+    base = statistics.median(seconds["in one LP (label_cv)"])
+    for name in walks:
+        median = statistics.median(seconds[name])
+        print(
+            f"a fold's walk of the grid, {name}: median {median:.3f} s CPU of {n_folds}, {median / base:.2f} x "
+            f"in one LP; predictions within {differences[name]:.1e} of its (x the labels' std)",
+            flush=True,
+        )
 
 
 def audit_answer(assessed, inputs, y_true, k: int) -> dict:
@@ -103,26 +185,44 @@ def report(label: str, seconds: list, target: float | None) -> None:
     print(f"{label}: median {median:.3f} s of {len(seconds)}{ratio}", flush=True)
 
 
+def report_cpu(label: str, cpu: list, workers: list) -> None:
+    """The full assessment's CPU medians, and this process's plus the workers' shared over the cores."""
+    cores = joblib.cpu_count()
+    alone = statistics.median([main + fold / cores for main, fold in zip(cpu, workers, strict=True)])
+    print(
+        f"{label}: median CPU {statistics.median(cpu):.3f} s in this process + {statistics.median(workers):.3f} s "
+        f"in the fold workers; alone on {cores} cores about {alone:.3f} s (load average {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preferences", choices=("40k", "500k"), default="40k")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--serial", action="store_true", help="also time it in turn, interleaved")
+    parser.add_argument("--fold-walks", type=int, default=0, metavar="N", help="time N folds' walks three ways")
     args = parse_arguments(parser, argv)  # --quick: 1,000 pairs of the bedroom rule, one repeat
     rules = [(bedroom_rule(), 1_000)] if args.quick else SCENARIOS[args.preferences]
     repeats = 1 if args.quick else args.repeats
     inputs, y_true = session_inputs(rules)
     print(f"{len(inputs[2]):,} preferences from {len(rules)} rule(s), {int(np.sum(~np.isnan(inputs[1])))} labels")
-    times = {True: [], False: []}
+    times, cpu, workers = {True: [], False: []}, [], []
     for _ in range(repeats):
         for parallel in (False, True) if args.serial else (True,):
-            assessed, seconds = full(inputs, parallel)
+            assessed, seconds, main_cpu, workers_cpu = full(inputs, parallel)
             times[parallel].append(seconds)
+            if parallel:
+                cpu.append(main_cpu)
+                workers.append(workers_cpu)
     scenario = "quick" if args.quick else args.preferences
     report(f"full assessment, {scenario}", times[True], TARGETS.get(f"full {scenario}"))
+    report_cpu(f"full assessment, {scenario}", cpu, workers)
     if args.serial:
         report(f"full assessment in turn, {scenario}", times[False], None)
         print(f"in turn / on workers: {statistics.median(times[False]) / statistics.median(times[True]):.2f}")
+    if args.fold_walks:
+        fold_walks(assessed, inputs, args.fold_walks)
     answers = [incremental(assessed, inputs, y_true, k) for k in range(max(repeats, 10))]
     warm = [seconds for seconds in answers if seconds is not None]
     print(f"{len(answers) - len(warm)} of {len(answers)} audit answers moved the weight too far (a full one)")
