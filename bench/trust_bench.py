@@ -20,20 +20,27 @@ with the parallel one (serial, parallel, serial, ...), and prints the ratio.  --
 one fold's walk of the trust grid three ways on the assessment's first N folds, one thread (as a fold
 worker), interleaved, and prints CPU medians, ratios and how far their predictions differ: in one LP
 whose bounds change member to member (``label_cv``'s), along ``lp.average.fit_lambda_path`` (SVR apart,
-each member branched into a HiGHS instance of its own) and cold fits.  --quick: 1,000 pairs of the
+each member branched into a HiGHS instance of its own) and cold fits.  --baseline SRC also runs
+``assess_sources`` of another source tree (e.g. ``git archive main | tar -x -C SRC``) on the same inputs
+in a child process after each full assessment here (here, there, here, ...), as that tree's version
+runs it (on workers if its ``assess_sources`` takes an executor and ``fold_workers`` exists), and prints
+its median, the ratio and whether both chose the same weights and blend.  --quick: 1,000 pairs of the
 bedroom rule, one repeat (seconds), for tests/test_benches.py.
 
 Run: ORDERCORE_DATA=../shared/data python bench/trust_bench.py [--preferences 40k|500k] [--repeats 3]
-[--serial] [--fold-walks N] [--quick]
+[--serial] [--fold-walks N] [--baseline SRC] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -179,6 +186,47 @@ def incremental(assessed, inputs, y_true, k: int) -> float | None:
     return None if again is None else time.perf_counter() - start
 
 
+BASELINE_CHILD = """
+import inspect, json, sys, time
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from ordercore.knowledge.trust import SourceCheck, assess_sources
+from ordercore.preferences import PreferenceSet
+arrays = np.load(sys.argv[2], allow_pickle=False)
+names = arrays["names"].astype(object)
+checks = {str(name): SourceCheck.of(*(arrays[f"check{k}_{part}"] for part in ("winner", "loser", "right")))
+          for k, name in enumerate(arrays["check_names"])}
+inputs = (arrays["X"], arrays["y"], PreferenceSet(*(arrays[c] for c in ("i", "j", "margin", "weight"))), names, checks)
+rng, lambda1 = np.random.default_rng(int(sys.argv[3])), float(sys.argv[4])
+start = time.perf_counter()
+if "executor" in inspect.signature(assess_sources).parameters:
+    from ordercore.studio.jobs.trust import fold_workers
+    with fold_workers() as executor:
+        assessed = assess_sources(*inputs, rng, lambda1, executor=executor)
+else:
+    assessed = assess_sources(*inputs, rng, lambda1)
+seconds = time.perf_counter() - start
+trust = assessed.trust
+print(json.dumps({"seconds": seconds, "weights": trust.weights.tolist(), "blend": trust.blend.weights.tolist()}))
+"""
+
+
+def baseline(source: str, inputs) -> dict:
+    """``assess_sources`` of the source tree ``source`` on ``inputs`` in a child process: its seconds (the
+    child's own wall clock around the call), source weights and blend weights."""
+    X, y, preferences, names, checks = inputs
+    arrays = {"X": X, "y": y, "names": np.asarray(names, dtype=str), "check_names": np.array(list(checks), dtype=str)}
+    arrays |= {column: getattr(preferences, column) for column in ("i", "j", "margin", "weight")}
+    for k, check in enumerate(checks.values()):
+        arrays |= {f"check{k}_{part}": getattr(check, part) for part in ("winner", "loser", "right")}
+    with tempfile.TemporaryDirectory(prefix="trust-bench-") as directory:
+        path = Path(directory) / "inputs.npz"
+        np.savez(path, **arrays)
+        command = [sys.executable, "-c", BASELINE_CHILD, source, str(path), str(SEED), repr(LAMBDA1)]
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
 def report(label: str, seconds: list, target: float | None) -> None:
     median = statistics.median(seconds)
     ratio = f", {median / target:.2f} x the target {target:g} s" if target else ""
@@ -202,12 +250,13 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--serial", action="store_true", help="also time it in turn, interleaved")
     parser.add_argument("--fold-walks", type=int, default=0, metavar="N", help="time N folds' walks three ways")
+    parser.add_argument("--baseline", metavar="SRC", help="also time another source tree's, interleaved")
     args = parse_arguments(parser, argv)  # --quick: 1,000 pairs of the bedroom rule, one repeat
     rules = [(bedroom_rule(), 1_000)] if args.quick else SCENARIOS[args.preferences]
     repeats = 1 if args.quick else args.repeats
     inputs, y_true = session_inputs(rules)
     print(f"{len(inputs[2]):,} preferences from {len(rules)} rule(s), {int(np.sum(~np.isnan(inputs[1])))} labels")
-    times, cpu, workers = {True: [], False: []}, [], []
+    times, cpu, workers, theirs = {True: [], False: []}, [], [], []
     for _ in range(repeats):
         for parallel in (False, True) if args.serial else (True,):
             assessed, seconds, main_cpu, workers_cpu = full(inputs, parallel)
@@ -215,12 +264,23 @@ def main(argv=None) -> None:
             if parallel:
                 cpu.append(main_cpu)
                 workers.append(workers_cpu)
+        if args.baseline:
+            theirs.append(baseline(args.baseline, inputs))
     scenario = "quick" if args.quick else args.preferences
     report(f"full assessment, {scenario}", times[True], TARGETS.get(f"full {scenario}"))
     report_cpu(f"full assessment, {scenario}", cpu, workers)
     if args.serial:
         report(f"full assessment in turn, {scenario}", times[False], None)
         print(f"in turn / on workers: {statistics.median(times[False]) / statistics.median(times[True]):.2f}")
+    if theirs:
+        report(f"full assessment of {args.baseline}, {scenario}", [run["seconds"] for run in theirs], None)
+        ratio = statistics.median(times[True]) / statistics.median([run["seconds"] for run in theirs])
+        same = all(
+            np.allclose(run["weights"], assessed.trust.weights)
+            and np.allclose(run["blend"], assessed.trust.blend.weights)
+            for run in theirs
+        )
+        print(f"here / {args.baseline}: {ratio:.2f}; the same source weights and blend: {same}")
     if args.fold_walks:
         fold_walks(assessed, inputs, args.fold_walks)
     answers = [incremental(assessed, inputs, y_true, k) for k in range(max(repeats, 10))]
