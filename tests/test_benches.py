@@ -84,6 +84,8 @@ BENCHES = {
         [
             rf"{NUMBER} preferences from 1 rule\(s\), 60 labels",
             rf"full assessment, quick: median {NUMBER} s of 1",
+            rf"full assessment, quick: median CPU {NUMBER} s in this process \+ {NUMBER} s in the fold workers; "
+            rf"alone on {NUMBER} cores about {NUMBER} s \(load average {NUMBER}\)",
             rf"incremental re-assessment, quick: median {NUMBER} s of {NUMBER}",
         ],
     ),

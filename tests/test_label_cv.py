@@ -12,6 +12,8 @@ from sklearn.model_selection import KFold
 from ordercore import OrderPreferenceRegressor, PreferenceSet
 from ordercore.knowledge import label_cv as label_cv_module
 from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend, LabelCV, cross_validate_runs, draw_folds, label_cv
+from ordercore.knowledge.trust import trust_grid
+from ordercore.lp.working_set import WORKING_SET_MIN
 from tests.test_lp import random_problem
 
 
@@ -95,6 +97,37 @@ def test_label_cv_against_cold_fits_on_the_same_folds():
     expected = brute_force_errors(X, y, preferences, 9, grid, gamma=0.4)
     assert cv.errors.shape == (4, FOLDS * REPEATS)
     np.testing.assert_allclose(cv.errors, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_each_folds_warm_walk_gives_the_errors_of_cold_fits_through_the_working_set(monkeypatch):
+    """A fold walks the trust grid in one LP, only its bounds changed member to member (through the
+    working set here: every fold keeps more than ``WORKING_SET_MIN`` preferences, most of them out of
+    the LP); the held-out errors are those of a cold fit of each setting on the fold written out (its
+    labels hidden, every preference touching them dropped), to solver tolerance.  The preferences are a
+    noisy expert's, as a rule's are: random ones in conflict leave the LP a face of optima at lambda2 = 30
+    (equal objectives, predictions 0.1 apart), where no two solvers need agree."""
+    monkeypatch.setattr(label_cv_module, "REPEATS", 1)
+    X, y, truth, _ = random_problem(0, n=300, n_labeled=30, n_preferences=0)
+    rng = np.random.default_rng(0)
+    i, belief = rng.integers(0, 300, 2_400), truth + rng.normal(0, 0.3, 300)
+    j = (i + rng.integers(1, 300, 2_400)) % 300
+    winner, loser = np.where(belief[i] > belief[j], i, j), np.where(belief[i] > belief[j], j, i)
+    preferences = PreferenceSet(winner, loser, rng.uniform(0, 0.2, 2_400), rng.uniform(0.2, 2.0, 2_400))
+    grid = trust_grid(0.01)
+    folds = draw_folds(y, np.random.default_rng(4))
+    cv = cross_validate_runs(X, y, folds, [(preferences, grid)], {"gamma": 0.4})[0]
+    labeled, cold = np.flatnonzero(~np.isnan(y)), np.zeros((len(grid), FOLDS))
+    for fold in range(FOLDS):
+        hidden = labeled[folds[0] == fold]
+        y_fold = y.copy()
+        y_fold[hidden] = np.nan
+        pairs = zip(preferences.i, preferences.j, strict=True)
+        away = np.array([i not in hidden and j not in hidden for i, j in pairs])
+        assert away.sum() >= WORKING_SET_MIN
+        for k, (lambda1, lambda2) in enumerate(grid):
+            model = OrderPreferenceRegressor(lambda1=lambda1, lambda2=lambda2, gamma=0.4)
+            cold[k, fold] = np.abs(model.fit(X, y_fold, preferences[away]).predict(X[hidden]) - y[hidden]).mean()
+    np.testing.assert_allclose(cv.errors, cold, rtol=1e-7, atol=1e-9)
 
 
 def test_label_cv_samples_preferences_beyond_its_cap(monkeypatch):

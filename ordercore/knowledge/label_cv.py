@@ -255,7 +255,10 @@ def _fold_predictions(X, y, preferences, hidden: np.ndarray, grid, model_options
     """Predictions on the ``hidden`` labeled rows for each (lambda1, lambda2) of ``grid``, shape
     (len(grid), hidden.size).  The fold's fits take neither their labels nor any preference that touches
     them: held out like test rows, which no preference reaches (a preference on a held-out row would pin
-    its prediction directly and flatter the preferences)."""
+    its prediction directly and flatter the preferences).  The grid is walked in one LP whose bounds change
+    setting to setting (``warm_start``), not along ``lp.average.fit_lambda_path``: a fold keeps no member,
+    and branching each into a HiGHS instance of its own cost 1.4x this walk at 40,000 preferences
+    (``bench/trust_bench.py --fold-walks``)."""
     y_fold = y.copy()
     y_fold[hidden] = np.nan
     preferences = preferences[~(np.isin(preferences.i, hidden) | np.isin(preferences.j, hidden))]
