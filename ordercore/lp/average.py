@@ -11,7 +11,8 @@ expansion; the members are kept apart so that each re-solves warm when a prefere
 ``fit_lambda_path`` fits the members of a path on one data set in turn, each from the previous one's
 optimal basis and working set in a HiGHS instance of its own (only the LP's bounds differ between
 them, docs/LP.md "The lambda path"): the same optima as cold fits, found faster.  It is what
-``AveragedOrderPreferenceRegressor.fit`` does, and what cross-validation can call on each fold.
+``AveragedOrderPreferenceRegressor.fit`` does (automatic trust's folds keep no members: they walk one
+instance warm instead, which is cheaper there).
 """
 
 from __future__ import annotations
