@@ -198,10 +198,9 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         A member whose set is not ``preferences_`` (after a failed re-solve) gets the latter."""
         current, n = self.preferences_, len(preferences)
         if n > len(current) and preferences[: len(current)] == current:
-            added = preferences[len(current) :]
 
             def edit(member) -> None:
-                member.add_preferences(added)
+                member._extend(preferences, len(current))
         elif n < len(current) and current[:n] == preferences:
 
             def edit(member) -> None:
