@@ -20,6 +20,9 @@ With --trust, SSL is what automatic trust fits when it takes the preferences (is
 half and half with the fits at every lambda2 of ``trust.LAMBDA2_GRID`` averaged (fitted along the
 lambda2 path, ``lp.average.fit_lambda_path``), each of which a click re-solves warm; the first fit and
 the click's total are printed with their ratios to issue 30's targets (20 s and 150 ms at 500k).
+Then, interleaved: each member's warm add of one more answer, pricing only the preferences added
+since f last moved (what the engine does) against pricing every one (a twin branched from it, its
+last pricing dropped before each add), CPU time of each add alone (``time.process_time``).
 
 Run: ORDERCORE_DATA=../shared/data python bench/click_bench.py [--preferences none|2k|40k|500k] [--clicks 20] [--trust]
      [--max-pairs N] [--rows N] [--quick]   (--quick: 3 clicks, 1,000 pairs per rule over 4,000 rows)
@@ -43,6 +46,7 @@ from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.label_cv import Blend  # noqa: E402
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate  # noqa: E402
 from ordercore.knowledge.trust import SourceTrust, Trust, trust_grid  # noqa: E402
+from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.studio.data import data_settings, load_source  # noqa: E402
 from ordercore.studio.figures import rows_map  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
@@ -62,6 +66,8 @@ FIRST_FIT_TARGET = {("500k", True): 20.0}
 CLICK_TARGET = {("500k", True): 150, ("500k", False): 500}
 """Milliseconds a click's compute may take (issues 13 and 30); 100 elsewhere."""
 PARTS = ("store write", "store read", "retrain", "plot data", "next pair", "page data")
+MEMBER_ADDS = 6
+"""Answers added to every member and its twin in the interleaved comparison (--quick: 2)."""
 
 
 def session_with_rules(store: Store, scenario: str, max_pairs: int | None = None, rows: int | None = None):
@@ -112,6 +118,30 @@ def click(store: Store, session, data, bench: Workbench, pair, rng) -> dict:
     return seconds, pair
 
 
+def member_adds(blend, data, rng, n_adds: int) -> None:
+    """Print the median CPU ms of a member's warm add of one answer, priced only where new (the member)
+    and priced over every preference (its twin), the two in alternating order; and how many kept."""
+    members = [member for member in blend.members_ if member.lambda2 > 0]
+    twins = [member.branch(member.lambda1, member.lambda2) for member in members]
+    seconds, kept, gap = {"new": [], "every": []}, 0, 0.0
+    for round_ in range(n_adds):
+        a, b = rng.choice(data.pool, 2, replace=False)
+        added = PreferenceSet([a], [b]) if data.y_true[a] > data.y_true[b] else PreferenceSet([b], [a])
+        for member, twin in zip(members, twins, strict=True):
+            twin._lp._columns.priced = None  # no shortfalls to reuse: every preference priced
+            for name, model in (("new", member), ("every", twin))[:: 1 if round_ % 2 else -1]:
+                start = time.process_time()
+                model.add_preferences(added)
+                seconds[name].append(1000 * (time.process_time() - start))
+            kept += member.solve_start_ == "kept"
+            gap = max(gap, abs(member.objective_ - twin.objective_) / max(abs(twin.objective_), 1e-300))
+    new, every = (statistics.median(seconds[name]) for name in ("new", "every"))
+    print(
+        f"a member's warm add, CPU median of {len(seconds['new'])} ({kept} kept): priced where new {new:.1f} ms, "
+        f"every preference {every:.1f} ms (ratio {new / every:.2f}); objectives' largest relative difference {gap:.1e}"
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preferences", choices=sorted(SCENARIOS), default="40k")
@@ -119,7 +149,8 @@ def main(argv=None) -> None:
     parser.add_argument("--trust", action="store_true", help="SSL as automatic trust fits it: an average of LPs")
     parser.add_argument("--max-pairs", type=int, default=None, help="at most this many pairs per rule")
     parser.add_argument("--rows", type=int, default=None, help="a random sample of this many rows")
-    args = parse_arguments(parser, argv, clicks=3, max_pairs=1_000, rows=4_000)
+    parser.add_argument("--member-adds", type=int, default=MEMBER_ADDS, help="answers in the members' comparison")
+    args = parse_arguments(parser, argv, clicks=3, max_pairs=1_000, rows=4_000, member_adds=2)
     with tempfile.TemporaryDirectory() as directory:
         store = Store(f"sqlite:///{Path(directory) / 'bench.sqlite'}")
         session, data = session_with_rules(store, args.preferences, args.max_pairs, args.rows)
@@ -139,6 +170,8 @@ def main(argv=None) -> None:
             seconds, pair = click(store, session, data, bench, pair, rng)
             timings.append(seconds)
         store.engine.dispose()
+        if args.trust:
+            member_adds(bench.ssl, data, rng, args.member_adds)
     medians = {part: 1000 * statistics.median(t[part] for t in timings) for part in PARTS}
     totals = [1000 * sum(t.values()) for t in timings]
     target = CLICK_TARGET.get((args.preferences, args.trust), 100)

@@ -68,6 +68,16 @@ BENCHES = {
         ["cal_housing.csv"],
         [rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences", CLICK_PARTS, rf"total median {NUMBER} ms"],
     ),
+    "click_bench.py --trust": (
+        ["cal_housing.csv"],
+        [
+            rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences",
+            CLICK_PARTS,
+            rf"total median {NUMBER} ms",
+            rf"a member's warm add, CPU median of {NUMBER} \({NUMBER} kept\): priced where new {NUMBER} ms, "
+            rf"every preference {NUMBER} ms \(ratio {NUMBER}\); objectives' largest relative difference {NUMBER}",
+        ],
+    ),
     **{
         f"browser_click_bench.py{arguments}": (
             ["cal_housing.csv"],

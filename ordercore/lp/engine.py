@@ -2,11 +2,11 @@
 duality-gap certificate on every answer.
 
 The LP holds the working preferences as columns (``preference_columns.py``) and folds the others in
-at a bound; each solve is completed by pricing every preference (``working_set.py``) and, with
-centers='all', every candidate center (``center_set.py``), and ends with the duality-gap certificate
-(``solution.py``): the primal objective (9) over all preferences against HiGHS's dual objective.  A
-warm solve that fails the certificate is redone cold; a cold one that fails raises
-``SolverNumericalError``.
+at a bound; each solve is completed by pricing every preference (``working_set.py``; while f stays put,
+those added since: ``PreferenceColumns.priced_shortfall``) and, with centers='all', every candidate
+center (``center_set.py``), and ends with the duality-gap certificate (``solution.py``): the primal
+objective (9) over all preferences against HiGHS's dual objective.  A warm solve that fails the
+certificate is redone cold; a cold one that fails raises ``SolverNumericalError``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ordercore.lp.center_set import KernelSum, violated_centers
 from ordercore.lp.deadline import Deadline
 from ordercore.lp.highs import COLD_ATTEMPTS, HighsDualLP, HighsResult, InfeasibleLPError
 from ordercore.lp.kernel_rows import KernelRowCache
-from ordercore.lp.preference_columns import PreferenceColumns
+from ordercore.lp.preference_columns import PreferenceColumns, Priced
 from ordercore.lp.problem import (
     DualLP,
     TargetScaling,
@@ -128,13 +128,13 @@ class IncrementalOrderPreferenceLP:
             )
             return self._solve_cold()
 
-    def add(self, preferences: PreferenceSet) -> LPSolution:
-        """Append ``preferences`` and re-solve from the previous basis."""
+    def add(self, preferences: PreferenceSet, extended: PreferenceSet | None = None) -> LPSolution:
+        """Append ``preferences`` and re-solve warm; ``extended``: the set in force with them, if known."""
+        extended = self.preferences + preferences if extended is None else extended  # p copied once only
         if self._highs is None:
-            return self.solve_cold(self.preferences + preferences)
+            return self.solve_cold(extended)
         with self._rollback_on_failure():
-            first = len(self.preferences)
-            self.preferences = self.preferences + preferences
+            first, self.preferences = len(self.preferences), extended
             self._columns.index(self.preferences, self.scaling, first)
             self._append_columns(self.working.append(len(preferences)))
             return self._resolve(self._basis)
@@ -362,11 +362,12 @@ class IncrementalOrderPreferenceLP:
         candidates = self._candidate_centers()
         for _ in range(MAX_PRICING_ROUNDS):
             self._deadline.check()
-            shortfall = self._columns.shortfall(result.row_dual)
+            shortfall, first = self._columns.priced_shortfall(result.row_dual, self.center_rows)
             new_centers = self._priced_centers(result.column_value, candidates)
-            columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size)
+            columns, to_fix = self.working.priced_wrong(shortfall, self.center_rows.size + 1 + new_centers.size, first)
             if not columns.size and not to_fix.size and not new_centers.size:
                 solution = self._certified(result, shortfall, start, iterations, seconds)
+                self._columns.priced = Priced(self.center_rows.copy(), result.row_dual.copy(), shortfall)
                 self._set_aside_at_bounds(shortfall)  # nonbasic columns only: the basis stays optimal
                 return solution
             self._deadline.check()

@@ -290,7 +290,7 @@ class OrderPreferenceRegressor(KernelPreferenceRegressor):
         current, n = self._lp.preferences, len(preferences)
         if n >= len(current) and preferences[: len(current)] == current:
             if n > len(current):
-                self.add_preferences(preferences[len(current) :])
+                self._extend(preferences, len(current))
         elif current[:n] == preferences:
             self.remove_preferences(np.arange(n, len(current)))
         else:
@@ -304,6 +304,13 @@ class OrderPreferenceRegressor(KernelPreferenceRegressor):
         preferences.check_indices(self._lp.X.shape[0])
         self._set_solution(self._lp.add(preferences))
         return self
+
+    def _extend(self, preferences: PreferenceSet, first: int) -> None:
+        """Make ``preferences``, the set in force with more from ``first`` on, the set in force: a warm
+        re-solve handed the whole set, so that it is not copied again."""
+        added = preferences[first:]
+        added.check_indices(self._lp.X.shape[0])
+        self._set_solution(self._lp.add(added, preferences))
 
     def remove_preferences(self, positions):
         """Remove the preferences at ``positions`` of ``preferences_`` (e.g. ``-1`` to undo the

@@ -11,6 +11,11 @@ EAGER_ENTRIES = 2_000_000
 warm re-solve then never waits on a kernel call for a point it has not met."""
 
 
+FEW_ROWS = 4
+"""``dot`` multiplies only the rows asked for when they are under 1 / FEW_ROWS of the cached ones (gathering
+a quarter of the block costs about what multiplying all of it does)."""
+
+
 class KernelRowCache:
     """K(x_r, c) / scale for the rows r of X met so far and the current centers c (rows of X), so that
     a warm re-solve computes kernel values only for points and centers it has not seen."""
@@ -49,8 +54,11 @@ class KernelRowCache:
         return self._values[:, centers][position]
 
     def dot(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
-        """K(x_rows, centers) @ vector, shape (len(rows),), without copying the rows' block."""
+        """K(x_rows, centers) @ vector, shape (len(rows),), without copying the rows' block unless they
+        are few (a click's new preferences: then only their rows are multiplied)."""
         position = self._positions(rows)
+        if FEW_ROWS * position.size < self._rows.size:
+            return self._values[position] @ vector
         return (self._values @ vector)[position]
 
     def transposed_dot(self, rows: np.ndarray, weights: np.ndarray, centers: slice = slice(None)) -> np.ndarray:

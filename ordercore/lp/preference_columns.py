@@ -11,6 +11,8 @@ need only their weighted column sum, taken row by row.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ordercore.lp.kernel_rows import KernelRowCache
@@ -18,12 +20,23 @@ from ordercore.lp.problem import TargetScaling, floor_small_entries, referenced_
 from ordercore.preferences import ZERO, PreferenceSet
 
 
+class Priced(NamedTuple):
+    """A certified answer's pricing: every preference's shortfall (p,) under the primal ``row_dual``
+    (m + 1,) over the centers ``center_rows`` (m,)."""
+
+    center_rows: np.ndarray
+    row_dual: np.ndarray
+    shortfall: np.ndarray
+
+
 class PreferenceColumns:
     """The preferences in force, located among the rows of X they compare:
 
     rows: (r,) sorted rows of X that preferences compare (it may keep rows none compares any more);
     position_i, position_j: (p,) where each preference's two rows sit in ``rows``, r standing for ZERO;
-    margins: (p,) the scaled margins d~.
+    margins: (p,) the scaled margins d~;
+    priced: the last certified answer's ``Priced`` (the engine sets it), covering the first preferences
+    of those indexed since; None after a fresh ``index``.
 
     ``kernel`` gives K(x_rows, c) / kernel_scale over the LP's centers c (the engine sets them)."""
 
@@ -33,10 +46,13 @@ class PreferenceColumns:
         self.position_i = self.position_j = np.zeros(0, np.int64)
         self.margins = np.zeros(0)
 
+    priced: Priced | None = None  # a class default: columns pickled before it existed read without it
+
     def index(self, preferences: PreferenceSet, scaling: TargetScaling, first: int = 0) -> None:
         """Index ``preferences`` (all in force) from ``first`` on: those before keep their places,
         renumbered if new rows come in."""
         new = preferences[first:] if first else preferences
+        self.priced = self.priced if first else None
         rows = referenced_rows(new)
         if first:
             added = np.setdiff1d(rows, self.rows, assume_unique=True)
@@ -58,6 +74,8 @@ class PreferenceColumns:
         """Only the preferences where ``keep`` (p,) is True."""
         self.position_i, self.position_j = self.position_i[keep], self.position_j[keep]
         self.margins = self.margins[keep]
+        if self.priced is not None:
+            self.priced = self.priced._replace(shortfall=self.priced.shortfall[keep])
 
     def compared_rows(self) -> np.ndarray:
         """The rows of X (sorted) that some preference in force compares."""
@@ -111,8 +129,31 @@ class PreferenceColumns:
         dense[self.rows] = net[:n_rows]
         return dense
 
-    def shortfall(self, row_dual: np.ndarray) -> np.ndarray:
-        """d~_q - (f~(x_i) - f~(x_j)) of every preference (p,) under the primal ``row_dual`` (m + 1,):
-        (alpha_0, alpha) in scaled units."""
-        f_rows = self.kernel.dot(self.rows, row_dual[1:]) + row_dual[0]
-        return shortfalls(self.margins, self.position_i, self.position_j, f_rows)
+    def shortfall(self, row_dual: np.ndarray, first: int = 0) -> np.ndarray:
+        """d~_q - (f~(x_i) - f~(x_j)) of the preferences from ``first`` on (p - first,) under the primal
+        ``row_dual`` (m + 1,): (alpha_0, alpha) in scaled units.  f~ is evaluated only at the rows they
+        compare."""
+        position_i, position_j = self.position_i[first:], self.position_j[first:]
+        if not first:
+            f_rows = self.kernel.dot(self.rows, row_dual[1:]) + row_dual[0]
+            return shortfalls(self.margins, position_i, position_j, f_rows)
+        used = np.unique(np.concatenate([position_i, position_j]))
+        used = used[used < self.rows.size]  # ZERO's position, rows.size, has f = 0
+        f_rows = np.zeros(self.rows.size)
+        f_rows[used] = self.kernel.dot(self.rows[used], row_dual[1:]) + row_dual[0]
+        return shortfalls(self.margins[first:], position_i, position_j, f_rows)
+
+    def priced_shortfall(self, row_dual: np.ndarray, center_rows: np.ndarray) -> tuple[np.ndarray, int]:
+        """Every preference's shortfall (p,) under the primal ``row_dual`` (m + 1,) over ``center_rows``,
+        and the first preference that needs pricing.  When both are ``priced``'s (a kept basis: f has
+        not moved), its shortfalls still hold and its preferences were priced right, so only those
+        added since are evaluated and priced: O(new) instead of O(p)."""
+        priced = self.priced
+        if (
+            priced is not None
+            and np.array_equal(priced.center_rows, center_rows)
+            and np.array_equal(priced.row_dual, row_dual)
+        ):
+            first = priced.shortfall.size
+            return np.concatenate([priced.shortfall, self.shortfall(row_dual, first)]), first
+        return self.shortfall(row_dual), 0

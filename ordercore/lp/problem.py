@@ -97,9 +97,12 @@ def unary_sign(preferences: PreferenceSet) -> np.ndarray:
 
 
 def referenced_rows(preferences: PreferenceSet) -> np.ndarray:
-    """Sorted distinct rows of X that the preferences compare (ZERO excluded), shape (r,)."""
-    rows = np.union1d(preferences.i, preferences.j)
-    return rows[rows != ZERO]
+    """Sorted distinct rows of X that the preferences compare (ZERO excluded), shape (r,): marked in a
+    mask over 0 .. max index, O(p + n) (``np.union1d`` sorts 2p indices: 0.1 s at p = 500,000)."""
+    size = max(int(preferences.i.max(initial=ZERO)), int(preferences.j.max(initial=ZERO))) + 1
+    used = np.zeros(size + 1, bool)  # the last entry is ZERO's (-1)
+    used[preferences.i] = used[preferences.j] = True
+    return np.flatnonzero(used[:size])
 
 
 def kernel_difference(preferences: PreferenceSet, rows: np.ndarray, kernel_rows: np.ndarray) -> np.ndarray:

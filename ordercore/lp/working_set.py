@@ -118,14 +118,15 @@ class WorkingSet:
         )
         return dropped_columns
 
-    def priced_wrong(self, shortfall: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    def priced_wrong(self, shortfall: np.ndarray, n_rows: int, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(let in as columns, fix at the upper bound): preference indices priced wrong by
-        ``shortfall`` (p,), OUT but violated or FIXED but satisfied.  At most ``ENTRY_BATCH`` (and
+        ``shortfall`` (p,), OUT but violated or FIXED but satisfied, looking from ``first`` on (those
+        before were priced right at this same shortfall).  At most ``ENTRY_BATCH`` (and
         ``ENTRY_NONZEROS`` / n_rows) become columns, nearest their margin first; the other violated
         OUT ones that never came back are fixed."""
-        wrong = np.flatnonzero(
-            ((self.state == OUT) & (shortfall > PRICING_TOLERANCE))
-            | ((self.state == FIXED) & (shortfall < -PRICING_TOLERANCE))
+        state, priced = self.state[first:], shortfall[first:]
+        wrong = first + np.flatnonzero(
+            ((state == OUT) & (priced > PRICING_TOLERANCE)) | ((state == FIXED) & (priced < -PRICING_TOLERANCE))
         )
         order = np.argsort(np.abs(shortfall[wrong]), kind="stable")
         batch = min(ENTRY_BATCH, ENTRY_NONZEROS // n_rows)
