@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 
 from ordercore.studio.data import StudyData
+from ordercore.studio.offers import Offers
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import SessionInfo, Store, store_url
 from ordercore.studio.workspace import Workspace
@@ -76,59 +77,6 @@ def memo(name: str, key, compute):
         cached = (key, compute())
         st.session_state[name] = cached
     return cached[1]
-
-
-@dataclass
-class Offers:
-    """The targets (row pairs (a, b) on Pairwise, items (row,) on Ratings) this tab sent ahead to the
-    browser's answer keys (``app_widgets.answer_keys``).  ``upcoming`` those it shows in turn, the first
-    on screen; ``offered`` every target sent in this context (``offered_for``: the session, the source,
-    ...) and not yet answered, with what its answer needs (a pair's side mapping: swapped), so that an
-    answer to any of them counts; ``answered`` the targets answered here (a pair either way round);
-    ``read`` the ids of the answer events applied or refused; ``entries`` what the browser shows of each
-    target, computed once; ``basis`` what the targets were drawn from (the model's version)."""
-
-    upcoming: list = field(default_factory=list)
-    offered: dict = field(default_factory=dict)
-    offered_for: tuple | None = None
-    answered: set = field(default_factory=set)
-    read: set = field(default_factory=set)
-    entries: dict = field(default_factory=dict)
-    basis: object = None
-
-    def offer(self, context: tuple, drawn: list, basis=None) -> None:
-        """Hold ``len(drawn)`` targets for the browser: those sent already, topped up from ``drawn``
-        ((target, extra), best first); when ``basis`` (the model they were drawn from) changed, only the
-        one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A new
-        ``context`` starts afresh."""
-        if context != self.offered_for:
-            self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
-        kept = [
-            target for target in (self.upcoming if basis == self.basis else self.upcoming[:1]) if target in self.offered
-        ]
-        held = set(map(frozenset, kept))
-        fresh = [(target, extra) for target, extra in drawn if frozenset(target) not in held]
-        fresh = fresh[: max(len(drawn) - len(kept), 0)]
-        for target, extra in fresh:
-            self.offered.setdefault(target, extra)
-        self.upcoming, self.basis = kept + [target for target, _ in fresh], basis
-
-    def take(self, target: tuple) -> tuple[bool, object]:
-        """Withdraw an offered ``target`` being answered: (True, its extra), or (False, None) if it was
-        not offered (or is answered already)."""
-        if target not in self.offered:
-            return False, None
-        self.answered.add(frozenset(target))
-        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(target)]
-        extra = self.offered.pop(target)
-        self.offered.pop(target[::-1], None)
-        return True, extra
-
-    def give_back(self, target: tuple, extra=None) -> None:
-        """Offer ``target`` again, first (its answer was refused or undone)."""
-        self.answered.discard(frozenset(target))
-        self.offered[target] = extra
-        self.upcoming = [target, *(shown for shown in self.upcoming if shown != target)]
 
 
 @dataclass

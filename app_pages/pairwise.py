@@ -30,45 +30,22 @@ CANDIDATES = {
 
 
 def take_sent(engine) -> list[str]:
-    """Apply the answers the browser sent (``take_answers``) with the confidence and margin set now, as
-    answers from the source their pairs were offered from; those sent from another session are refused."""
-    offers, state = app_state.screen().pairs, st.session_state
-    events = sent_events(KEY, set(CHOICE_LABELS), 2)
-    if offers.offered_for is None or offers.offered_for[0] != engine.id:
-        offers.read.update(event["id"] for event in events)
-        return [event["id"] for event in events]
-    source = offers.offered_for[1]
+    """Apply the answers the browser sent (``Offers.apply``) with the confidence and margin set now, as
+    answers from the source their pairs were offered from; the ids read."""
+    screen, state, annotator = app_state.screen(), st.session_state, app_state.annotator()
+    source = screen.pairs.offered_for[1] if screen.pairs.offered_for else ACTIVE
     rule_id = None if source in (ACTIVE, QUEUE) else int(source)
     weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
-    return take_answers(engine, app_state.screen(), events, app_state.annotator(), weight, margin, rule_id)
 
+    def answer(pair, choice, swapped) -> None:
+        engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
-def take_answers(engine, screen, events: list[dict], annotator: str, weight, margin, rule_id) -> list[str]:
-    """Apply the browser's answer events (``app_widgets.answer_keys``) not yet read, in the order given:
-    each to its pair if this tab offered it and it is still unanswered (a pair answered twice, or one
-    from another context, is refused), 'undo' removes this annotator's own last answer.  No Streamlit
-    call between reading an event and storing it: a key pressed meanwhile cannot cut it short.
-    Returns the ids read (the browser stops sending them)."""
-    offers = screen.pairs
-    for event in events:
-        if event["id"] in offers.read:
-            continue
-        offers.read.add(event["id"])
-        try:
-            if event["choice"] == UNDO:
-                engine.undo_answer(annotator)
-                continue
-            pair = tuple(event["target"])
-            offered, swapped = offers.take(pair)
-            if offered:
-                engine.answer(
-                    annotator, pair, event["choice"], weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
-                )
-        except ValueError as error:
-            if event["choice"] != UNDO:
-                offers.give_back(pair, swapped)
-            screen.error = str(error)
-    return [event["id"] for event in events]
+    def undo() -> None:  # the undone pair is not shown again
+        engine.undo_answer(annotator)
+
+    read, error = screen.pairs.apply(sent_events(KEY, set(CHOICE_LABELS), 2), engine.id, answer, undo)
+    screen.error = error or screen.error
+    return read
 
 
 CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}

@@ -29,40 +29,21 @@ AHEAD = 24
 
 
 def take_sent(engine) -> list[str]:
-    """Apply the grades the browser sent (``take_grades``); those sent from another session are refused."""
-    offers = app_state.screen().items
+    """Apply the grades the browser sent (``Offers.apply``; an undo shows its item again first); the ids
+    read."""
+    screen, annotator = app_state.screen(), app_state.annotator()
+
+    def grade(item, value, _) -> None:
+        engine.grade(annotator, item[0], int(value))
+
+    def undo():
+        row = engine.undo_grade(annotator)
+        return None if row is None else (int(row),)
+
     events = sent_events(KEY, {str(value) for value in range(1, MAX_RATING_SCALE + 1)}, 1)
-    if offers.offered_for is None or offers.offered_for[0] != engine.id:
-        offers.read.update(event["id"] for event in events)
-        return [event["id"] for event in events]
-    return take_grades(engine, app_state.screen(), events, app_state.annotator())
-
-
-def take_grades(engine, screen, events: list[dict], annotator: str) -> list[str]:
-    """Apply the browser's grade events (``app_widgets.answer_keys``) not yet read, in the order given:
-    each to its item if this tab offered it and it is still ungraded here; 'undo' removes this
-    annotator's own last grade and shows its item again first.  No Streamlit call between reading an
-    event and storing it.  Returns the ids read (the browser stops sending them)."""
-    offers = screen.items
-    for event in events:
-        if event["id"] in offers.read:
-            continue
-        offers.read.add(event["id"])
-        item = None if event["target"] is None else tuple(event["target"])
-        try:
-            if event["choice"] == UNDO:
-                row = engine.undo_grade(annotator)
-                if row is not None:
-                    offers.give_back((int(row),))
-                continue
-            offered, _ = offers.take(item)
-            if offered:
-                engine.grade(annotator, item[0], int(event["choice"]))
-        except ValueError as error:
-            if item is not None:
-                offers.give_back(item)
-            screen.error = str(error)
-    return [event["id"] for event in events]
+    read, error = screen.items.apply(events, engine.id, grade, undo)
+    screen.error = error or screen.error
+    return read
 
 
 def change_grade(engine, screen, annotator: str, grade_id: int, value: int | None) -> None:

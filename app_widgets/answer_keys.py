@@ -10,6 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ordercore.studio.offers import UNDO
+
 _HERE = Path(__file__).parent
 _mount = st.components.v2.component(
     "ordercore_answer_keys",
@@ -19,8 +21,6 @@ _mount = st.components.v2.component(
     js=(_HERE / "answer_keys.js").read_text(),
     isolate_styles=False,  # in the page's DOM (its CSS names only .answer-keys): tests and tools read it as text
 )
-
-UNDO = "undo"
 
 
 def entry(

@@ -1,0 +1,96 @@
+"""What a browser tab was sent to answer ahead of the one on screen (``Offers``), and how the answers it
+sends back are applied once each, in order (``Offers.apply``).  Plain Python: the app keeps one per
+tab and page (``app_state.Screen``), and its answer keys (``app_widgets.answer_keys``) send the events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+UNDO = "undo"
+"""The choice of an event that undoes the annotator's own last answer (it names no target)."""
+
+
+@dataclass
+class Offers:
+    """The targets (row pairs (a, b) on Pairwise, items (row,) on Ratings) a browser tab was sent ahead
+    of the one it shows (the app's answer keys).  ``upcoming`` those it shows in turn, the first on
+    screen; ``offered`` every target sent in this context (``offered_for``: the session, the source,
+    ...) and not yet answered, with what its answer needs (a pair's side mapping: swapped), so that an
+    answer to any of them counts; ``answered`` the targets answered here (a pair either way round);
+    ``read`` the ids of the answer events applied or refused; ``entries`` what the browser shows of each
+    target, computed once; ``basis`` what the targets were drawn from (the model's version)."""
+
+    upcoming: list = field(default_factory=list)
+    offered: dict = field(default_factory=dict)
+    offered_for: tuple | None = None
+    answered: set = field(default_factory=set)
+    read: set = field(default_factory=set)
+    entries: dict = field(default_factory=dict)
+    basis: object = None
+
+    def offer(self, context: tuple, drawn: list, basis=None) -> None:
+        """Hold ``len(drawn)`` targets for the browser: those sent already, topped up from ``drawn``
+        ((target, extra), best first); when ``basis`` (the model they were drawn from) changed, only the
+        one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A new
+        ``context`` starts afresh."""
+        if context != self.offered_for:
+            self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
+        kept = [
+            target for target in (self.upcoming if basis == self.basis else self.upcoming[:1]) if target in self.offered
+        ]
+        held = set(map(frozenset, kept))
+        fresh = [(target, extra) for target, extra in drawn if frozenset(target) not in held]
+        fresh = fresh[: max(len(drawn) - len(kept), 0)]
+        for target, extra in fresh:
+            self.offered.setdefault(target, extra)
+        self.upcoming, self.basis = kept + [target for target, _ in fresh], basis
+
+    def take(self, target: tuple) -> tuple[bool, object]:
+        """Withdraw an offered ``target`` being answered: (True, its extra), or (False, None) if it was
+        not offered (or is answered already)."""
+        if target not in self.offered:
+            return False, None
+        self.answered.add(frozenset(target))
+        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(target)]
+        extra = self.offered.pop(target)
+        self.offered.pop(target[::-1], None)
+        return True, extra
+
+    def give_back(self, target: tuple, extra=None) -> None:
+        """Offer ``target`` again, first (its answer was refused or undone)."""
+        self.answered.discard(frozenset(target))
+        self.offered[target] = extra
+        self.upcoming = [target, *(shown for shown in self.upcoming if shown != target)]
+
+    def apply(self, events: list[dict], session_id: int, answer, undo) -> tuple[list[str], str | None]:
+        """Apply the answer events the browser sent (dicts: ``id``, ``choice``, ``target``: a list of ints,
+        None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra)`` for a target
+        offered here and still unanswered (one answered already, or from another context, is refused);
+        ``undo()`` for ``UNDO``, which returns a target to show again first, or None.  Events for another
+        session than ``session_id`` are read and refused.  A ``ValueError`` of either gives the target
+        back.  Call no Streamlit function meanwhile: a key pressed then cannot cut a write short.
+        Returns (the ids read: the browser stops sending them, the last error's message or None)."""
+        ids = [event["id"] for event in events]
+        if self.offered_for is None or self.offered_for[0] != session_id:
+            self.read.update(ids)
+            return ids, None
+        error = None
+        for event in events:
+            if event["id"] in self.read:
+                continue
+            self.read.add(event["id"])
+            target, extra = None if event["target"] is None else tuple(event["target"]), None
+            try:
+                if event["choice"] == UNDO:
+                    shown_again = undo()
+                    if shown_again is not None:
+                        self.give_back(tuple(shown_again))
+                    continue
+                offered, extra = self.take(target)
+                if offered:
+                    answer(target, event["choice"], extra)
+            except ValueError as refused:
+                if target is not None:
+                    self.give_back(target, extra)
+                error = str(refused)
+        return ids, error
