@@ -186,10 +186,11 @@ PATH_LAMBDA2 = (0.3, 1.0, 3.0, 10.0, 30.0)
 """The lambda2 path of automatic trust's blend (``knowledge.trust.LAMBDA2_GRID``), at lambda1 / 3."""
 
 
-def path_point(n_preferences: int) -> None:
-    """Run in a child process: the blend's lambda2 path at l = 60, u = 19,000, p = n_preferences,
-    fitted cold member by member, then along ``fit_lambda_path`` (workers 1 and 2), interleaved."""
-    X, y, _, preferences = setting(60, 19_000, n_preferences, seed=0)
+def path_point(n_preferences: int, sizes: Sizes) -> None:
+    """Run in a child process: the blend's lambda2 path at l = 60, u = sizes.scale_unlabeled, p =
+    n_preferences, fitted cold member by member, then along ``fit_lambda_path`` (workers 1 and 2),
+    interleaved."""
+    X, y, _, preferences = setting(60, sizes.scale_unlabeled, n_preferences, seed=0)
     settings = [(LAMBDA1 / 3, lambda2) for lambda2 in PATH_LAMBDA2]
 
     def cold():
@@ -213,9 +214,13 @@ def path_point(n_preferences: int) -> None:
     print(json.dumps({name: statistics.median(t) for name, t in times.items()} | {"gap": gap}))
 
 
-def print_path(sizes: Sizes, n_preferences: int) -> None:
+def print_path(sizes: Sizes) -> None:
+    n_unlabeled, n_preferences = sizes.scale_unlabeled, sizes.path_preferences
     point = run_child(sizes, "path", str(n_preferences))
-    print(f"the blend's lambda2 path {PATH_LAMBDA2}, l=60, u=19,000, p={n_preferences:,} (fresh process, median of 2)")
+    print(
+        f"the blend's lambda2 path {PATH_LAMBDA2}, l=60, u={n_unlabeled:,}, p={n_preferences:,} (fresh process, "
+        "median of 2)"
+    )
     print(
         f"  cold member by member {point['cold']:.2f} s; warm member to member {point['path']:.2f} s "
         f"(ratio {point['path'] / point['cold']:.2f}), on two threads from the middle {point['path2']:.2f} s "
@@ -259,6 +264,7 @@ class Sizes:
     all_unlabeled: int  # centers='all': u and p (the time limits' u)
     all_preferences: int
     time_limits: tuple  # (p, centers, time_limit) points
+    path_preferences: int  # the blend's lambda2 path: its p (its u is scale_unlabeled)
     clicks: tuple  # (scenario, bench/click_bench.py's further arguments)
 
 
@@ -269,6 +275,7 @@ FULL = Sizes(
     all_unlabeled=5_000,
     all_preferences=20_000,
     time_limits=TIME_LIMITS,
+    path_preferences=100_000,
     clicks=(("40k", ("--clicks", "20")), ("500k", ("--clicks", "15"))),
 )
 QUICK = Sizes(
@@ -278,6 +285,7 @@ QUICK = Sizes(
     all_unlabeled=500,
     all_preferences=2_000,
     time_limits=((2_000, "all", 0.5),),
+    path_preferences=2_000,
     clicks=(("40k", ("--quick",)),),
 )
 """The quick mode's: the same path on the smallest inputs (its --max-p is 1,000: one point of the scale curve)."""
@@ -323,7 +331,7 @@ def main():
         if kind == "all":
             return centers_all_point(args.repeats, sizes)
         if kind == "path":
-            return path_point(int(rest[0]))
+            return path_point(int(rest[0]), sizes)
         return time_limit_point(int(rest[0]), rest[1], float(rest[2]), sizes)
 
     X, y, y_true, preferences = setting(60, sizes.unlabeled, sizes.preferences, seed=0)
@@ -374,7 +382,7 @@ def main():
     print(f"  ratio warm / cold   {warm / cold:.3f}   (target <= 0.1)")
 
     print_scale_curve(args.max_p, args.repeats, sizes)
-    print_path(sizes, 2_000 if sizes == QUICK else 100_000)
+    print_path(sizes)
     print_centers_all(args.repeats, sizes)
     print_time_limits(sizes)
     print_clicks(sizes)

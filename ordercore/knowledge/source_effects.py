@@ -67,14 +67,10 @@ class ZeroedSources:
 
     @classmethod
     def of(cls, preferences: PreferenceSet, source: np.ndarray, n_sources: int) -> ZeroedSources:
-        weighing = preferences.weight > 0
-        zeroed, alone = [], None
-        for s in np.unique(source[weighing]):
-            if np.any(weighing & (source != s)):
-                zeroed.append(int(s))
-            else:
-                alone = int(s)
-        return cls(preferences, source, n_sources, tuple(zeroed), alone)
+        weighing = np.unique(source[preferences.weight > 0])
+        if weighing.size == 1:  # zeroed, the only source that weighs leaves SVR
+            return cls(preferences, source, n_sources, (), int(weighing[0]))
+        return cls(preferences, source, n_sources, tuple(map(int, weighing)), None)
 
     @property
     def weighing(self) -> bool:

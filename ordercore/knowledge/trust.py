@@ -348,7 +348,8 @@ def assess_sources(
     if len(weights) == 0 or not np.any(weights[source] > 0):
         return SourceTrust(tuple(unique), measured, Trust(weights, Blend.svr(lambda1), None, reference), None, basis)
     kept = cv_sample(len(preferences), rng)
-    grid, path, svr = trust_grid(lambda1), Blend.mixing(trust_grid(lambda1), 1.0).active(), Blend.svr(lambda1)
+    grid = trust_grid(lambda1)
+    path, svr = Blend.mixing(grid, 1.0).active(), Blend.svr(lambda1)
     zeroed = ZeroedSources.of(weighted(preferences[kept], source[kept], weights), source[kept], unique.size)
     runs = [(zeroed.preferences, grid), *(zeroed.runs(path) if effects else [])]
     cv, *others = cross_validate_runs(X, y, draw_folds(y, rng), runs, options, progress, executor)

@@ -84,7 +84,7 @@ def fit_lambda_path(X, y, preferences, settings, *, workers=1, **options) -> lis
         [(0, [middle] if middle else []), (0, range(1, middle))],
         [(middle, upper[:-1]), (middle, upper[-1:])],
     )
-    with ThreadPoolExecutor(max(1, min(workers, 2))) as pool:
+    with ThreadPoolExecutor(2) as pool:
         for stage in stages:
             list(pool.map(walk, stage))
     return members

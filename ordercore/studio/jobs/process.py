@@ -60,23 +60,33 @@ ORPHAN_CHECK_SECONDS = 1.0
 """How often a job's process checks that the process that started it is still there."""
 
 
+def end_with(parent: int, seconds: float = ORPHAN_CHECK_SECONDS, before_exit=None) -> None:
+    """In a child process: a thread that ends it at once (``before_exit()`` first, if given) when
+    ``parent`` is no longer its parent process (gone: a server killed or stopped)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(seconds)
+        if before_exit is not None:
+            before_exit()
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _end_when_orphaned(directory: Path) -> None:
     """In the child: once the process that started the job has gone (a server killed or stopped), nobody
     will read the result: remove the job's files and end at once.  The starter wrote its pid to the file
     ``STARTER`` (it may be gone before this process has even started)."""
-    starter = int((directory / STARTER).read_text())
 
-    def watch() -> None:
-        while os.getppid() == starter:
-            time.sleep(ORPHAN_CHECK_SECONDS)
+    def remove_files() -> None:
         for _ in range(100):  # the work may write its progress meanwhile: remove until nothing is left
             shutil.rmtree(directory, ignore_errors=True)
             if not directory.exists():
                 break
             time.sleep(0.01)
-        os._exit(1)
 
-    threading.Thread(target=watch, daemon=True, name="orphan-watch").start()
+    end_with(int((directory / STARTER).read_text()), before_exit=remove_files)
 
 
 def run(directory: Path, work: Callable) -> None:

@@ -15,8 +15,6 @@ import io
 import multiprocessing
 import os
 import sys
-import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -27,7 +25,7 @@ from threadpoolctl import threadpool_limits
 from ordercore.knowledge.label_cv import Blend, LabelCV
 from ordercore.knowledge.trust import AssessmentBasis, SourceCheck, SourceTrust, Trust, assess_sources
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.studio.jobs.process import BackgroundJob, JobStatus, run
+from ordercore.studio.jobs.process import BackgroundJob, JobStatus, end_with, run
 
 
 class AssessmentStatus(JobStatus):
@@ -170,13 +168,7 @@ def _end_with(parent: int) -> None:
     """In a fold worker: one BLAS thread (the cores are the workers'), and an end the moment ``parent``,
     the job's process, has gone."""
     threadpool_limits(1)  # kept until restored, which nothing here does
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="job-watch").start()
+    end_with(parent, PARENT_CHECK_SECONDS)
 
 
 class BackgroundAssessment(BackgroundJob):
