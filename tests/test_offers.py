@@ -1,0 +1,56 @@
+"""Offers: the targets a tab was sent ahead, and the answer events applied once each, in order (checked
+against hand-written expectations)."""
+
+from ordercore.studio.offers import UNDO, Offers
+
+
+def event(id_, choice, target=None):
+    return {"id": id_, "choice": choice, "target": None if target is None else list(target)}
+
+
+def offered(pairs, session_id=1):
+    offers = Offers()
+    offers.offer((session_id, "active", None), [(pair, pair[0] > pair[1]) for pair in pairs])
+    return offers
+
+
+def test_events_are_applied_once_in_order_and_only_to_pairs_offered_and_unanswered():
+    offers, given, undone = offered([(1, 2), (4, 3), (5, 6)]), [], []
+    events = [event("x1", "a", (4, 3)), event("x2", "b", (1, 2)), event("x3", "a", (4, 3)), event("x4", "a", (7, 8))]
+    events.append(event("x5", UNDO))
+    read, error = offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))
+    assert read == ["x1", "x2", "x3", "x4", "x5"] and error is None and undone == [1]
+    assert given == [((4, 3), "a", True), ((1, 2), "b", False)]  # (4, 3) twice and (7, 8) never sent: refused
+    assert offers.upcoming == [(5, 6)] and offers.answered == {frozenset((3, 4)), frozenset((1, 2))}
+    offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))  # sent again
+    assert len(given) == 2 and undone == [1]  # read already: nothing twice, not even the undo
+
+
+def test_events_for_another_session_are_read_and_refused():
+    offers, given = offered([(1, 2)]), []
+    read, _ = offers.apply([event("y", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
+    assert read == ["y"] and given == [] and offers.upcoming == [(1, 2)] and "y" in offers.read
+
+
+def test_a_refused_answer_gives_its_target_back_first_and_an_undo_may_show_one_again():
+    offers = offered([(1, 2), (3, 4)])
+
+    def refuse(*_):
+        raise ValueError("no margin like that")
+
+    read, error = offers.apply([event("z1", "b", (3, 4))], 1, refuse, lambda: None)
+    assert error == "no margin like that" and offers.upcoming == [(3, 4), (1, 2)] and (3, 4) in offers.offered
+    _, error = offers.apply([event("z2", UNDO)], 1, refuse, lambda: [9])
+    assert error is None and offers.upcoming[0] == (9,)
+
+
+def test_offer_keeps_the_target_on_screen_and_tops_up_until_the_model_changes():
+    offers = Offers()
+    offers.offer((1, "active", None), [((1, 2), False), ((3, 4), False)], basis=0)
+    offers.take((1, 2))
+    offers.offer((1, "active", None), [((5, 6), False), ((3, 4), False)], basis=0)
+    assert offers.upcoming == [(3, 4), (5, 6)]  # kept, topped up
+    offers.offer((1, "active", None), [((7, 8), False), ((9, 10), False)], basis=1)
+    assert offers.upcoming == [(3, 4), (7, 8)]  # the one on screen kept, the rest drawn afresh
+    offers.offer((2, "active", None), [((7, 8), False)], basis=1)
+    assert offers.upcoming == [(7, 8)] and offers.answered == set()  # another session starts afresh
