@@ -248,6 +248,11 @@ def test_next_pairs_gives_distinct_pool_pairs_and_neighbours_are_closer_than_any
     assert gaps["neighbours"] < 0.5 * gaps["any"]
     with pytest.raises(ValueError, match="candidates must be one of"):
         bench.next_pairs("margin", np.random.default_rng(0), 1, "nearest")
+    first = bench.next_pairs("margin", np.random.default_rng(0), 10)
+    again = bench.next_pairs("margin", np.random.default_rng(0), 10, exclude=first[::2, ::-1])  # either way round
+    assert len(again) == 10 and not {frozenset(pair) for pair in again.tolist()} & set(
+        map(frozenset, first[::2].tolist())
+    )
 
 
 def test_the_identifier_column_is_a_named_column_of_distinct_values():

@@ -397,7 +397,9 @@ class SessionEngine:
         if source not in (ACTIVE, QUEUE):
             return self._rule_pairs(bench, int(source), rng, count, exclude)
         if source == ACTIVE:
-            found = bench.next_pairs(strategy, rng, count + len(offered), candidates, self.preferences()[0])
+            found = bench.next_pairs(
+                strategy, rng, count, candidates, self.preferences()[0], np.reshape(list(exclude), (-1, 2))
+            )
         else:
             found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
         pairs = [(int(a), int(b)) for a, b in found if frozenset((int(a), int(b))) not in offered][:count]

@@ -232,8 +232,10 @@ class Workbench:
         n: int = 1,
         candidates: str = "neighbours",
         preferences: PreferenceSet | None = None,
+        exclude: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, best first: 'margin' (SSL least
+        """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, none of ``exclude`` ((k, 2) row pairs,
+        either way round), best first: 'margin' (SSL least
         sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
         ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
         neighbours, roughly equal in the other features: ``NeighbourPairs``) or 'any' (two pool rows at
@@ -248,6 +250,10 @@ class Workbench:
         if pool.size < 2:
             return np.zeros((0, 2), dtype=np.int64)
         pairs = self._candidates(candidates, max(N_CANDIDATES, 4 * n), rng)
+        if exclude is not None and len(exclude):
+            rows, exclude = len(self.data.y_true), np.asarray(exclude, dtype=np.int64).reshape(-1, 2)
+            asked = np.sort(pair_codes(exclude[:, 0], exclude[:, 1], rows)[0])
+            pairs = pairs[~is_in(pair_codes(pairs[:, 0], pairs[:, 1], rows)[0], asked)]
         if strategy == "random":
             return pairs[:n]
         if preferences is None:
