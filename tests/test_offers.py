@@ -19,17 +19,21 @@ def test_events_are_applied_once_in_order_and_only_to_pairs_offered_and_unanswer
     events = [event("x1", "a", (4, 3)), event("x2", "b", (1, 2)), event("x3", "a", (4, 3)), event("x4", "a", (7, 8))]
     events.append(event("x5", UNDO))
     read, error = offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))
-    assert read == ["x1", "x2", "x3", "x4", "x5"] and error is None and undone == [1]
+    assert read == ["x1", "x2", "x3", "x4", "x5"] and undone == [1]
     assert given == [((4, 3), "a", True), ((1, 2), "b", False)]  # (4, 3) twice and (7, 8) never sent: refused
+    assert "(7, 8) was not stored" in error  # said; (4, 3) again is no news: its first answer was stored
     assert offers.upcoming == [(5, 6)] and offers.answered == {frozenset((3, 4)), frozenset((1, 2))}
     offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))  # sent again
     assert len(given) == 2 and undone == [1]  # read already: nothing twice, not even the undo
 
 
-def test_events_for_another_session_are_read_and_refused():
+def test_events_for_another_session_are_read_refused_and_said_once():
     offers, given = offered([(1, 2)]), []
-    read, _ = offers.apply([event("y", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
+    read, error = offers.apply([event("y", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
     assert read == ["y"] and given == [] and offers.upcoming == [(1, 2)] and "y" in offers.read
+    assert error.startswith("1 answer(s) were not stored")
+    _, error = offers.apply([event("y", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
+    assert error is None  # said once
 
 
 def test_a_refused_answer_gives_its_target_back_first_and_an_undo_may_show_one_again():
@@ -54,3 +58,17 @@ def test_offer_keeps_the_target_on_screen_and_tops_up_until_the_model_changes():
     assert offers.upcoming == [(3, 4), (7, 8)]  # the one on screen kept, the rest drawn afresh
     offers.offer((2, "active", None), [((7, 8), False)], basis=1)
     assert offers.upcoming == [(7, 8)] and offers.answered == set()  # another session starts afresh
+
+
+def test_a_pair_drawn_again_the_other_way_round_keeps_the_side_it_was_offered_with():
+    """The browser went past (3, 4) (its answer is on the way) when the model changed; the new draw has
+    the same pair reversed.  It stays (3, 4) with its mapping, so the browser, which holds an answer to
+    "3-4", does not show it again as "4-3", and both that answer and one to the next pair count."""
+    offers, given = Offers(), []
+    offers.offer((1, "active", None), [((1, 2), False), ((3, 4), False), ((5, 6), True)], basis=0)
+    offers.offer((1, "active", None), [((4, 3), True), ((8, 7), True), ((1, 2), False)], basis=1)
+    assert offers.upcoming == [(1, 2), (3, 4), (8, 7)] and offers.offered[(3, 4)] is False
+    assert (4, 3) not in offers.offered
+    events = [event("w1", "a", (1, 2)), event("w2", "b", (3, 4)), event("w3", "a", (8, 7))]
+    offers.apply(events, 1, lambda *answer: given.append(answer), lambda: None)
+    assert given == [((1, 2), "a", False), ((3, 4), "b", False), ((8, 7), "a", True)]

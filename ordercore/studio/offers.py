@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 UNDO = "undo"
 """The choice of an event that undoes the annotator's own last answer (it names no target)."""
 
+NOT_OFFERED = "sent for what this page no longer offers (another session, or the server restarted meanwhile)"
+
 
 @dataclass
 class Offers:
@@ -31,19 +33,32 @@ class Offers:
     def offer(self, context: tuple, drawn: list, basis=None) -> None:
         """Hold ``len(drawn)`` targets for the browser: those sent already, topped up from ``drawn``
         ((target, extra), best first); when ``basis`` (the model they were drawn from) changed, only the
-        one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A new
-        ``context`` starts afresh."""
+        one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A target
+        offered already keeps the side it was offered with (the browser may hold an answer to it, under
+        that name).  A new ``context`` starts afresh."""
         if context != self.offered_for:
             self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
         kept = [
             target for target in (self.upcoming if basis == self.basis else self.upcoming[:1]) if target in self.offered
         ]
         held = set(map(frozenset, kept))
-        fresh = [(target, extra) for target, extra in drawn if frozenset(target) not in held]
+        fresh = []
+        for target, extra in map(self._as_offered, drawn):
+            if frozenset(target) not in held:
+                held.add(frozenset(target))
+                fresh.append((target, extra))
         fresh = fresh[: max(len(drawn) - len(kept), 0)]
         for target, extra in fresh:
             self.offered.setdefault(target, extra)
         self.upcoming, self.basis = kept + [target for target, _ in fresh], basis
+
+    def _as_offered(self, drawn: tuple) -> tuple:
+        """(target, extra) as offered already, either way round, or as ``drawn`` if it was not."""
+        target = drawn[0]
+        for same in (target, target[::-1]):
+            if same in self.offered:
+                return same, self.offered[same]
+        return drawn
 
     def take(self, target: tuple) -> tuple[bool, object]:
         """Withdraw an offered ``target`` being answered: (True, its extra), or (False, None) if it was
@@ -65,20 +80,19 @@ class Offers:
     def apply(self, events: list[dict], session_id: int, answer, undo) -> tuple[list[str], str | None]:
         """Apply the answer events the browser sent (dicts: ``id``, ``choice``, ``target``: a list of ints,
         None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra)`` for a target
-        offered here and still unanswered (one answered already, or from another context, is refused);
-        ``undo()`` for ``UNDO``, which returns a target to show again first, or None.  Events for another
-        session than ``session_id`` are read and refused.  A ``ValueError`` of either gives the target
-        back.  Call no Streamlit function meanwhile: a key pressed then cannot cut a write short.
+        offered here and still unanswered (one answered already is ignored; one not offered in this
+        context is refused, and said); ``undo()`` for ``UNDO``, which returns a target to show again first,
+        or None.  Events for another session than ``session_id`` are read and refused (and said).  A
+        ``ValueError`` of either gives the target back.  Call no Streamlit function meanwhile: a key
+        pressed then cannot cut a write short.
         Returns (the ids read: the browser stops sending them, the last error's message or None)."""
         ids = [event["id"] for event in events]
+        unread = [event for event in events if event["id"] not in self.read]
+        self.read.update(ids)
         if self.offered_for is None or self.offered_for[0] != session_id:
-            self.read.update(ids)
-            return ids, None
+            return ids, (f"{len(unread)} answer(s) were not stored: {NOT_OFFERED}" if unread else None)
         error = None
-        for event in events:
-            if event["id"] in self.read:
-                continue
-            self.read.add(event["id"])
+        for event in unread:
             target, extra = None if event["target"] is None else tuple(event["target"]), None
             try:
                 if event["choice"] == UNDO:
@@ -89,6 +103,8 @@ class Offers:
                 offered, extra = self.take(target)
                 if offered:
                     answer(target, event["choice"], extra)
+                elif frozenset(target) not in self.answered:
+                    error = f"the answer for {target} was not stored: {NOT_OFFERED}"
             except ValueError as refused:
                 if target is not None:
                     self.give_back(target, extra)
