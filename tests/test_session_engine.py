@@ -147,6 +147,20 @@ def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, ses
     assert len(start.started) == 1 and engine.trust.status().state == "assessed"
 
 
+def test_an_experts_clicks_are_assessed_again_each_time_they_double(store, session_id, start):
+    """Clicks alone: the blend chosen for an expert's first answer would say nothing of their hundredth.
+    Each time the clicks double (answers 1, 2, 4) a full assessment runs; the third answer, a source
+    grown by half, is re-assessed warm (no job)."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    pool, started = engine.data().pool, []
+    for k in range(4):
+        engine.answer("ann", (int(pool[2 * k]), int(pool[2 * k + 1])), "a")
+        engine.wait()
+        assert engine.trust.wait(TIMEOUT).state == "assessed"
+        started.append(len(start.started))
+    assert started == [1, 2, 2, 3]
+
+
 def test_moving_lambda2_or_the_time_limit_under_automatic_trust_starts_nothing(store, session_id, start):
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     add_rule(engine, more_rooms())

@@ -2,6 +2,7 @@
 ``assess_sources`` called in this process, a cancel ends the process and leaves no result, and bad
 input fails with its message on one line."""
 
+import io
 import time
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend
 from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
-from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment, write_assessment
+from ordercore.studio.jobs.trust import BackgroundAssessment, InlineAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 
 NAMES = ["rule #1: a", "clicks: ann", "imported"]
@@ -51,6 +52,7 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
         mine, theirs = restored.basis, direct.basis
         assert (mine.inputs, mine.names, mine.steps) == (theirs.inputs, theirs.names, theirs.steps)
         np.testing.assert_array_equal(mine.mass, theirs.mass)
+        np.testing.assert_array_equal(mine.size, theirs.size)
 
 
 def test_the_jobs_result_is_assess_sources_in_this_process():
@@ -66,6 +68,16 @@ def test_the_jobs_result_is_assess_sources_in_this_process():
     assert np.all(direct.trust.weights > 0)
     assert status.done == status.total == FOLDS * REPEATS * (1 + len(NAMES))
     assert not job.directory.exists()
+
+
+def test_the_inline_job_is_assess_sources_done_when_made():
+    X, y, preferences, names, checks = problem()
+    job = InlineAssessment(X, y, preferences, names, checks, 0.01, 3, gamma=0.4)
+    assert job.status().state == job.wait(0).state == "done"
+    direct = assess_sources(X, y, preferences, names, checks, np.random.default_rng(3), 0.01, gamma=0.4)
+    by_name = [preferences.weight[names == name].sum() for name in sorted(NAMES)]
+    np.testing.assert_allclose(direct.basis.size, by_name)  # each source's preferences' w summed
+    assert_same(read_assessment(io.BytesIO(job.result_bytes())), direct)
 
 
 def test_an_assessment_without_cross_validation_reads_back_as_written(tmp_path):

@@ -141,3 +141,20 @@ def test_a_full_assessment_is_needed_when_the_basis_no_longer_holds(session):
     assert reassess(first, X, y, preferences, names, wrong) is None
     new_rule = np.where(np.arange(len(names)) < 8, "rule #2: b", names)  # a new rule: 27 % of them
     assert reassess(first, X, y, preferences, new_rule, checks) is None
+
+
+def test_a_large_source_that_doubled_is_assessed_in_full_a_small_one_warm(session):
+    """More preferences of one source are more evidence, not a rescaled lambda2: the rule (80 % of the
+    weighed preferences) with twice its preferences needs a full assessment, with 23 more it does not;
+    the clicks (10 %) doubled stay warm; an assessment stored before sizes were kept skips the check."""
+    X, y, preferences, names, checks, first, _, _ = session
+
+    def grown(source, extra):
+        rows = np.r_[np.arange(len(names)), np.flatnonzero(names == source)[:extra]]
+        return preferences[rows], names[rows]
+
+    assert reassess(first, X, y, *grown(RULE, 24), checks) is None
+    assert reassess(first, X, y, *grown(RULE, 23), checks) is not None
+    assert reassess(first, X, y, *grown(CLICKS, 3), checks) is not None
+    unsized = replace(first, basis=replace(first.basis, size=None))
+    assert reassess(unsized, X, y, *grown(RULE, 24), checks) is not None

@@ -271,19 +271,28 @@ class AssessmentBasis:
     names: tuple
     mass: np.ndarray
     steps: int = 0
+    size: np.ndarray | None = None
 
-    def holds(self, names, mass: np.ndarray) -> bool:
+    def holds(self, names, mass: np.ndarray, size: np.ndarray | None = None) -> bool:
         """Whether the blend of the last full assessment still fits sources of weighed preferences
-        ``mass`` (k,) named ``names``: each source there then and now weighs within a factor
-        ``MAX_FACTOR`` of its mass then (both 0 counts as unchanged), and the sources new or gone since
-        hold at most ``MAX_NEW`` of the weighed preferences then."""
+        ``mass`` (k,) named ``names``, of preferences summing to ``size`` (k,: the sum of their w):
+        each source there then and now weighs within a factor ``MAX_FACTOR`` of its mass then (both 0
+        counts as unchanged) and, if it holds more than ``MAX_NEW`` of the weighed preferences, has
+        grown less than ``MAX_GROWTH`` times; and the sources new or gone since hold at most ``MAX_NEW``
+        of the weighed preferences then.  (An assessment stored before sizes were kept skips growth.)"""
         then = dict(zip(self.names, self.mass, strict=True))
         now = dict(zip(names, mass, strict=True))
+        total = float(np.sum(self.mass))
         for name in set(then) & set(now):
             low, high = sorted((then[name], now[name]))
             if high > low * MAX_FACTOR:
                 return False
-        total = float(np.sum(self.mass))
+        if self.size is not None and size is not None:
+            size_then = dict(zip(self.names, self.size, strict=True))
+            for name, grown in zip(names, size, strict=True):
+                large = max(now[name], then.get(name, 0.0)) > MAX_NEW * max(total, float(np.sum(mass)))
+                if name in size_then and large and grown >= MAX_GROWTH * size_then[name]:
+                    return False
         new_or_gone = sum(then.get(name, 0.0) + now.get(name, 0.0) for name in set(then) ^ set(now))
         return new_or_gone <= MAX_NEW * total
 
@@ -343,7 +352,10 @@ def assess_sources(
     rng = np.random.default_rng(seed)
     reference, weights = _reference_and_weights(X, y, measured, rng, lambda1, options)
     basis = AssessmentBasis(
-        assessment_digest(X, y, lambda1, options, seed), tuple(unique), _mass(preferences, source, weights)
+        assessment_digest(X, y, lambda1, options, seed),
+        tuple(unique),
+        _mass(preferences, source, weights),
+        size=_mass(preferences, source, np.ones(len(unique))),
     )
     if len(weights) == 0 or not np.any(weights[source] > 0):
         return SourceTrust(tuple(unique), measured, Trust(weights, Blend.svr(lambda1), None, reference), None, basis)
@@ -373,6 +385,13 @@ such pairs checked (1 -> 0.82), by an eighth with 20, a first one by a third (1 
 of seed 000's bedroom rule with 2 wrong before by a factor 2.2 (0.40 -> 0.18); a weight that falls to 0
 (or rises from it) moves by an infinite factor: a full assessment."""
 
+
+MAX_GROWTH = 2.0
+"""How many times its preferences (the sum of their w) a source that holds more than ``MAX_NEW`` of the
+weighed preferences may have grown since the last full assessment before a re-assessment is a full one
+(``AssessmentBasis.holds``).  More preferences of one source are not a rescaled lambda2 (the LP's hinge
+term is a mean over them) but more evidence: the blend chosen for an expert's first 10 answers says
+little about their first 100 (the sessions of ``experiments session``, docs/REPRODUCTION.md)."""
 
 MAX_NEW = 0.25
 """The most of the last full assessment's weighed preferences that sources new or gone since may hold
@@ -411,7 +430,9 @@ def reassess_sources(
         return None
     measured = tuple(checks.get(name) for name in unique)
     weights = source_weights(measured, previous.trust.reference)
-    if not basis.holds(tuple(unique), _mass(preferences, source, weights)):
+    if not basis.holds(
+        tuple(unique), _mass(preferences, source, weights), _mass(preferences, source, np.ones(len(unique)))
+    ):
         return None
     trust, effects = replace(previous.trust, weights=weights), _kept_effects(previous, unique, weights)
     return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1))

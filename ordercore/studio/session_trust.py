@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import pandas as pd
 
 from ordercore.knowledge.trust import SourceCheck, SourceTrust, reassess_sources
 from ordercore.preferences import PreferenceSet
@@ -42,6 +43,13 @@ SEED = 0
 """The assessment's random stream (its folds): fixed, so that one key always means one result."""
 
 
+def size_class(count: int) -> int:
+    """floor(log2(count)) for a source of ``count`` preferences (-1 for none): its assessment is keyed by
+    it, so that a source whose clicks double is assessed again (the blend chosen for its first answers
+    would otherwise stay in force for all later ones)."""
+    return int(count).bit_length() - 1
+
+
 @dataclass(frozen=True)
 class AssessmentInputs:
     """What an assessment is computed from: X (n, d); y (n,), NaN where unlabeled; the preferences (p,)
@@ -58,14 +66,16 @@ class AssessmentInputs:
 
     @cached_property
     def key(self) -> str:
-        """A digest of the data, the labels, the settings and each source's name and checks (not of the
-        preferences themselves: a click adds to a source, it does not make a new one)."""
+        """A digest of the data, the labels, the settings and each source's name, checks and ``size_class``
+        (not of the preferences themselves: a click adds to a source, it does not make a new one, and is
+        assessed anew when it doubles the source)."""
         digest = hashlib.sha256()
         for array in (self.X, self.y):
             digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
         digest.update(repr((float(self.lambda1), sorted(self.options.items()), SEED)).encode())
-        for name in sorted(set(map(str, self.names)) | set(self.checks)):
-            digest.update(name.encode() + b"\0")
+        sizes = pd.Series(np.asarray(self.names, dtype=object)).astype(str).value_counts().to_dict()
+        for name in sorted(set(sizes) | set(self.checks)):
+            digest.update(f"{name}\0{size_class(sizes.get(name, 0))}\0".encode())
             check = self.checks.get(name)
             if check is not None:
                 for array in (check.winner, check.loser, check.right):

@@ -15,6 +15,7 @@ import io
 import multiprocessing
 import os
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -96,6 +97,8 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
             "basis_mass": basis.mass,
             "basis_steps": np.array(basis.steps),
         }
+        if basis.size is not None:
+            arrays["basis_size"] = basis.size
     np.savez(path, **arrays)
 
 
@@ -113,7 +116,11 @@ def read_assessment(path) -> SourceTrust:
         if "basis_inputs" in arrays:
             basis_names = tuple(str(name) for name in arrays["basis_names"])
             basis = AssessmentBasis(
-                str(arrays["basis_inputs"]), basis_names, arrays["basis_mass"], int(arrays["basis_steps"])
+                str(arrays["basis_inputs"]),
+                basis_names,
+                arrays["basis_mass"],
+                int(arrays["basis_steps"]),
+                arrays["basis_size"] if "basis_size" in arrays else None,
             )
         return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None, basis)
 
@@ -206,6 +213,36 @@ class BackgroundAssessment(BackgroundJob):
     def _read_result(self, path: Path) -> SourceTrust:
         self._content = path.read_bytes()
         return read_assessment(io.BytesIO(self._content))
+
+
+class InlineAssessment:
+    """``BackgroundAssessment``'s job done in the calling thread, finished when made (its arguments):
+    for scripts and experiments that run many sessions side by side, one per process, and want each
+    assessment in force before they go on (``SessionTrust(start=InlineAssessment)``)."""
+
+    def __init__(
+        self, X, y, preferences: PreferenceSet, names, checks: dict, lambda1: float, seed: int, **model_options
+    ):
+        start = time.perf_counter()
+        assessed = assess_sources(
+            X, y, preferences, names, checks, np.random.default_rng(seed), lambda1, **model_options
+        )
+        content = io.BytesIO()
+        write_assessment(content, assessed)
+        self._content = content.getvalue()
+        self._status = AssessmentStatus("done", {}, time.perf_counter() - start)
+
+    def status(self) -> AssessmentStatus:
+        return self._status
+
+    def wait(self, timeout: float | None = None) -> AssessmentStatus:
+        return self._status
+
+    def cancel(self) -> None:
+        """Nothing to stop: it has finished."""
+
+    def result_bytes(self) -> bytes:
+        return self._content
 
 
 if __name__ == "__main__":
