@@ -1,16 +1,27 @@
 """``experiments session`` (ordercore.experiments.session): the Studio's loop through the session engine,
 answered by a simulated expert, checked against fits built by hand from the same split."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.metrics import mean_absolute_error
 
-from ordercore.experiments.session import SessionProtocol, SessionSource, average_checkpoints, session_trial
+from ordercore.cli.main import main
+from ordercore.experiments.session import (
+    LABELS_INSTEAD,
+    SessionProtocol,
+    SessionSource,
+    average_checkpoints,
+    session_trial,
+)
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import data_settings, load_source
 
 SEED = 1234
+HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +86,25 @@ def test_a_protocol_no_trial_can_run_is_refused():
     for bad in ({"strategy": "best"}, {"candidates": "far"}, {"clicks": 0}, {"label_cost": 0}, {"expert_noise": -1}):
         with pytest.raises(ValueError):
             SessionProtocol(**bad).check()
+
+
+def test_the_command_runs_each_strategy_and_labels_instead_on_the_same_trials(tmp_path, capsys):
+    out = tmp_path / "session.json"
+    arguments = ["experiments", "session", "--data", str(HOMES), "--target", "price", "--clicks", "4", "--every", "2"]
+    arguments += ["--trials", "2", "--strategy", "random", "margin", "--expert-accuracy", "0.8", "--out", str(out)]
+    assert main(arguments) == 0
+    result = json.loads(out.read_text())
+    assert list(result["arms"]) == ["random", "margin", LABELS_INSTEAD]
+    assert result["target"] == "price" and "home_id" not in result["features"] and "bedrooms" in result["features"]
+    for arm in result["arms"].values():
+        assert [c["answers"] for c in arm["checkpoints"]] == [0, 2, 4]
+        assert [t["seed"] for t in arm["trials"]] == [t["seed"] for t in result["arms"]["random"]["trials"]]
+    accuracies = [t["expert_accuracy"] for t in result["arms"]["random"]["trials"]]
+    assert accuracies == pytest.approx([0.8, 0.8], abs=0.03)  # found for the whole table, measured on each pool
+    printed = capsys.readouterr().out
+    assert "random: 4 answers" in printed and f"wrote {out}" in printed
+
+
+def test_the_command_refuses_a_target_the_table_lacks(tmp_path):
+    with pytest.raises(SystemExit, match="error: .*homes.csv has no column .value."):
+        main(["experiments", "session", "--data", str(HOMES), "--target", "value", "--out", str(tmp_path / "r.json")])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
 from ordercore.cli.tabular import Table, read_rules
@@ -21,6 +22,15 @@ from ordercore.experiments.protocol import Protocol
 from ordercore.experiments.results import norm_comparison_table, read_result, report_table, run_experiment
 from ordercore.experiments.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
 from ordercore.experiments.sentiment import SentimentProtocol, load_sentiment, sentiment
+from ordercore.experiments.session import (
+    LABELS_INSTEAD,
+    SessionProtocol,
+    SessionSource,
+    session_experiment,
+    session_report,
+)
+from ordercore.knowledge.experts import noise_for_accuracy
+from ordercore.studio.data import IDENTIFIER_NAMES, load_source, named_like, upload_features
 
 
 class TerminalProgress:
@@ -57,6 +67,8 @@ def experiments(args) -> int:
         return mpmr_experiment(args)
     if args.experiment == "npsvor":
         return npsvor_experiment(args)
+    if args.experiment == "session":
+        return session_experiment_command(args)
     for path in (args.out, getattr(args, "figure", None)):
         if path is not None:
             writable(path)
@@ -134,6 +146,52 @@ def npsvor_experiment(args) -> int:
     result = npsvor_experiments.npsvor_experiment(data, args.trials, args.seed, args.jobs)
     print(npsvor_experiments.report(result))
     return write_result(args, result)
+
+
+def session_experiment_command(args) -> int:
+    """``experiments session``: one arm per --strategy and the labels-instead arm, on the same trials;
+    per-trial and averaged checkpoints as JSON, the last checkpoint of each arm printed."""
+    for path in (args.out, args.figure):
+        if path is not None:
+            writable(path)
+    scheduler = _scheduler(args)
+    source, name = _session_source(args)
+    noise = args.expert_noise
+    if args.expert_accuracy is not None:
+        noise = noise_for_accuracy(source.frame[source.target].to_numpy(float), args.expert_accuracy,
+                                   args.expert_tolerance, args.expert_skip)  # fmt: skip
+    base = SessionProtocol(
+        n_labeled=args.labeled, clicks=args.clicks, candidates=args.candidates,
+        expert_tolerance=args.expert_tolerance, expert_skip=args.expert_skip, label_cost=args.label_cost,
+        every=args.every, lambda2=args.lambda2, **({} if noise is None else {"expert_noise": noise}),
+    )  # fmt: skip
+    arms = {strategy: replace(base, strategy=strategy) for strategy in args.strategy}
+    arms[LABELS_INSTEAD] = replace(base, strategy="labels")
+    progress = TerminalProgress(f"session {name}")
+    result = session_experiment(source, name, arms, args.trials, args.seed, args.jobs, progress, scheduler=scheduler)
+    print(session_report(result))
+    if args.figure is not None:
+        from ordercore.experiments.figures import session_figure, write_figure
+
+        write_figure(session_figure(result), args.figure)
+    return write_result(args, result)
+
+
+def _session_source(args) -> tuple[SessionSource, str]:
+    """The table a session experiment's trials are made from: the sample homes, a benchmark, or --data."""
+    if args.dataset is not None:
+        if args.target or args.features:
+            raise ValueError("--target and --features go with --data (a benchmark has its own)")
+        frame, target, features = load_source(args.dataset)
+        return SessionSource(args.dataset, frame, target, features), args.dataset
+    if not args.target:
+        raise ValueError("--data needs --target COLUMN")
+    content = args.data.read_bytes()
+    frame = load_source("upload", content)[0]
+    if args.target not in frame.columns:
+        raise ValueError(f"{args.data} has no column {args.target!r}")
+    features = args.features or [c for c in upload_features(frame, args.target) if not named_like(c, IDENTIFIER_NAMES)]
+    return SessionSource("upload", frame, args.target, features, content), args.data.stem
 
 
 def _scheduler(args) -> str | None:

@@ -13,8 +13,10 @@ from ordercore.experiments.bedroom import BEDROOM_READINGS
 from ordercore.experiments.npsvor import ORDINAL_DATASETS
 from ordercore.experiments.protocol import NORMS, TUNINGS
 from ordercore.experiments.sentiment import SentimentProtocol
+from ordercore.experiments.session import SessionProtocol
 from ordercore.experiments.table1 import SWEEPS
 from ordercore.mpmr.estimator import PAPER_RHO
+from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES
 
 
 def _number(kind, minimum, name: str):
@@ -188,6 +190,7 @@ def _experiment_parsers(commands) -> None:
         help="'rule': w = 1; 'accuracy': w = log-odds of the rule's accuracy on labeled-labeled pairs",
     )
     _sentiment_parser(kinds)
+    _session_parser(kinds)
     _mpmr_parsers(kinds)
     _npsvor_parser(kinds)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
@@ -230,6 +233,62 @@ def _sentiment_parser(kinds) -> None:
     )
     sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
     sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
+
+
+def _session_parser(kinds) -> None:
+    defaults = SessionProtocol()
+    session = kinds.add_parser(
+        "session",
+        help="the Studio's labelling loop answered by a simulated expert: test MAE against answers, per pair choice",
+    )
+    source = session.add_mutually_exclusive_group(required=True)
+    source.add_argument("--dataset", choices=["sample", *sorted(BENCHMARKS)], help="the sample homes or a benchmark")
+    source.add_argument("--data", type=Path, help="any CSV table (with --target)")
+    session.add_argument("--target", help="with --data: the column to predict")
+    session.add_argument(
+        "--features", type=columns, help="with --data: comma-separated features (default: every other column "
+        "a model can take, but identifiers such as id or *_id)",
+    )  # fmt: skip
+    session.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 60)")
+    session.add_argument("--clicks", type=positive_int, default=defaults.clicks, help="answers (default 300)")
+    session.add_argument(
+        "--strategy", nargs="+", choices=PAIR_STRATEGIES, default=[defaults.strategy],
+        help=f"how the next pairs are chosen, one arm each (default {defaults.strategy}, the Studio's)",
+    )  # fmt: skip
+    session.add_argument(
+        "--candidates", choices=PAIR_CANDIDATES, default=defaults.candidates, help="default: the Studio's"
+    )
+    noise = session.add_mutually_exclusive_group()
+    noise.add_argument(
+        "--expert-noise", type=non_negative, default=None,
+        help=f"the expert's perception noise, a fraction of the target's SD (default {defaults.expert_noise:g})",
+    )  # fmt: skip
+    noise.add_argument(
+        "--expert-accuracy", type=float, default=None,
+        help="or the expert's accuracy on typical pairs, 0.5 < A < 1 (the noise is found from it per data set)",
+    )  # fmt: skip
+    session.add_argument(
+        "--expert-tolerance", type=non_negative, default=defaults.expert_tolerance,
+        help="'about equal' below this perceived difference, a fraction of the target's SD (default 0.05)",
+    )  # fmt: skip
+    session.add_argument(
+        "--expert-skip", type=non_negative, default=defaults.expert_skip, help="share of pairs skipped (0.05)"
+    )
+    session.add_argument(
+        "--label-cost", type=non_negative, default=defaults.label_cost,
+        help=f"answers one value label costs, for the labels-instead arm (default {defaults.label_cost:g})",
+    )  # fmt: skip
+    session.add_argument("--every", type=positive_int, default=defaults.every, help="answers between checkpoints")
+    session.add_argument(
+        "--lambda2", type=non_negative, default=None, help="automatic trust off, SSL at this lambda2 (default: on)"
+    )
+    session.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20)")
+    session.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    session.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    session.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
+    session.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
+    session.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    session.add_argument("--figure", type=Path, help="also draw the learning curves (.html; .png needs kaleido)")
 
 
 MPMR_EXPERIMENTS = {

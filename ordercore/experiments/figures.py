@@ -36,6 +36,29 @@ def sweep_figure(result: dict) -> go.Figure:
     return figure
 
 
+def session_figure(result: dict) -> go.Figure:
+    """``experiments session``'s learning curves: each arm's mean test MAE against the expert's answers,
+    SVR's (the labels alone, the same in every arm) dashed."""
+    figure = go.Figure()
+    first = next(iter(result["arms"].values()))["checkpoints"]
+    figure.add_scatter(
+        x=[c["answers"] for c in first], y=[c["svr_mae"] for c in first], name="SVR (labels alone)",
+        mode="lines", line=dict(color="#555555", dash="dash"),
+    )  # fmt: skip
+    for label, arm in result["arms"].items():
+        points = arm["checkpoints"]
+        figure.add_scatter(
+            x=[c["answers"] for c in points], y=[c["ssl_mae"] for c in points], name=label, mode="lines+markers"
+        )
+    figure.update_layout(
+        title=f"{result['dataset']}: what the expert's answers buy",
+        xaxis=dict(title="answers (a label costs its label cost in answers)"),
+        yaxis=dict(title="test mean absolute error (mean over trials)"),
+        margin=dict(t=50),
+    )
+    return figure
+
+
 def write_figure(figure: go.Figure, path) -> None:
     """Write ``figure`` as HTML (.html) or an image (.png, .svg, .pdf: needs the kaleido package)."""
     path = str(path)

@@ -40,6 +40,9 @@ from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES, Workben
 EXPERT = "simulated expert"
 """The annotator name the simulated expert's answers are stored under."""
 
+LABELS_INSTEAD = "labels instead"
+"""The arm that spends the expert's time on value labels (``SessionProtocol(strategy='labels')``)."""
+
 LABEL_COST = 10
 """Answers a value label costs by default: reading a pair and pressing a key takes a few seconds, while
 a value (a price, an age) has to be looked up or estimated from the whole row, closer to half a minute;
@@ -241,6 +244,8 @@ def session_experiment(
     return {
         "experiment": "session",
         "dataset": name,
+        "target": source.target,
+        "features": list(source.features),
         "seed": seed,
         "arms": {
             label: {
@@ -277,3 +282,22 @@ def average_checkpoints(trials: list[SessionTrial]) -> list[dict]:
             }
         )
     return records
+
+
+def session_report(result: dict) -> str:
+    """Each arm's gain over SVR at its last checkpoint (mean test MAE, paired t-test), and how many answers
+    it took to reach random's final gain when a random arm ran."""
+    arms = result["arms"]
+    target = arms["random"]["checkpoints"][-1]["gain"] if "random" in arms else None
+    lines = []
+    for label, arm in arms.items():
+        last = arm["checkpoints"][-1]
+        line = (
+            f"{label}: {last['answers']} answers, SVR {last['svr_mae']:.4g}, SSL {last['ssl_mae']:.4g}, "
+            f"gain {100 * last['gain']:+.1f}% (p = {last['p_value']:.2g})"
+        )
+        if target is not None and target > 0:
+            reached = [c["answers"] for c in arm["checkpoints"] if c["answers"] and c["gain"] >= target]
+            line += f"; random's {100 * target:.1f}% reached at {reached[0] if reached else 'no checkpoint'}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -72,12 +72,16 @@ def upload_defaults(frame: pd.DataFrame) -> tuple[str, list[str]]:
     numeric = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
     measured = [c for c in numeric if not named_like(c, IDENTIFIER_NAMES + SPREAD_NAMES)]
     target = (measured or numeric or [str(frame.columns[-1])])[-1]
-    features = [
+    return target, upload_features(frame, target)
+
+
+def upload_features(frame: pd.DataFrame, target: str) -> list[str]:
+    """Every column but ``target`` a model can take: numeric, or with at most ``MAX_CATEGORIES`` values."""
+    return [
         str(c)
         for c in frame.columns
-        if str(c) != target and (str(c) in numeric or frame[c].nunique() <= MAX_CATEGORIES)
+        if str(c) != target and (pd.api.types.is_numeric_dtype(frame[c]) or frame[c].nunique() <= MAX_CATEGORIES)
     ]
-    return target, features
 
 
 @dataclass
