@@ -66,12 +66,16 @@ BENCHES = {
     ),
     "click_bench.py": (
         ["cal_housing.csv"],
-        [rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences", CLICK_PARTS, rf"total median {NUMBER} ms"],
+        [
+            rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences: {NUMBER} s, CPU {NUMBER} s",
+            CLICK_PARTS,
+            rf"total median {NUMBER} ms",
+        ],
     ),
     "click_bench.py --trust": (
         ["cal_housing.csv"],
         [
-            rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences",
+            rf"first fit \(SVR \+ SSL, cold\) on {NUMBER} preferences: {NUMBER} s, CPU {NUMBER} s",
             CLICK_PARTS,
             rf"total median {NUMBER} ms",
             rf"a member's warm add, CPU median of {NUMBER} \({NUMBER} kept\): priced where new {NUMBER} ms, "

@@ -4,10 +4,11 @@ working set (OUT and FIXED preferences, unary ones) and with lambda1 and lambda2
 
 import numpy as np
 import pytest
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from ordercore import OrderPreferenceRegressor
 from ordercore.lp import AveragedOrderPreferenceRegressor, working_set
-from ordercore.lp.average import fit_lambda_path
+from ordercore.lp.average import fit_lambda_path, one_blas_thread
 from ordercore.lp.working_set import FIXED, OUT
 from tests.test_lp import REL, center_rows, reference_objective
 from tests.test_lp_working_set import problem_with
@@ -102,3 +103,38 @@ def test_a_click_and_an_undo_on_the_blend_are_cold_fits_of_the_blend(tiny_workin
         assert all(member.preferences_ == current for member in blend.members_[1:])
         expected = cold_blend(X, y, current)
         np.testing.assert_allclose(blend.predict(X), expected, rtol=0, atol=1e-8 * np.abs(expected).max())
+
+
+def blas_threads() -> set[int]:
+    """The threads each BLAS library loaded in this process would use now (threadpoolctl's own reading)."""
+    return {library["num_threads"] for library in ThreadpoolController().select(user_api="blas").info()}
+
+
+def test_the_path_and_a_click_run_blas_on_one_thread_and_give_it_back(monkeypatch, tiny_working_set):
+    """Every member with preferences is solved (fitted, branched, re-solved on a click) with BLAS on one
+    thread; afterwards BLAS has its threads again, also when two such calls overlap: the first to leave
+    does not give them back under the other."""
+    X, y, preferences = problem_with(7, "mixed", n_preferences=121)
+    seen, set_solution = [], OrderPreferenceRegressor._set_solution
+
+    def recording(self, solution):
+        if self.lambda2 > 0:
+            seen.append(blas_threads())
+        set_solution(self, solution)
+
+    monkeypatch.setattr(OrderPreferenceRegressor, "_set_solution", recording)
+    with threadpool_limits(2, user_api="blas"):
+        if blas_threads() != {2}:
+            pytest.skip("BLAS does not take two threads here")
+        fit_lambda_path(X, y, preferences[:-1], SETTINGS[1:], gamma=0.4, workers=2)
+        assert len(seen) == 3 and blas_threads() == {2}
+        blend = AveragedOrderPreferenceRegressor(settings=SETTINGS, weights=WEIGHTS, gamma=0.4)
+        blend.fit(X, y, preferences[:-1]).update_preferences(preferences)
+        assert len(seen) == 9 and all(threads == {1} for threads in seen) and blas_threads() == {2}
+        first, second = one_blas_thread(), one_blas_thread()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)
+        assert blas_threads() == {1}
+        second.__exit__(None, None, None)
+        assert blas_threads() == {2}
