@@ -13,6 +13,7 @@ from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 
 STRATEGIES = {
+    "correction": "Likely corrections: pairs SSL may order wrongly, far enough apart to judge",
     "margin": "Least certain order (SSL)",
     "disagreement": "Where SSL and SVR disagree",
     "random": "Random",
@@ -20,8 +21,8 @@ STRATEGIES = {
 
 
 CANDIDATES = {
-    "neighbours": "Similar rows (roughly equal in the other features)",
     "any": "Any two rows",
+    "neighbours": "Similar rows (roughly equal in the other features)",
 }
 
 # The "pairs from" choices are ACTIVE (the pairs the strategy below picks), QUEUE (the shared queue: each
@@ -229,8 +230,8 @@ def offer_pairs(engine, offers, source) -> None:
         source,
         annotator,
         app_state.rng(),
-        state.get("pair_strategy", "margin"),
-        state.get("pair_candidates", "neighbours"),
+        state.get("pair_strategy", next(iter(STRATEGIES))),
+        state.get("pair_candidates", next(iter(CANDIDATES))),
         AHEAD,
         exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
     )

@@ -29,7 +29,7 @@ from ordercore.experiments.bedroom import bedroom_rule, with_household_columns  
 from ordercore.knowledge.rules import generate  # noqa: E402
 from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.studio.data import StudyData  # noqa: E402
-from ordercore.studio.workbench import Workbench  # noqa: E402
+from ordercore.studio.workbench import PAIR_STRATEGIES, Workbench  # noqa: E402
 
 TEST_SHARE = 4116 / 20640
 """The held-out share: 4,116 of California's 20,640 rows, as many of a sample's."""
@@ -64,7 +64,7 @@ def main(argv=None) -> None:
     test = data.test
     times = []
     for _ in range(args.clicks):
-        a, b = bench.next_pair("margin", rng)
+        a, b = bench.next_pair(PAIR_STRATEGIES[0], rng)
         preferences = preferences + PreferenceSet.order(a, b)
         start = time.perf_counter()
         bench.update(preferences)  # the warm re-solve and the plot data (test predictions, violations)

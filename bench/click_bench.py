@@ -12,7 +12,7 @@ does in the app, without a browser (the calls of app_pages/pairwise.py and app_s
 - store read: the session's revision and its preferences (``Store.preferences``);
 - retrain: SSL's warm re-solve (``Workbench.update``, the part ``Retrain.seconds`` times);
 - plot data: the rest of ``Workbench.update`` (test predictions, violations of every preference);
-- next pair: ``Workbench.next_pair`` ('margin': the pair SSL is least sure of);
+- next pair: ``Workbench.next_pair`` (the Studio's default strategy, 'correction');
 - page data: what the page lays out besides (the last answers, the map of the two rows).
 
 The answer is the true order of the pair.  Prints the median of each part and of the total.
@@ -51,7 +51,7 @@ from ordercore.preferences import PreferenceSet  # noqa: E402
 from ordercore.studio.data import data_settings, load_source  # noqa: E402
 from ordercore.studio.figures import rows_map  # noqa: E402
 from ordercore.studio.store import Store  # noqa: E402
-from ordercore.studio.workbench import Workbench  # noqa: E402
+from ordercore.studio.workbench import PAIR_STRATEGIES, Workbench  # noqa: E402
 
 ROOMS_RULE = Rule(
     "more rooms", [Near("latitude", "longitude", 10.0), Within("housing_median_age", 5.0)], Ordering("total_rooms")
@@ -109,7 +109,7 @@ def click(store: Store, session, data, bench: Workbench, pair, rng) -> dict:
     store.add_model_run(session.id, "lp", {}, {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae}, len(preferences))
     seconds["store write"] += time.perf_counter() - start
     start = time.perf_counter()
-    pair = bench.next_pair("margin", rng)
+    pair = bench.next_pair(PAIR_STRATEGIES[0], rng)
     seconds["next pair"] += time.perf_counter() - start
     start = time.perf_counter()
     store.answers(session.id).tail(10)
@@ -166,7 +166,7 @@ def main(argv=None) -> None:
         target = FIRST_FIT_TARGET.get((args.preferences, args.trust))
         print(line + ("" if target is None else f" (target <= {target:.0f} s: ratio {first_fit / target:.2f})"))
         rng = np.random.default_rng(0)
-        pair, timings = bench.next_pair("margin", rng), []
+        pair, timings = bench.next_pair(PAIR_STRATEGIES[0], rng), []
         for _ in range(args.clicks):
             seconds, pair = click(store, session, data, bench, pair, rng)
             timings.append(seconds)

@@ -157,6 +157,22 @@ def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences:
     return suggest_by_predictions(predictions, pairs, k, preferences, reference)
 
 
+def expected_correction(difference: np.ndarray, spread: np.ndarray, scale: float) -> np.ndarray:
+    """How likely an answer to each pair corrects the fit, shape (m,): Phi(-|d| / spread), the chance
+    that the fit orders the pair wrongly, times 2 Phi(|d| / scale) - 1, how much more often than not an
+    expert whose view of a difference errs by ``scale`` (a typical pair's error) orders it rightly.
+    d (m,) is the fit's difference f(a) - f(b), spread (m,) the standard deviation of that difference
+    over models fitted to parts of the labels (a committee: where they disagree the fit is unsure).
+
+    A pair the fit already orders surely (|d| >> spread) teaches nothing; a pair it cannot tell apart
+    (d near 0) is as hard for the expert, whose answer is then near a coin's: the score peaks between.
+    The least-certain-order choice (-|d|) takes the second kind, and an expert right on 80 % of
+    typical pairs answered its pairs 72 % rightly, for no gain (``experiments session``)."""
+    difference = np.abs(np.asarray(difference, dtype=np.float64))
+    spread = np.maximum(np.asarray(spread, dtype=np.float64), np.finfo(float).tiny)
+    return ndtr(-difference / spread) * (2.0 * ndtr(difference / scale) - 1.0)
+
+
 def suggest_by_predictions(
     predictions: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference: np.ndarray | None = None
 ):

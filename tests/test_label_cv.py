@@ -43,6 +43,11 @@ def test_the_blend_by_hand():
     # a path equal to SVR: every alpha ties, SVR kept
     tie = LabelCV(grid, np.array([[svr], [svr], [svr]]), folds, truth)
     assert tie.blend().alpha == 0.0
+    # the weak setting right (-1), the strong one far off (9): the whole path's mean 4 helps nowhere,
+    # the path cut after its first setting, half and half with SVR (1), errs nowhere
+    cut = LabelCV(grid, np.array([[[1.0] * 4], [[-1.0] * 4], [[9.0] * 4]]), folds, truth)
+    assert cut.blend().weights.tolist() == pytest.approx([0.5, 0.5, 0.0])
+    np.testing.assert_allclose(cut.blend_errors(cut.blend()), [0.0, 0.0])
 
 
 def test_a_blend_in_words_and_its_active_settings():

@@ -78,8 +78,9 @@ def test_reference_predictions_hold_each_labeled_row_out():
 
 def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferences():
     """Against the brute-force folds: a rule wrong on every checked pair SVR orders the other way is
-    left out, the unmeasured one keeps weight 1, and the blend's alpha is the least mean error, on the
-    folds of what is left, of the fits with preferences averaged and mixed with SVR."""
+    left out, the unmeasured one keeps weight 1, and the blend is the least mean error, on the folds of
+    what is left, of the fits with preferences of the path cut after k settings averaged and mixed with SVR
+    in the share alpha."""
     X, y, _, preferences = random_problem(5, n=40, n_labeled=15, n_preferences=30)
     source = np.repeat([0, 1], 15)
     reference = reference_predictions(X, y, np.random.default_rng(2).spawn(1)[0], 0.01, gamma=0.4)
@@ -94,12 +95,15 @@ def test_choose_trust_weighs_sources_then_cross_validates_the_weighted_preferenc
     grid = trust_grid(0.01)
     folds = brute_force_folds(X, y, kept, 2, grid, gamma=0.4)
     np.testing.assert_allclose(trust_.cv.errors, errors_of(folds), rtol=1e-6, atol=1e-9)
+    cuts = [(k, a) for k in range(1, len(grid)) for a in ALPHAS]  # the path cut after k settings, alpha of it
     mixed = [
-        np.mean([np.mean(np.abs(truth - (a * p[1:].mean(0) + (1 - a) * p[0]))) for truth, p in folds]) for a in ALPHAS
+        np.mean([np.mean(np.abs(truth - (a * p[1 : k + 1].mean(0) + (1 - a) * p[0]))) for truth, p in folds])
+        for k, a in cuts
     ]
-    alpha = ALPHAS[int(np.argmin(mixed))]
+    k, alpha = cuts[int(np.argmin(mixed))]
     assert trust_.blend.settings == grid
-    np.testing.assert_allclose(trust_.blend.weights, [1 - alpha] + [alpha / (len(grid) - 1)] * (len(grid) - 1))
+    expected = [1 - alpha] + [alpha / k] * k + [0.0] * (len(grid) - 1 - k)
+    np.testing.assert_allclose(trust_.blend.weights, expected, atol=1e-12)
     # nothing left to trust: SVR, with no cross-validation run
     both = [against_svr, against_svr]
     nothing = choose_trust(X, y, preferences, source, both, np.random.default_rng(2), 0.01, gamma=0.4)

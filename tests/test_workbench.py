@@ -277,3 +277,55 @@ def test_mpmr_past_its_label_limit_is_refused_before_any_fit(data, monkeypatch):
     monkeypatch.setattr(workbench, "MPMR_MAX_LABELS", 30)
     with pytest.raises(pytest.fail.Exception, match="MPMR was fitted"):
         workbench.mpmr_comparison(data, 0.5)
+
+
+def test_expected_correction_by_hand():
+    """Phi(-|d| / spread) (2 Phi(|d| / scale) - 1), from math.erf: 0 for a pair the fit cannot tell apart,
+    near 0 for one it orders surely, highest between."""
+    import math
+
+    from ordercore.pair_scores import expected_correction
+
+    def phi(z):
+        return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+    d, spread = np.array([0.0, -0.5, 1.0, 8.0]), np.array([1.0, 0.5, 2.0, 1.0])
+    expected = [phi(-abs(a) / s) * (2 * phi(abs(a) / 1.5) - 1) for a, s in zip(d, spread, strict=True)]
+    np.testing.assert_allclose(expected_correction(d, spread, 1.5), expected, rtol=1e-12, atol=1e-15)
+    assert expected_correction(d, spread, 1.5)[0] == 0.0 and expected_correction(d, spread, 1.5)[3] < 1e-14
+
+
+def test_the_committee_is_the_labels_model_fitted_without_each_fold(data):
+    """Each member predicts as the model fitted by hand without its fold; the scale is sqrt(2) x the
+    root mean square of their held-out residuals, and the spread the members' standard deviation."""
+    from sklearn.model_selection import KFold
+
+    bench = Workbench(data, "lp", PARAMETERS)
+    committee = bench.committee()
+    X, y = data.dataset.X, data.y_train()
+    labeled = np.flatnonzero(~np.isnan(y))
+    members, residuals = [], []
+    for _, held_out in KFold(5, shuffle=True, random_state=0).split(labeled):
+        y_fold = y.copy()
+        y_fold[labeled[held_out]] = np.nan
+        members.append(OrderPreferenceRegressor(**PARAMETERS).fit(X, y_fold).predict(X))
+        residuals.extend(members[-1][labeled[held_out]] - y[labeled[held_out]])
+    np.testing.assert_allclose(committee.predictions, members, rtol=1e-6, atol=1e-6 * np.abs(members).max())
+    assert committee.scale == pytest.approx(np.sqrt(2 * np.mean(np.square(residuals))), rel=1e-6)
+    pairs = data.pool[:6].reshape(3, 2)
+    gaps = [[member[a] - member[b] for member in members] for a, b in pairs]
+    np.testing.assert_allclose(committee.spread(pairs), np.std(gaps, axis=1), rtol=1e-6)
+
+
+def test_correction_asks_the_unsettled_candidate_of_highest_expected_correction(data):
+    from ordercore.pair_scores import expected_correction
+
+    bench = Workbench(data, "lp", PARAMETERS)
+    bench.update(PreferenceSet.order(data.pool[0], data.pool[1]))
+    candidates = bench._candidates("any", 400, np.random.default_rng(5))
+    committee, fitted = bench.committee(), bench.ssl_all
+    scores = expected_correction(
+        fitted[candidates[:, 0]] - fitted[candidates[:, 1]], committee.spread(candidates), committee.scale
+    )
+    chosen = bench.next_pairs("correction", np.random.default_rng(5), 3, "any")
+    np.testing.assert_array_equal(chosen, candidates[np.argsort(-scores, kind="stable")[:3]])

@@ -60,8 +60,8 @@ class SessionProtocol:
 
     n_labeled: int = 60
     clicks: int = 300
-    strategy: str = "margin"
-    candidates: str = "neighbours"
+    strategy: str = PAIR_STRATEGIES[0]
+    candidates: str = PAIR_CANDIDATES[0]
     expert_noise: float = 0.7
     expert_tolerance: float = 0.05
     expert_skip: float = 0.05

@@ -34,7 +34,7 @@ from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
 from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
 from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store
 from ordercore.studio.training import ModelSettings, SessionModels
-from ordercore.studio.workbench import Workbench
+from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES, Workbench
 
 OPTION_GROUPS = ("labelling", "ratings", "model")
 """Settings stored with a session that do not change its data."""
@@ -378,14 +378,28 @@ class SessionEngine:
         metrics = {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds}
         self.store.add_model_run(self.id, settings.family, parameters, metrics, n_preferences)
 
-    def next_pair(self, source, annotator: str, rng: np.random.Generator, strategy="margin", candidates="neighbours"):
+    def next_pair(
+        self,
+        source,
+        annotator: str,
+        rng: np.random.Generator,
+        strategy=PAIR_STRATEGIES[0],
+        candidates=PAIR_CANDIDATES[0],
+    ):
         """(pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's id), or (None,
         False): ``next_pairs``'s first."""
         found = self.next_pairs(source, annotator, rng, strategy, candidates)
         return found[0] if found else (None, False)
 
     def next_pairs(
-        self, source, annotator: str, rng, strategy="margin", candidates="neighbours", count=1, exclude=()
+        self,
+        source,
+        annotator: str,
+        rng,
+        strategy=PAIR_STRATEGIES[0],
+        candidates=PAIR_CANDIDATES[0],
+        count=1,
+        exclude=(),
     ) -> list[tuple[tuple[int, int], bool]]:
         """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a
         rule's id), none of the row pairs ``exclude`` (those offered already, either way round), best

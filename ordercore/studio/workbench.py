@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import KFold
 
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
@@ -26,7 +27,7 @@ from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
-from ordercore.pair_scores import suggest_by_predictions
+from ordercore.pair_scores import expected_correction, rank_unsettled, suggest_by_predictions
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
 from ordercore.studio.jobs.gp import BackgroundFit
@@ -34,11 +35,18 @@ from ordercore.studio.jobs.gp import BackgroundFit
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
 
-PAIR_STRATEGIES = ("margin", "disagreement", "random")
+PAIR_STRATEGIES = ("correction", "margin", "disagreement", "random")
+"""How ``Workbench.next_pairs`` ranks its candidates; the first is the Studio's default."""
 
-PAIR_CANDIDATES = ("neighbours", "any")
-"""Where ``Workbench.next_pairs`` draws its candidates: nearest-neighbour pairs (a person can judge
-them: roughly equal in the other features) or any two pool rows."""
+COMMITTEE_FOLDS = 5
+"""The labels' folds whose fits make the committee ``Committee`` (each fitted without one fold)."""
+
+PAIR_CANDIDATES = ("any", "neighbours")
+"""Where ``Workbench.next_pairs`` draws its candidates: any two pool rows (the default), or
+nearest-neighbour pairs (roughly equal in the other features, "all else equal").  Neighbours are close
+in value too, so an expert errs more on them and their answers buy less: on California, 300 answers of
+an expert right on 80 % of typical pairs gained 2.9 % over SVR from random neighbour pairs against
+6.1 % from random pairs (``experiments session``, docs/REPRODUCTION.md)."""
 
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds a retrain may take by default (the Model page's setting); past it the last fit stays."""
@@ -109,6 +117,35 @@ class Retrain:
     fitted: int
 
 
+@dataclass(frozen=True)
+class Committee:
+    """Fits of the labels-only model, each without one of ``COMMITTEE_FOLDS`` folds of the labels:
+    their ``predictions`` on every row (k, n) and ``scale``, sqrt(2) times the root mean square of
+    their held-out residuals (a typical pair's error: the 'correction' strategy's stand-in for how far
+    an expert's view of a difference errs)."""
+
+    predictions: np.ndarray
+    scale: float
+
+    @classmethod
+    def fit(cls, make, X: np.ndarray, y: np.ndarray) -> Committee:
+        """The committee of ``make()`` fitted on y (n,; NaN: unlabeled) without each fold in turn."""
+        labeled = np.flatnonzero(~np.isnan(y))
+        folds = KFold(min(COMMITTEE_FOLDS, labeled.size), shuffle=True, random_state=0)
+        predictions, residuals = [], []
+        for _, held_out in folds.split(labeled):
+            y_fold = y.copy()
+            y_fold[labeled[held_out]] = np.nan
+            predicted = make().fit(X, y_fold).predict(X)
+            predictions.append(predicted)
+            residuals.append(predicted[labeled[held_out]] - y[labeled[held_out]])
+        return cls(np.array(predictions), float(np.sqrt(2 * np.mean(np.concatenate(residuals) ** 2))))
+
+    def spread(self, pairs: np.ndarray) -> np.ndarray:
+        """The committee's standard deviation of f(a) - f(b) for each pair (m, 2), shape (m,)."""
+        return (self.predictions[:, pairs[:, 0]] - self.predictions[:, pairs[:, 1]]).std(axis=0)
+
+
 @dataclass
 class Workbench:
     """One regressor of ``studio_models()`` (``model``, its key) fitted twice on a session's data: ``svr``
@@ -135,6 +172,7 @@ class Workbench:
     trust: SourceTrust | None = field(init=False, default=None)
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
     _neighbours: NeighbourPairs | None = field(init=False, default=None)
+    _committee: Committee | None = field(init=False, default=None)
 
     def __post_init__(self):
         models = studio_models()
@@ -230,12 +268,13 @@ class Workbench:
         strategy: str,
         rng: np.random.Generator,
         n: int = 1,
-        candidates: str = "neighbours",
+        candidates: str = PAIR_CANDIDATES[0],
         preferences: PreferenceSet | None = None,
         exclude: np.ndarray | None = None,
     ) -> np.ndarray:
         """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, none of ``exclude`` ((k, 2) row pairs,
-        either way round), best first: 'margin' (SSL least
+        either way round), best first: 'correction' (an answer most likely corrects SSL:
+        ``pair_scores.expected_correction`` with the labels' ``Committee``), 'margin' (SSL least
         sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
         ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
         neighbours, roughly equal in the other features: ``NeighbourPairs``) or 'any' (two pool rows at
@@ -259,9 +298,21 @@ class Workbench:
         if preferences is None:
             preferences = PreferenceSet.empty() if self.ssl is None else self.ssl.preferences_
         fitted = self.svr_all if self.ssl_all is None else self.ssl_all
-        reference = self.svr_all if strategy == "disagreement" else None
-        chosen, _ = suggest_by_predictions(fitted, pairs, n, preferences, reference)
+        if strategy == "correction":
+            committee = self.committee()
+            difference = fitted[pairs[:, 0]] - fitted[pairs[:, 1]]
+            scores = expected_correction(difference, committee.spread(pairs), committee.scale)
+            chosen, _ = rank_unsettled(scores, pairs, n, preferences)
+        else:
+            reference = self.svr_all if strategy == "disagreement" else None
+            chosen, _ = suggest_by_predictions(fitted, pairs, n, preferences, reference)
         return chosen if len(chosen) else pairs[:n]
+
+    def committee(self) -> Committee:
+        """The labels-only model's ``Committee``, fitted once (the labels do not change)."""
+        if self._committee is None:
+            self._committee = Committee.fit(self._make, self.data.dataset.X, self.data.y_train())
+        return self._committee
 
     def _candidates(self, kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
         """m candidate pairs of pool rows (distinct unordered pairs, ≤ m, 2), drawn as ``next_pairs`` says."""
@@ -280,7 +331,7 @@ class Workbench:
         self,
         strategy: str,
         rng: np.random.Generator,
-        candidates: str = "neighbours",
+        candidates: str = PAIR_CANDIDATES[0],
         preferences: PreferenceSet | None = None,
     ) -> tuple[int, int] | None:
         """``next_pairs(strategy, rng, 1, candidates, preferences)``'s pair, or None when the pool has < 2 rows."""
