@@ -6,9 +6,16 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
+from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
-from ordercore.studio.figures import against_figure, latent_band_figure, mae_history_figure, tube_against_figure
+from ordercore.studio.figures import (
+    against_figure,
+    answers_bought_figure,
+    latent_band_figure,
+    mae_history_figure,
+    tube_against_figure,
+)
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
@@ -325,6 +332,22 @@ def fits_section(engine, bench, data) -> None:
     runs = engine.store.model_runs(engine.id)
     maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
     right.plotly_chart(mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history")
+    answers_bought_section(engine, runs, data)
+
+
+def answers_bought_section(engine, runs, data) -> None:
+    """The session's cross-validated error against the number of answers, beside the labels-instead
+    estimate (issue 31): what the expert's time bought, seen without test labels."""
+    cost = st.number_input(
+        "A value label costs … answers", 1.0, 1000.0, float(LABEL_COST), key="label_cost",
+        help="How many pairwise answers an expert gives in the time one value label takes (the "
+        "labels-instead line). A value has to be looked up or estimated from the whole row: about ten answers.",
+    )  # fmt: skip
+    figure = answers_bought_figure(runs, engine.label_curve(), cost, data.labeled.size)
+    if figure is None:
+        st.caption("What the answers bought shows once automatic trust has cross-validated a retrain with answers.")
+    else:
+        st.plotly_chart(figure, key="answers_bought")
 
 
 def set_model(engine, **changes) -> None:

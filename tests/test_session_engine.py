@@ -161,6 +161,26 @@ def test_an_experts_clicks_are_assessed_again_each_time_they_double(store, sessi
     assert started == [1, 2, 2, 3]
 
 
+def test_each_retrain_records_the_answers_and_the_cross_validated_errors_it_was_judged_by(store, session_id, start):
+    """The Model page's 'what the answers bought' reads them: the number of answers, and SVR's and the
+    blend's mean held-out MAE on the assessment's folds (computed here from its table by hand)."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    pool = engine.data().pool
+    for k in range(2):
+        engine.answer("ann", (int(pool[2 * k]), int(pool[2 * k + 1])), "a")
+        engine.wait()
+        engine.trust.wait(TIMEOUT)
+        engine.trained(wait=True)
+    last = engine.store.model_runs(session_id)["metrics"].iloc[-1]
+    trust = engine.trust.in_force().trust
+    held_out = trust.cv.fold_errors(np.tensordot(trust.blend.weights, trust.cv.predictions, axes=1))
+    assert last["answers"] == 2
+    assert last["cv_svr_mae"] == pytest.approx(trust.cv.errors[0].mean())
+    assert last["cv_ssl_mae"] == pytest.approx(held_out.mean())
+    curve = engine.label_curve()
+    assert curve.n_labeled == 30 and engine.label_curve() is curve  # measured once
+
+
 def test_moving_lambda2_or_the_time_limit_under_automatic_trust_starts_nothing(store, session_id, start):
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     add_rule(engine, more_rooms())

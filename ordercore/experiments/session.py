@@ -30,23 +30,19 @@ from sklearn.metrics import mean_absolute_error
 from ordercore.experiments.parallel import trial_backend
 from ordercore.experiments.protocol import trial_seeds
 from ordercore.knowledge.experts import ProbitExpert
+from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.studio.data import DEFAULT_TEST_FRACTION, data_settings
 from ordercore.studio.jobs.trust import InlineAssessment
-from ordercore.studio.session import ACTIVE, SessionEngine
-from ordercore.studio.store import Store
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES, Workbench
+
+NEEDS_APP = "experiments session runs the Studio's session engine over a store: pip install 'ordercore[app]'"
 
 EXPERT = "simulated expert"
 """The annotator name the simulated expert's answers are stored under."""
 
 LABELS_INSTEAD = "labels instead"
 """The arm that spends the expert's time on value labels (``SessionProtocol(strategy='labels')``)."""
-
-LABEL_COST = 10
-"""Answers a value label costs by default: reading a pair and pressing a key takes a few seconds, while
-a value (a price, an age) has to be looked up or estimated from the whole row, closer to half a minute;
-the labels-instead arm takes one label per 10 answers (--label-cost to change it)."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +122,11 @@ def session_trial(source: SessionSource, protocol: SessionProtocol, trial: int, 
     if protocol.strategy == "labels":
         record.checkpoints = _labels_instead(data, protocol, rng)
         return record
+    try:  # the app extra (sqlalchemy): imported here, so that the protocol and the report need only the core
+        from ordercore.studio.session import ACTIVE, SessionEngine
+        from ordercore.studio.store import Store
+    except ImportError as error:
+        raise ValueError(NEEDS_APP) from error
     with tempfile.TemporaryDirectory(prefix="ordercore-session-") as directory:
         store = Store(f"sqlite:///{Path(directory) / 'session.sqlite'}")
         dataset_id = None
@@ -137,16 +138,16 @@ def session_trial(source: SessionSource, protocol: SessionProtocol, trial: int, 
             parameters = engine.model_settings().parameters | {"lambda2": float(protocol.lambda2)}
             engine.set_model(automatic_trust=False, parameters=parameters)
         try:
-            record.checkpoints = _answer_pairs(engine, expert, protocol, rng, record.answers)
+            record.checkpoints = _answer_pairs(engine, ACTIVE, expert, protocol, rng, record.answers)
         finally:
             engine.close()
             store.engine.dispose()
     return record
 
 
-def _answer_pairs(engine: SessionEngine, expert: ProbitExpert, protocol: SessionProtocol, rng, given) -> list[dict]:
-    """The loop of one trial: pairs from the engine, answers from the expert (appended to ``given``),
-    checkpoints on the way."""
+def _answer_pairs(engine, source, expert: ProbitExpert, protocol: SessionProtocol, rng, given) -> list[dict]:
+    """The loop of one trial: pairs from the engine's ``source`` (its active choice), answers from the
+    expert (appended to ``given``), checkpoints on the way."""
     y, asked, records = engine.data().y_true, [], []
     checkpoints = protocol.checkpoints()
     while True:
@@ -158,7 +159,7 @@ def _answer_pairs(engine: SessionEngine, expert: ProbitExpert, protocol: Session
         wanted = min(
             protocol.batch, protocol.clicks - len(asked), min(c for c in checkpoints if c > len(asked)) - len(asked)
         )
-        drawn = engine.next_pairs(ACTIVE, EXPERT, rng, protocol.strategy, protocol.candidates, wanted, exclude=asked)
+        drawn = engine.next_pairs(source, EXPERT, rng, protocol.strategy, protocol.candidates, wanted, exclude=asked)
         if not drawn:
             raise ValueError(f"the pool ran out of pairs to ask after {len(asked)} answers")
         for (a, b), swapped in drawn:
@@ -168,7 +169,7 @@ def _answer_pairs(engine: SessionEngine, expert: ProbitExpert, protocol: Session
             given.append([int(a), int(b), choice])
 
 
-def _settle(engine: SessionEngine) -> None:
+def _settle(engine) -> None:
     """Let the engine catch up as the Studio does between pairs: the assessment of the sources now, and
     SSL retrained with it."""
     engine.trained(wait=True)
@@ -176,7 +177,7 @@ def _settle(engine: SessionEngine) -> None:
     engine.trained(wait=True)
 
 
-def _checkpoint(engine: SessionEngine, answers: int) -> dict:
+def _checkpoint(engine, answers: int) -> dict:
     bench, data = engine.models.workbench, engine.data()
     truth = data.y_true[data.test]
     ssl_test = bench.svr_test if bench.ssl_test is None else bench.ssl_test

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from ordercore.studio.toy_cubic import DOMAIN, GRID, ToyFit, cubic_target
@@ -171,6 +172,33 @@ def mae_history_figure(n_preferences, svr_mae, ssl_mae) -> go.Figure:
         title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
     )
     # Four significant digits: plotly's default labels a narrow range with all of them (84.297438809896008k).
+    figure.update_yaxes(tickformat=",.4~g")
+    return figure
+
+
+def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labeled: int) -> go.Figure | None:
+    """The session's cross-validated MAE against the number of answers: SSL's at each retrain under
+    automatic trust (``runs``, the store's model runs, whose metrics hold answers, cv_svr_mae and
+    cv_ssl_mae), SVR's, and the labels-instead estimate: SVR's scaled by its learning curve (``LabelCurve``)
+    at l + answers / label_cost labels.  None when no run was cross-validated."""
+    metrics = pd.DataFrame([m for m in runs["metrics"] if m.get("cv_ssl_mae") is not None and "answers" in m])
+    if metrics.empty:
+        return None
+    metrics = metrics.drop_duplicates("answers", keep="last").sort_values("answers")
+    answers = metrics["answers"].to_numpy(dtype=np.float64)
+    figure = go.Figure()
+    figure.add_scatter(x=answers, y=metrics["cv_ssl_mae"], mode="lines+markers", name="SSL (your answers)")
+    figure.add_scatter(x=answers, y=metrics["cv_svr_mae"], mode="lines", name="SVR (labels alone)",
+                       line={"dash": "dash"})  # fmt: skip
+    if curve is not None:
+        instead = metrics["cv_svr_mae"].to_numpy() * curve.ratio(n_labeled + answers / label_cost)
+        figure.add_scatter(x=answers, y=instead, mode="lines", name=f"labels instead (1 per {label_cost:g} answers)",
+                           line={"dash": "dot"})  # fmt: skip
+    figure.update_layout(
+        title="What the answers bought (cross-validated on the labels)",
+        xaxis_title="answers",
+        yaxis_title="cross-validated MAE",
+    )
     figure.update_yaxes(tickformat=",.4~g")
     return figure
 

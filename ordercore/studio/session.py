@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.knowledge.agreement import annotator_weights, intransitive_triples, kappa_table, weigh_clicks
+from ordercore.knowledge.label_curve import LabelCurve
 from ordercore.knowledge.label_cv import FOLDS
 from ordercore.knowledge.quality import check_preference_graph, rule_checks, rule_quality, rule_trust
 from ordercore.knowledge.rules import Rule
@@ -376,7 +377,24 @@ class SessionEngine:
         if trust is not None:  # what was fitted: automatic trust's blend, not the page's lambdas
             parameters["trust_blend"] = trust.trust.blend.active().parameters()
         metrics = {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds}
+        metrics["answers"] = len(self.answers())
+        if trust is not None and trust.trust.cv is not None:  # the cross-validated errors the Model page shows
+            compared = trust.trust.cv.comparison(trust.trust.blend)
+            metrics |= {"cv_svr_mae": compared["svr"], "cv_ssl_mae": compared["ssl"]}
         self.store.add_model_run(self.id, settings.family, parameters, metrics, n_preferences)
+
+    def label_curve(self) -> LabelCurve | None:
+        """SVR's learning curve on the session's labels (``LabelCurve``), once per data and model
+        settings; None before the data, with fewer than 8 labels, or for a family without lambda1."""
+        data, settings = self.data(), self.model_settings()
+        if data is None or np.count_nonzero(~np.isnan(data.y_train())) < 8 or "lambda1" not in settings.parameters:
+            return None
+        lambda1, gamma = settings.parameters["lambda1"], settings.parameters.get("gamma")
+
+        def measure() -> LabelCurve:
+            return LabelCurve.measure(data.dataset.X, data.y_train(), lambda1, np.random.default_rng(0), gamma=gamma)
+
+        return self.memo("label_curve", (self.data_key(), lambda1, gamma), measure)
 
     def next_pair(
         self,
