@@ -156,9 +156,8 @@ def _answer_pairs(engine, source, expert: ProbitExpert, protocol: SessionProtoco
             records.append(_checkpoint(engine, len(asked)))
         if len(asked) >= protocol.clicks:
             return records
-        wanted = min(
-            protocol.batch, protocol.clicks - len(asked), min(c for c in checkpoints if c > len(asked)) - len(asked)
-        )
+        next_checkpoint = min(c for c in checkpoints if c > len(asked))  # the last is protocol.clicks
+        wanted = min(protocol.batch, next_checkpoint - len(asked))
         drawn = engine.next_pairs(source, EXPERT, rng, protocol.strategy, protocol.candidates, wanted, exclude=asked)
         if not drawn:
             raise ValueError(f"the pool ran out of pairs to ask after {len(asked)} answers")
