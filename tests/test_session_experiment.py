@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import mean_absolute_error
 
 from ordercore.cli.main import main
@@ -69,8 +70,6 @@ def test_labels_instead_buys_one_label_per_label_cost_answers(homes):
 
 
 def test_checkpoints_average_over_trials_with_a_paired_test():
-    from scipy import stats
-
     class Trial:
         def __init__(self, svr, ssl):
             self.checkpoints = [{"answers": 5, "svr_mae": svr, "ssl_mae": ssl}]

@@ -2,16 +2,19 @@
 the fit a cold solve of the same problem gives, and the figures it reports are those of cold fits."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import mean_absolute_error
+from sklearn.model_selection import KFold
 
 from ordercore import GPPreferenceModel, MemoryBudgetError, OrderPreferenceRegressor, PreferenceSet
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 from ordercore.models.registry import ModelFamily, registered
+from ordercore.pair_scores import expected_correction
 from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, identifier_column, study_data
 from ordercore.studio.workbench import (
     DEFAULT_TIME_LIMIT,
@@ -282,9 +285,6 @@ def test_mpmr_past_its_label_limit_is_refused_before_any_fit(data, monkeypatch):
 def test_expected_correction_by_hand():
     """Phi(-|d| / spread) (2 Phi(|d| / scale) - 1), from math.erf: 0 for a pair the fit cannot tell apart,
     near 0 for one it orders surely, highest between."""
-    import math
-
-    from ordercore.pair_scores import expected_correction
 
     def phi(z):
         return 0.5 * (1 + math.erf(z / math.sqrt(2)))
@@ -298,8 +298,6 @@ def test_expected_correction_by_hand():
 def test_the_committee_is_the_labels_model_fitted_without_each_fold(data):
     """Each member predicts as the model fitted by hand without its fold; the scale is sqrt(2) x the
     root mean square of their held-out residuals, and the spread the members' standard deviation."""
-    from sklearn.model_selection import KFold
-
     bench = Workbench(data, "lp", PARAMETERS)
     committee = bench.committee()
     X, y = data.dataset.X, data.y_train()
@@ -318,8 +316,6 @@ def test_the_committee_is_the_labels_model_fitted_without_each_fold(data):
 
 
 def test_correction_asks_the_unsettled_candidate_of_highest_expected_correction(data):
-    from ordercore.pair_scores import expected_correction
-
     bench = Workbench(data, "lp", PARAMETERS)
     bench.update(PreferenceSet.order(data.pool[0], data.pool[1]))
     candidates = bench._candidates("any", 400, np.random.default_rng(5))

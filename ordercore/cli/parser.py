@@ -126,13 +126,14 @@ def _preference_parsers(commands) -> None:
 def _experiment_parsers(commands) -> None:
     experiments = commands.add_parser("experiments", help="reproduce the seeds' experiments, or run them on a table")
     kinds = experiments.add_subparsers(dest="experiment", required=True)
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
-    common.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
-    common.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    common.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
-    common.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
-    common.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    runs = argparse.ArgumentParser(add_help=False)  # how trials run and where their result goes
+    runs.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    runs.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    runs.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    runs.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
+    runs.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
+    runs.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    common = argparse.ArgumentParser(add_help=False, parents=[runs])
     common.add_argument("--quick", action="store_true", help="3x3 grid and 3 folds: a fast smoke run")
     common.add_argument(
         "--tune",
@@ -190,7 +191,7 @@ def _experiment_parsers(commands) -> None:
         help="'rule': w = 1; 'accuracy': w = log-odds of the rule's accuracy on labeled-labeled pairs",
     )
     _sentiment_parser(kinds)
-    _session_parser(kinds)
+    _session_parser(kinds, runs)
     _mpmr_parsers(kinds)
     _npsvor_parser(kinds)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
@@ -235,10 +236,11 @@ def _sentiment_parser(kinds) -> None:
     sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
 
 
-def _session_parser(kinds) -> None:
+def _session_parser(kinds, runs) -> None:
     defaults = SessionProtocol()
     session = kinds.add_parser(
         "session",
+        parents=[runs],
         help="the Studio's labelling loop answered by a simulated expert: test MAE against answers, per pair choice",
     )
     source = session.add_mutually_exclusive_group(required=True)
@@ -282,12 +284,6 @@ def _session_parser(kinds) -> None:
     session.add_argument(
         "--lambda2", type=non_negative, default=None, help="automatic trust off, SSL at this lambda2 (default: on)"
     )
-    session.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20)")
-    session.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
-    session.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    session.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
-    session.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
-    session.add_argument("--out", type=Path, required=True, help="JSON file to write")
     session.add_argument("--figure", type=Path, help="also draw the learning curves (.html; .png needs kaleido)")
 
 

@@ -357,6 +357,7 @@ class SessionEngine:
         revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
         preferences = self.preferences()[0]
         self.models.retrain(bench, revision, preferences, self.sources(), trust, settings)
+        bench.committee()  # the default pair choice's: fitted here once, not on a page's first draw
         return bench
 
     def trained(self, wait: bool = False) -> Workbench | None:
