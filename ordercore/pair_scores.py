@@ -16,12 +16,14 @@ strict preferences a ≻ ... ≻ b) are skipped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.special import ndtr
 
-from ordercore.preferences import PreferenceSet, is_in, pair_codes
+from ordercore.preferences import PreferenceSet, code_rows, is_in, pair_codes, sorted_unique
 
 BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
 
@@ -66,20 +68,77 @@ def check_candidate_pairs(candidate_pairs, n_samples: int) -> np.ndarray:
     return pairs
 
 
-def strict_graph(pairwise: PreferenceSet, n_rows: int) -> tuple[np.ndarray, scipy.sparse.csr_array]:
-    """The pairs ``pairwise`` (pairwise preferences over n_rows rows) compares, as sorted keys (k,)
-    (``pair_codes``), and the graph (n_rows, n_rows) of its strict preferences: an edge i -> j for a
-    preference of i over j whose reverse is not also present (equal and close come both ways)."""
-    _, codes = pairwise.pair_codes(n_rows)
-    codes = np.sort(codes)
-    codes = codes[np.append(True, codes[1:] != codes[:-1])]
-    # The two directions of a pair have codes 2 key and 2 key + 1, next to each other once sorted.
-    two_way = (codes[:-1] % 2 == 0) & (codes[1:] == codes[:-1] + 1)
-    strict = ~(np.append(two_way, False) | np.append(False, two_way))
-    keys = codes >> 1
-    low, high, upward = keys[strict] // n_rows, keys[strict] % n_rows, (codes[strict] & 1).astype(bool)
-    edges = (np.where(upward, low, high), np.where(upward, high, low))  # code's low bit: i < j
-    return keys, scipy.sparse.csr_array((np.ones(strict.sum()), edges), shape=(n_rows, n_rows))
+@dataclass(frozen=True, eq=False)
+class StrictGraph:
+    """The pairs a set of pairwise preferences over ``n_rows`` rows compares and the graph of its strict
+    ones, kept so that a click's few new preferences are merged in (``extended``) rather than the whole
+    set sorted again (at 500,000 preferences a build takes about 40 ms, a merge a few).
+
+    codes : the sorted distinct direction codes (k,) of the preferences of weight > 0 (``pair_codes``).
+    edges : the sorted codes winner * n_rows + loser (e,) of the strict ones: a preference of i over j
+        whose reverse is not also present (equal and close come both ways).
+    i, j, used : the rows (p,) of the preference set it was built from, and which of them it took
+        (pairwise, weight > 0): what ``extended`` compares a newer set's first p with."""
+
+    n_rows: int
+    codes: np.ndarray
+    edges: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    used: np.ndarray
+
+    @classmethod
+    def of(cls, preferences: PreferenceSet, n_rows: int) -> StrictGraph:
+        used = ~preferences.is_unary & (preferences.weight > 0)
+        codes = sorted_unique(pair_codes(preferences.i[used], preferences.j[used], n_rows)[1])[0]
+        if codes.size == 0:
+            return cls(n_rows, codes, codes, preferences.i, preferences.j, used)
+        # The two directions of a pair have codes 2 key and 2 key + 1, next to each other once sorted.
+        two_way = (codes[:-1] % 2 == 0) & (codes[1:] == codes[:-1] + 1)
+        strict = ~(np.append(two_way, False) | np.append(False, two_way))
+        edges = np.sort(_edge_codes(codes[strict], n_rows))
+        return cls(n_rows, codes, edges, preferences.i, preferences.j, used)
+
+    def extended(self, preferences: PreferenceSet) -> StrictGraph:
+        """The graph of ``preferences``: merged from this one when they begin with the preferences it was
+        built from (a click appends), else built anew (``of``)."""
+        p = self.i.size
+        new_used = ~preferences.is_unary & (preferences.weight > 0)
+        if not (
+            len(preferences) >= p
+            and np.array_equal(preferences.i[:p], self.i)
+            and np.array_equal(preferences.j[:p], self.j)
+            and np.array_equal(new_used[:p], self.used)
+        ):
+            return StrictGraph.of(preferences, self.n_rows)
+        tail = pair_codes(preferences.i[p:][new_used[p:]], preferences.j[p:][new_used[p:]], self.n_rows)[1]
+        added = np.unique(tail)
+        added = added[~is_in(added, self.codes)]
+        codes = np.insert(self.codes, np.searchsorted(self.codes, added), added)
+        reverse_known = is_in(added ^ 1, codes)
+        gone = _edge_codes(added[reverse_known] ^ 1, self.n_rows)  # now two-way: no longer strict
+        edges = self.edges[~is_in(self.edges, np.sort(gone))]
+        fresh = np.sort(_edge_codes(added[~reverse_known], self.n_rows))
+        edges = np.insert(edges, np.searchsorted(edges, fresh), fresh)
+        return StrictGraph(self.n_rows, codes, edges, preferences.i, preferences.j, new_used)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The sorted keys (``pair_codes``) of the pairs compared either way, with repeats (k,)."""
+        return self.codes >> 1
+
+    def csr(self) -> scipy.sparse.csr_array:
+        """The strict graph (n_rows, n_rows): an edge winner -> loser per strict preference."""
+        rows, indices = np.divmod(self.edges, self.n_rows)
+        indptr = np.searchsorted(rows, np.arange(self.n_rows + 1))
+        shape = (self.n_rows, self.n_rows)
+        return scipy.sparse.csr_array((np.ones(self.edges.size), indices, indptr), shape=shape)
+
+
+def _edge_codes(codes: np.ndarray, n_rows: int) -> np.ndarray:
+    """winner * n_rows + loser (k,) of the preferences with direction codes ``codes`` (k,)."""
+    winner, loser = code_rows(codes, n_rows)
+    return winner * n_rows + loser
 
 
 def _reaches(graph: scipy.sparse.csr_array, source: int, target: int) -> bool:
@@ -90,21 +149,23 @@ def _reaches(graph: scipy.sparse.csr_array, source: int, target: int) -> bool:
 class Settlement:
     """Which candidate pairs (m, 2) ``preferences`` already settle: compared directly (either way,
     equalities included) or implied by transitivity of its strict preferences.  Building it costs
-    one sort of the p preferences and answers the direct question for every candidate at once;
-    ``settles(k)`` then searches a path for candidate k only when needed, and only where a path can
-    start and end."""
+    one sort of the p preferences (none given their ``StrictGraph``, ``graph``) and answers the direct
+    question for every candidate at once; ``settles(k)`` then searches a path for candidate k only when
+    needed, and only where a path can start and end."""
 
-    def __init__(self, preferences: PreferenceSet, candidate_pairs: np.ndarray):
+    def __init__(self, preferences: PreferenceSet, candidate_pairs: np.ndarray, graph: StrictGraph | None = None):
         self.pairs = candidate_pairs
-        pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
         self.direct = np.zeros(len(candidate_pairs), dtype=bool)
         self.graph = None
-        if len(pairwise) and len(candidate_pairs):
-            n_rows = int(max(pairwise.i.max(), pairwise.j.max(), candidate_pairs.max())) + 1
-            keys, self.graph = strict_graph(pairwise, n_rows)
-            self.direct = is_in(pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], n_rows)[0], keys)
+        if graph is None and len(preferences) and len(candidate_pairs):
+            pairwise = preferences[~preferences.is_unary]
+            n_rows = int(max(pairwise.i.max(initial=-1), pairwise.j.max(initial=-1), candidate_pairs.max())) + 1
+            graph = StrictGraph.of(pairwise, n_rows)
+        if graph is not None and graph.codes.size and len(candidate_pairs):
+            self.direct = is_in(pair_codes(candidate_pairs[:, 0], candidate_pairs[:, 1], graph.n_rows)[0], graph.keys)
+            self.graph = graph.csr()
             self.out_degree = np.diff(self.graph.indptr)
-            self.in_degree = np.bincount(self.graph.indices, minlength=n_rows)
+            self.in_degree = np.bincount(self.graph.indices, minlength=graph.n_rows)
 
     def settles(self, k: int) -> bool:
         """Whether candidate pair k is settled."""
@@ -124,14 +185,19 @@ def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarr
 
 
 def rank_unsettled(
-    scores: np.ndarray, candidate_pairs: np.ndarray, k: int, preferences: PreferenceSet
+    scores: np.ndarray,
+    candidate_pairs: np.ndarray,
+    k: int,
+    preferences: PreferenceSet,
+    graph: StrictGraph | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The k best-scoring candidate pairs (highest score first) that ``preferences`` do not settle:
-    (pairs (<= k, 2), scores).  Candidates are checked best first until k are found, so a path is
+    """The k best-scoring candidate pairs (highest score first) that ``preferences`` (or their
+    ``StrictGraph``, ``graph``, when given) do not settle: (pairs (<= k, 2), scores).  Candidates are
+    checked best first until k are found, so a path is
     searched for a few of them, not for all (at 500,000 preferences each search costs milliseconds)."""
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
-    settlement = Settlement(preferences, candidate_pairs)
+    settlement = Settlement(preferences, candidate_pairs, graph)
     chosen = []
     for position in np.argsort(-scores, kind="stable"):
         if not settlement.settles(position):
@@ -174,12 +240,18 @@ def expected_correction(difference: np.ndarray, spread: np.ndarray, scale: float
 
 
 def suggest_by_predictions(
-    predictions: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference: np.ndarray | None = None
+    predictions: np.ndarray,
+    candidate_pairs,
+    k: int,
+    preferences: PreferenceSet,
+    reference: np.ndarray | None = None,
+    graph: StrictGraph | None = None,
 ):
     """``suggest_by_order`` from a fit's predictions f (n,) on every row (and a reference fit's (n,)):
     without ``reference`` the score is -|f(a) - f(b)|, the pair whose order the fit is least sure of;
     with it |Δ - Δ_reference|, Δ = f(a) - f(b), the pair on which the two fits differ most.  Pairs
-    ``preferences`` settle are skipped.  Returns (pairs (≤ k, 2), scores (≤ k,))."""
+    ``preferences`` settle (``graph``: their ``StrictGraph``, if built) are skipped.  Returns (pairs
+    (≤ k, 2), scores (≤ k,))."""
     predictions = np.asarray(predictions, dtype=np.float64)
     pairs = check_candidate_pairs(candidate_pairs, predictions.shape[0])
     difference = predictions[pairs[:, 0]] - predictions[pairs[:, 1]]
@@ -188,4 +260,4 @@ def suggest_by_predictions(
     else:
         reference = np.asarray(reference, dtype=np.float64)
         scores = np.abs(difference - (reference[pairs[:, 0]] - reference[pairs[:, 1]]))
-    return rank_unsettled(scores, pairs, k, preferences)
+    return rank_unsettled(scores, pairs, k, preferences, graph)

@@ -60,6 +60,13 @@ def pair_codes(i: np.ndarray, j: np.ndarray, n_rows: int) -> tuple[np.ndarray, n
     return keys, 2 * keys + (i < j)
 
 
+def code_rows(codes: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows (i (k,), j (k,)) of pairs named by direction ``codes`` (k,) (``pair_codes``' inverse)."""
+    low, high = np.divmod(np.asarray(codes, dtype=np.int64) >> 1, n_rows)
+    upward = (codes & 1).astype(bool)  # the code's low bit: i < j
+    return np.where(upward, low, high), np.where(upward, high, low)
+
+
 def sorted_unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values (k,) of an int array (n,), sorted, and each value's position among them
     (n,): ``np.unique(values, return_inverse=True)`` by one sort (NumPy 2.4's hash-based unique takes

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ordercore.pair_scores import rank_unsettled, settled
+from ordercore.pair_scores import Settlement, StrictGraph, rank_unsettled, settled
 from ordercore.preferences import ZERO, PreferenceSet
 
 
@@ -80,3 +80,36 @@ def test_the_best_unsettled_pairs_are_the_top_scores_among_those_not_settled_by_
         assert chosen_scores.tolist() == [score for score, _ in open_pairs[:k]]
     with pytest.raises(ValueError, match="k must be a positive integer"):
         rank_unsettled(scores, candidates, 0, preferences)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_graph_extended_click_by_click_settles_what_the_closure_by_hand_does(seed):
+    """Preferences appended a few at a time (a click: strict answers, some the reverse of earlier ones,
+    which makes those pairs two-way; 'about equal'; weight 0) and twice replaced (not an extension: built
+    anew): after each step the merged graph is the one built afresh and settles every pair as Warshall's
+    closure of all of them does."""
+    rng = np.random.default_rng(200 + seed)
+    n = 10
+    preferences = random_preferences(rng, n)
+    graph = StrictGraph.of(preferences, n)
+    for step in range(8):
+        a, b = rng.choice(n, 2, replace=False)
+        click = PreferenceSet.order(a, b, weight=rng.choice([0.0, 1.0], p=[0.2, 0.8]))
+        if step % 3 == 2:
+            click = PreferenceSet.close(a, b, 0.5)
+        if step == 5:
+            preferences = preferences[1:]  # an answer taken back: not an extension
+        if step == 6:  # the weights of 0 set to 1: the same rows, not an extension either
+            weight = np.where(preferences.weight == 0, 1.0, preferences.weight)
+            preferences = PreferenceSet(preferences.i, preferences.j, preferences.margin, weight)
+        preferences = PreferenceSet.concatenate([preferences, click])
+        graph = graph.extended(preferences)
+        fresh = StrictGraph.of(preferences, n)
+        np.testing.assert_array_equal(graph.codes, fresh.codes)
+        np.testing.assert_array_equal(graph.edges, fresh.edges)
+        expected = settled_by_hand(preferences, n)
+        candidates = np.array(list(expected))
+        settlement = Settlement(PreferenceSet.empty(), candidates, graph)
+        assert [settlement.settles(k) for k in range(len(candidates))] == [
+            expected[tuple(pair)] for pair in candidates.tolist()
+        ]

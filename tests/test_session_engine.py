@@ -166,15 +166,16 @@ def test_each_retrain_records_the_answers_and_the_cross_validated_errors_it_was_
     blend's mean held-out MAE on the assessment's folds (computed here from its table by hand)."""
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     pool = engine.data().pool
-    for k in range(2):
-        engine.answer("ann", (int(pool[2 * k]), int(pool[2 * k + 1])), "a")
+    ranked = pool[np.argsort(engine.trained(wait=True).svr_all[pool])]
+    for k in range(8):  # the highest rows over the lowest, as SVR orders them: an annotator better than a coin
+        engine.answer("ann", (int(ranked[-1 - k]), int(ranked[k])), "a")
         engine.wait()
         engine.trust.wait(TIMEOUT)
         engine.trained(wait=True)
     last = engine.store.model_runs(session_id)["metrics"].iloc[-1]
     trust = engine.trust.in_force().trust
     held_out = trust.cv.fold_errors(np.tensordot(trust.blend.weights, trust.cv.predictions, axes=1))
-    assert last["answers"] == 2
+    assert last["answers"] == 8
     assert last["cv_svr_mae"] == pytest.approx(trust.cv.errors[0].mean())
     assert last["cv_ssl_mae"] == pytest.approx(held_out.mean())
     curve = engine.label_curve()

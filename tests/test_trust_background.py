@@ -18,7 +18,8 @@ NAMES = ["rule #1: a", "clicks: ann", "imported"]
 
 def problem(n=40, n_labeled=15, n_preferences=30):
     """A small problem with three sources of preferences (each a third of them); the rule checked on
-    four labeled pairs, the clicks' check None, the import's missing."""
+    four labeled pairs, the clicks' check None (their 10 random answers, no better than a coin against
+    SVR's order, weigh 0: ``expert_accuracy``), the import's missing."""
     X, y, _, preferences = random_problem(7, n=n, n_labeled=n_labeled, n_preferences=n_preferences)
     names = np.repeat(np.array(NAMES, dtype=object), n_preferences // 3)
     labeled = np.flatnonzero(~np.isnan(y))
@@ -47,6 +48,9 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
             np.testing.assert_array_equal(getattr(mine.cv, name), getattr(theirs.cv, name))
     if direct.effects is not None:
         np.testing.assert_array_equal(restored.effects, direct.effects)
+    assert (restored.agreement is None) == (direct.agreement is None)
+    if direct.agreement is not None:
+        np.testing.assert_array_equal(restored.agreement, direct.agreement)
     assert (restored.basis is None) == (direct.basis is None)
     if direct.basis is not None:  # what a re-assessment starts from
         mine, theirs = restored.basis, direct.basis
@@ -64,9 +68,10 @@ def test_the_jobs_result_is_assess_sources_in_this_process():
     assert direct.trust.cv is not None and direct.effects is not None
     assert direct.checks[2] is not None  # the names sorted: the rule's check last
     assert_same(job.result(), direct)
-    # every fold of the cross-validation and of the 3 effects (every source weighs: each zeroing leaves two)
-    assert np.all(direct.trust.weights > 0)
-    assert status.done == status.total == FOLDS * REPEATS * (1 + len(NAMES))
+    # every fold of the cross-validation and of the effects of the 2 sources that weigh
+    assert direct.trust.weights[0] == 0 and np.all(direct.trust.weights[1:] > 0)  # clicks, imported, rule
+    assert direct.agreement[0, 2] == 10 and np.isnan(direct.agreement[1:]).all()
+    assert status.done == status.total == FOLDS * REPEATS * (1 + 2)
     assert not job.directory.exists()
 
 
@@ -94,8 +99,8 @@ def test_a_running_assessment_reports_folds_and_is_cancelled_at_once():
     deadline = time.monotonic() + 60
     while job.status().done < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    status = job.status()
-    assert status.state == "running" and 1 <= status.done < status.total == FOLDS * REPEATS * 4
+    status = job.status()  # the clicks, random, weigh 0: the cross-validation and two effects
+    assert status.state == "running" and 1 <= status.done < status.total == FOLDS * REPEATS * 3
     job.cancel()
     assert job.status().state == "cancelled" and not job.directory.exists()
     assert job.process.poll() is not None and job.process.returncode < 0  # ended by a signal, not finished

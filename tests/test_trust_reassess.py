@@ -17,7 +17,7 @@ from ordercore.knowledge.trust import (
 )
 from tests.test_lp import random_problem
 
-RULE, CLICKS, IMPORTED = "rule #1: a", "clicks: ann", "imported"
+RULE, CLICKS, IMPORTED = "rule #1: a", "rule #0: b", "imported"
 
 
 def checked(pairs, right) -> SourceCheck:
@@ -26,7 +26,8 @@ def checked(pairs, right) -> SourceCheck:
 
 @pytest.fixture(scope="module")
 def session():
-    """Three sources (the rule 24 preferences, the clicks and the import 3 each), the rule checked on 20
+    """Three sources (the rule 24 preferences, a second rule (``CLICKS``, sorted first: in the tests below
+    it stands for any small source) and the import 3 each), the rule checked on 20
     labeled pairs SVR orders the other way (14 right: its weight 1, the prior's accuracy), its full
     assessment, and the labeled pairs SVR orders as a source would (``agree``) and not (``against``)."""
     X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
@@ -38,7 +39,7 @@ def session():
     against = [(a, b) for a, b in pairs if reference[a] <= reference[b]]
     checks = {RULE: checked(against[:20], [True] * 14 + [False] * 6)}
     first = assess_sources(X, y, preferences, names, checks, np.random.default_rng(3), 0.01, gamma=0.4)
-    assert first.trust.weights.tolist() == pytest.approx([1.0, 1.0, 1.0])  # clicks, imported, rule
+    assert first.trust.weights.tolist() == pytest.approx([1.0, 1.0, 1.0])  # imported, the second rule, the rule
     return X, y, preferences, names, checks, first, agree, against
 
 
@@ -81,7 +82,7 @@ def against_and_agree(check: SourceCheck, more) -> list:
 
 def test_a_click_that_moves_weights_measures_them_all_and_keeps_the_rest(session):
     """An audit answer against the rule where SVR disagrees (its weight 1 -> 0.88) and a wrong answer of
-    the clicks there (1 -> 0.66): every weight is the full assessment's; the blend and cross-validation
+    the second rule there (1 -> 0.66): every weight is the full assessment's; the blend and cross-validation
     are the last full one's; the import's effect (its weight unchanged) is kept, the others' are not
     measured (NaN)."""
     X, y, preferences, names, checks, first, _, against = session
@@ -91,31 +92,31 @@ def test_a_click_that_moves_weights_measures_them_all_and_keeps_the_rest(session
     }
     incremental = reassess(first, X, y, preferences, names, clicked)
     full = assess_sources(X, y, preferences, names, clicked, np.random.default_rng(3), 0.01, gamma=0.4)
-    assert full.trust.weights.round(2).tolist() == [0.66, 1.0, 0.88]  # clicks, imported, rule
+    assert full.trust.weights.round(2).tolist() == [1.0, 0.66, 0.88]  # imported, the second rule, the rule
     assert incremental.names == full.names and incremental.basis.steps == 1
     np.testing.assert_array_equal(incremental.trust.weights, full.trust.weights)
     np.testing.assert_array_equal(incremental.trust.reference, full.trust.reference)
     assert [c is None or c.key() for c in incremental.checks] == [c is None or c.key() for c in full.checks]
     assert incremental.trust.blend is first.trust.blend and incremental.trust.cv is first.trust.cv
-    assert incremental.effects[1] == first.effects[1] and np.isnan(incremental.effects[[0, 2]]).all()
+    assert incremental.effects[0] == first.effects[0] and np.isnan(incremental.effects[[1, 2]]).all()
 
 
 def test_new_annotators_first_answers_are_incremental(session):
-    """One more preference from each of two new sources: bob's, unchecked, weighs 1 and its effect is not
-    measured; cy's, wrong on four pairs SVR orders the other way, weighs 0 and its effect is 0, as the full
-    assessment finds (zeroing it changes nothing).  The weights are the full one's; the others' effects
-    and the blend stay."""
+    """One more preference from each of two new annotators: bob's, unchecked, and cy's, wrong on four pairs
+    SVR orders the other way, both weigh 0 (one answer cannot show an annotator better than a coin:
+    ``expert_accuracy``) and their effects are 0, as the full assessment finds (zeroing them changes
+    nothing).  The weights are the full one's; the others' effects and the blend stay."""
     X, y, preferences, names, checks, first, _, against = session
     more = PreferenceSet.concatenate([preferences, PreferenceSet([0, 2], [1, 3])])
     names = np.append(names, ["clicks: bob", "clicks: cy"])
     clicked = checks | {"clicks: cy": checked(against[30:34], [False] * 4)}
     incremental = reassess(first, X, y, more, names, clicked)
     full = assess_sources(X, y, more, names, clicked, np.random.default_rng(3), 0.01, gamma=0.4)
-    assert incremental.names == full.names == ("clicks: ann", "clicks: bob", "clicks: cy", "imported", "rule #1: a")
+    assert incremental.names == full.names == ("clicks: bob", "clicks: cy", "imported", "rule #0: b", "rule #1: a")
     np.testing.assert_array_equal(incremental.trust.weights, full.trust.weights)
-    np.testing.assert_array_equal(incremental.trust.weights, [1.0, 1.0, 0.0, *first.trust.weights[1:]])
-    np.testing.assert_array_equal(incremental.effects[[0, 3, 4]], first.effects)
-    assert np.isnan(incremental.effects[1]) and incremental.effects[2] == 0.0 == full.effects[2]
+    np.testing.assert_array_equal(incremental.trust.weights, [0.0, 0.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(incremental.effects[2:], first.effects)
+    assert (incremental.effects[:2] == 0.0).all() and (full.effects[:2] == 0.0).all()
     assert incremental.trust.blend is first.trust.blend
 
 
@@ -146,7 +147,7 @@ def test_a_full_assessment_is_needed_when_the_basis_no_longer_holds(session):
 def test_a_large_source_that_doubled_is_assessed_in_full_a_small_one_warm(session):
     """More preferences of one source are more evidence, not a rescaled lambda2: the rule (80 % of the
     weighed preferences) with twice its preferences needs a full assessment, with 23 more it does not;
-    the clicks (10 %) doubled stay warm; an assessment stored before sizes were kept skips the check."""
+    the second rule (10 %) doubled stay warm; an assessment stored before sizes were kept skips the check."""
     X, y, preferences, names, checks, first, _, _ = session
 
     def grown(source, extra):

@@ -14,6 +14,12 @@ knows: its labels and each source's measured accuracy (issue 14, item 1).
   are in units of that prior's log-odds: a source nothing measures weighs 1.
 - ``choose_trust``: the source weights, then the ``Blend`` SSL fits, chosen by cross-validation on
   the labels (``label_cv.py``) of the weighted preferences over ``trust_grid``.
+- An annotator's clicks (issue 31): the labels check few of them, so their weight is also gated by
+  the annotator's accuracy estimated from their agreement with SVR's order (``expert_accuracy.py``):
+  0 unless measured better than a coin.  When clicks are all that weighs, SSL is the fit at SVR's
+  lambda1 and a lambda2 that grows with the answers (``click_grid``), not a blend chosen on the labels:
+  60 labels choose among the blends by noise, and a good expert's answers lost most of their gain
+  to that choice (docs/REPRODUCTION.md, "What an expert's hour buys").
 - ``assess_sources``: all of it for a session's named sources (its rules, annotators and imports),
   with each source's effect (``source_effects.py``: the change in the path's cross-validated error
   when its weight is set to 0): one batch of independent fold fits, on every core when given an
@@ -34,6 +40,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
 
+from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
 from ordercore.knowledge.label_cv import (
     FOLDS,
     Blend,
@@ -158,6 +165,25 @@ def trust_grid(lambda1: float) -> tuple:
     """The (lambda1, lambda2) settings ``label_cv`` compares: SVR's (lambda1, 0) first, then each
     multiple of lambda1 in ``LAMBDA1_FACTORS`` with each lambda2 of ``LAMBDA2_GRID``."""
     return ((lambda1, 0.0),) + tuple((lambda1 * f, lambda2) for f in LAMBDA1_FACTORS for lambda2 in LAMBDA2_GRID)
+
+
+CLICKS = "clicks: "
+"""How a click source's name starts (``source_names``: 'clicks: ANNOTATOR')."""
+
+FULL_WEIGHT_ANSWERS = 100
+"""The answers at which an annotator's clicks reach lambda2 = 1 (``click_grid``): lambda2 = answers / 100
+below it.  The LP's hinge term is a mean over preferences, so at a fixed lambda2 an expert's first 25
+answers pull as hard as 300; replayed on the answers of ``experiments session`` (20 trials each,
+California and the sample homes, an expert right on 80 % of typical pairs, at SVR's lambda1), the
+best lambda2 grew from 0.125-0.5 at 25 answers to 1 at 100 and beyond (2 lost on California, 0.5 at
+300 lost 0.4-3 points), and lambda1 a third of SVR's (``LAMBDA1_FACTORS``, chosen for rules of
+thousands of preferences) lost 2-6 points at 25-50 answers."""
+
+
+def click_grid(lambda1: float, answers: float) -> tuple:
+    """The (lambda1, lambda2) settings of a session whose weighed preferences are all clicks: SVR's
+    (lambda1, 0), then (lambda1, min(1, answers / ``FULL_WEIGHT_ANSWERS``)), the one SSL fits."""
+    return ((lambda1, 0.0), (lambda1, min(1.0, answers / FULL_WEIGHT_ANSWERS)))
 
 
 def clearly_worse_than_svr(X, y, preferences: PreferenceSet, svr: dict, ssl: dict, rng) -> bool:
@@ -311,14 +337,17 @@ class SourceTrust:
     """``Trust`` over named sources (a session's rules, annotators and imports): ``names`` and
     ``checks`` (one ``SourceCheck`` or None per source, as ``choose_trust`` takes them), the decision,
     each source's ``effects`` (``source_effects``; None when not computed, NaN for a source
-    ``reassess_sources`` has not measured) and the ``basis`` a re-assessment starts from (None: an
-    assessment made before there was one, or by hand)."""
+    ``reassess_sources`` has not measured), the ``basis`` a re-assessment starts from (None: an
+    assessment made before there was one, or by hand) and each click source's ``agreement`` (k, 3):
+    accuracy, standard error and answers of its ``AgreementEstimate`` (NaN for other sources; None:
+    not measured)."""
 
     names: tuple
     checks: tuple
     trust: Trust
     effects: np.ndarray | None
     basis: AssessmentBasis | None = None
+    agreement: np.ndarray | None = None
 
     def checked(self) -> list[tuple[int, int]]:
         """Each source's (correct, total) over every checked pair ((0, 0): nothing checks it)."""
@@ -351,6 +380,8 @@ def assess_sources(
     seed = int(rng.integers(2**31))
     rng = np.random.default_rng(seed)
     reference, weights = _reference_and_weights(X, y, measured, rng, lambda1, options)
+    agreement = click_agreement(reference, y, preferences, source, unique, seed)
+    weights = gated(weights, agreement)
     basis = AssessmentBasis(
         assessment_digest(X, y, lambda1, options, seed),
         tuple(unique),
@@ -358,9 +389,11 @@ def assess_sources(
         size=_mass(preferences, source, np.ones(len(unique))),
     )
     if len(weights) == 0 or not np.any(weights[source] > 0):
-        return SourceTrust(tuple(unique), measured, Trust(weights, Blend.svr(lambda1), None, reference), None, basis)
+        trust = Trust(weights, Blend.svr(lambda1), None, reference)
+        return SourceTrust(tuple(unique), measured, trust, None, basis, agreement)
     kept = cv_sample(len(preferences), rng)
-    grid = trust_grid(lambda1)
+    clicks_only = _clicks_only(unique, weights)
+    grid = click_grid(lambda1, _answers(preferences, source, weights)) if clicks_only else trust_grid(lambda1)
     path, svr = Blend.mixing(grid, 1.0).active(), Blend.svr(lambda1)
     zeroed = ZeroedSources.of(weighted(preferences[kept], source[kept], weights), source[kept], unique.size)
     runs = [(zeroed.preferences, grid), *(zeroed.runs(path) if effects else [])]
@@ -368,7 +401,44 @@ def assess_sources(
     effect = None
     if effects:  # with every source in force, and SVR's, from the table of the cross-validation itself
         effect = zeroed.effects(cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
-    return SourceTrust(tuple(unique), measured, Trust(weights, cv.blend(), cv, reference), effect, basis)
+    blend = Blend.mixing(grid, 1.0) if clicks_only else cv.blend()
+    return SourceTrust(tuple(unique), measured, Trust(weights, blend, cv, reference), effect, basis, agreement)
+
+
+def click_agreement(reference, y, preferences: PreferenceSet, source, names, seed: int) -> np.ndarray:
+    """Each source's ``AgreementEstimate`` (k, 3: accuracy, standard error, answers) for the click
+    sources among ``names`` (k,) (NaN rows for the others), their preferences those of ``source`` (p,)
+    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure (all
+    NaN without them)."""
+    table = np.full((len(names), 3), np.nan)
+    clicks = [k for k, name in enumerate(names) if str(name).startswith(CLICKS)]
+    if reference is None or not clicks:
+        return table
+    order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
+    for k in clicks:
+        estimate = AgreementEstimate.of(order, *ordered_pairs(preferences[source == k], reference.size))
+        table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers)
+    return table
+
+
+def gated(weights: np.ndarray, agreement: np.ndarray) -> np.ndarray:
+    """``weights`` (k,) with each click source not measured better than a coin set to 0
+    (``AgreementEstimate.informative``, from its row of ``agreement`` (k, 3))."""
+    clicks = ~np.isnan(agreement[:, 0])
+    estimates = [AgreementEstimate(*row) for row in agreement[clicks]]
+    informative = np.ones(len(weights), dtype=bool)
+    informative[clicks] = [estimate.informative for estimate in estimates]
+    return np.where(informative, weights, 0.0)
+
+
+def _clicks_only(names, weights: np.ndarray) -> bool:
+    """Whether every source of weight > 0 is an annotator's clicks."""
+    return all(str(name).startswith(CLICKS) for name, weight in zip(names, weights, strict=True) if weight > 0)
+
+
+def _answers(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> float:
+    """How many preferences the sources of weight > 0 hold."""
+    return float(np.count_nonzero(weights[source] > 0))
 
 
 MAX_INCREMENTAL_STEPS = 10
@@ -429,13 +499,14 @@ def reassess_sources(
     if basis.inputs != assessment_digest(X, y, lambda1, options, seed):
         return None
     measured = tuple(checks.get(name) for name in unique)
-    weights = source_weights(measured, previous.trust.reference)
+    agreement = click_agreement(previous.trust.reference, y, preferences, source, unique, seed)
+    weights = gated(source_weights(measured, previous.trust.reference), agreement)
     if not basis.holds(
         tuple(unique), _mass(preferences, source, weights), _mass(preferences, source, np.ones(len(unique)))
     ):
         return None
     trust, effects = replace(previous.trust, weights=weights), _kept_effects(previous, unique, weights)
-    return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1))
+    return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1), agreement)
 
 
 def _kept_effects(previous: SourceTrust, names, weights: np.ndarray) -> np.ndarray | None:

@@ -27,7 +27,7 @@ from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
-from ordercore.pair_scores import expected_correction, rank_unsettled, suggest_by_predictions
+from ordercore.pair_scores import StrictGraph, expected_correction, rank_unsettled, suggest_by_predictions
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
 from ordercore.studio.jobs.gp import BackgroundFit
@@ -173,6 +173,7 @@ class Workbench:
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
     _neighbours: NeighbourPairs | None = field(init=False, default=None)
     _committee: Committee | None = field(init=False, default=None)
+    _settled: StrictGraph | None = field(init=False, default=None)
 
     def __post_init__(self):
         models = studio_models()
@@ -302,11 +303,21 @@ class Workbench:
             committee = self.committee()
             difference = fitted[pairs[:, 0]] - fitted[pairs[:, 1]]
             scores = expected_correction(difference, committee.spread(pairs), committee.scale)
-            chosen, _ = rank_unsettled(scores, pairs, n, preferences)
+            chosen, _ = rank_unsettled(scores, pairs, n, preferences, self._strict_graph(preferences))
         else:
             reference = self.svr_all if strategy == "disagreement" else None
-            chosen, _ = suggest_by_predictions(fitted, pairs, n, preferences, reference)
+            chosen, _ = suggest_by_predictions(
+                fitted, pairs, n, preferences, reference, self._strict_graph(preferences)
+            )
         return chosen if len(chosen) else pairs[:n]
+
+    def _strict_graph(self, preferences: PreferenceSet) -> StrictGraph:
+        """The ``StrictGraph`` of ``preferences``, merged from the last draw's when they extend its set."""
+        if self._settled is None:
+            self._settled = StrictGraph.of(preferences, len(self.data.y_true))
+        else:
+            self._settled = self._settled.extended(preferences)
+        return self._settled
 
     def committee(self) -> Committee:
         """The labels-only model's ``Committee``, fitted once (the labels do not change)."""

@@ -89,6 +89,8 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
         arrays["reference"] = trust.reference
     if assessed.effects is not None:
         arrays["effects"] = assessed.effects
+    if assessed.agreement is not None:
+        arrays["agreement"] = assessed.agreement
     if assessed.basis is not None:
         basis = assessed.basis
         arrays |= {
@@ -122,7 +124,9 @@ def read_assessment(path) -> SourceTrust:
                 int(arrays["basis_steps"]),
                 arrays["basis_size"] if "basis_size" in arrays else None,
             )
-        return SourceTrust(names, checks, trust, arrays["effects"] if "effects" in arrays else None, basis)
+        effects = arrays["effects"] if "effects" in arrays else None
+        agreement = arrays["agreement"] if "agreement" in arrays else None
+        return SourceTrust(names, checks, trust, effects, basis, agreement)
 
 
 def _settings(array: np.ndarray) -> tuple:

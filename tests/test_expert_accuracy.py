@@ -1,0 +1,112 @@
+"""An annotator's accuracy from their agreement with SVR's order (ordercore/knowledge/expert_accuracy.py)
+and what automatic trust does with it (issue 31): checked against simulations whose accuracies are set by
+hand, a least-squares fit by NumPy, and the settings ``click_grid`` names."""
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
+from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, assess_sources
+from ordercore.preferences import PreferenceSet
+from tests.test_lp import random_problem
+
+
+def test_tau_is_the_scale_of_the_references_errors():
+    """Labels y = f + N(0, sigma^2): f orders a pair rightly with probability Phi(|df| / (sqrt(2) sigma))."""
+    rng = np.random.default_rng(0)
+    f = rng.normal(size=600)
+    y = f + rng.normal(scale=0.4, size=600)
+    order = ReferenceOrder.fit(f, y, rng)
+    assert order.tau == pytest.approx(np.sqrt(2) * 0.4, rel=0.08)
+
+
+def test_too_few_or_perfect_labels_measure_nothing():
+    f = np.arange(6.0)
+    assert ReferenceOrder.fit(f, f.copy(), np.random.default_rng(0)).tau is None  # every pair right
+    y = np.full(6, np.nan)
+    y[:1] = 1.0
+    order = ReferenceOrder.fit(f, y, np.random.default_rng(0))
+    estimate = AgreementEstimate.of(order, np.array([1]), np.array([0]))
+    assert order.tau is None and estimate.standard_error == np.inf and not estimate.informative
+
+
+def simulated_answers(accuracy, m, rng, tau=1.0):
+    """m pairs of a reference with predictions f and error scale tau, and the rows an annotator right with
+    probability ``accuracy`` prefers, independently of the reference's errors."""
+    f = rng.normal(scale=1.5, size=2 * m)
+    a, b = np.arange(m), np.arange(m, 2 * m)
+    reference_right = rng.random(m) < ndtr(np.abs(f[a] - f[b]) / tau)
+    higher_by_reference = np.where(f[a] > f[b], a, b)
+    truly_higher = np.where(reference_right, higher_by_reference, a + b - higher_by_reference)
+    annotator_right = rng.random(m) < accuracy
+    winner = np.where(annotator_right, truly_higher, a + b - truly_higher)
+    return ReferenceOrder(f, tau), winner, a + b - winner
+
+
+@pytest.mark.parametrize("accuracy", [0.5, 0.65, 0.8, 0.95])
+def test_the_estimate_finds_the_accuracy_set_by_hand(accuracy):
+    rng = np.random.default_rng(int(accuracy * 100))
+    estimates = [AgreementEstimate.of(*simulated_answers(accuracy, 400, rng)) for _ in range(300)]
+    values = np.array([e.accuracy for e in estimates])
+    errors = np.array([e.standard_error for e in estimates])
+    assert values.mean() == pytest.approx(accuracy, abs=3 * errors.mean() / np.sqrt(len(values)))
+    assert values.std() <= errors.mean() * 1.1  # the standard error bounds the spread (sampling: +-8 %)
+
+
+def test_the_estimate_is_the_least_squares_fit():
+    """P(agree) - 1/2 = (a - 1/2)(2 s - 1): the slope through the origin NumPy fits."""
+    order, winner, loser = simulated_answers(0.7, 50, np.random.default_rng(1))
+    certainty = 2 * ndtr(np.abs(order.predictions[winner] - order.predictions[loser]) / order.tau) - 1
+    agree = (order.predictions[winner] > order.predictions[loser]) - 0.5
+    slope = np.linalg.lstsq(certainty[:, None], agree, rcond=None)[0][0]
+    estimate = AgreementEstimate.of(order, winner, loser)
+    assert estimate.accuracy == pytest.approx(0.5 + slope)
+    assert estimate.standard_error == pytest.approx(0.5 / np.linalg.norm(certainty))
+    assert estimate.answers == 50
+
+
+def test_a_coin_is_rarely_informative_an_expert_is():
+    rng = np.random.default_rng(2)
+    coins = [AgreementEstimate.of(*simulated_answers(0.5, 300, rng)).informative for _ in range(200)]
+    experts = [AgreementEstimate.of(*simulated_answers(0.8, 300, rng)).informative for _ in range(50)]
+    assert np.mean(coins) < 0.06 and all(experts)
+
+
+def test_ordered_pairs_are_the_strict_answers_once():
+    preferences = PreferenceSet(
+        [0, 2, 3, 4, 0, 5, 6, 1],
+        [1, 3, 2, 5, 1, 4, 7, -1],
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0],
+    )  # 0 > 1 twice; 2 ~ 3 and 4 ~ 5 both ways; 6 > 7 of weight 0; a unary one
+    winner, loser = ordered_pairs(preferences, 8)
+    assert list(zip(winner.tolist(), loser.tolist(), strict=True)) == [(0, 1)]
+
+
+def clicks_problem(accuracy, answers=150, seed=3):
+    X, y, truth, _ = random_problem(seed, n=200, n_labeled=30, n_preferences=1)
+    rng = np.random.default_rng(seed)
+    a, b = rng.choice(200, answers), rng.choice(200, answers)
+    keep = a != b
+    a, b = a[keep], b[keep]
+    right = rng.random(a.size) < accuracy
+    winner = np.where((truth[a] > truth[b]) == right, a, b)
+    preferences = PreferenceSet(winner, a + b - winner)
+    return X, y, preferences, np.full(len(preferences), "clicks: ann", dtype=object)
+
+
+def test_an_informative_annotators_clicks_are_fitted_at_lambda2_growing_with_answers():
+    X, y, preferences, names = clicks_problem(0.9)
+    assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(0), 0.01, gamma=0.4)
+    assert assessed.trust.weights.tolist() == [1.0] and assessed.agreement[0, 2] == len(preferences)
+    lambda2 = min(1.0, len(preferences) / FULL_WEIGHT_ANSWERS)
+    assert assessed.trust.blend.active().settings == ((0.01, lambda2),)  # SVR's lambda1, not a third of it
+    assert assessed.trust.cv.grid == ((0.01, 0.0), (0.01, lambda2))
+
+
+def test_a_coins_clicks_weigh_nothing():
+    X, y, preferences, names = clicks_problem(0.5)
+    assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(0), 0.01, gamma=0.4)
+    assert assessed.trust.weights.tolist() == [0.0] and assessed.trust.blend.alpha == 0
+    assert not AgreementEstimate(*assessed.agreement[0]).informative
