@@ -96,10 +96,20 @@ def clicks_problem(accuracy, answers=150, seed=3):
     return X, y, preferences, np.full(len(preferences), "clicks: ann", dtype=object)
 
 
+def test_the_weight_rises_from_a_coin_to_the_full_accuracy():
+    """(lower bound - 1/2) / (0.7 - 1/2), clipped: by hand at three lower bounds."""
+    assert AgreementEstimate(0.6, 0.05, 100).weight == 0.0  # lower bound 0.5
+    assert AgreementEstimate(0.7, 0.05, 100).weight == pytest.approx(0.5)  # 0.6
+    assert AgreementEstimate(0.95, 0.1, 100).weight == 1.0  # 0.75
+    assert AgreementEstimate(0.5, np.inf, 0).weight == 0.0
+
+
 def test_an_informative_annotators_clicks_are_fitted_at_lambda2_growing_with_answers():
     X, y, preferences, names = clicks_problem(0.9)
     assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(0), 0.01, gamma=0.4)
-    assert assessed.trust.weights.tolist() == [1.0] and assessed.agreement[0, 2] == len(preferences)
+    estimate = AgreementEstimate(*assessed.agreement[0])
+    assert estimate.answers == len(preferences) and estimate.weight > 0
+    assert assessed.trust.weights.tolist() == [estimate.weight]
     lambda2 = min(1.0, len(preferences) / FULL_WEIGHT_ANSWERS)
     assert assessed.trust.blend.active().settings == ((0.01, lambda2),)  # SVR's lambda1, not a third of it
     assert assessed.trust.cv.grid == ((0.01, 0.0), (0.01, lambda2))

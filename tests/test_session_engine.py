@@ -147,18 +147,30 @@ def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, ses
     assert len(start.started) == 1 and engine.trust.status().state == "assessed"
 
 
-def test_an_experts_clicks_are_assessed_again_each_time_they_double(store, session_id, start):
-    """Clicks alone: the blend chosen for an expert's first answer would say nothing of their hundredth.
-    Each time the clicks double (answers 1, 2, 4) a full assessment runs; the third answer, a source
-    grown by half, is re-assessed warm (no job)."""
+def test_an_experts_clicks_are_assessed_again_as_they_grow(store, session_id, start):
+    """Clicks alone, each ordering the highest row left above the lowest as SVR does: they agree with SVR
+    on every pair, each of certainty 2 s - 1 near 1, so after m answers the accuracy reads 1 with standard
+    error 1 / (2 sqrt(m)), a lower bound 1 - 1 / sqrt(m) and a weight (1/2 - 1 / sqrt(m)) / 0.2 in [0, 1].
+    Up to 4 answers: weight 0, each answer a new size class and a full assessment (cheap: nothing to
+    cross-validate).  The fifth weighs them in (a full assessment: lambda2 = 5 / 100); the sixth, a new
+    size class, is re-assessed warm (no job); the seventh moved the clicks' weighed preferences more than
+    threefold since the fifth (a full one: lambda2 = 7 / 100); then warm ones (the ninth is no new class)."""
     (engine,) = engines(store, session_id, start, owners=("studio A",))
-    pool, started = engine.data().pool, []
-    for k in range(4):
-        engine.answer("ann", (int(pool[2 * k]), int(pool[2 * k + 1])), "a")
+    pool = engine.data().pool
+    ranked = pool[np.argsort(engine.trained(wait=True).svr_all[pool])]
+    started, weights, lambda2 = [], [], []
+    for k in range(10):
+        engine.answer("ann", (int(ranked[-1 - k]), int(ranked[k])), "a")
         engine.wait()
         assert engine.trust.wait(TIMEOUT).state == "assessed"
+        trust = engine.trust.in_force().trust
         started.append(len(start.started))
-    assert started == [1, 2, 2, 3]
+        weights.append(float(trust.weights[0]))
+        lambda2.append(trust.blend.active().settings[0][1])
+    assert started == [1, 2, 3, 4, 5, 5, 6, 6, 6, 6]
+    by_hand = [np.clip((0.5 - 1 / np.sqrt(m)) / 0.2, 0, 1) for m in (1, 2, 3, 4, 5, 6, 7, 8, 8, 10)]
+    assert weights == pytest.approx(by_hand, abs=0.02)
+    assert lambda2 == [0.0] * 4 + [0.05] * 2 + [0.07] * 4
 
 
 def test_each_retrain_records_the_answers_and_the_cross_validated_errors_it_was_judged_by(store, session_id, start):

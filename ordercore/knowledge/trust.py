@@ -16,7 +16,7 @@ knows: its labels and each source's measured accuracy (issue 14, item 1).
   the labels (``label_cv.py``) of the weighted preferences over ``trust_grid``.
 - An annotator's clicks (issue 31): the labels check few of them, so their weight is also gated by
   the annotator's accuracy estimated from their agreement with SVR's order (``expert_accuracy.py``):
-  0 unless measured better than a coin.  When clicks are all that weighs, SSL is the fit at SVR's
+  0 unless measured better than a coin, 1 once surely as good as the prior's accuracy.  When clicks are all that weighs, SSL is the fit at SVR's
   lambda1 and a lambda2 that grows with the answers (``click_grid``), not a blend chosen on the labels:
   60 labels choose among the blends by noise, and a good expert's answers lost most of their gain
   to that choice (docs/REPRODUCTION.md, "What an expert's hour buys").
@@ -422,13 +422,13 @@ def click_agreement(reference, y, preferences: PreferenceSet, source, names, see
 
 
 def gated(weights: np.ndarray, agreement: np.ndarray) -> np.ndarray:
-    """``weights`` (k,) with each click source not measured better than a coin set to 0
-    (``AgreementEstimate.informative``, from its row of ``agreement`` (k, 3))."""
+    """``weights`` (k,) with each click source's multiplied by its ``AgreementEstimate.weight`` (from its
+    row of ``agreement`` (k, 3)): 0 unless measured better than a coin, 1 once surely better than the
+    prior's accuracy."""
+    factor = np.ones(len(weights))
     clicks = ~np.isnan(agreement[:, 0])
-    estimates = [AgreementEstimate(*row) for row in agreement[clicks]]
-    informative = np.ones(len(weights), dtype=bool)
-    informative[clicks] = [estimate.informative for estimate in estimates]
-    return np.where(informative, weights, 0.0)
+    factor[clicks] = [AgreementEstimate(*row).weight for row in agreement[clicks]]
+    return weights * factor
 
 
 def _clicks_only(names, weights: np.ndarray) -> bool:
