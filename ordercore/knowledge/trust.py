@@ -14,12 +14,13 @@ knows: its labels and each source's measured accuracy (issue 14, item 1).
   are in units of that prior's log-odds: a source nothing measures weighs 1.
 - ``choose_trust``: the source weights, then the ``Blend`` SSL fits, chosen by cross-validation on
   the labels (``label_cv.py``) of the weighted preferences over ``trust_grid``.
-- An annotator's clicks (issue 31): the labels check few of them, so their weight is also gated by
+- An annotator's clicks (issue 31): the labels check few of them, so their weight is also scaled by
   the annotator's accuracy estimated from their agreement with SVR's order (``expert_accuracy.py``):
-  0 unless measured better than a coin, 1 once surely as good as the prior's accuracy.  When clicks are all that weighs, SSL is the fit at SVR's
-  lambda1 and a lambda2 that grows with the answers (``click_grid``), not a blend chosen on the labels:
-  60 labels choose among the blends by noise, and a good expert's answers lost most of their gain
-  to that choice (docs/REPRODUCTION.md, "What an expert's hour buys").
+  0 unless measured better than a coin, 1 once surely as good as the prior's accuracy.  When clicks
+  are all that weighs, SSL is the fit at SVR's lambda1 and a lambda2 that grows with the answers
+  (``click_grid``), not a blend chosen on the labels: 60 labels choose among the blends by noise, and
+  a good expert's answers lost most of their gain to that choice (docs/REPRODUCTION.md, "What an
+  expert's hour buys").
 - ``assess_sources``: all of it for a session's named sources (its rules, annotators and imports),
   with each source's effect (``source_effects.py``: the change in the path's cross-validated error
   when its weight is set to 0): one batch of independent fold fits, on every core when given an
