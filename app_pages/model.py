@@ -7,7 +7,7 @@ from scipy.stats import spearmanr
 
 import app_state
 from ordercore.knowledge.label_curve import LABEL_COST
-from ordercore.knowledge.trust import LAMBDA1_FACTORS, LAMBDA2_GRID
+from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -69,6 +69,25 @@ def cv_summary(cv, blend) -> None:
     )
 
 
+def click_summary(cv, blend) -> None:
+    """What SSL does with an expert's answers alone: the fit it uses, and its cross-validated errors
+    beside SVR's (shown, not used to decide)."""
+    compared = cv.comparison(blend)
+    columns = st.columns(3)
+    columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
+    columns[1].metric(
+        "CV MAE, SSL in force", readable(compared["ssl"]), delta=readable(-compared["gain"]), delta_color="inverse"
+    )
+    columns[2].metric("CV gain over SVR", readable(compared["gain"]))
+    columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
+    st.info(
+        f"SSL fits the answers: {blend.describe()}, λ2 growing with the answers to 1 at "
+        f"{FULL_WEIGHT_ANSWERS}, each annotator weighted by their agreement with SVR (below). These "
+        "cross-validated errors do not decide it: on a few dozen labels they choose by noise, and a good "
+        "expert's answers lost most of their gain to that choice (docs/REPRODUCTION.md)."
+    )
+
+
 def trust_section(engine, status) -> None:
     """Do the preferences help?  The assessment of the sources now while it runs in the background
     (``assessment_status``), then the one in force: SVR against the best fit with preferences by
@@ -87,8 +106,11 @@ def trust_section(engine, status) -> None:
     cv = trust.trust.cv
     if cv is None:
         st.warning(
-            "Where SVR disagrees with them, every source is right no more often than a coin: SSL is SVR (λ2 = 0)."
+            "No source is measured better than a coin yet (rules and imports: where SVR disagrees with them; "
+            "an annotator's clicks: by their agreement with SVR's order): SSL is SVR (λ2 = 0)."
         )
+    elif trust.clicks_only:
+        click_summary(cv, trust.trust.blend)
     else:
         cv_summary(cv, trust.trust.blend)
     counts = pd.Series(engine.sources(), dtype=object).value_counts()
@@ -98,6 +120,7 @@ def trust_section(engine, status) -> None:
             "preferences": [int(counts.get(name, 0)) for name in trust.names],
             "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
+            "accuracy from agreement with SVR": trust.agreement_text(),
             "weight": trust.trust.weights,
             "effect (CV MAE without it − with it)": [
                 "not measured" if trust.effects is not None and np.isnan(effect) else readable(effect)
@@ -109,7 +132,10 @@ def trust_section(engine, status) -> None:
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
-        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin). "
+        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin); "
+        "an annotator's clicks, times how far their accuracy's lower bound (estimate − 2 standard errors, "
+        "from how often they order pairs as SVR does, given how sure SVR is of each) is above a coin, "
+        "in full from 0.7. "
         "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
         "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
         "of weight 0 has none."

@@ -201,10 +201,40 @@ def test_the_model_page_says_when_preferences_make_things_worse_and_keeps_svr(re
     store.import_preferences(session.id, backwards, "ann")
     at.switch_page("app_pages/model.py").run()
     finish_trust(at)
-    assert not at.exception and "no more often than a coin" in at.warning[0].value
+    assert not at.exception and "No source is measured better than a coin" in at.warning[0].value
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
     row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
     assert row.loc["imported", "weight"] == 0.0 and row.loc["imported", "accuracy checked"].startswith("0 of")
+
+
+def test_an_experts_answers_alone_are_fitted_as_their_agreement_with_svr_says(ready):
+    """Twelve answers, each ordering the highest home left above the lowest as SVR does: the page says SSL
+    fits the answers (not a blend chosen on the labels) at lambda2 = 12 / 100, and the annotator's row
+    gives their accuracy from agreement (1: they agree on every pair) and its standard error
+    1 / (2 sqrt(sum of certainties squared)), worked out here from SVR's reference predictions."""
+    import numpy as np
+    from scipy.special import ndtr
+
+    from ordercore.knowledge.expert_accuracy import ReferenceOrder
+
+    bench = engine(ready).trained(wait=True)
+    pool = engine(ready).data().pool
+    ranked = pool[np.argsort(bench.svr_all[pool])]
+    pairs = [(int(ranked[-1 - k]), int(ranked[k])) for k in range(12)]
+    for pair in pairs:
+        engine(ready).answer("ann", pair, "a")
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    trust = engine(at).trust.in_force()
+    assert trust.clicks_only and trust.trust.blend.active().settings == ((trust.trust.blend.settings[0][0], 0.12),)
+    assert any("SSL fits the answers" in info.value and "λ2 = 0.12" in info.value for info in at.info)
+    order = ReferenceOrder.fit(trust.trust.reference, engine(at).data().y_train(), np.random.default_rng(0))
+    winner, loser = np.array(pairs).T
+    certainty = 2 * ndtr(np.abs(order.predictions[winner] - order.predictions[loser]) / order.tau) - 1
+    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    assert table.loc["clicks: ann", "accuracy from agreement with SVR"] == (
+        f"1.00 ± {0.5 / np.sqrt(np.sum(certainty**2)):.2f} on 12 answers"
+    )
 
 
 def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):

@@ -358,6 +358,22 @@ class SourceTrust:
         """Each source's (correct, total) where it contradicts SVR, what its weight rests on."""
         return [check.where_contradicting(self.trust.reference) if check else (0, 0) for check in self.checks]
 
+    @property
+    def clicks_only(self) -> bool:
+        """Whether SSL fits clicks alone (``click_grid``: no blend chosen on the labels)."""
+        return self.trust.cv is not None and clicks_only(self.names, self.trust.weights)
+
+    def agreement_text(self) -> list[str]:
+        """Each source's accuracy from agreement with SVR in words ('0.93 ± 0.06 on 120 answers'; '—' for
+        sources other than clicks)."""
+        rows = self.agreement if self.agreement is not None else np.full((len(self.names), 3), np.nan)
+        return [
+            "—"
+            if np.isnan(a)
+            else ("not measurable yet" if not np.isfinite(se) else f"{a:.2f} ± {se:.2f} on {m:.0f} answers")
+            for a, se, m in rows
+        ]
+
     def preference_weights(self, names: np.ndarray) -> np.ndarray:
         """The weight multiplier of each preference (p,) from its source's name; a source added since
         the assessment has nothing measured yet and weighs 1, the prior's."""
@@ -393,8 +409,8 @@ def assess_sources(
         trust = Trust(weights, Blend.svr(lambda1), None, reference)
         return SourceTrust(tuple(unique), measured, trust, None, basis, agreement)
     kept = cv_sample(len(preferences), rng)
-    clicks_only = _clicks_only(unique, weights)
-    grid = click_grid(lambda1, _answers(preferences, source, weights)) if clicks_only else trust_grid(lambda1)
+    only_clicks = clicks_only(unique, weights)
+    grid = click_grid(lambda1, _answers(preferences, source, weights)) if only_clicks else trust_grid(lambda1)
     path, svr = Blend.mixing(grid, 1.0).active(), Blend.svr(lambda1)
     zeroed = ZeroedSources.of(weighted(preferences[kept], source[kept], weights), source[kept], unique.size)
     runs = [(zeroed.preferences, grid), *(zeroed.runs(path) if effects else [])]
@@ -402,7 +418,7 @@ def assess_sources(
     effect = None
     if effects:  # with every source in force, and SVR's, from the table of the cross-validation itself
         effect = zeroed.effects(cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
-    blend = Blend.mixing(grid, 1.0) if clicks_only else cv.blend()
+    blend = Blend.mixing(grid, 1.0) if only_clicks else cv.blend()
     return SourceTrust(tuple(unique), measured, Trust(weights, blend, cv, reference), effect, basis, agreement)
 
 
@@ -432,8 +448,8 @@ def gated(weights: np.ndarray, agreement: np.ndarray) -> np.ndarray:
     return weights * factor
 
 
-def _clicks_only(names, weights: np.ndarray) -> bool:
-    """Whether every source of weight > 0 is an annotator's clicks."""
+def clicks_only(names, weights: np.ndarray) -> bool:
+    """Whether every source of weight > 0 (names (k,), weights (k,)) is an annotator's clicks."""
     return all(str(name).startswith(CLICKS) for name, weight in zip(names, weights, strict=True) if weight > 0)
 
 
