@@ -42,6 +42,13 @@ numpy's large operations release the GIL."""
 
 
 @functools.cache
+def click_workers() -> ThreadPoolExecutor:
+    """The ``WORKERS`` threads a blend's clicks re-solve its members on, started once: starting two
+    threads per click took 5-10 ms of its 150 ms budget at 500,000 preferences (``bench/click_bench.py``)."""
+    return ThreadPoolExecutor(WORKERS, thread_name_prefix="blend-click")
+
+
+@functools.cache
 def _blas() -> ThreadpoolController:
     """numpy's and scipy's BLAS (threadpoolctl), looked up once: a lookup takes ~3 ms, a click's budget."""
     return ThreadpoolController().select(user_api="blas")
@@ -234,8 +241,8 @@ class AveragedOrderPreferenceRegressor(KernelPreferenceRegressor):
         preferences = _as_preferences(preferences)
         preferences.check_indices(self._X.shape[0])
         solving = [member for member in self.members_ if member.lambda2 > 0]
-        with one_blas_thread(), ThreadPoolExecutor(max(1, min(WORKERS, len(solving)))) as pool:
-            list(pool.map(self._edit(preferences), solving))
+        with one_blas_thread():
+            list(click_workers().map(self._edit(preferences), solving))
         self._after_solve(preferences)
         return self
 
