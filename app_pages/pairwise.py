@@ -11,13 +11,15 @@ from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
+from ordercore.studio.workbench import PAIR_STRATEGIES
 
-STRATEGIES = {
+STRATEGY_LABELS = {
+    "random": "Random (what bought the most in simulated sessions)",
     "correction": "Likely corrections: pairs SSL may order wrongly, far enough apart to judge",
     "margin": "Least certain order (SSL)",
     "disagreement": "Where SSL and SVR disagree",
-    "random": "Random",
 }
+STRATEGIES = {name: STRATEGY_LABELS[name] for name in PAIR_STRATEGIES}  # the library's order: its default first
 
 
 CANDIDATES = {
