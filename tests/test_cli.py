@@ -297,3 +297,19 @@ def test_labels_near_1e300_fit_from_the_command_line(tmp_path, homes):
     ordinary, huge = predictions(tmp_path / "homes.csv"), predictions(tmp_path / "huge.csv")
     assert np.all(np.isfinite(huge))
     np.testing.assert_allclose(huge / 1e295, ordinary, rtol=1e-9)
+
+
+def test_the_library_prints_nothing_unasked(tmp_path, homes):
+    """A fresh process (HiGHS prints its banner on the first instance of a process): ``fit`` writes its one
+    line and nothing else to standard output, and a library fit prints nothing at all."""
+    model = tmp_path / "model.npz"
+    command = [sys.executable, "-m", "ordercore", "fit", str(homes), "--target", "price", "--id", "home_id"]
+    done = subprocess.run([*command, "--out", str(model)], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"fitted lp on 300 rows (30 labeled) and 0 preferences; wrote {model}"]
+    script = (
+        "import numpy as np; from ordercore import OrderPreferenceRegressor; "
+        "X = np.arange(20.0).reshape(10, 2); y = X[:, 0].copy(); y[::2] = np.nan; "
+        "OrderPreferenceRegressor().fit(X, y).predict(X)"
+    )
+    library = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert library.stdout == ""

@@ -7,6 +7,9 @@ every HiGHS model status to an ordercore exception through ``STATUS_ERRORS``.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -24,6 +27,32 @@ _Status = highspy.HighsModelStatus
 class InfeasibleLPError(SolverError):
     """HiGHS called the LP it holds infeasible.  The whole dual LP never is (mu = pi = 0 is a point
     of it), but the engine's restricted one can be while preferences sit fixed at a bound."""
+
+
+_banner = {"shown": False, "lock": threading.Lock()}
+
+
+def quiet_highs() -> highspy.Highs:
+    """``highspy.Highs()``, the first of the process made with standard output (file descriptor 1) sent
+    nowhere: HiGHS prints its two-line banner there when it makes its first instance, before any option
+    can be set (ERGO-Code/HiGHS#2749), and a library prints nothing unasked (``python -m ordercore fit
+    ... > out.csv`` writes only the CSV).  Later instances print nothing."""
+    if _banner["shown"]:
+        return highspy.Highs()
+    with _banner["lock"]:
+        if _banner["shown"]:
+            return highspy.Highs()
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as nowhere:
+                os.dup2(nowhere.fileno(), 1)
+                highs = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        _banner["shown"] = True
+        return highs
 
 
 STATUS_ERRORS = {
@@ -125,7 +154,7 @@ class HighsDualLP:
         self._check(self._highs.passModel(lp), "passModel")
 
     def _new_highs(self, overrides: dict) -> highspy.Highs:
-        highs = highspy.Highs()
+        highs = quiet_highs()
         highs.disableCallbacks()  # highspy enables Python callbacks by default: ~0.4 ms a run here
         options = {
             "output_flag": False,
