@@ -131,6 +131,21 @@ def test_labels_that_skip_ranks_or_arrive_unsorted_are_coded_in_order():
     np.testing.assert_array_equal(skipping.predict(X), np.array([1, 3, 7])[coded.predict(X)])
 
 
+def test_text_labels_that_read_as_numbers_order_as_numbers(tmp_path):
+    """Labels '1' ... '10' as text: rank order 1, 2, ..., 10 (not '1', '10', '2', ...), the same fit as the
+    numbers; two texts that read as one number ('1', '1.0') are refused with a message naming them."""
+    X, ranks = ordinal_data(n=110, K=10, seed=6)
+    numbers = NPSVOR(random_state=0, **TIGHT).fit(X, ranks + 1)
+    text = NPSVOR(random_state=0, **TIGHT).fit(X, np.array([str(r + 1) for r in ranks]))
+    assert text.classes_.tolist() == [str(k) for k in range(1, 11)]
+    np.testing.assert_allclose(text.coef_, numbers.coef_, atol=1e-7)
+    np.testing.assert_array_equal(text.predict(X).astype(int), numbers.predict(X))
+    text.save(tmp_path / "text.npz")  # and a model file keeps that order
+    np.testing.assert_array_equal(load(tmp_path / "text.npz").predict(X), text.predict(X))
+    with pytest.raises(ValueError, match="distinct numbers"):
+        NPSVOR().fit(X[:30], np.array(["1", "1.0", "2"] * 10))
+
+
 def test_sparse_and_dense_input_give_the_same_fit():
     X, ranks = ordinal_data(seed=5)
     X[np.abs(X) < 0.5] = 0.0

@@ -26,6 +26,25 @@ PAPER_MAX_ITER = 1000
 """Cap on sweeps over the data per rank: the authors' code's (and LIBLINEAR's) 1000."""
 
 
+def ordinal_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The labels of y (n,) in rank order (K,) and each sample's rank (n,): numbers by value; text that
+    all reads as distinct numbers ('1' ... '10') by the numbers it reads as, not alphabetically ('10'
+    before '2'); other text alphabetically (as scikit-learn orders classes: 'a' < 'b')."""
+    classes, ranks = np.unique(y, return_inverse=True)
+    if classes.dtype.kind not in "OUS":
+        return classes, ranks
+    try:
+        values = np.array([float(label) for label in classes])
+    except (TypeError, ValueError):
+        return classes, ranks
+    if np.isnan(values).any() or np.unique(values).size < values.size:
+        raise ValueError(f"NPSVOR's labels read as numbers must be distinct numbers; got {list(map(str, classes))}")
+    order = np.argsort(values, kind="stable")
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    return classes[order], position[ranks]
+
+
 class NPSVOR(ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
     rows of rank k held within the ε-tube |f_k(x)| ≤ ε (penalty C1), rows of lower ranks pushed to
@@ -33,7 +52,8 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
     coordinate descent (DCD-2, Algorithm 2, or DCD-1, Algorithm 1) over the rows of X, dense or CSR.
 
     The ranks are the sorted distinct labels of y (``classes_``: any K ≥ 2 orderable labels; numbers
-    need not be consecutive).
+    need not be consecutive; text that reads as numbers orders as those numbers, '2' before '10':
+    ``ordinal_classes``).
 
     Parameters
     ----------
@@ -118,7 +138,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         """Fit on X (n, n_features), dense or CSR, and ordinal labels y (n,) with at least 2 ranks."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         check_classification_targets(y)
-        classes, ranks = np.unique(y, return_inverse=True)
+        classes, ranks = ordinal_classes(y)
         if classes.size < 2:
             raise ValueError(f"NPSVOR needs y with at least 2 ranks; got {classes.size} class")
         X = sp.csr_matrix(X)
@@ -203,7 +223,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         classes = np.asarray(scalars["classes"])
         if classes.shape != (n_ranks,) or n_ranks < 2 or classes.dtype.kind not in "biufU":
             raise ValueError(f"classes must be one label (number or text) per rank: {scalars['classes']!r}")
-        if not np.all(classes[1:] > classes[:-1]):
+        if np.unique(classes).size < n_ranks or not np.array_equal(ordinal_classes(classes)[0], classes):
             raise ValueError(f"classes must be in increasing order, as the ranks are: {scalars['classes']!r}")
         self.classes_ = classes
         self._set_solution(solution)
