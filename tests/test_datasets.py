@@ -98,6 +98,18 @@ def test_bad_user_csvs_are_refused_with_the_reason(text, target, message):
         load_csv(text.encode(), target=target)
 
 
+def test_a_numeric_column_with_a_stray_text_names_its_cells_not_categories():
+    """40 ages and 'twelve' once: refused naming the row and value, not 41 indicator levels; named as
+    categorical it is categories, as asked.  A column mostly text stays categorical."""
+    ages = [str(k) for k in range(40)]
+    frame = pd.DataFrame({"y": np.arange(42.0), "age": ages[:17] + ["twelve"] + ages[17:] + ["n/a"]})
+    with pytest.raises(ValueError, match=r"'age' holds numbers except at row\(s\) 17 \('twelve'\), 41 \('n/a'\)"):
+        datasets.prepare(frame, "y", ["age"])
+    assert datasets.prepare(frame, "y", ["age"], categorical=["age"]).X.shape == (42, 42)
+    mostly_text = pd.DataFrame({"y": np.arange(4.0), "kind": ["a", "b", "3", "a"]})
+    assert datasets.prepare(mostly_text, "y", ["kind"]).X.shape == (4, 3)
+
+
 def test_identifier_like_text_columns_are_refused():
     rows = "\n".join(f"{k},id{k}" for k in range(datasets.MAX_CATEGORIES + 1))
     with pytest.raises(ValueError, match="identifier"):

@@ -59,7 +59,10 @@ class Preprocessing:
             raise ValueError(f"feature column(s) {unknown} are not in the table")
         if not features:
             raise ValueError("choose at least one feature column")
-        categorical = set(categorical or ()) | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
+        named = set(categorical or ())
+        categorical = named | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
+        for column in sorted(categorical - named, key=features.index):
+            _refuse_stray_text(frame[column])
         missing = [c for c in features if frame[c].isna().any()]
         if missing:
             raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
@@ -143,6 +146,22 @@ class Preprocessing:
         if not columns or len(set(columns)) != len(columns):
             raise ValueError(f"preprocessing columns must be distinct and at least one, got {columns}")
         return cls(numeric, mean, scale, tuple(categorical))
+
+
+def _refuse_stray_text(column: pd.Series) -> None:
+    """``ValueError`` naming the cells when a text column is mostly numbers: a few stray texts ('twelve'
+    in an age column) would otherwise turn it silently into one indicator per distinct value."""
+    present = column.dropna()
+    numbers = pd.to_numeric(present, errors="coerce")
+    stray = present[numbers.isna()]
+    if len(present) and 0 < len(stray) < len(present) / 2:
+        shown = ", ".join(f"{index} ({value!r})" for index, value in stray.head(5).items())
+        more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
+        raise ValueError(
+            f"column {column.name!r} holds numbers except at row(s) {shown}{more} (counted from 0 below the "
+            "header): correct those cells or leave the column out (or, in the library, name it in categorical to "
+            "use its values as categories)"
+        )
 
 
 def _levels(column: pd.Series) -> tuple[str, ...]:
