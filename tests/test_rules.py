@@ -1,6 +1,7 @@
 """ "Roughly equal" rules against a brute-force enumeration of all pairs on small hand-made tables."""
 
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -175,6 +176,25 @@ def test_rules_round_trip_through_json():
 def test_bad_rule_specs_raise(build, match):
     with pytest.raises(ValueError, match=match):
         build()
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda doc: doc["conditions"][0].update(tolerance=True), "tolerance must be a number, got True"),
+        (lambda doc: doc["conditions"][0].update(tolerance="10"), "tolerance must be a number, got '10'"),
+        (lambda doc: doc.update(conditions="within age"), "conditions must be a list of objects"),
+        (lambda doc: doc.update(conditions=["within"]), "conditions must be a list of objects"),
+        (lambda doc: doc.update(weight=True), "weight must be a number, got True"),
+        (lambda doc: doc.update(margin="0.5"), "margin must be a number"),
+    ],
+)
+def test_a_rule_document_whose_values_are_not_what_they_say_is_refused(change, match):
+    """JSON's true, a number as text, conditions as a string: refused naming the value (true was read as 1)."""
+    document = json.loads(Rule("r", [Within("age", 1.0)], Ordering("bedrooms")).to_json())
+    change(document)
+    with pytest.raises(ValueError, match=match):
+        Rule.from_dict(document)
 
 
 def test_bad_columns_and_documents_raise(table):

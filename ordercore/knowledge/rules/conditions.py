@@ -71,6 +71,8 @@ class Condition:
             if "amount" not in f.metadata:
                 continue
             value, (low, high, below) = getattr(self, f.name), f.metadata["amount"]
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{type(self).__name__} {self.columns()}: {f.name} must be a number, got {value!r}")
             above_high = high is not None and (value >= high if below else value > high)
             if not np.isfinite(value) or value < low or above_high:
                 bounds = f">= {low}" if high is None else f"in [{low}, {high}{')' if below else ']'}"

@@ -108,6 +108,8 @@ class Rule:
             raise ValueError(f"unsupported rule version {data.get('version')!r}; this is version {RULE_VERSION}")
         try:
             conditions = []
+            if not isinstance(data["conditions"], list) or not all(isinstance(c, dict) for c in data["conditions"]):
+                raise ValueError(f"a rule's conditions must be a list of objects, got {data['conditions']!r:.80}")
             for spec in data["conditions"]:
                 spec = dict(spec)
                 kind = spec.pop("kind", None)
@@ -118,8 +120,8 @@ class Rule:
                 name=data["name"],
                 conditions=conditions,
                 ordering=Ordering(**data["ordering"]),
-                margin=float(data.get("margin", 0.0)),
-                weight=float(data.get("weight", 1.0)),
+                margin=_number(data.get("margin", 0.0), "margin"),
+                weight=_number(data.get("weight", 1.0), "weight"),
             )
         except (KeyError, TypeError) as error:
             raise ValueError(f"malformed rule: {error}") from None
@@ -134,3 +136,10 @@ class Rule:
         except (json.JSONDecodeError, RecursionError) as error:
             raise ValueError(f"rule JSON does not parse: {error}") from None
         return cls.from_dict(data)
+
+
+def _number(value, name: str) -> float:
+    """A rule's ``name`` from JSON as a float; ``ValueError`` for anything but a number (true, "10")."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"a rule's {name} must be a number, got {value!r}")
+    return float(value)
