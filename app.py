@@ -86,7 +86,7 @@ with st.sidebar:
         help="Stored with every answer, rule and import; undo and edit act on your own answers.",
     )
     if st.session_state.get("annotator_error"):
-        st.error(st.session_state.annotator_error)
+        st.error(app_state.plain(st.session_state.annotator_error))
     if st.session_state.get("session_name") not in names:
         st.session_state.session_name = None
     st.session_state.session_picker = st.session_state.session_name
@@ -95,7 +95,7 @@ with st.sidebar:
         st.text_input("Session name", key="new_session_name")
         st.button("Create session", key="create_session", on_click=create_session, width="stretch")
     if st.session_state.get("session_error"):
-        st.error(st.session_state.session_error)
+        st.error(app_state.plain(st.session_state.session_error))
 keep_in_url()
 
 pages = [

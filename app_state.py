@@ -16,6 +16,16 @@ from ordercore.studio.store import SessionInfo, Store, store_url
 from ordercore.studio.workspace import Workspace
 
 
+MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
+"""What Markdown (and Streamlit's LaTeX and emoji) reads as markup: ``plain`` escapes each."""
+
+
+def plain(text) -> str:
+    """``text`` (a session, rule or annotator name, an error naming one) shown as typed in Streamlit's
+    Markdown: each character of ``MARKDOWN_SPECIALS`` backslash-escaped, so '**x**' is not bold."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIALS else c for c in str(text))
+
+
 @st.cache_resource
 def _workspace(url: str) -> Workspace:
     return Workspace(Store(url))

@@ -227,9 +227,9 @@ def add_rule(engine, rule, made) -> None:
     try:
         engine.add_rule(app_state.annotator(), rule, made.preferences)
     except ValueError as error:
-        st.error(f"The rule was not added: {error}")
+        st.error(app_state.plain(f"The rule was not added: {error}"))
     else:
-        st.success(f"Added {rule.name!r}: {len(made.preferences):,} preferences.")
+        st.success(app_state.plain(f"Added {rule.name!r}: {len(made.preferences):,} preferences."))
 
 
 def stored_rules_section(engine, data) -> None:
@@ -253,7 +253,7 @@ def stored_rules_section(engine, data) -> None:
         f"{len(report.duplicates):,} duplicates."
     )
     for rule_id, stored_rule in engine.rules():
-        if st.button(f"Remove {stored_rule.name!r}", key=f"rule_remove_{rule_id}"):
+        if st.button(app_state.plain(f"Remove {stored_rule.name!r}"), key=f"rule_remove_{rule_id}"):
             engine.remove_rule(rule_id)
             st.rerun()
 

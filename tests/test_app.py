@@ -33,3 +33,20 @@ def test_values_are_formatted_for_reading():
     values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
     expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
     assert [readable(value) for value in values] == expected
+
+
+def test_names_are_shown_as_typed_not_as_markdown(store_path):
+    """A session named '**x** [y](z)': taken twice, the error shows the name with each Markdown mark
+    escaped (so it reads as typed), not bold and a link."""
+    import app_state
+
+    name = "**x** [y](z)"
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for _ in range(2):
+        at.text_input(key="new_session_name").input(name)
+        at.button(key="create_session").click().run()
+    assert not at.exception
+    assert at.error[0].value == app_state.plain(
+        f"a session named {name!r} already exists; resume it or choose another name"
+    )
+    assert r"\*\*x\*\* \[y\]\(z\)" in at.error[0].value and app_state.plain("a_b") == r"a\_b"
