@@ -15,7 +15,6 @@ from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import SessionInfo, Store, store_url
 from ordercore.studio.workspace import Workspace
 
-
 MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
 """What Markdown (and Streamlit's LaTeX and emoji) reads as markup: ``plain`` escapes each."""
 
