@@ -313,3 +313,10 @@ def test_the_library_prints_nothing_unasked(tmp_path, homes):
     )
     library = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert library.stdout == ""
+
+
+@pytest.mark.parametrize("command", [["experiments", "table1", "--dataset", "boston"], ["experiments", "session"]])
+def test_a_negative_seed_is_refused_naming_seed(command, capsys):
+    with pytest.raises(SystemExit):
+        main([*command, "--seed", "-1", "--out", "x.json"])
+    assert "argument --seed: '-1' must be at least 0" in capsys.readouterr().err

@@ -128,7 +128,7 @@ def _experiment_parsers(commands) -> None:
     kinds = experiments.add_subparsers(dest="experiment", required=True)
     runs = argparse.ArgumentParser(add_help=False)  # how trials run and where their result goes
     runs.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
-    runs.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    runs.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     runs.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     runs.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
     runs.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
@@ -210,7 +210,7 @@ def _sentiment_parser(kinds) -> None:
         "sentiment", help="seed 000 Table 2's setting: movie snippets, a proxy expert trained on tweets, SVR vs SSL"
     )
     sentiment.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
-    sentiment.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    sentiment.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     sentiment.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     sentiment.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 30)")
     sentiment.add_argument("--unlabeled", type=count, default=defaults.n_unlabeled, help="u (default 500)")
@@ -299,7 +299,7 @@ def _mpmr_parsers(kinds) -> None:
     for name, (text, trials) in MPMR_EXPERIMENTS.items():
         parser = kinds.add_parser(name, help=text)
         parser.add_argument("--trials", type=positive_int, default=trials, help=f"random trials (default {trials})")
-        parser.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+        parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
         parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
         if name != "mpmr-coverage":
             parser.add_argument(
@@ -316,7 +316,7 @@ def _npsvor_parser(kinds) -> None:
         "--ranks", type=positive_int, default=5, help="california, abalone: quantile ranks of the target (default 5)"
     )
     npsvor.add_argument("--trials", type=positive_int, default=1, help="splits (default 1; Treebank's is fixed)")
-    npsvor.add_argument("--seed", type=int, default=0, help="seed of the trial seeds (default 0)")
+    npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     npsvor.add_argument("--out", type=Path, required=True, help="JSON file to write")
 
