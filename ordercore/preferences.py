@@ -20,6 +20,13 @@ ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
 
 COLUMNS = ("i", "j", "margin", "weight")
+
+MAX_WEIGHT = 1e6
+"""The largest weight a preference may have.  A weight is a confidence relative to a label's (1); the
+LP's optimum cannot be certified beyond about 1e7 (its duality gap exceeds the tolerance at 1e8), so
+larger ones are refused where they come in (a rule's weight, an answer's, a file's) rather than making
+every later fit fail."""
+
 JSON_FORMAT = "ordercore.preferences"
 JSON_VERSION = 1
 
@@ -131,6 +138,12 @@ class PreferenceSet:
         bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
         if bad.size:
             raise ValueError(f"weight w must be finite and >= 0; bad at positions {bad[:5].tolist()}")
+        bad = np.flatnonzero(w > MAX_WEIGHT)
+        if bad.size:
+            raise ValueError(
+                f"weight w must be at most {MAX_WEIGHT:g} (a confidence relative to a label's 1); "
+                f"{w[bad[0]]:g} at position(s) {bad[:5].tolist()}"
+            )
         self._store(i, j, d, w)
 
     def _store(self, i, j, margin, weight) -> None:

@@ -31,11 +31,27 @@ def test_scalars_broadcast_and_arrays_are_read_only():
         (([0, 1], [1, 2, 3]), "same length"),
         (([[0, 1]], [[1, 2]]), "one-dimensional"),
         ((["a"], [1]), "row indices"),
+        (([0, 1], [1, 2], 0.0, [1.0, 1e9]), r"at most 1e\+06 .*1e\+09 at position\(s\) \[1\]"),
     ],
 )
 def test_bad_preferences_raise_a_value_error_naming_the_problem(arguments, message):
     with pytest.raises(ValueError, match=message):
         PreferenceSet(*arguments)
+
+
+def test_the_largest_weight_allowed_is_fitted_and_holds_its_preferences():
+    """At MAX_WEIGHT the LP's optimum is certified (it fails at 1e8) and the preferences, which outweigh
+    everything, hold: each f(x_i) - f(x_j) >= 0 up to the violation tolerance."""
+    from ordercore import OrderPreferenceRegressor
+    from ordercore.preferences import MAX_WEIGHT
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0].copy()
+    y[20:] = np.nan
+    preferences = PreferenceSet(np.arange(20, 40), np.arange(40, 60), 0.0, MAX_WEIGHT)
+    model = OrderPreferenceRegressor().fit(X, y, preferences)
+    assert not model.violated(preferences).any()
 
 
 def test_encodings_produce_the_seeds_tuples():

@@ -55,7 +55,7 @@ from ordercore.knowledge.label_cv import (
 )
 from ordercore.knowledge.source_effects import ZeroedSources
 from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import MAX_WEIGHT, PreferenceSet
 
 LAMBDA2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
 """The lambda2 path whose fits ``LabelCV.blend`` averages (beside SVR, lambda2 = 0, the model it falls
@@ -159,7 +159,10 @@ def reference_predictions(X, y, rng: np.random.Generator, lambda1: float, **mode
 def weighted(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> PreferenceSet:
     """``preferences`` with each weight w_q multiplied by its source's weight; source (p,) indexes
     ``weights`` (n_sources,)."""
-    return PreferenceSet(preferences.i, preferences.j, preferences.margin, preferences.weight * weights[source])
+    weight = np.minimum(
+        preferences.weight * weights[source], MAX_WEIGHT
+    )  # a source weight of 8 on a weight near the cap
+    return PreferenceSet(preferences.i, preferences.j, preferences.margin, weight)
 
 
 def trust_grid(lambda1: float) -> tuple:

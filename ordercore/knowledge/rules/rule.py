@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
+from ordercore.preferences import MAX_WEIGHT
 
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200
@@ -68,8 +69,10 @@ class Rule:
         self.ordering.check()
         if not np.isfinite(self.margin):
             raise ValueError(f"rule {self.name!r}: the margin must be finite")
-        if not np.isfinite(self.weight) or self.weight < 0:
-            raise ValueError(f"rule {self.name!r}: the weight must be finite and >= 0")
+        if not np.isfinite(self.weight) or not 0 <= self.weight <= MAX_WEIGHT:
+            raise ValueError(
+                f"rule {self.name!r}: the weight must be a number in [0, {MAX_WEIGHT:g}], got {self.weight!r}"
+            )
 
     def columns(self) -> list[str]:
         return [c for condition in self.conditions for c in condition.columns()] + [self.ordering.column]

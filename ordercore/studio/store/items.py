@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import MAX_WEIGHT, PreferenceSet
 from ordercore.studio.store.limits import check_annotator, check_row, id_number
 from ordercore.studio.store.preferences import insert_clicks
 from ordercore.studio.store.schema import answers, grades, preferences, rules
@@ -93,8 +93,10 @@ def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapp
     check_choice(choice)
     annotator = check_annotator(annotator)
     numeric = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (weight, margin))
-    if not numeric or not np.isfinite(weight) or weight < 0 or not np.isfinite(margin):
-        raise ValueError(f"weight must be a finite number >= 0 and margin a finite number, got {weight!r}, {margin!r}")
+    if not numeric or not np.isfinite(weight) or not 0 <= weight <= MAX_WEIGHT or not np.isfinite(margin):
+        raise ValueError(
+            f"weight must be a number in [0, {MAX_WEIGHT:g}] and margin a finite number, got {weight!r}, {margin!r}"
+        )
     return {
         "row_a": row_a,
         "row_b": row_b,
