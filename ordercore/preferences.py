@@ -341,6 +341,15 @@ def _preference_document(document) -> dict:
     missing = [c for c in COLUMNS if c not in document]
     if missing:
         raise ValueError(f"preference JSON lacks {missing}")
+    if not all(isinstance(document[c], list) for c in COLUMNS):
+        raise ValueError(f"preference JSON's {', '.join(COLUMNS)} must be lists")
+    lengths = [len(document[c]) for c in COLUMNS]
+    if len(set(lengths)) > 1:
+        raise ValueError(f"preference JSON's {', '.join(COLUMNS)} must have one length; got {lengths}")
+    for column in ("margin", "weight"):
+        bad = [v for v in document[column] if isinstance(v, bool) or not isinstance(v, (int, float))]
+        if bad:
+            raise ValueError(f"preference JSON's {column} must be numbers; got {bad[0]!r}")
     return document
 
 
@@ -364,6 +373,10 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = pd.read_csv(path, dtype={"i": str, "j": str})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
+        if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):
+            raise ValueError(
+                f"the CSV's header {str(frame.columns[0])!r} is one column: separate the columns with commas"
+            )
     missing = [c for c in ("i", "j") if c not in frame.columns]
     if missing:
         raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")

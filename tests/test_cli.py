@@ -320,3 +320,39 @@ def test_a_negative_seed_is_refused_naming_seed(command, capsys):
     with pytest.raises(SystemExit):
         main([*command, "--seed", "-1", "--out", "x.json"])
     assert "argument --seed: '-1' must be at least 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        (
+            "far.csv",
+            "i,j\n0,100000000000000000000\n",
+            r"j: 1 reference\(s\) are not a row of the table's 300 \(0 \.\.\. 299\)",
+        ),
+        ("semicolons.csv", "i;j\n0;1\n", "header 'i;j' is one column: separate the columns with commas"),
+        (
+            "short.json",
+            '{"format": "ordercore.preferences", "version": 1, "i": [0, 1], "j": [2], "margin": [0, 0],'
+            ' "weight": [1, 1]}',
+            r"must have one length; got \[2, 1, 2, 2\]",
+        ),
+        (
+            "text_margin.json",
+            '{"format": "ordercore.preferences", "version": 1, "i": [0], "j": [2], "margin": ["10"], "weight": [1]}',
+            "margin must be numbers; got '10'",
+        ),
+        (
+            "true_weight.json",
+            '{"format": "ordercore.preferences", "version": 1, "i": [0], "j": [2], "margin": [0], "weight": [true]}',
+            "weight must be numbers; got True",
+        ),
+    ],
+)
+def test_a_bad_preference_file_is_refused_saying_what_is_wrong(tmp_path, homes, name, text, message):
+    """Each once fitted silently (a text margin read as 10, true as 1) or failed with another library's words."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(SystemExit, match=message):
+        main(["fit", str(homes), "--target", "price", "--preferences", str(path), "--out", str(tmp_path / "m.npz")])
+    assert not (tmp_path / "m.npz").exists()

@@ -91,6 +91,12 @@ class Table:
         if len(bad):
             expected = "a 0-based row position" if self.ids is None else "a value of the id column"
             raise ValueError(f"{what}: {len(bad)} reference(s) are not {expected}, e.g. {bad.iloc[0]!r}")
+        outside = given[(positions < 0) | (positions >= len(self.frame))]
+        if len(outside):
+            raise ValueError(
+                f"{what}: {len(outside)} reference(s) are not a row of the table's {len(self.frame)} "
+                f"(0 ... {len(self.frame) - 1}), e.g. {outside.iloc[0]!r}"
+            )
         rows[~empty] = positions.to_numpy(dtype=np.int64)
         return rows
 
