@@ -90,6 +90,7 @@ def test_a_user_csv_goes_through_the_same_path(tmp_path):
         ("a,b\nx,2\ny,3\n", "a", "not numeric"),
         ("a,b\n1,\n2,3\n", "a", "missing values"),
         ("a\n1\n", "a", "at least two columns"),
+        ("a,b\n", "a", r"a header \(a, b\) but no rows"),
         ("", "a", "could not read"),
     ],
 )
@@ -108,6 +109,16 @@ def test_a_numeric_column_with_a_stray_text_names_its_cells_not_categories():
     assert datasets.prepare(frame, "y", ["age"], categorical=["age"]).X.shape == (42, 42)
     mostly_text = pd.DataFrame({"y": np.arange(4.0), "kind": ["a", "b", "3", "a"]})
     assert datasets.prepare(mostly_text, "y", ["kind"]).X.shape == (4, 3)
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t", "|"])
+def test_a_csv_separated_by_another_mark_reads_as_the_comma_one(delimiter):
+    """The mark the header holds most of separates the columns (a ';' CSV failed with pandas' tokenizer)."""
+    rows = [("y", "x", "z"), ("1.5", "2", "a"), ("2.5", "4", "b"), ("3.5", "6", "a")]
+    comma = load_csv("\n".join(",".join(row) for row in rows).encode(), target="y")
+    other = load_csv("\n".join(delimiter.join(row) for row in rows).encode(), target="y")
+    np.testing.assert_array_equal(other.X, comma.X)
+    np.testing.assert_array_equal(other.y, [1.5, 2.5, 3.5])
 
 
 def test_identifier_like_text_columns_are_refused():

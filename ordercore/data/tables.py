@@ -223,12 +223,17 @@ def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, n
     )
 
 
+DELIMITERS = (",", ";", "\t", "|")
+"""The column separators ``read_csv`` recognises, from the header line: the one it holds most of."""
+
+
 def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
-    """A CSV from a path, a file object or bytes, as data only (no code runs); at most ``max_rows``."""
+    """A CSV from a path, a file object or bytes, as data only (no code runs); at most ``max_rows``.
+    Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
     try:
-        frame = pd.read_csv(source, nrows=max_rows + 1)
+        frame = pd.read_csv(source, nrows=max_rows + 1, sep=_delimiter(source))
     except UnicodeDecodeError as error:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text (byte {error.object[error.start]:#x} at {error.start})"
@@ -237,9 +242,28 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
         raise ValueError(f"could not read the CSV: {error}") from None
     if len(frame) > max_rows:
         raise ValueError(f"the CSV has more than {max_rows} rows")
-    if frame.empty or frame.shape[1] < 2:
-        raise ValueError("the CSV needs a header and at least two columns separated by commas (a target and a feature)")
+    if frame.shape[1] < 2:
+        raise ValueError("the CSV needs a header and at least two columns (a target and a feature)")
+    if frame.empty:
+        raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     return frame
+
+
+def _delimiter(source) -> str:
+    """The ``DELIMITERS`` mark the first line of ``source`` (a path or a seekable file object, read back
+    to where it was) holds most of; ',' when it holds none."""
+    if hasattr(source, "read"):
+        start = source.tell()
+        first = source.readline(65_536)
+        source.seek(start)
+    else:
+        with open(source, "rb") as file:
+            first = file.readline(65_536)
+    if isinstance(first, bytes):
+        first = first.decode("utf-8", errors="replace")
+    counts = {mark: first.count(mark) for mark in DELIMITERS}
+    best = max(DELIMITERS, key=counts.get)
+    return best if counts[best] else ","
 
 
 def load_csv(source, target: str, features=None, categorical=None, name: str | None = None) -> Dataset:
