@@ -77,3 +77,18 @@ def test_a_sessions_contents_in_words_name_only_what_it_holds():
     assert (
         describe_contents(nothing | {"imported": 1200, "queued": 3}) == "1,200 imported preferences and 3 queued pairs"
     )
+
+
+def test_a_store_that_cannot_be_opened_says_which_and_why(tmp_path):
+    """A file that is not a database, a directory that does not exist: the path and the reason, not
+    SQLAlchemy's error and its web link."""
+    from ordercore.studio.store import Store
+
+    not_a_database = tmp_path / "notes.sqlite"
+    not_a_database.write_text("not a database")
+    with pytest.raises(ValueError, match=f"cannot open the store '{not_a_database}': file is not a database"):
+        Store(f"sqlite:///{not_a_database}")
+    missing = tmp_path / "missing" / "store.sqlite"
+    with pytest.raises(ValueError, match="unable to open database file \\(does its directory exist"):
+        Store(f"sqlite:///{missing}")
+    assert not_a_database.read_text() == "not a database"  # nothing written

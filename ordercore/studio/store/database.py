@@ -83,5 +83,27 @@ class Store(
         self.engine = sa.create_engine(self.url)
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        with self.engine.begin() as connection:
-            migrate(connection)
+        try:
+            with self.engine.begin() as connection:
+                migrate(connection)
+        except (sa.exc.OperationalError, sa.exc.DatabaseError) as error:
+            self.engine.dispose()
+            raise ValueError(f"cannot open the store {_shown(self.engine.url)}: {_reason(error)}") from None
+
+
+def _shown(url: sa.engine.URL) -> str:
+    """The store's URL as it may be shown: its file for SQLite, without a password otherwise."""
+    if url.get_backend_name() == "sqlite":
+        return repr(url.database or ":memory:")
+    return url.render_as_string(hide_password=True)
+
+
+def _reason(error: sa.exc.DBAPIError) -> str:
+    """The database's own words for ``error`` (its first line, without SQLAlchemy's background link),
+    with what it most often means for SQLite."""
+    words = str(error.orig).splitlines()[0] if error.orig is not None else str(error).splitlines()[0]
+    hints = {
+        "file is not a database": " (the file exists but is not an SQLite database: choose another path)",
+        "unable to open database file": " (does its directory exist, and may this user write there?)",
+    }
+    return words + hints.get(words, "")
