@@ -267,8 +267,12 @@ def test_a_result_file_of_the_right_shape_is_read():
 def test_rule_names_are_checked_where_the_rule_is_made():
     from ordercore.knowledge.rules import Ordering, Rule, Within
 
-    for name in ("x" * 201, "tab\there"):
-        with pytest.raises(ValueError, match="at most 200 characters and no control characters"):
+    for name, message in [
+        ("x" * 201, "at most 200 characters; this one has 201"),
+        ("tab\there", "control character: U\\+0009 TAB at position 3"),
+        ("right\u202eleft", "invisible formatting character .* U\\+202E RIGHT-TO-LEFT OVERRIDE at position 5"),
+    ]:
+        with pytest.raises(ValueError, match=message):
             Rule(name, [Within("age", 1.0)], Ordering("rooms"))
     assert Rule("x" * 200, [Within("age", 1.0)], Ordering("rooms")).name == "x" * 200
 

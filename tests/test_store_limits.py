@@ -136,7 +136,11 @@ def test_values_past_the_database_limits_are_refused_before_writing(store, monke
         (lambda: store.add_model_run(session.id, "m" * 21, {}, {}, 3), ValueError, "at most 20 characters"),
         (lambda: store.add_model_run(session.id, "svr", {}, {}, 2**31), ValueError, "2,147,483,647"),
         (lambda: store.add_dataset("d" * 201, pd.DataFrame({"x": [1.0]})), ValueError, "at most 200"),
-        (lambda: store.add_dataset("a\x00b", pd.DataFrame({"x": [1.0]})), ValueError, "control characters"),
+        (
+            lambda: store.add_dataset("a\x00b", pd.DataFrame({"x": [1.0]})),
+            ValueError,
+            "control character: U\\+0000 NUL at position 1",
+        ),
         (lambda: store.add_answer(session.id, 0, 2, "a", "a" * 10_000), ValueError, "at most 60"),
         (lambda: store.add_model_run(session.id, "svr", {"C": object()}, {}, 3), TypeError, "dicts of numbers"),
         (lambda: store.add_answer(session.id, 0, 2, ["a"], "ann"), ValueError, "choice must be one of"),
@@ -201,7 +205,12 @@ def test_ids_past_the_database_integers_or_of_another_type_are_unknown(store, ba
 
 def test_rule_and_session_names_are_checked(store):
     session = store.create_session("s", settings={"n_rows": 10})
-    for name, message in [("x" * 10_000, "at most 200"), ("bad\x00name", "control")]:
+    bidi = "bad\u202ename"  # a text-direction mark: not "tabs and NUL", what it is
+    for name, message in [
+        ("x" * 10_000, "at most 200"),
+        ("bad\x00name", "control character: U\\+0000 NUL at position 3"),
+        (bidi, "invisible formatting character .*U\\+202E RIGHT-TO-LEFT OVERRIDE at position 3"),
+    ]:
         with pytest.raises(ValueError, match=message):
             store.add_rule(
                 session.id, Rule(name, [Within("age", 1.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann"

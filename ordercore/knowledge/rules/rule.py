@@ -16,6 +16,7 @@ import pandas as pd
 
 from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
 from ordercore.preferences import MAX_WEIGHT
+from ordercore.printable import unprintable
 
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200
@@ -53,11 +54,10 @@ class Rule:
         object.__setattr__(self, "conditions", tuple(self.conditions))
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a rule needs a name")
-        if len(self.name) > NAME_MAX_LENGTH or not self.name.isprintable():
-            raise ValueError(
-                f"a rule name has at most {NAME_MAX_LENGTH} characters and no control characters (tabs, line "
-                f"breaks, NUL); this one has {len(self.name)}"
-            )
+        if len(self.name) > NAME_MAX_LENGTH:
+            raise ValueError(f"a rule name has at most {NAME_MAX_LENGTH} characters; this one has {len(self.name)}")
+        if unprintable(self.name):
+            raise ValueError(f"a rule name may not hold {unprintable(self.name)}")
         if not self.conditions:
             raise ValueError(f"rule {self.name!r} needs at least one 'roughly equal' condition")
         for condition in self.conditions:

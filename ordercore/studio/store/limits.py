@@ -8,6 +8,8 @@ import numbers
 
 import sqlalchemy as sa
 
+from ordercore.printable import unprintable
+
 MAX_VALUE_BYTES = 500_000_000
 """Largest binary or text value written (a block of preferences holds about 15 million): half of
 SQLite's default limit (10^9 bytes) and of PostgreSQL's for a field (1 GB), leaving the driver room."""
@@ -28,7 +30,7 @@ def check_annotator(name) -> str:
     if len(name) > ANNOTATOR_MAX_LENGTH:
         raise ValueError(f"an annotator name has at most {ANNOTATOR_MAX_LENGTH} characters, this one {len(name)}")
     if not name.isprintable():
-        raise ValueError("an annotator name may not hold control characters (tabs, line breaks, NUL)")
+        raise ValueError(f"an annotator name may not hold {unprintable(name)}")
     return name
 
 
@@ -39,7 +41,7 @@ def check_name(value: str, what: str, column: sa.Column) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > longest:
         raise ValueError(f"{what} must be a non-empty name of at most {longest} characters")
     if not value.isprintable():
-        raise ValueError(f"{what} may not hold control characters (tabs, line breaks, NUL)")
+        raise ValueError(f"{what} may not hold {unprintable(value)}")
     return value.strip()
 
 
