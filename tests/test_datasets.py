@@ -121,6 +121,16 @@ def test_a_csv_separated_by_another_mark_reads_as_the_comma_one(delimiter):
     np.testing.assert_array_equal(other.y, [1.5, 2.5, 3.5])
 
 
+def test_a_csv_past_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(datasets, "MAX_CSV_BYTES", 19)
+    path = tmp_path / "big.csv"
+    path.write_text("y,x\n1,2\n3,4\n5,6\n7,8\n")  # 20 bytes
+    for source in (path, path.read_bytes()):
+        with pytest.raises(ValueError, match=r"holds 20 bytes; at most 19 \("):
+            load_csv(source, target="y")
+    assert load_csv(b"y,x\n1,2\n3,4\n", target="y").X.shape == (2, 1)  # 16 bytes
+
+
 def test_identifier_like_text_columns_are_refused():
     rows = "\n".join(f"{k},id{k}" for k in range(datasets.MAX_CATEGORIES + 1))
     with pytest.raises(ValueError, match="identifier"):

@@ -223,6 +223,11 @@ def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, n
     )
 
 
+MAX_CSV_BYTES = 200 * 2**20
+"""The largest CSV ``read_csv`` reads (200 MB; the Studio's uploads stop at 50 MB): beyond it a table
+takes more memory than a 2-core machine's session should, and a file that large is most likely not
+the table meant."""
+
 DELIMITERS = (",", ";", "\t", "|")
 """The column separators ``read_csv`` recognises, from the header line: the one it holds most of."""
 
@@ -232,6 +237,11 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
     Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
+    size = _size(source)
+    if size > MAX_CSV_BYTES:
+        raise ValueError(
+            f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
+        )
     try:
         frame = pd.read_csv(source, nrows=max_rows + 1, sep=_delimiter(source))
     except UnicodeDecodeError as error:
@@ -247,6 +257,16 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     return frame
+
+
+def _size(source) -> int:
+    """The bytes left to read in ``source``, a path or a seekable file object (left where it was)."""
+    if not hasattr(source, "read"):
+        return Path(source).stat().st_size
+    start = source.tell()
+    end = source.seek(0, io.SEEK_END)
+    source.seek(start)
+    return end - start
 
 
 def _delimiter(source) -> str:
