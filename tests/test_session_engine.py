@@ -88,6 +88,30 @@ def add_rule(engine: SessionEngine, rule: Rule, annotator="ann") -> int:
     return rule_id
 
 
+def test_a_damaged_stored_assessment_is_said_and_computed_anew(store, session_id, start):
+    """The stored result of an assessment overwritten with bytes that are no .npz (a damaged disk, a
+    hand edit): a fresh engine says so in words (not numpy's, which advise loading it unsafely), SSL has
+    no assessment in force, nothing raises, and Run again computes it anew."""
+    import sqlalchemy as sa
+
+    from ordercore.studio.session_trust import DAMAGED
+    from ordercore.studio.store.schema import assessments
+
+    (first,) = engines(store, session_id, start, owners=("studio A",))
+    add_rule(first, more_rooms())
+    assert first.trust.wait(TIMEOUT).state == "assessed"
+    first.close()
+    with store.engine.begin() as connection:
+        connection.execute(assessments.update().values(content=b"not an npz file"))
+    (second,) = engines(store, session_id, start, owners=("studio B",))
+    assert second.trained(wait=True).trust is None  # nothing readable in force
+    status = second.trust.status()
+    assert status.state == "failed" and status.message == f"{DAMAGED} (not an assessment file: ValueError)"
+    assert status.in_force is None
+    second.trust.run_again()
+    assert second.trust.wait(TIMEOUT).state == "assessed"
+
+
 def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store, session_id, start):
     first, second = engines(store, session_id, start)
     add_rule(first, more_rooms())  # the write starts the assessment of the new source

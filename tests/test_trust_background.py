@@ -115,3 +115,20 @@ def test_bad_input_fails_with_its_message_on_one_line():
     status = job.wait(120)
     assert status.state == "failed" and status.message.startswith("ValueError: Input X contains NaN")
     assert "\n" not in status.message and not job.directory.exists()
+
+
+def test_a_job_killed_from_outside_says_so_in_words():
+    """The process killed by the system (as the out-of-memory killer does): failed, saying it was killed
+    and what that often means, not an exit code alone."""
+    import os
+    import signal
+
+    X, y, preferences, names, checks = problem(n=300, n_labeled=60, n_preferences=1200)  # several seconds
+    job = BackgroundAssessment(X, y, preferences, names, checks, 0.01, 0, gamma=0.4)
+    os.kill(job.process.pid, signal.SIGKILL)
+    status = job.wait(60)
+    assert status.state == "failed"
+    assert status.message == (
+        "the background process ended without a result (it was killed (signal 9): the machine may have run "
+        "out of memory); Run again to retry"
+    )

@@ -19,6 +19,7 @@ import hashlib
 import io
 import threading
 import time
+import zipfile
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -38,6 +39,9 @@ HEARTBEAT_SECONDS = 2.0
 CANCELLED = "cancelled"
 """How the message of a cancelled assessment starts (stored as a failure: nobody retries it until
 *Run again*)."""
+
+DAMAGED = "the stored assessment could not be read; Run again computes it anew"
+"""How the message of an assessment whose stored content is damaged starts."""
 
 SEED = 0
 """The assessment's random stream (its folds): fixed, so that one key always means one result."""
@@ -169,7 +173,10 @@ class SessionTrust:
                 return TrustStatus("off", None)
             record = self.store.assessment(self.session_id, key)
             if record is not None and record.state == "done":
-                return TrustStatus("assessed", self._decode(record))
+                decoded = self._decode(record)
+                if decoded is not None:
+                    return TrustStatus("assessed", decoded)
+                record = self.store.assessment(self.session_id, key)  # marked damaged: failed
             in_force = self._latest()
             if record is not None and record.state == "failed":
                 state = "cancelled" if record.message.startswith(CANCELLED) else "failed"
@@ -273,12 +280,24 @@ class SessionTrust:
             self.store.release_assessment(self.session_id, key, self.owner)
 
     def _latest(self) -> SourceTrust | None:
-        record = self.store.latest_assessment(self.session_id)
-        return None if record is None else self._decode(record)
+        """The session's newest finished assessment that can be read (damaged ones are marked so)."""
+        while (record := self.store.latest_assessment(self.session_id)) is not None:
+            decoded = self._decode(record)
+            if decoded is not None:
+                return decoded
+        return None
 
-    def _decode(self, record) -> SourceTrust:
+    def _decode(self, record) -> SourceTrust | None:
+        """The assessment ``record`` holds; None when its content cannot be read, which is then stored as
+        a failure saying so (``DAMAGED``), to be computed anew."""
         if record.key not in self._decoded:
-            self._decoded[record.key] = read_assessment(io.BytesIO(record.content))
+            try:
+                self._decoded[record.key] = read_assessment(io.BytesIO(record.content))
+            except (zipfile.BadZipFile, ValueError, KeyError, TypeError, OSError, EOFError) as error:
+                # numpy's own words may advise loading it "unsafely" (pickles): never shown
+                reason = f"not an assessment file: {type(error).__name__}"
+                self.store.mark_assessment_damaged(self.session_id, record.key, f"{DAMAGED} ({reason})")
+                return None
         return self._decoded[record.key]
 
 

@@ -148,8 +148,7 @@ class BackgroundJob:
         if (error := self._read("error.json")) is not None:
             self._ended = self.Status("failed", progress, seconds, error["message"])
         else:
-            message = f"the background process ended unexpectedly (exit code {self.process.returncode})"
-            self._ended = self.Status("failed", progress, seconds, message)
+            self._ended = self.Status("failed", progress, seconds, ended_without_result(self.process.returncode))
         shutil.rmtree(self.directory, ignore_errors=True)
         return self._ended
 
@@ -200,3 +199,14 @@ class BackgroundJob:
             return json.loads((self.directory / name).read_text())
         except (OSError, ValueError):
             return None
+
+
+def ended_without_result(returncode: int) -> str:
+    """What to tell when a job's process ended with neither a result nor an error of its own."""
+    if returncode < 0:
+        how = f"it was killed (signal {-returncode})"
+        if returncode == -9:
+            how += ": the machine may have run out of memory"
+    else:
+        how = f"it exited with code {returncode}"
+    return f"the background process ended without a result ({how}); Run again to retry"

@@ -188,6 +188,20 @@ class AssessmentStore:
             if values["state"] == "done":
                 _keep_newest_done(connection, session_id)
 
+    def mark_assessment_damaged(self, session_id: int, key: str, message: str) -> None:
+        """Turn the session's finished assessment ``key``, whose content cannot be read, into a failed one
+        saying ``message`` (its content dropped), so that it is computed anew when asked ("Run again").
+        Nothing happens when it is not a finished one."""
+        session_id, key = id_number(session_id, "session"), _key(key)
+        message = check_size(str(message).replace("\x00", ""), "the failure's message")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            connection.execute(
+                assessments.update()
+                .where(assessments.c.session_id == session_id, assessments.c.key == key, assessments.c.state == "done")
+                .values(state="failed", content=None, message=message, updated_at=now())
+            )
+
     def release_assessment(self, session_id: int, key: str, owner: str) -> None:
         """Give up ``owner``'s running claim (a cancel): its record is deleted; nothing happens if
         ``owner`` does not hold it."""
