@@ -92,7 +92,6 @@ def test_a_damaged_stored_assessment_is_said_and_computed_anew(store, session_id
     """The stored result of an assessment overwritten with bytes that are no .npz (a damaged disk, a
     hand edit): a fresh engine says so in words (not numpy's, which advise loading it unsafely), SSL has
     no assessment in force, nothing raises, and Run again computes it anew."""
-    import sqlalchemy as sa
 
     from ordercore.studio.session_trust import DAMAGED
     from ordercore.studio.store.schema import assessments
@@ -186,7 +185,8 @@ def test_an_experts_clicks_are_assessed_again_as_they_grow(store, session_id, st
     for k in range(10):
         engine.answer("ann", (int(ranked[-1 - k]), int(ranked[k])), "a")
         engine.wait()
-        assert engine.trust.wait(TIMEOUT).state == "assessed"
+        status = engine.trust.wait(TIMEOUT)
+        assert status.state == "assessed", status.message
         trust = engine.trust.in_force().trust
         started.append(len(start.started))
         weights.append(float(trust.weights[0]))

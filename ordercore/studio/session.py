@@ -167,11 +167,11 @@ class SessionEngine:
     def sources(self) -> np.ndarray:
         """The source name of each preference (p,): 'rule #ID: NAME', 'clicks: ANNOTATOR' or 'imported'."""
 
-        def names() -> np.ndarray:
-            rule_names = {rule_id: rule.name for rule_id, rule in self.rules()}
-            return source_names(self.preferences()[1], rule_names)
+        return self.memo("sources", self.revision(), lambda: self._source_names(self.preferences()[1]))
 
-        return self.memo("sources", self.revision(), names)
+    def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
+        """``sources`` of the preferences whose ``provenance`` is given (one read of the store's)."""
+        return source_names(provenance, {rule_id: rule.name for rule_id, rule in self.rules()})
 
     def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
         """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
@@ -296,18 +296,20 @@ class SessionEngine:
         settings, data = self.model_settings(), self.data()
         if data is None or not settings.automatic_trust or not settings.trust_applies():
             return None
-        preferences = self.preferences()[0]
+        preferences, provenance = self.preferences()
         if not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
             return None
         lambda1, gamma = settings.parameters["lambda1"], settings.parameters["gamma"]
 
         def inputs() -> AssessmentInputs:
-            names, checks = self.sources(), self.source_checks(data)
+            # the names of these very preferences: a write between two reads made them disagree in length
+            names, checks = self._source_names(provenance), self.source_checks(data)
             return AssessmentInputs(
                 data.dataset.X, data.y_train(), preferences, names, checks, lambda1, {"gamma": gamma}
             )
 
-        return self.memo("assessment_inputs", (self.data_key(), self.revision(), lambda1, gamma), inputs)
+        key = (self.data_key(), self.revision(), len(preferences), lambda1, gamma)
+        return self.memo("assessment_inputs", key, inputs)
 
     def sync_trust(self) -> None:
         """Tell automatic trust the sources now: it starts their assessment if it is new."""
