@@ -32,6 +32,7 @@ LAYERS = (  # top first: a module may import its own layer and those after it
             "ordercore.magnitudes",
             "ordercore.cholesky",
             "ordercore.pair_scores",
+            "ordercore.printable",
         ),
     ),
 )
