@@ -58,13 +58,8 @@ from ordercore.experiments.bedroom import bedroom_rule  # noqa: E402
 from ordercore.knowledge.label_cv import _fold_predictions, cv_sample  # noqa: E402
 from ordercore.knowledge.quality import labeled_check  # noqa: E402
 from ordercore.knowledge.rules import generate  # noqa: E402
-from ordercore.knowledge.trust import (  # noqa: E402
-    SourceCheck,
-    assess_sources,
-    reassess_sources,
-    rule_source,
-    trust_grid,
-)
+from ordercore.knowledge.source_weights import SourceCheck, rule_source  # noqa: E402
+from ordercore.knowledge.trust import assess_sources, reassess_sources, trust_grid  # noqa: E402
 from ordercore.lp.average import fit_lambda_path  # noqa: E402
 from ordercore.lp.estimator import OrderPreferenceRegressor  # noqa: E402
 from ordercore.preferences import PreferenceSet  # noqa: E402

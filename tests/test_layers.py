@@ -1,6 +1,7 @@
 """The layering contract (docs/ARCHITECTURE.md): every import, at module level or inside a function,
 goes to the importer's own layer or one below it; the model families do not import each other; no
-modules import each other in a circle; the library never imports Streamlit or the app.
+modules import each other in a circle; the library never imports Streamlit or the app.  And the sizes
+issue 29 set: no module over ``MAX_MODULE_LINES`` lines, no page's ``main()`` over ``MAX_MAIN_LINES``.
 
 The imports are read from the source with ``ast`` (nothing is imported), so the contract also covers
 code that a test run never reaches.  A failure lists every offending import with its file and line."""
@@ -44,6 +45,12 @@ from every layer, and no module of the library may import them."""
 
 UI_ONLY = ("streamlit", "app", "app_state", "app_pages", "app_widgets")
 """What the library never imports: the UI lives above it."""
+
+MAX_MODULE_LINES = 500
+"""No module of the library or the app is longer (a longer one holds two concerns: split it)."""
+
+MAX_MAIN_LINES = 40
+"""No page's ``main()`` is longer: a page lays out widgets and calls the engine."""
 
 
 def module_name(path: Path) -> str:
@@ -191,3 +198,38 @@ def test_the_contract_catches_what_it_forbids():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert cycles({"a": {"a"}}) == [["a"]]
+
+
+def too_long(files: dict[str, Path]) -> list[str]:
+    """'module: n lines' for each file over ``MAX_MODULE_LINES``."""
+    lengths = {name: len(path.read_text().splitlines()) for name, path in files.items()}
+    return [f"{name}: {n} lines" for name, n in sorted(lengths.items()) if n > MAX_MODULE_LINES]
+
+
+def long_mains(files: dict[str, Path]) -> list[str]:
+    """'module: main() n lines' for each ``main`` function over ``MAX_MAIN_LINES``, decorators excluded."""
+    found = []
+    for name, path in sorted(files.items()):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef) and node.name == "main":
+                length = node.end_lineno - node.lineno + 1
+                found += [f"{name}: main() {length} lines"] if length > MAX_MAIN_LINES else []
+    return found
+
+
+def test_no_module_is_over_500_lines_and_no_page_main_over_40():
+    files = source_files()
+    pages = {name: path for name, path in files.items() if name == "app" or name.startswith("app_pages.")}
+    assert too_long(files) == [] and long_mains(pages) == []
+
+
+def test_the_size_checks_catch_what_they_forbid(tmp_path):
+    """Hand-made files one line over and at each limit."""
+    at, over = tmp_path / "at.py", tmp_path / "over.py"
+    at.write_text("x = 1\n" * MAX_MODULE_LINES)
+    over.write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    assert too_long({"at": at, "over": over}) == [f"over: {MAX_MODULE_LINES + 1} lines"]
+    body = "def main():\n" + "    x = 1\n" * (MAX_MAIN_LINES - 1)
+    at.write_text(body)
+    over.write_text(body + "    x = 2\n")
+    assert long_mains({"at": at, "over": over}) == [f"over: main() {MAX_MAIN_LINES + 1} lines"]

@@ -5,20 +5,11 @@ import numpy as np
 import pytest
 
 from ordercore import OrderPreferenceRegressor, PreferenceSet
-from ordercore.knowledge import trust
+from ordercore.knowledge import source_weights as source_weights_module
 from ordercore.knowledge.label_cv import ALPHAS, FOLDS, REPEATS, Blend
 from ordercore.knowledge.source_effects import source_effects
-from ordercore.knowledge.trust import (
-    LAMBDA1_FACTORS,
-    LAMBDA2_GRID,
-    SourceCheck,
-    choose_trust,
-    clearly_worse_than_svr,
-    reference_predictions,
-    source_weights,
-    trust_grid,
-    weighted,
-)
+from ordercore.knowledge.source_weights import SourceCheck, reference_predictions, source_weights, weighted
+from ordercore.knowledge.trust import LAMBDA1_FACTORS, LAMBDA2_GRID, choose_trust, clearly_worse_than_svr, trust_grid
 from tests.test_label_cv import brute_force_errors, brute_force_folds, errors_of
 from tests.test_lp import random_problem
 
@@ -36,7 +27,7 @@ def test_source_weights_by_hand():
     checks = [counted(7, 10), counted(3, 10), counted(1, 10), counted(10, 10), None, counted(0, 0)]
     np.testing.assert_allclose(source_weights(checks), [1.0, 0.0, 0.0, np.log(17 / 3) / np.log(7 / 3), 1.0, 1.0])
     with pytest.raises(ValueError, match="correct <= total"):
-        trust.source_weight(3, 2)
+        source_weights_module.source_weight(3, 2)
 
 
 def test_only_the_pairs_svr_orders_the_other_way_weigh_a_source():
@@ -172,7 +163,8 @@ def test_source_names_and_preference_weights_by_hand():
     a source the assessment did not see weighs 1 (the prior's)."""
     import pandas as pd
 
-    from ordercore.knowledge.trust import SourceTrust, Trust, source_names
+    from ordercore.knowledge.source_weights import source_names
+    from ordercore.knowledge.trust import SourceTrust, Trust
 
     provenance = pd.DataFrame(
         {
@@ -218,7 +210,7 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
 
 def test_labeled_pair_check_by_hand():
     """Only preferences between two labeled rows count; a tie of labels is wrong; unary ones never count."""
-    from ordercore.knowledge.trust import labeled_pair_check
+    from ordercore.knowledge.source_weights import labeled_pair_check
 
     y = np.array([3.0, 1.0, np.nan, 1.0, 5.0])
     # 0 over 1 right; 1 over 4 wrong; 3 over 1 a tie (wrong); 2 over 0 unlabeled; 4 over the constant 0

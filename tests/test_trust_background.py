@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend
-from ordercore.knowledge.trust import SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.knowledge.source_weights import SourceCheck
+from ordercore.knowledge.trust import SourceTrust, Trust, assess_sources
 from ordercore.studio.jobs.trust import BackgroundAssessment, InlineAssessment, read_assessment, write_assessment
 from tests.test_lp import random_problem
 

@@ -9,12 +9,8 @@ import numpy as np
 import pytest
 
 from ordercore import PreferenceSet
-from ordercore.knowledge.trust import (
-    MAX_INCREMENTAL_STEPS,
-    SourceCheck,
-    assess_sources,
-    reassess_sources,
-)
+from ordercore.knowledge.source_weights import SourceCheck
+from ordercore.knowledge.trust import MAX_INCREMENTAL_STEPS, assess_sources, reassess_sources
 from tests.test_lp import random_problem
 
 RULE, CLICKS, IMPORTED = "rule #1: a", "rule #0: b", "imported"

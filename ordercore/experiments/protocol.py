@@ -37,7 +37,8 @@ from ordercore.experiments.tuning import tune_lambda2_on_labels, tune_on_labels,
 from ordercore.knowledge.oracle import oracle_preferences
 from ordercore.knowledge.quality import labeled_check, weights_from_accuracy
 from ordercore.knowledge.rules import Rule, generate
-from ordercore.knowledge.trust import choose_trust, clearly_worse_than_svr, weighted
+from ordercore.knowledge.source_weights import weighted
+from ordercore.knowledge.trust import choose_trust, clearly_worse_than_svr
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.preferences import PreferenceSet

@@ -43,12 +43,12 @@ measured."""
 
 FULL_ACCURACY = 0.7
 """The lower bound on an annotator's accuracy at which their clicks count in full (``AgreementEstimate.weight``):
-the accuracy automatic trust expects of a source before it is checked (``trust.PRIOR_ACCURACY``)."""
+the accuracy automatic trust expects of a source before it is checked (``source_weights.PRIOR_ACCURACY``)."""
 
 
 @dataclass(frozen=True)
 class ReferenceOrder:
-    """SVR's order as a second annotator: ``predictions`` (n,) of every row (``trust.reference_predictions``)
+    """SVR's order as a second annotator: ``predictions`` (n,) of every row (``source_weights.reference_predictions``)
     and ``tau``, the scale of its errors: it orders rows a, b rightly with probability
     Phi(|f_a - f_b| / tau) (``certainty``).  tau is None when the labels could not measure it (fewer than
     two labeled pairs of different values, or every one ordered rightly or wrongly)."""

@@ -27,7 +27,7 @@ import scipy.stats
 from scipy.sparse.csgraph import connected_components
 
 from ordercore.knowledge.rules import Rule, RulePreferences, generate
-from ordercore.knowledge.trust import SourceCheck, source_weight
+from ordercore.knowledge.source_weights import SourceCheck, source_weight
 from ordercore.preferences import PreferenceSet, is_in, pair_codes, sorted_unique
 
 QUALITY_COLUMNS = (
@@ -147,7 +147,7 @@ def audit_accuracy(rule: Rule, frame: pd.DataFrame, answers: pd.DataFrame) -> tu
 def weight_in_force(rule: Rule, made: PreferenceSet, check: SourceCheck, reference: np.ndarray | None) -> float:
     """The weight the rule's preferences carry: the weight they were stored with (``rule.weight`` when
     none are stored), times, once automatic trust has assessed the session (its SVR ``reference``
-    predictions, n), ``trust.source_weight`` of its checked pairs where it contradicts them.  With no
+    predictions, n), ``source_weights.source_weight`` of its checked pairs where it contradicts them.  With no
     assessment (None) the stored weight alone is in force."""
     stored = float(made.weight[0]) if len(made) else float(rule.weight)
     return stored if reference is None else stored * source_weight(*check.where_contradicting(reference))

@@ -1,22 +1,11 @@
 """How much to trust each source of preferences, and the preferences as a whole, from what a session
 knows: its labels and each source's measured accuracy (issue 14, item 1).
 
-- ``SourceCheck``: the pairs that check a source, with whether the truth agrees: pairs of labeled
-  rows it orders (the labels decide) and the expert's audit answers to its pairs.
-- ``source_weights``: each source (a rule, an annotator's clicks, an imported file, a proxy expert)
-  weighs by the log-odds of its estimated accuracy (Snorkel's idea, for pairs), 0 for one no better
-  than a coin.  The accuracy that matters is the one *where the source contradicts SVR*
-  (``reference_predictions``, the labeled rows predicted out of fold): a preference SVR already
-  satisfies changes nothing, so the weight answers "when this source and the labels-only model
-  disagree, which is right?"  Pairs both order alike say nothing about that (a 70 %-accurate rule
-  can score 1 of 6 on near-tied labeled pairs SVR orders as badly).  The estimate is the posterior
-  mean under an expert's prior (``PRIOR_ACCURACY`` worth ``PRIOR_PAIRS`` checked pairs), and weights
-  are in units of that prior's log-odds: a source nothing measures weighs 1.
+- Each source's own weight (``source_weights.py``): the log-odds of its accuracy where it contradicts
+  SVR, measured on the pairs that check it, and for an annotator's clicks their agreement with SVR.
 - ``choose_trust``: the source weights, then the ``Blend`` SSL fits, chosen by cross-validation on
   the labels (``label_cv.py``) of the weighted preferences over ``trust_grid``.
-- An annotator's clicks (issue 31): the labels check few of them, so their weight is also scaled by
-  the annotator's accuracy estimated from their agreement with SVR's order (``expert_accuracy.py``):
-  0 unless measured better than a coin, 1 once surely as good as the prior's accuracy.  When clicks
+- An annotator's clicks (issue 31): when clicks
   are all that weighs, SSL is the fit at SVR's lambda1 and a lambda2 that grows with the answers
   (``click_grid``), not a blend chosen on the labels: 60 labels choose among the blends by noise, and
   a good expert's answers lost most of their gain to that choice (docs/REPRODUCTION.md, "What an
@@ -39,11 +28,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import KFold
 
-from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
 from ordercore.knowledge.label_cv import (
-    FOLDS,
     Blend,
     LabelCV,
     corrected_standard_error,
@@ -54,8 +40,15 @@ from ordercore.knowledge.label_cv import (
     label_cv,
 )
 from ordercore.knowledge.source_effects import ZeroedSources
-from ordercore.lp.estimator import OrderPreferenceRegressor
-from ordercore.preferences import MAX_WEIGHT, PreferenceSet
+from ordercore.knowledge.source_weights import (
+    click_agreement,
+    clicks_only,
+    gated,
+    reference_predictions,
+    source_weights,
+    weighted,
+)
+from ordercore.preferences import PreferenceSet
 
 LAMBDA2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
 """The lambda2 path whose fits ``LabelCV.blend`` averages (beside SVR, lambda2 = 0, the model it falls
@@ -70,109 +63,12 @@ of SVR's lambda1 gained 1.3-2 points more than SVR's own at every lambda2 from 0
 choice among half as many settings is less noisy: least cross-validated error over both lambda1
 gained 4.4 % on test, over a third alone 5.0 % (docs/REPRODUCTION.md, "Automatic trust")."""
 
-PRIOR_ACCURACY, PRIOR_PAIRS = 0.7, 10
-"""What a source's accuracy is taken to be before anything checks it: an expert's rule is right
-about 70 % of the time (seed 000's bedroom rule was), a belief worth 10 checked pairs (a Beta(7, 3)
-prior).  60 labels typically check 5-15 pairs of one rule, of which SVR orders a third to a half
-the other way (the pairs a weight counts), so there the prior counts for more than the labels: a
-30 %-accurate California rule weighed 0 in 8 of 20 trials and 0.14-0.69 in most others (the
-cross-validation then judges what is left), and 20 audit answers where SVR disagrees outweigh the
-prior two to one."""
-
-
-def source_weight(correct: int, total: int) -> float:
-    """max(0, logit(a)) / logit(PRIOR_ACCURACY) with a = (correct + PRIOR_ACCURACY * PRIOR_PAIRS) /
-    (total + PRIOR_PAIRS), the posterior mean accuracy: 1 for an unchecked source (0 of 0)."""
-    if total < 0 or not 0 <= correct <= total:
-        raise ValueError(f"need 0 <= correct <= total, got correct={correct}, total={total}")
-    accuracy = (correct + PRIOR_ACCURACY * PRIOR_PAIRS) / (total + PRIOR_PAIRS)
-    return max(0.0, float(np.log(accuracy / (1 - accuracy)))) / float(np.log(PRIOR_ACCURACY / (1 - PRIOR_ACCURACY)))
-
-
-@dataclass(frozen=True, eq=False)
-class SourceCheck:
-    """Pairs that check one source, shape (m,) each: the row it prefers (``winner``) over the other
-    (``loser``), and whether the truth agrees (``right``, bool): pairs of labeled rows it orders (the
-    labels decide; a tie counts as wrong) and the expert's audit answers to its pairs."""
-
-    winner: np.ndarray
-    loser: np.ndarray
-    right: np.ndarray
-
-    @classmethod
-    def of(cls, winner, loser, right) -> SourceCheck:
-        winner, loser = np.asarray(winner, dtype=np.int64), np.asarray(loser, dtype=np.int64)
-        right = np.asarray(right, dtype=bool)
-        if not winner.shape == loser.shape == right.shape or winner.ndim != 1:
-            raise ValueError(
-                f"winner, loser and right must be 1-d of one length, got {winner.shape}, {loser.shape}, {right.shape}"
-            )
-        return cls(winner, loser, right)
-
-    @classmethod
-    def concatenate(cls, checks) -> SourceCheck:
-        checks = list(checks)
-        return cls.of(
-            *(np.concatenate([getattr(c, name) for c in checks] or [[]]) for name in ("winner", "loser", "right"))
-        )
-
-    def counts(self) -> tuple[int, int]:
-        """(correct, total) over every checked pair."""
-        return int(self.right.sum()), int(self.right.size)
-
-    def where_contradicting(self, reference: np.ndarray | None) -> tuple[int, int]:
-        """(correct, total) over the checked pairs the ``reference`` predictions (n,) do not order as
-        the source does (reference[winner] <= reference[loser]: there its preference is violated and
-        moves the fit); every pair when reference is None."""
-        if reference is None:
-            return self.counts()
-        contradicting = reference[self.winner] <= reference[self.loser]
-        return int(self.right[contradicting].sum()), int(contradicting.sum())
-
-    def key(self) -> tuple:
-        """A hashable fingerprint (the app caches on it)."""
-        return self.counts() + (hash((self.winner.tobytes(), self.loser.tobytes(), self.right.tobytes())),)
-
-
-def source_weights(checks: list[SourceCheck | None], reference: np.ndarray | None = None) -> np.ndarray:
-    """One weight per source (n_sources,): ``source_weight`` of its check's counts where it contradicts
-    the ``reference`` predictions (``SourceCheck.where_contradicting``); None: nothing measured."""
-    return np.array([source_weight(*check.where_contradicting(reference)) if check else 1.0 for check in checks])
-
-
-def reference_predictions(X, y, rng: np.random.Generator, lambda1: float, **model_options) -> np.ndarray | None:
-    """SVR's predictions (n,) that the checked pairs are compared with: each labeled row of y (NaN:
-    unlabeled) predicted by SVR fitted on the other ``FOLDS`` folds of the labels (out of fold, as
-    a test row), every unlabeled row by SVR on all labels.  None with fewer than 2 x FOLDS labels."""
-    labeled = np.flatnonzero(~np.isnan(y))
-    if labeled.size < 2 * FOLDS:
-        return None
-    model = OrderPreferenceRegressor(lambda1=lambda1, lambda2=0.0, **model_options)
-    predictions = model.fit(X, y).predict(X)
-    for _, held_out in KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31))).split(labeled):
-        y_fold = y.copy()
-        y_fold[labeled[held_out]] = np.nan
-        predictions[labeled[held_out]] = model.fit(X, y_fold).predict(X[labeled[held_out]])
-    return predictions
-
-
-def weighted(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> PreferenceSet:
-    """``preferences`` with each weight w_q multiplied by its source's weight; source (p,) indexes
-    ``weights`` (n_sources,)."""
-    weight = np.minimum(
-        preferences.weight * weights[source], MAX_WEIGHT
-    )  # a source weight of 8 on a weight near the cap
-    return PreferenceSet(preferences.i, preferences.j, preferences.margin, weight)
-
 
 def trust_grid(lambda1: float) -> tuple:
     """The (lambda1, lambda2) settings ``label_cv`` compares: SVR's (lambda1, 0) first, then each
     multiple of lambda1 in ``LAMBDA1_FACTORS`` with each lambda2 of ``LAMBDA2_GRID``."""
     return ((lambda1, 0.0),) + tuple((lambda1 * f, lambda2) for f in LAMBDA1_FACTORS for lambda2 in LAMBDA2_GRID)
 
-
-CLICKS = "clicks: "
-"""How a click source's name starts (``source_names``: 'clicks: ANNOTATOR')."""
 
 FULL_WEIGHT_ANSWERS = 100
 """The answers at which an annotator's clicks reach lambda2 = 1 (``click_grid``): lambda2 = answers / 100
@@ -250,44 +146,6 @@ def _reference_and_weights(X, y, checks, rng, lambda1: float, model_options: dic
     ``source_effects`` with the same seed."""
     reference = reference_predictions(X, y, rng.spawn(1)[0], lambda1, **model_options)
     return reference, source_weights(checks, reference)
-
-
-# ------------------------------------------------------------------------------- a session's sources
-def rule_source(rule_id: int, name: str) -> str:
-    """A rule's source name (its id keeps two rules of one name apart)."""
-    return f"rule #{rule_id}: {name}"
-
-
-def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
-    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by
-    rule_id), 'clicks: ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
-    provenance ``Store.preferences`` gives.  Vectorised over the few distinct sources: a click at
-    500,000 preferences stays fast."""
-    kinds, kind_names = pd.factorize(provenance["source"])
-    rule_ids = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)
-    annotators, annotator_names = pd.factorize(provenance["annotator"].fillna(""))
-    n_rules, n_annotators = int(rule_ids.max(initial=-1)) + 2, max(len(annotator_names), 1)
-    codes, keys = pd.factorize((kinds * n_rules + rule_ids + 1) * n_annotators + annotators)
-    labels = []
-    for key in keys:
-        kind, rest = divmod(int(key), n_rules * n_annotators)
-        rule_id, annotator = rest // n_annotators - 1, rest % n_annotators
-        if kind_names[kind] == "rule":
-            labels.append(rule_source(int(rule_id), rule_names.get(int(rule_id), "?")))
-        elif kind_names[kind] == "click":
-            labels.append(f"clicks: {annotator_names[annotator] or 'anonymous'}")
-        else:
-            labels.append("imported")
-    return np.asarray(labels, dtype=object)[codes] if len(codes) else np.zeros(0, dtype=object)
-
-
-def labeled_pair_check(preferences: PreferenceSet, y: np.ndarray) -> SourceCheck:
-    """The ``SourceCheck`` of a source's own pairwise ``preferences`` (a click's, an import's) whose two
-    rows are labeled in y (n,): right when the labels order them as preferred (a tie is wrong)."""
-    pairwise = preferences[~preferences.is_unary]
-    both = ~np.isnan(y[pairwise.i]) & ~np.isnan(y[pairwise.j])
-    winner, loser = pairwise.i[both], pairwise.j[both]
-    return SourceCheck.of(winner, loser, y[winner] > y[loser])
 
 
 @dataclass(frozen=True)
@@ -423,37 +281,6 @@ def assess_sources(
         effect = zeroed.effects(cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
     blend = Blend.mixing(grid, 1.0) if only_clicks else cv.blend()
     return SourceTrust(tuple(unique), measured, Trust(weights, blend, cv, reference), effect, basis, agreement)
-
-
-def click_agreement(reference, y, preferences: PreferenceSet, source, names, seed: int) -> np.ndarray:
-    """Each source's ``AgreementEstimate`` (k, 3: accuracy, standard error, answers) for the click
-    sources among ``names`` (k,) (NaN rows for the others), their preferences those of ``source`` (p,)
-    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure (all
-    NaN without them)."""
-    table = np.full((len(names), 3), np.nan)
-    clicks = [k for k, name in enumerate(names) if str(name).startswith(CLICKS)]
-    if reference is None or not clicks:
-        return table
-    order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
-    for k in clicks:
-        estimate = AgreementEstimate.of(order, *ordered_pairs(preferences[source == k], reference.size))
-        table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers)
-    return table
-
-
-def gated(weights: np.ndarray, agreement: np.ndarray) -> np.ndarray:
-    """``weights`` (k,) with each click source's multiplied by its ``AgreementEstimate.weight`` (from its
-    row of ``agreement`` (k, 3)): 0 unless measured better than a coin, 1 once surely better than the
-    prior's accuracy."""
-    factor = np.ones(len(weights))
-    clicks = ~np.isnan(agreement[:, 0])
-    factor[clicks] = [AgreementEstimate(*row).weight for row in agreement[clicks]]
-    return weights * factor
-
-
-def clicks_only(names, weights: np.ndarray) -> bool:
-    """Whether every source of weight > 0 (names (k,), weights (k,)) is an annotator's clicks."""
-    return all(str(name).startswith(CLICKS) for name, weight in zip(names, weights, strict=True) if weight > 0)
 
 
 def _answers(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> float:

@@ -24,7 +24,7 @@ from ordercore.knowledge.label_curve import LabelCurve
 from ordercore.knowledge.label_cv import FOLDS
 from ordercore.knowledge.quality import check_preference_graph, rule_checks, rule_quality, rule_trust
 from ordercore.knowledge.rules import Rule
-from ordercore.knowledge.trust import SourceCheck, labeled_pair_check, rule_source, source_names
+from ordercore.knowledge.source_weights import SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import StudyData, check_margin, load_source, study_data
 from ordercore.studio.grading import SessionGrading

@@ -26,7 +26,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ordercore.knowledge.trust import SourceCheck, SourceTrust, reassess_sources
+from ordercore.knowledge.source_weights import SourceCheck
+from ordercore.knowledge.trust import SourceTrust, reassess_sources
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.jobs.trust import BackgroundAssessment, read_assessment, write_assessment
 

@@ -22,7 +22,8 @@ from sklearn.model_selection import KFold
 from ordercore.exceptions import SolverTimeLimitError
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
 from ordercore.knowledge.pair_choice import NeighbourPairs
-from ordercore.knowledge.trust import SourceTrust, weighted
+from ordercore.knowledge.source_weights import weighted
+from ordercore.knowledge.trust import SourceTrust
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
 from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage

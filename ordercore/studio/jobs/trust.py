@@ -24,7 +24,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ordercore.knowledge.label_cv import Blend, LabelCV
-from ordercore.knowledge.trust import AssessmentBasis, SourceCheck, SourceTrust, Trust, assess_sources
+from ordercore.knowledge.source_weights import SourceCheck
+from ordercore.knowledge.trust import AssessmentBasis, SourceTrust, Trust, assess_sources
 from ordercore.preferences import COLUMNS, PreferenceSet
 from ordercore.studio.jobs.process import BackgroundJob, JobStatus, end_with, run
 
