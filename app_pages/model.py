@@ -302,11 +302,14 @@ def mpmr_section(data) -> None:
     numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
     numbers[1].metric("Within ε on held-out rows", f"{result.coverage:.3f}", help=f"{result.actual.size:,} rows")
     numbers[2].metric(
-        "Cross-validated estimate",
-        f"{result.cv_coverage:.3f}",
-        help="10-fold out-of-fold residuals of the labels within ε: an estimate, not the paper's",
+        "Within ε, labels left out one at a time",
+        f"{result.loo_coverage:.3f}",
+        help="each labeled row predicted by the fit without it: an estimate from the labels alone, not the paper's",
     )
     numbers[3].metric("Test MAE, MPMR (demo)", readable(result.mae))
+    if result.warning:
+        st.warning(app_state.plain(result.warning))
+    st.caption(f"ρ = {result.rho:g}, chosen from the labels (least leave-one-out squared error).")
     target = data.dataset.metadata["target"]
     title = f"Held-out rows: MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
     st.plotly_chart(

@@ -31,3 +31,8 @@ class ModelFileError(ValueError):
 class MemoryBudgetError(ValueError):
     """A fit would need more memory than its limit allows; raised before any of the work (the message
     gives the estimate, the limit and what to change)."""
+
+
+class OmegaWarning(UserWarning):
+    """MPMR's bound Ω should not be believed: too few rows for the moments it rests on, or above the
+    coverage its tube reaches on rows left out (``ordercore.mpmr.selection.omega_warning``)."""

@@ -340,6 +340,8 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     )
     counts = {t["name"].split(" (")[0]: int(t["name"].split("(")[1].rstrip(")")) for t in chart["data"][:2]}
     assert within == pytest.approx(counts["within ε"] / (counts["within ε"] + counts["outside ε"]), abs=1e-3)
+    left_out = float(metric(at, "Within ε, labels left out one at a time"))
+    assert 0 <= left_out <= 1 and any(caption.value.startswith("ρ = ") for caption in at.caption)
     at.select_slider(key="model_mpmr_epsilon").set_value(2.0).run()
     at.button(key="model_fit_mpmr").click().run()
     assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) > omega

@@ -134,7 +134,7 @@ def mpmr_experiment(args) -> int:
     elif args.experiment == "mpmr-boston":
         result = mpmr_experiments.boston_experiment(BostonData.load(), args.trials, args.seed, progress, args.rho)
     else:
-        result = mpmr_experiments.coverage_study(BostonData.load(), args.trials, args.seed, progress)
+        result = mpmr_experiments.coverage_study(BostonData.load(), args.trials, args.seed, progress, args.rho)
     print(mpmr_experiments.report(result))
     return write_result(args, result)
 

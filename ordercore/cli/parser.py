@@ -48,6 +48,11 @@ def positive(text: str) -> float:
     return value
 
 
+def rho(text: str) -> float | str:
+    """MPMR's ρ: 'auto' (chosen from the data) or a number >= 0."""
+    return "auto" if text == "auto" else non_negative(text)
+
+
 def columns(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
@@ -301,10 +306,13 @@ def _mpmr_parsers(kinds) -> None:
         parser.add_argument("--trials", type=positive_int, default=trials, help=f"random trials (default {trials})")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
         parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
-        if name != "mpmr-coverage":
-            parser.add_argument(
-                "--rho", type=non_negative, default=PAPER_RHO, help=f"covariance regulariser (default {PAPER_RHO:g})"
-            )
+        parser.add_argument(
+            "--rho",
+            type=rho,
+            default=PAPER_RHO,
+            help=f"covariance regulariser: a number, or 'auto' to choose it from the data (default {PAPER_RHO:g}, "
+            "the paper's)",
+        )
 
 
 def _npsvor_parser(kinds) -> None:

@@ -116,6 +116,12 @@ def read_preferences(path: Path, table: Table) -> PreferenceSet:
     try:
         frame = read_preference_table(path)
         frame["i"], frame["j"] = table.rows(frame["i"], "i"), table.rows(frame["j"], "j")
+        neither = np.flatnonzero((frame["i"] == ZERO).to_numpy() & (frame["j"] == ZERO).to_numpy())
+        if neither.size:
+            raise ValueError(
+                f"{neither.size} preference(s) name no row in either i or j (an empty cell or -1 is the "
+                f"constant 0 of a unary preference; one side must be a row), e.g. preference {neither[0] + 1}"
+            )
         preferences = PreferenceSet.from_frame(frame)
         preferences.check_indices(len(table.frame))
     except ValueError as error:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,16 +12,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ordercore.exceptions import OmegaWarning
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, kappa, omega
+from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
 from ordercore.mpmr.solver import MPMRSolution, solve_mpmr
 
 PAPER_RHO = 1e-6
-"""Default ρ.  The seed names no regularisation, but with none (ρ = 0) an RBF fit interpolates its
-training data in exact arithmetic (Ω = 1 whatever the noise, against Table 1's 0.16 at noise 0.5) and
-rests on rounding in floating point; ρ = 1e-6 reproduces Table 1's Ω to three digits and Table 2's
-(docs/REPRODUCTION.md, "MPMR")."""
+"""The ρ that reproduces the paper.  The seed names no regularisation, but with none (ρ = 0) an RBF fit
+interpolates its training data in exact arithmetic (Ω = 1 whatever the noise, against Table 1's 0.16
+at noise 0.5) and rests on rounding in floating point; ρ = 1e-6 reproduces Table 1's Ω to three
+digits and Table 2's (docs/REPRODUCTION.md, "MPMR").  It is not the default: on other data it can
+leave Ω far above the coverage (``ordercore.mpmr.selection``)."""
 
 FIT_BLAS_THREADS = 1
 """BLAS threads of a fit (the kernel's products and the Cholesky factorisation).  On the project's
@@ -40,18 +44,21 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
     training data, plus ρI), σ² the regularised variance of y − ŷ(x) that Theorem 2's least squares
     minimises (``ordercore.mpmr.problem`` derives it).  The surface does not depend on ε; Ω does.
     Ω is the paper's bound: a statement about the estimated moments, not a guaranteed coverage
-    (docs/REPRODUCTION.md measures how it compares).
+    (docs/REPRODUCTION.md measures how it compares).  So each fit also measures the coverage of its
+    tube on rows left out one at a time (closed form, ``ordercore.mpmr.selection``), and warns
+    (``OmegaWarning``, the text kept in ``omega_warning_``) when Ω claims more than that coverage's
+    noise allows, or rests on fewer than 10 rows.
 
     Parameters
     ----------
     kernel : {'rbf', 'linear', 'poly'}; gamma, degree, coef0 as in ``sklearn.metrics.pairwise``
         (gamma=None means 1 / n_features; coef0 >= 0 keeps 'poly' a Mercer kernel, as Theorem 2 needs).
     epsilon : float > 0, half-width of the tube ŷ ± ε, in units of y.
-    rho : float >= 0, the covariance regulariser of robust MPM (Lanckriet et al. 2002): each class
-        covariance estimate Σ becomes Σ + ρI in the kernel's feature space, i.e. a ridge penalty
-        ρ‖w‖² on the fit.  Default ``PAPER_RHO`` = 1e-6, the value that reproduces the paper's tables;
-        0 leaves the plain sample covariances (``ordercore.mpmr.solver.solve_mpmr`` says what an RBF
-        fit then does).
+    rho : 'auto' or float >= 0, the covariance regulariser of robust MPM (Lanckriet et al. 2002): each
+        class covariance estimate Σ becomes Σ + ρI in the kernel's feature space, i.e. a ridge penalty
+        ρ‖w‖² on the fit.  'auto' (the default): the ρ of least leave-one-out squared error over
+        ``selection.RHO_GRID``.  ``PAPER_RHO`` = 1e-6 reproduces the paper's tables; 0 leaves the plain
+        sample covariances (``ordercore.mpmr.solver.solve_mpmr`` says what an RBF fit then does).
 
     Attributes
     ----------
@@ -59,6 +66,11 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         β.  intercept_ : float, β_0.
     residual_variance_ : float, σ² (units of y squared).
     kappa_ : float, κ = ε / σ (eq. (9)).  omega_ : float, Ω for ``epsilon`` (eq. (13)).
+    rho_ : float, the ρ fitted.  loo_residuals_ : ndarray (m,), y − ŷ of each measured row by the fit
+        without it (all rows, or 2,000 of them: ``selection.measured_rows``; NaN with fewer than 3 rows;
+        None once read from a model file, which keeps only their coverage).
+    loo_coverage_ : float, their share within ε (NaN: not measured).  omega_warning_ : str or None,
+        why Ω should not be believed.
     """
 
     _parameter_constraints: dict = {
@@ -67,10 +79,10 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, 0, None, closed="left")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "rho": [Interval(Real, 0, None, closed="left")],
+        "rho": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
 
-    def __init__(self, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, epsilon=0.1, rho=PAPER_RHO):
+    def __init__(self, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, epsilon=0.1, rho="auto"):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -80,18 +92,28 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit on X (n, n_features) and finite targets y (n,)."""
+        """Fit on X (n, n_features) and finite targets y (n,); ``OmegaWarning`` when Ω is not to be believed."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         with threadpool_limits(limits=FIT_BLAS_THREADS, user_api="blas"):
-            solution = solve_mpmr(self._kernel(X, X), y, float(self.rho))
-        self._set_solution(X, solution)
+            K = self._kernel(X, X)
+            if self.rho == "auto":
+                rho, residuals = choose_rho(K, y)
+            else:
+                rho, residuals = float(self.rho), residuals_at(K, y, float(self.rho))
+            solution = solve_mpmr(K, y, rho)
+        self.rho_, self.loo_residuals_ = rho, residuals
+        self._set_solution(X, solution, coverage(residuals, float(self.epsilon)))
+        self.omega_warning_ = omega_warning(self.omega_, residuals, float(self.epsilon), self.rho == "auto")
+        if self.omega_warning_ is not None:
+            warnings.warn(self.omega_warning_, OmegaWarning, stacklevel=3)  # the caller of fit's sklearn wrapper
         return self
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return kernel_matrix(A, B, self.kernel, self.gamma, self.degree, self.coef0)
 
-    def _set_solution(self, X: np.ndarray, solution: MPMRSolution) -> None:
+    def _set_solution(self, X: np.ndarray, solution: MPMRSolution, loo_coverage: float) -> None:
         self.centers_ = X
+        self.loo_coverage_ = loo_coverage
         self.dual_coef_ = solution.dual_coef
         self.intercept_ = solution.intercept
         self.residual_variance_ = solution.residual_variance
@@ -125,11 +147,26 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         "centers": ("float64", ("n_centers", "n_features")),
         "dual_coef": ("float64", ("n_centers",)),
     }
-    _saved_scalars = {"intercept": float, "residual_variance": float}
+    _saved_scalars = {
+        "intercept": float,
+        "residual_variance": float,
+        "fitted_rho": (float, type(None)),
+        "loo_coverage": (float, type(None)),
+        "omega_warning": (str, type(None)),
+    }
+    _later_scalars = {"fitted_rho": None, "loo_coverage": None, "omega_warning": None}
+    """Files written before issue 32 keep no ρ fitted, coverage or warning: None (NaN once read)."""
 
     def _saved_state(self) -> tuple[dict, dict]:
         arrays = {"centers": self.centers_, "dual_coef": self.dual_coef_}
-        return arrays, {"intercept": float(self.intercept_), "residual_variance": float(self.residual_variance_)}
+        coverage_kept = None if np.isnan(self.loo_coverage_) else float(self.loo_coverage_)
+        scalars = {"intercept": float(self.intercept_), "residual_variance": float(self.residual_variance_)}
+        return arrays, {
+            **scalars,
+            "fitted_rho": float(self.rho_),
+            "loo_coverage": coverage_kept,
+            "omega_warning": self.omega_warning_,
+        }
 
     def _restore_state(self, arrays: dict, scalars: dict) -> None:
         """The fit ``_saved_state`` described, checked: finite arrays, σ² a finite number >= 0."""
@@ -140,4 +177,7 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
                 f"the residual variance must be a finite number >= 0, got {scalars['residual_variance']!r}"
             )
         solution = MPMRSolution(arrays["dual_coef"], scalars["intercept"], scalars["residual_variance"])
-        self._set_solution(arrays["centers"], solution)
+        kept = scalars["loo_coverage"]
+        self._set_solution(arrays["centers"], solution, float("nan") if kept is None else kept)
+        self.rho_ = float("nan") if scalars["fitted_rho"] is None else scalars["fitted_rho"]
+        self.loo_residuals_, self.omega_warning_ = None, scalars["omega_warning"]

@@ -11,6 +11,7 @@ past it the last fit stays in use, and the report says so.  Nothing here imports
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -19,15 +20,15 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
-from ordercore.exceptions import SolverTimeLimitError
+from ordercore.exceptions import OmegaWarning, SolverTimeLimitError
 from ordercore.gp.estimator import FitPlan, GPPreferenceModel
 from ordercore.knowledge.pair_choice import NeighbourPairs
 from ordercore.knowledge.source_weights import weighted
 from ordercore.knowledge.trust import SourceTrust
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
-from ordercore.mpmr.coverage import CV_FOLDS, cross_validated_coverage
 from ordercore.mpmr.estimator import MPMRegressor
+from ordercore.mpmr.selection import MIN_SAMPLES
 from ordercore.pair_scores import StrictGraph, expected_correction, rank_unsettled, suggest_by_predictions
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
@@ -426,8 +427,9 @@ EPSILON_IN_SD = (0.1, 0.25, 0.5, 1.0, 2.0)
 @dataclass(frozen=True)
 class MPMRComparison:
     """MPMR (seed 003) on a session's labels: ε, the paper's bound Ω on P(|f − y| ≤ ε), and on the
-    held-out rows the truth (n,), the predictions (n,), the share within ε and the MAE; the
-    cross-validated coverage estimate (not the paper's) from the labels alone."""
+    held-out rows the truth (n,), the predictions (n,), the share within ε and the MAE; from the labels
+    alone, the leave-one-out coverage estimate (not the paper's), the ρ chosen and why Ω should not be
+    believed (``MPMRegressor.omega_warning_``, or None)."""
 
     epsilon: float
     omega: float
@@ -435,13 +437,16 @@ class MPMRComparison:
     predicted: np.ndarray
     coverage: float
     mae: float
-    cv_coverage: float
+    loo_coverage: float
+    rho: float
+    warning: str | None
 
 
 def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
-    """Fit ``MPMRegressor`` (RBF, its defaults) on the labeled rows with ε = ``epsilon_in_sd`` standard
-    deviations of the labels, and measure it on the held-out rows.  ``ValueError`` without held-out
-    rows, with fewer than 10 labels (cross-validation needs them) or labels that do not vary."""
+    """Fit ``MPMRegressor`` (RBF, its defaults: ρ chosen from the labels) on the labeled rows with ε =
+    ``epsilon_in_sd`` standard deviations of the labels, and measure it on the held-out rows.
+    ``ValueError`` without held-out rows, with fewer than ``MIN_SAMPLES`` labels (too few for the
+    moments Ω rests on) or labels that do not vary."""
     if not data.test.size:
         raise ValueError("this session holds out no test rows to measure the coverage on")
     X, y = data.dataset.X[data.labeled], data.y_true[data.labeled]
@@ -450,10 +455,12 @@ def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
             f"MPMR here fits at most {MPMR_MAX_LABELS:,} labeled rows (its kernel matrix grows as their square; "
             f"this session has {y.size:,}): lower the labeled budget on the Data page"
         )
-    if y.size < CV_FOLDS or not np.std(y) > 0:
-        raise ValueError(f"MPMR needs at least {CV_FOLDS} labeled rows whose targets differ")
+    if y.size < MIN_SAMPLES or not np.std(y) > 0:
+        raise ValueError(f"MPMR needs at least {MIN_SAMPLES} labeled rows whose targets differ")
     epsilon = float(epsilon_in_sd * np.std(y))
-    model = MPMRegressor(epsilon=epsilon).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OmegaWarning)  # kept in omega_warning_, shown by the page
+        model = MPMRegressor(epsilon=epsilon).fit(X, y)
     actual, predicted = data.y_true[data.test], model.predict(data.dataset.X[data.test])
     return MPMRComparison(
         epsilon=epsilon,
@@ -462,7 +469,9 @@ def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
         predicted=predicted,
         coverage=float(np.mean(np.abs(predicted - actual) <= epsilon)),
         mae=float(mean_absolute_error(actual, predicted)),
-        cv_coverage=float(cross_validated_coverage(model, X, y, [epsilon])[0]),
+        loo_coverage=model.loo_coverage_,
+        rho=model.rho_,
+        warning=model.omega_warning_,
     )
 
 
