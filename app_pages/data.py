@@ -44,7 +44,7 @@ def main() -> None:
         return
     frame, upload, form = opened
     target, features = choose_columns(form, f"{session.id}_{source}")
-    split = choose_split(frame, form)
+    split = choose_split(frame.drop(columns=target), form)
     if st.button("Use this data for the session", type="primary", key="data_apply"):
         try:
             data = use_data(app_state.store(), session.id, frame, source, target, features, split, upload)
@@ -100,7 +100,7 @@ def choose_split(frame, form: DataForm) -> dict:
     by_hand = st.radio("Labeled rows", ["random", "chosen by hand"], key="data_labeled_mode", horizontal=True)
     picked = None
     if by_hand == "chosen by hand":
-        st.caption("Tick the rows whose target the model may see.")
+        st.caption("Tick the rows whose target the model may see (targets are not shown: choose by the features).")
         selection = st.dataframe(
             frame, key="data_pick", on_select="rerun", selection_mode="multi-row", height=300, width="stretch"
         )
@@ -118,11 +118,12 @@ def choose_split(frame, form: DataForm) -> dict:
 
 
 def show_data(data) -> None:
-    """The session's split as counts, and the first rows of its table."""
+    """The session's split as counts, and the first rows of its table (held-out targets blanked)."""
     if data is not None:
         for cell, (label, count) in zip(st.columns(4), split_counts(data), strict=True):
             cell.metric(label, count)
-        st.dataframe(data.frame.head(200), key="data_preview", width="stretch")
+        st.dataframe(data.shown().head(200), key="data_preview", width="stretch")
+        st.caption("The held-out rows' targets are blank: they measure the models, and you never see them.")
 
 
 main()

@@ -1,13 +1,11 @@
 """Pairwise: which of two homes is worth more?  Every answer is stored before the next pair."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import app_state
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
-from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
@@ -66,20 +64,6 @@ BUTTONS = [
     ("skip", "Skip", "S", False),
     (UNDO, "Undo my last", "U", False),
 ]
-
-
-def comparison(data, pair, identifier: str | None) -> pd.DataFrame:
-    """The two rows' features side by side (headed by their identifier when the table has one), with
-    their difference (B − A) for numeric columns."""
-    features = data.dataset.metadata["features"]
-    rows = data.frame.loc[list(pair), features].T
-    rows.columns = (
-        ["A", "B"]
-        if identifier is None
-        else [f"{side}: {data.frame.at[row, identifier]}" for side, row in zip("AB", pair, strict=True)]
-    )
-    rows["B − A"] = pd.to_numeric(rows.iloc[:, 1], errors="coerce") - pd.to_numeric(rows.iloc[:, 0], errors="coerce")
-    return rows
 
 
 def choose_source(rules: dict):
@@ -185,9 +169,10 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     answers = engine.answers()
     progress_section(engine, answers)
     if len(answers):
-        st.dataframe(answers.tail(10).iloc[::-1], key="answers_table", width="stretch", hide_index=True)
+        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], {k: r.name for k, r in rules.items()})
+        st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
         if named:
-            history_section(engine, answers)
+            history_section(engine, data, answers)
 
 
 @st.fragment(run_every=1.0)
@@ -253,29 +238,28 @@ def audit_caption(engine, data, rule, rule_id) -> None:
 
 
 def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
-    """What the browser shows of ``pair``: its caption and its rows side by side with their difference
-    B − A coloured by its sign (computed once)."""
+    """What the browser shows of ``pair``: its two rows named once (``RowNames``) and every context
+    column side by side, each number in its column's decimals, with the difference B − A coloured by
+    its sign (computed once)."""
     if pair not in offers.entries:
-        identifier = identifier_column(
-            data.frame, [data.dataset.metadata["target"], *data.dataset.metadata["features"]]
-        )
-        names = (
-            ""
-            if identifier is None
-            else f" ({identifier} {data.frame.at[pair[0], identifier]} and {data.frame.at[pair[1], identifier]})"
-        )
-        table = comparison(data, pair, identifier)
-        difference = pd.to_numeric(table["B − A"], errors="coerce")
+        names, frame = data.row_names, data.frame
+        a, b = (frame.iloc[row] for row in pair)
         rows = [
-            (name, readable(a), readable(b), "" if pd.isna(diff) else readable(diff))
-            for name, (a, b, diff) in table.iterrows()
+            (
+                column,
+                names.value(column, a[column]),
+                names.value(column, b[column]),
+                names.difference(column, a[column], b[column]),
+            )
+            for column in names.columns
         ]
+        signs = [0.0 if not diff else (-1.0 if diff.startswith("-") else 1.0) for *_, diff in rows]
         offers.entries[pair] = entry(
             pair,
-            f"Rows {pair[0]} (A) and {pair[1]} (B){names}.",
-            ["", *table.columns],
+            f"A: {names.name(pair[0])} · B: {names.name(pair[1])}",
+            ["", f"A: {names.name(pair[0])}", f"B: {names.name(pair[1])}", "B − A"],
             rows,
-            np.sign(difference.fillna(0.0)),
+            np.array(signs),
         )
     return offers.entries[pair]
 
@@ -328,7 +312,7 @@ def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | 
         return
 
 
-def history_section(engine, answers) -> None:
+def history_section(engine, data, answers) -> None:
     """This annotator's answers, newest first: any of them can be changed or removed."""
     own = answers[answers["annotator"] == app_state.annotator()].iloc[::-1]
     with st.expander(f"My answers ({len(own)}): change or remove one"):
@@ -336,7 +320,8 @@ def history_section(engine, answers) -> None:
             st.caption("You have not answered yet in this session.")
             return
         labels = {
-            int(row.id): f"#{row.id}: rows {row.row_a} (A) and {row.row_b} (B), {CHOICE_LABELS[row.choice]}"
+            int(row.id): f"#{row.id}: A {data.row_names.name(row.row_a)}, B {data.row_names.name(row.row_b)}: "
+            f"{CHOICE_LABELS[row.choice]}"
             for row in own.itertuples()
         }
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")

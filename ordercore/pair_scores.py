@@ -132,6 +132,8 @@ class StrictGraph:
         rows, indices = np.divmod(self.edges, self.n_rows)
         indptr = np.searchsorted(rows, np.arange(self.n_rows + 1))
         shape = (self.n_rows, self.n_rows)
+        # 32-bit indices: csgraph's traversals of SciPy < 1.12 refuse 64-bit ones ("Buffer dtype mismatch")
+        indices, indptr = indices.astype(np.int32), indptr.astype(np.int32)
         return scipy.sparse.csr_array((np.ones(self.edges.size), indices, indptr), shape=shape)
 
 

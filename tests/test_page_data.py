@@ -15,6 +15,22 @@ def test_data_page_sets_up_the_split(ready, store_path):
     assert len(settings["labeled"]) == 60 and not set(settings["labeled"]) & set(settings["test"])
 
 
+def test_the_preview_never_shows_a_held_out_rows_target(ready, store_path):
+    """The preview's first 200 rows: the target blank exactly on the rows the store holds out, the
+    CSV's value on every other."""
+    import numpy as np
+    import pandas as pd
+
+    from ordercore.studio.data import SAMPLE_PATH
+
+    test = set(Store(f"sqlite:///{store_path}").session("s1").settings["test"])
+    preview = ready.dataframe[0].value
+    truth = pd.read_csv(SAMPLE_PATH)["price"].head(200)
+    held = np.array([row in test for row in range(200)])
+    assert held.any() and preview["price"][held].isna().all()
+    assert np.array_equal(preview["price"][~held].to_numpy(), truth[~held].to_numpy(dtype=float))
+
+
 def test_data_page_refuses_bad_choices_and_keeps_the_settings(ready, store_path):
     before = Store(f"sqlite:///{store_path}").session("s1").settings
     next(box for box in ready.multiselect if box.label == "Features").set_value([]).run()

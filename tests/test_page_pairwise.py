@@ -160,8 +160,49 @@ def test_the_pair_is_named_by_the_tables_identifier(ready):
     at = ready.switch_page("app_pages/pairwise.py").run()
     a, b = at.session_state["screen"].pair
     frame = pd.read_csv(SAMPLE_PATH)
-    caption = pairs_sent(at)[0]["caption"]
-    assert f"(home_id {frame.at[a, 'home_id']} and {frame.at[b, 'home_id']})" in caption
+    sent = pairs_sent(at)[0]
+    assert sent["caption"] == f"A: home_id {frame.at[a, 'home_id']} · B: home_id {frame.at[b, 'home_id']}"
+    assert sent["head"] == ["", f"A: home_id {frame.at[a, 'home_id']}", f"B: home_id {frame.at[b, 'home_id']}", "B − A"]
+
+
+def test_the_answers_table_names_rows_by_id_and_says_the_answer_in_words(ready, store_path):
+    import pandas as pd
+
+    from ordercore.studio.data import SAMPLE_PATH
+
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    a, b = at.session_state["screen"].pair
+    press(at, "a")
+    table = next(frame.value for frame in at.dataframe if "answer given" in frame.value.columns)
+    ids = pd.read_csv(SAMPLE_PATH)["home_id"]
+    assert table[["annotator", "A", "B", "answer given", "from"]].values.tolist() == [
+        ["ann", f"home_id {ids[a]}", f"home_id {ids[b]}", "A higher", "pair choice"]
+    ]
+    assert not {"swapped", "rule_id", "row_a", "row_b"} & set(table.columns)
+
+
+def test_a_pair_shows_every_context_column_each_number_telling_its_column_apart(ready):
+    """Every column but the target and the id, texts included; each number written back within half its
+    last digit of the CSV's value, with separators; B − A likewise (hand-formatted from the CSV)."""
+    import pandas as pd
+
+    from ordercore.studio.data import SAMPLE_PATH
+
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    a, b = at.session_state["screen"].pair
+    frame = pd.read_csv(SAMPLE_PATH)
+    rows = {row[0]: row[1:] for row in pairs_sent(at)[0]["rows"]}
+    assert list(rows) == [c for c in frame.columns if c not in ("home_id", "price")]
+    assert rows["neighbourhood"] == [frame.at[a, "neighbourhood"], frame.at[b, "neighbourhood"], ""]
+    assert rows["floor_area"][:2] == [f"{frame.at[a, 'floor_area']:,}", f"{frame.at[b, 'floor_area']:,}"]
+    for column in ("latitude", "longitude", "income"):
+        shown_a, shown_b, shown_difference = rows[column]
+        decimals = len(shown_a.partition(".")[2])
+        for shown, value in ((shown_a, frame.at[a, column]), (shown_b, frame.at[b, column])):
+            assert abs(float(shown.replace(",", "")) - value) <= 0.5 * 10**-decimals + 1e-12
+        difference = frame.at[b, column] - frame.at[a, column]
+        assert abs(float(shown_difference.replace(",", "")) - difference) <= 10**-decimals + 1e-12
+        assert (shown_a == shown_b) == (frame.at[a, column] == frame.at[b, column])
 
 
 def test_an_annotator_name_the_store_refuses_stores_nothing_and_says_why(ready, store_path):

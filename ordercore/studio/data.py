@@ -7,6 +7,7 @@ The Streamlit pages call this module and lay out what it returns; nothing here i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from ordercore.data.benchmarks import BENCHMARKS, data_directory, load_dataset
 from ordercore.data.tables import MAX_CATEGORIES, Dataset, prepare, read_csv
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.row_names import RowNames
 
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
@@ -109,6 +111,22 @@ class StudyData:
         mask[self.labeled] = False
         mask[self.test] = False
         return np.flatnonzero(mask)
+
+    @cached_property
+    def row_names(self) -> RowNames:
+        """How the Studio names these rows and writes their values (``row_names.RowNames``), built once."""
+        target = self.dataset.metadata["target"]
+        identifier = identifier_column(self.frame, [target, *self.dataset.metadata["features"]])
+        return RowNames.of(self.frame, target, identifier)
+
+    def shown(self) -> pd.DataFrame:
+        """The table as the expert may see it: the target of every held-out row blank (the test labels
+        measure the models; seeing them would colour the answers)."""
+        frame = self.frame.copy()
+        target = self.dataset.metadata["target"]
+        frame[target] = pd.to_numeric(frame[target], errors="coerce").astype(float)
+        frame.iloc[self.test, frame.columns.get_loc(target)] = np.nan
+        return frame
 
     def numeric_features(self) -> list[str]:
         """The session's feature columns that hold numbers (the raw table's, not X's indicators)."""

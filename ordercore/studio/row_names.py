@@ -1,0 +1,110 @@
+"""How the Studio shows a session's rows to the expert (issue 33, item 1): each row named once, by the
+table's identifier where it has one; every context column, texts included, and never the target of a
+held-out row; numbers written per column so that two different values of a column never read the same.
+
+- ``RowNames.of(data)``: built once per session's data (``StudyData.row_names``).
+- ``name(row)``: 'home_id 1960' (the identifier column and value) or 'row 1959' (a 0-based position).
+- ``context_columns``: what a pair shows side by side: every column but the target and the identifier
+  (which heads the pair already).
+- ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators and the
+  column's own decimals (``decimals_to_tell_apart``), text as it is.
+- ``answers_table(answers, rule_names)``: the stored answers in words, rows by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+MAX_DECIMALS = 6
+"""The most decimals a column is written with in a fixed format (``decimals_to_tell_apart``)."""
+
+CHOICES = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skipped"}
+"""An answer's choice in words."""
+
+
+def decimals_to_tell_apart(values: pd.Series) -> int | None:
+    """The decimals a column's numbers are written with: the fewest (0 … ``MAX_DECIMALS``) that write
+    every one of them exactly (to 1e-9 of its size), so that two different values never read the same
+    and none is rounded; None when some need more (each is then written in full, positionally)."""
+    numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+    tolerance = 1e-9 * np.maximum(np.abs(numbers), 1.0)
+    for decimals in range(MAX_DECIMALS + 1):
+        if np.all(np.abs(np.round(numbers, decimals) - numbers) <= tolerance):
+            return decimals
+    return None
+
+
+@dataclass(frozen=True)
+class RowNames:
+    """A session's rows as the expert reads them: ``identifier`` (the id column or None), ``labels``
+    (n,) the identifier's values as text, ``columns`` the context columns, ``decimals`` per numeric
+    column."""
+
+    identifier: str | None
+    labels: np.ndarray | None
+    columns: tuple[str, ...]
+    decimals: dict
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, target: str, identifier: str | None) -> RowNames:
+        columns = tuple(str(c) for c in frame.columns if c not in (target, identifier))
+        numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
+        decimals = {c: decimals_to_tell_apart(frame[c]) for c in numeric}
+        labels = None if identifier is None else frame[identifier].astype(str).to_numpy()
+        return cls(identifier, labels, columns, decimals)
+
+    def name(self, row: int) -> str:
+        """'ID_COLUMN VALUE', or 'row K' (0-based) without an identifier."""
+        return f"row {int(row)}" if self.identifier is None else f"{self.identifier} {self.labels[int(row)]}"
+
+    def value(self, column: str, value) -> str:
+        """``value`` of ``column`` as the expert reads it: a number with separators and the column's
+        decimals, '' for a missing one, text as it is."""
+        if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
+            return ""
+        if column not in self.decimals or isinstance(value, bool | np.bool_):
+            return str(value)
+        return _number(float(value), self.decimals[column])
+
+    def difference(self, column: str, a, b) -> str:
+        """B − A of a numeric column in its decimals ('' for text or a missing value); 0 without a sign."""
+        if column not in self.decimals or pd.isna(a) or pd.isna(b):
+            return ""
+        difference = float(b) - float(a)
+        text = _number(difference, self.decimals[column])
+        if float(text.replace(",", "")) == 0:
+            return _number(0.0, self.decimals[column])
+        return "+" + text if difference > 0 else text
+
+    def answers_table(self, answers: pd.DataFrame, rule_names: dict) -> pd.DataFrame:
+        """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
+        two rows by name, the answer in words, its confidence and margin, where the pair came from (the
+        rule audited, or the pair choice) and when."""
+        source = answers["rule_id"].map(
+            lambda rule: "pair choice" if pd.isna(rule) else f"audit of {rule_names.get(int(rule), 'a removed rule')!r}"
+        )
+        return pd.DataFrame(
+            {
+                "answer": answers["id"].astype(int).map(lambda k: f"#{k}"),
+                "annotator": answers["annotator"],
+                "A": answers["row_a"].map(self.name),
+                "B": answers["row_b"].map(self.name),
+                "answer given": answers["choice"].map(CHOICES),
+                "confidence": answers["weight"].map(lambda w: f"{w:g}"),
+                "margin": answers["margin"].map(lambda m: f"{m:,g}"),
+                "from": source,
+                "when": answers["created_at"].astype(str).str.slice(0, 19),
+            }
+        )
+
+
+def _number(value: float, decimals: int | None) -> str:
+    """``value`` with thousands separators and ``decimals`` decimals (None: every digit it needs)."""
+    if decimals is None:
+        whole, _, fraction = np.format_float_positional(value, trim="-").partition(".")
+        sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+        return f"{sign}{int(digits):,}" + (f".{fraction}" if fraction else "")
+    return f"{value:,.{decimals}f}"

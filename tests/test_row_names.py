@@ -1,0 +1,72 @@
+"""How the Studio names rows and writes values (``ordercore/studio/row_names.py``, issue 33 item 1),
+against hand-written cases and a brute-force check over every column of the sample homes."""
+
+import numpy as np
+import pandas as pd
+
+from ordercore.studio.data import SAMPLE_PATH
+from ordercore.studio.row_names import RowNames, decimals_to_tell_apart
+
+
+def test_a_column_gets_the_fewest_decimals_that_keep_its_values_apart():
+    assert decimals_to_tell_apart(pd.Series([97700, 97800, 101000])) == 0
+    assert decimals_to_tell_apart(pd.Series([-105.15942, -105.15, -105.1])) == 5
+    assert decimals_to_tell_apart(pd.Series([0.1, 0.12, 0.1])) == 2
+    assert decimals_to_tell_apart(pd.Series([0.1 + 0.2, 1.0])) == 1  # 0.30000000000000004 is 0.3
+    assert decimals_to_tell_apart(pd.Series([1.5, np.nan, 2.0])) == 1
+    assert decimals_to_tell_apart(pd.Series([1e-9, 2e-9])) is None  # beyond the cap: every digit
+
+
+def test_numbers_beyond_the_fixed_decimals_are_written_in_full_without_exponents():
+    frame = pd.DataFrame({"tiny": [1e-9, -2.5e-9, 12345.0000001], "y": [1.0, 2.0, 3.0]})
+    names = RowNames.of(frame, "y", None)
+    assert [names.value("tiny", v) for v in frame["tiny"]] == ["0.000000001", "-0.0000000025", "12,345.0000001"]
+
+
+def test_in_every_sample_column_two_different_values_never_read_the_same():
+    frame = pd.read_csv(SAMPLE_PATH)
+    names = RowNames.of(frame, "price", "home_id")
+    assert names.columns == tuple(c for c in frame.columns if c not in ("price", "home_id"))
+    for column in names.columns:
+        distinct = frame[column].drop_duplicates()
+        assert {names.value(column, v) for v in distinct}.__len__() == len(distinct), column
+
+
+def test_rows_are_named_by_the_identifier_or_by_position_and_differences_carry_no_signed_zero():
+    frame = pd.DataFrame({"code": ["x7", "y8"], "size": [1234.5, 1234.5], "note": ["a", "b"], "y": [1.0, 2.0]})
+    names = RowNames.of(frame, "y", "code")
+    assert (names.name(0), names.name(1)) == ("code x7", "code y8")
+    assert RowNames.of(frame, "y", None).name(1) == "row 1"
+    assert (names.value("size", 1234.5), names.difference("size", 1234.5, 1234.5)) == ("1,234.5", "0.0")
+    assert names.difference("size", 1.0, 0.98) == "0.0"  # rounds to zero: no sign
+    assert names.difference("size", 1000.0, 2234.5) == "+1,234.5" and names.difference("note", "a", "b") == ""
+
+
+def test_answers_read_in_words_with_rows_by_name():
+    frame = pd.DataFrame({"code": ["x7", "y8", "z9"], "y": [1.0, 2.0, 3.0]})
+    answers = pd.DataFrame(
+        {
+            "id": [4, 5],
+            "row_a": [0, 2],
+            "row_b": [1, 0],
+            "choice": ["a", "equal"],
+            "weight": [1.0, 2.5],
+            "margin": [0.0, 1000.0],
+            "annotator": ["ann", "bo"],
+            "created_at": ["2026-11-26 10:00:00.123", "2026-11-26 10:01:00"],
+            "rule_id": pd.array([None, 3], dtype="Int64"),
+            "swapped": pd.array([False, None], dtype="boolean"),
+        }
+    )
+    table = RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"})
+    assert table.to_dict("list") == {
+        "answer": ["#4", "#5"],
+        "annotator": ["ann", "bo"],
+        "A": ["code x7", "code z9"],
+        "B": ["code y8", "code x7"],
+        "answer given": ["A higher", "about equal"],
+        "confidence": ["1", "2.5"],
+        "margin": ["0", "1,000"],
+        "from": ["pair choice", "audit of 'bigger'"],
+        "when": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
+    }
