@@ -7,6 +7,7 @@ from scipy.stats import spearmanr
 
 import app_state
 from ordercore.knowledge.label_curve import LABEL_COST
+from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
@@ -17,6 +18,7 @@ from ordercore.studio.figures import (
     tube_against_figure,
 )
 from ordercore.studio.training import violations_by_source
+from ordercore.studio.verdicts import ClickStanding, gain_verdict
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -43,24 +45,12 @@ def cv_summary(cv, blend) -> None:
     columns[3].metric(
         "CV MAE, SSL in force", readable(mixed["ssl"]), delta=readable(-mixed["gain"]), delta_color="inverse"
     )
-    if path["gain"] < 0:
-        worse = f"{readable(-path['gain'])} ({-path['gain'] / path['svr']:.0%})"
-        certainty = "clearly " if path["high"] < 0 else ""
-        use = "SSL is SVR (λ2 = 0) until they help."
-        if blend.alpha > 0:
-            use = (
-                f"SSL takes only {blend.alpha:.0%} of their fit, mixed with SVR: the mixture cross-validates "
-                f"{readable(mixed['gain'])} better than SVR alone."
-            )
-        st.error(
-            f"**The preferences on their own make the cross-validated error {certainty}worse**, by {worse}. "
-            f"{use} Check the sources below with a negative effect: audit their pairs or remove them."
-        )
-    elif blend.alpha > 0:
-        noise = "" if path["low"] > 0 else " (within the noise of so few labels: the interval reaches below 0)"
-        st.success(f"The preferences help{noise}: SSL is {blend.describe()}.")
-    else:
-        st.warning("The preferences neither help nor harm the cross-validated error: SSL is SVR (λ2 = 0).")
+    kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
+    decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
+    advice = (
+        " Check the sources below with a negative effect: audit their pairs or remove them." if kind == "error" else ""
+    )
+    getattr(st, kind)(f"{words} {decision}{advice}")
     st.caption(
         f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
         "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: that average "
@@ -80,6 +70,8 @@ def click_summary(cv, blend) -> None:
     )
     columns[2].metric("CV gain over SVR", readable(compared["gain"]))
     columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
+    kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
+    getattr(st, kind)(words)
     st.info(
         f"SSL fits the answers: {blend.describe()}, λ2 growing with the answers to 1 at "
         f"{FULL_WEIGHT_ANSWERS}, each annotator weighted by their agreement with SVR (below). These "
@@ -277,6 +269,20 @@ def gp_result(data, start) -> None:
     left.plotly_chart(figure, key="model_gp")
 
 
+def violations_section(engine, bench, trust) -> None:
+    """How many preferences of each source SVR and SSL break, and for each annotator whose answers SSL
+    breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``)."""
+    st.subheader("Preferences violated, by source")
+    names = engine.sources()
+    st.dataframe(violations_by_source(bench, names), key="model_violations", hide_index=True, width="stretch")
+    if bench.svr_violated is None:
+        return
+    for annotator in sorted({str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}):
+        why = ClickStanding.of(annotator, names, bench.svr_violated, bench.ssl_violated, trust).why()
+        if why:
+            st.warning(app_state.plain(why))
+
+
 def mpmr_section(data) -> None:
     """MPMR (seed 003) on the labels, at a chosen ε: the bound it states beside the share of held-out
     rows its tube ± ε holds, and the tube on those rows."""
@@ -339,9 +345,7 @@ def main() -> None:
     metrics_section(last)
     if data.test.size:
         fits_section(engine, bench, data)
-    st.subheader("Preferences violated, by source")
-    table = violations_by_source(bench, engine.sources())
-    st.dataframe(table, key="model_violations", hide_index=True, width="stretch")
+    violations_section(engine, bench, status.in_force)
     st.subheader("MPMR: a tube with a probability (seed 003)")
     mpmr_section(data)
     st.subheader("The GP preference model")

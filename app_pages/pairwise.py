@@ -1,6 +1,7 @@
 """Pairwise: which of two homes is worth more?  Every answer is stored before the next pair."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import app_state
@@ -9,6 +10,7 @@ from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
+from ordercore.studio.verdicts import ClickStanding
 from ordercore.studio.workbench import PAIR_STRATEGIES
 
 STRATEGY_LABELS = {
@@ -142,8 +144,6 @@ def main() -> None:
         queue_section(engine, bench, named)
     answer_area(engine, data, source, rules, named)
     model_status(engine)
-    if len(engine.answers()):
-        agreement_section(engine)
 
 
 @st.fragment
@@ -173,19 +173,33 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
         if named:
             history_section(engine, data, answers)
+        agreement_section(engine)  # here: current after every answer (this part reruns alone on one)
 
 
 @st.fragment(run_every=1.0)
 def model_status(engine) -> None:
     """What the model made of the answers, as of its last retrain (they run in the background: this
     part redraws itself every second)."""
-    engine.trained()  # asks for a retrain if the trust in force changed meanwhile (another process's assessment)
+    bench = engine.trained()  # asks for a retrain if the trust in force changed meanwhile (another process's)
     app_state.warn_if_retrain_stopped(engine)
     last = engine.models.last()
     cells = st.columns(2)
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = last["moved"] if last else float("nan")
     cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
+    annotator, names = app_state.annotator(), engine.sources()
+    if annotator and bench is not None and bench.svr_violated is not None and len(bench.svr_violated) == len(names):
+        # (until the retrain of the newest answers finishes, its violations are of fewer preferences)
+        standing = app_state.memo(
+            "own_clicks",
+            (engine.id, engine.models.version, engine.revision(), annotator),
+            lambda: ClickStanding.of(annotator, names, bench.svr_violated, bench.ssl_violated, engine.trust.in_force()),
+        )
+        why = standing.why()
+        if why:
+            st.warning(app_state.plain(why))
+        elif standing.answers:
+            st.caption(app_state.plain(standing.summary()))
 
 
 NOTHING_LEFT = {
@@ -349,7 +363,14 @@ def agreement_section(engine) -> None:
             st.caption("No pair has been answered by two annotators yet (the shared queue makes such pairs).")
         else:
             st.dataframe(kappas, key="agreement_kappa", hide_index=True, width="stretch")
-        st.dataframe(triples, key="agreement_triples", hide_index=True, width="stretch")
+        shown = triples.assign(
+            **{
+                "share intransitive": triples["share intransitive"].map(
+                    lambda v: "no triples yet" if pd.isna(v) else f"{v:.0%}"
+                )
+            }
+        )
+        st.dataframe(shown, key="agreement_triples", hide_index=True, width="stretch")
         st.caption(
             "κ: Cohen's kappa on the pairs both answered (skips left out; 1 is full agreement, 0 what chance "
             "gives). Intransitive: among the triples of rows whose three pairs an annotator ordered, the share "

@@ -1,0 +1,112 @@
+"""What the Studio says of the model's figures, in words the expert can act on (issue 33, item 3):
+
+- ``gain_verdict``: a cross-validated gain over SVR worded by its interval: helps, harms, or "within
+  the noise" when the interval spans 0 (a point estimate on a few dozen labels is mostly noise).
+- ``ClickStanding``: an annotator's own answers as the last retrain treats them: how many SVR and SSL
+  break, the weight automatic trust gives them and why, and what would change it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ordercore.knowledge.source_weights import CLICKS
+from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
+from ordercore.studio.data import readable
+
+
+def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str, str]:
+    """('success' | 'error' | 'info', words) for the preferences' cross-validated gain over SVR's MAE
+    ``svr`` with its 95 % interval [low, high]: clearly better when the interval is above 0, clearly
+    worse below 0, within the noise when it spans 0."""
+    interval = f"95 % interval {readable(low)} to {readable(high)}"
+    if low > 0:
+        return "success", f"The preferences lower the cross-validated error by {readable(gain)} ({interval})."
+    if high < 0:
+        worse = f"{readable(-gain)} ({-gain / svr:.0%})" if svr else readable(-gain)
+        return "error", f"The preferences raise the cross-validated error, by {worse} ({interval})."
+    return (
+        "info",
+        f"Within the noise: the preferences neither clearly lower nor raise the cross-validated error "
+        f"({interval} spans 0; a few dozen labels cannot tell yet).",
+    )
+
+
+@dataclass(frozen=True)
+class ClickStanding:
+    """An annotator's answers in the last retrain: ``answers`` preferences from their clicks, how many
+    SVR and SSL break; the weight automatic trust gives their clicks (None: trust off or not assessed
+    yet), their agreement with SVR (accuracy, standard error, answers; NaN when not measured) and the
+    λ2 SSL fits the clicks with (None: not known here)."""
+
+    annotator: str
+    answers: int
+    svr_violated: int
+    ssl_violated: int
+    weight: float | None
+    agreement: tuple
+    lambda2: float | None
+
+    @classmethod
+    def of(cls, annotator: str, names, svr_violated, ssl_violated, trust: SourceTrust | None) -> ClickStanding:
+        """From the sources' names (p,) and the violations (p,) of the last retrain, and the trust in
+        force (None: automatic trust off or nothing assessed)."""
+        name = f"{CLICKS}{annotator}"
+        own = np.asarray(names, dtype=object) == name
+        weight, agreement, lambda2 = None, (np.nan, np.nan, 0), None
+        if trust is not None and name in trust.names:
+            k = trust.names.index(name)
+            weight = float(trust.trust.weights[k])
+            if trust.agreement is not None:
+                agreement = tuple(trust.agreement[k])
+            if trust.clicks_only:
+                lambda2 = float(trust.trust.blend.active().settings[-1][1])
+        return cls(
+            annotator,
+            int(own.sum()),
+            int(np.count_nonzero(np.asarray(svr_violated)[own])),
+            int(np.count_nonzero(np.asarray(ssl_violated)[own])),
+            weight,
+            agreement,
+            lambda2,
+        )
+
+    def summary(self) -> str:
+        """'SSL breaks 10 of your 17 answers, SVR 5.' (or nothing to say without answers)."""
+        if not self.answers:
+            return ""
+        return f"SSL breaks {self.ssl_violated} of {self.annotator}'s {self.answers} answers, SVR {self.svr_violated}."
+
+    def why(self) -> str | None:
+        """Why SSL breaks more of them than SVR, and what would change it; None when it does not."""
+        if self.ssl_violated <= self.svr_violated:
+            return None
+        if self.weight is None:
+            return (
+                f"{self.summary()} Automatic trust has not weighed these answers (it is off, or its assessment "
+                "has not run since they were given): SSL fits them at the λ2 set under Model; a larger λ2 "
+                "makes them pull harder."
+            )
+        accuracy, error, measured = self.agreement
+        if self.weight == 0:
+            measured_text = (
+                "not measured yet"
+                if np.isnan(accuracy)
+                else f"{accuracy:.2f} ± {error:.2f} on {int(measured)} answers, not surely above 0.5"
+            )
+            return (
+                f"{self.summary()} Their weight is 0: automatic trust counts an annotator's clicks once their "
+                f"agreement with SVR's order is surely better than a coin ({measured_text}). More answers — "
+                "especially on pairs far apart, where SVR is sure — settle it."
+            )
+        ramp = ""
+        if self.lambda2 is not None and self.lambda2 < 1:
+            ramp = f" SSL fits clicks at λ2 = {self.lambda2:.2f}, growing to 1 at {FULL_WEIGHT_ANSWERS} answers."
+        return (
+            f"{self.summary()} Their weight is {self.weight:.2f} of 1 (their agreement with SVR's order: "
+            f"{accuracy:.2f} ± {error:.2f}; full weight once surely above 0.7).{ramp} SSL also weighs the labels "
+            "and any rules: where those disagree with an answer, it can still break it. More answers raise "
+            "their pull."
+        )

@@ -1,0 +1,39 @@
+"""The Studio's verdicts in words (``ordercore/studio/verdicts.py``, issue 33 item 3), on hand-made cases."""
+
+import numpy as np
+
+from ordercore.knowledge.label_cv import Blend
+from ordercore.knowledge.trust import SourceTrust, Trust
+from ordercore.studio.verdicts import ClickStanding, gain_verdict
+
+
+def test_a_gain_is_worded_by_its_interval():
+    assert gain_verdict(100.0, 20.0, 180.0, 1000.0)[0] == "success"
+    kind, words = gain_verdict(-314.8, -10688.0, 10058.0, 31480.0)  # the issue's California case
+    assert kind == "info" and words.startswith("Within the noise") and "-10,688 to 10,058 spans 0" in words
+    kind, words = gain_verdict(-50.0, -90.0, -10.0, 1000.0)
+    assert kind == "error" and "by 50 (5%)" in words
+
+
+def trust_of(names, weights, agreement, lambda2=0.17):
+    """An assessment with cross-validation (any object: only its presence counts) and the click grid's blend."""
+    trust = Trust(np.array(weights), Blend.mixing(((0.1, 0.0), (0.1, lambda2)), 1.0), object(), None)
+    return SourceTrust(tuple(names), (None,) * len(names), trust, None, None, agreement)
+
+
+def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
+    names = np.array(["clicks: ann"] * 4 + ["rule #1: r"] * 2 + ["clicks: bo"], dtype=object)
+    svr = np.array([0, 1, 0, 0, 1, 1, 0], dtype=bool)
+    ssl = np.array([1, 1, 1, 0, 0, 0, 1], dtype=bool)
+    agreement = np.array([[0.62, 0.08, 4], [np.nan] * 3, [0.9, 0.05, 1]])
+    zero = trust_of(["clicks: ann", "rule #1: r", "clicks: bo"], [0.0, 1.0, 0.5], agreement)
+    ann = ClickStanding.of("ann", names, svr, ssl, zero)
+    assert (ann.answers, ann.svr_violated, ann.ssl_violated, ann.weight) == (4, 1, 3, 0.0)
+    assert ann.why().startswith("SSL breaks 3 of ann's 4 answers, SVR 1. Their weight is 0")
+    assert "0.62 ± 0.08 on 4 answers" in ann.why()
+    bo = ClickStanding.of("bo", names, svr, ssl, zero)
+    assert "weight is 0.50 of 1" in bo.why() and "λ2 = 0.17, growing to 1 at 100" not in bo.why()  # not clicks only
+    only_clicks = trust_of(["clicks: ann", "clicks: bo"], [0.5, 0.5], agreement[[0, 2]])
+    assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, svr, ssl, only_clicks).why()
+    assert "has not weighed" in ClickStanding.of("ann", names, svr, ssl, None).why()
+    assert ClickStanding.of("ann", names, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
