@@ -4,25 +4,20 @@ Create a session, set up the sample data, answer three pairs by clicking, kill a
 server, and find the three answers still there.  Two annotators in two browser contexts on one
 session: keys typed ahead of the page, per-annotator undo and edit, the data-switch refusal and a
 kill -9 with an answer in flight, each checked against the store.  A reload keeps each annotator's
-session and name, and two sessions never swap.  With ORDERCORE_UPDATE_SCREENSHOT=1 it also rewrites
-docs/screenshots/pairwise.png, the README's screenshot.
+session and name, and two sessions never swap.  (The README's screenshots come from
+docs/screenshots/make_screenshots.py.)
 """
 
-import os
 import re
 import time
 from pathlib import Path
 
 from ordercore.studio.data import data_settings, load_source
 from ordercore.studio.store import Store
-from tests.browser import ROOT, open_page, running_studio, settle, shared_session, type_into, wait_for_metric
-
-SCREENSHOT = ROOT / "docs" / "screenshots" / "pairwise.png"
-UPDATE_SCREENSHOT = os.environ.get("ORDERCORE_UPDATE_SCREENSHOT") == "1"
+from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
 
 
 def test_three_answers_survive_a_server_kill(tmp_path):
-    shots = SCREENSHOT.parent if UPDATE_SCREENSHOT else tmp_path
     store_path = tmp_path / "studio.sqlite"
     with running_studio(store_path) as studio:
         page = open_page(studio.browser, 60_000)
@@ -40,7 +35,6 @@ def test_three_answers_survive_a_server_kill(tmp_path):
         for done in range(1, 4):
             page.get_by_role("button", name="A higher").click()
             wait_for_metric(page, "Answers given", str(done), tmp_path / "failure.png")
-        page.screenshot(path=str(shots / SCREENSHOT.name), full_page=True)
         studio.restart()
         # Reopen the app as a user does (its address), then the Pairwise page.
         page.goto(studio.url)
