@@ -16,6 +16,7 @@ from ordercore.studio.figures import (
     mae_history_figure,
     tube_against_figure,
 )
+from ordercore.studio.numbers import metric_delta
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
@@ -35,14 +36,10 @@ def cv_summary(cv, blend) -> None:
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
     columns = st.columns(4)
     columns[0].metric("CV MAE, SVR", readable(path["svr"]))
-    columns[1].metric(
-        "CV MAE, with preferences", readable(path["ssl"]), delta=readable(-path["gain"]), delta_color="inverse"
-    )
+    columns[1].metric("CV MAE, with preferences", readable(path["ssl"]), **metric_delta(readable(-path["gain"])))
     columns[2].metric("CV gain over SVR", readable(path["gain"]))
     columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
-    columns[3].metric(
-        "CV MAE, SSL in force", readable(mixed["ssl"]), delta=readable(-mixed["gain"]), delta_color="inverse"
-    )
+    columns[3].metric("CV MAE, SSL in force", readable(mixed["ssl"]), **metric_delta(readable(-mixed["gain"])))
     if path["gain"] < 0:
         worse = f"{readable(-path['gain'])} ({-path['gain'] / path['svr']:.0%})"
         certainty = "clearly " if path["high"] < 0 else ""
@@ -75,9 +72,7 @@ def click_summary(cv, blend) -> None:
     compared = cv.comparison(blend)
     columns = st.columns(3)
     columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
-    columns[1].metric(
-        "CV MAE, SSL in force", readable(compared["ssl"]), delta=readable(-compared["gain"]), delta_color="inverse"
-    )
+    columns[1].metric("CV MAE, SSL in force", readable(compared["ssl"]), **metric_delta(readable(-compared["gain"])))
     columns[2].metric("CV gain over SVR", readable(compared["gain"]))
     columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
     st.info(
@@ -359,8 +354,7 @@ def fits_section(engine, bench, data) -> None:
     scatter = against_figure(data.y_true[data.test], predictions, title, "actual", "predicted", diagonal="perfect")
     left.plotly_chart(scatter, key="model_scatter")
     runs = engine.store.model_runs(engine.id)
-    maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
-    right.plotly_chart(mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history")
+    right.plotly_chart(mae_history_figure(runs), key="model_history")
     answers_bought_section(engine, runs, data)
 
 
@@ -438,14 +432,12 @@ def metrics_section(last: dict) -> None:
         "Test MAE, SSL (demo)",
         readable(last["ssl_mae"]),
         help=demonstration,
-        delta=readable(difference(last["ssl_mae"], last["svr_mae"])),
-        delta_color="inverse",
+        **metric_delta(readable(difference(last["ssl_mae"], last["svr_mae"]))),
     )
     metrics[3].metric(
         "Violated by SSL",
         f"{last['ssl_violated']:,}",
-        delta=f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR",
-        delta_color="inverse",
+        **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR"),
     )
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
 
