@@ -232,3 +232,18 @@ def test_the_experiments_progress_ends_with_its_total_and_time(store_path, data_
     assert not at.exception
     (bar,) = at.get("progress")
     assert re.fullmatch(r"2 of 2 trials in \d+ (s|min( \d+ s)?)", bar.proto.text), bar.proto.text
+
+
+def test_a_finished_gp_fit_says_how_many_of_its_most_evaluations_it_took(ready):
+    from ordercore.gp.evidence import MAX_EVALUATIONS
+
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    status = engine(at).gp_fit()["start"].job.wait(300)
+    assert status.state == "done"
+    at.run()
+    expected = f"{status.evaluations} of at most {MAX_EVALUATIONS} evidence evaluations"
+    assert any(expected in caption.value for caption in at.caption), [caption.value for caption in at.caption]
