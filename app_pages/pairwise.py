@@ -9,6 +9,7 @@ from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import rows_map
+from ordercore.studio.numbers import significant
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.workbench import PAIR_STRATEGIES
@@ -200,7 +201,7 @@ def model_status(engine) -> None:
     cells = st.columns(2)
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = last["moved"] if last else float("nan")
-    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
+    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else significant(moved))
 
 
 NOTHING_LEFT = {
