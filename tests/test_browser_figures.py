@@ -105,6 +105,9 @@ def test_the_model_page_reads_at_a_glance(tmp_path):
         assert re.fullmatch(r"\d{1,3}(,\d{3})+", shown.inner_text().strip()), shown.inner_text()
 
         page.get_by_role("button", name="Fit the GP preference model").click()
+        running = page.get_by_text(re.compile(r"Fitting in the background: evidence evaluation \d+ of at most \d+"))
+        running.wait_for(timeout=120_000)  # the page redraws it every second while the search runs
+        assert re.search(r"at most \d[\d hmins]* more; \d[\d hmins]* so far", running.inner_text())
         page.get_by_text("Fitted in").wait_for(timeout=300_000)
         assert re.search(
             r"Fitted in .*\(\d+ of at most \d+ evidence evaluations\)", page.get_by_text("Fitted in").inner_text()
