@@ -2,6 +2,7 @@
 saved result file opened and plotted."""
 
 import json
+import time
 
 import pandas as pd
 import streamlit as st
@@ -14,6 +15,7 @@ from ordercore.experiments.results import read_result, run_experiment
 from ordercore.experiments.table1 import SWEEPS
 from ordercore.studio.data import available_sources
 from ordercore.studio.figures import against_figure
+from ordercore.studio.numbers import significant, work_done
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
 
@@ -24,11 +26,11 @@ def show(result: dict, prefix: str) -> None:
         return
     summary = result["summary"]
     cells = st.columns(4)
-    cells[0].metric("SVR test MAE", f"{summary['svr_mae_mean']:,.4g}")
-    cells[1].metric("SSL test MAE", f"{summary['ssl_mae_mean']:,.4g}")
+    cells[0].metric("SVR test MAE", significant(summary["svr_mae_mean"]))
+    cells[1].metric("SSL test MAE", significant(summary["ssl_mae_mean"]))
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
     p_value = summary.get("p_value")
-    cells[3].metric("Paired t-test p", "—" if p_value is None else f"{p_value:.2g}")
+    cells[3].metric("Paired t-test p", "—" if p_value is None else significant(p_value, 2))
     trials = pd.DataFrame(result["trials"])
     figure = against_figure(
         trials["svr_mae"],
@@ -42,10 +44,10 @@ def show(result: dict, prefix: str) -> None:
 
 
 def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:
-    bar = st.progress(0.0, text="Starting…")
+    bar, start = st.progress(0.0, text="Starting…"), time.monotonic()
 
     def progress(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"{done} of {total} trials")
+        bar.progress(done / total, text=work_done(done, total, time.monotonic() - start, "trials"))
 
     if kind == "bedroom":
         rules = (bedroom_rule(extra["reading"]).to_dict(),)

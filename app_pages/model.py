@@ -17,11 +17,16 @@ from ordercore.studio.figures import (
     mae_history_figure,
     tube_against_figure,
 )
+from ordercore.studio.monotone import monotone_column
+from ordercore.studio.numbers import duration, gp_progress_text, metric_delta, significant, work_done
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import ClickStanding, gain_verdict
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+USUAL_EVALUATIONS = 35
+"""Evidence evaluations after which a GP search usually has ended (7–35 on the seeds' data sets): the
+progress line's estimate of the time left."""
 
 
 def path_settings() -> str:
@@ -37,14 +42,10 @@ def cv_summary(cv, blend) -> None:
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
     columns = st.columns(4)
     columns[0].metric("CV MAE, SVR", readable(path["svr"]))
-    columns[1].metric(
-        "CV MAE, with preferences", readable(path["ssl"]), delta=readable(-path["gain"]), delta_color="inverse"
-    )
+    columns[1].metric("CV MAE, with preferences", readable(path["ssl"]), **metric_delta(readable(-path["gain"])))
     columns[2].metric("CV gain over SVR", readable(path["gain"]))
     columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
-    columns[3].metric(
-        "CV MAE, SSL in force", readable(mixed["ssl"]), delta=readable(-mixed["gain"]), delta_color="inverse"
-    )
+    columns[3].metric("CV MAE, SSL in force", readable(mixed["ssl"]), **metric_delta(readable(-mixed["gain"])))
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
     advice = (
@@ -65,9 +66,7 @@ def click_summary(cv, blend) -> None:
     compared = cv.comparison(blend)
     columns = st.columns(3)
     columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
-    columns[1].metric(
-        "CV MAE, SSL in force", readable(compared["ssl"]), delta=readable(-compared["gain"]), delta_color="inverse"
-    )
+    columns[1].metric("CV MAE, SSL in force", readable(compared["ssl"]), **metric_delta(readable(-compared["gain"])))
     columns[2].metric("CV gain over SVR", readable(compared["gain"]))
     columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
@@ -174,11 +173,11 @@ def assessment_progress(engine, meanwhile: str) -> None:
     if status.state == "elsewhere":
         text = "in another Studio process on this store"
     else:
-        text = f"{status.done:,} of {status.total:,} folds" if status.total else "starting"
+        text = work_done(status.done, status.total, status.seconds, "folds") if status.total else "starting"
     st.progress(
         status.done / status.total if status.total else 0.0,
         text=f"Automatic trust, in the background: cross-validating on the labels, then each source's effect "
-        f"({text}, {status.seconds:.0f} s). Until it finishes, SSL uses {meanwhile}.",
+        f"({text}). Until it finishes, SSL uses {meanwhile}.",
     )
     if status.state == "running" and st.button("Cancel the assessment", key="model_cancel_trust"):
         engine.trust.cancel()
@@ -220,7 +219,7 @@ def gp_plan_text(start) -> str:
     sample = f" (a uniform sample of the {start.n_available:,})" if start.n_available > plan.n_pairs else ""
     return (
         f"GP ({model}) over the {plan.n_latent:,} rows touched by {plan.n_pairs:,} pairwise preferences{sample}; "
-        f"about {plan.memory / 1e9:.2g} GB."
+        f"about {significant(plan.memory / 1e9, 2)} GB."
     )
 
 
@@ -236,12 +235,8 @@ def gp_progress(engine) -> None:
     if done == 0:
         st.info(f"Starting in the background: loading the data, placing the inducing inputs… {status.seconds:.0f} s")
     else:
-        each = status.seconds / done
-        st.info(
-            f"Fitting in the background: evidence evaluation {done} of at most {most}, about {each:.1f} s each "
-            f"(a search usually ends after 7–35; at most {(most - done) * each / 60:.0f} min more), "
-            f"best log evidence {status.log_evidence:,.1f}, {status.seconds:.0f} s."
-        )
+        progress = gp_progress_text(done, most, status.seconds, USUAL_EVALUATIONS)
+        st.info(f"Fitting in the background: {progress}; best log evidence {status.log_evidence:,.1f}.")
     if st.button("Cancel the GP fit", key="model_cancel_gp"):
         job.cancel()
         st.rerun()
@@ -252,7 +247,10 @@ def gp_result(data, start) -> None:
     the labeled rows) with its rank correlation, or why it stopped."""
     status = start.job.status()
     if status.state == "cancelled":
-        st.info(f"GP fit cancelled after {status.seconds:.0f} s ({status.evaluations} evidence evaluations).")
+        st.info(
+            f"GP fit cancelled after {duration(status.seconds)} ({status.evaluations} of at most "
+            f"{status.most_evaluations} evidence evaluations)."
+        )
         return
     if status.state == "failed":
         st.error(f"The GP fit failed: {status.message}")
@@ -263,7 +261,8 @@ def gp_result(data, start) -> None:
     left, right = st.columns([3, 1])
     right.metric(f"Rank correlation with {target}", f"{spearmanr(mean, data.y_true[rows]).statistic:.3f}")
     right.caption(
-        f"Spearman's, on the {rows.size:,} {where}; 1 is the target's own order. Fitted in {status.seconds:.0f} s."
+        f"Spearman's, on the {rows.size:,} {where}; 1 is the target's own order. Fitted in {duration(status.seconds)} "
+        f"({status.evaluations} of at most {status.most_evaluations} evidence evaluations)."
     )
     figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", target)
     left.plotly_chart(figure, key="model_gp")
@@ -351,7 +350,7 @@ def main() -> None:
     st.subheader("The GP preference model")
     gp_section(engine, data)
     st.subheader("Gradient boosting")
-    boosting_section(data)
+    boosting_section(engine, data)
 
 
 def fits_section(engine, bench, data) -> None:
@@ -363,8 +362,7 @@ def fits_section(engine, bench, data) -> None:
     scatter = against_figure(data.y_true[data.test], predictions, title, "actual", "predicted", diagonal="perfect")
     left.plotly_chart(scatter, key="model_scatter")
     runs = engine.store.model_runs(engine.id)
-    maes = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae"])
-    right.plotly_chart(mae_history_figure(runs["n_preferences"], maes["svr_mae"], maes["ssl_mae"]), key="model_history")
+    right.plotly_chart(mae_history_figure(runs), key="model_history")
     answers_bought_section(engine, runs, data)
 
 
@@ -442,28 +440,35 @@ def metrics_section(last: dict) -> None:
         "Test MAE, SSL (demo)",
         readable(last["ssl_mae"]),
         help=demonstration,
-        delta=readable(difference(last["ssl_mae"], last["svr_mae"])),
-        delta_color="inverse",
+        **metric_delta(readable(difference(last["ssl_mae"], last["svr_mae"]))),
     )
     metrics[3].metric(
         "Violated by SSL",
         f"{last['ssl_violated']:,}",
-        delta=f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR",
-        delta_color="inverse",
+        **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR"),
     )
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
 
 
-def boosting_section(data) -> None:
-    """Gradient boosting with a monotone constraint: the usual way to state one order relation."""
-    column = st.selectbox("Gradient boosting, monotone increasing in", data.numeric_features(), key="model_monotone")
+def boosting_section(engine, data) -> None:
+    """Gradient boosting with a monotone constraint: the usual way to state one order relation; by
+    default in the column the session's rules or the labels support (``monotone_column``)."""
+    numeric = data.numeric_features()
+    default, why = monotone_column(data, engine.rules())
+    column = st.selectbox(
+        "Gradient boosting, monotone increasing in",
+        numeric,
+        index=numeric.index(default) if default in numeric else 0,
+        key="model_monotone",
+        help=f"Starts at {default}: {why}.",
+    )
     if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb"):
         try:
             error = monotone_boosting_mae(data, column)
         except ValueError as problem:
             st.error(str(problem))
         else:
-            st.metric("Test MAE, gradient boosting (same labels)", f"{error:,.4g}")
+            st.metric("Test MAE, gradient boosting (same labels)", significant(error))
 
 
 main()

@@ -8,6 +8,7 @@ import app_state
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
+from ordercore.studio.numbers import significant
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.verdicts import ClickStanding
@@ -186,7 +187,7 @@ def model_status(engine) -> None:
     cells = st.columns(2)
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = last["moved"] if last else float("nan")
-    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else f"{moved:,.4g}")
+    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else significant(moved))
     annotator, names = app_state.annotator(), engine.sources()
     if annotator and bench is not None and bench.svr_violated is not None and len(bench.svr_violated) == len(names):
         # (until the retrain of the newest answers finishes, its violations are of fewer preferences)

@@ -9,6 +9,7 @@ import streamlit as st
 from ordercore.experiments.figures import coverage_curve_figure, sinc_tube_figure
 from ordercore.experiments.mpmr import NOISE_LAWS, SINC_DEMO_EPSILONS, SINC_DEMO_NOISE, sinc_demo
 from ordercore.studio.figures import toy_cubic_figure
+from ordercore.studio.numbers import metric_delta
 from ordercore.studio.toy_cubic import (
     CENTERS,
     CENTERS_LABELS,
@@ -70,7 +71,7 @@ def main() -> None:
     fit = cached_fit(tuple(demo.training_x), tuple(demo.pairs), setting)
     with plot:
         for cell, (label, value, delta) in zip(st.columns(4), toy_metrics(len(demo.pairs), fit), strict=True):
-            cell.metric(label, value, delta=delta, delta_color="inverse")
+            cell.metric(label, value, **({} if delta is None else metric_delta(delta)))
         st.plotly_chart(toy_cubic_figure(demo.training_x, demo.pairs, fit), key="toy_chart")
         st.caption(f"Fitted with: {fit.setting.describe()}.")
     sinc_section()

@@ -31,7 +31,7 @@ def test_values_are_formatted_for_reading():
     from ordercore.studio.data import readable
 
     values = (254_321.678, 12.3456789, 0.123456, -3.0, np.float64(1e-7), 7, "old", np.nan, np.inf, None)
-    expected = ["254,322", "12.35", "0.1235", "-3", "1e-07", "7", "old", "—", "—", ""]
+    expected = ["254,322", "12.35", "0.1235", "-3", "0.0000001", "7", "old", "—", "—", ""]
     assert [readable(value) for value in values] == expected
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ordercore.experiments.mpmr import SincDemo, sinc
+from ordercore.studio.figures import OKABE_ITO, SSL_COLOUR, SVR_COLOUR, styled
 
 SWEEP_TITLES = {
     "p": "number of preferences p",
@@ -18,7 +19,7 @@ def sweep_figure(result: dict) -> go.Figure:
     """Seed 001 Fig. 2: test MAE (mean ± std over trials) of SVR and SSL against the varied parameter."""
     values = [point["value"] for point in result["points"]]
     figure = go.Figure()
-    for model, colour, dash in (("svr", "#1f77b4", "dash"), ("ssl", "#d62728", "solid")):
+    for model, colour, dash in (("svr", SVR_COLOUR, "dash"), ("ssl", SSL_COLOUR, "solid")):
         figure.add_scatter(
             x=values,
             y=[point[f"{model}_mae_mean"] for point in result["points"]],
@@ -33,7 +34,7 @@ def sweep_figure(result: dict) -> go.Figure:
         yaxis=dict(title="test mean absolute error"),
         margin=dict(t=50),
     )
-    return figure
+    return styled(figure)
 
 
 def session_figure(result: dict) -> go.Figure:
@@ -43,7 +44,7 @@ def session_figure(result: dict) -> go.Figure:
     first = next(iter(result["arms"].values()))["checkpoints"]
     figure.add_scatter(
         x=[c["answers"] for c in first], y=[c["svr_mae"] for c in first], name="SVR (labels alone)",
-        mode="lines", line=dict(color="#555555", dash="dash"),
+        mode="lines", line=dict(color=SVR_COLOUR, dash="dash"),
     )  # fmt: skip
     for label, arm in result["arms"].items():
         points = arm["checkpoints"]
@@ -56,7 +57,7 @@ def session_figure(result: dict) -> go.Figure:
         yaxis=dict(title="test mean absolute error (mean over trials)"),
         margin=dict(t=50),
     )
-    return figure
+    return styled(figure)
 
 
 def write_figure(figure: go.Figure, path) -> None:
@@ -78,16 +79,16 @@ def sinc_tube_figure(demo: SincDemo, epsilon: float) -> go.Figure:
         x=np.concatenate([demo.grid, demo.grid[::-1]]),
         y=np.concatenate([demo.fit + epsilon, (demo.fit - epsilon)[::-1]]),
         fill="toself",
-        fillcolor="rgba(214, 39, 40, 0.15)",
+        fillcolor="rgba(204, 121, 167, 0.2)",
         line={"width": 0},
         name="MPMR ± ε",
         hoverinfo="skip",
     )
     figure.add_scatter(x=demo.x, y=demo.y, mode="markers", name="training points", marker={"color": "gray"})
     figure.add_scatter(x=demo.grid, y=sinc(demo.grid), name="sin(πx)/(πx)", line={"dash": "dot", "color": "black"})
-    figure.add_scatter(x=demo.grid, y=demo.fit, name="MPMR", line={"color": "#d62728", "width": 3})
+    figure.add_scatter(x=demo.grid, y=demo.fit, name="MPMR", line={"color": OKABE_ITO["reddish purple"], "width": 3})
     figure.update_layout(xaxis_title="x", yaxis_title="y", legend={"orientation": "h", "y": -0.15}, margin={"t": 30})
-    return figure
+    return styled(figure)
 
 
 def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
@@ -96,10 +97,17 @@ def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
     epsilons = np.linspace(0.01, 2.0, 200)
     figure = go.Figure()
     figure.add_scatter(x=epsilons, y=demo.coverage(epsilons), name="measured coverage", line={"color": "black"})
-    figure.add_scatter(x=epsilons, y=demo.omega(epsilons), name="Ω (the paper's bound)", line={"color": "#d62728"})
-    figure.add_scatter(x=epsilons, y=demo.cv_coverage(epsilons), name="cross-validated estimate", line={"dash": "dash"})
+    figure.add_scatter(
+        x=epsilons, y=demo.omega(epsilons), name="Ω (the paper's bound)", line={"color": OKABE_ITO["reddish purple"]}
+    )
+    figure.add_scatter(
+        x=epsilons,
+        y=demo.cv_coverage(epsilons),
+        name="cross-validated estimate",
+        line={"dash": "dash", "color": OKABE_ITO["bluish green"]},
+    )
     figure.add_vline(x=epsilon, line={"dash": "dot", "color": "gray"})
     figure.update_layout(
         xaxis_title="ε", yaxis_title="P(|f − y| ≤ ε)", yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.2}
     )
-    return figure
+    return styled(figure)

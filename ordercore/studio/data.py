@@ -17,6 +17,7 @@ from ordercore.data.benchmarks import BENCHMARKS, data_directory, load_dataset
 from ordercore.data.tables import MAX_CATEGORIES, Dataset, prepare, read_csv
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.numbers import significant
 from ordercore.studio.row_names import RowNames
 
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "homes.csv"
@@ -223,4 +224,4 @@ def readable(value) -> str:
         return str(value)
     if not np.isfinite(value):
         return "—"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+    return f"{value:,.0f}" if abs(value) >= 1000 else significant(value)

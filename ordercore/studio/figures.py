@@ -8,6 +8,38 @@ import plotly.graph_objects as go
 
 from ordercore.studio.toy_cubic import DOMAIN, GRID, ToyFit, cubic_target
 
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#e69f00",
+    "sky blue": "#56b4e9",
+    "bluish green": "#009e73",
+    "yellow": "#f0e442",
+    "blue": "#0072b2",
+    "vermillion": "#d55e00",
+    "reddish purple": "#cc79a7",
+}
+"""Okabe and Ito's colour-blind-safe palette (Color Universal Design, 2008): every chart's colours."""
+
+SVR_COLOUR, SSL_COLOUR = OKABE_ITO["blue"], OKABE_ITO["vermillion"]
+"""SVR (labels only) and SSL (labels and preferences), the same on every chart of the Studio."""
+
+OTHER_COLOURS = [OKABE_ITO[name] for name in ("bluish green", "orange", "reddish purple", "sky blue", "black")]
+"""The colours of every other series, in turn (never SVR's or SSL's)."""
+
+
+def model_colour(name: str) -> str | None:
+    """SVR's or SSL's colour for a series whose name says it is one of them, else None."""
+    return SVR_COLOUR if "SVR" in name else SSL_COLOUR if "SSL" in name else None
+
+
+def styled(figure: go.Figure) -> go.Figure:
+    """The Studio's look on ``figure``: the palette for series without a colour of their own, and
+    numbers on linear axes with thousands separators, never an exponent or an SI suffix (46.499k)."""
+    figure.update_layout(colorway=OTHER_COLOURS)
+    figure.update_xaxes(exponentformat="none", separatethousands=True)
+    figure.update_yaxes(exponentformat="none", separatethousands=True)
+    return figure
+
 
 def toy_cubic_figure(training_x, pairs, fit: ToyFit) -> go.Figure:
     """Seed 000 Fig. 1: target (dotted), training points (circles), SVR (dashed), SSL (solid), and
@@ -17,10 +49,10 @@ def toy_cubic_figure(training_x, pairs, fit: ToyFit) -> go.Figure:
     figure = go.Figure()
     figure.add_scatter(x=GRID, y=truth, name="target", mode="lines", line=dict(dash="dot", color="black"))
     figure.add_scatter(
-        x=GRID, y=fit.svr, name="SVR (labels only)", mode="lines", line=dict(dash="dash", color="#1f77b4")
+        x=GRID, y=fit.svr, name="SVR (labels only)", mode="lines", line=dict(dash="dash", color=SVR_COLOUR)
     )
     figure.add_scatter(
-        x=GRID, y=fit.ssl, name="SSL (labels + preferences)", mode="lines", line=dict(color="#d62728", width=3)
+        x=GRID, y=fit.ssl, name="SSL (labels + preferences)", mode="lines", line=dict(color=SSL_COLOUR, width=3)
     )
     figure.add_scatter(
         x=training_x,
@@ -50,7 +82,7 @@ def toy_cubic_figure(training_x, pairs, fit: ToyFit) -> go.Figure:
         legend=dict(orientation="h", y=-0.15),
         margin=dict(t=30),
     )
-    return figure
+    return styled(figure)
 
 
 MAP_DOTS = 2000
@@ -100,14 +132,14 @@ def rows_map(latitude, longitude, pairs=None, marked=None, title=None, height=42
         margin={"l": 0, "r": 0, "t": 40 if title else 10, "b": 0},
         plot_bgcolor="white",
     )
-    return figure
+    return styled(figure)
 
 
 def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal: str | None = None):
     """Each of ``series`` {name: y} plotted against x, with the line y = x named ``diagonal`` if given."""
     figure = go.Figure()
     for name, y in series.items():
-        figure.add_scatter(x=x, y=y, mode="markers", name=name, opacity=0.6)
+        figure.add_scatter(x=x, y=y, mode="markers", name=name, opacity=0.6, marker={"color": model_colour(name)})
     if diagonal is not None:
         values = np.concatenate(
             [np.asarray(x, dtype=np.float64)] + [np.asarray(y, dtype=np.float64) for y in series.values()]
@@ -117,7 +149,7 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
             x=[low, high], y=[low, high], mode="lines", name=diagonal, line={"dash": "dot", "color": "gray"}
         )
     figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis)
-    return figure
+    return styled(figure)
 
 
 BAND_BINS = 20
@@ -153,26 +185,44 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
         x=np.concatenate([centre, centre[::-1]]),
         y=np.concatenate([average + spread, (average - spread)[::-1]]),
         fill="toself",
-        fillcolor="rgba(31, 119, 180, 0.25)",
+        fillcolor="rgba(86, 180, 233, 0.3)",
         line={"width": 0},
         name="± latent sd (bin average)",
         hoverinfo="skip",
     )
     figure.add_scatter(x=centre, y=average, mode="lines+markers", name="latent mean (bin average)")
     figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
-    return figure
+    return styled(figure)
 
 
-def mae_history_figure(n_preferences, svr_mae, ssl_mae) -> go.Figure:
-    """Test MAE of SVR and SSL against the number of preferences in force (one point per retrain)."""
+def whole_numbers(axis_length: int) -> dict:
+    """An axis of counts (answers, model runs): whole-number ticks with separators, at most about ten,
+    a step of 1, 2 or 5 times a power of ten (never 1.5 runs)."""
+    rung = 0  # steps 1, 2, 5, 10, 20, 50, …
+    while axis_length / ((1, 2, 5)[rung % 3] * 10 ** (rung // 3)) > 10:
+        rung += 1
+    step = (1, 2, 5)[rung % 3] * 10 ** (rung // 3)
+    return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": ",d"}
+
+
+def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
+    """Test MAE of SVR and SSL at each of the session's model runs (``runs``, the store's, oldest first:
+    run 1, 2, …); the preferences and answers each run had show on hover."""
+    metrics = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae", "answers"])
+    run = np.arange(1, len(runs) + 1)
+    answers = metrics["answers"].fillna(-1).to_numpy(dtype=np.int64)
+    held = np.column_stack([runs["n_preferences"].to_numpy(dtype=np.int64), answers])
+    hover = "run %{x}: MAE %{y:,.4~r}<br>%{customdata[0]:,} preferences, %{customdata[1]:,} answers<extra></extra>"
     figure = go.Figure()
-    figure.add_scatter(x=n_preferences, y=svr_mae, mode="lines+markers", name="SVR")
-    figure.add_scatter(x=n_preferences, y=ssl_mae, mode="lines+markers", name="SSL")
-    figure.update_layout(
-        title="Test MAE as preferences grow", xaxis_title="preferences in force", yaxis_title="test MAE"
-    )
-    # Four significant digits: plotly's default labels a narrow range with all of them (84.297438809896008k).
-    figure.update_yaxes(tickformat=",.4~g")
+    for name, column, colour in (("SVR", "svr_mae", SVR_COLOUR), ("SSL", "ssl_mae", SSL_COLOUR)):
+        figure.add_scatter(
+            x=run, y=metrics[column], mode="lines+markers", name=name, line={"color": colour},
+            customdata=held, hovertemplate=f"{name}, {hover}",
+        )  # fmt: skip
+    figure.update_layout(title="Test MAE at each model run", xaxis_title="model run (one per retrain)",
+                         yaxis_title="test MAE")  # fmt: skip
+    styled(figure)
+    figure.update_xaxes(**whole_numbers(len(run)), range=[0.5, len(run) + 0.5])
     return figure
 
 
@@ -187,9 +237,10 @@ def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labele
     metrics = metrics.drop_duplicates("answers", keep="last").sort_values("answers")
     answers = metrics["answers"].to_numpy(dtype=np.float64)
     figure = go.Figure()
-    figure.add_scatter(x=answers, y=metrics["cv_ssl_mae"], mode="lines+markers", name="SSL (your answers)")
+    figure.add_scatter(x=answers, y=metrics["cv_ssl_mae"], mode="lines+markers", name="SSL (your answers)",
+                       line={"color": SSL_COLOUR})  # fmt: skip
     figure.add_scatter(x=answers, y=metrics["cv_svr_mae"], mode="lines", name="SVR (labels alone)",
-                       line={"dash": "dash"})  # fmt: skip
+                       line={"dash": "dash", "color": SVR_COLOUR})  # fmt: skip
     if curve is not None:
         instead = metrics["cv_svr_mae"].to_numpy() * curve.ratio(n_labeled + answers / label_cost)
         figure.add_scatter(x=answers, y=instead, mode="lines", name=f"labels instead (1 per {label_cost:g} answers)",
@@ -199,7 +250,8 @@ def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labele
         xaxis_title="answers",
         yaxis_title="cross-validated MAE",
     )
-    figure.update_yaxes(tickformat=",.4~g")
+    styled(figure)
+    figure.update_xaxes(**whole_numbers(int(answers.max()) if answers.size else 1))
     return figure
 
 
@@ -209,7 +261,8 @@ def tube_against_figure(actual, predicted, epsilon: float, title: str, xaxis: st
     actual, predicted = np.asarray(actual, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
     inside = np.abs(predicted - actual) <= epsilon
     figure = go.Figure()
-    for mask, name, colour in ((inside, "within ε", "#2ca02c"), (~inside, "outside ε", "#d62728")):
+    sides = ((inside, "within ε", OKABE_ITO["bluish green"]), (~inside, "outside ε", OKABE_ITO["orange"]))
+    for mask, name, colour in sides:
         figure.add_scatter(
             x=actual[mask],
             y=predicted[mask],
@@ -221,7 +274,7 @@ def tube_against_figure(actual, predicted, epsilon: float, title: str, xaxis: st
     ends = [min(actual.min(), predicted.min()), max(actual.max(), predicted.max())]
     figure.add_scatter(x=ends, y=ends, mode="lines", name="y = f", line={"dash": "dot", "color": "black"})
     figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="prediction ± ε")
-    return figure
+    return styled(figure)
 
 
 def confusion_figure(confusion, grades) -> go.Figure:

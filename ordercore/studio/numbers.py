@@ -1,0 +1,78 @@
+"""Numbers as the Studio shows them (issue 33): significant digits with thousands separators and never
+an exponent, a change of zero as "no change", durations in seconds and minutes, and long work as so
+many of a total with the time left."""
+
+from __future__ import annotations
+
+import math
+import re
+
+DIGITS = 4
+"""Significant digits the Studio shows of a measured number (an error, a mean)."""
+
+MOST_DECIMALS = 12
+"""Decimals shown at most: below 10⁻¹² a number reads as 0."""
+
+
+def significant(value: float, digits: int = DIGITS) -> str:
+    """``value`` to ``digits`` significant digits in plain decimals: 62,460 / 12.35 / 0.00001235, every
+    digit left of the point kept (62,460.25 reads 62,460), trailing zeros after the point dropped; never
+    an exponent."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "—"
+    if value == 0:
+        return "0"
+    decimals = min(MOST_DECIMALS, max(0, digits - 1 - math.floor(math.log10(abs(value)))))
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def reads_as_zero(text: str) -> bool:
+    """Whether a formatted number (with any sign, separators, words after it) shows only zeros."""
+    number = re.match(r"\s*[-+−]?[\d,.\s]*", text).group()
+    return any(c.isdigit() for c in number) and not any(c in "123456789" for c in number)
+
+
+def metric_delta(text: str, lower_is_better: bool = True) -> dict:
+    """``st.metric``'s delta arguments for a change formatted as ``text``: "no change" with no arrow and
+    no colour when it reads as zero, else the change coloured by whether it is better."""
+    if reads_as_zero(text):
+        return {"delta": "no change", "delta_color": "off", "delta_arrow": "off"}
+    return {"delta": text, "delta_color": "inverse" if lower_is_better else "normal"}
+
+
+def duration(seconds: float) -> str:
+    """A duration for reading: '45 s', '1 min 10 s', '2 h 5 min'."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min" if rest == 0 else f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours:,} h" if minutes == 0 else f"{hours:,} h {minutes} min"
+
+
+def work_done(done: int, total: int, seconds: float, unit: str) -> str:
+    """Long work as the expert reads it: '3 of 10 trials, 30 s so far, about 1 min 10 s left' (the mean
+    time of those done times those left), '10 of 10 trials in 1 min 35 s' when all are done."""
+    if total and done >= total:
+        return f"{done:,} of {total:,} {unit} in {duration(seconds)}"
+    text = f"{done:,} of {total:,} {unit}, {duration(seconds)} so far"
+    if done > 0:
+        text += f", about {duration(seconds / done * (total - done))} left"
+    return text
+
+
+def gp_progress_text(done: int, most: int, seconds: float, usual: int) -> str:
+    """A GP evidence search's progress: evaluations of at most ``most``, and the time left if it ends
+    after ``usual`` evaluations (where searches usually end) and at most."""
+    each = seconds / done
+    text = f"evidence evaluation {done:,} of at most {most:,}, about {significant(each, 2)} s each"
+    at_most = duration((most - done) * each)
+    if done < usual:
+        text += f"; about {duration((usual - done) * each)} left if it ends after {usual} as searches usually do"
+    return f"{text}, at most {at_most} more; {duration(seconds)} so far"

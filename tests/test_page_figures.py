@@ -1,0 +1,249 @@
+"""AppTests of issue 33's item 4, figures at a glance: SVR and SSL in the Okabe–Ito colours on every
+chart, the MAE history against model runs, no signed zero change, numbers with separators and never
+an exponent, long work with a total and an estimate, and gradient boosting's monotone column chosen
+from the data.  Expectations are independent of the code: the palette from Okabe & Ito's RGB values,
+numbers formatted by hand, the boosting column from the store's rules or a rank correlation."""
+
+import base64
+import json
+import re
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from streamlit.testing.v1 import AppTest
+
+from ordercore.studio.store import Store
+from tests.studio_app import APP, add_default_rule, engine, metric
+
+# Okabe & Ito (2008), "Color Universal Design": blue (0, 114, 178) and vermillion (213, 94, 0).
+SVR_RGB, SSL_RGB = (0, 114, 178), (213, 94, 0)
+
+
+def values(array) -> list[float]:
+    """A Plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw numbers)."""
+    if isinstance(array, dict):
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).astype(float).tolist()
+    return [float(value) for value in array]
+
+
+def hex_of(rgb) -> str:
+    return "#" + "".join(f"{channel:02x}" for channel in rgb)
+
+
+def charts(at) -> dict:
+    """Every Plotly chart on the page: its key -> its figure (JSON)."""
+    return {str(element.proto.id): json.loads(element.proto.spec) for element in at.get("plotly_chart")}
+
+
+def colour(trace) -> str | None:
+    """A trace's colour as drawn: its line's, else its markers'."""
+    for part in ("line", "marker"):
+        value = trace.get(part, {}).get("color")
+        if isinstance(value, str):
+            return value.lower()
+    return None
+
+
+def model_traces(figures) -> list[tuple[str, str | None]]:
+    """(model, colour) of every trace naming SVR or SSL, on every chart."""
+    found = []
+    for figure in figures:
+        for trace in figure["data"]:
+            for model in ("SVR", "SSL"):
+                if model in trace.get("name", ""):
+                    found.append((model, colour(trace)))
+    return found
+
+
+def assert_okabe_ito(found, at_least: int) -> None:
+    assert len(found) >= at_least, found
+    expected = {"SVR": hex_of(SVR_RGB), "SSL": hex_of(SSL_RGB)}
+    assert [(model, expected[model]) for model, _ in found] == found
+
+
+def delta_of(at, label):
+    return next(m for m in at.metric if m.label == label).proto
+
+
+def test_svr_and_ssl_take_the_okabe_ito_blue_and_vermillion_on_every_chart(ready):
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at = at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    model_charts = charts(at)
+    assert_okabe_ito(model_traces(model_charts.values()), at_least=4)  # scatter and history, SVR and SSL each
+    at.switch_page("app_pages/toy_cubic.py").run()
+    assert not at.exception
+    assert_okabe_ito(model_traces(charts(at).values()), at_least=2)
+
+
+def test_experiment_figures_take_the_same_colours(store_path):
+    from ordercore.experiments.figures import session_figure, sweep_figure
+
+    points = [{"value": v, "svr_mae_mean": 5.0, "svr_mae_std": 1.0, "ssl_mae_mean": 4.0, "ssl_mae_std": 1.0}
+              for v in (10, 100)]  # fmt: skip
+    sweep = json.loads(sweep_figure({"dataset": "boston", "vary": "p", "points": points}).to_json())
+    checkpoints = [{"answers": a, "svr_mae": 5.0, "ssl_mae": 4.0} for a in (0, 10)]
+    session = json.loads(
+        session_figure({"dataset": "boston", "arms": {"uncertainty": {"checkpoints": checkpoints}}}).to_json()
+    )
+    assert_okabe_ito(model_traces([sweep, session]), at_least=3)  # the arms are named by how pairs are chosen
+
+
+def test_the_mae_history_runs_along_model_runs_not_preference_counts(ready, store_path):
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at = at.switch_page("app_pages/model.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    n_runs = len(store.model_runs(store.session("s1").id))
+    assert n_runs >= 2
+    history = next(figure for key, figure in charts(at).items() if "model_history" in key)
+    for trace in history["data"]:
+        assert values(trace["x"]) == list(range(1, n_runs + 1))
+    axis = history["layout"]["xaxis"]
+    assert "run" in axis["title"]["text"]
+    assert axis.get("tickformat") == ",d" and axis.get("dtick", 1) >= 1  # whole runs, never 1.5 or 46.499k
+
+
+def test_a_zero_change_reads_no_change_without_sign_arrow_or_colour(ready):
+    at = ready.switch_page("app_pages/model.py").run()  # no preferences: SSL is SVR
+    assert not at.exception
+    for label in ("Test MAE, SSL (demo)", "Violated by SSL"):
+        proto = delta_of(at, label)
+        assert proto.delta == "no change", (label, proto.delta)
+        assert proto.color == 2 and proto.direction == 2, (label, proto.color, proto.direction)  # gray, none
+
+
+def test_the_toy_cubic_says_no_change_before_any_preference(store_path):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = at.switch_page("app_pages/toy_cubic.py").run()
+    proto = delta_of(at, "Error to target (SSL)")
+    assert proto.delta == "no change" and proto.color == 2 and proto.direction == 2
+
+
+def test_result_numbers_have_separators_not_exponents(store_path):
+    result = {
+        "experiment": "table1",
+        "protocol": {},
+        "summary": {"svr_mae_mean": 62460.25, "ssl_mae_mean": 61234.4, "improvement": 0.0196, "p_value": 0.03},
+        "trials": [{"svr_mae": 62460.25, "ssl_mae": 61234.4}],
+    }
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("app_pages/experiments.py").run()
+    at.file_uploader(key="experiment_file").set_value(("r.json", json.dumps(result).encode(), "application/json"))
+    at.run()
+    assert not at.exception
+    assert metric(at, "SVR test MAE") == "62,460" and metric(at, "SSL test MAE") == "61,234"
+    trials = next(figure for key, figure in charts(at).items() if "trials_chart" in key)
+    for axis in ("xaxis", "yaxis"):
+        assert trials["layout"][axis].get("exponentformat") == "none"
+        assert trials["layout"][axis].get("separatethousands") is True
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [(1e-7, "0.0000001"), (0.000012346, "0.00001235"), (62460.25, "62,460"), (12.3456789, "12.35"), (-3.0, "-3")],
+)
+def test_readable_numbers_never_use_an_exponent(value, shown):
+    from ordercore.studio.data import readable
+
+    assert readable(value) == shown
+
+
+def boosting_column_by_hand(at, store_path) -> str:
+    """The column a data-minded expert would constrain: the first rule's ordering column, else the
+    numeric feature whose rank correlation with the labels is highest."""
+    store = Store(f"sqlite:///{store_path}")
+    rules = store.rules(store.session("s1").id)
+    data = engine(at).data()
+    if rules:
+        return rules[0][1].ordering.column
+    labeled = data.labeled
+    correlations = {
+        name: spearmanr(data.frame.loc[labeled, name], data.y_true[labeled]).statistic
+        for name in data.numeric_features()
+    }
+    return max(correlations, key=correlations.get)
+
+
+def test_gradient_boosting_defaults_to_the_column_the_data_supports_and_shows_its_error_with_separators(
+    ready, store_path
+):
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.metrics import mean_absolute_error
+
+    at = ready.switch_page("app_pages/model.py").run()
+    expected = boosting_column_by_hand(at, store_path)
+    assert expected != engine(at).data().numeric_features()[0]  # the old default, the first column, differs
+    box = at.selectbox(key="model_monotone")
+    assert box.value == expected
+    assert "correlat" in box.help
+    at.button(key="model_fit_hgb").click().run()
+    data = engine(at).data()
+    numeric = data.numeric_features()
+    model = HistGradientBoostingRegressor(monotonic_cst=[int(c == expected) for c in numeric], random_state=0)
+    model.fit(data.frame.loc[data.labeled, numeric], data.y_true[data.labeled])
+    error = mean_absolute_error(data.y_true[data.test], model.predict(data.frame.loc[data.test, numeric]))
+    shown = metric(at, "Test MAE, gradient boosting (same labels)")
+    assert error >= 1000 and shown == f"{round(error):,}"
+
+
+def test_gradient_boosting_follows_the_first_rule(ready, store_path):
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at = at.switch_page("app_pages/model.py").run()
+    expected = boosting_column_by_hand(at, store_path)
+    box = at.selectbox(key="model_monotone")
+    assert box.value == expected and "rule" in box.help
+
+
+@pytest.mark.parametrize(
+    "done, total, seconds, unit, text",
+    [
+        (3, 10, 30.0, "trials", "3 of 10 trials, 30 s so far, about 1 min 10 s left"),
+        (0, 4, 2.0, "folds", "0 of 4 folds, 2 s so far"),
+        (10, 10, 95.0, "trials", "10 of 10 trials in 1 min 35 s"),
+    ],
+)
+def test_long_work_says_its_total_and_an_estimate(done, total, seconds, unit, text):
+    from ordercore.studio.numbers import work_done
+
+    assert work_done(done, total, seconds, unit) == text
+
+
+def test_gp_progress_gives_the_most_evaluations_and_the_time_left():
+    from ordercore.studio.numbers import gp_progress_text
+
+    text = gp_progress_text(done=14, most=60, seconds=70.0, usual=35)
+    # 5 s an evaluation: 21 more to the usual end of a search (105 s), 46 more at most (230 s).
+    assert text.startswith("evidence evaluation 14 of at most 60")
+    assert "about 1 min 45 s left" in text and "at most 3 min 50 s" in text
+    assert re.search(r"1 min 10 s so far", text)
+
+
+def test_the_experiments_progress_ends_with_its_total_and_time(store_path, data_directory):
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    at.switch_page("app_pages/experiments.py").run()
+    at.selectbox(key="experiment_dataset").set_value("boston").run()
+    at.button(key="experiment_run").click().run()
+    assert not at.exception
+    (bar,) = at.get("progress")
+    assert re.fullmatch(r"2 of 2 trials in \d+ (s|min( \d+ s)?)", bar.proto.text), bar.proto.text
+
+
+def test_a_finished_gp_fit_says_how_many_of_its_most_evaluations_it_took(ready):
+    from ordercore.gp.evidence import MAX_EVALUATIONS
+
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    status = engine(at).gp_fit()["start"].job.wait(300)
+    assert status.state == "done"
+    at.run()
+    expected = f"{status.evaluations} of at most {MAX_EVALUATIONS} evidence evaluations"
+    assert any(expected in caption.value for caption in at.caption), [caption.value for caption in at.caption]
