@@ -125,7 +125,7 @@ def build_rule(data):
             key="rule_max_pairs",
             help="Beyond it, a uniform sample of the matching pairs is kept.",
         )
-    name = name_widget(name_slot, rule_name(ordering, direction))
+    name = name_widget(name_slot, rule_name(ordering, direction) if ordering else "")
     conditions = [c for c in conditions if c is not None]
     if not conditions:
         left.info("Choose at least one 'roughly equal' condition above.")
