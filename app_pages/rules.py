@@ -13,35 +13,50 @@ from ordercore.knowledge.rules import (
     Ordering,
     Rule,
     condition_form,
+    condition_pairs,
+    default_ordering,
     generate,
     rule_columns,
+    rule_name,
     suggested_conditions,
 )
+from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
-
-PREVIEW_PAIRS = 300
-
+from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
 
 CONDITION_SLOTS = 4
 NO_CONDITION = "—"
+# A condition's row, across the page: its kind, then its columns and amount (wide enough for the labels
+# and column names to show whole). A string here would be drawn on the page (Streamlit's magic).
+CONDITION_CELLS = [3, 3, 3, 2]
 
 
 def parameter_widget(cell, parameter, key: str):
-    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``)."""
+    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``); an amount shows
+    two significant figures however small it is."""
     if parameter.options is not None:
         index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
         return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
-    help_text = f"below {parameter.maximum}" if parameter.below else None
+    help_text = parameter.help or (f"below {parameter.maximum}" if parameter.below else None)
+    value = float(parameter.default)
+    decimals = max(2, 1 - int(np.floor(np.log10(abs(value))))) if value else 2
     return cell.number_input(
-        parameter.label, min_value=parameter.minimum, value=float(parameter.default), key=key, help=help_text
+        parameter.label,
+        min_value=parameter.minimum,
+        value=value,
+        step=10.0**-decimals if decimals > 2 else None,
+        format=f"%.{decimals}f",
+        key=key,
+        help=help_text,
     )
 
 
 def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
     """A row of widgets for one "roughly equal" condition: its kind (any registered one), then its
-    parameters."""
+    parameters (an amount keyed by the column it measures, so that it starts from that column's
+    spread), and how many pairs of rows it holds for."""
     kinds = [NO_CONDITION, *CONDITIONS]
-    cells = st.columns([2, 2, 2, 2])
+    cells = st.columns(CONDITION_CELLS)
     kind = cells[0].selectbox(
         f"condition {slot + 1}",
         kinds,
@@ -51,45 +66,84 @@ def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
     )
     if kind == NO_CONDITION:
         return None
-    parameters = condition_form(kind, frame, exclude, start)
-    values = {
-        parameter.name: parameter_widget(cell, parameter, f"rule_{slot}_{kind}_{parameter.name}")
-        for cell, parameter in zip(cells[1:], parameters, strict=False)
-    }
-    return CONDITIONS[kind](**values)
+    values: dict = {}
+    for index, cell in enumerate(cells[1:]):
+        parameters = condition_form(kind, frame, exclude, start, chosen=values)
+        if index >= len(parameters):
+            break
+        parameter = parameters[index]
+        key = f"rule_{slot}_{kind}_{parameter.name}"
+        if parameter.per_spread is not None:
+            key += "_" + "_".join(str(v) for v in values.values())
+        values[parameter.name] = parameter_widget(cell, parameter, key)
+    condition = CONDITIONS[kind](**values)
+    try:
+        condition.check()
+        pairs, of = condition_pairs(condition, frame)
+    except (ValueError, TypeError, KeyError):
+        return condition  # the rule says what is wrong
+    if np.isfinite(pairs) and of:
+        about = "about " if kind == "near" and len(frame) > 1000 else ""
+        st.caption(f"Holds for {about}{pairs:,.0f} of {of:,} pairs of rows ({pairs / of:.1%}).")
+    return condition
 
 
-def build_rule(data) -> Rule | None:
+def build_rule(data):
+    """The rule form: its name (the column it orders by, until the expert types one), its conditions
+    across the page, then its ordering, margin and weight and the cap on its pairs in the left column.
+    (rule or None, the cap or None, the right column for the preview, the left for the Add button)."""
     frame, target = data.frame, data.dataset.metadata["target"]
     numeric = rule_columns(frame, "numeric", exclude=[target])
-    name = st.text_input("Rule name", "more bedrooms", key="rule_name")
+    exclude = [target, identifier_column(frame, [target])]
+    ordering_default = default_ordering(frame, exclude)
+    name_slot = st.container()
     st.markdown("**Roughly equal when**")
-    suggested = suggested_conditions(frame, exclude=[target])
+    suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default])
     conditions = [
         condition_widgets(slot, frame, [target], suggested[slot] if slot < len(suggested) else None)
         for slot in range(CONDITION_SLOTS)
     ]
-    st.markdown("**then the one with**")
-    left, middle, right = st.columns([1, 2, 1])
-    direction = left.radio(
-        "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
-    )
-    default = numeric.index("bedrooms") if "bedrooms" in numeric else 0
-    ordering = middle.selectbox("value of", numeric, index=default, key="rule_ordering")
-    min_difference = right.number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
-    st.markdown("**has the higher target** (margin d, weight w)")
-    left, right = st.columns(2)
-    margin = left.number_input("margin d", value=0.0, key="rule_margin")
-    weight = right.number_input("weight w", 0.0, value=1.0, key="rule_weight")
+    left, preview = st.columns([1, 1])
+    with left:
+        st.markdown("**then the one with**")
+        cells = st.columns([1, 2, 1])
+        direction = cells[0].radio(
+            "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
+        )
+        index = numeric.index(ordering_default) if ordering_default in numeric else 0
+        ordering = cells[1].selectbox("value of", numeric, index=index, key="rule_ordering")
+        min_difference = cells[2].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+        st.markdown("**has the higher target** (margin d, weight w)")
+        cells = st.columns(2)
+        margin = cells[0].number_input("margin d", value=0.0, key="rule_margin")
+        weight = cells[1].number_input("weight w", 0.0, value=1.0, key="rule_weight")
+        cap = st.number_input(
+            "At most this many pairs (0: every pair)",
+            0,
+            value=0,
+            step=10_000,
+            key="rule_max_pairs",
+            help="Beyond it, a uniform sample of the matching pairs is kept.",
+        )
+    name = name_widget(name_slot, rule_name(ordering, direction) if ordering else "")
     conditions = [c for c in conditions if c is not None]
     if not conditions:
-        st.info("Choose at least one 'roughly equal' condition above.")
-        return None
+        left.info("Choose at least one 'roughly equal' condition above.")
+        return None, None, preview, left
     try:
-        return Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
+        rule = Rule(name, conditions, Ordering(ordering, direction, min_difference), margin, weight)
     except (ValueError, TypeError) as error:
-        st.error(f"This rule is not complete: {error}")
-        return None
+        left.error(f"This rule is not complete: {error}")
+        return None, None, preview, left
+    return rule, int(cap) or None, preview, left
+
+
+def name_widget(slot, named: str) -> str:
+    """The rule's name: ``named`` (after its ordering) until the expert types another, kept then."""
+    if st.session_state.get("rule_name") in (None, st.session_state.get("rule_name_given")):
+        st.session_state["rule_name"] = named
+    st.session_state["rule_name_given"] = named
+    return slot.text_input("Rule name", key="rule_name")
 
 
 def export_and_import(engine) -> None:
@@ -147,7 +201,7 @@ def trust_table(trust):
     return pd.DataFrame(
         {
             "rule": trust["rule"],
-            "pairs": trust["pairs"],
+            "pairs": trust["pairs"].map("{:,}".format),
             "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
             "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
             "accuracy from": trust["accuracy_source"],
@@ -167,20 +221,10 @@ def trust_table(trust):
 def main() -> None:
     st.title("Rules")
     engine, data = app_state.need_engine_and_data()
-    build, preview = st.columns([1, 1])
-    with build:
-        rule = build_rule(data)
-        cap = st.number_input(
-            "At most this many pairs (0: every pair)",
-            0,
-            value=0,
-            step=10_000,
-            key="rule_max_pairs",
-            help="Beyond it, a uniform sample of the matching pairs is kept.",
-        )
+    rule, cap, preview, left = build_rule(data)
     if rule is not None:
-        made = rule_preview(preview, data, rule, int(cap) or None)
-        if made is not None and st.button(
+        made = rule_preview(preview, data, rule, cap)
+        if made is not None and left.button(
             "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
         ):
             add_rule(engine, rule, made)
@@ -209,16 +253,16 @@ def rule_preview(preview, data, rule, max_pairs):
     with preview:
         sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
         st.metric("Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}")
+        shown = preview_sample(made.preferences)
         if {"latitude", "longitude"} <= set(data.frame.columns) and len(made.preferences):
-            shown = made.preferences[:PREVIEW_PAIRS]
             figure = rows_map(
                 data.frame["latitude"],
                 data.frame["longitude"],
                 pairs=(shown.i, shown.j),
-                title=f"First {len(shown)} pairs",
+                title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-        st.dataframe(made.preferences.to_frame().head(50), key="rule_pairs", hide_index=True)
+        st.dataframe(shown.to_frame().head(50), key="rule_pairs", hide_index=True)
     return made
 
 
@@ -247,15 +291,41 @@ def stored_rules_section(engine, data) -> None:
         "a coin). Until the Model page has assessed trust, the stored weight is in force."
     )
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
-        st.dataframe(quality, key="rule_quality", hide_index=True, width="stretch")
+        st.dataframe(quality_words(quality), key="rule_quality", hide_index=True, width="stretch")
+        st.caption(
+            "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "
+            "reversed: those it makes only the other way round. Labeled pairs: pairs of labeled rows that meet its "
+            "conditions, and how many of them its order gets right."
+        )
     st.caption(
         f"Preference graph: {len(report.cycles):,} cycles, {len(report.conflicts):,} conflicting pairs, "
         f"{len(report.duplicates):,} duplicates."
     )
     for rule_id, stored_rule in engine.rules():
-        if st.button(app_state.plain(f"Remove {stored_rule.name!r}"), key=f"rule_remove_{rule_id}"):
-            engine.remove_rule(rule_id)
-            st.rerun()
+        remove_buttons(engine, rule_id, stored_rule.name, trust)
+
+
+def remove_buttons(engine, rule_id: int, name: str, trust) -> None:
+    """Remove, in two steps: the first click says what goes (the rule's preferences) and asks; only
+    'Yes, remove it' removes the rule."""
+    if st.session_state.get("rule_removing") != rule_id:
+        st.button(
+            app_state.plain(f"Remove {name!r}…"),
+            key=f"rule_remove_{rule_id}",
+            on_click=st.session_state.__setitem__,
+            args=("rule_removing", rule_id),
+        )
+        return
+    row = trust.set_index("rule_id").loc[rule_id]
+    st.warning(app_state.plain(removal_warning(name, int(row["pairs"]), int(row["audit_answers"]))))
+    yes, no = st.columns([1, 6])
+
+    def remove() -> None:
+        engine.remove_rule(rule_id)
+        st.session_state.pop("rule_removing", None)
+
+    yes.button("Yes, remove it", type="primary", key=f"rule_remove_confirm_{rule_id}", on_click=remove)
+    no.button("Cancel", key=f"rule_remove_cancel_{rule_id}", on_click=st.session_state.pop, args=("rule_removing",))
 
 
 main()

@@ -89,6 +89,14 @@ def add_default_rule(at):
     assert not at.exception and "Added" in at.success[0].value
 
 
+def remove_rule(at, rule_id: int):
+    """On Rules, remove a stored rule: Remove, then the confirmation."""
+    at.switch_page("app_pages/rules.py").run()
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    at.button(key=f"rule_remove_confirm_{rule_id}").click().run()
+    return at
+
+
 def upload(at, name: str, content: bytes):
     next(widget for widget in at.radio if widget.label == "Data set").set_value("upload").run()
     at.file_uploader(key="data_upload").set_value((name, content, "text/csv")).run()

@@ -6,7 +6,7 @@ be cancelled; trust's weights and blend are worked out by hand; MPMR shows its t
 import pytest
 
 from ordercore.studio.store import Store
-from tests.studio_app import add_default_rule, engine, metric, press
+from tests.studio_app import add_default_rule, engine, metric, press, remove_rule
 
 
 def trust_job(at):
@@ -78,8 +78,7 @@ def test_removing_a_rule_retrains(ready, store_path):
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     ((rule_id, _),) = store.rules(session_id)
-    at.switch_page("app_pages/rules.py").run()
-    at.button(key=f"rule_remove_{rule_id}").click().run()
+    remove_rule(at, rule_id)
     assert not at.exception and store.rules(session_id) == []
     at.switch_page("app_pages/model.py").run()
     assert not at.exception
@@ -126,8 +125,7 @@ def test_a_retrain_past_the_time_limit_warns_keeps_the_last_model_and_loses_noth
     assert not at.exception and len(store.answers(session_id)) == 2
     assert len(store.preferences(session_id)[0]) == n_stored + 1
     ((rule_id, _),) = store.rules(session_id)
-    at.switch_page("app_pages/rules.py").run()
-    at.button(key=f"rule_remove_{rule_id}").click().run()
+    remove_rule(at, rule_id)
     at.switch_page("app_pages/model.py").run()
     assert not at.exception and not at.warning and metric(at, "Preferences") == "2"
 

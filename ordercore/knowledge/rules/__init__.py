@@ -21,7 +21,17 @@ from ordercore.knowledge.rules.conditions import (
     amount_field,
     column_field,
 )
-from ordercore.knowledge.rules.forms import ConditionParameter, condition_form, rule_columns, suggested_conditions
+from ordercore.knowledge.rules.forms import (
+    ConditionParameter,
+    column_spread,
+    condition_form,
+    condition_pairs,
+    default_ordering,
+    rule_columns,
+    rule_name,
+    spread_amount,
+    suggested_conditions,
+)
 from ordercore.knowledge.rules.generation import SCOPES, RulePreferences, complete_values, generate
 from ordercore.knowledge.rules.rule import RULE_FORMAT, RULE_VERSION, Ordering, Rule
 
@@ -41,9 +51,14 @@ __all__ = [
     "Within",
     "amount_field",
     "column_field",
+    "column_spread",
     "complete_values",
     "condition_form",
+    "condition_pairs",
+    "default_ordering",
     "generate",
     "rule_columns",
+    "rule_name",
+    "spread_amount",
     "suggested_conditions",
 ]

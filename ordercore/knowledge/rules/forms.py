@@ -1,7 +1,8 @@
 """What the Rules page offers for a rule: each condition's form over a table (its columns and
-amounts, read from the condition's fields) and the conditions a new rule starts from, seed 000's
-kind of rule (near on latitude/longitude, within a quarter of a standard deviation on age and
-income).  Nothing here imports Streamlit: the page lays these out.
+amounts, read from the condition's fields; a tolerance starts from its column's spread), the
+conditions a new rule starts from, seed 000's kind of rule (near on latitude/longitude, within a
+quarter of a spread on age and income), the column it orders by and its name.  Nothing here imports
+Streamlit: the page lays these out.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from ordercore.knowledge.rules.conditions import CONDITIONS, Condition, Near, Within
+from ordercore.knowledge.rules.conditions import CONDITIONS, WITHIN_SPREADS, Condition, Near, Within
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class ConditionParameter:
     minimum: float | None = None
     maximum: float | None = None
     below: bool = False
+    help: str | None = None
+    per_spread: float | None = None
 
 
 def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
@@ -38,23 +41,99 @@ def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
 
 
 def condition_form(
-    kind: str, frame: pd.DataFrame, exclude=(), start: Condition | None = None
+    kind: str, frame: pd.DataFrame, exclude=(), start: Condition | None = None, chosen: dict | None = None
 ) -> list[ConditionParameter]:
     """The inputs of condition ``kind`` over ``frame`` (``exclude``: columns not to offer, e.g. the
-    target), with ``start``'s values as defaults when it is of that kind."""
-    parameters = []
+    target), with ``start``'s values as defaults when it is of that kind.  ``chosen``: the columns picked
+    so far ({field name: column}); an amount measured in its column's units (``amount_field(spread=...)``,
+    e.g. Within's tolerance) starts from that column's ``spread`` (``spread_amount``), unless ``start``
+    is on the same columns."""
+    parameters, chosen = [], dict(chosen or {})
+    same_kind = start is not None and start.kind == kind
     for f in fields(CONDITIONS[kind]):
-        current = getattr(start, f.name) if start is not None and start.kind == kind else None
+        current = getattr(start, f.name) if same_kind else None
         if "column" in f.metadata:
             options = rule_columns(frame, f.metadata["column"], exclude)
             suggested = [c for c in f.metadata["suggest"] if c in options]
             default = current if current in options else (suggested or options or [None])[0]
+            chosen.setdefault(f.name, default)
             parameters.append(ConditionParameter(f.name, f.name, default, options))
-        else:
-            low, high, below = f.metadata["amount"]
-            default = f.metadata["default"] if current is None else current
-            parameters.append(ConditionParameter(f.name, f.metadata["label"], default, None, low, high, below))
+            continue
+        low, high, below = f.metadata["amount"]
+        default, help_text = f.metadata["default"], None
+        per_spread = f.metadata.get("spread")
+        columns = [chosen.get(c.name) for c in fields(CONDITIONS[kind]) if "column" in c.metadata]
+        if per_spread is not None and columns and columns[0] in frame.columns:
+            default = spread_amount(frame[columns[0]], per_spread)
+            help_text = (
+                f"Starts at {per_spread:g} × the spread of {columns[0]} (its interquartile range / 1.349, "
+                "the standard deviation of a normal column, unmoved by outliers)"
+            )
+        if current is not None and (not same_kind or columns == start.columns()):
+            default = current
+        parameters.append(
+            ConditionParameter(f.name, f.metadata["label"], default, None, low, high, below, help_text, per_spread)
+        )
     return parameters
+
+
+def column_spread(values) -> float:
+    """A column's spread: its interquartile range / 1.349 (a normal column's standard deviation, unmoved
+    by a few outliers), or its standard deviation where the quartiles are equal (a column of mostly one
+    value); 0 for a constant or empty column.  Missing and non-finite values are left out."""
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return 0.0
+    low, high = np.quantile(x, [0.25, 0.75])
+    return float((high - low) / 1.349) if high > low else float(np.std(x))
+
+
+def spread_amount(values, per_spread: float = WITHIN_SPREADS) -> float:
+    """``per_spread`` × ``column_spread(values)``, to two significant figures (0 for no spread)."""
+    amount = per_spread * column_spread(values)
+    return float(f"{amount:.2g}") if amount > 0 else 0.0
+
+
+def condition_pairs(condition: Condition, frame: pd.DataFrame) -> tuple[float, int]:
+    """(pairs, of): about how many pairs of ``frame``'s rows meet ``condition`` alone, among the pairs of
+    rows with a value in each of its columns (exact for the window conditions, Within and SameCategory;
+    Near's is estimated from a sample of rows on large tables; inf where it has no count)."""
+    columns = condition.columns()
+    complete = frame[columns].notna().all(axis=1).to_numpy()
+    values = {}
+    for column in set(columns):
+        series = frame.loc[complete, column]
+        if column in condition.numeric_columns():
+            values[column] = series.to_numpy(dtype=np.float64)
+        else:
+            values[column] = pd.factorize(series)[0]
+    n = int(complete.sum())
+    return condition.candidate_count(values, n), n * (n - 1) // 2
+
+
+ORDERING_NAMES = ("bedrooms", "total_bedrooms", "rooms", "total_rooms", "rm")
+"""Columns a new rule first orders by (seed 000's rule: the one with more bedrooms is worth more),
+then any column named with 'bedroom' or 'room'."""
+
+CLOSENESS_NAMES = ("latitude", "longitude", "lat", "lon", "lng")
+
+
+def default_ordering(frame: pd.DataFrame, exclude=()) -> str | None:
+    """The column a new rule orders by: one of ``ORDERING_NAMES``, else one named with 'bedroom' or
+    'room', else the first numeric column the suggested conditions do not pair rows on (never the
+    location or the age and income columns of ``SUGGESTED_CLOSENESS``), else the first numeric one."""
+    numeric = rule_columns(frame, "numeric", exclude)
+    named = [c for c in ORDERING_NAMES if c in numeric]
+    named += [c for part in ("bedroom", "room") for c in numeric if part in c.lower()]
+    closeness = {*CLOSENESS_NAMES, *(c for names in SUGGESTED_CLOSENESS for c in names)}
+    rest = [c for c in numeric if c.lower() not in closeness]
+    return (named or rest or numeric or [None])[0]
+
+
+def rule_name(column: str, direction: str = "higher") -> str:
+    """A rule's name from its ordering: 'more bedrooms', 'less age'."""
+    return f"{'more' if direction == 'higher' else 'less'} {column}"
 
 
 SUGGESTED_CLOSENESS = (("age", "housing_median_age"), ("income", "median_income"))
@@ -63,7 +142,9 @@ SUGGESTED_CLOSENESS = (("age", "housing_median_age"), ("income", "median_income"
 
 def suggested_conditions(frame: pd.DataFrame, exclude=()) -> list[Condition]:
     """The conditions a new rule starts from: near on latitude/longitude when the table has them, and
-    within a quarter of a standard deviation on its age and income columns (seed 000's kind of rule)."""
+    within ``spread_amount`` on its age and income columns (seed 000's kind of rule); on a table with
+    none of those, within ``spread_amount`` on its first numeric column.  ``exclude``: columns not to
+    pair rows on (the target, an identifier, the column the rule orders by)."""
     numeric = rule_columns(frame, "numeric", exclude)
     suggested: list[Condition] = []
     if {"latitude", "longitude"} <= set(numeric):
@@ -71,6 +152,7 @@ def suggested_conditions(frame: pd.DataFrame, exclude=()) -> list[Condition]:
     for names in SUGGESTED_CLOSENESS:
         column = next((c for c in names if c in numeric), None)
         if column is not None:
-            quarter = 0.25 * float(np.nanstd(frame[column].to_numpy(dtype=np.float64)))
-            suggested.append(Within(column, float(f"{quarter:.1g}") if quarter > 0 else 0.0))
+            suggested.append(Within(column, spread_amount(frame[column])))
+    if not suggested and numeric:
+        suggested.append(Within(numeric[0], spread_amount(frame[numeric[0]])))
     return suggested

@@ -1,0 +1,67 @@
+"""What the Rules page shows of a rule besides its form: a random sample of its pairs for the preview,
+the overlaps table in words, and what removing a stored rule takes away.  The page lays these out;
+nothing here imports Streamlit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ordercore.preferences import PreferenceSet
+
+PREVIEW_PAIRS = 300
+"""Pairs the preview draws on its map."""
+
+
+def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, random_state=0) -> PreferenceSet:
+    """A uniform random sample of ``count`` of ``preferences`` (all of them when fewer), in random order:
+    a rule's pairs come sorted by row, so its first pairs lie among the table's first rows."""
+    rng = np.random.default_rng(random_state)
+    return preferences[rng.permutation(len(preferences))[:count]]
+
+
+def preview_caption(shown: int, total: int) -> str:
+    """The preview map's title: how many of the rule's pairs it draws, and how they were chosen."""
+    if shown == total:
+        return f"All {total:,} pairs"
+    return f"{shown:,} of {total:,} pairs, drawn at random"
+
+
+QUALITY_WORDS = {
+    "rule": "rule",
+    "pairs_kept": "preferences",
+    "points_covered": "rows in its pairs",
+    "overlaps_rules": "shared with other rules",
+    "conflicts_rules": "reversed by other rules",
+    "overlaps_clicks": "shared with answers",
+    "conflicts_clicks": "reversed by answers",
+    "labeled_pairs": "labeled pairs",
+}
+"""``knowledge.quality.rule_quality``'s columns the page shows, in words (pairs_matched, before a cap,
+is not stored, and violated_by_model needs a model's predictions the page does not pass)."""
+
+
+def quality_words(quality: pd.DataFrame) -> pd.DataFrame:
+    """The overlaps table as the page shows it: plain column names, counts with separators, and the
+    accuracy on labeled pairs as 'right on k of n' ('— (no labeled pair)' when there is none)."""
+    table = pd.DataFrame({words: quality[column] for column, words in QUALITY_WORDS.items()})
+    for column in list(QUALITY_WORDS.values())[1:]:
+        table[column] = [f"{int(value):,}" for value in table[column]]
+    table["right on labeled pairs"] = [
+        "— (no labeled pair)" if not total else f"{round(accuracy * total):,} of {int(total):,} ({accuracy:.0%})"
+        for accuracy, total in zip(quality["labeled_accuracy"], quality["labeled_pairs"], strict=True)
+    ]
+    return table
+
+
+def removal_warning(name: str, preferences: int, audit_answers: int) -> str:
+    """What removing the rule ``name`` takes away, asked before it is done."""
+    kept = (
+        f" Its {audit_answers:,} audit answer{'s' if audit_answers != 1 else ''} stay, as your own answers."
+        if audit_answers
+        else ""
+    )
+    return (
+        f"Remove the rule {name!r} and its {preferences:,} preference{'s' if preferences != 1 else ''}? "
+        f"The models retrain without them.{kept}"
+    )

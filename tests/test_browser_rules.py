@@ -1,0 +1,64 @@
+"""The Rules page in a real browser (tests/browser.py): every option of the rule form's dropdowns (each
+condition's kind, its columns, the ordering column) shows whole in its box, on the sample homes and,
+where ORDERCORE_DATA has it, on California (whose column names are the longest); issue 33 found
+"within a c" in a box cut short."""
+
+import pytest
+
+from ordercore.studio.data import available_sources, data_settings, load_source
+from ordercore.studio.store import Store
+from tests.browser import open_page, running_studio, settle
+
+MEASURE = """
+([input, texts]) => {
+  const style = getComputedStyle(input);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return texts.map((text) => [text, context.measureText(text).width, room]);
+}
+"""
+
+
+def session_on(store_path, source: str) -> None:
+    frame, target, features = load_source(source)
+    settings, _ = data_settings(frame, source, target, features, {"n_labeled": 60, "test_fraction": 0.2})
+    store = Store(f"sqlite:///{store_path}")
+    store.create_session("rules", settings=settings)
+    store.engine.dispose()
+
+
+def options_of(page, box) -> list[str]:
+    """The options a selectbox offers, as the browser lists them when it is opened."""
+    box.get_by_role("button", name="Open").click()
+    listbox = page.get_by_role("listbox")
+    listbox.wait_for()
+    texts = [option.inner_text().strip() for option in listbox.get_by_role("option").all()]
+    page.keyboard.press("Escape")
+    listbox.wait_for(state="detached")
+    return texts
+
+
+@pytest.mark.parametrize("source", ["sample", "california"])
+def test_every_option_of_the_rule_forms_dropdowns_fits_its_box(tmp_path, source):
+    if source not in available_sources():
+        pytest.skip(f"needs ORDERCORE_DATA with {source}")
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, source)
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_role("button", name="Add this rule to the session").wait_for()
+        settle(page)
+        cut = []
+        boxes = page.locator('[data-testid="stSelectbox"]').filter(has_not_text="Resume session").all()
+        assert len(boxes) >= 6  # four condition kinds, their columns, the ordering column
+        for box in boxes:
+            label = box.locator('[data-testid="stWidgetLabel"]').inner_text()
+            texts = options_of(page, box)
+            assert texts, label
+            measured = page.evaluate(MEASURE, [box.get_by_role("combobox").element_handle(), texts])
+            cut += [(label, text, round(width), round(room)) for text, width, room in measured if width > room]
+        if cut:
+            page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
+        assert not cut, f"cut short (label, option, text width, room): {cut}; the page is in {tmp_path}"

@@ -1,0 +1,247 @@
+"""AppTests of the Rules page's defaults and safety (issue 33, item 2), each against expectations worked
+out here from the table with pandas and brute force, never from the page's own code: the default rule
+of every data set is named after the column it orders by; a "within" tolerance starts from the column's
+spread (a quarter of its interquartile range / 1.349, the standard deviation where that is 0) and the
+pairs it gives are counted before anything is added; the preview map draws a random sample of the
+rule's pairs, not the first ones; Remove asks first and says how many preferences go; the overlaps
+table speaks in words."""
+
+import base64
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.studio.store import Store
+from tests.studio_app import add_default_rule, engine, upload
+
+EARTH_MILES = 3958.8
+
+
+def upload_table(seed: int = 33) -> pd.DataFrame:
+    """200 rows: an id, a text note per row, and three numeric columns; 'x' has a spread of about 0.8."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "id": np.arange(1, 201),
+            "note": [f"tasting note {k}: {'fruity' if k % 2 else 'dry'}, {k % 7} stars" for k in range(200)],
+            "x": rng.normal(5.0, 0.8, 200),  # not rounded: no pair exactly at a tolerance
+            "size": rng.uniform(10, 90, 200).round(1),
+            "score": rng.normal(50, 10, 200).round(2),
+        }
+    )
+
+
+def hand_spread(values: pd.Series) -> float:
+    """The spread the tolerances start from, by hand: the interquartile range / 1.349 (a normal
+    column's standard deviation), or the standard deviation where the quartiles are equal."""
+    low, high = values.quantile([0.25, 0.75])
+    return (high - low) / 1.349 if high > low else float(values.std(ddof=0))
+
+
+def choose_source(at, source: str):
+    """Make the session's data ``source`` (a benchmark, the sample, or the upload above) on the Data page."""
+    at.switch_page("app_pages/data.py").run()
+    if source == "upload":
+        upload(at, "notes.csv", upload_table().to_csv(index=False).encode())
+    else:
+        next(widget for widget in at.radio if widget.label == "Data set").set_value(source).run()
+    at.button(key="data_apply").click().run()
+    assert not at.exception
+    return at.switch_page("app_pages/rules.py").run()
+
+
+def form(at) -> dict:
+    """The rule form as the page shows it: {key: value} of its selectboxes and number inputs."""
+    return {w.key: w.value for w in [*at.selectbox, *at.number_input] if w.key and w.key.startswith("rule_")}
+
+
+def within_conditions(at) -> list[tuple[str, float]]:
+    """(column, tolerance) of each 'within' condition on the form."""
+    shown = form(at)
+    found = []
+    for slot in range(4):
+        if shown.get(f"rule_kind_{slot}") == "within":
+            column = shown[f"rule_{slot}_within_column"]
+            tolerance = next(v for k, v in shown.items() if k.startswith(f"rule_{slot}_within_tolerance"))
+            found.append((column, tolerance))
+    return found
+
+
+def condition_columns(at) -> set[str]:
+    shown = form(at)
+    return {v for k, v in shown.items() if re.fullmatch(r"rule_\d_[a-z_]+", k) and isinstance(v, str)} - {
+        "near",
+        "within",
+        "relative_within",
+        "same_category",
+        "—",
+    }
+
+
+@pytest.mark.parametrize("source", ["sample", "california", "boston", "abalone", "upload"])
+def test_the_default_rule_is_named_after_its_ordering_column_with_tolerances_from_the_spread(ready, source, request):
+    if source in ("california", "boston", "abalone"):
+        request.getfixturevalue("data_directory")
+    at = choose_source(ready, source)
+    frame = engine(at).data().frame
+    target = engine(at).data().dataset.metadata["target"]
+    ordering = at.selectbox(key="rule_ordering").value
+    assert at.text_input(key="rule_name").value == f"more {ordering}"
+    # A column the rule orders by is neither the target, an identifier, nor one it pairs rows on.
+    assert ordering != target and ordering not in condition_columns(at) and not ordering.lower().endswith("id")
+    bedrooms = [c for c in frame.columns if "bedroom" in c.lower()]
+    if bedrooms:  # seed 000's rule: the one with more bedrooms
+        assert ordering == bedrooms[0]
+    # Every data set starts from a rule that can be added
+    assert "rule_add" in [button.key for button in at.button]
+    for column, tolerance in within_conditions(at):
+        expected = 0.25 * hand_spread(frame[column].dropna())
+        assert tolerance == pytest.approx(expected, rel=0.05), column
+    # The name follows the ordering and its direction until the expert types one.
+    other = next(c for c in frame.select_dtypes("number").columns if c not in (ordering, target))
+    at.selectbox(key="rule_ordering").set_value(other).run()
+    assert at.text_input(key="rule_name").value == f"more {other}"
+    at.radio(key="rule_direction").set_value("lower").run()
+    assert at.text_input(key="rule_name").value == f"less {other}"
+    at.text_input(key="rule_name").input("my own rule").run()
+    at.selectbox(key="rule_ordering").set_value(ordering).run()
+    assert at.text_input(key="rule_name").value == "my own rule"
+
+
+def test_a_within_tolerance_on_an_upload_starts_from_the_column_spread_and_its_pairs_are_counted(ready):
+    """The issue's upload: 'within' on x (spread 0.8) started at 10.00, which holds for 17,672 of the
+    19,900 pairs.  Now it starts at a quarter of x's spread; the page says how many of the 19,900 pairs
+    it holds for, and how many preferences the whole rule makes, both counted here by brute force."""
+    at = choose_source(ready, "upload")
+    table = upload_table()
+    at.selectbox(key="rule_kind_0").set_value("within").run()
+    at.selectbox(key="rule_0_within_column").set_value("x").run()
+    ((column, tolerance),) = [(c, t) for c, t in within_conditions(at) if c == "x"][:1]
+    assert tolerance == pytest.approx(0.25 * hand_spread(table["x"]), rel=0.05)
+    x = table["x"].to_numpy()
+    i, j = np.triu_indices(len(x), k=1)
+    close = np.abs(x[i] - x[j]) <= tolerance
+    assert close.sum() < 0.3 * i.size  # not most of the pairs
+    assert any(f"{int(close.sum()):,} of {i.size:,} pairs" in c.value for c in at.caption), [
+        c.value for c in at.caption
+    ]
+    # The whole rule: every condition on the form, the ordering column differing, not both rows labeled.
+    for slot in range(1, 4):
+        at.selectbox(key=f"rule_kind_{slot}").set_value("—").run()
+    ordering = at.selectbox(key="rule_ordering").value
+    labeled = np.zeros(len(x), bool)
+    labeled[engine(at).data().labeled] = True
+    order = table[ordering].to_numpy()
+    pairs = close & (order[i] != order[j]) & ~(labeled[i] & labeled[j])
+    assert next(m.value for m in at.metric if m.label == "Pairs this rule makes") == f"{int(pairs.sum()):,}"
+
+
+def brute_force_pairs(frame: pd.DataFrame, miles: float, within: list[tuple[str, float]], ordering: str, labeled):
+    """Every pair (winner, loser) of the sample's default rule, by brute force: near within ``miles``
+    (haversine), each 'within' condition, the ordering column different, not both rows labeled."""
+    lat, lon = np.radians(frame["latitude"].to_numpy()), np.radians(frame["longitude"].to_numpy())
+    order = frame[ordering].to_numpy(float)
+    found = []
+    for a in range(len(frame) - 1):
+        b = np.arange(a + 1, len(frame))
+        h = np.sin((lat[a] - lat[b]) / 2) ** 2 + np.cos(lat[a]) * np.cos(lat[b]) * np.sin((lon[a] - lon[b]) / 2) ** 2
+        keep = 2 * EARTH_MILES * np.arcsin(np.sqrt(h)) <= miles
+        for column, tolerance in within:
+            values = frame[column].to_numpy(float)
+            keep &= np.abs(values[a] - values[b]) <= tolerance
+        keep &= (order[a] != order[b]) & ~(labeled[a] & labeled[b])
+        for other in b[keep]:
+            found.append((a, other) if order[a] > order[other] else (other, a))
+    return found
+
+
+def map_pairs(at, frame: pd.DataFrame) -> list[tuple[int, int]]:
+    """The pairs the preview map draws, as row pairs (its lines' ends matched to the rows' coordinates)."""
+    (chart,) = at.get("plotly_chart")
+    lines = next(trace for trace in json.loads(chart.proto.spec)["data"] if trace.get("mode") == "lines")
+
+    def decode(values):
+        if isinstance(values, dict):
+            return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        return np.array(values, dtype=float)
+
+    x, y = decode(lines["x"]), decode(lines["y"])
+    row = {(lon, lat): k for k, (lon, lat) in enumerate(zip(frame["longitude"], frame["latitude"], strict=True))}
+    ends = [row[(x[k], y[k])] for k in range(len(x)) if not np.isnan(x[k])]
+    return [(ends[k], ends[k + 1]) for k in range(0, len(ends), 2)]
+
+
+def test_the_preview_map_draws_a_random_sample_of_the_rules_pairs(ready):
+    """The sample homes are sorted by neighbourhood, so the rule's first 300 pairs lie in one or two
+    of them.  The map's pairs are the rule's (brute force), as many as the page says, and spread as all
+    its pairs are: every neighbourhood holding 2 % of them appears, and the mean latitude is that of
+    all pairs within four standard errors."""
+    at = ready.switch_page("app_pages/rules.py").run()
+    frame = engine(at).data().frame
+    shown = form(at)
+    labeled = np.zeros(len(frame), bool)
+    labeled[engine(at).data().labeled] = True
+    everything = brute_force_pairs(
+        frame, shown["rule_0_near_miles"], within_conditions(at), shown["rule_ordering"], labeled
+    )
+    drawn = map_pairs(at, frame)
+    unordered = {frozenset(p) for p in everything}
+    assert len(drawn) == min(300, len(everything)) and len(everything) > 1000
+    assert all(frozenset(p) in unordered for p in drawn) and len({frozenset(p) for p in drawn}) == len(drawn)
+    neighbourhood = frame["neighbourhood"].to_numpy()
+    population = pd.Series(neighbourhood[[a for a, _ in everything]]).value_counts(normalize=True)
+    seen = set(neighbourhood[[a for a, _ in drawn]])
+    assert set(population[population >= 0.02].index) <= seen
+    latitude = frame["latitude"].to_numpy()
+    all_lat = latitude[[a for a, _ in everything]]
+    drawn_lat = latitude[[a for a, _ in drawn]]
+    assert abs(drawn_lat.mean() - all_lat.mean()) < 4 * all_lat.std() / np.sqrt(len(drawn))
+
+
+def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
+    at = ready
+    add_default_rule(at)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ((rule_id, rule),) = store.rules(session_id)
+    _, provenance = store.preferences(session_id)
+    count = int((provenance["rule_id"] == rule_id).sum())
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    assert not at.exception and len(store.rules(session_id)) == 1  # nothing removed on the first click
+    assert any(rule.name in w.value and f"{count:,} preferences" in w.value for w in at.warning)
+    at.button(key=f"rule_remove_cancel_{rule_id}").click().run()
+    assert len(store.rules(session_id)) == 1 and not at.warning
+    at.button(key=f"rule_remove_{rule_id}").click().run()
+    at.button(key=f"rule_remove_confirm_{rule_id}").click().run()
+    assert not at.exception and store.rules(session_id) == []
+    assert len(store.preferences(session_id)[0]) == 0
+
+
+def test_the_overlaps_table_is_in_words(ready, store_path):
+    """Two rules that share pairs: the table has plain column names, no None, NaN or empty cell, and
+    says how many pairs each shares with the other (counted here from the store)."""
+    at = ready
+    add_default_rule(at)
+    at.text_input(key="rule_name").input("wider").run()
+    at.number_input(key="rule_0_near_miles").set_value(3.0).run()
+    at.button(key="rule_add").click().run()
+    assert not at.exception
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    preferences, provenance = store.preferences(session_id)
+    pairs = {
+        rule_id: {frozenset(p) for p in zip(preferences.i[mask], preferences.j[mask], strict=True)}
+        for rule_id, _ in store.rules(session_id)
+        for mask in [(provenance["rule_id"] == rule_id).to_numpy(bool)]
+    }
+    first, second = pairs.values()
+    table = next(f.value for f in at.dataframe if "rule" in f.value.columns and "accuracy from" not in f.value.columns)
+    for column in table.columns:
+        assert "_" not in column and column.strip() == column, column
+    for value in table.to_numpy().ravel():
+        assert value is not None and str(value) not in ("", "None", "nan", "NaN", "<NA>"), table
+    shared = next(c for c in table.columns if "other rules" in c and "shared" in c)
+    assert [int(str(v).replace(",", "")) for v in table[shared]] == [len(first & second)] * 2

@@ -1,0 +1,114 @@
+"""The Rules page's defaults and preview, without Streamlit (ordercore.knowledge.rules.forms,
+ordercore.studio.rule_view), against brute force and pandas on small tables: a column's spread, the
+tolerance a "within" starts from, the pairs a condition holds for, the column a new rule orders by,
+the preview's random sample, and the overlaps table in words."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.knowledge.quality import rule_quality
+from ordercore.knowledge.rules import (
+    Near,
+    Ordering,
+    Rule,
+    SameCategory,
+    Within,
+    column_spread,
+    condition_form,
+    condition_pairs,
+    default_ordering,
+    generate,
+    rule_name,
+    spread_amount,
+)
+from ordercore.studio.rule_view import preview_sample, quality_words
+
+
+def test_the_spread_is_the_interquartile_range_over_1_349_and_the_sd_where_it_is_0():
+    rng = np.random.default_rng(0)
+    values = pd.Series(np.r_[rng.normal(0, 0.8, 400), [1e6]])  # one outlier moves the SD, not the IQR
+    low, high = values.quantile([0.25, 0.75])
+    assert column_spread(values) == pytest.approx((high - low) / 1.349)
+    assert column_spread(values) == pytest.approx(0.8, rel=0.15) and values.std() > 1000
+    mostly_zero = pd.Series([0.0] * 90 + [1.0] * 10)
+    assert column_spread(mostly_zero) == pytest.approx(mostly_zero.std(ddof=0))
+    assert column_spread(pd.Series([3.0, 3.0, np.nan])) == 0.0 and spread_amount(pd.Series([3.0, 3.0])) == 0.0
+    assert spread_amount(values) == pytest.approx(0.25 * column_spread(values), rel=0.05)
+
+
+def test_a_within_tolerance_follows_the_chosen_column_unless_the_start_is_on_it():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"small": rng.normal(0, 0.01, 300), "large": rng.normal(0, 500, 300)})
+    for column in frame:
+        (_, tolerance) = condition_form("within", frame, chosen={"column": column})
+        assert tolerance.default == pytest.approx(0.25 * column_spread(frame[column]), rel=0.05)
+    start = Within("large", 7.0)
+    assert condition_form("within", frame, start=start, chosen={"column": "large"})[1].default == 7.0
+    assert condition_form("within", frame, start=start, chosen={"column": "small"})[1].default < 0.01
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [Within("x", 0.3), SameCategory("group"), Near("latitude", "longitude", 5.0)],
+)
+def test_the_pairs_a_condition_holds_for_are_counted_as_brute_force_counts_them(condition):
+    rng = np.random.default_rng(2)
+    n = 150
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(0, 1, n),
+            "group": rng.choice(list("abcd"), n),
+            "latitude": rng.uniform(40, 40.5, n),
+            "longitude": rng.uniform(-105.5, -105, n),
+        }
+    )
+    frame.loc[3, "x"] = np.nan  # a row with a missing value pairs with none
+    complete = frame[condition.columns()].notna().all(axis=1).to_numpy()
+    rows = np.flatnonzero(complete)
+    i, j = np.triu_indices(rows.size, k=1)
+    if isinstance(condition, Within):
+        x = frame["x"].to_numpy()[rows]
+        holds = np.abs(x[i] - x[j]) <= condition.tolerance
+    elif isinstance(condition, SameCategory):
+        g = frame["group"].to_numpy()[rows]
+        holds = g[i] == g[j]
+    else:
+        lat, lon = np.radians(frame["latitude"].to_numpy()), np.radians(frame["longitude"].to_numpy())
+        h = np.sin((lat[i] - lat[j]) / 2) ** 2 + np.cos(lat[i]) * np.cos(lat[j]) * np.sin((lon[i] - lon[j]) / 2) ** 2
+        holds = 2 * 3958.8 * np.arcsin(np.sqrt(h)) <= condition.miles
+    assert condition_pairs(condition, frame) == (holds.sum(), i.size)
+
+
+def test_a_new_rule_orders_by_a_bedroom_column_else_one_it_does_not_pair_rows_on():
+    frame = pd.DataFrame(
+        {"longitude": [1.0, 2], "latitude": [3.0, 4], "age": [1, 2], "total_bedrooms": [5, 6], "value": [1, 2]}
+    )
+    assert default_ordering(frame, exclude=["value"]) == "total_bedrooms"
+    no_bedrooms = frame.drop(columns="total_bedrooms").assign(size=[7.0, 8])
+    assert default_ordering(no_bedrooms, exclude=["value"]) == "size"  # not longitude, latitude or age
+    assert rule_name("rm") == "more rm" and rule_name("crim", "lower") == "less crim"
+
+
+def test_the_preview_is_a_uniform_sample_of_the_rules_pairs():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"x": np.sort(rng.normal(0, 1, 400)), "y": rng.integers(0, 9, 400)})
+    made = generate(Rule("r", [Within("x", 0.5)], Ordering("y")), frame).preferences
+    shown = preview_sample(made, 300)
+    assert len(shown) == 300 and len(made) > 3000
+    pairs = set(zip(made.i.tolist(), made.j.tolist(), strict=True))
+    assert set(zip(shown.i.tolist(), shown.j.tolist(), strict=True)) <= pairs
+    # The rows of a uniform sample spread as the rule's do: mean row within four standard errors
+    rows = np.minimum(made.i, made.j)
+    assert abs(np.minimum(shown.i, shown.j).mean() - rows.mean()) < 4 * rows.std() / np.sqrt(300)
+    assert len(preview_sample(made[:10], 300)) == 10
+
+
+def test_the_overlaps_table_is_in_words():
+    frame = pd.DataFrame({"x": np.arange(8.0), "y": [3, 1, 4, 1, 5, 9, 2, 6]})
+    y = np.array([1.0, np.nan, 2, np.nan, np.nan, 3, np.nan, np.nan])
+    rules = [Rule("a", [Within("x", 2)], Ordering("y")), Rule("b", [Within("x", 1)], Ordering("y"))]
+    table = quality_words(rule_quality(rules, frame, y, made=[generate(r, frame).preferences for r in rules]))
+    assert all("_" not in column for column in table.columns)
+    assert not table.isna().any().any() and "None" not in table.astype(str).to_numpy()
+    assert table["shared with other rules"].tolist()[1] == str(len(generate(rules[1], frame).preferences))
