@@ -62,11 +62,11 @@ def open_table(session, source: str):
     upload = None
     if source == "upload":
         file = st.file_uploader("CSV file", type=["csv"], key="data_upload", help=f"At most {upload_megabytes()} MB.")
-        if file is None and session.dataset_id is None:
+        if file is None and session.dataset_id is not None:  # the session's upload, kept by the store
+            upload = app_state.store().dataset(session.dataset_id)["content"]
+        if file is None and upload is None:
             st.info("Choose a CSV file.")
             return None
-        if file is None:  # the session's upload, kept by the store
-            upload = app_state.store().dataset(session.dataset_id)["content"]
     try:
         if upload is None and source == "upload":
             check_upload_size(file.size)

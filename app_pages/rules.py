@@ -262,7 +262,7 @@ def rule_preview(preview, data, rule, max_pairs):
                 title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-        st.dataframe(shown.to_frame().head(50), key="rule_pairs", hide_index=True)
+        st.dataframe(data.row_names.preferences_table(shown[:50]), key="rule_pairs", hide_index=True)
     return made
 
 

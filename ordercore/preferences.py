@@ -302,7 +302,7 @@ class PreferenceSet:
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
         try:
-            frame = pd.read_csv(source)
+            frame = pd.read_csv(source, float_precision="round_trip")
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         return cls.from_frame(frame)
@@ -370,7 +370,7 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
     else:
         try:
-            frame = pd.read_csv(path, dtype={"i": str, "j": str})
+            frame = pd.read_csv(path, dtype={"i": str, "j": str}, float_precision="round_trip")
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):

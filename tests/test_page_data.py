@@ -173,3 +173,10 @@ def test_an_upload_over_the_size_limit_is_refused_before_it_is_read_or_stored(re
     assert not ready.exception and ready.error[0].value == "Could not open this data set: it is larger than 1 MB."
     assert [b.key for b in ready.button if b.key == "data_apply"] == []
     assert store.session("s1") == before
+
+
+def test_choosing_upload_before_any_file_asks_for_one(ready):
+    """A session on the sample homes (its data set row holds no upload): choosing 'Upload a CSV' asks for
+    a file instead of failing on the missing one."""
+    next(widget for widget in ready.radio if widget.label == "Data set").set_value("upload").run()
+    assert not ready.exception and any(info.value == "Choose a CSV file." for info in ready.info)

@@ -70,3 +70,17 @@ def test_answers_read_in_words_with_rows_by_name():
         "from": ["pair choice", "audit of 'bigger'"],
         "when": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
     }
+
+
+def test_preferences_read_higher_lower_and_margin_with_rows_by_name():
+    from ordercore.preferences import ZERO, PreferenceSet
+
+    frame = pd.DataFrame({"code": ["x7", "y8", "z9"], "y": [1.0, 2.0, 3.0]})
+    preferences = PreferenceSet([2, 0], [1, ZERO], [1500.0, 0.0], [1.0, 0.5])
+    table = RowNames.of(frame, "y", "code").preferences_table(preferences)
+    assert table.to_dict("list") == {
+        "higher": ["code z9", "code x7"],
+        "lower": ["code y8", "0"],
+        "by at least": ["1,500", "0"],
+        "weight": ["1", "0.5"],
+    }

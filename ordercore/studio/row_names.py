@@ -8,7 +8,8 @@ held-out row; numbers written per column so that two different values of a colum
   (which heads the pair already).
 - ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators and the
   column's own decimals (``decimals_to_tell_apart``), text as it is.
-- ``answers_table(answers, rule_names)``: the stored answers in words, rows by name.
+- ``answers_table(answers, rule_names)``: the stored answers in words, rows by name;
+  ``preferences_table(preferences)``: preferences likewise.
 """
 
 from __future__ import annotations
@@ -78,6 +79,22 @@ class RowNames:
         if float(text.replace(",", "")) == 0:
             return _number(0.0, self.decimals[column])
         return "+" + text if difference > 0 else text
+
+    def preferences_table(self, preferences) -> pd.DataFrame:
+        """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by name (the
+        constant 0 of a unary preference as '0'), with its weight."""
+
+        def side(rows):
+            return [("0" if row < 0 else self.name(row)) for row in rows]
+
+        return pd.DataFrame(
+            {
+                "higher": side(preferences.i),
+                "lower": side(preferences.j),
+                "by at least": [f"{m:,g}" for m in preferences.margin],
+                "weight": [f"{w:g}" for w in preferences.weight],
+            }
+        )
 
     def answers_table(self, answers: pd.DataFrame, rule_names: dict) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the

@@ -53,7 +53,7 @@ def read_session_file(name: str, content: bytes) -> SessionFile:
         return _read_json(content)
     try:
         # Annotators' names as written: one named 007 is not the number 7.
-        table = pd.read_csv(io.BytesIO(content), dtype={"annotator": str})
+        table = pd.read_csv(io.BytesIO(content), dtype={"annotator": str}, float_precision="round_trip")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     return _classified(table)
