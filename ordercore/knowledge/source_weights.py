@@ -141,7 +141,8 @@ def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
     500,000 preferences stays fast."""
     kinds, kind_names = pd.factorize(provenance["source"])
     rule_ids = provenance["rule_id"].to_numpy(dtype=np.float64, na_value=-1).astype(np.int64)
-    annotators, annotator_names = pd.factorize(provenance["annotator"].fillna(""))
+    annotators, named = pd.factorize(provenance["annotator"])  # -1 where none (rules, imports)
+    annotators, annotator_names = annotators + 1, ["", *named]
     n_rules, n_annotators = int(rule_ids.max(initial=-1)) + 2, max(len(annotator_names), 1)
     codes, keys = pd.factorize((kinds * n_rules + rule_ids + 1) * n_annotators + annotators)
     labels = []
