@@ -81,13 +81,18 @@ window.addEventListener("keydown", (event) => {
 CHOICES = {"a": "a", "b": "b", "e": "equal"}
 
 
-PAIR_CAPTION = re.compile(r"^Rows (\d+) \(A\) and (\d+) \(B\)")
+PAIR_CAPTION = re.compile(r"^A: home_id (\d+) · B: home_id (\d+)")
+"""The pair's caption: its rows named by the sample's id column (row k has home_id k + 1: the CSV)."""
+
+
+def pair_rows(caption: str) -> tuple[int, int]:
+    """The row positions of the pair a caption names."""
+    return tuple(int(home_id) - 1 for home_id in PAIR_CAPTION.match(caption).groups())
 
 
 def shown_pair(page) -> tuple[int, int]:
-    """The rows of the pair on screen, from its caption 'Rows i (A) and j (B) ...'."""
-    caption = page.get_by_text(PAIR_CAPTION).inner_text()
-    return tuple(int(row) for row in PAIR_CAPTION.match(caption).groups())
+    """The rows of the pair on screen, from its caption."""
+    return pair_rows(page.get_by_text(PAIR_CAPTION).inner_text())
 
 
 def wait_for_answers(store_path: Path, session_id: int, count: int, timeout: float = 30.0):
@@ -126,10 +131,7 @@ def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
         typed = wait_for_answers(store_path, session_id, 3)
         assert set(typed["annotator"]) == {"ann"}
         stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
-        seen = [
-            (CHOICES[key], tuple(map(int, PAIR_CAPTION.match(caption).groups())))
-            for key, caption in ann.evaluate("window.seen")
-        ]
+        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
         # Each answer is for the pair on screen when its key went down, and no pair is answered twice.
         assert stored == seen
         assert len({frozenset(pair) for _, pair in stored}) == len(stored)
@@ -190,10 +192,7 @@ def test_twenty_keys_as_fast_as_keys_repeat_are_twenty_answers_each_on_its_own_p
             ann.keyboard.press(key)
             ann.wait_for_timeout(30)
         typed = wait_for_answers(store_path, session_id, len(keys), timeout=60)
-        seen = [
-            (CHOICES[key], tuple(map(int, PAIR_CAPTION.match(caption).groups())))
-            for key, caption in ann.evaluate("window.seen")
-        ]
+        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
     stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
     assert [choice for choice, _ in seen] == [CHOICES[key] for key in keys]
     assert stored == seen and len({frozenset(pair) for _, pair in stored}) == len(keys)

@@ -1,0 +1,83 @@
+"""Issue 33, items 1 and 3, in a real browser (tests/browser.py) on the sample homes: what the expert
+sees of a pair (rows named once by the table's id, every context column, each number telling its
+column apart), the agreement section current after the first answer without a reload, and the Model
+page's verdict on a wrong rule worded by its interval (within the noise: not an error in red)."""
+
+import numpy as np
+import pandas as pd
+
+from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+from ordercore.studio.data import SAMPLE_PATH, load_source, study_data
+from ordercore.studio.store import Store
+from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
+from tests.test_browser_pairwise import PAIR_CAPTION, pair_rows
+
+
+def on_pairwise(studio, name: str):
+    page = open_page(studio.browser, 60_000)
+    page.goto(studio.url)
+    page.get_by_role("textbox", name="Annotator").wait_for()
+    settle(page)
+    type_into(page, "Annotator", name)
+    page.get_by_role("link", name="Pairwise").click()
+    page.get_by_role("button", name="A higher").wait_for()
+    settle(page)
+    return page
+
+
+def test_a_pair_names_its_rows_once_and_shows_every_column_apart(tmp_path):
+    frame = pd.read_csv(SAMPLE_PATH)
+    shared_session(tmp_path / "studio.sqlite")
+    with running_studio(tmp_path / "studio.sqlite") as studio:
+        page = on_pairwise(studio, "ann")
+        caption = page.get_by_text(PAIR_CAPTION).inner_text()
+        a, b = pair_rows(caption)
+        assert caption == f"A: home_id {frame.at[a, 'home_id']} · B: home_id {frame.at[b, 'home_id']}"
+        rows = page.evaluate(TABLE)
+        assert rows[0] == ["", f"A: home_id {frame.at[a, 'home_id']}", f"B: home_id {frame.at[b, 'home_id']}", "B − A"]
+        assert [row[0] for row in rows[1:]] == [name for name in frame.columns if name not in ("home_id", "price")]
+        shown = {row[0]: row[1:] for row in rows[1:]}
+        assert shown["neighbourhood"][:2] == [frame.at[a, "neighbourhood"], frame.at[b, "neighbourhood"]]
+        for column in ("latitude", "longitude", "income"):  # two different values never read the same
+            assert (shown[column][0] == shown[column][1]) == (frame.at[a, column] == frame.at[b, column])
+            assert float(shown[column][0].replace(",", "")) == frame.at[a, column]  # written exactly
+
+
+TABLE = """() => Array.from(document.querySelectorAll('.answer-keys .table tr'))
+    .map((row) => Array.from(row.children).map((cell) => cell.innerText.trim()))"""
+"""The pair's table as the browser shows it: rows of cells, the header first."""
+
+
+def test_the_agreement_section_appears_with_the_first_answer_without_a_reload(tmp_path):
+    shared_session(tmp_path / "studio.sqlite")
+    with running_studio(tmp_path / "studio.sqlite") as studio:
+        page = on_pairwise(studio, "ann")
+        assert not page.get_by_text("Annotators: agreement and consistency").count()
+        page.get_by_role("button", name="A higher").click()
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        page.get_by_text("Annotators: agreement and consistency").wait_for(timeout=30_000)
+
+
+def test_a_wrong_rules_verdict_is_worded_by_its_interval(tmp_path):
+    """The AppTest's wrong rule (tests/test_page_model.py): its cross-validated interval spans 0, so the
+    page says "Within the noise" and shows no error."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    store = Store(f"sqlite:///{store_path}")
+    settings = store.session("shared").settings
+    frame, target, features = load_source("sample")
+    data = study_data(frame, target, features, settings)
+    labeled = np.zeros(len(frame), dtype=bool)
+    labeled[data.labeled] = True
+    wrong = Rule("smaller is dearer", [Near("latitude", "longitude", 0.5)], Ordering("floor_area", "lower"))
+    store.add_rule(session_id, wrong, generate(wrong, frame, labeled).preferences, "ann")
+    store.engine.dispose()
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 60_000)
+        page.goto(studio.url)
+        page.get_by_role("link", name="Model").click()
+        page.get_by_text("Within the noise").wait_for(timeout=240_000)
+        settle(page)
+        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        assert not any(alert.startswith("The preferences raise") for alert in alerts), alerts
+        assert not page.locator('[data-testid="stAlertContentError"]').count()
