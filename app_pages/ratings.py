@@ -178,7 +178,7 @@ def item_entry(data, options: dict, offers, item: tuple[int]) -> dict:
     """What the browser shows of ``item``: its text, or its row's features (computed once)."""
     if item not in offers.entries:
         row = item[0]
-        caption = f"Row {row}."
+        caption = f"{data.row_names.name(row)}."
         if options["text"] is not None:
             offers.entries[item] = entry(item, caption, [], [], text=str(data.frame.at[row, options["text"]]))
         else:

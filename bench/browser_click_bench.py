@@ -44,9 +44,10 @@ TARGETS = {"p50": 0.150, "p95": 0.300}
 SHOWN = """() => {
     const caption = document.querySelector(".answer-keys .caption");
     const button = document.querySelector('.answer-keys button:not([data-choice="undo"])');
-    return caption && button && !button.disabled && /^Rows? \\d+/.test(caption.innerText) ? caption.innerText : null;
+    const text = caption && caption.innerText.trim();
+    return text && button && !button.disabled && !text.startsWith("The next ones") ? text : null;
 }"""
-"""What the page shows ready to answer (its caption), or null."""
+"""What the page shows ready to answer (its caption naming the pair or item), or null."""
 
 TIMER = """(metric) => {
     const now = SHOWN;

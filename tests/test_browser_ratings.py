@@ -8,7 +8,8 @@ from pathlib import Path
 from ordercore.studio.store import Store
 from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
 
-ITEM_CAPTION = re.compile(r"^Row (\d+)\.$")
+ITEM_CAPTION = re.compile(r"^home_id (\d+)\.$")
+"""The item's caption: its row named by the sample's id (row k has home_id k + 1: the CSV)."""
 
 
 def stored_grades(store_path: Path, session_id: int, count: int, timeout: float = 30.0):
@@ -31,8 +32,8 @@ def grades_said(element) -> list[str]:
 
 
 def shown_item(page) -> int:
-    """The row on the Ratings page's screen, from its caption 'Row i.'."""
-    return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1))
+    """The row on the Ratings page's screen, from its caption 'home_id k.'."""
+    return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1)) - 1
 
 
 def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):

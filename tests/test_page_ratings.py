@@ -147,3 +147,14 @@ def test_beyond_its_limit_the_ratings_page_cross_validates_every_few_grades(read
     assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
     send_key(at, "grade_answers", "undo", None)  # not an extension of the grades: at once
     assert not any("Cross-validated on the first" in caption.value for caption in at.caption)
+
+
+def test_an_item_is_named_by_the_tables_id(ready):
+    import pandas as pd
+
+    from ordercore.studio.data import SAMPLE_PATH
+
+    at = ready.switch_page("app_pages/ratings.py").run()
+    item = sent_to(at, "grade_answers")[0]
+    ids = pd.read_csv(SAMPLE_PATH)["home_id"]
+    assert item["caption"] == f"home_id {ids[item['target'][0]]}."
