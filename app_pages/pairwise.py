@@ -268,13 +268,13 @@ def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
             )
             for column in names.columns
         ]
-        signs = [0.0 if not diff else (-1.0 if diff.startswith("-") else 1.0) for *_, diff in rows]
+        signs = [names.sign(column, a[column], b[column]) for column in names.columns]
         offers.entries[pair] = entry(
             pair,
             f"A: {names.name(pair[0])} · B: {names.name(pair[1])}",
             ["", f"A: {names.name(pair[0])}", f"B: {names.name(pair[1])}", "B − A"],
             rows,
-            np.array(signs),
+            signs,
         )
     return offers.entries[pair]
 

@@ -184,6 +184,7 @@ def test_the_answers_table_names_rows_by_id_and_says_the_answer_in_words(ready, 
 def test_a_pair_shows_every_context_column_each_number_telling_its_column_apart(ready):
     """Every column but the target and the id, texts included; each number written back within half its
     last digit of the CSV's value, with separators; B − A likewise (hand-formatted from the CSV)."""
+    import numpy as np
     import pandas as pd
 
     from ordercore.studio.data import SAMPLE_PATH
@@ -191,8 +192,11 @@ def test_a_pair_shows_every_context_column_each_number_telling_its_column_apart(
     at = ready.switch_page("app_pages/pairwise.py").run()
     a, b = at.session_state["screen"].pair
     frame = pd.read_csv(SAMPLE_PATH)
-    rows = {row[0]: row[1:] for row in pairs_sent(at)[0]["rows"]}
+    sent = pairs_sent(at)[0]
+    rows = {row[0]: row[1:] for row in sent["rows"]}
     assert list(rows) == [c for c in frame.columns if c not in ("home_id", "price")]
+    expected = [0 if c == "neighbourhood" else int(np.sign(frame.at[b, c] - frame.at[a, c])) for c in rows]
+    assert sent["signs"] == expected  # each difference coloured by its sign, none for text
     assert rows["neighbourhood"] == [frame.at[a, "neighbourhood"], frame.at[b, "neighbourhood"], ""]
     assert rows["floor_area"][:2] == [f"{frame.at[a, 'floor_area']:,}", f"{frame.at[b, 'floor_area']:,}"]
     for column in ("latitude", "longitude", "income"):

@@ -40,6 +40,8 @@ def test_rows_are_named_by_the_identifier_or_by_position_and_differences_carry_n
     assert (names.value("size", 1234.5), names.difference("size", 1234.5, 1234.5)) == ("1,234.5", "0.0")
     assert names.difference("size", 1.0, 0.98) == "0.0"  # rounds to zero: no sign
     assert names.difference("size", 1000.0, 2234.5) == "+1,234.5" and names.difference("note", "a", "b") == ""
+    signs = [names.sign("size", 1.0, 0.98), names.sign("size", 1.0, 2.0), names.sign("size", 2.0, 1.0)]
+    assert signs == [0, 1, -1] and names.sign("note", "a", "b") == 0 and names.sign("size", np.nan, 1.0) == 0
 
 
 def test_answers_read_in_words_with_rows_by_name():

@@ -96,6 +96,11 @@ class RowNames:
             }
         )
 
+    def sign(self, column: str, a, b) -> int:
+        """The sign B − A is coloured by: 0 for text, a missing value, or a difference that reads as 0."""
+        text = self.difference(column, a, b)
+        return 0 if not text or float(text.replace(",", "")) == 0 else (1 if text.startswith("+") else -1)
+
     def answers_table(self, answers: pd.DataFrame, rule_names: dict) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
