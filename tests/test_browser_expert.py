@@ -9,27 +9,15 @@ import pandas as pd
 from ordercore.knowledge.rules import Near, Ordering, Rule, generate
 from ordercore.studio.data import SAMPLE_PATH, load_source, study_data
 from ordercore.studio.store import Store
-from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
-from tests.test_browser_pairwise import PAIR_CAPTION, pair_rows
-
-
-def on_pairwise(studio, name: str):
-    page = open_page(studio.browser, 60_000)
-    page.goto(studio.url)
-    page.get_by_role("textbox", name="Annotator").wait_for()
-    settle(page)
-    type_into(page, "Annotator", name)
-    page.get_by_role("link", name="Pairwise").click()
-    page.get_by_role("button", name="A higher").wait_for()
-    settle(page)
-    return page
+from tests.browser import open_page, running_studio, settle, shared_session, wait_for_metric
+from tests.test_browser_pairwise import PAIR_CAPTION, annotator_page, pair_rows
 
 
 def test_a_pair_names_its_rows_once_and_shows_every_column_apart(tmp_path):
     frame = pd.read_csv(SAMPLE_PATH)
     shared_session(tmp_path / "studio.sqlite")
     with running_studio(tmp_path / "studio.sqlite") as studio:
-        page = on_pairwise(studio, "ann")
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
         caption = page.get_by_text(PAIR_CAPTION).inner_text()
         a, b = pair_rows(caption)
         assert caption == f"A: home_id {frame.at[a, 'home_id']} · B: home_id {frame.at[b, 'home_id']}"
@@ -51,7 +39,7 @@ TABLE = """() => Array.from(document.querySelectorAll('.answer-keys .table tr'))
 def test_the_agreement_section_appears_with_the_first_answer_without_a_reload(tmp_path):
     shared_session(tmp_path / "studio.sqlite")
     with running_studio(tmp_path / "studio.sqlite") as studio:
-        page = on_pairwise(studio, "ann")
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
         assert not page.get_by_text("Annotators: agreement and consistency").count()
         page.get_by_role("button", name="A higher").click()
         wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
