@@ -274,10 +274,11 @@ def violations_section(engine, bench, trust) -> None:
     st.subheader("Preferences violated, by source")
     names = engine.sources()
     st.dataframe(violations_by_source(bench, names), key="model_violations", hide_index=True, width="stretch")
-    if bench.svr_violated is None:
+    violations = bench.violations  # read once: a retrain may replace it
+    if violations is None or not violations.fits(names):
         return
     for annotator in sorted({str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}):
-        why = ClickStanding.of(annotator, names, bench.svr_violated, bench.ssl_violated, trust).why()
+        why = ClickStanding.of(annotator, names, *violations, trust).why()
         if why:
             st.warning(app_state.plain(why))
 

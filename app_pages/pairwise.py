@@ -189,12 +189,13 @@ def model_status(engine) -> None:
     moved = last["moved"] if last else float("nan")
     cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else significant(moved))
     annotator, names = app_state.annotator(), engine.sources()
-    if annotator and bench is not None and bench.svr_violated is not None and len(bench.svr_violated) == len(names):
+    violations = None if bench is None else bench.violations  # read once: a retrain may replace it
+    if annotator and violations is not None and violations.fits(names):
         # (until the retrain of the newest answers finishes, its violations are of fewer preferences)
         standing = app_state.memo(
             "own_clicks",
             (engine.id, engine.models.version, engine.revision(), annotator),
-            lambda: ClickStanding.of(annotator, names, bench.svr_violated, bench.ssl_violated, engine.trust.in_force()),
+            lambda: ClickStanding.of(annotator, names, *violations, engine.trust.in_force()),
         )
         why = standing.why()
         if why:

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordercore.csv_floats import read_csv
+
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
 
@@ -302,7 +304,7 @@ class PreferenceSet:
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
         try:
-            frame = pd.read_csv(source, float_precision="round_trip")
+            frame = read_csv(source)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         return cls.from_frame(frame)
@@ -370,7 +372,7 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
     else:
         try:
-            frame = pd.read_csv(path, dtype={"i": str, "j": str}, float_precision="round_trip")
+            frame = read_csv(path, dtype={"i": str, "j": str})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):

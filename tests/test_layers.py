@@ -28,6 +28,7 @@ LAYERS = (  # top first: a module may import its own layer and those after it
         "basics",
         (
             "ordercore.exceptions",
+            "ordercore.csv_floats",
             "ordercore.preferences",
             "ordercore.kernels",
             "ordercore.magnitudes",

@@ -16,6 +16,7 @@ from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 from ordercore.models.registry import ModelFamily, registered
 from ordercore.pair_scores import expected_correction
 from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, identifier_column, study_data
+from ordercore.studio.training import violations_by_source
 from ordercore.studio.workbench import (
     DEFAULT_TIME_LIMIT,
     Workbench,
@@ -55,7 +56,7 @@ def assert_matches_cold_fit(bench, data, preferences, report):
     svr = cold(data, None)
     assert report.svr_mae == pytest.approx(mean_absolute_error(truth, svr.predict(X_test)), rel=1e-9)
     f_svr = svr.predict(data.dataset.X)
-    assert np.array_equal(bench.svr_violated, preferences.violation(f_svr) > 1e-6 * scale)
+    assert np.array_equal(bench.violations.svr, preferences.violation(f_svr) > 1e-6 * scale)
     assert report.ssl_violated == reference.n_violated_
 
 
@@ -141,9 +142,9 @@ def test_a_retrain_past_the_time_limit_keeps_the_last_fit(data, rule_preferences
     X_test, truth = data.dataset.X[data.test], data.y_true[data.test]
     assert np.allclose(bench.ssl_test, last.predict(X_test), atol=1e-6 * np.std(data.y_true[data.labeled]))
     assert report.ssl_mae == pytest.approx(mean_absolute_error(truth, last.predict(X_test)), rel=1e-6)
-    assert bench.ssl_violated.shape == (len(in_force),)
-    assert np.array_equal(bench.ssl_violated, last.violated(in_force))
-    assert np.array_equal(bench.svr_violated, cold(data, None).violated(in_force))
+    assert bench.violations.ssl.shape == (len(in_force),)
+    assert np.array_equal(bench.violations.ssl, last.violated(in_force))
+    assert np.array_equal(bench.violations.svr, cold(data, None).violated(in_force))
     report = bench.update(clicks[:2])  # an undo back within the limit
     assert not report.timed_out and report.fitted == 2
     assert_matches_cold_fit(bench, data, clicks[:2], report)
@@ -155,9 +156,30 @@ def test_a_first_retrain_past_the_time_limit_serves_the_labels_only_fit(data, ru
     report = bench.update(rule_preferences)
     assert report.timed_out and report.fitted == 0 and bench.ssl is None
     assert np.array_equal(bench.ssl_test, bench.svr_test) and report.ssl_mae == report.svr_mae
-    assert np.array_equal(bench.ssl_violated, cold(data, None).violated(rule_preferences))
+    assert np.array_equal(bench.violations.ssl, cold(data, None).violated(rule_preferences))
     a, b = bench.next_pair("margin", np.random.default_rng(0))
     assert a != b and {a, b} <= set(data.pool.tolist())
+
+
+def test_a_page_reading_during_a_retrain_sees_one_retrains_violations(data, rule_preferences, monkeypatch):
+    """The Pairwise page reads ``violations`` every second while retrains run in another thread (CI
+    once paired the new SVR violations, of p + 1 preferences, with the old SSL ones, of p, and the page
+    crashed).  What a page reads at any moment of a retrain (here: whenever a fit's ``violated`` runs)
+    is of one preference set; a stale one is not tabled."""
+    bench = Workbench(data, "lp", PARAMETERS)
+    seen, violated = [], OrderPreferenceRegressor.violated
+
+    def read_while_checking(model, preferences):
+        seen.append(bench.violations)
+        return violated(model, preferences)
+
+    monkeypatch.setattr(OrderPreferenceRegressor, "violated", read_while_checking)
+    for p in (40, 41, 40):
+        bench.update(rule_preferences[:p])
+    assert [None if v is None else len(v.svr) for v in seen] == [None, None, 40, 40, 41, 41]
+    assert all(len(v.svr) == len(v.ssl) for v in seen if v is not None)
+    names = np.array(["rule"] * 41, dtype=object)  # the last retrain was of 40: one answer it has not seen
+    assert violations_by_source(bench, names).empty and not violations_by_source(bench, names[:40]).empty
 
 
 def test_the_time_limit_reaches_both_fits(data):

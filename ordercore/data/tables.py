@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordercore import csv_floats
 from ordercore.magnitudes import standard_deviation
 
 MAX_CATEGORIES = 50
@@ -243,7 +244,7 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
             f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
         )
     try:
-        frame = pd.read_csv(source, nrows=max_rows + 1, sep=_delimiter(source), float_precision="round_trip")
+        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=_delimiter(source))
     except UnicodeDecodeError as error:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text (byte {error.object[error.start]:#x} at {error.start})"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ordercore.csv_floats import read_csv
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store import check_annotator, rule_identity
@@ -53,7 +54,7 @@ def read_session_file(name: str, content: bytes) -> SessionFile:
         return _read_json(content)
     try:
         # Annotators' names as written: one named 007 is not the number 7.
-        table = pd.read_csv(io.BytesIO(content), dtype={"annotator": str}, float_precision="round_trip")
+        table = read_csv(io.BytesIO(content), dtype={"annotator": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     return _classified(table)

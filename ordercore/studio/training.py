@@ -186,10 +186,12 @@ class SessionModels:
 
 
 def violations_by_source(bench: Workbench, names: np.ndarray) -> pd.DataFrame:
-    """Per source (``names``, p,): its preferences and how many SVR and SSL violate."""
+    """Per source (``names``, p,): its preferences and how many SVR and SSL violate (empty until a
+    retrain of these preferences has finished)."""
     columns = ["source", "preferences", "violated by SVR", "violated by SSL"]
-    if bench.svr_violated is None or not len(names):
+    violations = bench.violations  # read once: a retrain may replace it
+    if violations is None or not len(names) or not violations.fits(names):
         return pd.DataFrame(columns=columns)
-    frame = pd.DataFrame({"source": names, "svr": bench.svr_violated, "ssl": bench.ssl_violated})
+    frame = pd.DataFrame({"source": names, "svr": violations.svr, "ssl": violations.ssl})
     table = frame.groupby("source").agg(preferences=("svr", "size"), svr=("svr", "sum"), ssl=("ssl", "sum"))
     return table.reset_index().set_axis(columns, axis=1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingRegressor
@@ -125,6 +125,18 @@ class Retrain:
     fitted: int
 
 
+class Violations(NamedTuple):
+    """Which preferences (p,) the last retrain's SVR and SSL violate (bool), set at once: a page reading
+    it while another thread retrains never pairs one retrain's SVR with the next one's SSL."""
+
+    svr: np.ndarray
+    ssl: np.ndarray
+
+    def fits(self, names) -> bool:
+        """Whether these are of the preferences ``names`` (p,) name (a newer answer is not in them yet)."""
+        return len(self.svr) == len(names)
+
+
 @dataclass(frozen=True)
 class Committee:
     """Fits of the labels-only model, each without one of ``COMMITTEE_FOLDS`` folds of the labels:
@@ -161,7 +173,7 @@ class Workbench:
     through ``update_preferences`` (warm for a click or an undo) within ``time_limit`` seconds (None: no
     limit) and keeps what the pages plot: both fits' predictions on every row (``svr_all``, ``ssl_all``,
     (n,)) and on the held-out rows (``svr_test``, ``ssl_test``), and which preferences each violates
-    (``svr_violated``, ``ssl_violated``).  The next pair is chosen from those predictions, never from the
+    (``violations``).  The next pair is chosen from those predictions, never from the
     models themselves, so it can be drawn while another thread retrains SSL."""
 
     data: StudyData
@@ -175,8 +187,7 @@ class Workbench:
     ssl_all: np.ndarray | None = field(init=False, default=None)
     svr_test: np.ndarray = field(init=False)
     ssl_test: np.ndarray | None = field(init=False, default=None)
-    svr_violated: np.ndarray | None = field(init=False, default=None)
-    ssl_violated: np.ndarray | None = field(init=False, default=None)
+    violations: Violations | None = field(init=False, default=None)
     trust: SourceTrust | None = field(init=False, default=None)
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
     _neighbours: NeighbourPairs | None = field(init=False, default=None)
@@ -235,7 +246,7 @@ class Workbench:
         checked = self._svr_checked
         n = min(len(checked), len(preferences))
         shared = all(np.array_equal(getattr(checked, name)[:n], getattr(preferences, name)[:n]) for name in COLUMNS)
-        known = self.svr_violated[:n] if n and shared else np.zeros(0, dtype=bool)
+        known = self.violations.svr[:n] if n and shared else np.zeros(0, dtype=bool)
         self._svr_checked = preferences
         return np.concatenate([known, self.svr.violated(preferences[known.size :])])
 
@@ -251,8 +262,7 @@ class Workbench:
         serving = self.svr if self.ssl is None else self.ssl
         self.ssl_all = serving.predict(self.data.dataset.X)
         previous, self.ssl_test = self.ssl_test, self.ssl_all[self.data.test]
-        self.svr_violated = self._svr_violations(preferences)
-        self.ssl_violated = serving.violated(preferences)
+        self.violations = Violations(self._svr_violations(preferences), serving.violated(preferences))
         svr_mae = ssl_mae = moved = float("nan")
         if self.data.test.size:
             truth = self.data.y_true[self.data.test]
@@ -265,8 +275,8 @@ class Workbench:
             start=serving.solve_start_ if finished else "time limit",
             svr_mae=svr_mae,
             ssl_mae=ssl_mae,
-            svr_violated=int(self.svr_violated.sum()),
-            ssl_violated=int(self.ssl_violated.sum()),
+            svr_violated=int(self.violations.svr.sum()),
+            ssl_violated=int(self.violations.ssl.sum()),
             moved=moved,
             timed_out=not finished,
             fitted=len(serving.preferences_),
