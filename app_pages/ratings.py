@@ -1,5 +1,7 @@
 """Ratings: grade items on the session's scale with the number keys; an ordinal model learns as you go."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -258,7 +260,7 @@ def grades_section(engine, grades: pd.DataFrame, named: bool, scale: int, names:
     st.dataframe(latest, key="rating_grades", hide_index=True, width="stretch")
     st.download_button(
         "Export grades (CSV)",
-        engine.store.export_grades(engine.id),
+        partial(engine.export, "grades"),
         file_name=f"{engine.info().name}_grades.csv",
         key="rating_export",
         help="Import it into another session on the same data under Rules › Export and import.",

@@ -149,26 +149,15 @@ def name_widget(slot, named: str) -> str:
 def export_and_import(engine) -> None:
     """The session's preferences (CSV, JSON), answers (CSV), rules (JSON) and grades (CSV), out; any of
     them in, checked whole before anything is written (``ordercore.studio.session_files``)."""
-    store = engine.store
     with st.expander("Export and import"):
         cells = st.columns(5)
         # Callables: the files are made when a button is pressed, not on every rerun.
         exports = [
-            (
-                "Preferences (CSV)",
-                partial(store.export_preferences, engine.id, "csv"),
-                "preferences.csv",
-                "export_csv",
-            ),
-            (
-                "Preferences (JSON)",
-                partial(store.export_preferences, engine.id, "json"),
-                "preferences.json",
-                "export_json",
-            ),
-            ("Answers (CSV)", partial(store.export_answers, engine.id), "answers.csv", "export_answers"),
-            ("Rules (JSON)", partial(store.export_rules, engine.id), "rules.json", "export_rules"),
-            ("Grades (CSV)", partial(store.export_grades, engine.id), "grades.csv", "export_grades"),
+            ("Preferences (CSV)", partial(engine.export, "preferences", "csv"), "preferences.csv", "export_csv"),
+            ("Preferences (JSON)", partial(engine.export, "preferences", "json"), "preferences.json", "export_json"),
+            ("Answers (CSV)", partial(engine.export, "answers"), "answers.csv", "export_answers"),
+            ("Rules (JSON)", partial(engine.export, "rules"), "rules.json", "export_rules"),
+            ("Grades (CSV)", partial(engine.export, "grades"), "grades.csv", "export_grades"),
         ]
         for cell, (label, make, name, key) in zip(cells, exports, strict=True):
             cell.download_button(label, make, name, key=key)

@@ -61,6 +61,16 @@ class RowNames:
         """'ID_COLUMN VALUE', or 'row K' (0-based) without an identifier."""
         return f"row {int(row)}" if self.identifier is None else f"{self.identifier} {self.labels[int(row)]}"
 
+    def positions(self, ids) -> np.ndarray:
+        """The 0-based positions (k,) of the rows whose identifier reads ``ids`` (k,) as text; a
+        ``ValueError`` naming the first id the table does not hold."""
+        where = {label: k for k, label in enumerate(self.labels)}
+        ids = pd.Series(ids, dtype=object).astype(str).to_numpy()
+        unknown = [label for label in ids if label not in where]
+        if unknown:
+            raise ValueError(f"{self.identifier} {unknown[0]} is not in this session's table ({len(unknown):,} ids)")
+        return np.array([where[label] for label in ids], dtype=np.int64)
+
     def value(self, column: str, value) -> str:
         """``value`` of ``column`` as the expert reads it: a number with separators and the column's
         decimals, '' for a missing one, text as it is."""

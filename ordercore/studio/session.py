@@ -30,7 +30,7 @@ from ordercore.studio.data import StudyData, check_margin, load_source, study_da
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.ratings import default_text_column
-from ordercore.studio.session_files import import_session_file, read_session_file
+from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
 from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
 from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store
@@ -228,10 +228,12 @@ class SessionEngine:
         data = self._need_data()
         labeled = np.zeros(len(data.frame), dtype=bool)
         labeled[data.labeled] = True
-        message = import_session_file(
-            self.store, self.id, read_session_file(name, content), data.frame, labeled, annotator
-        )
-        return self._changed(message)
+        file = read_session_file(name, content, data.row_names)
+        return self._changed(import_session_file(self.store, self.id, file, data.frame, labeled, annotator))
+
+    def export(self, kind: str, format: str = "csv") -> str:
+        """The session's ``kind`` file, rows by id (``session_files.export_session_file``)."""
+        return export_session_file(self.store, self.id, kind, self._need_data().row_names, format)
 
     def queue_pairs(self, pairs: np.ndarray, copies: int, annotator: str) -> int:
         """Add pairs (k, 2) to the shared queue, each for ``copies`` annotators; how many were new."""

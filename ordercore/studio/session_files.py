@@ -22,12 +22,15 @@ import io
 import json
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from ordercore.csv_floats import read_csv
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
-from ordercore.preferences import PreferenceSet
+from ordercore.preferences import ZERO, PreferenceSet
+from ordercore.studio.row_names import RowNames
 from ordercore.studio.store import check_annotator, rule_identity
+from ordercore.studio.store.transfer import ROW_COLUMNS
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
@@ -45,22 +48,45 @@ class SessionFile:
     rules: list[dict] = field(default_factory=list)
 
 
-def read_session_file(name: str, content: bytes) -> SessionFile:
-    """The file ``name`` with bytes ``content`` as preferences, answers, rules or grades; ``ValueError``
-    saying what is wrong for anything else (too large, unreadable, or columns of none of these)."""
+def read_session_file(name: str, content: bytes, names: RowNames | None = None) -> SessionFile:
+    """The file ``name`` with bytes ``content`` as preferences, answers, rules or grades, rows named by
+    the table's identifier (``names``, as the Studio exports them) read as positions in it; a
+    ``ValueError`` saying what is wrong for anything else (too large, unreadable, an id the table does
+    not hold, or columns of none of these)."""
     if len(content) > MAX_FILE_BYTES:
         raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
     if name.lower().endswith(".json"):
-        return _read_json(content)
+        return _read_json(content, names)
+    identifier = None if names is None else names.identifier
+    as_text = {"annotator": str} | {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
     try:
-        # Annotators' names as written: one named 007 is not the number 7.
-        table = read_csv(io.BytesIO(content), dtype={"annotator": str})
+        # Annotators' names and ids as written: one named 007 is not the number 7.
+        table = read_csv(io.BytesIO(content), dtype=as_text if identifier else {"annotator": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
-    return _classified(table)
+    return _classified(_positions(table, names))
 
 
-def _read_json(content: bytes) -> SessionFile:
+def _positions(table: pd.DataFrame, names: RowNames | None) -> pd.DataFrame:
+    """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
+    (``names``; a ``ValueError`` for an id it does not hold); as it is when it names none."""
+    if names is None or names.identifier is None:
+        return table
+    for kind, columns in ROW_COLUMNS.items():
+        named = {column: names.identifier + suffix for column, suffix in columns.items()}
+        if not set(named.values()) <= set(table.columns) or (kind == "grades" and "grade" not in table.columns):
+            continue
+        table = table.drop(columns=[c for c in named if c in table.columns])
+        for column, name in named.items():
+            ids = table.pop(name)
+            given = ids.notna() & (ids.astype(str) != "")  # a unary preference's constant 0 has no id
+            rows = np.full(len(table), ZERO, dtype=np.int64)
+            rows[given.to_numpy()] = names.positions(ids[given])
+            table.insert(0, column, rows)
+    return table
+
+
+def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
     try:
         document = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -73,7 +99,7 @@ def _read_json(content: bytes) -> SessionFile:
         raise ValueError("a JSON file to import is a list of rules or of preference records")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
-    return _classified(pd.DataFrame.from_records(document))
+    return _classified(_positions(pd.DataFrame.from_records(document), names))
 
 
 def _classified(table: pd.DataFrame) -> SessionFile:
@@ -119,6 +145,17 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
     return _said(len(made), len(file.rules), "rule")
+
+
+def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str = "csv") -> str:
+    """The session's ``kind`` file (one of ``KINDS``; preferences as 'csv' or 'json'), its rows named by
+    the table's identifier where it has one (``transfer.by_id``); ``read_session_file`` reads it back."""
+    ids = None if names.identifier is None else (names.identifier, names.labels)
+    if kind == "preferences":
+        return store.export_preferences(session_id, format, ids)
+    if kind == "rules":
+        return store.export_rules(session_id)
+    return {"answers": store.export_answers, "grades": store.export_grades}[kind](session_id, ids)
 
 
 def _said(added: int, total: int, word: str) -> str:

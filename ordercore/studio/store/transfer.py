@@ -24,6 +24,32 @@ ANSWER_KEY = ("row_a", "row_b", "choice", "annotator", "weight", "margin")
 """What makes two answers the same answer, for an import."""
 
 
+IDS = tuple[str, np.ndarray] | None
+"""An export's ids: the identifier column's name and every row's id as text (n,); None: by position."""
+
+ROW_COLUMNS = {"answers": {"row_a": "_a", "row_b": "_b"}, "grades": {"row": ""}, "preferences": {"i": "_i", "j": "_j"}}
+"""Per file kind, its columns of row positions (0-based), each with the suffix of the column that holds
+the same rows' identifiers in an export by id (``home_id_a`` for ``row_a`` when the id is ``home_id``)."""
+
+
+def by_id(frame: pd.DataFrame, kind: str, ids: IDS) -> pd.DataFrame:
+    """``frame`` (an export of ``kind``) with its rows named by the table's identifier: ``ids`` is its
+    column's name and its values as text (n,).  Answers and grades name their rows by id alone;
+    preferences keep i, j beside the ids (the library's format reads them).  As it is without ``ids``,
+    or when an id column would take the name of one the file has."""
+    if ids is None:
+        return frame
+    identifier, labels = ids
+    named = {column: identifier + suffix for column, suffix in ROW_COLUMNS[kind].items()}
+    if set(named.values()) & set(frame.columns):
+        return frame
+    frame = frame.copy()
+    for column, name in named.items():
+        rows = frame[column].to_numpy()
+        frame.insert(frame.columns.get_loc(column), name, np.where(rows >= 0, labels[np.maximum(rows, 0)], ""))
+    return frame if kind == "preferences" else frame.drop(columns=list(named))
+
+
 def _json_number(value):
     """A numpy number as JSON writes it (a Python int or float)."""
     if isinstance(value, np.integer | np.floating):
@@ -208,23 +234,25 @@ class TransferStore:
                 insert_items(connection, GRADES, session_id, new, touch(connection, session_id, content=False))
         return len(new)
 
-    def export_answers(self, session_id: int) -> str:
+    def export_answers(self, session_id: int, ids: IDS = None) -> str:
         """The session's answers as CSV, oldest first: row_a, row_b, choice, weight, margin, annotator,
-        created_at, rule_id (the rule audited, empty for other pairs) and swapped; ``import_answers``
-        reads it back."""
-        frame = self.answers(session_id).drop(columns="id")
+        created_at, rule_id (the rule audited, empty for other pairs) and swapped; the rows by id with
+        ``ids`` (``by_id``).  ``import_answers`` reads it back (``session_files``: by id)."""
+        frame = by_id(self.answers(session_id).drop(columns="id"), "answers", ids)
         return frame.to_csv(index=False, float_format="%.17g")
 
-    def export_grades(self, session_id: int) -> str:
-        """The session's grades as CSV, oldest first: row, grade, annotator, created_at;
-        ``import_grades`` reads it back."""
-        return self.grades(session_id).drop(columns="id").to_csv(index=False)
+    def export_grades(self, session_id: int, ids: IDS = None) -> str:
+        """The session's grades as CSV, oldest first: row, grade, annotator, created_at; the rows by id
+        with ``ids`` (``by_id``).  ``import_grades`` reads it back (``session_files``: by id)."""
+        return by_id(self.grades(session_id).drop(columns="id"), "grades", ids).to_csv(index=False)
 
-    def export_preferences(self, session_id: int, format: str = "csv") -> str:
+    def export_preferences(self, session_id: int, format: str = "csv", ids: IDS = None) -> str:
         """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
-        margin and weight read back with ``PreferenceSet.from_frame`` (ZERO = -1 for unary ones)."""
+        margin and weight read back with ``PreferenceSet.from_frame`` (ZERO = -1 for unary ones); with
+        ``ids``, the rows' ids beside i and j (``by_id``; empty for ZERO)."""
         made, provenance = self.preferences(session_id)
         frame = pd.concat([made.to_frame(), provenance[["source", "rule_id", "answer_id", "annotator"]]], axis=1)
+        frame = by_id(frame, "preferences", ids)
         if format == "csv":
             return frame.to_csv(index=False, float_format="%.17g")
         if format == "json":  # Python's float repr: every weight reads back exactly (to_json keeps 10 digits)
