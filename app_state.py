@@ -15,6 +15,9 @@ from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import SessionInfo, Store, store_url
 from ordercore.studio.workspace import Workspace
 
+WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
+"""A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""
+
 MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
 """What Markdown (and Streamlit's LaTeX and emoji) reads as markup: ``plain`` escapes each."""
 

@@ -118,12 +118,15 @@ def choose_split(frame, form: DataForm) -> dict:
 
 
 def show_data(data) -> None:
-    """The session's split as counts, and the first rows of its table (held-out targets blanked)."""
+    """The session's split as counts, and the first rows of its table (targets only on labeled rows)."""
     if data is not None:
         for cell, (label, count) in zip(st.columns(4), split_counts(data), strict=True):
             cell.metric(label, count)
-        st.dataframe(data.shown().head(200), key="data_preview", width="stretch")
-        st.caption("The held-out rows' targets are blank: they measure the models, and you never see them.")
+        st.dataframe(data.shown(200), key="data_preview", width="stretch")
+        st.caption(
+            "Targets are shown only on the labeled rows: the unlabeled rows are the ones you compare, and the "
+            "held-out rows measure the models, so you never see theirs."
+        )
 
 
 main()

@@ -18,15 +18,15 @@ from ordercore.studio.figures import (
     tube_against_figure,
 )
 from ordercore.studio.monotone import monotone_column
-from ordercore.studio.numbers import duration, gp_progress_text, metric_delta, significant, work_done
+from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant, work_done
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import ClickStanding, gain_verdict
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+# Evidence evaluations after which a GP search usually has ended (7–35 on the seeds' data sets): the
+# progress line's estimate of the time left.  (A comment: Streamlit draws a page's bare strings.)
 USUAL_EVALUATIONS = 35
-"""Evidence evaluations after which a GP search usually has ended (7–35 on the seeds' data sets): the
-progress line's estimate of the time left."""
 
 
 def path_settings() -> str:
@@ -36,16 +36,21 @@ def path_settings() -> str:
     return f"λ2 = {LAMBDA2_GRID[0]:g} … {LAMBDA2_GRID[-1]:g} at λ1 = {factors} × SVR's"
 
 
+def ssl_metric(cell, label: str, compared: dict) -> None:
+    """SSL's CV MAE of ``compared`` (``cv.comparison``), its change from SVR's to the digit it shows."""
+    cell.metric(label, readable(compared["ssl"]), **metric_delta(change(-compared["gain"], compared["ssl"])))
+
+
 def cv_summary(cv, blend) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
     cross-validation, and what automatic trust decided."""
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
     columns = st.columns(4)
     columns[0].metric("CV MAE, SVR", readable(path["svr"]))
-    columns[1].metric("CV MAE, with preferences", readable(path["ssl"]), **metric_delta(readable(-path["gain"])))
+    ssl_metric(columns[1], "CV MAE, with preferences", path)
     columns[2].metric("CV gain over SVR", readable(path["gain"]))
     columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
-    columns[3].metric("CV MAE, SSL in force", readable(mixed["ssl"]), **metric_delta(readable(-mixed["gain"])))
+    ssl_metric(columns[3], "CV MAE, SSL in force", mixed)
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
     advice = (
@@ -66,7 +71,7 @@ def click_summary(cv, blend) -> None:
     compared = cv.comparison(blend)
     columns = st.columns(3)
     columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
-    columns[1].metric("CV MAE, SSL in force", readable(compared["ssl"]), **metric_delta(readable(-compared["gain"])))
+    ssl_metric(columns[1], "CV MAE, SSL in force", compared)
     columns[2].metric("CV gain over SVR", readable(compared["gain"]))
     columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
@@ -119,7 +124,7 @@ def trust_section(engine, status) -> None:
             ],
         }
     )
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch")
+    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=app_state.WEIGHT)
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
@@ -441,7 +446,7 @@ def metrics_section(last: dict) -> None:
         "Test MAE, SSL (demo)",
         readable(last["ssl_mae"]),
         help=demonstration,
-        **metric_delta(readable(difference(last["ssl_mae"], last["svr_mae"]))),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), last["ssl_mae"])),
     )
     metrics[3].metric(
         "Violated by SSL",

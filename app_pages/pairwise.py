@@ -200,7 +200,7 @@ def model_status(engine) -> None:
         why = standing.why()
         if why:
             st.warning(app_state.plain(why))
-        elif standing.answers:
+        elif standing.preferences:
             st.caption(app_state.plain(standing.summary()))
 
 
@@ -303,7 +303,7 @@ def progress_section(engine, answers) -> None:
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
     progress = st.columns(2)
-    progress[0].metric("Answers given", f"{len(answers):,}")
+    progress[0].metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
     progress[1].number_input(
         "Goal (answers; 0: none)",
         0,

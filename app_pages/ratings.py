@@ -9,8 +9,8 @@ import streamlit as st
 import app_state
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
-from ordercore.studio.data import identifier_column, readable
 from ordercore.studio.figures import confusion_figure
+from ordercore.studio.numbers import significant
 from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
@@ -153,7 +153,7 @@ def grade_area(engine, data, options: dict, model_name: str, named: bool) -> Non
     answer_keys(KEY, entries, read, named, [*buttons, (UNDO, "Undo my last", "U", False)])
     if screen.item is None:
         st.info("You have graded every item of this session.")
-    grades_section(engine, grades, named, scale, item_names(data, options["text"]))
+    grades_section(engine, data, grades, named, scale, options["text"])
 
 
 @st.fragment(run_every=1.0)
@@ -183,11 +183,9 @@ def item_entry(data, options: dict, offers, item: tuple[int]) -> dict:
         caption = f"{data.row_names.name(row)}."
         if options["text"] is not None:
             offers.entries[item] = entry(item, caption, [], [], text=str(data.frame.at[row, options["text"]]))
-        else:
-            features = data.dataset.metadata["features"]
-            identifier = identifier_column(data.frame, [data.dataset.metadata["target"], *features])
-            columns = ([identifier] if identifier else []) + features
-            rows = [(name, readable(data.frame.at[row, name])) for name in columns]
+        else:  # every context column, texts included, each value as the table writes it (the id is the caption)
+            names = data.row_names
+            rows = [(column, names.value(column, data.frame.at[row, column])) for column in names.columns]
             offers.entries[item] = entry(item, caption, ["", "value"], rows)
     return offers.entries[item]
 
@@ -225,11 +223,18 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
         )
         st.plotly_chart(confusion_figure(cv.confusion, range(1, scale + 1)), key="rating_confusion")
     shown = least_sure(fit["sureness"], own_rows, NEXT_SHOWN)
-    table = pd.DataFrame({"row": shown, "predicted grade": fit["predicted"][shown], "sureness": fit["sureness"][shown]})
-    names = item_names(data, text)
-    if names is not None:
-        table.insert(1, names.name, names.to_numpy()[shown])
+    table = pd.DataFrame(
+        {
+            "item": [item_name(data, text, row) for row in shown],
+            "predicted grade": fit["predicted"][shown],
+            "distance to another grade": [significant(v) for v in fit["sureness"][shown]],
+        }
+    )
     st.subheader("Least sure: next to grade")
+    st.caption(
+        "The items whose predicted grade is nearest to changing (the distance in the model's score units): "
+        "a grade there teaches the model most."
+    )
     st.dataframe(table, key="rating_next", hide_index=True, width="stretch")
 
 
@@ -242,22 +247,26 @@ def shortened(name) -> str:
     return name if len(name) <= SHORT_NAME else name[: SHORT_NAME - 1] + "…"
 
 
-def item_names(data, text: str | None) -> pd.Series | None:
-    """What names an item beside its row number: its text, or the table's identifier column (None when
-    the table has none)."""
-    column = text if text is not None else identifier_column(data.frame, [data.dataset.metadata["target"]])
-    return None if column is None else data.frame[column]
+def item_name(data, text: str | None, row: int) -> str:
+    """What names an item: its text (shortened), or its row by the table's id ('car_id 5186')."""
+    return shortened(data.frame.at[row, text]) if text is not None else data.row_names.name(row)
 
 
-def grades_section(engine, grades: pd.DataFrame, named: bool, scale: int, names: pd.Series | None) -> None:
+def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, text: str | None) -> None:
     """The latest grades with what was graded, this annotator's to change or remove, and the CSV export."""
     if grades.empty:
         return
     st.subheader("Latest grades")
     latest = grades.tail(10).iloc[::-1]
-    if names is not None:
-        latest.insert(2, names.name, names.to_numpy()[latest["row"]])
-    st.dataframe(latest, key="rating_grades", hide_index=True, width="stretch")
+    table = pd.DataFrame(
+        {
+            "item": [item_name(data, text, row) for row in latest["row"]],
+            "grade": latest["grade"],
+            "annotator": latest["annotator"],
+            "when": latest["created_at"].astype(str).str.slice(0, 19),
+        }
+    )
+    st.dataframe(table, key="rating_grades", hide_index=True, width="stretch")
     st.download_button(
         "Export grades (CSV)",
         partial(engine.export, "grades"),
@@ -271,11 +280,7 @@ def grades_section(engine, grades: pd.DataFrame, named: bool, scale: int, names:
     with st.expander(f"My grades ({len(own)}): change or remove one"):
         # The labels leave the grade out: a browser keeps showing the label it had for the chosen option
         # after an edit changed it.  The grade is said below, and its button is the one pressed.
-        labels = {
-            int(grade.id): f"#{grade.id}: row {grade.row}"
-            + (f", {names.name}: {shortened(names.iat[grade.row])}" if names is not None else "")
-            for grade in own.itertuples()
-        }
+        labels = {int(grade.id): f"#{grade.id}: {item_name(data, text, grade.row)}" for grade in own.itertuples()}
         chosen = st.selectbox("Grade", list(labels), format_func=labels.get, key="rating_history")
         now = int(own.loc[own["id"] == chosen, "grade"].iloc[0]) if chosen in labels else None
         if now is not None:

@@ -16,6 +16,7 @@ from ordercore.knowledge.rules import (
     condition_pairs,
     default_ordering,
     generate,
+    offered_conditions,
     rule_columns,
     rule_name,
     suggested_conditions,
@@ -39,12 +40,13 @@ def parameter_widget(cell, parameter, key: str):
         return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
     help_text = parameter.help or (f"below {parameter.maximum}" if parameter.below else None)
     value = float(parameter.default)
-    decimals = max(2, 1 - int(np.floor(np.log10(abs(value))))) if value else 2
+    magnitude = int(np.floor(np.log10(abs(value)))) if value else 0
+    decimals = max(0, 1 - magnitude) if value else 2  # two significant figures: 21000, 1.7, 0.069
     return cell.number_input(
         parameter.label,
         min_value=parameter.minimum,
         value=value,
-        step=10.0**-decimals if decimals > 2 else None,
+        step=10.0 ** (magnitude - 1) if value else None,  # one unit of the second figure
         format=f"%.{decimals}f",
         key=key,
         help=help_text,
@@ -55,12 +57,12 @@ def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
     """A row of widgets for one "roughly equal" condition: its kind (any registered one), then its
     parameters (an amount keyed by the column it measures, so that it starts from that column's
     spread), and how many pairs of rows it holds for."""
-    kinds = [NO_CONDITION, *CONDITIONS]
+    kinds = [NO_CONDITION, *offered_conditions(frame, exclude)]
     cells = st.columns(CONDITION_CELLS)
     kind = cells[0].selectbox(
         f"condition {slot + 1}",
         kinds,
-        index=kinds.index(start.kind) if start is not None else 0,
+        index=kinds.index(start.kind) if start is not None and start.kind in kinds else 0,
         format_func=lambda k: CONDITIONS[k].label if k in CONDITIONS else k,
         key=f"rule_kind_{slot}",
     )
@@ -93,14 +95,14 @@ def build_rule(data):
     across the page, then its ordering, margin and weight and the cap on its pairs in the left column.
     (rule or None, the cap or None, the right column for the preview, the left for the Add button)."""
     frame, target = data.frame, data.dataset.metadata["target"]
-    numeric = rule_columns(frame, "numeric", exclude=[target])
-    exclude = [target, identifier_column(frame, [target])]
+    exclude = [target, identifier_column(frame, [target])]  # the id names rows: no rule measures it
+    numeric = rule_columns(frame, "numeric", exclude)
     ordering_default = default_ordering(frame, exclude)
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
     suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default])
     conditions = [
-        condition_widgets(slot, frame, [target], suggested[slot] if slot < len(suggested) else None)
+        condition_widgets(slot, frame, exclude, suggested[slot] if slot < len(suggested) else None)
         for slot in range(CONDITION_SLOTS)
     ]
     left, preview = st.columns([1, 1])
@@ -269,7 +271,7 @@ def stored_rules_section(engine, data) -> None:
     """The session's rules: accuracy and weight, overlaps and conflicts, the preference graph's
     problems, and a button to remove each."""
     trust, quality, report = engine.rule_tables(data)
-    st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch")
+    st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch", column_config=app_state.WEIGHT)
     st.caption(
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "

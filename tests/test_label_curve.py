@@ -47,3 +47,12 @@ def test_the_figure_scales_svrs_cv_error_by_the_curve_at_the_labels_the_answers_
     assert list(ssl.x) == [10, 20] and list(ssl.y) == [3.9, 3.4] and list(svr.y) == [4.0, 4.0]
     np.testing.assert_allclose(instead.y, [4.0 * (60 / 61) ** 0.5, 4.0 * (60 / 62) ** 0.5])
     assert answers_bought_figure(pd.DataFrame({"metrics": metrics[:1]}), curve, 10.0, 60) is None
+
+
+def test_a_first_run_shows_svr_beside_ssl():
+    """One cross-validated run is one point: a line of one point drew nothing and left SVR's value off
+    the axis (the new user's chart of one orange point)."""
+    figure = answers_bought_figure(
+        pd.DataFrame({"metrics": [{"answers": 18, "cv_svr_mae": 2912.0, "cv_ssl_mae": 2600.0}]}), None, 10.0, 60
+    )
+    assert all("markers" in trace.mode for trace in figure.data) and [t.y[0] for t in figure.data] == [2600.0, 2912.0]

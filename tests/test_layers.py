@@ -234,3 +234,25 @@ def test_the_size_checks_catch_what_they_forbid(tmp_path):
     at.write_text(body)
     over.write_text(body + "    x = 2\n")
     assert long_mains({"at": at, "over": over}) == [f"over: main() {MAX_MAIN_LINES + 1} lines"]
+
+
+def drawn_strings(files: dict[str, Path]) -> list[str]:
+    """'module:line' of each bare string at a page's top level but its docstring: Streamlit's magic
+    draws it on the page (a constant's "attribute docstring" showed above the Model page's title)."""
+    found = []
+    for name, path in sorted(files.items()):
+        body = ast.parse(path.read_text(), str(path)).body
+        for node in body[1:]:
+            value = node.value if isinstance(node, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                found.append(f"{name}:{node.lineno}")
+    return found
+
+
+def test_no_page_draws_a_stray_string(tmp_path):
+    files = source_files()
+    pages = {name: path for name, path in files.items() if name == "app" or name.startswith("app_pages.")}
+    assert drawn_strings(pages) == []
+    page = tmp_path / "page.py"
+    page.write_text('"""The page."""\nX = 1\n"""What X is."""\n')
+    assert drawn_strings({"page": page}) == ["page:3"]

@@ -15,20 +15,26 @@ def test_data_page_sets_up_the_split(ready, store_path):
     assert len(settings["labeled"]) == 60 and not set(settings["labeled"]) & set(settings["test"])
 
 
-def test_the_preview_never_shows_a_held_out_rows_target(ready, store_path):
-    """The preview's first 200 rows: the target blank exactly on the rows the store holds out, the
-    CSV's value on every other."""
+def test_the_preview_shows_a_target_only_on_labeled_rows_and_tells_every_value_apart(ready, store_path):
+    """The preview's first 200 rows: the target blank on every row the store does not hold as labeled
+    (pool and held out), the CSV's value on the labeled ones; in every column two different values of
+    the CSV never read the same, and each reads back as its value."""
     import numpy as np
     import pandas as pd
 
     from ordercore.studio.data import SAMPLE_PATH
 
-    test = set(Store(f"sqlite:///{store_path}").session("s1").settings["test"])
+    labeled = set(Store(f"sqlite:///{store_path}").session("s1").settings["labeled"])
     preview = ready.dataframe[0].value
-    truth = pd.read_csv(SAMPLE_PATH)["price"].head(200)
-    held = np.array([row in test for row in range(200)])
-    assert held.any() and preview["price"][held].isna().all()
-    assert np.array_equal(preview["price"][~held].to_numpy(), truth[~held].to_numpy(dtype=float))
+    truth = pd.read_csv(SAMPLE_PATH).head(200)
+    seen = np.array([row in labeled for row in range(200)])
+    assert seen.any() and (preview["price"][~seen] == "").all()
+    assert [float(v.replace(",", "")) for v in preview["price"][seen]] == truth["price"][seen].astype(float).tolist()
+    for column in truth.columns.drop("price"):
+        texts, values = preview[column].astype(str), truth[column]
+        assert texts.nunique() == values.nunique(), column
+        if pd.api.types.is_numeric_dtype(values):
+            assert np.allclose([float(v.replace(",", "")) for v in texts], values, rtol=1e-12, atol=0), column
 
 
 def test_data_page_refuses_bad_choices_and_keeps_the_settings(ready, store_path):
@@ -105,8 +111,12 @@ def test_an_uploaded_table_starts_from_its_last_numeric_target_and_the_columns_a
             "text": [f"sentence number {k} of the table" for k in range(60)],
         }
     )
-    assert upload_defaults(frame) == ("score", ["id", "kind"])
+    assert upload_defaults(frame) == ("score", ["kind"])  # the id names rows: not a feature
     assert upload_defaults(frame[["kind", "text"]]) == ("text", ["kind"])  # nothing numeric: the last column
+    # a note of few distinct phrases is free text, shown beside each row; short categories with a space are not
+    frame["note"] = ["one owner, small dent", "new tyres and brakes", "needs a little paint work"] * 20
+    frame["city"] = ["New York", "Boston", "San Jose", "Austin"] * 15
+    assert upload_defaults(frame) == ("score", ["kind", "city"])
 
 
 def test_an_uploaded_table_never_starts_from_an_identifier_or_a_spread_as_its_target():
@@ -125,8 +135,8 @@ def test_an_uploaded_table_never_starts_from_an_identifier_or_a_spread_as_its_ta
             "text": [f"sentence number {k} of the table" for k in range(60)],
         }
     )
-    assert upload_defaults(frame) == ("mean_rating", ["id", "rating_sd"])
-    assert upload_defaults(frame[["id", "rating_sd", "text"]]) == ("rating_sd", ["id"])
+    assert upload_defaults(frame) == ("mean_rating", ["rating_sd"])
+    assert upload_defaults(frame[["id", "rating_sd", "text"]]) == ("rating_sd", ["id"])  # nothing else is left
 
 
 def test_a_csv_with_fewer_rows_than_the_labeled_budget_opens_and_is_used(ready, store_path):

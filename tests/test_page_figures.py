@@ -247,3 +247,20 @@ def test_a_finished_gp_fit_says_how_many_of_its_most_evaluations_it_took(ready):
     at.run()
     expected = f"{status.evaluations} of at most {MAX_EVALUATIONS} evidence evaluations"
     assert any(expected in caption.value for caption in at.caption), [caption.value for caption in at.caption]
+
+
+@pytest.mark.parametrize(
+    "delta, of, text",
+    [
+        (3.675, 1928.4, "+4"),  # the new user's "1,928 ↑ 3.675": a dollar error shown whole, its change too
+        (-12_345.6, 62_460.0, "-12,346"),
+        (0.01234, 0.5234, "+0.0123"),  # 0.5234 shows 4 decimals
+        (0.4, 12.35, "+0.40"),  # 12.35 shows 2
+        (0.0004, 1928.0, "+0"),  # reads as no change (metric_delta)
+    ],
+)
+def test_a_change_is_shown_to_the_last_digit_of_what_it_changes(delta, of, text):
+    from ordercore.studio.numbers import change, reads_as_zero
+
+    assert change(delta, of) == text
+    assert reads_as_zero(change(delta, of)) == (round(delta) == 0 and abs(of) >= 1000)

@@ -19,6 +19,7 @@ from ordercore.knowledge.rules import (
     condition_pairs,
     default_ordering,
     generate,
+    offered_conditions,
     rule_name,
     spread_amount,
 )
@@ -112,3 +113,25 @@ def test_the_overlaps_table_is_in_words():
     assert all("_" not in column for column in table.columns)
     assert not table.isna().any().any() and "None" not in table.astype(str).to_numpy()
     assert table["shared with other rules"].tolist()[1] == str(len(generate(rules[1], frame).preferences))
+
+
+def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id():
+    """A table of cars (an id of 5001 …, mileage, condition, a note) has no place for "near (miles)": the
+    page offered it, filled latitude and longitude with car_id, and the rule could not be added."""
+    cars = pd.DataFrame(
+        {
+            "car_id": [5001, 5002, 5003],
+            "mileage": [1e4, 5e4, 2e5],
+            "condition": [0.1, 0.5, 0.9],
+            "note": ["one owner", "new tyres", "dent"],
+            "price": [9e3, 7e3, 2e3],
+        }
+    )
+    offered = offered_conditions(cars, exclude=["price", "car_id"])
+    assert offered == ["within", "relative_within", "same_category"]
+    assert all("car_id" not in p.options for p in condition_form("within", cars, ["price", "car_id"]) if p.options)
+    homes = cars.assign(Latitude=[40.0, 40.1, 40.2], LON=[-105.0, -105.1, -105.2])
+    assert "near" in offered_conditions(homes, exclude=["price", "car_id"])
+    columns = [p.default for p in condition_form("near", homes, ["price", "car_id"]) if p.options]
+    assert columns == ["Latitude", "LON"]
+    assert offered_conditions(cars[["car_id", "price"]], exclude=["price", "car_id"]) == []  # nothing to compare

@@ -28,8 +28,8 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     agreement = np.array([[0.62, 0.08, 4], [np.nan] * 3, [0.9, 0.05, 1]])
     zero = trust_of(["clicks: ann", "rule #1: r", "clicks: bo"], [0.0, 1.0, 0.5], agreement)
     ann = ClickStanding.of("ann", names, svr, ssl, zero)
-    assert (ann.answers, ann.svr_violated, ann.ssl_violated, ann.weight) == (4, 1, 3, 0.0)
-    assert ann.why().startswith("SSL breaks 3 of ann's 4 answers, SVR 1. Their weight is 0")
+    assert (ann.preferences, ann.svr_violated, ann.ssl_violated, ann.weight) == (4, 1, 3, 0.0)
+    assert ann.why().startswith("SSL breaks 3 of the 4 preferences from ann's answers, SVR 1. Their weight is 0")
     assert "0.62 ± 0.08 on 4 answers" in ann.why()
     bo = ClickStanding.of("bo", names, svr, ssl, zero)
     assert "weight is 0.50 of 1" in bo.why() and "λ2 = 0.17, growing to 1 at 100" not in bo.why()  # not clicks only

@@ -280,6 +280,20 @@ def test_next_pairs_gives_distinct_pool_pairs_and_neighbours_are_closer_than_any
     )
 
 
+def test_random_pairs_never_ask_a_pair_the_answers_compare(data):
+    """The default strategy drew the same candidates after a reload (the page's seed) and asked an
+    expert their own first answer again, and a second annotator the pairs an import had brought: a
+    pair the session's preferences compare (either way round) is never drawn again."""
+    bench = Workbench(data, "lp", PARAMETERS)
+    first = bench.next_pairs("random", np.random.default_rng(0), 6)
+    answered = PreferenceSet.order(first[::2, 1], first[::2, 0])  # three answers, the other way round
+    again = bench.next_pairs("random", np.random.default_rng(0), 6, preferences=answered)
+    assert len(again) == 6 and not {frozenset(pair) for pair in again.tolist()} & set(
+        map(frozenset, first[::2].tolist())
+    )
+    assert {frozenset(pair) for pair in first[1::2].tolist()} <= {frozenset(pair) for pair in again.tolist()}
+
+
 def test_the_identifier_column_is_a_named_column_of_distinct_values():
     frame = pd.DataFrame({"home_id": [7, 8, 9], "Street Name": ["a", "b", "b"], "x": [1, 2, 3], "price": [1, 2, 3]})
     assert identifier_column(frame, ["x", "price"]) == "home_id"

@@ -79,12 +79,30 @@ def upload_defaults(frame: pd.DataFrame) -> tuple[str, list[str]]:
 
 
 def upload_features(frame: pd.DataFrame, target: str) -> list[str]:
-    """Every column but ``target`` a model can take: numeric, or with at most ``MAX_CATEGORIES`` values."""
-    return [
+    """Every column but ``target`` a model can take: numeric, or with at most ``MAX_CATEGORIES`` values;
+    neither the row identifier (``identifier_column``: car_id 5001 … is a name, not a measurement) nor
+    free text (``is_free_text``), which the Studio shows beside each row instead.  The identifier only
+    when nothing else is left (a table of texts, graded by its texts: the models need one feature)."""
+    identifier = identifier_column(frame, [target])
+    measured = [
         str(c)
         for c in frame.columns
-        if str(c) != target and (pd.api.types.is_numeric_dtype(frame[c]) or frame[c].nunique() <= MAX_CATEGORIES)
+        if str(c) not in (target, identifier)
+        and (
+            pd.api.types.is_numeric_dtype(frame[c])
+            or (frame[c].nunique() <= MAX_CATEGORIES and not is_free_text(frame[c]))
+        )
     ]
+    return measured or ([identifier] if identifier is not None else [])
+
+
+def is_free_text(values: pd.Series) -> bool:
+    """Whether a column holds phrases ('one owner, small dent') rather than categories ('N01', 'sedan'):
+    not numeric, a space in at least half of its values, 12 characters or more on average."""
+    if pd.api.types.is_numeric_dtype(values):
+        return False
+    texts = values.dropna().astype(str)
+    return bool(len(texts)) and texts.str.contains(" ").mean() >= 0.5 and texts.str.len().mean() >= 12
 
 
 @dataclass
@@ -120,14 +138,18 @@ class StudyData:
         identifier = identifier_column(self.frame, [target, *self.dataset.metadata["features"]])
         return RowNames.of(self.frame, target, identifier)
 
-    def shown(self) -> pd.DataFrame:
-        """The table as the expert may see it: the target of every held-out row blank (the test labels
-        measure the models; seeing them would colour the answers)."""
-        frame = self.frame.copy()
-        target = self.dataset.metadata["target"]
-        frame[target] = pd.to_numeric(frame[target], errors="coerce").astype(float)
-        frame.iloc[self.test, frame.columns.get_loc(target)] = np.nan
-        return frame
+    def shown(self, n: int = 200) -> pd.DataFrame:
+        """The first ``n`` rows as the expert may see them, as text: each value as ``RowNames`` writes
+        it (two different values never read the same; the id as written), and the target only on the
+        labeled rows (the others are unlabeled or held out: seeing their targets would colour the
+        answers, and the held-out ones measure the models)."""
+        target, identifier = self.dataset.metadata["target"], self.row_names.identifier
+        names = RowNames.of(self.frame, None, identifier)  # every column written, the target too
+        head = self.frame.head(n)
+        shown = pd.DataFrame({column: [names.value(str(column), v) for v in head[column]] for column in head.columns})
+        labeled = np.isin(np.arange(len(head)), self.labeled)
+        shown.loc[~labeled, target] = ""
+        return shown
 
     def numeric_features(self) -> list[str]:
         """The session's feature columns that hold numbers (the raw table's, not X's indicators)."""

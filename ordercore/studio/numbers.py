@@ -30,6 +30,20 @@ def significant(value: float, digits: int = DIGITS) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def change(delta: float, of: float) -> str:
+    """A change ``delta`` of a value ``of``, signed, to the last digit the value is shown with ('+4'
+    beside 1,928, shown whole; '+0.0123' beside 0.5234, four significant digits), so that a change
+    never reads more precise than what it changes; '—' when either is not finite."""
+    delta, of = float(delta), float(of)
+    if not (math.isfinite(delta) and math.isfinite(of)):
+        return "—"
+    if abs(of) >= 1000 or of == 0:
+        decimals = 0 if of else DIGITS - 1
+    else:
+        decimals = min(MOST_DECIMALS, max(0, DIGITS - 1 - math.floor(math.log10(abs(of)))))
+    return f"{delta:+,.{decimals}f}"
+
+
 def reads_as_zero(text: str) -> bool:
     """Whether a formatted number (with any sign, separators, words after it) shows only zeros."""
     number = re.match(r"\s*[-+−]?[\d,.\s]*", text).group()

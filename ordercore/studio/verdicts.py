@@ -36,13 +36,13 @@ def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str,
 
 @dataclass(frozen=True)
 class ClickStanding:
-    """An annotator's answers in the last retrain: ``answers`` preferences from their clicks, how many
+    """An annotator's answers in the last retrain: the ``preferences`` their clicks made, how many
     SVR and SSL break; the weight automatic trust gives their clicks (None: trust off or not assessed
     yet), their agreement with SVR (accuracy, standard error, answers; NaN when not measured) and the
     λ2 SSL fits the clicks with (None: not known here)."""
 
     annotator: str
-    answers: int
+    preferences: int
     svr_violated: int
     ssl_violated: int
     weight: float | None
@@ -74,10 +74,14 @@ class ClickStanding:
         )
 
     def summary(self) -> str:
-        """'SSL breaks 10 of your 17 answers, SVR 5.' (or nothing to say without answers)."""
-        if not self.answers:
+        """'SSL breaks 10 of the 17 preferences from ann's answers, SVR 5.' (an "about equal" answer makes
+        two, a skip none; nothing to say without any)."""
+        if not self.preferences:
             return ""
-        return f"SSL breaks {self.ssl_violated} of {self.annotator}'s {self.answers} answers, SVR {self.svr_violated}."
+        return (
+            f"SSL breaks {self.ssl_violated} of the {self.preferences} preferences from {self.annotator}'s answers, "
+            f"SVR {self.svr_violated}."
+        )
 
     def why(self) -> str | None:
         """Why SSL breaks more of them than SVR, and what would change it; None when it does not."""

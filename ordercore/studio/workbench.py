@@ -312,12 +312,12 @@ class Workbench:
             rows, exclude = len(self.data.y_true), np.asarray(exclude, dtype=np.int64).reshape(-1, 2)
             asked = np.sort(pair_codes(exclude[:, 0], exclude[:, 1], rows)[0])
             pairs = pairs[~is_in(pair_codes(pairs[:, 0], pairs[:, 1], rows)[0], asked)]
-        if strategy == "random":
-            return pairs[:n]
         if preferences is None:
             preferences = PreferenceSet.empty() if self.ssl is None else self.ssl.preferences_
         fitted = self.svr_all if self.ssl_all is None else self.ssl_all
-        if strategy == "correction":
+        if strategy == "random":  # in the candidates' random order, none the preferences settle (answered)
+            chosen, _ = rank_unsettled(np.zeros(len(pairs)), pairs, n, preferences, self._strict_graph(preferences))
+        elif strategy == "correction":
             committee = self.committee()
             difference = fitted[pairs[:, 0]] - fitted[pairs[:, 1]]
             scores = expected_correction(difference, committee.spread(pairs), committee.scale)

@@ -40,6 +40,23 @@ def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
     return [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
 
 
+def offered_conditions(frame: pd.DataFrame, exclude=()) -> list[str]:
+    """The condition kinds a rule over ``frame`` may use (``exclude``: columns not to offer): those with a
+    column for each of their column inputs, where an input named for what it measures (``suggest``:
+    Near's latitude and longitude) needs a column of one of those names, in any case (a table of cars
+    has no place for "near (miles)")."""
+    offered = []
+    for kind, condition in CONDITIONS.items():
+        inputs = [f.metadata for f in fields(condition) if "column" in f.metadata]
+        options = [rule_columns(frame, meta["column"], exclude) for meta in inputs]
+        if all(
+            columns and (not meta["suggest"] or any(c.lower() in meta["suggest"] for c in columns))
+            for meta, columns in zip(inputs, options, strict=True)
+        ):
+            offered.append(kind)
+    return offered
+
+
 def condition_form(
     kind: str, frame: pd.DataFrame, exclude=(), start: Condition | None = None, chosen: dict | None = None
 ) -> list[ConditionParameter]:
@@ -54,7 +71,7 @@ def condition_form(
         current = getattr(start, f.name) if same_kind else None
         if "column" in f.metadata:
             options = rule_columns(frame, f.metadata["column"], exclude)
-            suggested = [c for c in f.metadata["suggest"] if c in options]
+            suggested = [c for name in f.metadata["suggest"] for c in options if c.lower() == name]
             default = current if current in options else (suggested or options or [None])[0]
             chosen.setdefault(f.name, default)
             parameters.append(ConditionParameter(f.name, f.name, default, options))
