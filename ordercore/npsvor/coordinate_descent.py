@@ -21,6 +21,10 @@ The random order makes every row a cache miss once X and w outgrow the caches (a
 non-zeros a row, X is 1.2 GB and w 8 MB): on such X the loop asks the processor to fetch the rows a
 few steps ahead in the order, and their entries of w (``_prefetch_ahead``).  Prefetches are hints
 only: the arithmetic, and so the result, is the same.
+
+Given trace arrays, the loop also records after each sweep the time so far and the dual objective
+(seed 004's Figure 4: ``ordercore.npsvor.solver.trace_rank``); given arrays of length 0, it records
+nothing and reads no clock.
 """
 
 import time
@@ -221,8 +225,7 @@ def dual_coordinate_descent(
     (``_prefetch_ahead``; for X beyond the caches), which changes no value.
     trace_seconds, trace_dual (L,): after sweep t < L, the seconds since the start (less the time spent
     on the trace itself) and the dual objective (``_dual_objective``); L = 0 traces nothing."""
-    tracing = trace_dual.shape[0] > 0
-    start = _clock() if tracing else 0.0
+    start = _clock() if trace_dual.shape[0] > 0 else 0.0
     np.random.seed(seed)
     n_variables = row.shape[0]
     order = np.arange(n_variables)
