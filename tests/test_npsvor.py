@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from ordercore import NPSVOR, ModelFileError, load
 from ordercore.npsvor.coordinate_descent import dual_coordinate_descent, squared_norms
 from ordercore.npsvor.problem import dual_variables, predict_nearest, predict_order
+from ordercore.npsvor.solver import NO_TRACE
 from ordercore.npsvor.synthetic import synthetic_ordinal
 from tests.reference_qp import solve_qp
 
@@ -176,8 +177,9 @@ def test_prefetching_changes_no_value(solver):
     for prefetch in (False, True):
         alpha, w = np.zeros(variables.row.size), np.zeros(X.shape[1] + 1)
         sweeps, initial = dual_coordinate_descent(
-            X.indptr, X.indices, X.data, 1.0, norms, *variables, 0.1, 0.1, 1000, alpha, w, -1.0, 5, prefetch
-        )
+            X.indptr, X.indices, X.data, 1.0, norms, *variables, 0.1, 0.1, 1000, alpha, w, -1.0, 5, prefetch,
+            NO_TRACE, NO_TRACE,
+        )  # fmt: skip
         runs.append((alpha, w, sweeps, initial))
     for unprefetched, prefetched in zip(*runs, strict=True):
         np.testing.assert_array_equal(prefetched, unprefetched)

@@ -16,6 +16,7 @@ from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import prepare
 from ordercore.experiments import mpmr as mpmr_experiments
 from ordercore.experiments import npsvor as npsvor_experiments
+from ordercore.experiments import npsvor_figure4
 from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
 from ordercore.experiments.mpmr import BostonData
 from ordercore.experiments.protocol import Protocol
@@ -65,7 +66,7 @@ def experiments(args) -> int:
         return sentiment_experiment(args)
     if args.experiment in MPMR_EXPERIMENTS:
         return mpmr_experiment(args)
-    if args.experiment == "npsvor":
+    if args.experiment in ("npsvor", "npsvor-figure4"):
         return npsvor_experiment(args)
     if args.experiment == "session":
         return session_experiment_command(args)
@@ -140,11 +141,28 @@ def mpmr_experiment(args) -> int:
 
 
 def npsvor_experiment(args) -> int:
-    """``experiments npsvor``: per-trial JSON, and the summary table."""
+    """``experiments npsvor``: per-trial JSON, and the summary table; ``npsvor-figure4``: both solvers'
+    traces as JSON, the seconds to each relative difference, and the figure."""
     writable(args.out)
+    if args.experiment == "npsvor-figure4":
+        return npsvor_figure4_command(args)
     data = npsvor_experiments.load_ordinal(args.dataset, args.ranks)
     result = npsvor_experiments.npsvor_experiment(data, args.trials, args.seed, args.jobs)
     print(npsvor_experiments.report(result))
+    return write_result(args, result)
+
+
+def npsvor_figure4_command(args) -> int:
+    """``experiments npsvor-figure4``, its output already checked writable."""
+    if args.figure is not None:
+        writable(args.figure)
+    data = npsvor_experiments.load_ordinal(args.dataset)
+    result = npsvor_figure4.figure4_experiment(data, args.rank, args.trials, args.seed, args.repeats, args.quick)
+    print(npsvor_figure4.report(result))
+    if args.figure is not None:
+        from ordercore.experiments.figures import dcd_figure, write_figure
+
+        write_figure(dcd_figure(result), args.figure)
     return write_result(args, result)
 
 

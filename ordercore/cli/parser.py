@@ -316,6 +316,7 @@ def _mpmr_parsers(kinds) -> None:
 
 
 def _npsvor_parser(kinds) -> None:
+    """Seed 004's commands: ``npsvor`` (Tables 2, 4, 5) and ``npsvor-figure4``."""
     npsvor = kinds.add_parser(
         "npsvor", help="seed 004 Tables 2, 4, 5: NPSVOR's two rules and linear SVC / SVR / logistic regression"
     )
@@ -327,6 +328,21 @@ def _npsvor_parser(kinds) -> None:
     npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     npsvor.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    figure4 = kinds.add_parser(
+        "npsvor-figure4", help="seed 004 Fig. 4: DCD-1 against DCD-2, time to the dual optimum on one rank"
+    )
+    figure4.add_argument("--dataset", choices=ORDINAL_DATASETS, default="treebank", help="default treebank")
+    figure4.add_argument(
+        "--rank", type=positive_int, default=3, help="the rank, counted from 1 (default 3, the paper's)"
+    )
+    figure4.add_argument("--trials", type=positive_int, default=1, help="visiting orders per solver (default 1)")
+    figure4.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
+    figure4.add_argument(
+        "--repeats", type=positive_int, default=5, help="runs of each trial, each sweep timed by its fastest (5)"
+    )
+    figure4.add_argument("--quick", action="store_true", help="loose stopping rules: a fast smoke run")
+    figure4.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    figure4.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:

@@ -111,3 +111,30 @@ def coverage_curve_figure(demo: SincDemo, epsilon: float) -> go.Figure:
         xaxis_title="ε", yaxis_title="P(|f − y| ≤ ε)", yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.2}
     )
     return styled(figure)
+
+
+def dcd_figure(result: dict) -> go.Figure:
+    """Seed 004 Fig. 4: each solver's relative difference to the dual optimum (eq. (39)) against its
+    training time after every sweep, one line per trial, both axes logarithmic (differences of 0, the
+    optimum itself to rounding, cannot be drawn there and are left out)."""
+    figure = go.Figure()
+    colours = {"dcd1": OKABE_ITO["orange"], "dcd2": OKABE_ITO["bluish green"]}
+    for solver, colour in colours.items():
+        for row in result["trials"]:
+            seconds, difference = (np.array(row[solver][key]) for key in ("seconds", "relative_difference"))
+            shown = difference > 0
+            figure.add_scatter(
+                x=seconds[shown], y=difference[shown], name=solver.upper().replace("DCD", "DCD-"), mode="lines",
+                line={"color": colour}, legendgroup=solver, showlegend=row["trial"] == 0,
+            )  # fmt: skip
+    figure.update_layout(
+        title=f"{result['dataset']}, rank {result['rank']}: C = {result['protocol']['C1']:g}, "
+        f"ε = {result['protocol']['epsilon']:g}",
+        xaxis={"title": "training time (seconds)", "type": "log"},
+        yaxis={"title": "(f(α) − f(α*)) / |f(α*)|", "type": "log"},
+        margin={"t": 50},
+    )
+    styled(figure)
+    figure.update_xaxes(exponentformat="power")
+    figure.update_yaxes(exponentformat="power")
+    return figure

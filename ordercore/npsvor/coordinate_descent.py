@@ -21,11 +21,17 @@ The random order makes every row a cache miss once X and w outgrow the caches (a
 non-zeros a row, X is 1.2 GB and w 8 MB): on such X the loop asks the processor to fetch the rows a
 few steps ahead in the order, and their entries of w (``_prefetch_ahead``).  Prefetches are hints
 only: the arithmetic, and so the result, is the same.
+
+Given trace arrays, the loop also records after each sweep the time so far and the dual objective
+(seed 004's Figure 4: ``ordercore.npsvor.solver.trace_rank``); given arrays of length 0, it records
+nothing and reads no clock.
 """
+
+import time
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -184,10 +190,28 @@ def _paired_violation(alpha, gradient, epsilon, bound, shrink_level):
     return abs(positive) if alpha > 0.0 else abs(negative), False
 
 
+@njit(cache=True)
+def _clock():
+    """time.perf_counter() in seconds, read from compiled code (numba's object mode takes the GIL)."""
+    with objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
+@njit(cache=True, nogil=True)
+def _dual_objective(w, alpha, paired, linear, epsilon):
+    """The dual objective the loop minimises: ½‖w‖² + Σ_box linear_v α_v + ε Σ_paired |α_v| (eq. (6)
+    for DCD-1, eq. (20) for DCD-2)."""
+    total = 0.5 * np.dot(w, w)
+    for v in range(alpha.shape[0]):
+        total += epsilon * abs(alpha[v]) if paired[v] else linear[v] * alpha[v]
+    return total
+
+
 @njit(cache=True, nogil=True)
 def dual_coordinate_descent(
     indptr, indices, data, bias, squared_norm, row, sign, paired, linear, upper,
-    epsilon, epsilon_s, max_iter, alpha, w, initial_violation, seed, prefetch,
+    epsilon, epsilon_s, max_iter, alpha, w, initial_violation, seed, prefetch, trace_seconds, trace_dual,
 ):  # fmt: skip
     """Minimise one rank's dual from ``alpha`` (updated in place, with w = Σ_v sign_v α_v x_{row v}
     kept in ``w`` (n_features + 1,)); returns (sweeps made, ‖v⁰‖₁).
@@ -198,7 +222,10 @@ def dual_coordinate_descent(
     epsilon: ε of the tube; epsilon_s: ε_s of eq. (31); max_iter: cap on sweeps.
     initial_violation: ‖v⁰‖₁ of eq. (31), or a negative number to take it from the first sweep.
     seed: of the random visiting order.  prefetch: fetch the next steps' data ahead
-    (``_prefetch_ahead``; for X beyond the caches), which changes no value."""
+    (``_prefetch_ahead``; for X beyond the caches), which changes no value.
+    trace_seconds, trace_dual (L,): after sweep t < L, the seconds since the start (less the time spent
+    on the trace itself) and the dual objective (``_dual_objective``); L = 0 traces nothing."""
+    start = _clock() if trace_dual.shape[0] > 0 else 0.0
     np.random.seed(seed)
     n_variables = row.shape[0]
     order = np.arange(n_variables)
@@ -241,6 +268,11 @@ def dual_coordinate_descent(
             s += 1
         if initial_violation < 0.0:
             initial_violation = violation_norm
+        if sweeps < trace_dual.shape[0]:
+            stop = _clock()
+            trace_seconds[sweeps] = stop - start
+            trace_dual[sweeps] = _dual_objective(w, alpha, paired, linear, epsilon)
+            start += _clock() - stop  # the objective's time is not the solver's
         sweeps += 1
         if violation_norm <= epsilon_s * initial_violation:  # eq. (31)
             if active == n_variables:

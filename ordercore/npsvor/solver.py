@@ -1,5 +1,6 @@
 """``solve_npsvor``: NPSVOR's K independent problems (seed 004, eqs. (4)/(20)), each solved by dual
-coordinate descent (``ordercore.npsvor.coordinate_descent``), optionally from previous duals."""
+coordinate descent (``ordercore.npsvor.coordinate_descent``), optionally from previous duals; and
+``trace_rank``: one rank's solve with its dual objective and time after every sweep (Figure 4)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
@@ -9,6 +10,9 @@ import scipy.sparse as sp
 
 from ordercore.npsvor.coordinate_descent import PREFETCH_FROM_BYTES, dual_coordinate_descent, squared_norms
 from ordercore.npsvor.problem import dual_variables, rank_signs, row_duals, variable_duals
+
+NO_TRACE = np.empty(0)
+"""The loop's trace arrays when nothing is traced (length 0: never written)."""
 
 
 class NPSVORSolution(NamedTuple):
@@ -75,10 +79,42 @@ def solve_npsvor(
             alpha = np.zeros(variables.row.size)
         n_iter[k], initial[k] = dual_coordinate_descent(
             X.indptr, X.indices, X.data, bias, norms, *variables,
-            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k, prefetch,
+            epsilon, epsilon_s, max_iter, alpha, weights[k], initial[k], seed + k, prefetch, NO_TRACE, NO_TRACE,
         )  # fmt: skip
         dual[k] = row_duals(variables, alpha, n)
 
     with ThreadPoolExecutor(max_workers=max(1, min(n_threads, n_ranks))) as pool:
         list(pool.map(solve_rank, range(n_ranks)))  # list(): re-raises a rank's error here
     return NPSVORSolution(weights, dual, n_iter, initial)
+
+
+class RankTrace(NamedTuple):
+    """One rank's solve from α = 0, traced.  seconds, objective (T,): after each of its T sweeps, the
+    solver's time so far and the dual objective it minimises (eq. (6) for DCD-1, eq. (20) for DCD-2:
+    the same optimum); variables (m,): the solver's variables at the end (``dual_variables``' layout);
+    dual (n,): α of eq. (20); weights (n_features + 1,): w, the bias feature's weight last."""
+
+    seconds: np.ndarray
+    objective: np.ndarray
+    variables: np.ndarray
+    dual: np.ndarray
+    weights: np.ndarray
+
+
+def trace_rank(
+    X: sp.csr_matrix, ranks: np.ndarray, k: int, *, C1: float, C2: float, epsilon: float, solver: str,
+    epsilon_s: float, max_iter: int, bias: float, seed: int,
+) -> RankTrace:  # fmt: skip
+    """Rank k's dual (ranks (n,) coded 0 … K−1, X (n, d) CSR float64) solved as ``solve_npsvor`` solves
+    it, recording the time and the dual objective after every sweep (the time leaves out computing
+    A_i = x_iᵀx_i, eq. (10), done once before the sweeps, and the objective's own evaluations)."""
+    n, d = X.shape
+    variables = dual_variables(ranks, k, C1, C2, epsilon, solver)
+    norms = squared_norms(X.indptr, X.data, bias)
+    alpha, w = np.zeros(variables.row.size), np.zeros(d + 1)
+    seconds, objective = np.zeros(max_iter), np.zeros(max_iter)
+    sweeps, _ = dual_coordinate_descent(
+        X.indptr, X.indices, X.data, bias, norms, *variables, epsilon, epsilon_s, max_iter, alpha, w, -1.0, seed,
+        X.indices.nbytes + X.data.nbytes >= PREFETCH_FROM_BYTES, seconds, objective,
+    )  # fmt: skip
+    return RankTrace(seconds[:sweeps], objective[:sweeps], alpha, row_duals(variables, alpha, n), w)
