@@ -12,6 +12,7 @@ from ordercore.studio.data_choice import (
     split_choice,
     split_counts,
     split_summary,
+    split_warning,
     upload_megabytes,
     use_data,
 )
@@ -122,6 +123,8 @@ def show_data(data) -> None:
     if data is not None:
         for cell, (label, count) in zip(st.columns(4), split_counts(data), strict=True):
             cell.metric(label, count)
+        if (warning := split_warning(data)) is not None:
+            st.warning(warning)
         st.dataframe(data.shown(200), key="data_preview", width="stretch")
         st.caption(
             "Targets are shown only on the labeled rows: the unlabeled rows are the ones you compare, and the "

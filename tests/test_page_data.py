@@ -153,6 +153,9 @@ def test_a_csv_with_fewer_rows_than_the_labeled_budget_opens_and_is_used(ready, 
     assert not at.exception and "3 labeled" in at.success[0].value
     settings = Store(f"sqlite:///{store_path}").session("small").settings
     assert settings["source"] == "upload" and len(settings["labeled"]) == 3
+    # 2 rows left, split between the pool and the test rows: the page says so (it was silent)
+    pool = 5 - 3 - len(settings["test"])
+    assert any(f"Only {pool} of the 5 rows are left unlabeled to compare" in w.value for w in at.warning)
     for page in ("pairwise", "model", "rules"):
         at.switch_page(f"app_pages/{page}.py").run()
         assert not at.exception and not at.error

@@ -126,6 +126,21 @@ def split_summary(source: str, data: StudyData) -> str:
     )
 
 
+def split_warning(data: StudyData) -> str | None:
+    """What the split leaves too little of, in words (None: enough to compare): a labeled budget near
+    the table's size labels most of it and leaves fewer than ``FEW_TO_COMPARE`` rows to compare."""
+    if data.pool.size >= FEW_TO_COMPARE:
+        return None
+    return (
+        f"Only {data.pool.size:,} of the {len(data.frame):,} rows are left unlabeled to compare "
+        f"({data.labeled.size:,} labeled, {data.test.size:,} held out): lower the labeled budget."
+    )
+
+
+FEW_TO_COMPARE = 10
+"""Fewer unlabeled rows than this in the pool: the Data page says the split leaves too few to compare."""
+
+
 def split_counts(data: StudyData) -> list[tuple[str, str]]:
     """(label, count) of the session's rows: all, labeled, held out for testing, in the unlabeled pool."""
     return [
