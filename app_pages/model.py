@@ -20,7 +20,7 @@ from ordercore.studio.figures import (
 from ordercore.studio.monotone import monotone_column
 from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant, work_done
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.verdicts import ClickStanding, gain_verdict
+from ordercore.studio.verdicts import ClickStanding, gain_verdict, zero_weight_reasons
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -136,6 +136,8 @@ def trust_section(engine, status) -> None:
         "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
         "of weight 0 has none."
     )
+    for reason in zero_weight_reasons(trust):
+        st.info(app_state.plain(reason))
 
 
 def in_force(engine, trust) -> str:

@@ -4,7 +4,7 @@ import numpy as np
 
 from ordercore.knowledge.label_cv import Blend
 from ordercore.knowledge.trust import SourceTrust, Trust
-from ordercore.studio.verdicts import ClickStanding, gain_verdict
+from ordercore.studio.verdicts import ClickStanding, gain_verdict, zero_weight_reasons
 
 
 def test_a_gain_is_worded_by_its_interval():
@@ -37,3 +37,23 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, svr, ssl, only_clicks).why()
     assert "has not weighed" in ClickStanding.of("ann", names, svr, ssl, None).why()
     assert ClickStanding.of("ann", names, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
+
+
+def test_a_rule_of_weight_0_says_where_its_weight_rests():
+    """By hand: a rule right on 3 of 4 labeled pairs, but of the 2 SVR orders the other way right on 1;
+    an import SVR agrees with everywhere; a rule of weight 1 and clicks say nothing here."""
+    from ordercore.knowledge.source_weights import SourceCheck
+
+    reference = np.array([0.0, 1.0, 2.0, 3.0])  # SVR's predictions: row 3 highest
+    # 0 over 1 and 0 over 2 go against SVR (right on one); 3 over 2 and 2 over 1 agree with it (both right)
+    rule = SourceCheck.of([0, 0, 3, 2], [1, 2, 2, 1], [True, False, True, True])
+    imported = SourceCheck.of([3, 2], [0, 0], [True, True])
+    good = SourceCheck.of([3], [0], [True])
+    names = ("rule #1: r", "import", "rule #2: g", "clicks: ann")
+    trust = Trust(np.array([0.0, 0.0, 1.0, 0.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), reference)
+    checks = (rule, imported, good, imported)
+    reasons = zero_weight_reasons(SourceTrust(names, checks, trust, None, None, None))
+    assert len(reasons) == 2
+    assert reasons[0].startswith("rule #1: r: weight 0, though right on 3 of 4 labeled pairs.")
+    assert "(2 pairs, the only ones where its preferences move the fit) it is right on 1 (50%)" in reasons[0]
+    assert reasons[1].startswith("import: weight 0, though right on 2 of 2") and "SVR orders each" in reasons[1]

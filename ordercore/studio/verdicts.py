@@ -4,6 +4,8 @@
   the noise" when the interval spans 0 (a point estimate on a few dozen labels is mostly noise).
 - ``ClickStanding``: an annotator's own answers as the last retrain treats them: how many SVR and SSL
   break, the weight automatic trust gives them and why, and what would change it.
+- ``zero_weight_reasons``: why a rule (or an import) automatic trust weighs 0 counts for nothing, though
+  it may be right on most labeled pairs, and what would change it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,31 @@ import numpy as np
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
 from ordercore.studio.data import readable
+
+
+def zero_weight_reasons(trust: SourceTrust) -> list[str]:
+    """For each source but clicks (``ClickStanding`` says theirs) of weight 0: why, in words.  Its weight
+    rests on the labeled pairs where it orders the rows against SVR (``SourceTrust.contradicting``), the
+    only pairs where its preferences move the fit; right on most labeled pairs says little, since SVR
+    orders most of them rightly too."""
+    reasons = []
+    rows = zip(trust.names, trust.trust.weights, trust.contradicting(), trust.checked(), strict=True)
+    for name, weight, (right, against), (agreed, checked) in rows:
+        if weight > 0 or str(name).startswith(CLICKS) or not checked:
+            continue
+        overall = f"{name}: weight 0, though right on {agreed:,} of {checked:,} labeled pairs."
+        if not against:
+            reasons.append(
+                f"{overall} SVR orders each of those pairs as it does, so none shows that it would correct SVR; "
+                "its weight needs labeled pairs where they disagree (audit its pairs on Pairwise)."
+            )
+        else:
+            reasons.append(
+                f"{overall} Where SVR orders the rows the other way ({against:,} pairs, the only ones where its "
+                f"preferences move the fit) it is right on {right:,} ({right / against:.0%}): not surely better "
+                "than a coin. Auditing its pairs on Pairwise measures it on more."
+            )
+    return reasons
 
 
 def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str, str]:
