@@ -57,3 +57,14 @@ def test_a_rule_of_weight_0_says_where_its_weight_rests():
     assert reasons[0].startswith("rule #1: r: weight 0, though right on 3 of 4 labeled pairs.")
     assert "(2 pairs, the only ones where its preferences move the fit) it is right on 1 (50%)" in reasons[0]
     assert reasons[1].startswith("import: weight 0, though right on 2 of 2") and "SVR orders each" in reasons[1]
+
+
+def test_an_accuracy_from_agreement_is_shown_within_0_and_1():
+    """The least-squares estimate read 1.25 ± 0.27 on the Model page (12 answers, all as SVR orders them)."""
+    agreement = np.array([[1.25, 0.27, 12], [-0.1, 0.3, 5], [0.62, 0.08, 4]])
+    trust = trust_of(["clicks: a", "clicks: b", "clicks: c"], [1.0, 0.0, 0.5], agreement)
+    assert trust.agreement_text() == [
+        "1.00 ± 0.27 on 12 answers",
+        "0.00 ± 0.30 on 5 answers",
+        "0.62 ± 0.08 on 4 answers",
+    ]

@@ -226,12 +226,18 @@ class SourceTrust:
 
     def agreement_text(self) -> list[str]:
         """Each source's accuracy from agreement with SVR in words ('0.93 ± 0.06 on 120 answers'; '—' for
-        sources other than clicks)."""
+        sources other than clicks).  The least-squares estimate can leave [0, 1] by noise (1.25 on 12
+        answers all agreeing with SVR); an accuracy is shown within it (the one-parameter fit's constrained
+        optimum is the clipped one)."""
         rows = self.agreement if self.agreement is not None else np.full((len(self.names), 3), np.nan)
         return [
             "—"
             if np.isnan(a)
-            else ("not measurable yet" if not np.isfinite(se) else f"{a:.2f} ± {se:.2f} on {m:.0f} answers")
+            else (
+                "not measurable yet"
+                if not np.isfinite(se)
+                else f"{min(max(a, 0.0), 1.0):.2f} ± {se:.2f} on {m:.0f} answers"
+            )
             for a, se, m in rows
         ]
 

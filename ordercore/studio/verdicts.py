@@ -86,8 +86,9 @@ class ClickStanding:
         if trust is not None and name in trust.names:
             k = trust.names.index(name)
             weight = float(trust.trust.weights[k])
-            if trust.agreement is not None:
-                agreement = tuple(trust.agreement[k])
+            if trust.agreement is not None:  # (the accuracy within [0, 1], as ``agreement_text`` shows it)
+                accuracy, error, measured = trust.agreement[k]
+                agreement = (min(max(accuracy, 0.0), 1.0), error, measured)
             if trust.clicks_only:
                 lambda2 = float(trust.trust.blend.active().settings[-1][1])
         return cls(
