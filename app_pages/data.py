@@ -125,7 +125,7 @@ def show_data(data) -> None:
             cell.metric(label, count)
         if (warning := split_warning(data)) is not None:
             st.warning(warning)
-        st.dataframe(data.shown(200), key="data_preview", width="stretch")
+        st.dataframe(data.shown(200), key="data_preview", hide_index=True, width="stretch")
         st.caption(
             "Targets are shown only on the labeled rows: the unlabeled rows are the ones you compare, and the "
             "held-out rows measure the models, so you never see theirs."
