@@ -128,10 +128,9 @@ class EvidenceProblem(Hyperparameters):
             K = kernel.from_squared_distances(self.squared_distances)
         else:
             K = kernel(self.inputs, self.inputs)
-        prior = K if self.n_blocks == 1 else np.kron(np.eye(self.n_blocks), K)
         tolerance = SEARCH_NEWTON_TOLERANCE if search else NEWTON_TOLERANCE
         fit = laplace_fit(
-            prior, self.pairs, float(np.exp(theta[-1])), latent0, tolerance, posterior_factor0, polish=not search
+            K, self.pairs, float(np.exp(theta[-1])), latent0, tolerance, posterior_factor0, not search, self.n_blocks
         )
         return kernel, K, fit
 
