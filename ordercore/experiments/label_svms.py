@@ -22,6 +22,7 @@ grid's region is lost from the transcript: here it is centred at C = 1, κ = 1/d
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -107,9 +108,20 @@ class ConstraintClassificationSVM(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.decision_function(X, k), axis=1)]
 
 
-def pairwise_coupling_svm(C: float, gamma: float, probability: bool = True, seed: int = 0) -> SVC:
-    """One-vs-one RBF SVMs with pairwise-coupled probabilities (Wu, Lin & Weng's method 2 in libsvm)."""
-    return SVC(C=C, kernel="rbf", gamma=gamma, probability=probability, tol=SVC_TOLERANCE, random_state=seed)
+def pairwise_coupling_svm(C: float, gamma: float) -> SVC:
+    """One-vs-one RBF SVMs (k = exp(−gamma |x − x'|²)), predicting by votes."""
+    return SVC(C=C, kernel="rbf", gamma=gamma, tol=SVC_TOLERANCE)
+
+
+def pairwise_coupling_probabilities(X, y, X_test, C: float, gamma: float, seed: int) -> np.ndarray:
+    """Class probabilities (n_test, L) of one-vs-one RBF SVMs joined by pairwise coupling (Wu, Lin & Weng's
+    second method, libsvm's).  scikit-learn 1.9 deprecates SVC's ``probability`` (removal in 1.11) for
+    CalibratedClassifierCV, which calibrates one class against the rest and is not pairwise coupling:
+    the deprecation warning is silenced here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        svm = SVC(C=C, kernel="rbf", gamma=gamma, tol=SVC_TOLERANCE, probability=True, random_state=seed)
+        return svm.fit(X, y).predict_proba(X_test)
 
 
 # --------------------------------------------------------------------------------------------- errors
