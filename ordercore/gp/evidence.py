@@ -139,8 +139,8 @@ class EvidenceProblem(Hyperparameters):
         G, d_log_noise, latent_d_log_noise = evidence_gradient(fit, self.pairs, float(np.exp(theta[-1])))
         n = len(K)
         # Every block's prior is the same K, so ∂K_block/∂θ contracts with the sum of G's diagonal blocks
-        # and acts on each block of a = K⁻¹ f̂ separately.
-        G = sum(G[b * n : (b + 1) * n, b * n : (b + 1) * n] for b in range(self.n_blocks))
+        # (all ``evidence_gradient`` gives with a block prior) and acts on each block of a = K⁻¹ f̂ apart.
+        G = G if self.n_blocks == 1 else G.sum(axis=0)
         products = kernel.log_length_scale_products(self.inputs, K, fit.alpha.reshape(self.n_blocks, n).T)
         products = products.transpose(1, 0, 2).reshape(self.n_blocks * n, -1)  # block-major, as the latent
         tangent = np.column_stack([latent_tangent(fit, products), latent_d_log_noise])
