@@ -120,6 +120,10 @@ BENCHES = {
             ),
         ],
     ),
+    "gp_label_bench.py": (
+        [],
+        [r"\| labels \| latent values \| dense", rf"\| 2 \| 600 \| {NUMBER} \| {NUMBER} \| {NUMBER} \| {NUMBER}"],
+    ),
     "gp_bench.py": (
         ["boston_housing.csv"],
         [

@@ -68,6 +68,8 @@ def experiments(args) -> int:
         return mpmr_experiment(args)
     if args.experiment in ("npsvor", "npsvor-figure4"):
         return npsvor_experiment(args)
+    if args.experiment in ("gp-table2", "gp-figure3"):
+        return gp_label_experiment(args)
     if args.experiment == "session":
         return session_experiment_command(args)
     for path in (args.out, getattr(args, "figure", None)):
@@ -163,6 +165,32 @@ def npsvor_figure4_command(args) -> int:
         from ordercore.experiments.figures import dcd_figure, write_figure
 
         write_figure(dcd_figure(result), args.figure)
+    return write_result(args, result)
+
+
+def gp_label_experiment(args) -> int:
+    """``experiments gp-table2|gp-figure3``: seed 002's label-preference experiments, per-trial JSON and the
+    Markdown table (and Figure 3's figure)."""
+    from ordercore.experiments import gp_labels
+
+    for path in (args.out, getattr(args, "figure", None)):
+        if path is not None:
+            writable(path)
+    grid = (3, 3) if args.quick else (args.coarse, args.fine)
+    progress = TerminalProgress(args.experiment)
+    if args.experiment == "gp-table2":
+        sizes = (60, 100) if args.quick else (gp_labels.N_TRAIN, gp_labels.N_TEST)
+        result = gp_labels.table2_experiment(args.datasets, args.trials, args.seed, args.jobs, grid, sizes, progress)
+        print(gp_labels.table2_report(result))
+    else:
+        if any(n < 2 for n in args.labels):
+            raise ValueError("--labels: each number of labels must be at least 2")
+        result = gp_labels.figure3_experiment(args.labels, args.trials, args.seed, args.jobs, grid, progress)
+        print(gp_labels.figure3_report(result))
+        if args.figure is not None:
+            from ordercore.experiments.figures import write_figure
+
+            write_figure(gp_labels.figure3_figure(result), args.figure)
     return write_result(args, result)
 
 

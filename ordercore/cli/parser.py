@@ -10,6 +10,8 @@ from pathlib import Path
 from ordercore.cli.tabular import table_models
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.bedroom import BEDROOM_READINGS
+from ordercore.experiments.gp_labels import FIGURE3_LABELS, TABLE2_DATASETS
+from ordercore.experiments.label_svms import COARSE_POINTS, FINE_POINTS
 from ordercore.experiments.npsvor import ORDINAL_DATASETS
 from ordercore.experiments.protocol import NORMS, TUNINGS
 from ordercore.experiments.sentiment import SentimentProtocol
@@ -199,6 +201,7 @@ def _experiment_parsers(commands) -> None:
     _session_parser(kinds, runs)
     _mpmr_parsers(kinds)
     _npsvor_parser(kinds)
+    _gp_label_parsers(kinds)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
     report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
@@ -343,6 +346,38 @@ def _npsvor_parser(kinds) -> None:
     figure4.add_argument("--quick", action="store_true", help="loose stopping rules: a fast smoke run")
     figure4.add_argument("--out", type=Path, required=True, help="JSON file to write")
     figure4.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+
+
+def _gp_label_parsers(kinds) -> None:
+    """Seed 002's label-preference experiments: Table 2 and Figure 3."""
+    table2 = kinds.add_parser(
+        "gp-table2", help="seed 002 Table 2: classes as label preferences, GP vs pairwise-coupling SVM vs CC-SVM"
+    )
+    table2.add_argument(
+        "--datasets", nargs="+", choices=list(TABLE2_DATASETS), default=list(TABLE2_DATASETS),
+        help="multiclass sets standing in for the seed's (default: all five)",
+    )  # fmt: skip
+    figure3 = kinds.add_parser(
+        "gp-figure3", help="seed 002 Fig. 3: label ranking by expected utility, GP vs CC-SVM, 2-10 labels"
+    )
+    figure3.add_argument(
+        "--labels", nargs="+", type=positive_int, default=list(FIGURE3_LABELS), help="numbers of labels (2-10)"
+    )
+    figure3.add_argument("--figure", type=Path, help="also draw the figure (.html; .png needs kaleido)")
+    for parser in (table2, figure3):
+        parser.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seed)")
+        parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
+        parser.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+        parser.add_argument(
+            "--coarse", type=positive_int, default=COARSE_POINTS, help="SVMs' coarse grid points per parameter (7)"
+        )
+        parser.add_argument(
+            "--fine", type=positive_int, default=FINE_POINTS, help="SVMs' fine grid points per parameter (9)"
+        )
+        parser.add_argument(
+            "--quick", action="store_true", help="3-point grids (and Table 2: 60 / 100 rows): a smoke run"
+        )
+        parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:

@@ -128,10 +128,9 @@ class EvidenceProblem(Hyperparameters):
             K = kernel.from_squared_distances(self.squared_distances)
         else:
             K = kernel(self.inputs, self.inputs)
-        prior = K if self.n_blocks == 1 else np.kron(np.eye(self.n_blocks), K)
         tolerance = SEARCH_NEWTON_TOLERANCE if search else NEWTON_TOLERANCE
         fit = laplace_fit(
-            prior, self.pairs, float(np.exp(theta[-1])), latent0, tolerance, posterior_factor0, polish=not search
+            K, self.pairs, float(np.exp(theta[-1])), latent0, tolerance, posterior_factor0, not search, self.n_blocks
         )
         return kernel, K, fit
 
@@ -140,8 +139,8 @@ class EvidenceProblem(Hyperparameters):
         G, d_log_noise, latent_d_log_noise = evidence_gradient(fit, self.pairs, float(np.exp(theta[-1])))
         n = len(K)
         # Every block's prior is the same K, so ∂K_block/∂θ contracts with the sum of G's diagonal blocks
-        # and acts on each block of a = K⁻¹ f̂ separately.
-        G = sum(G[b * n : (b + 1) * n, b * n : (b + 1) * n] for b in range(self.n_blocks))
+        # (all ``evidence_gradient`` gives with a block prior) and acts on each block of a = K⁻¹ f̂ apart.
+        G = G if self.n_blocks == 1 else G.sum(axis=0)
         products = kernel.log_length_scale_products(self.inputs, K, fit.alpha.reshape(self.n_blocks, n).T)
         products = products.transpose(1, 0, 2).reshape(self.n_blocks * n, -1)  # block-major, as the latent
         tangent = np.column_stack([latent_tangent(fit, products), latent_d_log_noise])

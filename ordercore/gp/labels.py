@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
 
-GRAPHS = ("multiclass", "ordinal")
+GRAPHS = ("multiclass", "ordinal", "ranking")
 
 
 def largest_mean(means: np.ndarray) -> np.ndarray:
@@ -61,13 +61,27 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
     return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
 
 
+def ranking_preference_graph(rankings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Edges (winner label, loser label, sample), each shape (n·(L-1),), of full label rankings: a chain
+    from each row's first label to its last (label ranking, seed 002 §4.3).
+
+    rankings : (n, L) each row the labels 0..L-1 from most to least preferred.
+    """
+    n, n_labels = rankings.shape
+    if not np.array_equal(np.sort(rankings, axis=1), np.broadcast_to(np.arange(n_labels), rankings.shape)):
+        raise ValueError(f"each row of a ranking must hold the labels 0..{n_labels - 1} once each")
+    owners = np.tile(np.arange(n), n_labels - 1)
+    return rankings[:, :-1].T.ravel(), rankings[:, 1:].T.ravel(), owners
+
+
 class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     """Classification or ordinal regression as label preference learning with GPs (seed 002 §3).
 
     Parameters
     ----------
-    graph : 'multiclass' (the true label preferred to every other) or 'ordinal' (a chain over the
-        sorted labels, pointing away from the true one).
+    graph : 'multiclass' (the true label preferred to every other), 'ordinal' (a chain over the
+        sorted labels, pointing away from the true one) or 'ranking' (y is (n, L), each row the labels
+        0..L-1 from most to least preferred; a chain along it).
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
     random_state, method, n_inducing, memory_limit : as in ``GPPreferenceModel``, counting the n·L
         latent values (n samples, L labels) for 'auto'; all labels share the kernel hyperparameters
@@ -117,14 +131,19 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit on X (n, n_features) and labels y (n,)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes, label_index = np.unique(y, return_inverse=True)
+        """Fit on X (n, n_features) and labels y (n,), or rankings y (n, L) with graph 'ranking'."""
+        ranking = self.graph == "ranking"
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=ranking, y_numeric=ranking)
+        if ranking:
+            classes = np.arange(y.shape[1] if y.ndim == 2 else 0)
+            winner, loser, sample = ranking_preference_graph(y.astype(np.int64).reshape(len(y), -1))
+        else:
+            check_classification_targets(y)
+            classes, label_index = np.unique(y, return_inverse=True)
+            winner, loser, sample = label_preference_graph(label_index, classes.size, self.graph)
         if classes.size < 2:
             raise ValueError(f"label preferences need at least 2 classes; y has {classes.size} class")
         n = X.shape[0]
-        winner, loser, sample = label_preference_graph(label_index, classes.size, self.graph)
         # Latent value of label a at sample t sits at a * n + t (block a holds label a's GP).
         pairs = PairData(winner * n + sample, loser * n + sample, np.ones(winner.size), classes.size * n)
         fit = self._fit_laplace(X, slice(None), pairs, n_blocks=classes.size)
