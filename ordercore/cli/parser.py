@@ -10,6 +10,7 @@ from pathlib import Path
 from ordercore.cli.tabular import table_models
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.bedroom import BEDROOM_READINGS
+from ordercore.experiments.gp_instance import INSTANCE_SETS
 from ordercore.experiments.npsvor import ORDINAL_DATASETS
 from ordercore.experiments.protocol import NORMS, TUNINGS
 from ordercore.experiments.sentiment import SentimentProtocol
@@ -199,6 +200,7 @@ def _experiment_parsers(commands) -> None:
     _session_parser(kinds, runs)
     _mpmr_parsers(kinds)
     _npsvor_parser(kinds)
+    _gp_parsers(kinds, runs)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
     report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
@@ -327,6 +329,22 @@ def _npsvor_parser(kinds) -> None:
     npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     npsvor.add_argument("--out", type=Path, required=True, help="JSON file to write")
+
+
+def _gp_parsers(kinds, runs) -> None:
+    """Seed 002's instance preferences: Table 1 (``gp-table1``) and Fig. 2's scaling (``gp-figure2``)."""
+    table1 = kinds.add_parser(
+        "gp-table1", parents=[runs], help="seed 002 Table 1: CC-SVM vs the GP (Gaussian, ARD) on instance preferences"
+    )
+    table1.add_argument("--dataset", choices=list(INSTANCE_SETS), required=True, help="a regression set")
+    table1.add_argument("--quick", action="store_true", help="CC-SVM on a 3 x 3 grid, no fine search: a smoke run")
+    figure2 = kinds.add_parser(
+        "gp-figure2", parents=[runs], help="seed 002 Fig. 2: error and CPU time of CC-SVM and the GP against p"
+    )
+    figure2.add_argument("--pairs", type=positive_int, nargs="+", help="training pair counts (default 100 ... 1000)")
+    figure2.add_argument("--instances", type=positive_int, default=200, help="Treebank sentences per trial (200)")
+    figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
+    figure2.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:
