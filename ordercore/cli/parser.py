@@ -342,7 +342,7 @@ def _gp_parsers(kinds, runs) -> None:
         "gp-figure2", parents=[runs], help="seed 002 Fig. 2: error and CPU time of CC-SVM and the GP against p"
     )
     figure2.add_argument("--pairs", type=positive_int, nargs="+", help="training pair counts (default 100 ... 1000)")
-    figure2.add_argument("--instances", type=positive_int, default=200, help="Treebank sentences per trial (200)")
+    figure2.add_argument("--instances", type=positive_int, default=100, help="Treebank sentences per trial (100)")
     figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
     figure2.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
 

@@ -18,6 +18,7 @@ first author, −3 ≤ log10 C, log10 κ ≤ 3.
 
 from __future__ import annotations
 
+import time
 from numbers import Real
 
 import numpy as np
@@ -80,6 +81,7 @@ class ConstraintClassificationSVM(BaseEstimator):
     instances_ : ndarray (N,), the rows of the fit's X that preferences mention.
     coef_ : ndarray (N,), c with f(x) = Σ_n c_n k(x, x_n) over those rows.
     n_support_ : int, the binary examples with α > 0.
+    solve_seconds_ : float, CPU seconds of the SVM's quadratic programme (libsvm) alone.
     """
 
     _parameter_constraints: dict = {
@@ -112,7 +114,9 @@ class ConstraintClassificationSVM(BaseEstimator):
         self._inputs = (X[self.instances_] - self._mean) / self._scale
         first, second, y = doubled_pairs(winner, loser)
         K = pairwise_kernel(self._k(self._inputs, self._inputs), first, second, first, second)
+        start = time.process_time()
         svc = SVC(kernel="precomputed", C=self.C, tol=SVC_TOLERANCE).fit(K, y)
+        self.solve_seconds_ = time.process_time() - start
         # dual_coef_ holds α_m y_m of the support examples
         support = svc.support_
         self.coef_ = instance_coefficients(svc.dual_coef_[0], first[support], second[support], self.instances_.size)
@@ -146,31 +150,33 @@ def pair_error(scores: np.ndarray, winner: np.ndarray, loser: np.ndarray) -> flo
     return float(np.mean(scores[winner] <= scores[loser]))
 
 
-def _cv_errors(X, winner, loser, candidates, kernel: str, rng) -> np.ndarray:
+def _cv_errors(X, winner, loser, candidates, kernel: str, normalize: bool, rng) -> np.ndarray:
     """Mean 5-fold held-out pair error of each (C, κ) in candidates (m, 2), shape (m,)."""
     folds = KFold(FOLDS, shuffle=True, random_state=int(rng.integers(2**31 - 1))).split(winner)
     errors = np.zeros(len(candidates))
     for train, test in folds:
         for index, (C, kappa) in enumerate(candidates):
-            model = ConstraintClassificationSVM(kernel=kernel, C=C, kappa=kappa)
+            model = ConstraintClassificationSVM(kernel=kernel, C=C, kappa=kappa, normalize=normalize)
             scores = model.fit(X, PreferenceSet(winner[train], loser[train])).decision_function(X)
             errors[index] += pair_error(scores, winner[test], loser[test]) / FOLDS
     return errors
 
 
-def select_by_cross_validation(X, winner, loser, rng, kernel: str = "rbf", quick: bool = False) -> dict:
+def select_by_cross_validation(
+    X, winner, loser, rng, kernel: str = "rbf", quick: bool = False, normalize: bool = True
+) -> dict:
     """seed 002 §4's choice of (C, κ): the 7 × 7 coarse grid, then the 9 × 9 fine one around its best
     (with 'linear', C alone: 7 then 9 values).  ``quick``: a 3-point coarse grid and no fine search.
     Returns {'C', 'kappa', 'cv_error'}."""
     coarse = COARSE_LOG10[::3] if quick else COARSE_LOG10
     kappas = [0.0] if kernel == "linear" else coarse
     grid = np.array([(c, k) for c in coarse for k in kappas])
-    errors = _cv_errors(X, winner, loser, 10.0**grid, kernel, rng)
+    errors = _cv_errors(X, winner, loser, 10.0**grid, kernel, normalize, rng)
     best = grid[int(np.argmin(errors))]
     if not quick:
         fine_kappas = [0.0] if kernel == "linear" else best[1] + FINE_OFFSETS
         grid = np.array([(best[0] + c, k) for c in FINE_OFFSETS for k in fine_kappas])
-        errors = _cv_errors(X, winner, loser, 10.0**grid, kernel, rng)
+        errors = _cv_errors(X, winner, loser, 10.0**grid, kernel, normalize, rng)
         best = grid[int(np.argmin(errors))]
     C, kappa = 10.0**best
     return {"C": float(C), "kappa": float(kappa), "cv_error": float(np.min(errors))}
