@@ -42,16 +42,10 @@ SVC_TOLERANCE = 1e-4
 problems visibly off the exact dual solution)."""
 
 
-def pairwise_kernel(K: np.ndarray, first: np.ndarray, second: np.ndarray, first_to, second_to) -> np.ndarray:
-    """K((a_m, b_m), (c_n, d_n)) (m, n) from the instance kernel K and the pairs' rows: (a, b) = (first,
-    second) index K's rows, (c, d) = (first_to, second_to) its columns."""
-    # k(a, c) − k(a, d) − k(b, c) + k(b, d)
-    return (
-        K[np.ix_(first, first_to)]
-        - K[np.ix_(first, second_to)]
-        - K[np.ix_(second, first_to)]
-        + K[np.ix_(second, second_to)]
-    )
+def pairwise_kernel(K: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The pairwise kernel (m, m) of m pairs (a_m, b_m) = (first, second), rows of the instance kernel K."""
+    # K((a, b), (c, d)) = k(a, c) − k(a, d) − k(b, c) + k(b, d)
+    return K[np.ix_(first, first)] - K[np.ix_(first, second)] - K[np.ix_(second, first)] + K[np.ix_(second, second)]
 
 
 def doubled_pairs(winner: np.ndarray, loser: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -113,7 +107,7 @@ class ConstraintClassificationSVM(BaseEstimator):
         winner, loser = inverse[: len(preferences)], inverse[len(preferences) :]
         self._inputs = (X[self.instances_] - self._mean) / self._scale
         first, second, y = doubled_pairs(winner, loser)
-        K = pairwise_kernel(self._k(self._inputs, self._inputs), first, second, first, second)
+        K = pairwise_kernel(self._k(self._inputs, self._inputs), first, second)
         start = time.process_time()
         svc = SVC(kernel="precomputed", C=self.C, tol=SVC_TOLERANCE).fit(K, y)
         self.solve_seconds_ = time.process_time() - start
