@@ -90,9 +90,9 @@ def test_scores_y_mean_every_pair_of_different_scores():
 
 def test_unary_or_no_preferences_are_refused():
     X = np.zeros((3, 1))
-    with pytest.raises(ValueError, match="pairs of rows"):
+    with pytest.raises(ValueError, match="unary bounds"):
         ConstraintClassificationSVM().fit(X, PreferenceSet([0], [ZERO]))
-    with pytest.raises(ValueError, match="pairs of rows"):
+    with pytest.raises(ValueError, match="none given"):
         ConstraintClassificationSVM().fit(X, PreferenceSet([], []))
 
 

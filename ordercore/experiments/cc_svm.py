@@ -134,8 +134,10 @@ def _checked_preferences(preferences, n_samples: int) -> PreferenceSet:
             raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {scores.shape}")
         preferences = preferences_from_scores(scores)
     preferences.check_indices(n_samples)
-    if preferences.is_unary.any() or len(preferences) == 0:
-        raise ValueError("CC-SVM learns from pairs of rows: give at least one pair and no unary bound")
+    if preferences.is_unary.any():
+        raise ValueError("CC-SVM learns from pairs of rows; unary bounds (ZERO) have no pair")
+    if len(preferences) == 0:
+        raise ValueError(f"CC-SVM learns from pairs of rows: none given (n_samples = {n_samples})")
     return preferences
 
 
