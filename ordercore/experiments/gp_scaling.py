@@ -184,11 +184,12 @@ def scaling_figure(result: dict) -> go.Figure:
     """Fig. 2: left, test error (mean ± sd) against p; right, median CPU seconds against p, log-log."""
     figure = make_subplots(rows=1, cols=2, subplot_titles=("test error (%)", "CPU seconds"))
     p = [row["p"] for row in result["summary"]]
-    for model, label in (("cc_svm", "CC-SVM"), ("gp", "GP")):
+    for model, label, colour in (("cc_svm", "CC-SVM", "#D55E00"), ("gp", "GP", "#0072B2")):
         rows = [row[model] for row in result["summary"]]
         error_bars = dict(type="data", array=[r["error_sd"] for r in rows], visible=True)
-        figure.add_scatter(x=p, y=[r["error_mean"] for r in rows], name=label, error_y=error_bars, row=1, col=1)
-        figure.add_scatter(x=p, y=[r["seconds_median"] for r in rows], name=f"{label} time", row=1, col=2)
+        style = dict(name=label, legendgroup=model, line=dict(color=colour))
+        figure.add_scatter(x=p, y=[r["error_mean"] for r in rows], error_y=error_bars, **style, row=1, col=1)
+        figure.add_scatter(x=p, y=[r["seconds_median"] for r in rows], showlegend=False, **style, row=1, col=2)
     figure.update_xaxes(title_text="training pairs p")
     figure.update_xaxes(type="log", row=1, col=2)
     figure.update_yaxes(type="log", row=1, col=2)
