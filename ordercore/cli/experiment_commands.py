@@ -14,9 +14,9 @@ from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
 from ordercore.cli.tabular import Table, read_rules
 from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import prepare
+from ordercore.experiments import gp_instance, npsvor_figure4
 from ordercore.experiments import mpmr as mpmr_experiments
 from ordercore.experiments import npsvor as npsvor_experiments
-from ordercore.experiments import npsvor_figure4
 from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
 from ordercore.experiments.mpmr import BostonData
 from ordercore.experiments.protocol import Protocol
@@ -72,6 +72,8 @@ def experiments(args) -> int:
         return gp_label_experiment(args)
     if args.experiment == "session":
         return session_experiment_command(args)
+    if args.experiment in GP_EXPERIMENTS:
+        return GP_EXPERIMENTS[args.experiment](args)
     for path in (args.out, getattr(args, "figure", None)):
         if path is not None:
             writable(path)
@@ -192,6 +194,37 @@ def gp_label_experiment(args) -> int:
 
             write_figure(gp_labels.figure3_figure(result), args.figure)
     return write_result(args, result)
+
+
+def gp_table1_command(args) -> int:
+    """``experiments gp-table1``: seed 002 Table 1 on one set, per-trial JSON and the summary table."""
+    writable(args.out)
+    progress = TerminalProgress(f"gp-table1 {args.dataset}")
+    result = gp_instance.gp_table1(args.dataset, args.trials, args.seed, args.jobs, args.quick, progress)
+    print(gp_instance.table1_report(result))
+    return write_result(args, result)
+
+
+def gp_figure2_command(args) -> int:
+    """``experiments gp-figure2``: seed 002 Fig. 2 on Treebank, the points, the time exponents, a figure."""
+    from ordercore.experiments import gp_scaling
+
+    for path in (args.out, args.figure):
+        if path is not None:
+            writable(path)
+    pairs = args.pairs or gp_scaling.PAIR_COUNTS
+    progress = TerminalProgress("gp-figure2 treebank")
+    result = gp_scaling.gp_figure2(pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress)
+    print(gp_scaling.figure2_report(result))
+    if args.figure is not None:
+        from ordercore.experiments.figures import write_figure
+
+        write_figure(gp_scaling.scaling_figure(result), args.figure)
+    return write_result(args, result)
+
+
+GP_EXPERIMENTS = {"gp-table1": gp_table1_command, "gp-figure2": gp_figure2_command}
+"""Seed 002's instance-preference experiments: subcommand -> its command."""
 
 
 def session_experiment_command(args) -> int:

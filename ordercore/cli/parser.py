@@ -10,6 +10,7 @@ from pathlib import Path
 from ordercore.cli.tabular import table_models
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.bedroom import BEDROOM_READINGS
+from ordercore.experiments.gp_instance import INSTANCE_SETS
 from ordercore.experiments.gp_labels import FIGURE3_LABELS, TABLE2_DATASETS
 from ordercore.experiments.label_svms import COARSE_POINTS, FINE_POINTS
 from ordercore.experiments.npsvor import ORDINAL_DATASETS
@@ -133,13 +134,14 @@ def _preference_parsers(commands) -> None:
 def _experiment_parsers(commands) -> None:
     experiments = commands.add_parser("experiments", help="reproduce the seeds' experiments, or run them on a table")
     kinds = experiments.add_subparsers(dest="experiment", required=True)
-    runs = argparse.ArgumentParser(add_help=False)  # how trials run and where their result goes
-    runs.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
-    runs.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
-    runs.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    local = argparse.ArgumentParser(add_help=False)  # how trials run (in this process's pool) and where to
+    local.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    local.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
+    local.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
+    local.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    runs = argparse.ArgumentParser(add_help=False, parents=[local])  # ... or on a Dask cluster
     runs.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
     runs.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
-    runs.add_argument("--out", type=Path, required=True, help="JSON file to write")
     common = argparse.ArgumentParser(add_help=False, parents=[runs])
     common.add_argument("--quick", action="store_true", help="3x3 grid and 3 folds: a fast smoke run")
     common.add_argument(
@@ -202,6 +204,7 @@ def _experiment_parsers(commands) -> None:
     _mpmr_parsers(kinds)
     _npsvor_parser(kinds)
     _gp_label_parsers(kinds)
+    _gp_parsers(kinds, local)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
     report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
@@ -378,6 +381,23 @@ def _gp_label_parsers(kinds) -> None:
             "--quick", action="store_true", help="3-point grids (and Table 2: 60 / 100 rows): a smoke run"
         )
         parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+
+
+def _gp_parsers(kinds, local) -> None:
+    """Seed 002's instance preferences: Table 1 (``gp-table1``) and Fig. 2's scaling (``gp-figure2``), their
+    trials in this process (``local``: no Dask backend)."""
+    table1 = kinds.add_parser(
+        "gp-table1", parents=[local], help="seed 002 Table 1: CC-SVM vs the GP (Gaussian, ARD) on instance preferences"
+    )
+    table1.add_argument("--dataset", choices=list(INSTANCE_SETS), required=True, help="a regression set")
+    table1.add_argument("--quick", action="store_true", help="CC-SVM on a 3 x 3 grid, no fine search: a smoke run")
+    figure2 = kinds.add_parser(
+        "gp-figure2", parents=[local], help="seed 002 Fig. 2: error and CPU time of CC-SVM and the GP against p"
+    )
+    figure2.add_argument("--pairs", type=positive_int, nargs="+", help="training pair counts (default 100 ... 1000)")
+    figure2.add_argument("--instances", type=positive_int, default=100, help="Treebank sentences per trial (100)")
+    figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
+    figure2.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:

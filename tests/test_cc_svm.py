@@ -1,0 +1,142 @@
+"""CC-SVM (seed 002's comparator) against independent solutions, and seed 002's instance-preference
+commands (``experiments gp-table1``, ``gp-figure2``) end to end on small runs."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+from sklearn.svm import LinearSVC
+
+from ordercore.cli.main import main
+from ordercore.experiments.cc_svm import ConstraintClassificationSVM
+from ordercore.experiments.gp_instance import split_pairs
+from ordercore.experiments.gp_scaling import time_exponent
+from ordercore.preferences import ZERO, PreferenceSet
+
+
+def gaussian(a, b, kappa):
+    return np.exp(-0.5 * kappa * np.sum((a - b) ** 2))
+
+
+def dual_scores(X, winner, loser, C, kappa, points):
+    """f at points from the dual of the doubled pair problem, solved by SLSQP: min ½ αᵀQα − Σα,
+    0 ≤ α ≤ C, Σ α_m y_m = 0, with Q_mn = y_m y_n K((a_m, b_m), (a_n, b_n)) written out term by term."""
+    a, b = np.concatenate([winner, loser]), np.concatenate([loser, winner])
+    y = np.concatenate([np.ones(winner.size), -np.ones(winner.size)])
+    m = y.size
+    Q = np.array([[y[r] * y[s] * (gaussian(X[a[r]], X[a[s]], kappa) - gaussian(X[a[r]], X[b[s]], kappa)
+                   - gaussian(X[b[r]], X[a[s]], kappa) + gaussian(X[b[r]], X[b[s]], kappa))
+                   for s in range(m)] for r in range(m)])  # fmt: skip
+    solution = minimize(
+        lambda alpha: 0.5 * alpha @ Q @ alpha - alpha.sum(), np.full(m, C / 2), jac=lambda alpha: Q @ alpha - 1,
+        bounds=[(0, C)] * m, constraints=[{"type": "eq", "fun": lambda alpha: alpha @ y, "jac": lambda alpha: y}],
+        method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000},
+    )  # fmt: skip
+    assert solution.success, solution.message
+    coefficients = solution.x * y
+    return np.array([sum(coefficients[r] * (gaussian(x, X[a[r]], kappa) - gaussian(x, X[b[r]], kappa))
+                         for r in range(m)) for x in points])  # fmt: skip
+
+
+@pytest.mark.parametrize("C", [0.5, 100.0])
+def test_scores_are_those_of_the_pair_svms_dual_solved_directly(C):
+    """Contradictory preferences (0 over 1 and 1 over 0) keep some α at the bound C when C is small."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5, 2))
+    winner, loser = np.array([0, 1, 2, 3, 1]), np.array([1, 2, 3, 4, 0])
+    model = ConstraintClassificationSVM(C=C, kappa=0.7, normalize=False).fit(X, PreferenceSet(winner, loser))
+    points = rng.normal(size=(8, 2))
+    expected = dual_scores(X, winner, loser, C, 0.7, points)
+    np.testing.assert_allclose(model.decision_function(points), expected, atol=2e-3 * np.abs(expected).max())
+
+
+def test_a_linear_kernel_learns_the_weights_of_a_hinge_svm_on_the_pair_differences():
+    """The pair data are symmetric, so SVC's bias is 0 and w is that of LinearSVC without intercept."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 3))
+    score = X @ np.array([1.0, -2.0, 0.5]) + 0.8 * rng.normal(size=12)  # noisy: not separable
+    first, second = rng.integers(12, size=(2, 30))
+    keep = first != second
+    winner = np.where(score[first] > score[second], first, second)[keep]
+    loser = np.where(score[first] > score[second], second, first)[keep]
+    model = ConstraintClassificationSVM(kernel="linear", C=0.3, normalize=False).fit(X, PreferenceSet(winner, loser))
+    differences = np.vstack([X[winner] - X[loser], X[loser] - X[winner]])
+    labels = np.concatenate([np.ones(winner.size), -np.ones(winner.size)])
+    reference = LinearSVC(C=0.3, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=1_000_000).fit(
+        differences, labels
+    )
+    np.testing.assert_allclose(model.decision_function(X), X @ reference.coef_[0], atol=2e-3)
+
+
+def test_a_separable_one_dimensional_order_is_learned_exactly():
+    x = np.linspace(0.0, 1.0, 30)[:, None]
+    y = x[:, 0] ** 3
+    rng = np.random.default_rng(0)
+    train, test = split_pairs(y, 25, 1000, rng)
+    model = ConstraintClassificationSVM(C=1000.0, kappa=1.0).fit(x, train)
+    f = model.decision_function(x)
+    assert len(test) == 30 * 29 // 2 - 25
+    assert np.all(f[test.i] > f[test.j])
+
+
+def test_scores_y_mean_every_pair_of_different_scores():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0.0, 2.0, 1.0, 3.0])
+    f = ConstraintClassificationSVM(C=100.0, kappa=1.0).fit(X, y).decision_function(X)
+    assert list(np.argsort(f)) == [0, 2, 1, 3]
+
+
+def test_unary_or_no_preferences_are_refused():
+    X = np.zeros((3, 1))
+    with pytest.raises(ValueError, match="unary bounds"):
+        ConstraintClassificationSVM().fit(X, PreferenceSet([0], [ZERO]))
+    with pytest.raises(ValueError, match="none given"):
+        ConstraintClassificationSVM().fit(X, PreferenceSet([], []))
+
+
+def test_pairs_are_drawn_without_ties_or_repeats_and_read_higher_over_lower():
+    y = np.array([1.0, 1.0, 2.0, 3.0, 5.0])  # 10 pairs, one tied (rows 0 and 1): 9 to draw from
+    train, test = split_pairs(y, 4, 100, np.random.default_rng(0))
+    assert (len(train), len(test)) == (4, 5)
+    drawn = {frozenset(pair) for pair in zip(np.r_[train.i, test.i], np.r_[train.j, test.j], strict=True)}
+    assert len(drawn) == 9 and frozenset((0, 1)) not in drawn
+    assert np.all(y[np.r_[train.i, test.i]] > y[np.r_[train.j, test.j]])
+    with pytest.raises(ValueError, match="9 pairs"):
+        split_pairs(y, 9, 10, np.random.default_rng(0))
+
+
+def test_the_time_exponent_of_a_power_law_is_its_power():
+    p = np.array([100, 200, 400, 800])
+    assert time_exponent(p, 3e-6 * p**2.0) == pytest.approx(2.0)
+    assert time_exponent(p, np.full(4, 0.05)) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_gp_table1_writes_every_models_errors_and_the_rank_sum_tests(tmp_path, data_directory):
+    out = tmp_path / "t1.json"
+    main(["experiments", "gp-table1", "--dataset", "pyrimidines", "--quick", "--trials", "2", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert result["protocol"]["n_train_pairs"] == 100
+    y = pd.read_csv(data_directory / "pyrim.csv")["y"].to_numpy()
+    untied = int(np.sum(y[:, None] != y[None, :])) // 2  # fewer than 20,000 pairs: every other one is tested
+    assert [trial["n_test"] for trial in result["trials"]] == [untied - 100] * 2
+    for model in ("cc_svm", "gp", "gp_ard", "gp_ard_prior"):
+        errors = [trial["results"][model]["error"] for trial in result["trials"]]
+        assert all(0 <= error < 50 for error in errors)  # better than chance on every trial
+        assert result["summary"][model]["error_mean"] == pytest.approx(np.mean(errors))
+    assert 0 < result["tests"]["cc_svm_worse_than_gp"]["p_value"] <= 1
+    assert result["command"].startswith("python -m ordercore experiments gp-table1")
+
+
+def test_gp_figure2_writes_errors_times_and_exponents(tmp_path, data_directory):
+    out = tmp_path / "f2.json"
+    main(["experiments", "gp-figure2", "--quick", "--trials", "2", "--pairs", "40", "80", "--instances", "30",
+          "--out", str(out)])  # fmt: skip
+    result = json.loads(out.read_text())
+    assert [row["p"] for row in result["summary"]] == [40, 80]
+    for row in result["summary"]:
+        assert row["n_distinct_instances_mean"] <= 30
+        for model in ("cc_svm", "gp"):
+            assert 0 <= row[model]["error_mean"] < 50 and row[model]["seconds_median"] >= 0
+    assert set(result["time_exponents"]) == {"cc_svm", "gp", "cc_svm_whole_fit"}
