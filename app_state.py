@@ -4,6 +4,8 @@ session engine (``ordercore.studio.session``) makes them."""
 
 from __future__ import annotations
 
+import ast
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +16,23 @@ from ordercore.studio.offers import Offers
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import SessionInfo, Store, store_url
 from ordercore.studio.workspace import Workspace
+
+AST_LOCK = threading.RLock()
+"""Held while ``ast.parse`` runs: one thread at a time (``locked_parse``)."""
+
+
+def locked_parse(*args, _parse=ast.parse, **kwargs):
+    """``ast.parse`` one thread at a time.  CPython 3.11 counts the AST constructor's recursion in state
+    that every thread shares (python/cpython#106905), so a page compiled by Streamlit (its "magic" parses
+    the script) while a background thread read a stored trust assessment (``np.load`` parses each
+    array's header with ``ast.literal_eval``) failed: "SystemError: AST constructor recursion depth
+    mismatch", and the page showed a script compilation error."""
+    with AST_LOCK:
+        return _parse(*args, **kwargs)
+
+
+if ast.parse.__name__ != "locked_parse":  # once per process (a reloaded module keeps the first)
+    ast.parse = locked_parse  # ast.literal_eval calls the module's parse: it is serialised too
 
 WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
 """A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""

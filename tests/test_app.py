@@ -50,3 +50,34 @@ def test_names_are_shown_as_typed_not_as_markdown(store_path):
         f"a session named {name!r} already exists; resume it or choose another name"
     )
     assert r"\*\*x\*\* \[y\]\(z\)" in at.error[0].value and app_state.plain("a_b") == r"a\_b"
+
+
+def test_ast_parse_runs_one_thread_at_a_time_in_the_studio():
+    """CPython 3.11's AST constructor shares its recursion count between threads: a page compiled while
+    a background thread read a stored assessment (np.load parses array headers) failed with
+    "AST constructor recursion depth mismatch".  With the Studio loaded, a parse (and np.load's
+    literal_eval) in another thread waits while one is under way, and then runs."""
+    import ast
+    import io
+    import threading
+
+    import numpy as np
+
+    import app_state
+
+    assert ast.parse is app_state.locked_parse
+    stored = io.BytesIO()
+    np.savez(stored, a=np.arange(3))
+    done = []
+
+    def read():
+        stored.seek(0)
+        done.append(np.load(stored)["a"].tolist())
+
+    with app_state.AST_LOCK:  # as if a page were being parsed
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(0.5)
+        assert reader.is_alive() and not done  # np.load's header parse waits its turn
+    reader.join(10)
+    assert done == [[0, 1, 2]]
