@@ -130,6 +130,31 @@ def test_two_engines_over_one_store_run_one_assessment_and_use_its_result(store,
     assert [(m.lambda1, m.lambda2) for m in bench.ssl.members_] == list(job_result.trust.blend.active().settings)
 
 
+def test_the_sources_assessed_are_of_one_revision_though_an_answer_lands_between_the_reads(store, session_id, start):
+    """CI once saw two warm re-assessments for one answer: the preferences were read, another thread's
+    answer landed, then the answers that check the sources were read, and the mixed inputs were a
+    source set of their own.  Here the answer lands just after the first read of the preferences: the
+    inputs are read again, and hold the answer's preference."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    add_rule(engine, more_rooms())
+    assert engine.trust.wait(TIMEOUT).state == "assessed"
+    before = len(engine.preferences()[0])
+    pair, _ = engine.next_pair(ACTIVE, "bob", np.random.default_rng(1))
+    read, written, once = engine.preferences, [], threading.Lock()
+
+    def preferences_then_an_answer():  # (the engine's own follow-up thread reads them too)
+        found = read()
+        with once:
+            if not written:
+                written.append(store.add_answer(session_id, *pair, "a", "bob"))
+        return found
+
+    engine.preferences = preferences_then_an_answer
+    inputs = engine.assessment_inputs()
+    assert written and len(inputs.preferences) == before + 1 == len(engine.preferences()[0])
+    assert "clicks: bob" in set(inputs.names)
+
+
 def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, session_id, start):
     """A new annotator's first answer makes a new source: the sources are assessed again at once, warm
     from the last full assessment (no job starts), their weights those of a full assessment of the same

@@ -22,9 +22,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import plotly.graph_objects as go
 import scipy.sparse as sp
-from plotly.subplots import make_subplots
 from sklearn.datasets import load_svmlight_file
 from sklearn.preprocessing import normalize
 
@@ -180,8 +178,11 @@ def figure2_report(result: dict) -> str:
     return "\n".join(lines)
 
 
-def scaling_figure(result: dict) -> go.Figure:
-    """Fig. 2: left, test error (mean ± sd) against p; right, median CPU seconds against p, log-log."""
+def scaling_figure(result: dict):
+    """Fig. 2 as a plotly figure: left, test error (mean ± sd) against p; right, median CPU seconds
+    against p, log-log.  (plotly is the app extra's: imported here, not with the experiment.)"""
+    from plotly.subplots import make_subplots
+
     figure = make_subplots(rows=1, cols=2, subplot_titles=("test error (%)", "CPU seconds"))
     p = [row["p"] for row in result["summary"]]
     for model, label, colour in (("cc_svm", "CC-SVM", "#D55E00"), ("gp", "GP", "#0072B2")):

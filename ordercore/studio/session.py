@@ -298,20 +298,23 @@ class SessionEngine:
         settings, data = self.model_settings(), self.data()
         if data is None or not settings.automatic_trust or not settings.trust_applies():
             return None
-        preferences, provenance = self.preferences()
-        if not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
-            return None
         lambda1, gamma = settings.parameters["lambda1"], settings.parameters["gamma"]
-
-        def inputs() -> AssessmentInputs:
-            # the names of these very preferences: a write between two reads made them disagree in length
-            names, checks = self._source_names(provenance), self.source_checks(data)
-            return AssessmentInputs(
-                data.dataset.X, data.y_train(), preferences, names, checks, lambda1, {"gamma": gamma}
-            )
-
-        key = (self.data_key(), self.revision(), len(preferences), lambda1, gamma)
-        return self.memo("assessment_inputs", key, inputs)
+        while True:  # the preferences and the answers that check them, of one revision
+            revision = self.revision()  # before the reads: a write meanwhile shows, and they are read again
+            preferences, provenance = self.preferences()
+            if not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
+                return None
+            key = (self.data_key(), revision, len(preferences), lambda1, gamma)
+            found = self.memo(
+                "assessment_inputs",
+                key,
+                lambda p=preferences, names=provenance: AssessmentInputs(
+                    data.dataset.X, data.y_train(), p, self._source_names(names), self.source_checks(data), lambda1,
+                    {"gamma": gamma},
+                ),
+            )  # fmt: skip
+            if self.revision() == revision:  # (an answer between the reads gave two warm steps for one)
+                return found
 
     def sync_trust(self) -> None:
         """Tell automatic trust the sources now: it starts their assessment if it is new."""
