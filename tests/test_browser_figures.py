@@ -27,8 +27,10 @@ TICKS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => (
     x: [...plot.querySelectorAll('.xtick text')].map(t => t.textContent),
     y: [...plot.querySelectorAll('.ytick text')].map(t => t.textContent)}))"""
 
-DRAWN = """() => { const plots = [...document.querySelectorAll('.js-plotly-plot')];
-    return plots.length >= 2 && plots.every(plot => plot._fullData && plot._fullData.length > 0); }"""
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(plot => plot._fullData &&
+    plot._fullData.some(trace => /SVR|SSL/.test(trace.name || ''))).length >= 2"""
+"""Two charts drawn with SVR and SSL: the scatter and the history (CI once read the page when a
+second chart of another kind was drawn and the history was not yet)."""
 
 RGB_OF = """colour => { const probe = document.createElement('div'); probe.style.color = colour;
     document.body.appendChild(probe); const rgb = getComputedStyle(probe).color; probe.remove(); return rgb; }"""
