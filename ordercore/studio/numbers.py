@@ -14,6 +14,12 @@ MOST_DECIMALS = 12
 """Decimals shown at most: below 10⁻¹² a number reads as 0."""
 
 
+def shown_decimals(value: float, digits: int = DIGITS) -> int:
+    """The decimals that show a non-zero ``value`` to ``digits`` significant digits (none for a value
+    with that many digits left of the point; at most ``MOST_DECIMALS``)."""
+    return min(MOST_DECIMALS, max(0, digits - 1 - math.floor(math.log10(abs(value)))))
+
+
 def significant(value: float, digits: int = DIGITS) -> str:
     """``value`` to ``digits`` significant digits in plain decimals: 62,460 / 12.35 / 0.00001235, every
     digit left of the point kept (62,460.25 reads 62,460), trailing zeros after the point dropped; never
@@ -23,7 +29,7 @@ def significant(value: float, digits: int = DIGITS) -> str:
         return "—"
     if value == 0:
         return "0"
-    decimals = min(MOST_DECIMALS, max(0, digits - 1 - math.floor(math.log10(abs(value)))))
+    decimals = shown_decimals(value, digits)
     text = f"{value:,.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -37,10 +43,7 @@ def change(delta: float, of: float) -> str:
     delta, of = float(delta), float(of)
     if not (math.isfinite(delta) and math.isfinite(of)):
         return "—"
-    if abs(of) >= 1000 or of == 0:
-        decimals = 0 if of else DIGITS - 1
-    else:
-        decimals = min(MOST_DECIMALS, max(0, DIGITS - 1 - math.floor(math.log10(abs(of)))))
+    decimals = DIGITS - 1 if of == 0 else shown_decimals(of)
     return f"{delta:+,.{decimals}f}"
 
 
