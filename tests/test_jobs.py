@@ -8,6 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+from ordercore.studio.jobs.process import STARTER
 from tests.slow_job import SlowJob
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,3 +61,19 @@ def test_a_job_whose_starter_dies_ends_and_removes_its_files():
     while not (ended(int(pid)) and not Path(directory).exists()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert ended(int(pid)) and not Path(directory).exists()
+
+
+def test_a_job_orphaned_as_its_work_fails_still_removes_its_files(tmp_path):
+    """The race CI once lost: the starter gone before the job's process has read its inputs, the work
+    failing at once (here: no 'seconds' option), the main thread ending while the parent-watch thread
+    removes the files.  The process must not exit half-way through that removal."""
+    left = []
+    for attempt in range(8):
+        directory = tmp_path / f"job{attempt}"
+        directory.mkdir()
+        np.savez(directory / "input.npz")
+        (directory / "options.json").write_text("{}")
+        (directory / STARTER).write_text("1")  # not this process's parent: orphaned from the start
+        subprocess.run([sys.executable, "-m", "tests.slow_job", str(directory)], cwd=ROOT, stderr=subprocess.DEVNULL)
+        left += [directory.name] if directory.exists() else []
+    assert left == []

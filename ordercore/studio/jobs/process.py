@@ -60,21 +60,30 @@ ORPHAN_CHECK_SECONDS = 1.0
 """How often a job's process checks that the process that started it is still there."""
 
 
-def end_with(parent: int, seconds: float = ORPHAN_CHECK_SECONDS, before_exit=None) -> None:
+def end_with(parent: int, seconds: float = ORPHAN_CHECK_SECONDS, before_exit=None) -> Callable[[], None]:
     """In a child process: a thread that ends it at once (``before_exit()`` first, if given) when
-    ``parent`` is no longer its parent process (gone: a server killed or stopped)."""
+    ``parent`` is no longer its parent process (gone: a server killed or stopped).  Returns that check
+    for the main thread to make last: if the parent went as the work ended, the process must not exit
+    by itself half-way through the thread's ``before_exit`` (it would stop the thread with it)."""
+    ending = threading.Lock()
+
+    def end_if_orphaned() -> None:
+        if os.getppid() != parent:
+            with ending:  # one thread ends the process; another waits here until it has
+                if before_exit is not None:
+                    before_exit()
+                os._exit(1)
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while True:
+            end_if_orphaned()
             time.sleep(seconds)
-        if before_exit is not None:
-            before_exit()
-        os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+    return end_if_orphaned
 
 
-def _end_when_orphaned(directory: Path) -> None:
+def _end_when_orphaned(directory: Path) -> Callable[[], None]:
     """In the child: once the process that started the job has gone (a server killed or stopped), nobody
     will read the result: remove the job's files and end at once.  The starter wrote its pid to the file
     ``STARTER`` (it may be gone before this process has even started)."""
@@ -86,7 +95,7 @@ def _end_when_orphaned(directory: Path) -> None:
                 break
             time.sleep(0.01)
 
-    end_with(int((directory / STARTER).read_text()), before_exit=remove_files)
+    return end_with(int((directory / STARTER).read_text()), before_exit=remove_files)
 
 
 def run(directory: Path, work: Callable) -> None:
@@ -94,7 +103,7 @@ def run(directory: Path, work: Callable) -> None:
     dict), the options, ``progress(**numbers)`` writing progress.json, and the path to write the
     result to; error.json with the error's type and message (on one line) if it raises.  It ends by
     itself, its files removed, when the process that started it has gone."""
-    _end_when_orphaned(directory)
+    end_if_orphaned = _end_when_orphaned(directory)
     try:
         with np.load(directory / "input.npz", allow_pickle=False) as arrays:
             inputs = dict(arrays)
@@ -102,6 +111,8 @@ def run(directory: Path, work: Callable) -> None:
         work(inputs, options, lambda **numbers: _write_json(directory / "progress.json", numbers), directory / RESULT)
     except Exception as error:  # noqa: BLE001 - every failure is reported to the page, not lost
         _write_json(directory / "error.json", {"message": " ".join(f"{type(error).__name__}: {error}".split())})
+    finally:
+        end_if_orphaned()
 
 
 class BackgroundJob:
