@@ -20,14 +20,14 @@ def create_session() -> None:
     except ValueError as error:
         st.session_state.session_error = str(error)
         return
-    st.session_state.session_error = None
+    st.session_state.session_error = st.session_state.session_note = None
     st.session_state.session_name = st.session_state.session_picker = name
     st.session_state.new_session_name = ""
 
 
 def pick_session() -> None:
     st.session_state.session_name = st.session_state.session_picker
-    st.session_state.session_error = None
+    st.session_state.session_error = st.session_state.session_note = None
 
 
 def name_annotator() -> None:
@@ -43,13 +43,14 @@ def name_annotator() -> None:
 def arrive_from_url(names: list[str]) -> None:
     """On a tab's first run, take its session and annotator from the URL (a reload, a shared link); a
     session the store does not hold is said, not replaced by another.  Without one in the URL, the
-    store's only session, if it holds one; with several, the user chooses."""
+    store's only session, if it holds one (and the sidebar says so); with several, the user chooses."""
     if "session_name" in st.session_state:
         return
     wanted, who = st.query_params.get("session"), st.query_params.get("annotator", "")
     st.session_state.session_name = wanted if wanted in names else None
     if wanted is None and len(names) == 1:
         st.session_state.session_name = names[0]
+        st.session_state.session_note = f"Opened the store's only session, {names[0]!r}; create another below."
     if wanted is not None and wanted not in names:
         st.session_state.session_error = f"The link names the session {wanted!r}, which this store does not hold."
     st.session_state.annotator = ""
@@ -96,6 +97,8 @@ with st.sidebar:
         st.button("Create session", key="create_session", on_click=create_session, width="stretch")
     if st.session_state.get("session_error"):
         st.error(app_state.plain(st.session_state.session_error))
+    elif st.session_state.get("session_name") and st.session_state.get("session_note"):
+        st.info(app_state.plain(st.session_state.session_note))
 keep_in_url()
 
 pages = [

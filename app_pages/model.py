@@ -59,9 +59,9 @@ def cv_summary(cv, blend) -> None:
     getattr(st, kind)(f"{words} {decision}{advice}")
     st.caption(
         f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
-        "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: that average "
-        "mixed with SVR in the share that cross-validates best, chosen on these same folds, so its CV MAE "
-        "flatters it a little."
+        "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: the average of "
+        "the weakest of those fits (from the smallest λ2 up, as many as cross-validate best) mixed with SVR in "
+        "the share that cross-validates best, both chosen on these same folds, so its CV MAE flatters it a little."
     )
 
 

@@ -253,7 +253,11 @@ def rule_preview(preview, data, rule, max_pairs):
                 title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-        st.dataframe(data.row_names.preferences_table(shown[:50]), key="rule_pairs", hide_index=True)
+        columns = dict.fromkeys(
+            [rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())]
+        )
+        table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
+        st.dataframe(table, key="rule_pairs", hide_index=True)
     return made
 
 

@@ -35,6 +35,27 @@ def test_values_are_formatted_for_reading():
     assert [readable(value) for value in values] == expected
 
 
+def test_a_link_without_a_session_says_it_opened_the_only_one(store_path):
+    """The bare URL on a store of one session opens it and says so in the sidebar; a link naming it
+    says nothing; with two sessions the bare URL opens none."""
+    from ordercore.studio.store import Store
+
+    store = Store(f"sqlite:///{store_path}")
+    store.create_session("flats")
+    bare = AppTest.from_file(APP, default_timeout=60).run()
+    import app_state
+
+    assert [box.value for box in bare.sidebar.info] == [
+        app_state.plain("Opened the store's only session, 'flats'; create another below.")
+    ]
+    assert bare.sidebar.selectbox(key="session_picker").value == "flats"
+    linked = AppTest.from_file(APP, default_timeout=60)
+    linked.query_params["session"] = "flats"
+    assert not linked.run().sidebar.info
+    store.create_session("houses")
+    assert AppTest.from_file(APP, default_timeout=60).run().sidebar.selectbox(key="session_picker").value is None
+
+
 def test_names_are_shown_as_typed_not_as_markdown(store_path):
     """A session named '**x** [y](z)': taken twice, the error shows the name with each Markdown mark
     escaped (so it reads as typed), not bold and a link."""

@@ -3,6 +3,7 @@ against hand-written cases and a brute-force check over every column of the samp
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ordercore.studio.data import SAMPLE_PATH
 from ordercore.studio.row_names import RowNames, decimals_to_tell_apart
@@ -77,12 +78,47 @@ def test_answers_read_in_words_with_rows_by_name():
 def test_preferences_read_higher_lower_and_margin_with_rows_by_name():
     from ordercore.preferences import ZERO, PreferenceSet
 
-    frame = pd.DataFrame({"code": ["x7", "y8", "z9"], "y": [1.0, 2.0, 3.0]})
+    frame = pd.DataFrame({"code": ["x7", "y8", "z9"], "area": [41.5, 1250.0, 63.25], "y": [1.0, 2.0, 3.0]})
     preferences = PreferenceSet([2, 0], [1, ZERO], [1500.0, 0.0], [1.0, 0.5])
     table = RowNames.of(frame, "y", "code").preferences_table(preferences)
     assert table.to_dict("list") == {
         "higher": ["code z9", "code x7"],
         "lower": ["code y8", "0"],
-        "by at least": ["1,500", "0"],
+        "target higher by at least": ["1,500", "0"],
         "weight": ["1", "0.5"],
     }
+    # A rule's columns on both sides (area written with its two decimals), none for the constant 0
+    table = RowNames.of(frame, "y", "code").preferences_table(preferences, frame, ["area"])
+    assert list(table.columns) == [
+        "higher",
+        "lower",
+        "area (higher)",
+        "area (lower)",
+        "target higher by at least",
+        "weight",
+    ]
+    assert table["area (higher)"].tolist() == ["63.25", "41.50"] and table["area (lower)"].tolist() == ["1,250.00", ""]
+
+
+def test_calendar_years_are_written_without_thousands_separators():
+    """A column named with 'year' of whole numbers 1000 … 2999 reads 2013, not 2,013; a price beside it
+    keeps its separators, and so does a 'year' column of other numbers (a yearly income)."""
+    frame = pd.DataFrame(
+        {
+            "year_built": [1975, 2013, 1950],
+            "price": [125000, 98000, 1500],
+            "income_per_year": [48000, 2500, 1200],
+            "y": [1, 2, 3],
+        }
+    )
+    names = RowNames.of(frame, "y", None)
+    assert [names.value("year_built", v) for v in frame["year_built"]] == ["1975", "2013", "1950"]
+    assert names.difference("year_built", 1975, 2013) == "+38"
+    assert [names.value("price", v) for v in frame["price"]] == ["125,000", "98,000", "1,500"]
+    assert names.value("income_per_year", 48000) == "48,000"
+
+
+def test_ids_a_table_lacks_are_counted_among_those_given():
+    frame = pd.DataFrame({"code": ["a", "b", "c"], "y": [1, 2, 3]})
+    with pytest.raises(ValueError, match=r"code x is not in this session's table \(2 of the 4 ids given are not\)"):
+        RowNames.of(frame, "y", "code").positions(["a", "x", "b", "z"])

@@ -36,6 +36,11 @@ def test_the_spread_is_the_interquartile_range_over_1_349_and_the_sd_where_it_is
     assert column_spread(mostly_zero) == pytest.approx(mostly_zero.std(ddof=0))
     assert column_spread(pd.Series([3.0, 3.0, np.nan])) == 0.0 and spread_amount(pd.Series([3.0, 3.0])) == 0.0
     assert spread_amount(values) == pytest.approx(0.25 * column_spread(values), rel=0.05)
+    # Whole numbers, the nearest whole tolerance: floors' quartiles 2.75 and 6.25, (3.5 / 1.349) / 4 = 0.65
+    # → 1, not 0.65; years 1950 … 2020, (35 / 1.349) / 4 = 6.49 → 6; a 0/1 column's 0.046 → 0 (the same value)
+    floors = pd.Series([0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 3, 5])
+    assert spread_amount(floors) == 1.0 and spread_amount(pd.Series(range(1950, 2021))) == 6.0
+    assert spread_amount(pd.Series([0, 0, 0, 1] * 5)) == 0.0
 
 
 def test_a_within_tolerance_follows_the_chosen_column_unless_the_start_is_on_it():

@@ -36,7 +36,10 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     only_clicks = trust_of(["clicks: ann", "clicks: bo"], [0.5, 0.5], agreement[[0, 2]])
     assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, svr, ssl, only_clicks).why()
     assert "has not weighed" in ClickStanding.of("ann", names, svr, ssl, None).why()
-    assert ClickStanding.of("ann", names, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
+    assert ClickStanding.of("bo", names, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
+    # Weight 0 is said even where SSL breaks no more than SVR: the annotator's answers do not count yet.
+    fewer = ClickStanding.of("ann", names, ssl, svr, zero).why()
+    assert fewer.startswith("SSL breaks 1 of the 4 preferences from ann's answers, SVR 3. Their weight is 0 for now")
 
 
 def test_a_rule_of_weight_0_says_where_its_weight_rests():
@@ -67,4 +70,21 @@ def test_an_accuracy_from_agreement_is_shown_within_0_and_1():
         "1.00 ± 0.27 on 12 answers",
         "0.00 ± 0.30 on 5 answers",
         "0.62 ± 0.08 on 4 answers",
+    ]
+
+
+def test_a_rule_surely_worse_than_a_coin_is_called_reversed():
+    """Right on 1 of 64 labeled pairs: the Clopper–Pearson upper end 1 − 0.025^(1/64)… is far below 1/2
+    (for 0 of n it is 1 − 0.025^(1/n): 0.056 at 64); 2 of 8 is not sure (upper end 0.65)."""
+    from ordercore.knowledge.source_weights import SourceCheck
+    from ordercore.studio.verdicts import surely_below_half
+
+    assert surely_below_half(0, 64) and 1 - 0.025 ** (1 / 64) < 0.06
+    assert surely_below_half(1, 64) and not surely_below_half(2, 8) and not surely_below_half(5, 8)
+    wrong = SourceCheck.of([1] * 63 + [0], [0] * 63 + [1], [False] * 63 + [True])
+    trust = Trust(np.array([0.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), np.array([0.0, 1.0]))
+    reasons = zero_weight_reasons(SourceTrust(("rule #4: reversed",), (wrong,), trust, None, None, None))
+    assert reasons == [
+        "rule #4: reversed: weight 0: right on only 1 of 64 labeled pairs (2%), surely worse than a coin: it "
+        "orders the rows the wrong way round. Is its direction reversed (higher and lower swapped)?"
     ]

@@ -304,6 +304,23 @@ def test_the_identifier_column_is_a_named_column_of_distinct_values():
     assert identifier_column(frame.assign(**{"Street Name": ["a", "b", "c"]}), ["home_id"]) == "Street Name"
 
 
+def test_a_column_of_distinct_codes_is_the_identifier_whatever_its_name():
+    """An expert's table names its rows 'flat_ref' F-3836 …: distinct codes, not phrases, not numbers."""
+    frame = pd.DataFrame(
+        {
+            "flat_ref": ["F-3836", "F-0112", "F-9304"],
+            "note": ["sunny flat, new kitchen", "quiet street, old lift", "top floor, no lift at all"],
+            "district": ["north", "south", "north"],
+            "area": [41.5, 88.0, 63.2],
+            "price": [1, 2, 3],
+        }
+    )
+    assert identifier_column(frame, ["area", "price"]) == "flat_ref"
+    assert identifier_column(frame, ["flat_ref", "area", "price"]) is None  # phrases, repeated categories, numbers
+    assert identifier_column(frame.assign(ref_id=[5, 6, 7]), ["area", "price"]) == "ref_id"  # a name comes first
+    assert identifier_column(frame.assign(flat_ref=["F-1", "F-1", "F-2"]), ["area", "price"]) is None
+
+
 def test_mpmr_past_its_label_limit_is_refused_before_any_fit(data, monkeypatch):
     """More labeled rows than the Model page fits MPMR on (30 here, the limit set to 29): a ValueError
     that says what to do, and no fit started."""

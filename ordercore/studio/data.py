@@ -226,15 +226,23 @@ def named_like(column, names) -> bool:
 
 
 def identifier_column(frame: pd.DataFrame, exclude) -> str | None:
-    """The table's identifier column, if it has one: the first column not in ``exclude`` (the target
-    and features) named like one of ``IDENTIFIER_NAMES`` whose values are all present and distinct."""
-    for column in frame.columns:
-        if column in exclude or not named_like(column, IDENTIFIER_NAMES):
-            continue
-        values = frame[column]
-        if values.notna().all() and values.is_unique:
-            return column
-    return None
+    """The table's identifier column, if it has one, among the columns not in ``exclude`` (the target
+    and features) whose values are all present and distinct: the first named like one of
+    ``IDENTIFIER_NAMES``, else the first of codes (``is_code_column``: 'F-3836', whatever its name)."""
+    candidates = [c for c in frame.columns if c not in exclude and frame[c].notna().all() and frame[c].is_unique]
+    named = [c for c in candidates if named_like(c, IDENTIFIER_NAMES)]
+    codes = [c for c in candidates if len(frame) > 1 and is_code_column(frame[c])]
+    return (named or codes or [None])[0]
+
+
+def is_code_column(values: pd.Series) -> bool:
+    """Whether a column of distinct values reads as codes naming rows ('F-3836', 'N01'): text, not
+    numbers, not phrases (``is_free_text``)."""
+    return (
+        not pd.api.types.is_numeric_dtype(values)
+        and not pd.api.types.is_bool_dtype(values)
+        and not is_free_text(values)
+    )
 
 
 def readable(value) -> str:

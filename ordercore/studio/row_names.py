@@ -42,12 +42,13 @@ def decimals_to_tell_apart(values: pd.Series) -> int | None:
 class RowNames:
     """A session's rows as the expert reads them: ``identifier`` (the id column or None), ``labels``
     (n,) the identifier's values as text, ``columns`` the context columns, ``decimals`` per numeric
-    column."""
+    column, ``years`` the numeric columns written without thousands separators (``is_year``)."""
 
     identifier: str | None
     labels: np.ndarray | None
     columns: tuple[str, ...]
     decimals: dict
+    years: frozenset = frozenset()
 
     @classmethod
     def of(cls, frame: pd.DataFrame, target: str, identifier: str | None) -> RowNames:
@@ -55,7 +56,7 @@ class RowNames:
         numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
         decimals = {c: decimals_to_tell_apart(frame[c]) for c in numeric}
         labels = None if identifier is None else frame[identifier].astype(str).to_numpy()
-        return cls(identifier, labels, columns, decimals)
+        return cls(identifier, labels, columns, decimals, frozenset(c for c in numeric if is_year(c, frame[c])))
 
     def name(self, row: int) -> str:
         """'ID_COLUMN VALUE', or 'row K' (0-based) without an identifier."""
@@ -68,7 +69,10 @@ class RowNames:
         ids = pd.Series(ids, dtype=object).astype(str).to_numpy()
         unknown = [label for label in ids if label not in where]
         if unknown:
-            raise ValueError(f"{self.identifier} {unknown[0]} is not in this session's table ({len(unknown):,} ids)")
+            raise ValueError(
+                f"{self.identifier} {unknown[0]} is not in this session's table ({len(unknown):,} of the "
+                f"{len(ids):,} ids given are not)"
+            )
         return np.array([where[label] for label in ids], dtype=np.int64)
 
     def value(self, column: str, value) -> str:
@@ -78,7 +82,7 @@ class RowNames:
             return ""
         if column not in self.decimals or isinstance(value, bool | np.bool_):
             return str(value)
-        return _number(float(value), self.decimals[column])
+        return _number(float(value), self.decimals[column], column not in self.years)
 
     def difference(self, column: str, a, b) -> str:
         """B − A of a numeric column in its decimals ('' for text or a missing value); 0 without a sign."""
@@ -90,21 +94,23 @@ class RowNames:
             return _number(0.0, self.decimals[column])
         return "+" + text if difference > 0 else text
 
-    def preferences_table(self, preferences) -> pd.DataFrame:
+    def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=()) -> pd.DataFrame:
         """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by name (the
-        constant 0 of a unary preference as '0'), with its weight."""
+        constant 0 of a unary preference as '0'), with its weight; and each of ``frame``'s ``columns``
+        (a rule's) on both sides, written as ``value`` writes them."""
 
         def side(rows):
             return [("0" if row < 0 else self.name(row)) for row in rows]
 
-        return pd.DataFrame(
-            {
-                "higher": side(preferences.i),
-                "lower": side(preferences.j),
-                "by at least": [f"{m:,g}" for m in preferences.margin],
-                "weight": [f"{w:g}" for w in preferences.weight],
-            }
-        )
+        table = {"higher": side(preferences.i), "lower": side(preferences.j)}
+        for column in columns:
+            for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
+                table[f"{column} ({label})"] = [
+                    "" if row < 0 else self.value(column, frame[column].iloc[row]) for row in rows
+                ]
+        table["target higher by at least"] = [f"{m:,g}" for m in preferences.margin]
+        table["weight"] = [f"{w:g}" for w in preferences.weight]
+        return pd.DataFrame(table)
 
     def sign(self, column: str, a, b) -> int:
         """The sign B − A is coloured by: 0 for text, a missing value, or a difference that reads as 0."""
@@ -133,8 +139,19 @@ class RowNames:
         )
 
 
-def _number(value: float, decimals: int | None) -> str:
-    """``value`` with thousands separators and ``decimals`` decimals (None: every digit it needs)."""
+def is_year(column: str, values: pd.Series) -> bool:
+    """Whether a numeric column holds calendar years (written 2013, not 2,013): named with 'year', its
+    values whole numbers within 1000 … 2999."""
+    numbers = pd.to_numeric(values, errors="coerce").dropna()
+    in_range = bool(len(numbers)) and numbers.between(1000, 2999).all() and (numbers == numbers.round()).all()
+    return "year" in str(column).lower() and in_range
+
+
+def _number(value: float, decimals: int | None, grouped: bool = True) -> str:
+    """``value`` with thousands separators (unless not ``grouped``) and ``decimals`` decimals (None:
+    every digit it needs)."""
+    if not grouped:
+        return _number(value, decimals).replace(",", "")
     if decimals is None:
         whole, _, fraction = np.format_float_positional(value, trim="-").partition(".")
         sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)

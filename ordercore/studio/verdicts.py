@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import beta
 
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
@@ -29,6 +30,13 @@ def zero_weight_reasons(trust: SourceTrust) -> list[str]:
     for name, weight, (right, against), (agreed, checked) in rows:
         if weight > 0 or str(name).startswith(CLICKS) or not checked:
             continue
+        if surely_below_half(agreed, checked):
+            reasons.append(
+                f"{name}: weight 0: right on only {agreed:,} of {checked:,} labeled pairs ({agreed / checked:.0%}), "
+                "surely worse than a coin: it orders the rows the wrong way round. Is its direction reversed "
+                "(higher and lower swapped)?"
+            )
+            continue
         overall = f"{name}: weight 0, though right on {agreed:,} of {checked:,} labeled pairs."
         if not against:
             reasons.append(
@@ -42,6 +50,12 @@ def zero_weight_reasons(trust: SourceTrust) -> list[str]:
                 "than a coin. Auditing its pairs on Pairwise measures it on more."
             )
     return reasons
+
+
+def surely_below_half(right: int, checked: int) -> bool:
+    """Whether ``right`` of ``checked`` pairs is surely below half: the Clopper–Pearson 95 % interval's
+    upper end (the Beta(right + 1, checked − right) quantile at 0.975) under 1/2."""
+    return checked > right and float(beta.ppf(0.975, right + 1, checked - right)) < 0.5
 
 
 def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str, str]:
@@ -112,7 +126,20 @@ class ClickStanding:
         )
 
     def why(self) -> str | None:
-        """Why SSL breaks more of them than SVR, and what would change it; None when it does not."""
+        """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet
+        (said whatever SSL breaks: the annotator should know their answers do not count); else None."""
+        accuracy, error, measured = self.agreement
+        if self.weight == 0 and self.preferences:
+            measured_text = (
+                "not measured yet"
+                if np.isnan(accuracy)
+                else f"{accuracy:.2f} ± {error:.2f} on {int(measured)} answers, not surely above 0.5"
+            )
+            return (
+                f"{self.summary()} Their weight is 0 for now: automatic trust counts an annotator's clicks once "
+                f"their accuracy, estimated from where they agree with SVR's order, is surely better than a coin "
+                f"({measured_text}). More answers — especially on pairs far apart, where SVR is sure — settle it."
+            )
         if self.ssl_violated <= self.svr_violated:
             return None
         if self.weight is None:
@@ -121,24 +148,12 @@ class ClickStanding:
                 "has not run since they were given): SSL fits them at the λ2 set under Model; a larger λ2 "
                 "makes them pull harder."
             )
-        accuracy, error, measured = self.agreement
-        if self.weight == 0:
-            measured_text = (
-                "not measured yet"
-                if np.isnan(accuracy)
-                else f"{accuracy:.2f} ± {error:.2f} on {int(measured)} answers, not surely above 0.5"
-            )
-            return (
-                f"{self.summary()} Their weight is 0: automatic trust counts an annotator's clicks once their "
-                f"agreement with SVR's order is surely better than a coin ({measured_text}). More answers — "
-                "especially on pairs far apart, where SVR is sure — settle it."
-            )
         ramp = ""
         if self.lambda2 is not None and self.lambda2 < 1:
             ramp = f" SSL fits clicks at λ2 = {self.lambda2:.2f}, growing to 1 at {FULL_WEIGHT_ANSWERS} answers."
         return (
-            f"{self.summary()} Their weight is {self.weight:.2f} of 1 (their agreement with SVR's order: "
-            f"{accuracy:.2f} ± {error:.2f}; full weight once surely above 0.7).{ramp} SSL also weighs the labels "
-            "and any rules: where those disagree with an answer, it can still break it. More answers raise "
-            "their pull."
+            f"{self.summary()} Their weight is {self.weight:.2f} of 1 (their accuracy, estimated from where they "
+            f"agree with SVR's order: {accuracy:.2f} ± {error:.2f}; full weight once surely above 0.7).{ramp} "
+            "SSL also weighs the labels and any rules: where those disagree with an answer, it can still break "
+            "it. More answers raise their pull."
         )

@@ -107,9 +107,15 @@ def column_spread(values) -> float:
 
 
 def spread_amount(values, per_spread: float = WITHIN_SPREADS) -> float:
-    """``per_spread`` × ``column_spread(values)``, to two significant figures (0 for no spread)."""
+    """``per_spread`` × ``column_spread(values)``, to two significant figures (0 for no spread); for a
+    column of whole numbers (floors, rooms), the nearest whole number (0: the same value)."""
     amount = per_spread * column_spread(values)
-    return float(f"{amount:.2g}") if amount > 0 else 0.0
+    if amount <= 0:
+        return 0.0
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    if len(numbers) and (numbers == numbers.round()).all():
+        return float(round(amount))
+    return float(f"{amount:.2g}")
 
 
 def condition_pairs(condition: Condition, frame: pd.DataFrame) -> tuple[float, int]:
