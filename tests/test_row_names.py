@@ -108,6 +108,7 @@ def test_calendar_years_are_written_without_thousands_separators():
             "year_built": [1975, 2013, 1950],
             "price": [125000, 98000, 1500],
             "income_per_year": [48000, 2500, 1200],
+            "floor_area": [1200, 2500, 1800],  # whole numbers 1000 … 2999, but not named as years
             "y": [1, 2, 3],
         }
     )
@@ -115,7 +116,7 @@ def test_calendar_years_are_written_without_thousands_separators():
     assert [names.value("year_built", v) for v in frame["year_built"]] == ["1975", "2013", "1950"]
     assert names.difference("year_built", 1975, 2013) == "+38"
     assert [names.value("price", v) for v in frame["price"]] == ["125,000", "98,000", "1,500"]
-    assert names.value("income_per_year", 48000) == "48,000"
+    assert names.value("income_per_year", 48000) == "48,000" and names.value("floor_area", 1200) == "1,200"
 
 
 def test_ids_a_table_lacks_are_counted_among_those_given():
