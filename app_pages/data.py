@@ -43,40 +43,41 @@ def main() -> None:
     opened = open_table(session, source)
     if opened is None:
         return
-    frame, upload, form = opened
+    frame, upload, form, name = opened
     target, features = choose_columns(form, f"{session.id}_{source}")
     split = choose_split(frame.drop(columns=target), form)
     if st.button("Use this data for the session", type="primary", key="data_apply"):
         try:
-            data = use_data(app_state.store(), session.id, frame, source, target, features, split, upload)
+            data = use_data(app_state.store(), session.id, frame, source, target, features, split, upload, name)
         except ValueError as error:
             st.error(f"{error}. Nothing was changed.")
             return
-        st.success(split_summary(source, data))
+        st.success(split_summary(name or SOURCE_LABELS[source], data))
         session = app_state.current_session()
     show_data(app_state.session_data(session))
 
 
 def open_table(session, source: str):
-    """(table, CSV bytes of an upload or None, the form's starting values), or None once the page has
-    said why there is no table."""
-    upload = None
+    """(table, CSV bytes of an upload or None, the form's starting values, the upload's file name or
+    None), or None once the page has said why there is no table."""
+    upload = name = None
     if source == "upload":
         file = st.file_uploader("CSV file", type=["csv"], key="data_upload", help=f"At most {upload_megabytes()} MB.")
         if file is None and session.dataset_id is not None:  # the session's upload, kept by the store
-            upload = app_state.store().dataset(session.dataset_id)["content"]
+            kept = app_state.store().dataset(session.dataset_id)
+            upload, name = kept["content"], kept["name"]
         if file is None and upload is None:
             st.info("Choose a CSV file.")
             return None
     try:
         if upload is None and source == "upload":
             check_upload_size(file.size)
-            upload = file.getvalue()
+            upload, name = file.getvalue(), file.name
         frame, default_target, default_features = load_source(source, upload)
     except (ValueError, FileNotFoundError) as error:
         st.error(f"Could not open this data set: {error}")
         return None
-    return frame, upload, DataForm.of(session.settings, source, frame, default_target, default_features)
+    return frame, upload, DataForm.of(session.settings, source, frame, default_target, default_features), name
 
 
 def choose_columns(form: DataForm, key: str) -> tuple[str, list[str]]:

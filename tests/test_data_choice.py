@@ -98,6 +98,15 @@ def test_using_data_stores_the_split_and_a_refused_choice_changes_nothing(tmp_pa
     assert stored.settings["labeled"] == data.labeled.tolist() and len(data.labeled) == 60
     assert stored.settings["test"] == data.test.tolist() and stored.settings["n_rows"] == 3000
     assert store.dataset(stored.dataset_id)["content"] is None  # the sample is not an upload
+    assert stored.settings["name"] == "Sample homes (generated)"
+    flats = store.create_session("s2")
+    upload = b"flat_ref,area,price\nF-1,40,100\nF-2,55,130\nF-3,70,150\nF-4,90,210\nF-5,35,80\n"
+    small, small_target, small_features = load_source("upload", upload)
+    use_data(
+        store, flats.id, small, "upload", small_target, small_features, split_choice(2, 0.2, 0), upload, "flats.csv"
+    )
+    kept = store.session("s2")
+    assert kept.settings["name"] == "flats.csv" and store.dataset(kept.dataset_id)["name"] == "flats.csv"
     with pytest.raises(ValueError):
         use_data(store, session.id, frame, "sample", target, [], split)  # no features
     assert store.session("s1") == stored
@@ -113,7 +122,7 @@ def test_using_data_stores_the_split_and_a_refused_choice_changes_nothing(tmp_pa
 def test_the_split_in_words_and_in_counts():
     frame = pd.DataFrame({"x": np.arange(1234.0), "y": np.arange(1234.0) % 7})
     data = study_data(frame, "y", ["x"], {"labeled": [0, 1, 2], "test": [3, 4]})
-    assert split_summary("upload", data) == "Session uses Upload a CSV: 3 labeled, 2 held out, 1229 in the pool."
+    assert split_summary("flats.csv", data) == "Session uses flats.csv: 3 labeled, 2 held out, 1229 in the pool."
     assert split_counts(data) == [
         ("Rows", "1,234"),
         ("Labeled", "3"),
@@ -121,4 +130,4 @@ def test_the_split_in_words_and_in_counts():
         ("Unlabeled pool", "1,229"),
     ]
     sample = study_data(pd.read_csv(SAMPLE_PATH), "price", SAMPLE_FEATURES, {"n_labeled": 60})
-    assert split_summary("sample", sample).startswith("Session uses Sample homes (generated): 60 labeled, ")
+    assert split_summary("Sample homes (generated)", sample).startswith("Session uses Sample homes (generated): 60 ")

@@ -150,7 +150,7 @@ def test_a_csv_with_fewer_rows_than_the_labeled_budget_opens_and_is_used(ready, 
     budget = next(box for box in at.number_input if box.label == "Labeled budget l")
     assert (budget.value, budget.max) == (3, 3)
     at.button(key="data_apply").click().run()
-    assert not at.exception and "3 labeled" in at.success[0].value
+    assert not at.exception and at.success[0].value.startswith("Session uses small.csv: 3 labeled")
     settings = Store(f"sqlite:///{store_path}").session("small").settings
     assert settings["source"] == "upload" and len(settings["labeled"]) == 3
     # 2 rows left, split between the pool and the test rows: the page says so (it was silent)

@@ -203,12 +203,14 @@ def check_margin(data: StudyData, margin: float) -> None:
 
 
 def data_settings(
-    frame: pd.DataFrame, source: str, target: str, features: list[str], split: dict
+    frame: pd.DataFrame, source: str, target: str, features: list[str], split: dict, name: str | None = None
 ) -> tuple[dict, StudyData]:
-    """What a session stores for its data, and the data it gives: the source, target and features,
-    and the split drawn once from ``split`` (n_labeled, test_fraction, seed, and 'labeled' rows when
-    chosen by hand), stored as row lists so that it never changes.  ``ValueError`` for a bad choice."""
-    settings = {"source": source, "target": target, "features": list(features), "name": SOURCE_LABELS[source], **split}
+    """What a session stores for its data, and the data it gives: the source, target and features, its
+    ``name`` (an upload's file name; else the source's label), and the split drawn once from ``split``
+    (n_labeled, test_fraction, seed, and 'labeled' rows when chosen by hand), stored as row lists so
+    that it never changes.  ``ValueError`` for a bad choice."""
+    settings = {"source": source, "target": target, "features": list(features), **split}
+    settings["name"] = name or SOURCE_LABELS[source]
     data = study_data(frame, target, features, settings)
     settings.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
     return settings, data

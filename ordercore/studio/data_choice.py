@@ -15,7 +15,6 @@ from ordercore.studio import store as store_module
 from ordercore.studio.data import (
     DEFAULT_N_LABELED,
     DEFAULT_TEST_FRACTION,
-    SOURCE_LABELS,
     StudyData,
     available_sources,
     data_settings,
@@ -105,25 +104,30 @@ def split_choice(n_labeled: int, test_fraction: float, seed: int, labeled=None) 
 
 
 def use_data(
-    store, session_id: int, frame: pd.DataFrame, source: str, target: str, features, split: dict, upload=None
+    store,
+    session_id: int,
+    frame: pd.DataFrame,
+    source: str,
+    target: str,
+    features,
+    split: dict,
+    upload=None,
+    name: str | None = None,
 ) -> StudyData:
-    """Make ``frame`` of ``source`` (with its CSV bytes ``upload``, if uploaded) the session's data with
-    this target, these features and this ``split``, in ``store``; the data it gives.  ``ValueError``
+    """Make ``frame`` of ``source`` (with its CSV bytes ``upload`` and file ``name``, if uploaded) the
+    session's data with this target, these features and this ``split``, in ``store``; the data it gives.  ``ValueError``
     saying why for a choice the models cannot take or a session whose data is fixed: then the
     session's settings are unchanged."""
-    settings, data = data_settings(frame, source, target, features, split)
-    dataset_id = store.add_dataset(SOURCE_LABELS[source], frame, upload)
+    settings, data = data_settings(frame, source, target, features, split, name)
+    dataset_id = store.add_dataset(settings["name"], frame, upload)
     store.update_settings(session_id, settings, dataset_id)
     return data
 
 
-def split_summary(source: str, data: StudyData) -> str:
-    """The split in one sentence, e.g. 'Session uses Sample homes (generated): 60 labeled, 588 held
-    out, 2352 in the pool.'"""
-    return (
-        f"Session uses {SOURCE_LABELS[source]}: {data.labeled.size} labeled, {data.test.size} held out, "
-        f"{data.pool.size} in the pool."
-    )
+def split_summary(name: str, data: StudyData) -> str:
+    """The split of the data set ``name`` (an upload's file name, or ``SOURCE_LABELS``') in one sentence,
+    e.g. 'Session uses Sample homes (generated): 60 labeled, 588 held out, 2352 in the pool.'"""
+    return f"Session uses {name}: {data.labeled.size} labeled, {data.test.size} held out, {data.pool.size} in the pool."
 
 
 def split_warning(data: StudyData) -> str | None:
