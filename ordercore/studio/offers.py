@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+import pandas as pd
+
 UNDO = "undo"
 """The choice of an event that undoes the annotator's own last answer (it names no target)."""
 
@@ -110,3 +113,10 @@ class Offers:
                     self.give_back(target, extra)
                 error = str(refused)
         return ids, error
+
+
+def skipped_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:
+    """The row pairs (k, 2) ``annotator`` skipped (``answers`` as ``Store.answers``): not drawn for
+    them again (a skip makes no preference, so nothing else marks the pair as seen)."""
+    mine = answers[(answers["annotator"] == annotator) & (answers["choice"] == "skip")]
+    return mine[["row_a", "row_b"]].to_numpy(dtype=np.int64).reshape(-1, 2)

@@ -29,6 +29,7 @@ from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import StudyData, check_margin, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
+from ordercore.studio.offers import skipped_pairs
 from ordercore.studio.ratings import default_text_column
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
@@ -437,9 +438,8 @@ class SessionEngine:
         if source not in (ACTIVE, QUEUE):
             return self._rule_pairs(bench, int(source), rng, count, exclude)
         if source == ACTIVE:
-            found = bench.next_pairs(
-                strategy, rng, count, candidates, self.preferences()[0], np.reshape(list(exclude), (-1, 2))
-            )
+            passed = np.vstack([np.reshape(list(exclude), (-1, 2)), skipped_pairs(self.answers(), annotator)])
+            found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], passed)
         else:
             found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
         pairs = [(int(a), int(b)) for a, b in found if frozenset((int(a), int(b))) not in offered][:count]
