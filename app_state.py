@@ -122,6 +122,7 @@ class Screen:
     items: Offers = field(default_factory=Offers)
     error: str | None = None
     message: str | None = None
+    notice: str | None = None  # what the answer area says once: an answer undone, changed or removed
 
     @property
     def pair(self) -> tuple[int, int] | None:

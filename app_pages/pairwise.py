@@ -45,7 +45,8 @@ def take_sent(engine) -> list[str]:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
     def undo() -> None:  # the undone pair is not shown again
-        engine.undo_answer(annotator)
+        undone = engine.undo_answer(annotator)
+        screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
 
     read, error = screen.pairs.apply(sent_events(KEY, set(CHOICE_LABELS), 2), engine.id, answer, undo)
     screen.error = error or screen.error
@@ -158,6 +159,9 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     if screen.error:
         st.error(screen.error)
         screen.error = None
+    if screen.notice:
+        st.success(screen.notice)
+        screen.notice = None
     if source not in (ACTIVE, QUEUE):
         audit_caption(engine, data, rules[source], source)
     st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
@@ -326,6 +330,7 @@ def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | 
     except (ValueError, KeyError) as error:
         screen.error = str(error).strip("'\"")
         return
+    screen.notice = f"Answer #{answer_id} " + ("removed." if choice is None else f"is now '{CHOICE_LABELS[choice]}'.")
 
 
 def history_section(engine, data, answers) -> None:

@@ -22,6 +22,9 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     assert (made.i.tolist(), made.j.tolist()) == ([pair[0]], [pair[1]])
     press(at, "undo")
     assert metric(at, "Answers given") == "0" and len(store.preferences(session.id)[0]) == 0
+    assert [box.value for box in at.success] == [f"Undid your answer #{answers['id'].iloc[0]}."]
+    press(at, "undo")
+    assert [box.value for box in at.success] == ["You have no answer in this session to undo."]
 
 
 def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):
@@ -79,12 +82,14 @@ def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_pa
     at.button(key="history_equal").click().run()
     answers = store.answers(session_id)
     assert answers["choice"].tolist() == ["equal", "b", "a"] and not at.exception
+    assert [box.value for box in at.success] == [f"Answer #{ids[0]} is now 'about equal'."]
     made, provenance = store.preferences(session_id)
     mine = made[(provenance["answer_id"] == ids[0]).to_numpy()]
     assert sorted(zip(mine.i.tolist(), mine.j.tolist(), strict=True)) == sorted([first, first[::-1]])
     at.selectbox(key="history_answer").set_value(ids[1]).run()
     at.button(key="history_remove").click().run()
     assert store.answers(session_id)["id"].tolist() == [ids[0], ids[2]]
+    assert [box.value for box in at.success] == [f"Answer #{ids[1]} removed."]
 
 
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
