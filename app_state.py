@@ -37,6 +37,34 @@ if ast.parse.__name__ != "locked_parse":  # once per process (a reloaded module 
 WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
 """A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""
 
+SHORT_HEADERS = {
+    "accuracy (95 % interval)": "accuracy",
+    "accuracy from": "from",
+    "right where SVR disagrees": "right vs SVR",
+    "accuracy from agreement with SVR": "annotator accuracy",
+    "effect (CV MAE without it − with it)": "effect",
+    "rows in its pairs": "rows",
+    "shared with other rules": "shared: rules",
+    "reversed by other rules": "reversed: rules",
+    "shared with answers": "shared: answers",
+    "reversed by answers": "reversed: answers",
+    "right on labeled pairs": "right on labeled",
+}
+"""Long headers of the Rules and Model tables, and the short label each is shown under (the long one is
+its tooltip): a table as wide as the page, nothing cut off."""
+
+
+def compact(table, **extra) -> dict:
+    """``column_config`` for ``st.dataframe(table)``: the ``SHORT_HEADERS`` of its columns (their long
+    names as help), and ``extra`` column configs."""
+    short = {
+        column: st.column_config.Column(SHORT_HEADERS[column], help=column)
+        for column in table.columns
+        if column in SHORT_HEADERS
+    }
+    return short | extra
+
+
 MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
 """What Markdown (and Streamlit's LaTeX and emoji) reads as markup: ``plain`` escapes each."""
 

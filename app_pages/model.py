@@ -124,7 +124,8 @@ def trust_section(engine, status) -> None:
             ],
         }
     )
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=app_state.WEIGHT)
+    config = app_state.compact(table, **app_state.WEIGHT)
+    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "

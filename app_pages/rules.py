@@ -199,7 +199,7 @@ def trust_table(trust):
             "labeled pairs": trust["labeled_pairs"],
             "audit answers": trust["audit_answers"],
             "right where SVR disagrees": [
-                "— (not assessed yet)"
+                "— (not yet)"
                 if np.isnan(row.contradicting_svr)
                 else f"{row.right_contradicting_svr:.0f} of {row.contradicting_svr:.0f}"
                 for row in trust.itertuples()
@@ -275,7 +275,9 @@ def stored_rules_section(engine, data) -> None:
     """The session's rules: accuracy and weight, overlaps and conflicts, the preference graph's
     problems, and a button to remove each."""
     trust, quality, report = engine.rule_tables(data)
-    st.dataframe(trust_table(trust), key="rule_trust", hide_index=True, width="stretch", column_config=app_state.WEIGHT)
+    table = trust_table(trust)
+    config = app_state.compact(table, **app_state.WEIGHT)
+    st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
@@ -286,7 +288,10 @@ def stored_rules_section(engine, data) -> None:
         "a coin). Until the Model page has assessed trust, the stored weight is in force."
     )
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
-        st.dataframe(quality_words(quality), key="rule_quality", hide_index=True, width="stretch")
+        table = quality_words(quality)
+        st.dataframe(
+            table, key="rule_quality", hide_index=True, width="stretch", column_config=app_state.compact(table)
+        )
         st.caption(
             "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "
             "reversed: those it makes only the other way round. Labeled pairs: pairs of labeled rows that meet its "

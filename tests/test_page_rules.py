@@ -2,6 +2,8 @@
 shows is checked against the store, read directly): a rule audited on Pairwise gets its accuracy
 (worked out here from the table), a bad tolerance is refused, and grades import from another session."""
 
+import json
+
 from ordercore.studio.store import Store
 from tests.studio_app import add_default_rule, engine, press
 
@@ -55,7 +57,12 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
     assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
     # Not assessed by automatic trust yet (the Model page): the stored weight is the one in force
-    assert row["weight"] == rule.weight and row["right where SVR disagrees"] == "— (not assessed yet)"
+    assert row["weight"] == rule.weight and row["right where SVR disagrees"] == "— (not yet)"
+    # Long headers are shown short (the long name its tooltip), so that the table fits the page
+    table = next(r for r in at.dataframe if "accuracy from" in r.value.columns)
+    config = json.loads(table.proto.columns)
+    assert config["right where SVR disagrees"] == {"label": "right vs SVR", "help": "right where SVR disagrees"}
+    assert config["accuracy (95 % interval)"]["label"] == "accuracy" and config["weight"]["type_config"]
 
 
 def test_a_relative_tolerance_above_1_is_refused_not_clipped(ready, store_path):
