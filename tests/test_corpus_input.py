@@ -82,3 +82,18 @@ def rules_file(tmp_path):
     path = tmp_path / "rules.json"
     path.write_text(json.dumps(RULE.to_dict()))
     return path
+
+
+@pytest.mark.parametrize("cell, shown", [("true", "'true'"), ("False", "'False'"), ("heavy", "'heavy'")])
+def test_a_weight_cell_that_is_no_number_is_refused_naming_line_and_value(tmp_path, homes, cell, shown, capsys):
+    preferences = tmp_path / "p.csv"
+    preferences.write_text(f"i,j,margin,weight\n1,2,0,1\n40,41,0,{cell}\n")
+    line = refused(
+        ["fit", homes, "--target", "price", "--preferences", preferences, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert f"p.csv: line 3: the weight {shown} is not a number" in line
+    preferences.write_text(f"i,j,margin,weight\n40,41,0,{cell}\n")  # a column of booleans alone
+    line = refused(
+        ["fit", homes, "--target", "price", "--preferences", preferences, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert f"p.csv: line 2: the weight {shown.lower()} is not a number" in line
