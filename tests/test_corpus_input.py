@@ -10,6 +10,7 @@ import pytest
 
 from ordercore.cli.main import main
 from ordercore.data.tables import Preprocessing, read_csv
+from ordercore.experiments.parallel import trial_backend, workers
 from ordercore.knowledge.rules import Ordering, Rule, Within
 
 HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
@@ -97,3 +98,9 @@ def test_a_weight_cell_that_is_no_number_is_refused_naming_line_and_value(tmp_pa
         ["fit", homes, "--target", "price", "--preferences", preferences, "--out", tmp_path / "m.npz"], capsys
     )
     assert f"p.csv: line 2: the weight {shown.lower()} is not a number" in line
+
+
+def test_jobs_beyond_the_tasks_start_one_worker_per_task():
+    assert workers(100_000, 1) == 1 and workers(3, 20) == 3 and workers(-1, 2) == -1
+    with trial_backend(100_000, tasks=2) as runner:
+        assert runner.n_jobs == 2

@@ -312,7 +312,7 @@ def run_trials(
         groups.setdefault((protocol.n_labeled, protocol.n_unlabeled), []).append((label, protocol))
     tasks = [(group, k, s) for group in groups.values() for k, s in enumerate(trial_seeds(seed, trials))]
     results = []
-    with trial_backend(jobs, scheduler) as runner:
+    with trial_backend(jobs, scheduler, tasks=len(tasks)) as runner:
         for done, outputs in enumerate(runner(delayed(run_trial)(data, group, k, s) for group, k, s in tasks), 1):
             results.extend(outputs)
             if progress is not None:
