@@ -78,11 +78,81 @@ def test_an_infinite_feature_names_its_column_and_row():
     assert "column 'income' holds an infinite value (a number beyond float64's range, read as inf) at row 1" in message
 
 
+def test_fit_refuses_a_feature_named_twice(tmp_path, homes, capsys):
+    line = refused(
+        ["fit", homes, "--target", "price", "--features", "age,income,age", "--out", tmp_path / "m.npz"], capsys
+    )
+    assert "argument --features: column(s) ['age'] named more than once" in line
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_an_out_that_is_an_input_is_refused_and_left_as_it_was(tmp_path, homes, rules_file, capsys):
+    before = homes.read_bytes()
+    model = tmp_path / "m.npz"
+    for arguments, given in [
+        (["fit", homes, "--target", "price", "--out", tmp_path / "." / "homes.csv"], homes),
+        (["fit", homes, "--target", "price", "--rules", rules_file, "--out", rules_file], rules_file),
+        (["rules", "apply", rules_file, homes, "--out", homes], homes),
+        (["experiments", "rules", "--data", homes, "--target", "price", "--labeled", "5", "--unlabeled", "5",
+          "--rules", rules_file, "--out", homes], homes),
+    ]:  # fmt: skip
+        assert f"is the input file {given}" in refused(arguments, capsys)
+    main(["fit", str(homes), "--target", "price", "--out", str(model)])
+    model_bytes = model.read_bytes()
+    line = refused(["predict", model, homes, "--out", homes], capsys)
+    assert f"--out {homes} is the input file {homes}" in line
+    assert refused(["predict", model, homes, "--out", model], capsys).endswith(
+        f"the input file {model}: writing it would destroy it; name another"
+    )
+    assert homes.read_bytes() == before and model.read_bytes() == model_bytes
+
+
+def test_status_lines_go_to_standard_error_and_out_dash_is_standard_output(tmp_path, homes, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    main(["fit", str(homes), "--target", "price", "--out", "m.npz"])
+    assert capsys.readouterr().out == ""
+    main(["predict", "m.npz", str(homes), "--out", "-"])
+    printed = capsys.readouterr()
+    assert pd.read_csv(pd.io.common.StringIO(printed.out)).shape == (80, 1)
+    assert printed.err == "predicted 80 rows; wrote standard output\n"
+    assert "--out '-': this command writes a file, not standard output" in refused(
+        ["fit", homes, "--target", "price", "--out", "-"], capsys
+    )
+    assert not (tmp_path / "-").exists()
+
+
 @pytest.fixture
 def rules_file(tmp_path):
     path = tmp_path / "rules.json"
     path.write_text(json.dumps(RULE.to_dict()))
     return path
+
+
+def test_a_rule_reading_the_target_is_refused_by_fit_and_rules_apply(tmp_path, homes, capsys):
+    leaking = tmp_path / "leak.json"
+    leaking.write_text(json.dumps(Rule("r", [Within("age", 4.0)], Ordering("price")).to_dict()))
+    expected = "rule 'r' reads the target column 'price': its preferences would leak labels"
+    assert expected in refused(
+        ["fit", homes, "--target", "price", "--rules", leaking, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert expected in refused(
+        ["rules", "apply", leaking, homes, "--target", "price", "--out", tmp_path / "p.csv"], capsys
+    )
+    assert not (tmp_path / "m.npz").exists() and not (tmp_path / "p.csv").exists()
+
+
+def test_a_rule_given_twice_is_refused_naming_the_one_it_repeats(tmp_path, homes, rules_file, capsys):
+    renamed = tmp_path / "twice.json"
+    renamed.write_text(json.dumps([RULE.to_dict(), {**RULE.to_dict(), "name": "again"}]))
+    expected = "is the same as rule 'more bedrooms' (the same conditions and ordering)"
+    out = tmp_path / "m.npz"
+    assert expected in refused(
+        ["fit", homes, "--target", "price", "--rules", rules_file, rules_file, "--out", out], capsys
+    )
+    assert "rule 'again' " + expected in refused(
+        ["rules", "apply", renamed, homes, "--out", tmp_path / "p.csv"], capsys
+    )
+    assert not out.exists() and not (tmp_path / "p.csv").exists()
 
 
 @pytest.mark.parametrize("cell, shown", [("true", "'true'"), ("False", "'False'"), ("heavy", "'heavy'")])
@@ -104,3 +174,24 @@ def test_jobs_beyond_the_tasks_start_one_worker_per_task():
     assert workers(100_000, 1) == 1 and workers(3, 20) == 3 and workers(-1, 2) == -1
     with trial_backend(100_000, tasks=2) as runner:
         assert runner.n_jobs == 2
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["fit", "d.csv", "--target", "y", "--gamma", "nan", "--out", "m.npz"], "--gamma: 'nan' is not a finite"),
+        (["fit", "d.csv", "--target", "y", "--lambda1", "inf", "--out", "m.npz"], "--lambda1: 'inf' is not a finite"),
+        (["experiments", "table1", "--dataset", "boston", "--lambda2", "nan", "--out", "r.json"], "'nan' is not a fin"),
+        (["experiments", "table1", "--dataset", "boston", "--preferences", "0", "--out", "r.json"],
+         "--preferences: '0' must be at least 1"),
+    ],
+)  # fmt: skip
+def test_numbers_that_are_not_finite_or_meaningless_are_named(tmp_path, arguments, message, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert message in refused(arguments, capsys)
+
+
+def test_a_gamma_that_overflows_the_kernel_is_refused(tmp_path, homes, capsys):
+    line = refused(["fit", homes, "--target", "price", "--gamma", "1e308", "--out", tmp_path / "m.npz"], capsys)
+    assert "--gamma 1e+308 is too large: gamma times the squared distance between rows" in line
+    assert not (tmp_path / "m.npz").exists() and capsys.readouterr().err == ""
