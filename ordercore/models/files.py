@@ -325,11 +325,11 @@ def _refuse_non_finite(arrays: dict, scalars: dict) -> None:
         bad = np.isinf(value) if name in MAY_BE_NAN else ~np.isfinite(value)
         if bad.any():
             raise ValueError(
-                f"array {name!r} holds {value[bad][0]} at {np.argwhere(bad)[0].tolist()}, which no fit writes"
+                f"array {name!r} holds {value[bad][0]} at {np.argwhere(bad)[0].tolist()}; fits write finite numbers"
             )
     for name, value in scalars.items():
         if name not in DIAGNOSTICS and isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"scalar {name!r} is {value}, which no fit writes")
+            raise ValueError(f"scalar {name!r} is {value}; fits write a finite number")
 
 
 def _shaped(array: np.ndarray, shape: tuple[str, ...], dims: dict, name: str) -> np.ndarray:
