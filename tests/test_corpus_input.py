@@ -11,6 +11,7 @@ import pytest
 from ordercore.cli.main import main
 from ordercore.data.tables import Preprocessing, read_csv
 from ordercore.experiments.parallel import trial_backend, workers
+from ordercore.experiments.protocol import TrialResult, summarize
 from ordercore.knowledge.rules import Ordering, Rule, Within
 
 HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
@@ -195,3 +196,18 @@ def test_a_gamma_that_overflows_the_kernel_is_refused(tmp_path, homes, capsys):
     line = refused(["fit", homes, "--target", "price", "--gamma", "1e308", "--out", tmp_path / "m.npz"], capsys)
     assert "--gamma 1e+308 is too large: gamma times the squared distance between rows" in line
     assert not (tmp_path / "m.npz").exists() and capsys.readouterr().err == ""
+
+
+def test_trials_without_preferences_summarize_without_a_warning(recwarn):
+    """figure2's point p = 0, or rules that make no pair: no preference accuracy, and no 'Mean of empty slice'."""
+    numbers = dict.fromkeys(["gamma", "lambda1", "ssl_gamma", "ssl_lambda1", "lambda2", "tune_seconds"], 1.0)
+    numbers.update(svr_seconds=1.0, ssl_seconds=1.0, preference_weight=np.nan, svr_violated=0, ssl_violated=0)
+    results = [
+        TrialResult(
+            trial=k, seed=k, svr_mae=2.0 + k, ssl_mae=2.0 + k, n_preferences=0, preference_accuracy=np.nan, **numbers
+        )
+        for k in range(2)
+    ]
+    summary = summarize(results)
+    assert np.isnan(summary["preference_accuracy_mean"]) and summary["svr_mae_mean"] == 2.5
+    assert [str(w.message) for w in recwarn] == []
