@@ -145,14 +145,15 @@ def read_rules(path: Path) -> list[Rule]:
 
 def check_rules(rules: list[Rule], target: str | None = None) -> None:
     """``ValueError`` for a rule that reads the ``target`` column (it would leak labels) or repeats an
-    earlier one (the same conditions and ordering: it would count its preferences twice)."""
+    earlier one (the same conditions and ordering: it would count its preferences twice), rules counted
+    from 1 in the order given."""
     refuse_leaking_rules(rules, target)
     for k, rule in enumerate(rules):
-        held = next((h for h in rules[:k] if rule_identity(h) == rule_identity(rule)), None)
-        if held is not None:
+        first = next((h for h in range(k) if rule_identity(rules[h]) == rule_identity(rule)), None)
+        if first is not None:
             raise ValueError(
-                f"rule {rule.name!r} is the same as rule {held.name!r} (the same conditions and ordering): "
-                "leave one out"
+                f"rule {k + 1} {rule.name!r} is the same as rule {first + 1} {rules[first].name!r} (the same "
+                "conditions and ordering): leave one out"
             )
 
 
