@@ -87,6 +87,12 @@ def test_fit_refuses_a_feature_named_twice(tmp_path, homes, capsys):
     assert not (tmp_path / "m.npz").exists()
 
 
+def test_the_library_refuses_a_feature_named_twice():
+    frame = pd.DataFrame({"age": [1.0, 2.0], "town": ["a", "b"]})
+    with pytest.raises(ValueError, match=r"feature column\(s\) \['age'\] are named more than once"):
+        Preprocessing.fit(frame, ["age", "town", "age"])
+
+
 def test_an_out_that_is_an_input_is_refused_and_left_as_it_was(tmp_path, homes, rules_file, capsys):
     before = homes.read_bytes()
     model = tmp_path / "m.npz"
@@ -152,7 +158,9 @@ def test_a_rule_given_twice_is_refused_naming_the_one_it_repeats(tmp_path, homes
     )
     expected = expected.replace("rule 2 'more bedrooms'", "rule 2 'again'")
     assert expected in refused(["rules", "apply", renamed, homes, "--out", tmp_path / "p.csv"], capsys)
-    assert not out.exists() and not (tmp_path / "p.csv").exists()
+    experiment = ["experiments", "rules", "--data", homes, "--target", "price", "--labeled", "5", "--unlabeled", "5"]
+    assert expected in refused([*experiment, "--rules", renamed, "--out", tmp_path / "r.json"], capsys)
+    assert not out.exists() and not (tmp_path / "p.csv").exists() and not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("cell, shown", [("true", "'true'"), ("False", "'False'"), ("heavy", "'heavy'")])

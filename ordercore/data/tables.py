@@ -60,6 +60,9 @@ class Preprocessing:
             raise ValueError(f"feature column(s) {unknown} are not in the table")
         if not features:
             raise ValueError("choose at least one feature column")
+        repeated = sorted({c for c in features if features.count(c) > 1}, key=str)
+        if repeated:
+            raise ValueError(f"feature column(s) {repeated} are named more than once")
         named = set(categorical or ())
         categorical = named | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
         for column in sorted(categorical - named, key=features.index):
