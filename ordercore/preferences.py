@@ -382,4 +382,25 @@ def read_preference_table(path) -> pd.DataFrame:
     missing = [c for c in ("i", "j") if c not in frame.columns]
     if missing:
         raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+    _refuse_text_numbers(frame, "line" if path.suffix.lower() != ".json" else "record")
     return frame
+
+
+def _refuse_text_numbers(frame: pd.DataFrame, unit: str) -> None:
+    """``ValueError`` naming the line (CSV: the header is line 1) or record and the value of the first
+    margin or weight cell that is not a number (text, or true/false, which would read as 1 or 0)."""
+    first = 2 if unit == "line" else 1
+    for column in ("margin", "weight"):
+        if column not in frame:
+            continue
+        cells = frame[column]
+        numeric = pd.to_numeric(cells.astype(object).where(~cells.map(_is_bool), "bool"), errors="coerce")
+        bad = np.flatnonzero((cells.notna() & numeric.isna()).to_numpy())
+        if bad.size:
+            value = cells.iloc[bad[0]]
+            shown = str(value).lower() if _is_bool(value) else value  # as a CSV or JSON file writes it
+            raise ValueError(f"{unit} {bad[0] + first}: the {column} {shown!r} is not a number")
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool | np.bool_)

@@ -50,7 +50,7 @@ def test_fit_then_predict_matches_the_library_and_keeps_the_training_scaling(tmp
     subset = frame.sample(40, random_state=1).drop(columns="price")
     subset.to_csv(tmp_path / "new.csv", index=False)
     main(["predict", str(model), str(tmp_path / "new.csv"), "--out", str(out)])
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in capsys.readouterr().err
 
     # The same fit by hand: the seeds' preprocessing of the whole table, the rule's pairs (at least one
     # unlabeled row, seed 0), and the estimator's defaults.
@@ -293,19 +293,20 @@ def test_labels_near_1e300_fit_from_the_command_line(tmp_path, homes):
     for name in ("homes", "huge"):
         table = homes if name == "homes" else tmp_path / "huge.csv"
         main(["fit", str(table), "--target", "price", "--id", "home_id", "--out", str(tmp_path / f"{name}.npz")])
-        main(["predict", str(tmp_path / f"{name}.npz"), str(table), "--out", str(tmp_path / f"{name}.csv")])
-    ordinary, huge = predictions(tmp_path / "homes.csv"), predictions(tmp_path / "huge.csv")
+        main(["predict", str(tmp_path / f"{name}.npz"), str(table), "--out", str(tmp_path / f"{name}.out.csv")])
+    ordinary, huge = predictions(tmp_path / "homes.out.csv"), predictions(tmp_path / "huge.out.csv")
     assert np.all(np.isfinite(huge))
     np.testing.assert_allclose(huge / 1e295, ordinary, rtol=1e-9)
 
 
 def test_the_library_prints_nothing_unasked(tmp_path, homes):
     """A fresh process (HiGHS prints its banner on the first instance of a process): ``fit`` writes its one
-    line and nothing else to standard output, and a library fit prints nothing at all."""
+    line to standard error and nothing to standard output, and a library fit prints nothing at all."""
     model = tmp_path / "model.npz"
     command = [sys.executable, "-m", "ordercore", "fit", str(homes), "--target", "price", "--id", "home_id"]
     done = subprocess.run([*command, "--out", str(model)], capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == [f"fitted lp on 300 rows (30 labeled) and 0 preferences; wrote {model}"]
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [f"fitted lp on 300 rows (30 labeled) and 0 preferences; wrote {model}"]
     script = (
         "import numpy as np; from ordercore import OrderPreferenceRegressor; "
         "X = np.arange(20.0).reshape(10, 2); y = X[:, 0].copy(); y[::2] = np.nan; "

@@ -273,6 +273,11 @@ def test_foreign_numpy_files_are_refused(tmp_path):
         (lambda d: d["params"].update(solver="glpk"), "extra \\['solver'\\]"),
         (lambda d: d["scalars"].update(intercept="0.1"), "scalar 'intercept'"),
         (lambda d: d["scalars"].update(n_iter=True), "scalar 'n_iter'"),
+        (
+            lambda d: d["scalars"].update(intercept=float("inf")),
+            "scalar 'intercept' is inf; fits write a finite number",
+        ),
+        (lambda d: d["scalars"].update(intercept=float("nan")), "scalar 'intercept' is nan"),
         (lambda d: d["scalars"].pop("objective"), "missing \\['objective'\\]"),
         (lambda d: d["scalars"].update(n_features_in=4), "X.*shape \\(60, 3\\), but n_features is 4"),
         (lambda d: d["scalars"].update(feature_names_in=["a"]), "feature_names_in must be 3 names"),
@@ -312,6 +317,9 @@ def test_metadata_that_is_not_json_is_refused(model_path):
         (lambda e: e.update({"preferences.weight": -e["preferences.weight"]}), "weight"),
         (lambda e: e.update(y=np.full(60, np.nan)), "no labeled row"),
         (lambda e: e.update(dual_coef=np.array([{"__reduce__": "os.system"}] * 10, dtype=object)), "Python objects"),
+        (lambda e: e.update(dual_coef=np.r_[np.nan, e["dual_coef"][1:]]), "array 'dual_coef' holds nan at \\[0\\]"),
+        (lambda e: e.update(X=np.r_[e["X"][:1] * np.inf, e["X"][1:]]), "array 'X' holds -?inf at \\[0, "),
+        (lambda e: e.update(y=np.r_[e["y"][:-1], np.inf]), "array 'y' holds inf at \\[59\\]"),
     ],
 )
 def test_tampered_arrays_are_refused(model_path, change, message):

@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
-from ordercore.cli.tabular import Table, read_rules
+from ordercore.cli.tabular import Table, check_rules, read_rules
 from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import prepare
 from ordercore.experiments import gp_instance, npsvor_figure4
@@ -74,9 +74,10 @@ def experiments(args) -> int:
         return session_experiment_command(args)
     if args.experiment in GP_EXPERIMENTS:
         return GP_EXPERIMENTS[args.experiment](args)
+    inputs = [path for path in (getattr(args, "data", None), getattr(args, "rules", None)) if path is not None]
     for path in (args.out, getattr(args, "figure", None)):
         if path is not None:
-            writable(path)
+            writable(path, inputs)
     scheduler = _scheduler(args)
     data, name, protocol = _experiment_setup(args)
     values = None
@@ -300,7 +301,9 @@ def _experiment_setup(args):
         changes.update(rules=(bedroom_rule(args.bedrooms).to_dict(),), rule_weights=args.weights)
         return load_dataset("california"), "california", Protocol.for_benchmark("california", args.quick, **changes)
     if args.experiment == "rules":
-        changes["rules"] = tuple(rule.to_dict() for rule in read_rules(args.rules))
+        rules = read_rules(args.rules)
+        check_rules(rules)
+        changes["rules"] = tuple(rule.to_dict() for rule in rules)
     if args.dataset is not None:
         if args.target or args.features:
             raise ValueError("--target and --features go with --data (a benchmark has its own)")

@@ -5,6 +5,7 @@ subcommand's options, their types, and whether an output file can be written.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from ordercore.cli.tabular import table_models
@@ -28,7 +29,9 @@ def _number(kind, minimum, name: str):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
-        if not value >= minimum:  # also refuses NaN
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if not value >= minimum:
             raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
         return value
 
@@ -60,12 +63,21 @@ def columns(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
         raise argparse.ArgumentTypeError("name at least one column")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(f"column(s) {repeated} named more than once")
     return names
 
 
-def writable(path: Path) -> Path:
+def writable(path: Path, inputs=()) -> Path:
     """``path`` if a file can be written there (checked by creating it, and removing it again when it
-    was not there before), so that a long run never ends unable to save."""
+    was not there before), so that a long run never ends unable to save; ``ValueError`` when it is '-'
+    or one of the ``inputs`` (it would destroy it)."""
+    if str(path) == "-":
+        raise ValueError("--out '-': this command writes a file, not standard output; name a file")
+    for source in inputs:
+        if _same_file(path, Path(source)):
+            raise ValueError(f"--out {path} is the input file {source}: writing it would destroy it; name another")
     if path.is_dir():
         raise ValueError(f"cannot write {path}: it is a directory")
     existed = path.exists()
@@ -78,6 +90,14 @@ def writable(path: Path) -> Path:
     if not existed:
         path.unlink()
     return path
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    """Whether ``path`` and ``other`` name one file (resolving links and relative paths)."""
+    try:
+        return path.exists() and other.exists() and path.samefile(other)
+    except OSError:
+        return path.resolve() == other.resolve()
 
 
 def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> None:
@@ -114,7 +134,10 @@ def _fit_parser(commands) -> None:
     predict.add_argument("model", type=Path, help="model file written by 'fit'")
     predict.add_argument("data", type=Path, help="CSV table with the model's feature columns")
     predict.add_argument(
-        "--out", type=Path, required=True, help="CSV to write: prediction (and std for the GP, lower, upper for MPMR)"
+        "--out",
+        type=Path,
+        required=True,
+        help="CSV to write ('-': standard output): prediction (and std for the GP, lower, upper for MPMR)",
     )
 
 
@@ -126,7 +149,9 @@ def _preference_parsers(commands) -> None:
     apply.add_argument("rules", type=Path, help="JSON file of one rule or a list")
     _add_own_data(apply, target_required=False)
     _add_max_pairs(apply)
-    apply.add_argument("--out", type=Path, required=True, help="preference CSV to write (i, j, margin, weight)")
+    apply.add_argument(
+        "--out", type=Path, required=True, help="preference CSV to write ('-': standard output): i, j, margin, weight"
+    )
     check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
     check.add_argument("preferences", type=Path, nargs="+", help="CSV or JSON preference files")
 
@@ -181,7 +206,9 @@ def _experiment_parsers(commands) -> None:
         "--rules", type=Path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
     )
     oracle = argparse.ArgumentParser(add_help=False, parents=[table])
-    oracle.add_argument("--preferences", type=count, default=None, help="p (default 1000)")
+    oracle.add_argument(
+        "--preferences", type=positive_int, default=None, help="p, at least 1: SSL's preferences (default 1000)"
+    )
     kinds.add_parser("table1", parents=[oracle, common], help="seed 001 Table 1: SVR vs SSL test MAE")
     bedroom = kinds.add_parser(
         "bedroom", parents=[common], help="seed 000's California bedroom rule: SVR vs SSL test MAE"

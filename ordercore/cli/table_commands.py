@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+import pandas as pd
+
 from ordercore.cli.parser import writable
 from ordercore.cli.tabular import (
     Table,
@@ -21,12 +26,12 @@ MAX_LISTED = 10
 
 
 def fit(args) -> int:
-    writable(args.out)
+    writable(args.out, [args.data, *args.preferences, *args.rules])
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = table.labeled()
     preferences = PreferenceSet.concatenate(
         [read_preferences(path, table) for path in args.preferences]
-        + [rule_preferences(read_rules(path), table, labeled, args.max_pairs) for path in args.rules]
+        + [rule_preferences([r for path in args.rules for r in read_rules(path)], table, labeled, args.max_pairs)]
     )
     parameters = {
         name: getattr(args, name) for name in ("gamma", "lambda1", "lambda2") if getattr(args, name) is not None
@@ -34,24 +39,40 @@ def fit(args) -> int:
     estimator, preprocessing = fit_table(table, preferences, args.model, parameters)
     metadata = {"target": args.target, "features": table.features, "id": args.id_column, "model": args.model}
     estimator.save(args.out, preprocessing=preprocessing, metadata=metadata)
-    print(
+    status(
         f"fitted {args.model} on {len(table.frame)} rows ({int(labeled.sum())} labeled) and {len(preferences)} "
         f"preferences; wrote {args.out}"
     )
     return 0
 
 
+def status(line: str) -> None:
+    """A line on what a command did, on standard error: standard output holds only its data."""
+    print(line, file=sys.stderr)
+
+
+def _csv_out(path: Path, inputs) -> Path | None:
+    """Where a command's CSV goes: ``path`` (checked writable), or None for '-' (standard output)."""
+    return None if str(path) == "-" else writable(path, inputs)
+
+
+def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
+    """``frame`` as CSV to ``path`` (None: standard output); where it went, for the status line."""
+    frame.to_csv(sys.stdout if path is None else path, index=False, float_format="%.17g")
+    return "standard output" if path is None else str(path)
+
+
 def predict(args) -> int:
-    writable(args.out)
+    out = _csv_out(args.out, [args.model, args.data])
     model_file = read_model(args.model)
     table = Table.read(args.data)
-    predict_table(model_file, table.frame).to_csv(args.out, index=False, float_format="%.17g")
-    print(f"predicted {len(table.frame)} rows; wrote {args.out}")
+    wrote = _write_csv(predict_table(model_file, table.frame), out)
+    status(f"predicted {len(table.frame)} rows; wrote {wrote}")
     return 0
 
 
 def apply_rules(args) -> int:
-    writable(args.out)
+    out = _csv_out(args.out, [args.rules, args.data])
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = None if args.target is None else table.labeled()
@@ -59,8 +80,8 @@ def apply_rules(args) -> int:
     frame = preferences.to_frame()
     if table.ids is not None:
         frame["i"], frame["j"] = table.ids[frame["i"]], table.ids[frame["j"]]  # rules make no unary preferences
-    frame.to_csv(args.out, index=False, float_format="%.17g")
-    print(f"{len(rules)} rule(s) made {len(preferences)} preferences; wrote {args.out}")
+    wrote = _write_csv(frame, out)
+    status(f"{len(rules)} rule(s) made {len(preferences)} preferences; wrote {wrote}")
     return 0
 
 

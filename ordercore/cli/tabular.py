@@ -15,11 +15,13 @@ import numpy as np
 import pandas as pd
 
 from ordercore.data.tables import Preprocessing, read_csv, target_values
+from ordercore.experiments.table1 import refuse_leaking_rules
 from ordercore.knowledge.quality import GraphReport, check_preference_graph
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
+from ordercore.studio.store.rules import rule_identity
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""
@@ -141,10 +143,25 @@ def read_rules(path: Path) -> list[Rule]:
         raise ValueError(f"{path}: {error}") from None
 
 
+def check_rules(rules: list[Rule], target: str | None = None) -> None:
+    """``ValueError`` for a rule that reads the ``target`` column (it would leak labels) or repeats an
+    earlier one (the same conditions and ordering: it would count its preferences twice), rules counted
+    from 1 in the order given."""
+    refuse_leaking_rules(rules, target)
+    for k, rule in enumerate(rules):
+        first = next((h for h in range(k) if rule_identity(rules[h]) == rule_identity(rule)), None)
+        if first is not None:
+            raise ValueError(
+                f"rule {k + 1} {rule.name!r} is the same as rule {first + 1} {rules[first].name!r} (the same "
+                "conditions and ordering): leave one out"
+            )
+
+
 def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: int | None = None):
     """The preferences every rule makes over the table's rows (as the Rules page: pairs with at least
     one unlabeled row when ``labeled`` is given; every pair, or at most ``max_pairs`` per rule sampled
     with seed 0)."""
+    check_rules(rules, table.target)
     scope = "all" if labeled is None else "training"
     made = []
     for rule in rules:
@@ -183,10 +200,22 @@ def fit_table(table: Table, preferences: PreferenceSet, model: str, parameters: 
         )
     preprocessing = Preprocessing.fit(table.frame, table.features)
     X, y = preprocessing.transform(table.frame), table.y
+    _check_gamma(parameters.get("gamma"), X)
     estimator = chosen.make(parameters)
     if "random_state" in estimator.get_params():
         estimator.set_params(random_state=SEED)
     return _fit(chosen, estimator, X, y, preferences), preprocessing
+
+
+def _check_gamma(gamma: float | None, X: np.ndarray) -> None:
+    """``ValueError`` for a ``gamma`` whose kernel exponent, gamma times a squared distance between rows
+    (at most the sum of the features' squared ranges), overflows float64."""
+    reach = float(np.sum(np.ptp(X, axis=0) ** 2))
+    if gamma is not None and not np.isfinite(gamma * reach):
+        raise ValueError(
+            f"--gamma {gamma:g} is too large: gamma times the squared distance between rows (up to {reach:.3g}) "
+            "overflows float64"
+        )
 
 
 def _fit(chosen: ModelFamily, estimator, X: np.ndarray, y: np.ndarray, preferences: PreferenceSet):

@@ -60,6 +60,9 @@ class Preprocessing:
             raise ValueError(f"feature column(s) {unknown} are not in the table")
         if not features:
             raise ValueError("choose at least one feature column")
+        repeated = sorted({c for c in features if features.count(c) > 1}, key=str)
+        if repeated:
+            raise ValueError(f"feature column(s) {repeated} are named more than once")
         named = set(categorical or ())
         categorical = named | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
         for column in sorted(categorical - named, key=features.index):
@@ -69,8 +72,7 @@ class Preprocessing:
             raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
         numeric = [c for c in features if c not in categorical]
         values = frame[numeric].to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("numeric features contain infinite values")
+        _refuse_infinite(values, numeric)
         levels = tuple((column, _levels(frame[column])) for column in features if column in categorical)
         std = standard_deviation(values, axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # a mean beyond float64: transform refuses
@@ -98,8 +100,7 @@ class Preprocessing:
                 example = f" (e.g. {frame[column][bad].iloc[0]!r})" if bad.any() else ""
                 raise ValueError(f"feature column {column!r} is not numeric{example}")
         values = frame[list(self.numeric)].to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("numeric features contain infinite values")
+        _refuse_infinite(values, self.numeric)
         # x~ = (x - mean) / scale, the fitting table's mean and scale
         with np.errstate(over="ignore", invalid="ignore"):
             blocks = [(values - np.array(self.mean)) / np.array(self.scale)]
@@ -149,12 +150,47 @@ class Preprocessing:
         return cls(numeric, mean, scale, tuple(categorical))
 
 
+def _refuse_infinite(values: np.ndarray, columns) -> None:
+    """``ValueError`` naming the first column and row (from 0 below the header) of an infinite value."""
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        row, column = bad[0]
+        raise ValueError(
+            f"numeric feature column {columns[column]!r} holds an infinite value (a number beyond float64's range, "
+            f"read as {values[row, column]}) at row {row} (counted from 0 below the header)"
+            + (f" and {len(bad) - 1} more cell(s)" if len(bad) > 1 else "")
+        )
+
+
+NUMBER_MARKS = {
+    "thousands separators (1,150 for 1150)": r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?",
+    "percent signs (12.5%)": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*%",
+}
+"""Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell."""
+
+
+def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
+    """``ValueError`` naming the cells when most of a column's text cells are numbers written with
+    thousands separators or percent signs, which would otherwise make it a categorical feature."""
+    text = stray.astype(str).str.strip()
+    for what, pattern in NUMBER_MARKS.items():
+        marked = text[text.str.fullmatch(pattern)]
+        if len(marked) and 2 * len(marked) >= len(stray):
+            shown = ", ".join(f"{index} ({value!r})" for index, value in marked.head(3).items())
+            more = f" and {len(marked) - 3} more" if len(marked) > 3 else ""
+            raise ValueError(
+                f"column {column.name!r} holds numbers written with {what} at row(s) {shown}{more} (counted from 0 "
+                "below the header): write plain numbers, or leave the column out"
+            )
+
+
 def _refuse_stray_text(column: pd.Series) -> None:
     """``ValueError`` naming the cells when a text column is mostly numbers: a few stray texts ('twelve'
     in an age column) would otherwise turn it silently into one indicator per distinct value."""
     present = column.dropna()
     numbers = pd.to_numeric(present, errors="coerce")
     stray = present[numbers.isna()]
+    _refuse_marked_numbers(column, stray)
     if len(present) and 0 < len(stray) < len(present) / 2:
         shown = ", ".join(f"{index} ({value!r})" for index, value in stray.head(5).items())
         more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
@@ -243,11 +279,13 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
         raise ValueError(
             f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
         )
+    sep, start = _delimiter(source), source.tell() if hasattr(source, "read") else 0
     try:
-        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=_delimiter(source))
-    except UnicodeDecodeError as error:
+        names = _header(source, sep)
+        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep)
+    except UnicodeDecodeError:
         raise ValueError(
-            f"could not read the CSV: it is not UTF-8 text (byte {error.object[error.start]:#x} at {error.start})"
+            f"could not read the CSV: it is not UTF-8 text ({_bad_byte(source, start)}); save it as UTF-8"
         ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
@@ -257,7 +295,55 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
         raise ValueError("the CSV needs a header and at least two columns (a target and a feature)")
     if frame.empty:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
+    _check_names(names, frame)
     return frame
+
+
+def _header(source, sep: str) -> list[str]:
+    """The header line's names as written ("" for an empty one), ``source`` left where it was."""
+    start = source.tell() if hasattr(source, "read") else None
+    try:
+        first = pd.read_csv(source, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+    finally:
+        if start is not None:
+            source.seek(start)
+    return list(first.iloc[0]) if len(first) else []
+
+
+def _check_names(names: list[str], frame: pd.DataFrame) -> None:
+    """``ValueError`` for a name the header repeats (pandas would rename it 'name.1'), or an empty
+    name over an empty column (a trailing comma on every line)."""
+    for position, name in enumerate(names):
+        if name == "" and position < frame.shape[1] and frame.iloc[:, position].isna().all():
+            raise ValueError(
+                f"the header's column {position + 1} has an empty name and no values (a trailing comma on each "
+                "line?): remove it"
+            )
+    seen = {}
+    for position, name in enumerate(names, 1):
+        if name in seen:
+            raise ValueError(f"the header names the column {name!r} twice (columns {seen[name]} and {position})")
+        seen[name] = position
+
+
+def _bad_byte(source, start: int) -> str:
+    """Where the first byte that is not UTF-8 is, from ``start`` of a file object (or a path's start):
+    'byte 0xfc on line 5, column 40'."""
+    if hasattr(source, "read"):
+        source.seek(start)
+        raw = source.read()
+        source.seek(start)
+    else:
+        raw = Path(source).read_bytes()
+    raw = raw if isinstance(raw, bytes) else raw.encode("utf-8", errors="surrogateescape")
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = raw.rfind(b"\n", 0, error.start) + 1
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = len(raw[line_start : error.start].decode("utf-8", errors="replace")) + 1
+        return f"byte {raw[error.start]:#x} on line {line}, column {column}"
+    return "a byte that is not UTF-8"
 
 
 def _size(source) -> int:

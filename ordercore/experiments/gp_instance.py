@@ -148,10 +148,12 @@ def gp_table1(name: str, trials: int = 20, seed: int = 0, jobs: int = 1, quick: 
     per-trial results, each model's mean ± sd error (%), and the rank-sum tests."""
     from joblib import Parallel, delayed
 
+    from ordercore.experiments.parallel import workers
+
     X, y, metadata = load_instances(name)
     spec = INSTANCE_SETS[name]
     rows = []
-    for row in Parallel(n_jobs=jobs, return_as="generator")(
+    for row in Parallel(n_jobs=workers(jobs, trials), return_as="generator")(
         delayed(run_trial)(X, y, spec, t, seed, quick) for t in range(trials)
     ):
         rows.append(row)

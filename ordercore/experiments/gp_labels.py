@@ -251,8 +251,12 @@ def _run(trial_function, tasks: list[tuple], jobs: int, progress) -> list[dict]:
     """trial_function(*task) for every task, ``jobs`` at a time, calling progress(done, total)."""
     from joblib import Parallel, delayed
 
+    from ordercore.experiments.parallel import workers
+
     rows = []
-    for row in Parallel(n_jobs=jobs, return_as="generator")(delayed(trial_function)(*task) for task in tasks):
+    for row in Parallel(n_jobs=workers(jobs, len(tasks)), return_as="generator")(
+        delayed(trial_function)(*task) for task in tasks
+    ):
         rows.append(row)
         if progress is not None:
             progress(len(rows), len(tasks))

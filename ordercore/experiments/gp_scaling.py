@@ -112,10 +112,12 @@ def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20
     each model, and each model's exponent of time against p."""
     from joblib import Parallel, delayed
 
+    from ordercore.experiments.parallel import workers
+
     X, levels = load_treebank()
     pair_counts = sorted(pair_counts)
     trials_points = []
-    for points in Parallel(n_jobs=jobs, return_as="generator")(
+    for points in Parallel(n_jobs=workers(jobs, trials), return_as="generator")(
         delayed(trial_points)(X, levels, pair_counts, n_instances, t, seed, quick) for t in range(trials)
     ):
         trials_points.append(points)

@@ -178,7 +178,9 @@ def npsvor_experiment(data: OrdinalData, trials: int, seed: int = 0, jobs: int =
     and their summary (mean and std of MAE / MSE, median C and training seconds)."""
     from joblib import Parallel, delayed
 
-    rows = Parallel(n_jobs=jobs)(delayed(run_trial)(data, t, seed, grid) for t in range(trials))
+    from ordercore.experiments.parallel import workers
+
+    rows = Parallel(n_jobs=workers(jobs, trials))(delayed(run_trial)(data, t, seed, grid) for t in range(trials))
     summary = {}
     for result in RESULTS:
         found = pd.DataFrame([row["results"][result] for row in rows])

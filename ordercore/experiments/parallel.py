@@ -21,23 +21,31 @@ SCHEDULER_TIMEOUT_SECONDS = 10.0
 MISSING_DASK = "the dask extra is not installed: pip install 'ordercore[dask]'"
 
 
+def workers(jobs: int, tasks: int | None) -> int:
+    """``jobs`` local worker processes, at most one per task (more would only idle, and tens of thousands
+    exhaust the machine's semaphores so that loky hangs); -1 (all cores) kept."""
+    if jobs < 1 or tasks is None:
+        return jobs
+    return max(1, min(jobs, tasks))
+
+
 @contextmanager
 def trial_backend(
-    jobs: int = 1, scheduler: str | None = None, timeout: float = SCHEDULER_TIMEOUT_SECONDS
+    jobs: int = 1, scheduler: str | None = None, timeout: float = SCHEDULER_TIMEOUT_SECONDS, tasks: int | None = None
 ) -> Iterator[Parallel]:
     """A ``joblib.Parallel`` yielding results as they finish (``return_as='generator_unordered'``).
 
     scheduler None: joblib's default (loky) backend on this machine, ``jobs`` processes (-1: all
-    cores).  scheduler an address such as ``tcp://HOST:8786``: a ``dask.distributed.Client``
-    connected to that scheduler within ``timeout`` seconds runs the calls on the cluster's
-    workers under ``joblib.parallel_config(backend='dask')``; ``jobs`` is then ignored (the
+    cores), at most ``tasks`` (``workers``).  scheduler an address such as ``tcp://HOST:8786``: a
+    ``dask.distributed.Client`` connected to that scheduler within ``timeout`` seconds runs the calls
+    on the cluster's workers under ``joblib.parallel_config(backend='dask')``; ``jobs`` is then ignored (the
     cluster's worker threads set the parallelism), and the client is closed on exit.  Consume
     the Parallel's output inside the ``with`` block.
 
     Raises ``ClusterUnavailableError`` when the dask extra is not installed or the scheduler cannot
     be reached, ``ValueError`` when ``scheduler`` is not an address."""
     if scheduler is None:
-        yield Parallel(n_jobs=jobs, return_as="generator_unordered")
+        yield Parallel(n_jobs=workers(jobs, tasks), return_as="generator_unordered")
         return
     try:
         from dask.distributed import Client

@@ -312,7 +312,7 @@ def run_trials(
         groups.setdefault((protocol.n_labeled, protocol.n_unlabeled), []).append((label, protocol))
     tasks = [(group, k, s) for group in groups.values() for k, s in enumerate(trial_seeds(seed, trials))]
     results = []
-    with trial_backend(jobs, scheduler) as runner:
+    with trial_backend(jobs, scheduler, tasks=len(tasks)) as runner:
         for done, outputs in enumerate(runner(delayed(run_trial)(data, group, k, s) for group, k, s in tasks), 1):
             results.extend(outputs)
             if progress is not None:
@@ -334,12 +334,18 @@ def summarize(results: list[TrialResult]) -> dict:
         "improvement": float(1 - ssl.mean() / svr.mean()),
         "ssl_wins": int(np.sum(ssl < svr)),
         "n_preferences_mean": float(np.mean([r.n_preferences for r in results])),
-        "preference_accuracy_mean": float(np.nanmean([r.preference_accuracy for r in results])),
+        "preference_accuracy_mean": _mean_known([r.preference_accuracy for r in results]),
     }
     if svr.size > 1 and np.any(svr != ssl):
         test = stats.ttest_rel(svr, ssl)
         summary.update(t_statistic=float(test.statistic), p_value=float(test.pvalue))
     return summary
+
+
+def _mean_known(values) -> float:
+    """The mean of the values that are not NaN; NaN (and no warning) when none is, e.g. no trial had preferences."""
+    known = [value for value in values if not np.isnan(value)]
+    return float(np.mean(known)) if known else float("nan")
 
 
 def protocol_record(protocol) -> dict:

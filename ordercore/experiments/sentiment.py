@@ -260,7 +260,7 @@ def sentiment(
     proxy's pair accuracy as ``preference_accuracy_mean``), the proxy, and the paper's table."""
     protocol.check(len(data.y))
     results = []
-    with trial_backend(jobs) as runner:
+    with trial_backend(jobs, tasks=trials) as runner:
         seeds = trial_seeds(seed, trials)
         calls = (delayed(run_sentiment_trial)(data, protocol, k, s) for k, s in enumerate(seeds))
         for done, result in enumerate(runner(calls), 1):

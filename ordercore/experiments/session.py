@@ -234,7 +234,7 @@ def session_experiment(
     seeds = trial_seeds(seed, trials)
     tasks = [(label, k, s) for label in arms for k, s in enumerate(seeds)]
     done, results = 0, {label: [] for label in arms}
-    with trial_backend(jobs, scheduler) as runner:
+    with trial_backend(jobs, scheduler, tasks=len(tasks)) as runner:
         calls = (delayed(_labelled_trial)(source, label, arms[label], k, s) for label, k, s in tasks)
         for label, result in runner(calls):
             results[label].append(result)

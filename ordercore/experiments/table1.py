@@ -37,18 +37,24 @@ def table1(
     return result_document("table1", name, protocol, seed, results, PAPER_TABLE1.get(name))
 
 
+def refuse_leaking_rules(rules, target: str | None) -> None:
+    """``ValueError`` naming the first rule that reads the ``target`` column: its preferences would leak labels."""
+    for rule in rules:
+        if target is not None and target in rule.columns():
+            raise ValueError(
+                f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels"
+            )
+
+
 def rules_experiment(data: Dataset, name: str, protocol: Protocol, trials: int, seed: int, *args, **kwargs) -> dict:
     """Table 1's protocol with the preferences of ``protocol.rules`` (any rule file) instead of the
     oracle's, per-trial results like ``table1``'s (the other arguments are its)."""
     if not protocol.rules:
         raise ValueError("the rules experiment needs at least one rule (protocol.rules)")
-    target = data.metadata.get("target")
-    for rule in map(Rule.from_dict, protocol.rules):
+    rules = [Rule.from_dict(rule) for rule in protocol.rules]
+    for rule in rules:
         rule.check_columns(data.frame)
-        if target in rule.columns():
-            raise ValueError(
-                f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels"
-            )
+    refuse_leaking_rules(rules, data.metadata.get("target"))
     return {**table1(data, name, protocol, trials, seed, *args, **kwargs), "experiment": "rules", "paper": None}
 
 

@@ -48,6 +48,20 @@ ARCHIVE_ERRORS = (zipfile.BadZipFile, EOFError, OSError, NotImplementedError, Ru
 RuntimeError: a member marked encrypted)."""
 READ_ERRORS = (ValueError, TypeError, IndexError, KeyError)
 
+MAY_BE_NAN = {"y"}
+"""Float arrays where NaN is a value a fit writes: the LP's y marks an unlabeled row with NaN (never inf)."""
+
+DIAGNOSTICS = {
+    "objective",
+    "solve_time",
+    "duality_gap",
+    "log_evidence",
+    "fitted_rho",
+    "loo_coverage",
+    "initial_violation",
+}
+"""Fitted numbers no prediction reads (reports on the fit), left unchecked: an old MPMR file's ρ is NaN."""
+
 
 @dataclass(frozen=True)
 class ModelFile:
@@ -196,6 +210,7 @@ def _read(archive, file_size: int) -> ModelFile:
     scalars = _scalars(document["scalars"], {**cls._saved_scalars, **COMMON_SCALARS}, _later(cls, "scalars"))
     dims = {"n_features": scalars["n_features_in"]}
     arrays = _arrays(archive, document["arrays"], cls._saved_arrays, dims, file_size)
+    _refuse_non_finite(arrays, scalars)
     preprocessing = None if document["preprocessing"] is None else Preprocessing.from_dict(document["preprocessing"])
     if not isinstance(document["metadata"], dict):
         raise ValueError("its metadata must be a JSON object")
@@ -300,6 +315,21 @@ def _entry(archive, name: str, dtype: str, file_size: int) -> np.ndarray:
     if math.prod(shape) * found.itemsize > info.file_size:
         raise ValueError(f"entry {name!r} claims shape {shape}, more than its {info.file_size} bytes hold")
     return archive[name]
+
+
+def _refuse_non_finite(arrays: dict, scalars: dict) -> None:
+    """``ValueError`` naming a float array or scalar holding NaN or inf where no fit writes one."""
+    for name, value in arrays.items():
+        if name in DIAGNOSTICS or not isinstance(value, np.ndarray) or value.dtype.kind != "f":
+            continue
+        bad = np.isinf(value) if name in MAY_BE_NAN else ~np.isfinite(value)
+        if bad.any():
+            raise ValueError(
+                f"array {name!r} holds {value[bad][0]} at {np.argwhere(bad)[0].tolist()}; fits write finite numbers"
+            )
+    for name, value in scalars.items():
+        if name not in DIAGNOSTICS and isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"scalar {name!r} is {value}; fits write a finite number")
 
 
 def _shaped(array: np.ndarray, shape: tuple[str, ...], dims: dict, name: str) -> np.ndarray:

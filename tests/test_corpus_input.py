@@ -1,0 +1,220 @@
+"""A bad-input corpus's command-line and file-reading findings: each bad input is refused in one line
+naming what is wrong and where, and leaves nothing written."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.cli.main import main
+from ordercore.data.tables import Preprocessing, read_csv
+from ordercore.experiments.parallel import trial_backend, workers
+from ordercore.experiments.protocol import TrialResult, summarize
+from ordercore.knowledge.rules import Ordering, Rule, Within
+
+HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+RULE = Rule("more bedrooms", [Within("age", 4.0)], Ordering("bedrooms"))
+
+
+@pytest.fixture
+def homes(tmp_path):
+    """80 sample homes, the price kept on every 4th row (20 labeled); the CSV's path."""
+    frame = pd.read_csv(HOMES).head(80)
+    frame.loc[frame.index % 4 != 0, "price"] = np.nan
+    path = tmp_path / "homes.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def refused(arguments, capsys) -> str:
+    """The one line ``main(arguments)`` ends with (its own error or argparse's usage error)."""
+    with pytest.raises(SystemExit) as raised:
+        main([str(a) for a in arguments])
+    assert raised.value.code != 0
+    line = str(raised.value) if isinstance(raised.value.code, str) else capsys.readouterr().err.splitlines()[-1]
+    assert "\n" not in line
+    return line
+
+
+def table_error(text: str, *features) -> str:
+    """The message reading CSV ``text`` and preparing its ``features`` ends with."""
+    with pytest.raises(ValueError) as raised:
+        frame = read_csv(text.encode("latin-1"))
+        Preprocessing.fit(frame, list(features))
+    return str(raised.value)
+
+
+def test_a_header_naming_a_column_twice_is_refused():
+    message = table_error("a,bedrooms,b,bedrooms\n1,2,3,4\n5,6,7,8\n", "a")
+    assert "the header names the column 'bedrooms' twice (columns 2 and 4)" in message
+
+
+def test_a_trailing_comma_on_every_line_is_named():
+    message = table_error("a,b,\n1,2,\n3,4,\n", "a", "b")
+    assert "the header's column 3 has an empty name and no values (a trailing comma on each line?)" in message
+
+
+def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column():
+    message = table_error("name,x\nab,1\ncd,2\nZ\xfcrich,3\n", "x")
+    assert "not UTF-8 text (byte 0xfc on line 4, column 2)" in message
+
+
+@pytest.mark.parametrize(
+    "cells, message",
+    [
+        (['"1,150"', '"12,000"', "980"], "written with thousands separators (1,150 for 1150) at row(s) 0 ('1,150'), 1"),
+        (["1.5%", "2%", "80.0%"], "written with percent signs (12.5%) at row(s) 0 ('1.5%'), 1 ('2%'), 2 ('80.0%')"),
+    ],
+)
+def test_numbers_with_separators_or_percent_signs_are_named_as_such(cells, message):
+    text = "x,y\n" + "".join(f"{cell},{k}\n" for k, cell in enumerate(cells * 20))
+    found = table_error(text, "x")
+    assert message in found and "identifier" not in found
+
+
+def test_an_infinite_feature_names_its_column_and_row():
+    message = table_error("age,income\n1,2\n3,1e400\n5,6\n", "age", "income")
+    assert "column 'income' holds an infinite value (a number beyond float64's range, read as inf) at row 1" in message
+
+
+def test_fit_refuses_a_feature_named_twice(tmp_path, homes, capsys):
+    line = refused(
+        ["fit", homes, "--target", "price", "--features", "age,income,age", "--out", tmp_path / "m.npz"], capsys
+    )
+    assert "argument --features: column(s) ['age'] named more than once" in line
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_the_library_refuses_a_feature_named_twice():
+    frame = pd.DataFrame({"age": [1.0, 2.0], "town": ["a", "b"]})
+    with pytest.raises(ValueError, match=r"feature column\(s\) \['age'\] are named more than once"):
+        Preprocessing.fit(frame, ["age", "town", "age"])
+
+
+def test_an_out_that_is_an_input_is_refused_and_left_as_it_was(tmp_path, homes, rules_file, capsys):
+    before = homes.read_bytes()
+    model = tmp_path / "m.npz"
+    for arguments, given in [
+        (["fit", homes, "--target", "price", "--out", tmp_path / "." / "homes.csv"], homes),
+        (["fit", homes, "--target", "price", "--rules", rules_file, "--out", rules_file], rules_file),
+        (["rules", "apply", rules_file, homes, "--out", homes], homes),
+        (["experiments", "rules", "--data", homes, "--target", "price", "--labeled", "5", "--unlabeled", "5",
+          "--rules", rules_file, "--out", homes], homes),
+    ]:  # fmt: skip
+        assert f"is the input file {given}" in refused(arguments, capsys)
+    main(["fit", str(homes), "--target", "price", "--out", str(model)])
+    model_bytes = model.read_bytes()
+    line = refused(["predict", model, homes, "--out", homes], capsys)
+    assert f"--out {homes} is the input file {homes}" in line
+    assert refused(["predict", model, homes, "--out", model], capsys).endswith(
+        f"the input file {model}: writing it would destroy it; name another"
+    )
+    assert homes.read_bytes() == before and model.read_bytes() == model_bytes
+
+
+def test_status_lines_go_to_standard_error_and_out_dash_is_standard_output(tmp_path, homes, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    main(["fit", str(homes), "--target", "price", "--out", "m.npz"])
+    assert capsys.readouterr().out == ""
+    main(["predict", "m.npz", str(homes), "--out", "-"])
+    printed = capsys.readouterr()
+    assert pd.read_csv(pd.io.common.StringIO(printed.out)).shape == (80, 1)
+    assert printed.err == "predicted 80 rows; wrote standard output\n"
+    assert "--out '-': this command writes a file, not standard output" in refused(
+        ["fit", homes, "--target", "price", "--out", "-"], capsys
+    )
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.fixture
+def rules_file(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(RULE.to_dict()))
+    return path
+
+
+def test_a_rule_reading_the_target_is_refused_by_fit_and_rules_apply(tmp_path, homes, capsys):
+    leaking = tmp_path / "leak.json"
+    leaking.write_text(json.dumps(Rule("r", [Within("age", 4.0)], Ordering("price")).to_dict()))
+    expected = "rule 'r' reads the target column 'price': its preferences would leak labels"
+    assert expected in refused(
+        ["fit", homes, "--target", "price", "--rules", leaking, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert expected in refused(
+        ["rules", "apply", leaking, homes, "--target", "price", "--out", tmp_path / "p.csv"], capsys
+    )
+    assert not (tmp_path / "m.npz").exists() and not (tmp_path / "p.csv").exists()
+
+
+def test_a_rule_given_twice_is_refused_naming_the_one_it_repeats(tmp_path, homes, rules_file, capsys):
+    renamed = tmp_path / "twice.json"
+    renamed.write_text(json.dumps([RULE.to_dict(), {**RULE.to_dict(), "name": "again"}]))
+    expected = "rule 2 'more bedrooms' is the same as rule 1 'more bedrooms' (the same conditions and ordering)"
+    out = tmp_path / "m.npz"
+    assert expected in refused(
+        ["fit", homes, "--target", "price", "--rules", rules_file, rules_file, "--out", out], capsys
+    )
+    expected = expected.replace("rule 2 'more bedrooms'", "rule 2 'again'")
+    assert expected in refused(["rules", "apply", renamed, homes, "--out", tmp_path / "p.csv"], capsys)
+    experiment = ["experiments", "rules", "--data", homes, "--target", "price", "--labeled", "5", "--unlabeled", "5"]
+    assert expected in refused([*experiment, "--rules", renamed, "--out", tmp_path / "r.json"], capsys)
+    assert not out.exists() and not (tmp_path / "p.csv").exists() and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("cell, shown", [("true", "'true'"), ("False", "'False'"), ("heavy", "'heavy'")])
+def test_a_weight_cell_that_is_no_number_is_refused_naming_line_and_value(tmp_path, homes, cell, shown, capsys):
+    preferences = tmp_path / "p.csv"
+    preferences.write_text(f"i,j,margin,weight\n1,2,0,1\n40,41,0,{cell}\n")
+    line = refused(
+        ["fit", homes, "--target", "price", "--preferences", preferences, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert f"p.csv: line 3: the weight {shown} is not a number" in line
+    preferences.write_text(f"i,j,margin,weight\n40,41,0,{cell}\n")  # a column of booleans alone
+    line = refused(
+        ["fit", homes, "--target", "price", "--preferences", preferences, "--out", tmp_path / "m.npz"], capsys
+    )
+    assert f"p.csv: line 2: the weight {shown.lower()} is not a number" in line
+
+
+def test_jobs_beyond_the_tasks_start_one_worker_per_task():
+    assert workers(100_000, 1) == 1 and workers(3, 20) == 3 and workers(-1, 2) == -1
+    with trial_backend(100_000, tasks=2) as runner:
+        assert runner.n_jobs == 2
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["fit", "d.csv", "--target", "y", "--gamma", "nan", "--out", "m.npz"], "--gamma: 'nan' is not a finite"),
+        (["fit", "d.csv", "--target", "y", "--lambda1", "inf", "--out", "m.npz"], "--lambda1: 'inf' is not a finite"),
+        (["experiments", "table1", "--dataset", "boston", "--lambda2", "nan", "--out", "r.json"], "'nan' is not a fin"),
+        (["experiments", "table1", "--dataset", "boston", "--preferences", "0", "--out", "r.json"],
+         "--preferences: '0' must be at least 1"),
+    ],
+)  # fmt: skip
+def test_numbers_that_are_not_finite_or_meaningless_are_named(tmp_path, arguments, message, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert message in refused(arguments, capsys)
+
+
+def test_a_gamma_that_overflows_the_kernel_is_refused(tmp_path, homes, capsys):
+    line = refused(["fit", homes, "--target", "price", "--gamma", "1e308", "--out", tmp_path / "m.npz"], capsys)
+    assert "--gamma 1e+308 is too large: gamma times the squared distance between rows" in line
+    assert not (tmp_path / "m.npz").exists() and capsys.readouterr().err == ""
+
+
+def test_trials_without_preferences_summarize_without_a_warning(recwarn):
+    """figure2's point p = 0, or rules that make no pair: no preference accuracy, and no 'Mean of empty slice'."""
+    numbers = dict.fromkeys(["gamma", "lambda1", "ssl_gamma", "ssl_lambda1", "lambda2", "tune_seconds"], 1.0)
+    numbers.update(svr_seconds=1.0, ssl_seconds=1.0, preference_weight=np.nan, svr_violated=0, ssl_violated=0)
+    results = [
+        TrialResult(
+            trial=k, seed=k, svr_mae=2.0 + k, ssl_mae=2.0 + k, n_preferences=0, preference_accuracy=np.nan, **numbers
+        )
+        for k in range(2)
+    ]
+    summary = summarize(results)
+    assert np.isnan(summary["preference_accuracy_mean"]) and summary["svr_mae_mean"] == 2.5
+    assert [str(w.message) for w in recwarn] == []
