@@ -1,0 +1,70 @@
+"""Bad input to the store, the session engine and rules is refused in one line of words, the store left
+as it was (issue 32): imported margins the models cannot fit, model settings the Studio does not offer,
+files naming rows by an id the table lacks, rows named as the file names them, and the store's own
+refusals (a URL of an unknown kind, a directory, another program's SQLite file)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.knowledge.rules import Near, Ordering, Rule, Within
+from ordercore.studio.data import data_settings
+from ordercore.studio.session import SessionEngine
+from ordercore.studio.store import Store
+
+
+def table(n: int = 60, ids: bool = True) -> pd.DataFrame:
+    """Homes whose home_id (100, 101, …) is not their position; price grows with rooms."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, n), "rooms": rng.integers(1, 7, n), "age": rng.uniform(0, 50, n)})
+    frame["price"] = 20 * frame["rooms"] - 0.5 * frame["age"] + rng.normal(0, 5, n)
+    return frame.assign(home_id=np.arange(n) + 100) if ids else frame
+
+
+def new_session(store: Store, name: str, frame: pd.DataFrame) -> int:
+    session = store.create_session(name)
+    settings, _ = data_settings(frame, "upload", "price", ["x", "rooms", "age"], {"n_labeled": 20})
+    store.update_settings(session.id, settings, store.add_dataset(name, frame, frame.to_csv(index=False).encode()))
+    return session.id
+
+
+class NoJob:
+    """Automatic trust's job, never started (these tests check refusals, not assessments)."""
+
+    def __call__(self, *args, **options):
+        raise AssertionError("no assessment is expected")
+
+
+@pytest.fixture
+def store(database_url):
+    return Store(database_url)
+
+
+@pytest.fixture
+def engine(store):
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    yield engine
+    engine.wait(60)
+    engine.close()
+
+
+def held(store: Store, session_id: int) -> tuple:
+    """What a session holds: its counts, settings and preferences' margins."""
+    return store.contents(session_id), store.session_by_id(session_id).settings, store.preferences(session_id)[0].margin
+
+
+# ---------------------------------------------------------------------------------------- U9, U10
+def test_a_conditions_unknown_key_is_named_with_its_known_ones():
+    document = Rule("r", [Within("age", 5.0)], Ordering("rooms")).to_dict()
+    document["conditions"][0]["extra"] = 1
+    with pytest.raises(ValueError, match="^a within condition has no field 'extra'; its fields are column, tolerance$"):
+        Rule.from_dict(document)
+
+
+def test_near_names_a_value_outside_the_degrees_plainly():
+    values = {"lat": np.array([10.0, 20.0]), "lon": np.array([242.0, 10.0])}
+    with pytest.raises(ValueError, match=r"1 row\(s\) do not \(e.g. 242.0\)$"):
+        Near("lat", "lon", 2.0).check_values(values)
