@@ -5,6 +5,8 @@ refusals (a URL of an unknown kind, a directory, another program's SQLite file).
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -54,6 +56,28 @@ def engine(store):
 def held(store: Store, session_id: int) -> tuple:
     """What a session holds: its counts, settings and preferences' margins."""
     return store.contents(session_id), store.session_by_id(session_id).settings, store.preferences(session_id)[0].margin
+
+
+# ---------------------------------------------------------------------------------------- U18, U19, U20
+def test_a_url_of_an_unknown_database_kind_is_named():
+    with pytest.raises(ValueError, match="^cannot open the store: 'nosuchdb' is not a database kind"):
+        Store("nosuchdb://x/y")
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_is(tmp_path):
+    path = tmp_path / "theirs.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE sessions(x text)")
+    with pytest.raises(ValueError, match="it is not an ordercore store \\(it has other tables: sessions\\)"):
+        Store(f"sqlite:///{path}")
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT name FROM sqlite_master").fetchall() == [("sessions",)]
+
+
+def test_a_store_path_that_is_a_directory_is_said(tmp_path):
+    with pytest.raises(ValueError, match="it is a directory"):
+        Store(f"sqlite:///{tmp_path}")
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---------------------------------------------------------------------------------------- U9, U10
