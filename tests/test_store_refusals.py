@@ -5,6 +5,7 @@ refusals (a URL of an unknown kind, a directory, another program's SQLite file).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import numpy as np
@@ -56,6 +57,67 @@ def engine(store):
 def held(store: Store, session_id: int) -> tuple:
     """What a session holds: its counts, settings and preferences' margins."""
     return store.contents(session_id), store.session_by_id(session_id).settings, store.preferences(session_id)[0].margin
+
+
+# ---------------------------------------------------------------------------------------- SW10
+@pytest.mark.parametrize(
+    "name, text, line",
+    [
+        ("p.csv", "home_id_i,home_id_j,margin,weight\n141,142,1,1\n141,143,1e300,1\n", "line 3 of the preferences"),
+        ("p.csv", "i,j,margin\n1,2,1e300\n", "line 2 of the preferences"),
+        ("a.csv", "home_id_a,home_id_b,choice,margin,annotator\n151,152,a,1e300,dave\n", "line 2 of the answers"),
+    ],
+)
+def test_an_imported_margin_beyond_1e9_spreads_is_refused_naming_its_line(store, engine, name, text, line):
+    before = held(store, engine.id)
+    with pytest.raises(ValueError, match=f"{line}: a preference margin of 1e\\+300 is more than 1e\\+09 times"):
+        engine.import_file(name, text.encode(), "zed")
+    assert held(store, engine.id)[0] == before[0] and store.contents(engine.id)["answers"] == 0
+
+
+def test_an_imported_rule_with_a_huge_margin_is_refused(store, engine):
+    rule = Rule("huge", [Within("age", 5.0)], Ordering("rooms"), margin=1e300)
+    with pytest.raises(ValueError, match="rule 1 of the file: a preference margin of 1e\\+300"):
+        engine.import_file("rules.json", json.dumps([rule.to_dict()]).encode(), "zed")
+    assert store.contents(engine.id)["rules"] == 0
+
+
+# ---------------------------------------------------------------------------------------- SW11, CR2
+@pytest.mark.parametrize(
+    "changes, said",
+    [
+        ({"parameters": {"gamma": 0.5, "lambda1": 0.01, "lambda2": 1.0}}, "gamma = 0.5 is not offered"),
+        ({"parameters": {"gamma": None, "lambda1": 0.01, "lambda2": 2.0}}, "lambda2 = 2.0 is not offered"),
+        ({"parameters": {"lambda1": -1.0}}, "lambda1 = -1.0 is not offered"),
+        ({"parameters": {"gamma": "x"}}, "gamma = 'x' is not offered"),
+        ({"parameters": {"lambda2": float("nan")}}, "lambda2 = nan is not offered"),
+        ({"time_limit": -5.0}, "time limit must be 5 to 600 seconds, got -5.0"),
+        ({"time_limit": float("inf")}, "time limit must be 5 to 600 seconds, got inf"),
+        ({"time_limit": "30"}, "time limit must be 5 to 600 seconds, got '30'"),
+    ],
+)
+def test_set_model_refuses_a_value_the_studio_does_not_offer(store, engine, changes, said):
+    before = store.session_by_id(engine.id).settings
+    with pytest.raises(ValueError, match=said):
+        engine.set_model(**changes)
+    assert store.session_by_id(engine.id).settings == before
+
+
+def test_set_model_keeps_the_values_it_offers(engine):
+    chosen = {"gamma": 0.1, "lambda1": 0.01, "lambda2": 3.0}
+    assert engine.set_model(parameters=chosen, time_limit=600.0).parameters == chosen
+    assert engine.model_settings().parameters == chosen and engine.model_settings().time_limit == 600.0
+
+
+def test_a_stored_time_limit_off_the_range_is_said_in_words(store, engine):
+    settings = dict(store.session_by_id(engine.id).settings)
+    store.update_settings(engine.id, settings | {"model": settings["model"] | {"time_limit": -5.0}})
+    said = "^this session's stored settings are off: the retrain time limit must be 5 to 600 seconds, got -5.0;"
+    with pytest.raises(ValueError, match=said):
+        engine.trained(wait=True)
+    engine.changed()
+    engine.wait(60)
+    assert "stored settings are off" in engine.models.error
 
 
 # ---------------------------------------------------------------------------------------- U18, U19, U20
