@@ -120,6 +120,27 @@ def test_a_stored_time_limit_off_the_range_is_said_in_words(store, engine):
     assert "stored settings are off" in engine.models.error
 
 
+# ---------------------------------------------------------------------------------------- U12, U16, U17
+def test_a_second_grade_of_a_row_names_the_grade_and_its_value(store, engine):
+    grade_id = store.add_grade(engine.id, 1, 3, "alice")
+    with pytest.raises(ValueError, match=f"^'alice' graded row 1 already \\(grade #{grade_id}: 3 of 5\\): edit"):
+        store.add_grade(engine.id, 1, 4, "alice")
+    assert store.grades(engine.id)["grade"].tolist() == [3]
+
+
+def test_queued_pairs_that_are_not_pairs_are_refused_in_words(store, engine):
+    with pytest.raises(ValueError, match="^queued pairs are \\(row, row\\) pairs"):
+        engine.queue_pairs(np.array([1, 2, 3]), 1, "alice")
+    assert store.contents(engine.id)["queued"] == 0
+
+
+def test_an_unknown_option_group_is_named_with_the_known_ones(store, engine):
+    before = store.session_by_id(engine.id).settings
+    with pytest.raises(KeyError, match="no option group 'nogroup'; the session's are 'labelling', 'ratings'"):
+        engine.set_options("nogroup", x=1)
+    assert store.session_by_id(engine.id).settings == before
+
+
 # ---------------------------------------------------------------------------------------- U18, U19, U20
 def test_a_url_of_an_unknown_database_kind_is_named():
     with pytest.raises(ValueError, match="^cannot open the store: 'nosuchdb' is not a database kind"):
