@@ -14,7 +14,9 @@ import pytest
 
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within
 from ordercore.studio.data import data_settings
+from ordercore.studio.row_names import RowNames
 from ordercore.studio.session import SessionEngine
+from ordercore.studio.session_files import import_session_file, read_session_file
 from ordercore.studio.store import Store
 
 
@@ -118,6 +120,50 @@ def test_a_stored_time_limit_off_the_range_is_said_in_words(store, engine):
     engine.changed()
     engine.wait(60)
     assert "stored settings are off" in engine.models.error
+
+
+# ---------------------------------------------------------------------------------------- SW9, U13, U14, U15
+@pytest.fixture
+def exported(store, engine):
+    """The homes session's exports (rows by home_id): 2 answers, 2 grades and their preferences."""
+    store.add_answer(engine.id, 1, 2, "a", "ann")
+    store.add_answer(engine.id, 3, 4, "b", "ann")
+    store.add_grade(engine.id, 5, 2, "ann")
+    store.add_grade(engine.id, 6, 3, "ann")
+    return {kind: engine.export(kind) for kind in ("preferences", "answers", "grades")}
+
+
+@pytest.mark.parametrize("kind", ["preferences", "answers", "grades"])
+def test_a_file_by_home_id_into_a_table_without_it_is_refused(store, exported, kind):
+    other = new_session(store, "no ids", table(ids=False))
+    names = RowNames.of(table(ids=False), "price", None)
+    with pytest.raises(ValueError, match="^this file names rows by home_id, which this table lacks"):
+        read_session_file(f"{kind}.csv", exported[kind].encode(), names)
+    assert store.contents(other) == {"rules": 0, "answers": 0, "imported": 0, "queued": 0, "grades": 0}
+
+
+def by_id(store, session_id, name: str, text: str):
+    names = RowNames.of(table(), "price", "home_id")
+    labeled = np.zeros(60, dtype=bool)
+    return import_session_file(store, session_id, read_session_file(name, text.encode(), names), table(), labeled, "x")
+
+
+def test_import_errors_name_rows_by_the_files_ids(store, engine):
+    before = store.contents(engine.id)
+    with pytest.raises(ValueError, match="^line 3 of the answers: an answer compares two different rows, got home_id "
+                       "143 twice$"):  # fmt: skip
+        by_id(store, engine.id, "a.csv", "home_id_a,home_id_b,choice,annotator\n141,142,a,erin\n143,143,b,erin\n")
+    with pytest.raises(ValueError, match="^line 3 of the grades: 'erin' gave home_id 105 grade 2 already$"):
+        by_id(store, engine.id, "g.csv", "home_id,grade,annotator\n105,2,erin\n105,4,erin\n")
+    assert store.contents(engine.id) == before
+
+
+def test_an_unknown_id_says_how_many_of_the_files_ids_the_table_lacks(store, engine):
+    text = "home_id_a,home_id_b,choice,annotator\n" + "".join(f"{k},{k + 1},a,erin\n" for k in (150, 158, 160, 170))
+    with pytest.raises(ValueError, match="^home_id 160 is not in this session's table of 60 rows \\(4 of the file's "
+                       "home_ids are not\\)$"):  # fmt: skip
+        by_id(store, engine.id, "a.csv", text)
+    assert store.contents(engine.id)["answers"] == 0
 
 
 # ---------------------------------------------------------------------------------------- U12, U16, U17
