@@ -31,6 +31,7 @@ from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.offers import skipped_pairs
 from ordercore.studio.ratings import default_text_column
+from ordercore.studio.session_checks import check_file_margins, check_model_changes, check_option_group, stored_ok
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
 from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
@@ -116,7 +117,7 @@ class SessionEngine:
     # ------------------------------------------------------------------------------ options
     def options(self, group: str) -> dict:
         """A group of options stored with the session ('labelling' or 'ratings'), defaults filled in."""
-        defaults = {"labelling": LABELLING, "ratings": RATINGS}[group]
+        defaults = check_option_group(group, {"labelling": LABELLING, "ratings": RATINGS})
         return defaults | self.info().settings.get(group, {})
 
     def set_options(self, group: str, **changes) -> None:
@@ -132,8 +133,9 @@ class SessionEngine:
 
     def set_model(self, **changes) -> ModelSettings:
         """Store the session's model settings with ``changes`` (``ModelSettings`` fields); every annotator
-        trains with them.  Work starts only where a setting in use changed."""
+        trains with them.  Work starts only where a setting in use changed; ``ValueError``: one not offered."""
         current = self.model_settings()
+        check_model_changes(changes.get("family", current.family), changes)
         new = current.changed(**changes)
         if new != current:
             settings = dict(self.info().settings)
@@ -167,7 +169,6 @@ class SessionEngine:
 
     def sources(self) -> np.ndarray:
         """The source name of each preference (p,): 'rule #ID: NAME', 'clicks: ANNOTATOR' or 'imported'."""
-
         return self.memo("sources", self.revision(), lambda: self._source_names(self.preferences()[1]))
 
     def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
@@ -230,6 +231,7 @@ class SessionEngine:
         labeled = np.zeros(len(data.frame), dtype=bool)
         labeled[data.labeled] = True
         file = read_session_file(name, content, data.row_names)
+        check_file_margins(file, data)
         return self._changed(import_session_file(self.store, self.id, file, data.frame, labeled, annotator))
 
     def export(self, kind: str, format: str = "csv") -> str:
@@ -359,7 +361,7 @@ class SessionEngine:
         if data is None:
             return None
         self.sync_trust()
-        settings = self.model_settings()
+        settings = stored_ok(self.model_settings())
         bench = self.models.bench(data, self.data_key(), settings)
         trust = self.trust.in_force() if settings.automatic_trust else None
         revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
@@ -375,7 +377,7 @@ class SessionEngine:
         data = self.data()
         if data is None:
             return None
-        bench = self.models.bench(data, self.data_key(), self.model_settings())
+        bench = self.models.bench(data, self.data_key(), stored_ok(self.model_settings()))
         self.changed()
         if wait:
             self.wait()

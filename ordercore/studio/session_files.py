@@ -41,11 +41,13 @@ KINDS = ("preferences", "answers", "rules", "grades")
 @dataclass(frozen=True)
 class SessionFile:
     """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers,
-    grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it)."""
+    grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it); ``names``: the
+    table's when the file named its rows by id (errors name them so too)."""
 
     kind: str
     table: pd.DataFrame | None = None
     rules: list[dict] = field(default_factory=list)
+    names: RowNames | None = None
 
 
 def read_session_file(name: str, content: bytes, names: RowNames | None = None) -> SessionFile:
@@ -64,18 +66,21 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         table = read_csv(io.BytesIO(content), dtype=as_text if identifier else {"annotator": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
-    return _classified(_positions(table, names))
+    return _classified(*_positions(table, names))
 
 
-def _positions(table: pd.DataFrame, names: RowNames | None) -> pd.DataFrame:
+def _positions(table: pd.DataFrame, names: RowNames | None) -> tuple[pd.DataFrame, RowNames | None]:
     """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
-    (``names``; a ``ValueError`` for an id it does not hold); as it is when it names none."""
-    if names is None or names.identifier is None:
-        return table
+    (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), and
+    ``names`` if it named any (else None)."""
+    converted = None
     for kind, columns in ROW_COLUMNS.items():
+        if names is None or names.identifier is None:
+            break
         named = {column: names.identifier + suffix for column, suffix in columns.items()}
         if not set(named.values()) <= set(table.columns) or (kind == "grades" and "grade" not in table.columns):
             continue
+        converted = _known(table[list(named.values())], names)
         table = table.drop(columns=[c for c in named if c in table.columns])
         for column, name in named.items():
             ids = table.pop(name)
@@ -83,7 +88,37 @@ def _positions(table: pd.DataFrame, names: RowNames | None) -> pd.DataFrame:
             rows = np.full(len(table), ZERO, dtype=np.int64)
             rows[given.to_numpy()] = names.positions(ids[given])
             table.insert(0, column, rows)
-    return table
+    foreign = _foreign_identifier(table)
+    if foreign is not None:
+        raise ValueError(f"this file names rows by {foreign}, which this table lacks; nothing was imported")
+    return table, converted
+
+
+def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
+    """``names``, or a ``ValueError`` naming the first of the file's ``ids`` (its id columns, blank for a
+    unary preference's 0) the table does not hold, and how many it lacks."""
+    held, given = set(names.labels), ids.to_numpy(dtype=object).ravel()
+    given = [str(label) for label in given if not pd.isna(label) and str(label) != ""]
+    missing = [label for label in pd.unique(np.array(given, dtype=object)) if label not in held]
+    if missing:
+        raise ValueError(
+            f"{names.identifier} {missing[0]} is not in this session's table of {len(names.labels):,} rows "
+            f"({len(missing):,} of the file's {names.identifier}s are not)"
+        )
+    return names
+
+
+def _foreign_identifier(table: pd.DataFrame) -> str | None:
+    """The id column a file left after ``_positions`` names its rows by (``by_id``'s columns): one the
+    session's table lacks; None when it names rows by position."""
+    columns = {str(column) for column in table.columns}
+    stems = {c[:-2] for c in columns if c.endswith("_i") and c[:-2] + "_j" in columns}
+    if "row_a" not in columns:
+        stems |= {c[:-2] for c in columns if c.endswith("_a") and c[:-2] + "_b" in columns}
+    others = columns - {"grade", "annotator", "created_at"}
+    if "row" not in columns and {"grade", "annotator"} <= columns and len(others) == 1:
+        stems |= others
+    return min(stems) if stems else None
 
 
 def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
@@ -99,17 +134,17 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         raise ValueError("a JSON file to import is a list of rules or of preference records")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
-    return _classified(_positions(pd.DataFrame.from_records(document), names))
+    return _classified(*_positions(pd.DataFrame.from_records(document), names))
 
 
-def _classified(table: pd.DataFrame) -> SessionFile:
+def _classified(table: pd.DataFrame, names: RowNames | None = None) -> SessionFile:
     columns = set(table.columns)
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
-        return SessionFile("answers", table)
+        return SessionFile("answers", table, names=names)
     if {"row", "grade", "annotator"} <= columns:
-        return SessionFile("grades", table)
+        return SessionFile("grades", table, names=names)
     if {"i", "j"} <= columns:
-        return SessionFile("preferences", table)
+        return SessionFile("preferences", table, names=names)
     raise ValueError(
         "not a file the Studio exports: preferences have columns i and j, answers row_a, row_b, choice and "
         "annotator, grades row, grade and annotator, rules are a JSON list; this one has "
@@ -121,11 +156,11 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     """Import ``file`` into the session (``frame`` its table, ``labeled`` its labeled-row mask (n,), for
     rules; ``annotator`` the person importing, named where the file names nobody).  Returns what
     happened in words; ``ValueError`` (nothing written) for a bad file."""
+    name = None if file.names is None else file.names.name  # errors name rows as the file does
     if file.kind == "answers":
-        added, total = store.import_answers(session_id, file.table), len(file.table)
-        return _said(added, total, "answer")
+        return _said(store.import_answers(session_id, file.table, name), len(file.table), "answer")
     if file.kind == "grades":
-        return _said(store.import_grades(session_id, file.table), len(file.table), "grade")
+        return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade")
     if file.kind == "preferences":
         made = PreferenceSet.from_frame(file.table)
         names = None

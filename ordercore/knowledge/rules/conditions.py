@@ -130,7 +130,7 @@ class Near(Condition):
             if outside.any():
                 raise ValueError(
                     f"Near: column {column!r} must hold degrees within ±{limit:g}; "
-                    f"{int(outside.sum())} row(s) do not (e.g. {values[column][outside][0]!r})"
+                    f"{int(outside.sum())} row(s) do not (e.g. {float(values[column][outside][0])!r})"
                 )
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:

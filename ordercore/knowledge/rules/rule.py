@@ -9,7 +9,7 @@ conditions found by kind in the registry ``CONDITIONS``.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -118,7 +118,7 @@ class Rule:
                 kind = spec.pop("kind", None)
                 if kind not in CONDITIONS:
                     raise ValueError(f"unknown condition kind {kind!r}; known: {sorted(CONDITIONS)}")
-                conditions.append(CONDITIONS[kind](**spec))
+                conditions.append(_condition(kind, spec))
             return cls(
                 name=data["name"],
                 conditions=conditions,
@@ -139,6 +139,15 @@ class Rule:
         except (json.JSONDecodeError, RecursionError) as error:
             raise ValueError(f"rule JSON does not parse: {error}") from None
         return cls.from_dict(data)
+
+
+def _condition(kind: str, spec: dict):
+    """A condition of ``kind`` from its fields ``spec``; ``ValueError`` naming a field it does not have."""
+    known = [f.name for f in fields(CONDITIONS[kind]) if f.init]
+    unknown = sorted(map(str, set(spec) - set(known)))
+    if unknown:
+        raise ValueError(f"a {kind} condition has no field {unknown[0]!r}; its fields are {', '.join(known)}")
+    return CONDITIONS[kind](**spec)
 
 
 def _number(value, name: str) -> float:

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.assessments import AssessmentStore
 from ordercore.studio.store.items import ItemStore
-from ordercore.studio.store.migrations import migrate
+from ordercore.studio.store.migrations import NotAStore, migrate
 from ordercore.studio.store.model_runs import ModelRunStore
 from ordercore.studio.store.preferences import PreferenceStore
 from ordercore.studio.store.queue import QueueStore
@@ -80,15 +80,36 @@ class Store(
     def __init__(self, url: str | None = None):
         self.url = url or store_url()
         self._blocks: dict[int, dict[tuple[int, int], PreferenceSet]] = {}  # see PreferenceStore._block_contents
-        self.engine = sa.create_engine(self.url)
+        self.engine = _engine(self.url)
         if self.engine.dialect.name == "sqlite":
+            _check_sqlite_path(self.engine.url)
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             with self.engine.begin() as connection:
                 migrate(connection)
-        except (sa.exc.OperationalError, sa.exc.DatabaseError) as error:
+        except (sa.exc.OperationalError, sa.exc.DatabaseError, NotAStore) as error:
             self.engine.dispose()
-            raise ValueError(f"cannot open the store {_shown(self.engine.url)}: {_reason(error)}") from None
+            reason = str(error) if isinstance(error, NotAStore) else _reason(error)
+            raise ValueError(f"cannot open the store {_shown(self.engine.url)}: {reason}") from None
+
+
+def _engine(url: str) -> sa.Engine:
+    """SQLAlchemy's engine for ``url``; ``ValueError`` naming a database kind it does not know."""
+    try:
+        return sa.create_engine(url)
+    except sa.exc.NoSuchModuleError:
+        kind = sa.engine.make_url(url).drivername
+        raise ValueError(
+            f"cannot open the store: {kind!r} is not a database kind SQLAlchemy knows or has installed"
+        ) from None
+    except sa.exc.ArgumentError as error:
+        raise ValueError(f"cannot open the store: {error}") from None
+
+
+def _check_sqlite_path(url: sa.engine.URL) -> None:
+    """``ValueError`` when an SQLite store's path is a directory."""
+    if url.database and Path(url.database).is_dir():
+        raise ValueError(f"cannot open the store {_shown(url)}: it is a directory; give a file's path")
 
 
 def _shown(url: sa.engine.URL) -> str:

@@ -162,12 +162,14 @@ def _new_grade(connection, session_id: int, values: dict) -> dict:
     row = check_row(values["row"], n_rows(connection, session_id), "the graded row")
     grade, annotator = _edited_grade(connection, session_id, values["grade"]), values["annotator"]
     held = connection.execute(
-        sa.select(grades.c.id).where(
+        sa.select(grades.c.id, grades.c.grade).where(
             grades.c.session_id == session_id, grades.c.row == row, grades.c.annotator == annotator
         )
-    ).scalar()
+    ).first()
     if held is not None:
-        raise ValueError(f"{annotator!r} graded row {row} already (grade {held}): edit that grade to change it")
+        scale = rating_scale(session_settings(connection, session_id))
+        said = f"grade #{held.id}: {held.grade} of {scale}"
+        raise ValueError(f"{annotator!r} graded row {row} already ({said}): edit that grade to change it")
     return {"row": row, "grade": grade, "annotator": annotator}
 
 

@@ -172,6 +172,23 @@ MIGRATIONS = (
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 
 
+class NotAStore(ValueError):
+    """The database holds another program's tables, which a store leaves as they are."""
+
+
+PRE_VERSION_TABLES = frozenset({"sessions", "preferences", "rules", "answers"})
+"""Tables every store made before versions has."""
+
+
+def _check_ours(connection) -> None:
+    """``NotAStore`` for a database with a ``sessions`` table but no record of a store's version that
+    is no store from before versions (another program's: its tables are left as they are)."""
+    tables = set(sa.inspect(connection).get_table_names())
+    if schema_versions.name not in tables and "sessions" in tables and not PRE_VERSION_TABLES <= tables:
+        shown = ", ".join(sorted(tables)[:5])
+        raise NotAStore(f"it is not an ordercore store (it has other tables: {shown}); it was left as it is")
+
+
 def schema_version(connection) -> int | None:
     """The store's version: the newest migration it has had; 0 for a store made before versions; None
     for a database without the store's tables."""
@@ -195,6 +212,7 @@ def migrate(connection) -> None:
     of a newer version than they know, nothing changed."""
     migrations = MIGRATIONS
     lock_schema(connection)
+    _check_ours(connection)
     version = schema_version(connection)
     if version is None:
         metadata.create_all(connection)

@@ -32,10 +32,7 @@ class QueueStore:
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             n = n_rows(connection, session_id)
-            pairs = [
-                (check_row(a, n, "row A"), check_row(b, n, "row B"))
-                for a, b in np.asarray(pairs, dtype=object).reshape(-1, 2)
-            ]
+            pairs = [(check_row(a, n, "row A"), check_row(b, n, "row B")) for a, b in _pairs(pairs)]
             if any(a == b for a, b in pairs):
                 raise ValueError("a queued pair compares two different rows")
             held = {
@@ -65,3 +62,11 @@ class QueueStore:
     def queued_pairs(self, session_id: int) -> pd.DataFrame:
         """The session's shared queue, oldest first: id, row_a, row_b, copies, annotator, created_at."""
         return session_rows(self.engine, queued_pairs, session_id)
+
+
+def _pairs(pairs) -> np.ndarray:
+    """``pairs`` as an array (k, 2) of objects; ``ValueError`` for anything but a list of (row, row) pairs."""
+    array = np.asarray(pairs, dtype=object)
+    if array.size and (array.ndim != 2 or array.shape[1] != 2):
+        raise ValueError(f"queued pairs are (row, row) pairs, a table (k, 2); got an array of shape {array.shape}")
+    return array.reshape(-1, 2)

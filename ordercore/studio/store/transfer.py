@@ -120,10 +120,15 @@ def _imported(connection, session_id: int) -> PreferenceSet:
     return PreferenceSet.concatenate(held)
 
 
-def _checked_answers(table: pd.DataFrame, n_rows: int) -> list[dict]:
+def _row(row: int) -> str:
+    """A row named by its position (``import_answers``' and ``import_grades``' default ``name``)."""
+    return f"row {row}"
+
+
+def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
     """The rows of an answers table as answers' values (row_a, row_b, choice, annotator, weight,
     margin, swapped), each checked as ``Store.add_answer`` checks one; ``ValueError`` naming the
-    first bad line (as numbered in the file, after its header)."""
+    first bad line (as numbered in the file, after its header; its rows as ``name`` names them)."""
     missing = [name for name in ("row_a", "row_b", "choice", "annotator") if name not in table.columns]
     if missing:
         raise ValueError(f"an answers table needs the columns row_a, row_b, choice and annotator; {missing} missing")
@@ -133,16 +138,17 @@ def _checked_answers(table: pd.DataFrame, n_rows: int) -> list[dict]:
             swapped = row.get("swapped")
             swapped = None if swapped is None or pd.isna(swapped) else _boolean(swapped)
             weight, margin = float(row.get("weight", 1.0)), float(row.get("margin", 0.0))
-            values = answer_values(
-                _integer(row["row_a"]), _integer(row["row_b"]), row["choice"], row["annotator"], weight, margin, swapped
-            )
+            row_a, row_b = _integer(row["row_a"]), _integer(row["row_b"])
+            values = answer_values(row_a, row_b, row["choice"], row["annotator"], weight, margin, swapped)
+            if row_a == row_b and check_row(row_a, n_rows, "row A") == row_a:
+                raise ValueError(f"an answer compares two different rows, got {name(row_a)} twice")
             checked.append(answer_in_table(values, n_rows))
         except (ValueError, TypeError) as error:
             raise ValueError(f"line {line} of the answers: {error}") from None
     return checked
 
 
-def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict) -> list[dict]:
+def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict, name=_row) -> list[dict]:
     """The grades of a grades table (row, grade, annotator) the session does not hold (``graded``:
     (row, annotator) -> grade, of the session), each checked as ``Store.add_grade`` checks one;
     ``ValueError`` naming the first bad line."""
@@ -153,7 +159,7 @@ def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict) 
             grade = check_grade(_integer(value["grade"]), scale)
             annotator = check_annotator(value["annotator"])
             if graded.get((row, annotator), grade) != grade:
-                raise ValueError(f"{annotator!r} gave row {row} grade {graded[row, annotator]} already")
+                raise ValueError(f"{annotator!r} gave {name(row)} grade {graded[row, annotator]} already")
         except (ValueError, TypeError) as error:
             raise ValueError(f"line {line} of the grades: {error}") from None
         if (row, annotator) not in graded:
@@ -193,15 +199,15 @@ class TransferStore:
                 insert_block(connection, part, encode_block(part), owner, "import")
         return len(made)
 
-    def import_answers(self, session_id: int, table: pd.DataFrame) -> int:
+    def import_answers(self, session_id: int, table: pd.DataFrame, name=None) -> int:
         """Add the answers of ``table`` (as ``export_answers`` writes: row_a, row_b, choice, annotator,
         and optionally weight (1), margin (0), swapped), each with its preferences as a click, in one
         transaction; answers the session already holds (same rows, choice, annotator, weight and
-        margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line,
-        nothing written."""
+        margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line (its
+        rows as ``name(row)`` names them: 'row 7' by default), nothing written."""
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
-            checked = _checked_answers(table, n_rows(connection, session_id))
+            checked = _checked_answers(table, n_rows(connection, session_id), name or _row)
             held = connection.execute(
                 sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
             ).all()
@@ -215,11 +221,12 @@ class TransferStore:
                 insert_items(connection, ANSWERS, session_id, new, touch(connection, session_id))
         return len(new)
 
-    def import_grades(self, session_id: int, table: pd.DataFrame) -> int:
+    def import_grades(self, session_id: int, table: pd.DataFrame, name=None) -> int:
         """Add the grades of ``table`` (columns row, grade, annotator, as ``export_grades`` writes), in
         one transaction; a grade the session already holds (same row, grade and annotator) is left out.
         Returns how many were added; ``ValueError`` naming the first bad line (a row outside the table, a
-        grade off the scale, a row graded twice by one annotator), nothing written."""
+        grade off the scale, a row graded twice by one annotator; rows named as ``import_answers``), nothing
+        written."""
         missing = [name for name in ("row", "grade", "annotator") if name not in table.columns]
         if missing:
             raise ValueError(f"a grades table needs the columns row, grade and annotator; {missing} missing")
@@ -229,7 +236,8 @@ class TransferStore:
             held = connection.execute(
                 sa.select(grades.c.row, grades.c.annotator, grades.c.grade).where(grades.c.session_id == session_id)
             ).all()
-            new = _checked_grades(table, n, scale, {(row, annotator): grade for row, annotator, grade in held})
+            graded = {(row, annotator): grade for row, annotator, grade in held}
+            new = _checked_grades(table, n, scale, graded, name or _row)
             if new:
                 insert_items(connection, GRADES, session_id, new, touch(connection, session_id, content=False))
         return len(new)

@@ -1,0 +1,99 @@
+"""What the session engine checks before it writes (issue 32): imported margins the models can fit,
+model settings the Studio offers, and option groups it knows.  Each check raises one ``ValueError``
+(``KeyError`` for an unknown option group) in words, before the store is touched."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.workbench import studio_models
+
+TIME_LIMIT_RANGE = (5.0, 600.0)
+"""The seconds a retrain may take, as the Model page offers them (its shortest and longest)."""
+
+
+def check_file_margins(file, data) -> None:
+    """``ValueError`` naming the first line of an imported ``file`` (``session_files.SessionFile``) whose
+    margin the models cannot fit on ``data``'s labels (more than 1e9 times their spread)."""
+    scaling = TargetScaling.from_labels(data.y_true[data.labeled])
+    if file.kind == "rules":
+        margins = [document.get("margin", 0.0) for document in file.rules]
+        made = _pairs_with([m if isinstance(m, numbers.Real) else 0.0 for m in margins])
+        _first_bad(scaling, made, "rule {} of the file")
+    elif file.kind == "preferences":
+        _first_bad(scaling, PreferenceSet.from_frame(file.table), "line {} of the preferences")
+    elif file.kind == "answers" and "margin" in file.table.columns:
+        margins = pd.to_numeric(file.table["margin"], errors="coerce").to_numpy(dtype=np.float64)
+        _first_bad(scaling, _pairs_with(np.where(np.isfinite(margins), margins, 0.0)), "line {} of the answers")
+
+
+def _pairs_with(margins) -> PreferenceSet:
+    """Preferences between two rows (0 over 1) with these margins (m,): what each answer's margin means."""
+    margins = np.asarray(margins, dtype=np.float64)
+    return PreferenceSet(np.zeros(len(margins), np.int64), np.ones(len(margins), np.int64), margins)
+
+
+def _first_bad(scaling: TargetScaling, made: PreferenceSet, where: str) -> None:
+    scaled = np.abs((made.margin - scaling.center * unary_sign(made)) / scaling.scale)
+    bad = np.flatnonzero(scaled > LARGEST_SCALED_MARGIN)
+    if bad.size:
+        k = int(bad[0])
+        try:
+            scaling.margins(made[k : k + 1])
+        except ValueError as error:
+            number = k + 1 if where.startswith("rule") else k + 2  # lines counted after the CSV's header
+            raise ValueError(f"{where.format(number)}: {error}; nothing was imported") from None
+
+
+def check_model_changes(family: str, changes: dict) -> None:
+    """``ValueError`` naming a setting ``set_model`` was given that the Studio does not offer: a
+    parameter value off its family's choices, a time limit off ``TIME_LIMIT_RANGE``."""
+    models = studio_models()
+    if family in models:
+        offered = models[family].studio_settings
+        for name, value in (changes.get("parameters") or {}).items():
+            if name in offered and not _offered(value, offered[name].values):
+                choices = ", ".join("auto" if v is None else f"{v:g}" for v in offered[name].values)
+                raise ValueError(
+                    f"{name} = {value!r} is not offered for {models[family].label}: choose one of {choices}"
+                )
+    if "time_limit" in changes:
+        check_time_limit(changes["time_limit"])
+
+
+def _offered(value, values) -> bool:
+    if value is None or isinstance(value, bool | np.bool_):
+        return value is None and None in values
+    return isinstance(value, numbers.Real) and any(v is not None and v == value for v in values)
+
+
+def check_time_limit(value) -> float:
+    """A retrain's time limit in seconds: a number within ``TIME_LIMIT_RANGE``."""
+    low, high = TIME_LIMIT_RANGE
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"the retrain time limit must be {low:g} to {high:g} seconds, got {value!r}")
+    return float(value)
+
+
+def check_option_group(group, groups: dict):
+    """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones."""
+    if not isinstance(group, str) or group not in groups:
+        raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
+    return groups[group]
+
+
+def stored_ok(settings):
+    """``settings`` (``ModelSettings``) as stored, or ``ValueError`` in words for a time limit an older
+    version stored that the Studio no longer offers."""
+    try:
+        check_time_limit(settings.time_limit)
+    except ValueError as error:
+        raise ValueError(f"this session's stored settings are off: {error}; choose one on the Model page") from None
+    return settings
