@@ -231,6 +231,18 @@ def test_bad_input_raises_and_keeps_the_previous_fit(params, y, match):
     np.testing.assert_array_equal(model.coef_, coef)
 
 
+def test_labels_of_non_whole_numbers_are_refused_as_a_continuous_target_in_words():
+    """The corpus' [1.5, 2.5, 3.5] * 10: scikit-learn's bare 'Unknown label type: continuous' now says
+    what NPSVOR takes; whole-number floats are ranks as they were."""
+    X, _ = ordinal_data()
+    y = np.array([1.5, 2.5, 3.5] * (len(X) // 3 + 1))[: len(X)]
+    with pytest.raises(ValueError, match=r"labels are ranks, not a continuous target: y holds 3 distinct values, "):
+        NPSVOR(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"e\.g\. 1\.5\); give ranks as whole numbers or text \(Unknown label type"):
+        NPSVOR(random_state=0).fit(X, y)
+    assert NPSVOR(random_state=0).fit(X, np.floor(y)).classes_.tolist() == [1.0, 2.0, 3.0]
+
+
 def test_bad_arrays_raise_value_errors():
     X, ranks = ordinal_data()
     model = NPSVOR(random_state=0).fit(X, ranks)

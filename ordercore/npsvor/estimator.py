@@ -12,7 +12,7 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.models.files import save_model
@@ -137,6 +137,13 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n, n_features), dense or CSR, and ordinal labels y (n,) with at least 2 ranks."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
+        if type_of_target(y) == "continuous":  # scikit-learn's words ('Unknown label type') kept at the end
+            example = float(next(v for v in y.ravel() if v != np.round(v)))
+            raise ValueError(
+                f"NPSVOR's labels are ranks, not a continuous target: y holds {np.unique(y).size} distinct values, "
+                f"some not whole numbers (e.g. {example}); give ranks as whole numbers or text (Unknown label "
+                "type: continuous)"
+            )
         check_classification_targets(y)
         classes, ranks = ordinal_classes(y)
         if classes.size < 2:
