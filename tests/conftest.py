@@ -76,3 +76,16 @@ def database_url(new_database) -> str:
 def store(database_url):
     """A store on an empty database, on SQLite and on PostgreSQL."""
     return Store(database_url)
+
+
+STUDIO_TESTS = ("test_app", "test_page_", "test_browser_", "test_screenshots", "test_benches")
+"""Test modules that run the Studio (AppTests, a server and chromium) or the benches."""
+
+
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist's ``--dist loadgroup`` (the README's test command), the ``STUDIO_TESTS`` go to
+    one worker, one after another as without it (their waits are sized for one Studio at a time), while
+    the other worker runs the library's tests."""
+    for item in items:
+        if item.path.name.startswith(STUDIO_TESTS):
+            item.add_marker(pytest.mark.xdist_group("studio"))
