@@ -16,6 +16,7 @@ from ordercore.experiments.table1 import SWEEPS
 from ordercore.studio.data import available_sources
 from ordercore.studio.figures import against_figure
 from ordercore.studio.numbers import significant, work_done
+from ordercore.studio.verdicts import trials_verdict
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
 
@@ -31,6 +32,8 @@ def show(result: dict, prefix: str) -> None:
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%")
     p_value = summary.get("p_value")
     cells[3].metric("Paired t-test p", "—" if p_value is None else significant(p_value, 2))
+    kind, words = trials_verdict(summary["improvement"], p_value, len(result["trials"]))
+    getattr(st, kind)(words)
     trials = pd.DataFrame(result["trials"])
     figure = against_figure(
         trials["svr_mae"],

@@ -17,6 +17,9 @@ def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
     result = at.session_state["experiment_result"]
     assert result["experiment"] == "table1" and len(result["trials"]) == 2
     assert metric(at, "SVR test MAE") == f"{result['summary']['svr_mae_mean']:,.4g}"
+    p_value, change = result["summary"]["p_value"], abs(result["summary"]["improvement"])
+    said = [box.value for box in [*at.info, *at.success, *at.error]]
+    assert any(f"{change:.1%}" in words and f"(p = {p_value:.2g})" in words for words in said), said
 
 
 @pytest.mark.parametrize(

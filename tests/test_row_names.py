@@ -61,6 +61,8 @@ def test_answers_read_in_words_with_rows_by_name():
             "swapped": pd.array([False, None], dtype="boolean"),
         }
     )
+    imported = RowNames.of(frame, "y", "code").answers_table(answers.assign(imported=[True, False]), {3: "bigger"})
+    assert imported["from"].tolist() == ["import (a file)", "audit of 'bigger'"]
     table = RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"})
     assert table.to_dict("list") == {
         "answer": ["#4", "#5"],

@@ -79,6 +79,7 @@ def test_rules_and_answers_imported_into_a_new_session_give_the_same_answers_and
     before, after = store.answers(source.id), store.answers(target.id)
     assert after[ANSWER_COLUMNS].astype(object).values.tolist() == before[ANSWER_COLUMNS].astype(object).values.tolist()
     assert after["rule_id"].isna().all()  # audits of another session's rules arrive as plain answers
+    assert after["imported"].all() and not before["imported"].any()  # the answers table says "import"
     assert [(r.to_json(), r.weight) for _, r in store.rules(target.id)] == [
         (r.to_json(), r.weight) for _, r in store.rules(source.id)
     ]

@@ -216,7 +216,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     store = Store(database_url)
     assert old_rows(database_url, tables) == before
     with store.engine.connect() as connection:
-        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2]
+        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2, 3]
 
     assert store.session("old").settings == SETTINGS and store.session_by_id(2).settings == {"n_rows": 6}
     assert bytes(store.dataset(1)["content"]) == b"a\n1\x00" and store.dataset(2)["content"] is None
@@ -229,6 +229,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
         [2, 2, 3, "equal", 1.0, 1.0, "bob", 1, None],
         [3, 4, 5, "skip", 1.0, 0.0, "bob", None, None],
     ]
+    assert answers["imported"].tolist() == [False, False, False]  # given in that store, not read from a file
     made, provenance = store.preferences(1)
     assert triples(made) == [(0, 1, 0.5, 2.0), (1, 0, 0.0, 1.0), (2, 1, 0.0, 1.0)] + [
         (2, 3, -1.0, 1.0),
@@ -325,7 +326,7 @@ def test_the_migrations_are_numbered_one_after_another():
 
 
 def counted(calls: list, fail: bool = False) -> Migration:
-    """A third migration (a column 'note' on model runs) that records each time it is applied (and
+    """A migration after the last (a column 'note' on model runs) that records each time it is applied (and
     takes a while, so that another Store may try to slip in); with ``fail`` it raises afterwards."""
 
     def apply(connection):
@@ -335,7 +336,7 @@ def counted(calls: list, fail: bool = False) -> Migration:
         if fail:
             raise RuntimeError("a step failing after its change")
 
-    return Migration(3, "a note on model runs", apply)
+    return Migration(len(MIGRATIONS) + 1, "a note on model runs", apply)
 
 
 def versions(url: str) -> list[int]:
@@ -347,8 +348,8 @@ def versions(url: str) -> list[int]:
 
 
 def test_each_migration_is_applied_once_even_by_stores_opening_together(new_database, monkeypatch):
-    """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the third step is
-    applied once, its version recorded once after 1 and 2; a new store records every version without
+    """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the extra step is
+    applied once, its version recorded once after 1, 2 and 3; a new store records every version without
     applying a step."""
     calls = []
     monkeypatch.setattr("ordercore.studio.store.migrations.MIGRATIONS", (*MIGRATIONS, counted(calls)))
@@ -369,14 +370,14 @@ def test_each_migration_is_applied_once_even_by_stores_opening_together(new_data
     for thread in threads:
         thread.join()
     Store(url).engine.dispose()
-    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3]
+    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4]
     new = new_database()
     Store(new).engine.dispose()
-    assert calls == [1] and versions(new) == [1, 2, 3]
+    assert calls == [1] and versions(new) == [1, 2, 3, 4]
 
 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeypatch):
-    """The third step fails after adding its column: opening raises, and the store of release 0.2.0 is
+    """An extra step fails after adding its column: opening raises, and the store of release 0.2.0 is
     as it was (no column, no assessments, no versions, every row); without the step it opens."""
     url = new_database()
     tables = old_store(url, before_sides=False)
@@ -386,7 +387,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeyp
         Store(url)
     assert (old_rows(url, tables), described(url)) == before
     monkeypatch.undo()
-    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2]
+    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3]
 
 
 def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
@@ -394,10 +395,10 @@ def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
     store.create_session("s", settings={"n_rows": 3})
     with store.engine.begin() as connection:
         connection.execute(
-            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (3, 'later', :at)"),
+            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (4, 'later', :at)"),
             {"at": WRITTEN},
         )
     store.engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 3, newer than this ordercore knows \\(2\\)"):
+    with pytest.raises(RuntimeError, match="schema version 4, newer than this ordercore knows \\(3\\)"):
         Store(database_url)
-    assert versions(database_url) == [1, 2, 3]
+    assert versions(database_url) == [1, 2, 3, 4]

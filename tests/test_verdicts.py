@@ -4,7 +4,7 @@ import numpy as np
 
 from ordercore.knowledge.label_cv import Blend
 from ordercore.knowledge.trust import SourceTrust, Trust
-from ordercore.studio.verdicts import ClickStanding, gain_verdict, zero_weight_reasons
+from ordercore.studio.verdicts import ClickStanding, gain_verdict, trials_verdict, zero_weight_reasons
 
 
 def test_a_gain_is_worded_by_its_interval():
@@ -88,3 +88,16 @@ def test_a_rule_surely_worse_than_a_coin_is_called_reversed():
         "rule #4: reversed: weight 0: right on only 1 of 64 labeled pairs (2%), surely worse than a coin: it "
         "orders the rows the wrong way round. Is its direction reversed (higher and lower swapped)?"
     ]
+
+
+def test_an_experiments_improvement_is_worded_by_its_p_value():
+    """The new user's case: 'Improvement 6.1%' beside p = 0.15 is within the noise, not a gain."""
+    kind, words = trials_verdict(0.061, 0.15, 4)
+    assert kind == "info" and words.startswith("Within the noise: a 6.1% lower test MAE over 4 trials")
+    assert "(p = 0.15)" in words
+    assert trials_verdict(0.061, 0.004, 20) == (
+        "success",
+        "SSL's test MAE is 6.1% lower than SVR's over 20 trials, more than chance explains (p = 0.004).",
+    )
+    assert trials_verdict(-0.02, 0.01, 20)[0] == "error" and "2.0% higher" in trials_verdict(-0.02, 0.01, 20)[1]
+    assert trials_verdict(0.03, None, 1)[0] == "info" and trials_verdict(0.03, float("nan"), 1)[1].startswith("Too few")

@@ -120,10 +120,12 @@ class RowNames:
     def answers_table(self, answers: pd.DataFrame, rule_names: dict) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
-        rule audited, or the pair choice) and when."""
+        rule audited, the pair choice, or a file imported) and when."""
         source = answers["rule_id"].map(
             lambda rule: "pair choice" if pd.isna(rule) else f"audit of {rule_names.get(int(rule), 'a removed rule')!r}"
         )
+        if "imported" in answers:
+            source = source.where(~answers["imported"].to_numpy(dtype=bool), "import (a file)")
         return pd.DataFrame(
             {
                 "answer": answers["id"].astype(int).map(lambda k: f"#{k}"),

@@ -157,3 +157,24 @@ class ClickStanding:
             "SSL also weighs the labels and any rules: where those disagree with an answer, it can still break "
             "it. More answers raise their pull."
         )
+
+
+def trials_verdict(improvement: float, p_value: float | None, trials: int) -> tuple[str, str]:
+    """('success' | 'error' | 'info', words) for an experiment's mean improvement of SSL over SVR's test
+    MAE (a fraction) over ``trials`` trials, with its paired test's two-sided ``p_value``: SSL better or
+    worse where p < 0.05, within the noise otherwise (or with too few trials for a test)."""
+    change = f"{abs(improvement):.1%}"
+    if p_value is None or not np.isfinite(p_value):
+        return "info", f"Too few trials to tell the {change} change from chance ({trials} trial(s): run more)."
+    if p_value < 0.05:
+        better = improvement > 0
+        return (
+            ("success" if better else "error"),
+            f"SSL's test MAE is {change} {'lower' if better else 'higher'} than SVR's over {trials} trials, "
+            f"more than chance explains (p = {p_value:.2g}).",
+        )
+    return (
+        "info",
+        f"Within the noise: a {change} {'lower' if improvement > 0 else 'higher'} test MAE over {trials} trials, "
+        f"which chance alone gives often (p = {p_value:.2g}); more trials would tell.",
+    )

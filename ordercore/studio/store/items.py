@@ -305,11 +305,12 @@ class ItemStore:
 
     def answers(self, session_id: int) -> pd.DataFrame:
         """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
-        created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers) and swapped
-        (a nullable boolean: <NA> where not recorded)."""
+        created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers), swapped
+        (a nullable boolean: <NA> where not recorded) and imported (True for an answer read from a file)."""
         frame = session_rows(self.engine, answers, session_id)
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
         frame["swapped"] = frame["swapped"].astype("boolean")
+        frame["imported"] = frame["imported"].astype("boolean").fillna(False).astype(bool)
         return frame
 
     def edit_answer(self, answer_id: int, annotator: str, choice: str) -> None:

@@ -165,9 +165,16 @@ def _assessments_table() -> sa.Table:
     )
 
 
+# ---------------------------------------------------------------------------------------- 3
+def _answers_imported() -> sa.Column:
+    """The column migration 3 adds to the answers, frozen: whether an answer was read from a file."""
+    return sa.Table("answers", sa.MetaData(), sa.Column("imported", sa.Boolean, nullable=True)).c.imported
+
+
 MIGRATIONS = (
     Migration(1, "the tables of release 0.2.0 (columns and tables added since the first store)", _complete_release_0_2),
     Migration(2, "shared trust assessments", lambda connection: _assessments_table().create(connection)),
+    Migration(3, "answers read from a file marked as imported", lambda c: _add_column(c, _answers_imported())),
 )
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 

@@ -81,6 +81,9 @@ answers = sa.Table(
     # Whether A and B were shown the other way round from the order the pair was drawn in (for a rule's
     # pair: whether A is the rule's loser); NULL where not recorded (older answers, the library's own).
     sa.Column("swapped", sa.Boolean, nullable=True),
+    # True for an answer read from a file (``import_answers``), NULL for one given in this store (and every
+    # answer of a store from before migration 3).
+    sa.Column("imported", sa.Boolean, nullable=True),
 )
 
 preferences = sa.Table(

@@ -216,7 +216,7 @@ class TransferStore:
                 key = tuple(row[name] for name in ANSWER_KEY)
                 if key not in seen:
                     seen.add(key)
-                    new.append(row | {"rule_id": None})
+                    new.append(row | {"rule_id": None, "imported": True})
             if new:
                 insert_items(connection, ANSWERS, session_id, new, touch(connection, session_id))
         return len(new)
