@@ -21,7 +21,6 @@ from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
-from ordercore.studio.store.rules import rule_identity
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""
@@ -149,7 +148,7 @@ def check_rules(rules: list[Rule], target: str | None = None) -> None:
     from 1 in the order given."""
     refuse_leaking_rules(rules, target)
     for k, rule in enumerate(rules):
-        first = next((h for h in range(k) if rule_identity(rules[h]) == rule_identity(rule)), None)
+        first = next((h for h in range(k) if rules[h].identity() == rule.identity()), None)
         if first is not None:
             raise ValueError(
                 f"rule {k + 1} {rule.name!r} is the same as rule {first + 1} {rules[first].name!r} (the same "

@@ -29,7 +29,7 @@ from ordercore.csv_floats import read_csv
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.row_names import RowNames
-from ordercore.studio.store import check_annotator, rule_identity
+from ordercore.studio.store import check_annotator
 from ordercore.studio.store.transfer import ROW_COLUMNS
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -167,16 +167,16 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
-    held = {rule_identity(rule) for _, rule in store.rules(session_id)}  # the same rule under another name too
+    held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
     made = []
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
-        if rule_identity(rule) not in held:
+        if rule.identity() not in held:
             pairs = document.get("pairs")
             max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
             made.append((rule, generated, by))
-            held.add(rule_identity(rule))
+            held.add(rule.identity())
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
     return _said(len(made), len(file.rules), "rule")

@@ -50,6 +50,11 @@ class Rule:
     margin: float = 0.0
     weight: float = 1.0
 
+    def identity(self) -> tuple:
+        """What makes two rules the same rule: their conditions, as a set, and their ordering (frozen
+        dataclasses: amounts compare as numbers, 5 == 5.0).  Not the name, margin or weight."""
+        return frozenset(self.conditions), self.ordering
+
     def __post_init__(self):
         object.__setattr__(self, "conditions", tuple(self.conditions))
         if not isinstance(self.name, str) or not self.name.strip():

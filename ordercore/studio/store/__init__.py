@@ -33,7 +33,6 @@ from ordercore.studio.store.limits import ANNOTATOR_MAX_LENGTH, MAX_INTEGER, MAX
 from ordercore.studio.store.migrations import MIGRATIONS, SCHEMA_LOCK
 from ordercore.studio.store.preferences import decode_block, encode_block
 from ordercore.studio.store.queue import MAX_COPIES
-from ordercore.studio.store.rules import rule_identity
 from ordercore.studio.store.schema import metadata, preference_blocks
 from ordercore.studio.store.sessions import (
     CONTENT_WORDS,
@@ -70,6 +69,5 @@ __all__ = [
     "metadata",
     "preference_blocks",
     "rating_scale",
-    "rule_identity",
     "store_url",
 ]

@@ -14,18 +14,12 @@ from ordercore.studio.store.schema import answers, preference_blocks, preference
 from ordercore.studio.store.sessions import lock_session, n_rows, now, session_of, touch
 
 
-def rule_identity(rule: Rule) -> tuple:
-    """What makes two rules the same rule: their conditions, as a set, and their ordering (frozen
-    dataclasses: amounts compare as numbers, 5 == 5.0).  Not the name, margin or weight."""
-    return frozenset(rule.conditions), rule.ordering
-
-
 def _repeated(connection, session_id: int, rule: Rule) -> str | None:
-    """Why ``rule`` may not be added, if the session holds the same rule (``rule_identity``), else
+    """Why ``rule`` may not be added, if the session holds the same rule (``Rule.identity``), else
     None; read in the caller's transaction, which has locked the session."""
     query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(rules.c.session_id == session_id)
     for held in connection.execute(query.order_by(rules.c.id)):
-        if rule_identity(Rule.from_json(held.spec)) == rule_identity(rule):
+        if Rule.from_json(held.spec).identity() == rule.identity():
             return f"this rule is the same as rule #{held.id} {held.name!r} (the same conditions and ordering)"
     return None
 
@@ -37,7 +31,7 @@ class RuleStore:
 
     def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
         """Store a rule and the preferences it made, in one transaction; returns the rule's id.
-        ``ValueError`` naming the rule it repeats if the session holds the same rule (``rule_identity``;
+        ``ValueError`` naming the rule it repeats if the session holds the same rule (``Rule.identity``;
         also one added by another process at the same moment), nothing written then."""
         annotator = check_annotator(annotator)
         if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
