@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within
+from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import data_settings
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session import SessionEngine
@@ -185,6 +186,58 @@ def test_an_unknown_option_group_is_named_with_the_known_ones(store, engine):
     with pytest.raises(KeyError, match="no option group 'nogroup'; the session's are 'labelling', 'ratings'"):
         engine.set_options("nogroup", x=1)
     assert store.session_by_id(engine.id).settings == before
+
+
+def test_an_unknown_option_is_refused_naming_the_groups_options(store, engine):
+    """A typo ('rating_scale' for 'scale') would be stored and do nothing: refused, nothing stored."""
+    before = store.session_by_id(engine.id).settings
+    with pytest.raises(KeyError, match="no option 'rating_scale' in 'ratings'; its options are 'scale', 'text'"):
+        engine.set_options("ratings", rating_scale=3)
+    assert store.session_by_id(engine.id).settings == before
+    engine.set_options("ratings", scale=3)
+    assert engine.options("ratings")["scale"] == 3
+
+
+# ---------------------------------------------------------------------------------------- a second corpus
+def test_a_rule_reading_the_target_is_refused_by_the_engine_and_on_import(store, engine):
+    """Ordering by the price (or pairing rows on it) would carry the held-out rows' prices into SSL."""
+    for rule in (
+        Rule("dearer", [Within("age", 5.0)], Ordering("price")),
+        Rule("by price", [Within("price", 9.0)], Ordering("rooms")),
+    ):
+        with pytest.raises(
+            ValueError, match=f"rule '{rule.name}' reads the target column 'price': its preferences would leak"
+        ):
+            engine.add_rule("ann", rule, PreferenceSet.order([0], [1]))
+    document = json.dumps([Rule("ok", [Within("age", 5.0)], Ordering("rooms")).to_dict(), rule.to_dict()])
+    with pytest.raises(ValueError, match="rule 2 of the file: rule 'by price' reads the target column 'price'"):
+        engine.import_file("rules.json", document.encode(), "zed")
+    assert store.contents(engine.id)["rules"] == 0 and len(store.preferences(engine.id)[0]) == 0
+
+
+def test_another_sessions_answers_grades_and_rules_are_not_changed_through_this_one(store, engine):
+    other = SessionEngine(store, new_session(store, "other", table()), "test", NoJob())
+    other.set_model(automatic_trust=False)
+    answer = other.answer("bo", (0, 1), "a")
+    grade = other.grade("bo", 2, 3)
+    rule = other.add_rule("bo", Rule("r", [Within("age", 5.0)], Ordering("rooms")), PreferenceSet.order([3], [4]))
+    other.wait(60)
+    before = held(store, other.id)
+    for change, kind in [
+        (lambda: engine.edit_answer("bo", answer, "b"), f"answer #{answer}"),
+        (lambda: engine.remove_answer("bo", answer), f"answer #{answer}"),
+        (lambda: engine.edit_grade("bo", grade, 1), f"grade #{grade}"),
+        (lambda: engine.remove_grade("bo", grade), f"grade #{grade}"),
+        (lambda: engine.remove_rule(rule), f"rule #{rule}"),
+    ]:
+        with pytest.raises(KeyError, match=f"{kind} is not one of this session's"):
+            change()
+    after = held(store, other.id)
+    assert after[0] == before[0] and after[1] == before[1] and np.array_equal(after[2], before[2])
+    other.remove_rule(rule)  # through its own session it is removed
+    assert store.contents(other.id)["rules"] == 0
+    other.wait(60)
+    other.close()
 
 
 # ---------------------------------------------------------------------------------------- U18, U19, U20

@@ -1,12 +1,10 @@
 """The labelling session engine: one object per session over the store, with no Streamlit in it.
 
-A page draws what the engine holds and forwards the expert's actions to it.  Every write (an answer,
-an undo or edit, a rule, a grade, an import) is committed to the store first; then the engine decides
-what follows: the sources of preferences have changed, so automatic trust assesses them again
-(``session_trust``), and the next ``trained()`` refits SSL, warm (``training``).  What an engine
-holds in memory (the data, the fits, the jobs) is rebuilt from the store on demand, so two engines over
-one store (two Studio processes) see the same session, and one assessment serves them both.
-"""
+A page draws what the engine holds and forwards the expert's actions to it.  Every write (an answer, an
+undo or edit, a rule, a grade, an import) is checked (``session_checks``) and committed to the store
+first; then the sources of preferences have changed, so automatic trust assesses them again
+(``session_trust``), and the next ``trained()`` refits SSL, warm (``training``).  What an engine holds
+in memory is rebuilt from the store on demand: two engines over one store see the same session."""
 
 from __future__ import annotations
 
@@ -31,7 +29,7 @@ from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.offers import skipped_pairs
 from ordercore.studio.ratings import default_text_column
-from ordercore.studio.session_checks import check_file_margins, check_model_changes, check_option_group, stored_ok
+from ordercore.studio.session_checks import check_file, check_model, check_options, check_rule, in_session, stored_ok
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
 from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
@@ -117,13 +115,14 @@ class SessionEngine:
     # ------------------------------------------------------------------------------ options
     def options(self, group: str) -> dict:
         """A group of options stored with the session ('labelling' or 'ratings'), defaults filled in."""
-        defaults = check_option_group(group, {"labelling": LABELLING, "ratings": RATINGS})
+        defaults = check_options(group, {"labelling": LABELLING, "ratings": RATINGS})
         return defaults | self.info().settings.get(group, {})
 
     def set_options(self, group: str, **changes) -> None:
         """Store changed options (read afresh, so that a change made meanwhile elsewhere is kept);
         ``ValueError`` from the store (a rating scale off 2 … 9, or changed once grades are held)."""
         settings = dict(self.info().settings)
+        check_options(group, {"labelling": LABELLING, "ratings": RATINGS}, changes)
         settings[group] = self.options(group) | changes
         self.store.update_settings(self.id, settings)
         self.changed()
@@ -135,7 +134,7 @@ class SessionEngine:
         """Store the session's model settings with ``changes`` (``ModelSettings`` fields); every annotator
         trains with them.  Work starts only where a setting in use changed; ``ValueError``: one not offered."""
         current = self.model_settings()
-        check_model_changes(changes.get("family", current.family), changes)
+        check_model(changes.get("family", current.family), changes)
         new = current.changed(**changes)
         if new != current:
             settings = dict(self.info().settings)
@@ -210,19 +209,19 @@ class SessionEngine:
         return self._changed(self.store.undo_answer(self.id, annotator))
 
     def edit_answer(self, annotator: str, answer_id: int, choice: str) -> None:
-        self._changed(self.store.edit_answer(answer_id, annotator, choice))
+        self._changed(self.store.edit_answer(in_session(answer_id, self.answers()["id"], "answer"), annotator, choice))
 
     def remove_answer(self, annotator: str, answer_id: int) -> None:
-        self._changed(self.store.remove_answer(answer_id, annotator))
+        self._changed(self.store.remove_answer(in_session(answer_id, self.answers()["id"], "answer"), annotator))
 
     def add_rule(self, annotator: str, rule: Rule, made: PreferenceSet) -> int:
         """Store ``rule`` with the preferences it made; ``ValueError`` (nothing stored) for a margin the
         models cannot fit or a rule the session already holds."""
-        check_margin(self._need_data(), rule.margin)
+        check_rule(self._need_data(), rule)
         return self._changed(self.store.add_rule(self.id, rule, made, annotator))
 
     def remove_rule(self, rule_id: int) -> None:
-        self._changed(self.store.remove_rule(rule_id))
+        self._changed(self.store.remove_rule(in_session(rule_id, [k for k, _ in self.rules()], "rule")))
 
     def import_file(self, name: str, content: bytes, annotator: str) -> str:
         """Import an exported file (preferences, answers, rules or grades), checked whole before anything
@@ -231,7 +230,7 @@ class SessionEngine:
         labeled = np.zeros(len(data.frame), dtype=bool)
         labeled[data.labeled] = True
         file = read_session_file(name, content, data.row_names)
-        check_file_margins(file, data)
+        check_file(file, data)
         return self._changed(import_session_file(self.store, self.id, file, data.frame, labeled, annotator))
 
     def export(self, kind: str, format: str = "csv") -> str:
@@ -257,10 +256,10 @@ class SessionEngine:
         return int(own["row"].iloc[-1])
 
     def edit_grade(self, annotator: str, grade_id: int, value: int) -> None:
-        self.store.edit_grade(grade_id, annotator, value)
+        self.store.edit_grade(in_session(grade_id, self.grades()["id"], "grade"), annotator, value)
 
     def remove_grade(self, annotator: str, grade_id: int) -> None:
-        self.store.remove_grade(grade_id, annotator)
+        self.store.remove_grade(in_session(grade_id, self.grades()["id"], "grade"), annotator)
 
     # ------------------------------------------------------------------------------ grades
     def rating_options(self) -> dict:

@@ -1,5 +1,6 @@
 """What the session engine checks before it writes (issue 32): imported margins the models can fit,
-model settings the Studio offers, and option groups it knows.  Each check raises one ``ValueError``
+rules that do not read the target, items of this session, model settings the Studio offers, and
+option groups and options it knows.  Each check raises one ``ValueError``
 (``KeyError`` for an unknown option group) in words, before the store is touched."""
 
 from __future__ import annotations
@@ -10,19 +11,41 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ordercore.knowledge.rules import Rule
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.data import check_margin
 from ordercore.studio.workbench import studio_models
 
 TIME_LIMIT_RANGE = (5.0, 600.0)
 """The seconds a retrain may take, as the Model page offers them (its shortest and longest)."""
 
 
-def check_file_margins(file, data) -> None:
+def check_rule(data, rule: Rule) -> None:
+    """``ValueError`` for a rule the session cannot take: a margin the models cannot fit on ``data``'s
+    labels, or a column that is the target (its preferences would order rows by their labels, the
+    held-out rows' too: the test error would flatter SSL)."""
+    check_margin(data, rule.margin)
+    target = data.dataset.metadata["target"]
+    if target in {rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())}:
+        raise ValueError(f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels")
+
+
+def check_file(file, data) -> None:
     """``ValueError`` naming the first line of an imported ``file`` (``session_files.SessionFile``) whose
-    margin the models cannot fit on ``data``'s labels (more than 1e9 times their spread)."""
+    margin the models cannot fit on ``data``'s labels (more than 1e9 times their spread), or the first
+    rule that reads the target (``check_rule``)."""
     scaling = TargetScaling.from_labels(data.y_true[data.labeled])
     if file.kind == "rules":
+        for k, document in enumerate(file.rules, start=1):
+            try:
+                rule = Rule.from_dict(document)
+            except (ValueError, TypeError, KeyError):  # the import says what is wrong with it
+                continue
+            try:
+                check_rule(data, rule)
+            except ValueError as error:
+                raise ValueError(f"rule {k} of the file: {error}; nothing was imported") from None
         margins = [document.get("margin", 0.0) for document in file.rules]
         made = _pairs_with([m if isinstance(m, numbers.Real) else 0.0 for m in margins])
         _first_bad(scaling, made, "rule {} of the file")
@@ -51,7 +74,7 @@ def _first_bad(scaling: TargetScaling, made: PreferenceSet, where: str) -> None:
             raise ValueError(f"{where.format(number)}: {error}; nothing was imported") from None
 
 
-def check_model_changes(family: str, changes: dict) -> None:
+def check_model(family: str, changes: dict) -> None:
     """``ValueError`` naming a setting ``set_model`` was given that the Studio does not offer: a
     parameter value off its family's choices, a time limit off ``TIME_LIMIT_RANGE``."""
     models = studio_models()
@@ -82,11 +105,23 @@ def check_time_limit(value) -> float:
     return float(value)
 
 
-def check_option_group(group, groups: dict):
-    """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones."""
+def check_options(group, groups: dict, changes=()):
+    """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones,
+    or an option of ``changes`` the group does not have (a typo would be stored and do nothing)."""
     if not isinstance(group, str) or group not in groups:
         raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
+    unknown = [name for name in changes if name not in groups[group]]
+    if unknown:
+        raise KeyError(f"no option {unknown[0]!r} in {group!r}; its options are {', '.join(map(repr, groups[group]))}")
     return groups[group]
+
+
+def in_session(item_id, held, kind: str) -> int:
+    """``item_id`` if it is one of the session's ``held`` ids (its answers', grades' or rules'); else
+    ``KeyError``: another session's item is never changed through this one."""
+    if int(item_id) not in {int(k) for k in held}:
+        raise KeyError(f"{kind} #{item_id} is not one of this session's")
+    return int(item_id)
 
 
 def stored_ok(settings):
