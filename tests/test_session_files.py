@@ -109,6 +109,21 @@ def test_a_preferences_export_imports_back_with_each_preference_kept_with_its_an
     assert imported(store, target.id, name, text, homes) == f"Nothing was imported: {held}."
 
 
+def test_a_sessions_whole_export_imported_counts_each_preference_once(store, homes, source):
+    """Rules, answers, then the preferences file of the same session (which holds the rules' and the
+    answers' preferences too): the target ends with the source's preferences, none twice."""
+    frame, labeled = homes
+    target = store.create_session("target", settings={"n_rows": len(frame)})
+    files = exported(store, source.id)
+    for name in ("rules.json", "answers.csv"):
+        imported(store, target.id, name, files[name], homes)
+    made, provenance = store.preferences(source.id)
+    new = int((provenance["source"] == "import").sum())  # the source's own import: in no rule or answer
+    said = imported(store, target.id, "preferences.csv", files["preferences.csv"], homes)
+    assert said == f"Imported {new} preferences ({len(made) - new:,} were already in the session)."
+    assert sorted(triples(store.preferences(target.id)[0])) == sorted(triples(made))
+
+
 def test_a_bad_file_is_refused_whole_and_nothing_is_written(store, homes, source):
     frame, labeled = homes
     answers = store.export_answers(source.id)

@@ -100,17 +100,17 @@ def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
     return keys(made).isin(keys(held))
 
 
-def _imported(connection, session_id: int) -> PreferenceSet:
-    """The session's imported preferences (blocks, and rows of stores from before blocks), read in
-    the caller's transaction."""
+def _held(connection, session_id: int) -> PreferenceSet:
+    """Every preference the session holds, from rules, answers and imports alike (blocks, and rows),
+    read in the caller's transaction."""
     blocks = connection.execute(
         sa.select(preference_blocks.c.content, preference_blocks.c.n_preferences).where(
-            preference_blocks.c.session_id == session_id, preference_blocks.c.source == "import"
+            preference_blocks.c.session_id == session_id
         )
     ).all()
     rows = connection.execute(
         sa.select(preferences.c.i, preferences.c.j, preferences.c.margin, preferences.c.weight).where(
-            preferences.c.session_id == session_id, preferences.c.source == "import"
+            preferences.c.session_id == session_id
         )
     ).all()
     held = [decode_block(block.content, block.n_preferences) for block in blocks]
@@ -176,8 +176,9 @@ class TransferStore:
 
     def import_preferences(self, session_id: int, made: PreferenceSet, annotator: str, annotators=None) -> int:
         """Add preferences read from a file (source 'import'), leaving out those the session already
-        holds from an import (the same i, j, margin and weight); returns how many were added (0: the
-        file held nothing new, and nothing was written).  annotators : who made each preference (p,),
+        holds, from a rule, an answer or an import (the same i, j, margin and weight: a session's own
+        export imported beside its rules and answers counts each once); returns how many were added (0:
+        the file held nothing new, and nothing was written).  annotators : who made each preference (p,),
         e.g. the ``annotator`` column of an export, kept as one block per annotator; None: ``annotator``
         (the person importing) for all."""
         annotator = check_annotator(annotator)
@@ -188,7 +189,7 @@ class TransferStore:
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
-            new = ~_rows_in(made, _imported(connection, session_id))
+            new = ~_rows_in(made, _held(connection, session_id))
             made, names = made[new], names[new]
             if len(made) == 0:
                 return 0
