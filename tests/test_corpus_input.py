@@ -218,3 +218,23 @@ def test_trials_without_preferences_summarize_without_a_warning(recwarn):
     summary = summarize(results)
     assert np.isnan(summary["preference_accuracy_mean"]) and summary["svr_mae_mean"] == 2.5
     assert [str(w.message) for w in recwarn] == []
+
+
+def test_a_studio_preferences_export_is_read_by_its_ids_not_its_positions(tmp_path):
+    """A second corpus' SW1: the Studio exports home_id_i, i, home_id_j, j (i, j its own positions);
+    with --id home_id the ids name the rows, here in a table whose order differs from the session's."""
+    from ordercore.cli.tabular import Table, read_preferences
+
+    table_path = tmp_path / "homes.csv"
+    pd.DataFrame({"home_id": [30, 10, 20, 40], "x": [1.0, 2.0, 3.0, 4.0], "price": [1, 2, 3, 4]}).to_csv(
+        table_path, index=False
+    )
+    export = tmp_path / "preferences.csv"
+    # In the session's table home 10 was row 0, home 20 row 1, home 30 row 2; the last is unary (j empty).
+    export.write_text("home_id_i,i,home_id_j,j,margin,weight\n20,1,10,0,0.5,1\n30,2,,-1,0,2\n")
+    made = read_preferences(export, Table.read(table_path, "price", id_column="home_id"))
+    assert made.i.tolist() == [2, 0] and made.j.tolist()[0] == 1 and made.margin.tolist() == [0.5, 0.0]
+    with pytest.raises(
+        ValueError, match="names its rows by 'home_id' \\(columns home_id_i, home_id_j\\): give --id home_id"
+    ):
+        read_preferences(export, Table.read(table_path, "price"))

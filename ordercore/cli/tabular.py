@@ -115,7 +115,7 @@ def read_preferences(path: Path, table: Table) -> PreferenceSet:
     """Preferences from a CSV (columns i, j[, margin, weight]) or JSON file, their rows checked
     against ``table``.  ``ValueError`` naming the file for anything wrong."""
     try:
-        frame = read_preference_table(path)
+        frame = by_ids(read_preference_table(path), table)
         frame["i"], frame["j"] = table.rows(frame["i"], "i"), table.rows(frame["j"], "j")
         neither = np.flatnonzero((frame["i"] == ZERO).to_numpy() & (frame["j"] == ZERO).to_numpy())
         if neither.size:
@@ -128,6 +128,29 @@ def read_preferences(path: Path, table: Table) -> PreferenceSet:
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
     return preferences
+
+
+def by_ids(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+    """A preference table whose rows are named by the id columns the Studio's exports write beside the
+    positions i and j (``home_id_i``, ``home_id_j`` for the id column home_id): those ids as i and j,
+    when the table has that id column; ``ValueError`` when it has none (positions would land on other
+    rows of a table in another order)."""
+    named = [c[:-2] for c in frame.columns if str(c).endswith("_i") and f"{c[:-2]}_j" in frame.columns]
+    if not named:
+        return frame
+    if table.ids is None or table.ids.name not in named:
+        raise ValueError(
+            f"it names its rows by {named[0]!r} (columns {named[0]}_i, {named[0]}_j): give --id {named[0]}"
+        )
+    column = table.ids.name
+    return frame.assign(i=_id_text(frame[f"{column}_i"]), j=_id_text(frame[f"{column}_j"]))
+
+
+def _id_text(values: pd.Series) -> pd.Series:
+    """Ids as text; a column of whole numbers read as floats (an empty cell among them) without '.0'."""
+    if not pd.api.types.is_float_dtype(values):
+        return values
+    return values.map(lambda v: "" if pd.isna(v) else (str(int(v)) if float(v).is_integer() else str(v)))
 
 
 def read_rules(path: Path) -> list[Rule]:
