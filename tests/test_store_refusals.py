@@ -274,3 +274,21 @@ def test_near_names_a_value_outside_the_degrees_plainly():
     values = {"lat": np.array([10.0, 20.0]), "lon": np.array([242.0, 10.0])}
     with pytest.raises(ValueError, match=r"1 row\(s\) do not \(e.g. 242.0\)$"):
         Near("lat", "lon", 2.0).check_values(values)
+
+
+def test_an_export_of_an_unknown_kind_or_format_is_refused_in_words(engine):
+    for kind, format in [("everything", "csv"), ("answers", "xml"), ("answers", "json"), ("grades", "json")]:
+        with pytest.raises(ValueError, match=f"no export of '{kind}' as '{format}': a session exports answers and"):
+            engine.export(kind, format)
+    assert engine.export("rules").strip() and engine.export("preferences", "json").strip()
+
+
+def test_a_test_share_off_0_to_1_and_a_labeled_row_beyond_the_table_are_refused_naming_them():
+    frame = table()
+    for fraction in (-0.1, 1.0, 1.5):
+        with pytest.raises(ValueError, match=f"the test share must be at least 0 and below 1, got {fraction:g}"):
+            data_settings(frame, "upload", "price", ["x"], {"n_labeled": 10, "test_fraction": fraction})
+    with pytest.raises(ValueError, match="among the table's rows \\(row 500 is not one of its 0 … 59\\)"):
+        data_settings(frame, "upload", "price", ["x"], {"labeled": [0, 500]})
+    settings, _ = data_settings(frame, "upload", "price", ["x"], {"n_labeled": 10, "test_fraction": 0.0})
+    assert settings["test"] == [] and len(settings["labeled"]) == 10

@@ -169,18 +169,23 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
     (default 0.2) and settings['seed'] (default 0) among rows whose target is known.  With
     settings['labeled'] alone (rows chosen by hand), only the test rows are drawn."""
     dataset = prepare(frame, target, features, name=settings.get("name", "data"))
+    fraction = float(settings.get("test_fraction", DEFAULT_TEST_FRACTION))
+    if not 0 <= fraction < 1:
+        raise ValueError(f"the test share must be at least 0 and below 1, got {fraction:g}")
     known = np.flatnonzero(~np.isnan(dataset.y))
     rng = np.random.default_rng(int(settings.get("seed", 0)))
     if "labeled" in settings and "test" in settings:
         labeled, test = np.asarray(settings["labeled"], int), np.asarray(settings["test"], int)
     elif "labeled" in settings:  # chosen by hand; the test split is drawn from the other known rows
         labeled = np.unique(np.asarray(settings["labeled"], int))
-        if labeled.size == 0 or np.any((labeled < 0) | (labeled >= len(dataset.y))):
-            raise ValueError("choose at least one labeled row, among the table's rows")
+        outside = labeled[(labeled < 0) | (labeled >= len(dataset.y))]
+        if labeled.size == 0 or outside.size:
+            beyond = f" (row {outside[0]} is not one of its 0 … {len(dataset.y) - 1})" if outside.size else ""
+            raise ValueError(f"choose at least one labeled row, among the table's rows{beyond}")
         if np.isnan(dataset.y[labeled]).any():
             raise ValueError("every labeled row needs a target value")
         rest = rng.permutation(np.setdiff1d(known, labeled))
-        test = np.sort(rest[: int(round(float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)) * rest.size))])
+        test = np.sort(rest[: int(round(fraction * rest.size))])
     else:
         n_labeled = int(settings.get("n_labeled", DEFAULT_N_LABELED))
         if known.size < 2:
@@ -188,7 +193,7 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         if not 1 <= n_labeled < known.size:
             raise ValueError(f"the labeled budget must be between 1 and {known.size - 1} (rows with a target)")
         order = rng.permutation(known)
-        n_test = int(round(float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)) * (known.size - n_labeled)))
+        n_test = int(round(fraction * (known.size - n_labeled)))
         labeled, test = np.sort(order[:n_labeled]), np.sort(order[n_labeled : n_labeled + n_test])
     if np.intersect1d(labeled, test).size:
         raise ValueError("labeled and test rows overlap")

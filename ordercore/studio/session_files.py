@@ -185,6 +185,11 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
 def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str = "csv") -> str:
     """The session's ``kind`` file (one of ``KINDS``; preferences as 'csv' or 'json'), its rows named by
     the table's identifier where it has one (``transfer.by_id``); ``read_session_file`` reads it back."""
+    if kind not in KINDS or format not in ("csv", "json") or (format == "json" and kind in ("answers", "grades")):
+        raise ValueError(
+            f"no export of {kind!r} as {format!r}: a session exports answers and grades as 'csv', preferences as "
+            "'csv' or 'json', rules as JSON"
+        )
     ids = None if names.identifier is None else (names.identifier, names.labels)
     if kind == "preferences":
         return store.export_preferences(session_id, format, ids)
