@@ -115,11 +115,14 @@ class PreferenceSet:
     __slots__ = ("i", "j", "margin", "weight")
 
     def __init__(self, i, j, d=0.0, w=1.0):
+        lengths = {np.size(a) for a in (i, j, d, w) if np.ndim(a)}  # a list of one is not a scalar
         i = _index_array(i, "i")
         j = _index_array(j, "j")
         d = _real_array(d, "d (margin)")
         w = _real_array(w, "w (weight)")
         try:
+            if len(lengths) > 1:
+                raise ValueError
             i, j, d, w = np.broadcast_arrays(i, j, d, w)
         except ValueError:
             raise ValueError(

@@ -120,3 +120,12 @@ def test_sorted_unique_gives_the_distinct_values_and_where_each_value_is():
     distinct, inverse = sorted_unique(values)
     assert distinct.tolist() == sorted(set(values.tolist()))
     assert np.array_equal(distinct[inverse], values)
+
+
+def test_a_list_of_one_is_not_broadcast_like_a_scalar():
+    """A second corpus' SW11: order(i=[1, 2], j=[3]) made two preferences over row 3; a scalar 3 still does."""
+    with pytest.raises(ValueError, match="same length or be scalars; got lengths 2, 1, 1, 1"):
+        PreferenceSet.order([1, 2], [3])
+    with pytest.raises(ValueError, match="got lengths 2, 2, 1, 1"):
+        PreferenceSet([1, 2], [3, 4], 0.0, [1.0])
+    assert PreferenceSet.order([1, 2], 3).j.tolist() == [3, 3] and len(PreferenceSet([1, 2], [3, 4], 0.5, 2.0)) == 2
