@@ -244,6 +244,10 @@ def test_another_sessions_answers_grades_and_rules_are_not_changed_through_this_
 def test_a_url_of_an_unknown_database_kind_is_named():
     with pytest.raises(ValueError, match="^cannot open the store: 'nosuchdb' is not a database kind"):
         Store("nosuchdb://x/y")
+    with pytest.raises(
+        ValueError, match="^cannot open the store: 'just-a-name' is not a database URL \\(such as sqlite"
+    ):
+        Store("just-a-name")
 
 
 def test_another_programs_sqlite_file_is_refused_and_left_as_it_is(tmp_path):

@@ -102,8 +102,11 @@ def _engine(url: str) -> sa.Engine:
         raise ValueError(
             f"cannot open the store: {kind!r} is not a database kind SQLAlchemy knows or has installed"
         ) from None
-    except sa.exc.ArgumentError as error:
-        raise ValueError(f"cannot open the store: {error}") from None
+    except sa.exc.ArgumentError:
+        raise ValueError(
+            f"cannot open the store: {url!r} is not a database URL (such as sqlite:////path/studio.sqlite or "
+            "postgresql+psycopg://user@host/db); a file's path goes in ORDERCORE_STORE, a URL in ORDERCORE_STORE_URL"
+        ) from None
 
 
 def _check_sqlite_path(url: sa.engine.URL) -> None:
