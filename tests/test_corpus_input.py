@@ -2,6 +2,7 @@
 naming what is wrong and where, and leaves nothing written."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -238,3 +239,19 @@ def test_a_studio_preferences_export_is_read_by_its_ids_not_its_positions(tmp_pa
         ValueError, match="names its rows by 'home_id' \\(columns home_id_i, home_id_j\\): give --id home_id"
     ):
         read_preferences(export, Table.read(table_path, "price"))
+
+
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        (b"", "could not read the CSV: the file is empty (no header, no rows)"),
+        (b"a,b,y\n1,2,3\n4,5,6,7\n", "could not read the CSV: line 3 has 4 fields where the header has 3 (a stray"),
+    ],
+)
+def test_an_empty_file_and_a_ragged_line_are_said_in_words(content, said):
+    """A second corpus' UC2 and UC3: pandas' 'No columns to parse from file' and 'Error tokenizing data. C
+    error: Expected 3 fields in line 3, saw 4'."""
+    import io
+
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}"):
+        read_csv(io.BytesIO(content))
