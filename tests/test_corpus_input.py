@@ -255,3 +255,21 @@ def test_an_empty_file_and_a_ragged_line_are_said_in_words(content, said):
 
     with pytest.raises(ValueError, match=f"^{re.escape(said)}"):
         read_csv(io.BytesIO(content))
+
+
+def test_ids_with_leading_zeros_stay_as_written(tmp_path, capsys):
+    """A second corpus' SW5: ids 00001 … were read as numbers (predictions named 1, 2, …; a preference
+    naming 00041 refused as not an id; 00001 and 1 called a repeat)."""
+    table = pd.DataFrame({"home_id": [f"{k:05d}" for k in range(1, 41)], "x": np.arange(40.0)})
+    table["price"] = 3 * table["x"]
+    path = tmp_path / "zeros.csv"
+    table.to_csv(path, index=False)
+    (tmp_path / "p.csv").write_text("i,j\n00040,00001\n")
+    model = tmp_path / "m.npz"
+    arguments = ["fit", str(path), "--target", "price", "--id", "home_id", "--out", str(model)]
+    assert main([*arguments, "--preferences", str(tmp_path / "p.csv")]) == 0
+    assert main(["predict", str(model), str(path), "--out", str(tmp_path / "out.csv")]) == 0
+    written = pd.read_csv(tmp_path / "out.csv", dtype={"home_id": str})
+    assert written["home_id"].tolist() == table["home_id"].tolist()
+    (tmp_path / "both.csv").write_text("home_id,x,price\n00001,1,3\n1,2,6\n")
+    assert main(["fit", str(tmp_path / "both.csv"), "--target", "price", "--id", "home_id", "--out", str(model)]) == 0

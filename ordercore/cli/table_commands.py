@@ -65,7 +65,7 @@ def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
 def predict(args) -> int:
     out = _csv_out(args.out, [args.model, args.data])
     model_file = read_model(args.model)
-    table = Table.read(args.data)
+    table = Table.read(args.data, text_columns=[model_file.metadata["id"]] if model_file.metadata.get("id") else ())
     wrote = _write_csv(predict_table(model_file, table.frame), out)
     status(f"predicted {len(table.frame)} rows; wrote {wrote}")
     return 0

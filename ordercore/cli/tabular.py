@@ -47,10 +47,11 @@ class Table:
     ids: pd.Index | None
 
     @classmethod
-    def read(cls, path: Path, target: str | None = None, features=None, id_column: str | None = None) -> Table:
-        """``ValueError`` naming the file for an unreadable table, an unknown column or a bad id column."""
+    def read(cls, path: Path, target=None, features=None, id_column=None, text_columns=()) -> Table:
+        """``ValueError`` naming the file for an unreadable table, an unknown column or a bad id column; the
+        id column and ``text_columns`` read as text ('00041' stays itself)."""
         try:
-            frame = read_csv(path)
+            frame = read_csv(path, text_columns=[*text_columns, *([id_column] if id_column else [])])
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
         named = [c for c in [target, id_column, *(features or ())] if c is not None]

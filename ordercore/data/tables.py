@@ -270,9 +270,10 @@ DELIMITERS = (",", ";", "\t", "|")
 """The column separators ``read_csv`` recognises, from the header line: the one it holds most of."""
 
 
-def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
+def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
     """A CSV from a path, a file object or bytes, as data only (no code runs); at most ``max_rows``.
-    Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of."""
+    Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of; the
+    ``text_columns`` read as written (an id '00041' is not the number 41)."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
     size = _size(source)
@@ -283,7 +284,7 @@ def read_csv(source, max_rows: int = 200_000) -> pd.DataFrame:
     sep, start = _delimiter(source), source.tell() if hasattr(source, "read") else 0
     try:
         names = _header(source, sep)
-        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep)
+        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep, dtype=dict.fromkeys(text_columns, str))
     except UnicodeDecodeError:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({_bad_byte(source, start)}); save it as UTF-8"
