@@ -273,3 +273,22 @@ def test_ids_with_leading_zeros_stay_as_written(tmp_path, capsys):
     assert written["home_id"].tolist() == table["home_id"].tolist()
     (tmp_path / "both.csv").write_text("home_id,x,price\n00001,1,3\n1,2,6\n")
     assert main(["fit", str(tmp_path / "both.csv"), "--target", "price", "--id", "home_id", "--out", str(model)]) == 0
+
+
+def test_an_id_named_as_a_predicted_column_and_a_preference_file_given_twice_are_refused(homes, tmp_path, capsys):
+    """A second corpus' SW7 (an id column 'prediction' lost in predict's output) and SW8 (one file given
+    twice, its preferences doubled); preferences repeated by another source are said."""
+    path, frame = homes, pd.read_csv(homes)
+    renamed = tmp_path / "renamed.csv"
+    frame.rename(columns={"home_id": "prediction"}).to_csv(renamed, index=False)
+    out = str(tmp_path / "m.npz")
+    said = refused(["fit", str(renamed), "--target", "price", "--id", "prediction", "--out", out], capsys)
+    assert "--id 'prediction': predict writes a column of that name" in said
+    prefs = tmp_path / "p.csv"
+    prefs.write_text(f"i,j\n{frame['home_id'].iloc[1]},{frame['home_id'].iloc[0]}\n")
+    base = ["fit", str(path), "--target", "price", "--id", "home_id", "--out", out]
+    assert "names " + str(prefs) + " twice" in refused([*base, "--preferences", str(prefs), str(prefs)], capsys)
+    copy = tmp_path / "q.csv"
+    copy.write_text(prefs.read_text())
+    assert main([*base, "--preferences", str(prefs), str(copy)]) == 0
+    assert "and 2 preferences (1 of them given again by another file or rule: each counts)" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ordercore.cli.parser import writable
 from ordercore.cli.tabular import (
+    PREDICTED,
     Table,
     check_preference_file,
     fit_table,
@@ -27,6 +28,11 @@ MAX_LISTED = 10
 
 def fit(args) -> int:
     writable(args.out, [args.data, *args.preferences, *args.rules])
+    if args.id_column in PREDICTED:
+        raise ValueError(f"--id {args.id_column!r}: predict writes a column of that name; rename the id column")
+    repeated = [path for k, path in enumerate(args.preferences) if path in args.preferences[:k]]
+    if repeated:
+        raise ValueError(f"--preferences names {repeated[0]} twice: its preferences would count twice")
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = table.labeled()
     preferences = PreferenceSet.concatenate(
@@ -39,9 +45,11 @@ def fit(args) -> int:
     estimator, preprocessing = fit_table(table, preferences, args.model, parameters)
     metadata = {"target": args.target, "features": table.features, "id": args.id_column, "model": args.model}
     estimator.save(args.out, preprocessing=preprocessing, metadata=metadata)
+    twice = int(preferences.to_frame().duplicated(["i", "j", "margin"]).sum())
+    note = f" ({twice} of them given again by another file or rule: each counts)" if twice else ""
     status(
         f"fitted {args.model} on {len(table.frame)} rows ({int(labeled.sum())} labeled) and {len(preferences)} "
-        f"preferences; wrote {args.out}"
+        f"preferences{note}; wrote {args.out}"
     )
     return 0
 

@@ -256,6 +256,10 @@ def _fit(chosen: ModelFamily, estimator, X: np.ndarray, y: np.ndarray, preferenc
     return estimator.fit(X, pairwise)
 
 
+PREDICTED = ("prediction", "std", "lower", "upper")
+"""The columns ``predict_table`` writes besides the id: an id column may not be named as one of them."""
+
+
 def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
     """One row per row of ``frame``, in order: the id column when the model was fitted with one and
     ``frame`` has it, ``prediction``, and ``std`` where its family offers uncertainty (the GP), ``lower``
