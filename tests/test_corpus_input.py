@@ -292,3 +292,14 @@ def test_an_id_named_as_a_predicted_column_and_a_preference_file_given_twice_are
     copy.write_text(prefs.read_text())
     assert main([*base, "--preferences", str(prefs), str(copy)]) == 0
     assert "and 2 preferences (1 of them given again by another file or rule: each counts)" in capsys.readouterr().err
+
+
+def test_numbers_with_decimal_commas_are_named_as_such():
+    """A second corpus' SW6 and UC1: an Excel export ('54,0', '4,5', separated by ';') made age a category
+    silently, or was called 'an identifier?'."""
+    import io
+
+    rows = "".join(f"{k};{40 + k % 9},{k % 10};{k % 5},5;{100 + k}\n" for k in range(60))
+    content = ("\ufeffhome_id;age;income;price\n" + rows).encode()
+    with pytest.raises(ValueError, match=r"column 'age' holds numbers written with decimal commas \(54,5 for 54\.5\)"):
+        Preprocessing.fit(read_csv(io.BytesIO(content)), ["age", "income"])

@@ -166,13 +166,15 @@ def _refuse_infinite(values: np.ndarray, columns) -> None:
 NUMBER_MARKS = {
     "thousands separators (1,150 for 1150)": r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?",
     "percent signs (12.5%)": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*%",
+    "decimal commas (54,5 for 54.5)": r"[+-]?\d+,\d+",
 }
 """Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell."""
 
 
 def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
     """``ValueError`` naming the cells when most of a column's text cells are numbers written with
-    thousands separators or percent signs, which would otherwise make it a categorical feature."""
+    thousands separators, percent signs or decimal commas (an Excel export in another locale), which would
+    otherwise make it a categorical feature."""
     text = stray.astype(str).str.strip()
     for what, pattern in NUMBER_MARKS.items():
         marked = text[text.str.fullmatch(pattern)]
