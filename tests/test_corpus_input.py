@@ -303,3 +303,18 @@ def test_numbers_with_decimal_commas_are_named_as_such():
     content = ("\ufeffhome_id;age;income;price\n" + rows).encode()
     with pytest.raises(ValueError, match=r"column 'age' holds numbers written with decimal commas \(54,5 for 54\.5\)"):
         Preprocessing.fit(read_csv(io.BytesIO(content)), ["age", "income"])
+
+
+def test_check_finds_a_cycle_that_runs_across_files(tmp_path, capsys):
+    """A second corpus' SW9: 1 > 2 and 2 > 3 in one file, 3 > 1 in another (fit reads them together)."""
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text("i,j\n1,2\n2,3\n")
+    second.write_text("i,j\n3,1\n")
+    assert main(["check", str(first), str(second)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("a.csv: 2 preferences: 0 cycles, 0 conflicts, 0 duplicates")
+    assert lines[2:] == [
+        "the 2 files together: 3 preferences: 1 cycle, 0 conflicts, 0 duplicates",
+        "  cycle: 1 > 2 > 3",
+    ]
+    assert main(["check", str(first)]) == 0

@@ -94,10 +94,12 @@ def apply_rules(args) -> int:
 
 
 def check(args) -> int:
-    """Print what ``check_preference_graph`` finds in each file; 1 when anything, else 0."""
-    found = False
-    for path in args.preferences:
-        report, n_preferences, names = check_preference_file(path)
+    """Print what ``check_preference_graph`` finds in each file, and in them all together when there are
+    several (a cycle may run across files, as ``fit`` reads them); 1 when anything, else 0."""
+    found, paths = False, args.preferences
+    for group in [[path] for path in paths] + ([paths] if len(paths) > 1 else []):
+        report, n_preferences, names = check_preference_file(*group)
+        path = group[0] if len(group) == 1 else f"the {len(group)} files together"
         problems = [("cycle", [" > ".join(names[rows]) for rows in report.cycles])]
         problems.append(("conflict", [f"{names[i]} and {names[j]} preferred both ways" for i, j in report.conflicts]))
         problems.append(

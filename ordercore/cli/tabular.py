@@ -283,17 +283,24 @@ def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def check_preference_file(path: Path) -> tuple[GraphReport, int, pd.Index]:
-    """(report, number of preferences, names) for a preference file whose rows are named by position
-    or id alike: the report's row numbers index ``names``, the file's references as text.  A
-    ``source`` column, when present, tells equalities from conflicts (``check_preference_graph``)."""
+def check_preference_file(*paths: Path) -> tuple[GraphReport, int, pd.Index]:
+    """(report, number of preferences, names) for preference files read together (several: a cycle may
+    run across them) whose rows are named by position or id alike: the report's row numbers index
+    ``names``, the files' references as text.  A ``source`` column, when present, tells equalities from
+    conflicts (``check_preference_graph``)."""
+    frames = []
+    for path in paths:
+        try:
+            frames.append(read_preference_table(path))
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+    frame = pd.concat(frames, ignore_index=True)
     try:
-        frame = read_preference_table(path)
         text = {c: frame[c].astype("string").str.strip().fillna("") for c in ("i", "j")}
         names = pd.Index(sorted((set(text["i"]) | set(text["j"])) - {"", str(ZERO)}))
         # Row numbers into names; an empty reference or -1 is ZERO, get_indexer's "not found".
         preferences = PreferenceSet.from_frame(frame.assign(**{c: names.get_indexer(text[c]) for c in text}))
     except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+        raise ValueError(f"{', '.join(map(str, paths))}: {error}") from None
     sources = frame["source"].astype(str).to_numpy() if "source" in frame else None
     return check_preference_graph(preferences, sources), len(preferences), names
