@@ -425,3 +425,10 @@ def test_fits_after_the_users_own_highs_started_the_thread_scheduler(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     np.testing.assert_allclose(np.load(out), expected, atol=1e-6)
+
+
+def test_text_labels_are_refused_naming_y():
+    """A second corpus' UC4: numpy's 'could not convert string to float' did not say it was y."""
+    X = np.arange(60.0).reshape(30, 2)
+    with pytest.raises(ValueError, match="^y must hold numbers \\(labels; NaN marks an unlabeled row\\): could not"):
+        OrderPreferenceRegressor().fit(X, ["a"] * 30)

@@ -63,7 +63,11 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
-        y = column_or_1d(np.asarray(y, dtype=np.float64), warn=True)
+        try:
+            y = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"y must hold numbers (labels; NaN marks an unlabeled row): {error}") from None
+        y = column_or_1d(y, warn=True)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
         if np.isinf(y).any():
