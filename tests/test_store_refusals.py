@@ -296,3 +296,14 @@ def test_a_test_share_off_0_to_1_and_a_labeled_row_beyond_the_table_are_refused_
         data_settings(frame, "upload", "price", ["x"], {"labeled": [0, 500]})
     settings, _ = data_settings(frame, "upload", "price", ["x"], {"n_labeled": 10, "test_fraction": 0.0})
     assert settings["test"] == [] and len(settings["labeled"]) == 10
+
+
+def test_an_export_resaved_by_a_spreadsheet_imports_and_a_latin1_one_is_placed(store, engine):
+    """A second corpus' UC5 and UC6: an answers export resaved with a BOM and ';' was 'not a file the
+    Studio exports'; a Latin-1 byte gave Python's codec message, its position wrong and no line."""
+    resaved = "\ufeffhome_id_a;home_id_b;choice;annotator\n141;142;a;erin\n".encode()
+    assert engine.import_file("answers.csv", resaved, "erin") == "Imported 1 answer."
+    latin1 = "home_id_a,home_id_b,choice,annotator\n141,143,a,erin\n141,144,b,Zoë\n".encode("latin-1")
+    with pytest.raises(ValueError, match="^could not read the CSV: it is not UTF-8 text \\(byte 0xeb on line 3"):
+        engine.import_file("answers.csv", latin1, "erin")
+    assert store.contents(engine.id)["answers"] == 1

@@ -283,13 +283,13 @@ def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
         raise ValueError(
             f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
         )
-    sep, start = _delimiter(source), source.tell() if hasattr(source, "read") else 0
+    sep, start = delimiter(source), source.tell() if hasattr(source, "read") else 0
     try:
         names = _header(source, sep)
         frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep, dtype=dict.fromkeys(text_columns, str))
     except UnicodeDecodeError:
         raise ValueError(
-            f"could not read the CSV: it is not UTF-8 text ({_bad_byte(source, start)}); save it as UTF-8"
+            f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, start)}); save it as UTF-8"
         ) from None
     except pd.errors.EmptyDataError:
         raise ValueError("could not read the CSV: the file is empty (no header, no rows)") from None
@@ -332,7 +332,7 @@ def _check_names(names: list[str], frame: pd.DataFrame) -> None:
         seen[name] = position
 
 
-def _bad_byte(source, start: int) -> str:
+def bad_byte(source, start: int) -> str:
     """Where the first byte that is not UTF-8 is, from ``start`` of a file object (or a path's start):
     'byte 0xfc on line 5, column 40'."""
     if hasattr(source, "read"):
@@ -362,7 +362,7 @@ def _size(source) -> int:
     return end - start
 
 
-def _delimiter(source) -> str:
+def delimiter(source) -> str:
     """The ``DELIMITERS`` mark the first line of ``source`` (a path or a seekable file object, read back
     to where it was) holds most of; ',' when it holds none."""
     if hasattr(source, "read"):

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.csv_floats import read_csv
+from ordercore.data.tables import bad_byte, delimiter
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.row_names import RowNames
@@ -61,10 +62,16 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         return _read_json(content, names)
     identifier = None if names is None else names.identifier
     as_text = {"annotator": str} | {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
+    source = io.BytesIO(content)
     try:
-        # Annotators' names and ids as written: one named 007 is not the number 7.
-        table = read_csv(io.BytesIO(content), dtype=as_text if identifier else {"annotator": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as error:
+        # Annotators' names and ids as written: one named 007 is not the number 7.  Columns separated as
+        # the header is (an export resaved by a spreadsheet may use ';').
+        table = read_csv(source, sep=delimiter(source), dtype=as_text if identifier else {"annotator": str})
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, 0)}); save it as UTF-8"
+        ) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     return _classified(*_positions(table, names))
 
