@@ -321,3 +321,12 @@ def test_check_finds_a_cycle_that_runs_across_files(tmp_path, capsys):
         "  cycle: 1 > 2 > 3",
     ]
     assert main(["check", str(first)]) == 0
+
+
+def test_a_column_without_a_name_over_values_is_refused():
+    """A second corpus' SW10: a saved row index (an empty header cell over 0, 1, 2 …) became a feature
+    'Unnamed: 0'."""
+    import io
+
+    with pytest.raises(ValueError, match="^the header.s column 1 has no name \\(a row index saved with the table"):
+        read_csv(io.BytesIO(b",x,price\n0,1.5,3\n1,2.5,4\n2,3.5,5\n"))

@@ -317,13 +317,19 @@ def _header(source, sep: str) -> list[str]:
 
 
 def _check_names(names: list[str], frame: pd.DataFrame) -> None:
-    """``ValueError`` for a name the header repeats (pandas would rename it 'name.1'), or an empty
-    name over an empty column (a trailing comma on every line)."""
+    """``ValueError`` for a name the header repeats (pandas would rename it 'name.1'), or an empty name:
+    over an empty column (a trailing comma on every line), or over values (a row index saved with the
+    table: pandas would call it 'Unnamed: 0' and make it a feature)."""
     for position, name in enumerate(names):
         if name == "" and position < frame.shape[1] and frame.iloc[:, position].isna().all():
             raise ValueError(
                 f"the header's column {position + 1} has an empty name and no values (a trailing comma on each "
                 "line?): remove it"
+            )
+        if name == "":
+            raise ValueError(
+                f"the header's column {position + 1} has no name (a row index saved with the table?): name it, "
+                "or remove it"
             )
     seen = {}
     for position, name in enumerate(names, 1):
