@@ -100,8 +100,8 @@ def test_the_command_runs_each_strategy_and_labels_instead_on_the_same_trials(tm
         assert [t["seed"] for t in arm["trials"]] == [t["seed"] for t in result["arms"]["random"]["trials"]]
     accuracies = [t["expert_accuracy"] for t in result["arms"]["random"]["trials"]]
     assert accuracies == pytest.approx([0.8, 0.8], abs=0.03)  # found for the whole table, measured on each pool
-    printed = capsys.readouterr().out
-    assert "random: 4 answers" in printed and f"wrote {out}" in printed
+    printed = capsys.readouterr()
+    assert "random: 4 answers" in printed.out and printed.err.splitlines()[-1] == f"wrote {out}"
 
 
 def test_the_command_refuses_a_target_the_table_lacks(tmp_path):

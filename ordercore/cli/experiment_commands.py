@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
+from ordercore.cli.table_commands import status
 from ordercore.cli.tabular import Table, check_rules, read_rules
 from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import prepare
@@ -101,7 +102,7 @@ def write_result(args, result: dict) -> int:
     """Write an experiment's ``result`` to ``args.out`` as JSON, with the command that made it."""
     result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
     args.out.write_text(json.dumps(result, indent=1))
-    print(f"wrote {args.out}")
+    status(f"wrote {args.out}")  # on standard error, as every command's status line
     return 0
 
 
