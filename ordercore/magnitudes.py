@@ -36,7 +36,7 @@ def check_kernel_input(X: np.ndarray, kernel: str = "rbf", gamma=None, degree=3,
     """Raise ``ValueError`` when the kernel cannot be computed in float64 over X (n, n_features) and
     any rows of the same magnitude: the largest squared distance n_features (2 max|x|)^2 (which also
     bounds the inner products) must be finite, and for 'poly' (gamma n_features max|x|^2 + |coef0|)^degree
-    too (gamma None: 1 / n_features, as in ``ordercore.kernels``)."""
+    too (gamma None: 1 / n_features, as in ``ordercore.kernels``), and for 'rbf' gamma times that distance."""
     if X.size == 0:
         return
     n_features, largest = X.shape[1], np.max(np.abs(X))  # a numpy float: overflows to inf, never raises
@@ -45,6 +45,13 @@ def check_kernel_input(X: np.ndarray, kernel: str = "rbf", gamma=None, degree=3,
         if kernel == "poly":
             scale = 1.0 / n_features if gamma is None else np.float64(gamma)
             bounds.append((scale * n_features * largest**2 + abs(coef0)) ** degree)
+    with np.errstate(over="ignore"):
+        exponent = np.float64(gamma) * bounds[0] if kernel == "rbf" and gamma is not None else 0.0
+    if all(bound < LARGEST for bound in bounds) and not exponent < LARGEST:
+        raise ValueError(
+            f"gamma = {gamma:g} is too large for the 'rbf' kernel over {what}: gamma times a squared distance "
+            f"between rows (up to {bounds[0]:.3g}) overflows float64"
+        )
     if not all(bound < LARGEST for bound in bounds):
         raise ValueError(
             f"{what} is too large to compute the {kernel!r} kernel in float64: its largest absolute value, "

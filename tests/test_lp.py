@@ -1,5 +1,6 @@
 """The order-preference LP against an independent solver, its special cases, and warm re-solves."""
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -432,3 +433,14 @@ def test_text_labels_are_refused_naming_y():
     X = np.arange(60.0).reshape(30, 2)
     with pytest.raises(ValueError, match="^y must hold numbers \\(labels; NaN marks an unlabeled row\\): could not"):
         OrderPreferenceRegressor().fit(X, ["a"] * 30)
+
+
+def test_a_gamma_that_overflows_the_rbf_exponent_is_refused_without_a_warning():
+    """The first corpus' U7 at the library: gamma = 1e308 let scikit-learn print 'overflow encountered in
+    multiply'; 1e308 times a squared distance of about 43 overflows (float64 ends near 1.8e308)."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="^gamma = 1e\\+308 is too large for the 'rbf' kernel over X"):
+            OrderPreferenceRegressor(gamma=1e308).fit(X, X[:, 0])
+        OrderPreferenceRegressor(gamma=1e3).fit(X, X[:, 0])  # large, and fine
