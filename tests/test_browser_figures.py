@@ -32,6 +32,12 @@ DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(plot =
 """Two charts drawn with SVR and SSL: the scatter and the history (CI once read the page when a
 second chart of another kind was drawn and the history was not yet)."""
 
+HISTORY_DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].some(plot => plot._fullData &&
+    new Set(plot._fullData.map(trace => trace.name)).size === 2 &&
+    plot._fullData.every(trace => trace.name === 'SVR' || trace.name === 'SSL'))"""
+"""The history chart drawn, its traces SVR and SSL alone (CI once read the page when the scatter and the
+answers-bought chart were drawn and the history not yet)."""
+
 RGB_OF = """colour => { const probe = document.createElement('div'); probe.style.color = colour;
     document.body.appendChild(probe); const rgb = getComputedStyle(probe).color; probe.remove(); return rgb; }"""
 
@@ -83,6 +89,7 @@ def test_the_model_page_reads_at_a_glance(tmp_path):
         page.get_by_text("Test MAE, SSL (demo)").wait_for()
         settle(page, 120)
         page.wait_for_function(DRAWN)  # the scatter and the history, each with its traces
+        page.wait_for_function(HISTORY_DRAWN)
 
         traces = [trace for plot in page.evaluate(TRACES) for trace in plot]
         models = [(name, colour) for name, colour in traces if "SVR" in name or "SSL" in name]
