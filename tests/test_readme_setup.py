@@ -14,7 +14,8 @@ APP_COMMAND = (
     "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -r requirements.txt && streamlit run app.py"
 )
 TEST_COMMAND = (
-    "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -r requirements.txt && python -m pytest -q -n 2 --dist loadgroup"
+    "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -r requirements.txt && "
+    "python -m pytest -q -n 2 --dist loadgroup"
 )
 TERMS = {
     # term: how it may be written (its plural, its long form)
