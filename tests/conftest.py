@@ -7,6 +7,8 @@ import os
 import uuid
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 import sqlalchemy as sa
 
@@ -89,3 +91,16 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.name.startswith(STUDIO_TESTS):
             item.add_marker(pytest.mark.xdist_group("studio"))
+
+
+SAMPLE_HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
+
+
+def labeled_homes_csv(directory: Path, rows: int, every: int) -> Path:
+    """The first ``rows`` sample homes with the price kept on every ``every``-th row only, as a CSV in
+    ``directory``; its path (the CLI's tests' table)."""
+    frame = pd.read_csv(SAMPLE_HOMES).head(rows)
+    frame.loc[frame.index % every != 0, "price"] = np.nan
+    path = directory / "homes.csv"
+    frame.to_csv(path, index=False)
+    return path

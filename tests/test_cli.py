@@ -14,6 +14,7 @@ from ordercore import GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
 from ordercore.cli.main import main
 from ordercore.data.tables import prepare
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+from tests.conftest import labeled_homes_csv
 
 HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 FEATURES = ["latitude", "longitude", "neighbourhood", "age", "income", "bedrooms", "rooms", "floor_area"]
@@ -23,11 +24,7 @@ RULE = Rule("more bedrooms", [Within("age", 4.0), Within("income", 15.0)], Order
 @pytest.fixture
 def homes(tmp_path):
     """300 sample homes, the price kept on every 10th row only (30 labeled); the CSV's path."""
-    frame = pd.read_csv(HOMES).head(300)
-    frame.loc[frame.index % 10 != 0, "price"] = np.nan
-    path = tmp_path / "homes.csv"
-    frame.to_csv(path, index=False)
-    return path
+    return labeled_homes_csv(tmp_path, 300, 10)
 
 
 @pytest.fixture

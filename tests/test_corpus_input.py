@@ -14,6 +14,7 @@ from ordercore.data.tables import Preprocessing, read_csv
 from ordercore.experiments.parallel import trial_backend, workers
 from ordercore.experiments.protocol import TrialResult, summarize
 from ordercore.knowledge.rules import Ordering, Rule, Within
+from tests.conftest import labeled_homes_csv
 
 HOMES = Path(__file__).resolve().parents[1] / "sample_data" / "homes.csv"
 RULE = Rule("more bedrooms", [Within("age", 4.0)], Ordering("bedrooms"))
@@ -22,11 +23,7 @@ RULE = Rule("more bedrooms", [Within("age", 4.0)], Ordering("bedrooms"))
 @pytest.fixture
 def homes(tmp_path):
     """80 sample homes, the price kept on every 4th row (20 labeled); the CSV's path."""
-    frame = pd.read_csv(HOMES).head(80)
-    frame.loc[frame.index % 4 != 0, "price"] = np.nan
-    path = tmp_path / "homes.csv"
-    frame.to_csv(path, index=False)
-    return path
+    return labeled_homes_csv(tmp_path, 80, 4)
 
 
 def refused(arguments, capsys) -> str:
