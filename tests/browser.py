@@ -156,6 +156,12 @@ def wait_for_metric(page, label: str, value: str, failure: Path, timeout: float 
     raise AssertionError(f"{label!r} never showed {value!r}; the page is in {failure}")
 
 
+def page_alerts(page) -> str:
+    """The errors, exceptions and notices the page shows now, for a failing test's message."""
+    shown = page.locator('[data-testid="stException"], [data-testid="stAlert"]')
+    return " | ".join(text.strip() for text in shown.all_inner_texts()) or "none"
+
+
 def shared_session(store_path: Path) -> int:
     """A session on the sample homes (l = 60), as the Data page sets it up; its id."""
     frame, target, features = load_source("sample")

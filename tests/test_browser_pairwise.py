@@ -14,7 +14,15 @@ from pathlib import Path
 
 from ordercore.studio.data import data_settings, load_source
 from ordercore.studio.store import Store
-from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
+from tests.browser import (
+    open_page,
+    page_alerts,
+    running_studio,
+    settle,
+    shared_session,
+    type_into,
+    wait_for_metric,
+)
 
 
 def test_three_answers_survive_a_server_kill(tmp_path):
@@ -150,9 +158,9 @@ def test_two_annotators_type_ahead_undo_edit_and_a_kill_lose_nothing(tmp_path):
         bob.get_by_text("My answers (1)").click()
         bob.get_by_role("button", name="about equal", exact=True).click()
         settle(bob)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while stored_answers(store_path, session_id).set_index("annotator").loc["bob", "choice"] != "equal":
-            assert time.monotonic() < deadline, "Bob's edit never reached the store"
+            assert time.monotonic() < deadline, f"Bob's edit never reached the store; his page: {page_alerts(bob)}"
             time.sleep(0.2)
         edited = stored_answers(store_path, session_id)
         ann_rows = ["id", "row_a", "row_b", "choice"]

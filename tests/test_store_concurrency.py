@@ -123,3 +123,20 @@ def test_a_new_sqlite_file_locked_by_another_connection_is_waited_for(tmp_path):
     finally:
         release.join()
         holder.close()
+
+
+def test_opening_a_current_store_waits_for_no_writer(tmp_path):
+    """A current store is opened by reading its version alone: while another connection holds the
+    write lock (an annotator's answer being committed), a new handle opens and reads at once.  Taking
+    the schema lock at every open made a script polling the store hold up the Studio's writes (the
+    write lock, once per open) and would here wait out the busy timeout and fail."""
+    path = tmp_path / "studio.sqlite"
+    session_id = Store(f"sqlite:///{path}").create_session("held", settings={"n_rows": 4}).id
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        reader = Store(f"sqlite:///{path}")
+        assert reader.session("held").id == session_id and reader.answers(session_id).empty
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

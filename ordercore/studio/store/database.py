@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.assessments import AssessmentStore
 from ordercore.studio.store.items import ItemStore
-from ordercore.studio.store.migrations import NotAStore, migrate
+from ordercore.studio.store.migrations import NotAStore, is_current, migrate
 from ordercore.studio.store.model_runs import ModelRunStore
 from ordercore.studio.store.preferences import PreferenceStore
 from ordercore.studio.store.queue import QueueStore
@@ -70,7 +70,8 @@ class Store(
 ):
     """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
     it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
-    migrations it lacks); ``Store("sqlite:///path")`` opens another.
+    migrations it lacks; a current one is only read, no lock taken); ``Store("sqlite:///path")`` opens
+    another.
 
     Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
     answers and grades (``items``), preferences (``preferences``), exports and imports
@@ -85,8 +86,11 @@ class Store(
             _check_sqlite_path(self.engine.url)
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
-            with self.engine.begin() as connection:
-                migrate(connection)
+            with self.engine.connect() as connection:
+                current = is_current(connection)
+            if not current:  # made or completed under the schema lock (``migrate``)
+                with self.engine.begin() as connection:
+                    migrate(connection)
         except (sa.exc.OperationalError, sa.exc.DatabaseError, NotAStore) as error:
             self.engine.dispose()
             reason = str(error) if isinstance(error, NotAStore) else _reason(error)

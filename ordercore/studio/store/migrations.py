@@ -213,6 +213,13 @@ def _record(connection, steps) -> None:
     )
 
 
+def is_current(connection) -> bool:
+    """Whether the store has had every one of ``MIGRATIONS`` (read only: no lock taken).  Opening a
+    current store then needs no schema lock, which on SQLite is the write lock: a process that opens
+    the store (a script polling it, another Studio) never holds up another's answer."""
+    return schema_version(connection) == MIGRATIONS[-1].version
+
+
 def migrate(connection) -> None:
     """Bring the database to the tables of ``schema`` by ``MIGRATIONS`` (see the module's docstring),
     in the caller's transaction, which must not have begun yet on SQLite; ``RuntimeError`` for a store
