@@ -16,18 +16,22 @@ def test_data_page_sets_up_the_split(ready, store_path):
 
 
 def test_the_preview_shows_a_target_only_on_labeled_rows_and_tells_every_value_apart(ready, store_path):
-    """The preview's first 200 rows: the target blank on every row the store does not hold as labeled
-    (pool and held out), the CSV's value on the labeled ones; in every column two different values of
+    """The preview's first 200 rows: first what each row is (labeled, held out or unlabeled, as the
+    store holds them); the target blank on every row the store does not hold as labeled (pool and held
+    out), the CSV's value on the labeled ones; in every column two different values of
     the CSV never read the same, and each reads back as its value."""
     import numpy as np
     import pandas as pd
 
     from ordercore.studio.data import SAMPLE_PATH
 
-    labeled = set(Store(f"sqlite:///{store_path}").session("s1").settings["labeled"])
+    settings = Store(f"sqlite:///{store_path}").session("s1").settings
+    labeled, held_out = set(settings["labeled"]), set(settings["test"])
     preview = ready.dataframe[0].value
     truth = pd.read_csv(SAMPLE_PATH).head(200)
     seen = np.array([row in labeled for row in range(200)])
+    roles = ["labeled" if r in labeled else "held out" if r in held_out else "unlabeled" for r in range(200)]
+    assert preview.columns[0] == "row is" and preview["row is"].tolist() == roles
     assert seen.any() and (preview["price"][~seen] == "").all()
     assert [float(v.replace(",", "")) for v in preview["price"][seen]] == truth["price"][seen].astype(float).tolist()
     for column in truth.columns.drop("price"):

@@ -105,6 +105,18 @@ def is_free_text(values: pd.Series) -> bool:
     return bool(len(texts)) and texts.str.contains(" ").mean() >= 0.5 and texts.str.len().mean() >= 12
 
 
+ROLE_COLUMN = "row is"
+"""The Data preview's first column: 'labeled', 'unlabeled' (asked about) or 'held out' (measures the models)."""
+
+
+def _free_name(name: str, taken) -> str:
+    """``name``, or ``name`` with a number after it when the table has a column of that name."""
+    taken, k, free = {str(c) for c in taken}, 2, name
+    while free in taken:
+        free, k = f"{name} ({k})", k + 1
+    return free
+
+
 @dataclass
 class StudyData:
     """A session's data: the prepared table, and which rows are labeled, held out for testing, or
@@ -139,9 +151,10 @@ class StudyData:
         return RowNames.of(self.frame, target, identifier)
 
     def shown(self, n: int = 200) -> pd.DataFrame:
-        """The first ``n`` rows as the expert may see them, as text: each value as ``RowNames`` writes
-        it (two different values never read the same; the id as written), and the target only on the
-        labeled rows (the others are unlabeled or held out: seeing their targets would colour the
+        """The first ``n`` rows as the expert may see them, as text: first what each row is in the
+        session (``ROLE_COLUMN``: labeled, unlabeled or held out), then each value as ``RowNames``
+        writes it (two different values never read the same; the id as written), the target only on
+        the labeled rows (the others are unlabeled or held out: seeing their targets would colour the
         answers, and the held-out ones measure the models)."""
         target, identifier = self.dataset.metadata["target"], self.row_names.identifier
         names = RowNames.of(self.frame, None, identifier)  # every column written, the target too
@@ -149,6 +162,8 @@ class StudyData:
         shown = pd.DataFrame({column: [names.value(str(column), v) for v in head[column]] for column in head.columns})
         labeled = np.isin(np.arange(len(head)), self.labeled)
         shown.loc[~labeled, target] = ""
+        role = np.where(labeled, "labeled", np.where(np.isin(np.arange(len(head)), self.test), "held out", "unlabeled"))
+        shown.insert(0, _free_name(ROLE_COLUMN, shown.columns), role)
         return shown
 
     def numeric_features(self) -> list[str]:
