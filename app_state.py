@@ -138,6 +138,16 @@ def memo(name: str, key, compute):
     return cached[1]
 
 
+def kept_result(name: str, key, pressed: bool, compute):
+    """What ``compute()`` returned when its button was last ``pressed`` with ``key`` (the inputs it
+    used), kept for this tab so that another button's rerun does not wipe it; None before, or once the
+    inputs changed.  A ``ValueError`` from ``compute`` passes through, nothing kept."""
+    if pressed:
+        st.session_state[name] = (key, compute())
+    kept = st.session_state.get(name)
+    return kept[1] if kept is not None and kept[0] == key else None
+
+
 @dataclass
 class Screen:
     """What this tab shows: the pairs (Pairwise) and items (Ratings) sent ahead to the browser

@@ -291,9 +291,10 @@ def violations_section(engine, bench, trust) -> None:
             st.warning(app_state.plain(why))
 
 
-def mpmr_section(data) -> None:
+def mpmr_section(engine, data) -> None:
     """MPMR (seed 003) on the labels, at a chosen ε: the bound it states beside the share of held-out
-    rows its tube ± ε holds, and the tube on those rows."""
+    rows its tube ± ε holds, and the tube on those rows.  Fitted on the button; the fit stays on the
+    page (other buttons rerun it) until ε or the session's data change."""
     width = st.select_slider(
         "Tube half-width ε, in standard deviations of the labels",
         EPSILON_IN_SD,
@@ -301,16 +302,18 @@ def mpmr_section(data) -> None:
         format_func=lambda value: f"{value:g}",
         key="model_mpmr_epsilon",
     )
-    if not st.button("Fit MPMR", key="model_fit_mpmr"):
+    pressed = st.button("Fit MPMR", key="model_fit_mpmr")
+    try:
+        key = (engine.id, engine.data_key(), width)
+        result = app_state.kept_result("model_mpmr_result", key, pressed, lambda: mpmr_comparison(data, width))
+    except ValueError as problem:
+        st.error(str(problem))
+        return
+    if result is None:
         st.caption(
             "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
             "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances."
         )
-        return
-    try:
-        result = mpmr_comparison(data, width)
-    except ValueError as problem:
-        st.error(str(problem))
         return
     numbers = st.columns(4)
     numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
@@ -355,7 +358,7 @@ def main() -> None:
         fits_section(engine, bench, data)
     violations_section(engine, bench, status.in_force)
     st.subheader("MPMR: a tube with a probability (seed 003)")
-    mpmr_section(data)
+    mpmr_section(engine, data)
     st.subheader("The GP preference model")
     gp_section(engine, data)
     st.subheader("Gradient boosting")
@@ -461,7 +464,8 @@ def metrics_section(last: dict) -> None:
 
 def boosting_section(engine, data) -> None:
     """Gradient boosting with a monotone constraint: the usual way to state one order relation; by
-    default in the column the session's rules or the labels support (``monotone_column``)."""
+    default in the column the session's rules or the labels support (``monotone_column``).  The result
+    stays on the page until the column or the data change."""
     numeric = data.numeric_features()
     default, why = monotone_column(data, engine.rules())
     column = st.selectbox(
@@ -471,13 +475,15 @@ def boosting_section(engine, data) -> None:
         key="model_monotone",
         help=f"Starts at {default}: {why}.",
     )
-    if st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb"):
-        try:
-            error = monotone_boosting_mae(data, column)
-        except ValueError as problem:
-            st.error(str(problem))
-        else:
-            st.metric("Test MAE, gradient boosting (same labels)", significant(error))
+    pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
+    try:
+        key = (engine.id, engine.data_key(), column)
+        error = app_state.kept_result("model_hgb_result", key, pressed, lambda: monotone_boosting_mae(data, column))
+    except ValueError as problem:
+        st.error(str(problem))
+        return
+    if error is not None:
+        st.metric("Test MAE, gradient boosting (same labels)", significant(error))
 
 
 main()

@@ -327,7 +327,8 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
 
 def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     """MPMR on the session's labels: Ω, the share of held-out rows in the tube (the same as the chart's
-    rows inside and outside it), and a wider tube giving a larger Ω."""
+    rows inside and outside it), a wider tube giving a larger Ω; the fit and boosting's result stay on the
+    page when the other's button is pressed, until their own input changes."""
     import json
 
     at = ready.switch_page("app_pages/model.py").run()
@@ -345,6 +346,11 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     assert within == pytest.approx(counts["within ε"] / (counts["within ε"] + counts["outside ε"]), abs=1e-3)
     left_out = float(metric(at, "Within ε, labels left out one at a time"))
     assert 0 <= left_out <= 1 and any(caption.value.startswith("ρ = ") for caption in at.caption)
+    at.button(key="model_fit_hgb").click().run()  # another button: the MPMR fit stays on the page, and so
+    assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) == omega  # does boosting's after MPMR's button
+    boosting = metric(at, "Test MAE, gradient boosting (same labels)")
     at.select_slider(key="model_mpmr_epsilon").set_value(2.0).run()
+    assert not any(m.label == "P(|f − y| ≤ ε) ≥ Ω" for m in at.metric)  # a fit at another ε is not shown
     at.button(key="model_fit_mpmr").click().run()
     assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) > omega
+    assert metric(at, "Test MAE, gradient boosting (same labels)") == boosting
