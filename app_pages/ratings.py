@@ -227,7 +227,7 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
         {
             "item": [item_name(data, text, row) for row in shown],
             "predicted grade": fit["predicted"][shown],
-            "distance to another grade": [significant(v) for v in fit["sureness"][shown]],
+            "distance to another grade": [significant(v, 2) for v in fit["sureness"][shown]],
         }
     )
     st.subheader("Least sure: next to grade")
