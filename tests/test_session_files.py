@@ -218,3 +218,27 @@ def test_a_bad_grades_file_is_refused_whole_naming_its_line(store, homes, graded
                 store, target.id, read_session_file("grades.csv", content.encode()), frame, labeled, "x"
             )
     assert held_grades(store, target.id) == [(9, 1, "007")]
+
+
+def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes, source, graded):
+    """An export's created_at is when each answer or grade was given: the import keeps it (the answers
+    table shows when, not the import's time); a time without a zone is UTC; a line whose time is not one,
+    or lies ahead, is refused whole, nothing written."""
+    frame, _ = homes
+    target = store.create_session("target", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
+    text = store.export_answers(source.id)
+    assert imported(store, target.id, "answers.csv", text, homes).startswith("Imported")
+    assert store.answers(target.id)["created_at"].tolist() == store.answers(source.id)["created_at"].tolist()
+    assert imported(store, target.id, "grades.csv", store.export_grades(graded.id), homes).startswith("Imported")
+    assert store.grades(target.id)["created_at"].tolist() == store.grades(graded.id)["created_at"].tolist()
+
+    by_hand = store.create_session("by hand", settings={"n_rows": len(frame)})
+    line = "row_a,row_b,choice,annotator,created_at\n5,6,a,dee,{}\n"
+    assert imported(store, by_hand.id, "answers.csv", line.format("2020-01-02 03:04:05"), homes).startswith("Import")
+    given = pd.Timestamp(store.answers(by_hand.id)["created_at"].iloc[0])
+    given = given.tz_localize("UTC") if given.tzinfo is None else given  # SQLite keeps UTC without its zone
+    assert given == pd.Timestamp("2020-01-02 03:04:05", tz="UTC")
+    for when, message in [("yesterday-ish", "is not a date and time"), ("2200-01-01", "is not a past date")]:
+        with pytest.raises(ValueError, match=f"line 2 of the answers: created_at .* {message}"):
+            imported(store, by_hand.id, "answers.csv", line.format(when).replace("5,6", "7,8"), homes)
+    assert len(store.answers(by_hand.id)) == 1

@@ -186,7 +186,7 @@ def insert_items(connection, kind: ItemKind, session_id: int, items: list[dict],
     created = now()
     inserted = connection.execute(
         kind.table.insert().returning(kind.table.c.id, sort_by_parameter_order=True),
-        [{**item, "session_id": session_id, "created_at": created} for item in items],
+        [{"created_at": created, **item, "session_id": session_id} for item in items],  # an import's own times kept
     )
     ids = [int(item_id) for item_id in inserted.scalars()]
     _insert_preferences(connection, kind, session_id, revision, list(zip(ids, items, strict=True)))

@@ -142,7 +142,7 @@ def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
             values = answer_values(row_a, row_b, row["choice"], row["annotator"], weight, margin, swapped)
             if row_a == row_b and check_row(row_a, n_rows, "row A") == row_a:
                 raise ValueError(f"an answer compares two different rows, got {name(row_a)} twice")
-            checked.append(answer_in_table(values, n_rows))
+            checked.append(answer_in_table(values, n_rows) | _given_at(row))
         except (ValueError, TypeError) as error:
             raise ValueError(f"line {line} of the answers: {error}") from None
     return checked
@@ -160,12 +160,30 @@ def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict, 
             annotator = check_annotator(value["annotator"])
             if graded.get((row, annotator), grade) != grade:
                 raise ValueError(f"{annotator!r} gave {name(row)} grade {graded[row, annotator]} already")
+            given = _given_at(value)
         except (ValueError, TypeError) as error:
             raise ValueError(f"line {line} of the grades: {error}") from None
         if (row, annotator) not in graded:
             graded[row, annotator] = grade
-            new.append({"row": row, "grade": grade, "annotator": annotator})
+            new.append({"row": row, "grade": grade, "annotator": annotator} | given)
     return new
+
+
+def _given_at(row: dict) -> dict:
+    """{'created_at': when} from an exported line's created_at (kept on import: the answer was given
+    then, not when it was imported), read as UTC when it names no zone; {} without one (the import's
+    time).  ``ValueError`` for a time that is not one or lies in the future."""
+    value = row.get("created_at")
+    if value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == "":
+        return {}
+    try:
+        when = pd.Timestamp(str(value).strip())
+    except ValueError:
+        raise ValueError(f"created_at {str(value)[:40]!r} is not a date and time") from None
+    when = when.tz_localize("UTC") if when.tzinfo is None else when.tz_convert("UTC")
+    if pd.isna(when) or when.to_pydatetime() > now():
+        raise ValueError(f"created_at {str(value)[:40]!r} is not a past date and time")
+    return {"created_at": when.to_pydatetime()}
 
 
 class TransferStore:
