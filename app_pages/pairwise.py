@@ -166,7 +166,7 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         audit_caption(engine, data, rules[source], source)
     st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
     entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
-    answer_keys(KEY, entries, read, named, BUTTONS)
+    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
     if screen.pair is None:
         st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:

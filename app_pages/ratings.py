@@ -150,7 +150,7 @@ def grade_area(engine, data, options: dict, model_name: str, named: bool) -> Non
     st.caption(f"Keys: **1** … **{scale}** grade the item, **U** undoes your last grade.")
     entries = [item_entry(data, options, screen.items, item) for item in screen.items.upcoming]
     buttons = [(str(value), str(value), str(value), True) for value in range(1, scale + 1)]
-    answer_keys(KEY, entries, read, named, [*buttons, (UNDO, "Undo my last", "U", False)])
+    answer_keys(KEY, entries, read, named, [*buttons, (UNDO, "Undo my last", "U", False)], repr(context))
     if screen.item is None:
         st.info("You have graded every item of this session.")
     grades_section(engine, data, grades, named, scale, options["text"])

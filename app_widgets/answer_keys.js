@@ -2,7 +2,7 @@
 // click answers the target (a pair, an item) shown when it happened and shows the next of those the
 // server sent ahead at once; the answer goes to the server in the state value "events", every event not
 // yet confirmed each time, so that none is lost when several are sent before the server reads them.
-const widgets = {}; // per widget name: { events, count, view }
+const widgets = {}; // per widget name: { events, count, view, current }
 const tab = Math.random().toString(36).slice(2, 10);
 
 function typing(target) {
@@ -10,8 +10,16 @@ function typing(target) {
   return target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(tag));
 }
 
+// The target on screen stays there until a key answers it: when the server sends other targets (it draws
+// them afresh after a retrain, perhaps before it has read the last keys), the one the expert is reading
+// does not change under their eyes.  Only a new context (session, source, annotator) or an undo the
+// server has read (it may show the undone target again) lets it go.
 function shown(view) {
   const pending = new Set(view.held.events.filter((event) => event.target).map((event) => event.target.join("-")));
+  const current = view.held.current;
+  if (current && current.context === view.data.context && !pending.has(current.entry.target.join("-"))) {
+    return current.entry;
+  }
   return view.data.entries.find((entry) => !pending.has(entry.target.join("-"))) || null;
 }
 
@@ -20,8 +28,10 @@ function send(view, choice) {
   const entry = choice === "undo" ? null : shown(view);
   if (choice !== "undo" && entry === null) return;
   view.held.count += 1;
-  view.held.events.push({ id: `${tab}-${view.held.count}`, choice, target: entry ? entry.target : null });
+  const event = { id: `${tab}-${view.held.count}`, choice, target: entry ? entry.target : null, next: null };
+  view.held.events.push(event);
   draw(view);
+  if (choice !== "undo" && view.held.current) event.next = view.held.current.entry.target; // the server shows it first
   view.setStateValue("events", view.held.events.slice());
 }
 
@@ -39,6 +49,7 @@ function table(entry) {
 
 function draw(view) {
   const entry = shown(view);
+  view.held.current = entry ? { context: view.data.context, entry } : null;
   const root = view.root;
   root.querySelector(".caption").textContent = entry
     ? entry.caption
@@ -85,6 +96,7 @@ export default function (component) {
   const root = parentElement.querySelector(".answer-keys");
   const held = (widgets[data.name] = widgets[data.name] || { events: [], count: 0, view: null });
   const confirmed = new Set(data.confirmed);
+  if (held.events.some((event) => event.choice === "undo" && confirmed.has(event.id))) held.current = null;
   held.events = held.events.filter((event) => !confirmed.has(event.id));
   const view = { data, root, setStateValue, held };
   held.view = view;

@@ -40,14 +40,19 @@ def entry(
     }
 
 
-def answer_keys(key: str, entries: list[dict], confirmed: list[str], enabled: bool, buttons: list[tuple]) -> None:
+def answer_keys(
+    key: str, entries: list[dict], confirmed: list[str], enabled: bool, buttons: list[tuple], context: str = ""
+) -> None:
     """Mount the widget under ``key``: ``entries`` (``entry``) the targets to show in turn, ``confirmed``
     the ids of the events the server has read (the browser stops sending them), ``buttons`` (choice,
-    label, key, primary) the answers (the choice ``UNDO`` needs no target)."""
+    label, key, primary) the answers (the choice ``UNDO`` needs no target).  The target on screen stays
+    until answered while ``context`` (what the targets were offered for) is the same, even when
+    ``entries`` no longer hold it; a new context shows ``entries`` afresh."""
     _mount(
         key=key,
         data={
             "name": key,
+            "context": context,
             "entries": entries,
             "confirmed": confirmed,
             "enabled": enabled,
@@ -68,11 +73,16 @@ def _read_on_next_run() -> None:
 
 def sent_events(key: str, choices: set[str], size: int) -> list[dict]:
     """The events the browser sent to the widget ``key``, as this run received them: dicts with an
-    ``id`` (str), a ``choice`` (one of ``choices``, or ``UNDO``) and a ``target`` (``size`` ints; None
-    for ``UNDO``); malformed ones left out."""
+    ``id`` (str), a ``choice`` (one of ``choices``, or ``UNDO``), a ``target`` (``size`` ints; None
+    for ``UNDO``) and ``next``, the target the browser showed next (``size`` ints, or None); malformed
+    ones left out (a malformed ``next`` read as None)."""
     value = st.session_state.get(key) or {}
     events = value.get("events") if isinstance(value, dict) else None
-    return [event for event in events or [] if _well_formed(event, choices, size)]
+    return [
+        event | {"next": event.get("next") if _is_target(event.get("next"), size) else None}
+        for event in events or []
+        if _well_formed(event, choices, size)
+    ]
 
 
 def _well_formed(event, choices: set[str], size: int) -> bool:
@@ -81,9 +91,12 @@ def _well_formed(event, choices: set[str], size: int) -> bool:
     target, choice = event.get("target"), event.get("choice")
     if choice == UNDO:
         return target is None
+    return choice in choices and _is_target(target, size)
+
+
+def _is_target(target, size: int) -> bool:
     return (
-        choice in choices
-        and isinstance(target, list)
+        isinstance(target, list)
         and len(target) == size
         and all(isinstance(v, int) and not isinstance(v, bool) for v in target)
     )

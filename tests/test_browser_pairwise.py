@@ -278,3 +278,47 @@ def test_a_reload_keeps_the_session_and_annotator_and_two_sessions_never_swap(tm
         missing.get_by_text("which this store does not hold").wait_for()
         missing.get_by_role("link", name="Pairwise").click()
         missing.get_by_text("Create or resume a labelling session").wait_for()
+
+
+WATCH_CAPTION = """
+window.keyed = false; window.changes = [];
+window.addEventListener("keydown", () => { window.keyed = true; }, true);
+let last = null;
+setInterval(() => {
+  const node = document.querySelector(".answer-keys .caption");
+  const text = node ? node.innerText : null;
+  if (text !== last) { window.changes.push([last, text, window.keyed]); last = text; }
+  window.keyed = false;
+}, 5);
+"""
+"""Records every change of the pair caption on screen (polled every 5 ms; a busy page polls later) and
+whether a key went down since the last look."""
+
+
+def test_the_pair_on_screen_changes_only_when_a_key_answers_it(tmp_path):
+    """Ann answers 24 pairs 150 ms apart, faster than the server stores each and retrains (each retrain
+    makes the server draw the pairs behind the one on screen afresh): the pair she reads never changes by
+    itself under her eyes, only when a key answers it (else she would answer a pair she never read).
+    Every answer is still for the pair on screen when its key went down.  Checked against the store."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    keys = "ab" * 12
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.evaluate(RECORD_KEYS)
+        ann.evaluate(WATCH_CAPTION)
+        for key in keys:
+            ann.keyboard.press(key)
+            ann.wait_for_timeout(150)
+        typed = wait_for_answers(store_path, session_id, len(keys), timeout=60)
+        ann.wait_for_timeout(3000)  # the retrains of the last answers arrive
+        changes = ann.evaluate("window.changes")
+        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
+    by_itself = [
+        (before, after)
+        for before, after, keyed in changes
+        if not keyed and before and after and PAIR_CAPTION.match(before) and PAIR_CAPTION.match(after)
+    ]
+    assert by_itself == []
+    stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
+    assert stored == seen

@@ -72,3 +72,20 @@ def test_a_pair_drawn_again_the_other_way_round_keeps_the_side_it_was_offered_wi
     events = [event("w1", "a", (1, 2)), event("w2", "b", (3, 4)), event("w3", "a", (8, 7))]
     offers.apply(events, 1, lambda *answer: given.append(answer), lambda: None)
     assert given == [((1, 2), "a", False), ((3, 4), "b", False), ((8, 7), "a", True)]
+
+
+def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw():
+    """The browser, ahead of the server, shows (5, 6) after answering (1, 2) while the server's list
+    starts elsewhere (redrawn after a retrain): the server puts (5, 6) first, so a redraw keeps it and
+    the page's pair on screen is the browser's.  A next never offered here moves nothing."""
+    offers = Offers()
+    offers.offer((1, "active", None), [((1, 2), False), ((3, 4), False), ((5, 6), False)], basis=0)
+    given = []
+    answered = {**event("w1", "a", (1, 2)), "next": [5, 6]}
+    offers.apply([answered], 1, lambda *answer: given.append(answer), lambda: None)
+    assert given == [((1, 2), "a", False)] and offers.upcoming == [(5, 6), (3, 4)]
+    offers.offer((1, "active", None), [((7, 8), False), ((9, 10), False)], basis=1)
+    assert offers.upcoming == [(5, 6), (7, 8)]
+    stray = {**event("w2", "b", (7, 8)), "next": [11, 12]}  # (11, 12) was never offered here
+    offers.apply([stray, {**event("w3", UNDO), "next": [5, 6]}], 1, lambda *answer: given.append(answer), lambda: None)
+    assert offers.upcoming == [(5, 6)]

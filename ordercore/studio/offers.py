@@ -86,7 +86,8 @@ class Offers:
         offered here and still unanswered (one answered already is ignored; one not offered in this
         context is refused, and said); ``undo()`` for ``UNDO``, which returns a target to show again first,
         or None.  Events for another session than ``session_id`` are read and refused (and said).  A
-        ``ValueError`` of either gives the target back.  Call no Streamlit function meanwhile: a key
+        ``ValueError`` of either gives the target back.  The target the browser shows after the last of
+        them (an event's ``next``, optional) goes first (``_show_first``).  Call no Streamlit function meanwhile: a key
         pressed then cannot cut a write short.
         Returns (the ids read: the browser stops sending them, the last error's message or None)."""
         ids = [event["id"] for event in events]
@@ -112,7 +113,16 @@ class Offers:
                 if target is not None:
                     self.give_back(target, extra)
                 error = str(refused)
+        self._show_first(unread)
         return ids, error
+
+    def _show_first(self, events: list[dict]) -> None:
+        """Put first the target the browser showed after the last of ``events`` (its ``next``), if it is
+        offered and unanswered: the browser keeps it on screen (its other targets may have been drawn
+        afresh meanwhile), and the page's view of the pair on screen follows."""
+        shown = next((event.get("next") for event in reversed(events) if event["choice"] != UNDO), None)
+        if shown is not None and tuple(shown) in self.offered:
+            self.upcoming = [tuple(shown), *(target for target in self.upcoming if target != tuple(shown))]
 
 
 def skipped_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:
