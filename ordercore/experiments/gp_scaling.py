@@ -10,9 +10,10 @@ order of the pairs), so the GP's cost, which depends on the distinct instances a
 should stay flat, while CC-SVM's quadratic programme over 2p examples grows with p.
 
 CC-SVM uses the linear kernel and C from 5-fold cross validation on the coarse-then-fine grid
-(``cc_svm``).  Our GP has the Gaussian kernel only; on unit vectors |x − x'|² = 2 − 2 x·x', so its
-kernel exp(−(1 − x·x')/ℓ²) is a monotone function of the linear one (and nearly affine in it once ℓ is
-large); ℓ and σ come from the evidence.  Timed as in the seed, in CPU seconds: CC-SVM's quadratic
+(``cc_svm``).  The GP has the seed's linear kernel with ``gp_kernel="linear"`` (σ by the evidence), or
+by default the Gaussian one: on unit vectors |x − x'|² = 2 − 2 x·x', so exp(−(1 − x·x')/ℓ²) is a
+monotone function of the linear one (and nearly affine in it once ℓ is large); ℓ and σ come from the
+evidence.  Timed as in the seed, in CPU seconds: CC-SVM's quadratic
 programme solved once at the chosen C (libsvm alone; the whole fit, with the pairwise kernel, is kept
 too as 'fit_seconds'); the GP's MAP solve (10) with its evidence (12) once at the chosen hyperparameters.
 """
