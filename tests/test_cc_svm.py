@@ -140,3 +140,12 @@ def test_gp_figure2_writes_errors_times_and_exponents(tmp_path, data_directory):
         for model in ("cc_svm", "gp"):
             assert 0 <= row[model]["error_mean"] < 50 and row[model]["seconds_median"] >= 0
     assert set(result["time_exponents"]) == {"cc_svm", "gp", "cc_svm_whole_fit"}
+
+
+def test_gp_figure2_takes_the_seeds_linear_gp(tmp_path, data_directory):
+    out = tmp_path / "f2.json"
+    main(["experiments", "gp-figure2", "--quick", "--trials", "1", "--pairs", "40", "--instances", "20",
+          "--gp-kernel", "linear", "--out", str(out)])  # fmt: skip
+    result = json.loads(out.read_text())
+    assert result["protocol"]["kernels"]["gp"].startswith("linear")
+    assert result["trials"][0][0]["gp"]["length_scale"] is None

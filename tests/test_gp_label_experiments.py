@@ -9,7 +9,7 @@ import pytest
 
 from ordercore import GPLabelPreferenceModel
 from ordercore.cli.main import main
-from ordercore.experiments.gp_labels import compare, waveform
+from ordercore.experiments.gp_labels import compare, figure3_experiment, gp_scores, waveform
 from ordercore.experiments.label_svms import ranking_errors
 
 
@@ -61,3 +61,29 @@ def test_commands_run_end_to_end(tmp_path, capsys):
     points = json.loads(figure3.read_text())["points"]
     assert [p["n_labels"] for p in points] == [2, 3] and all(len(p["trials"]) == 2 for p in points)
     assert "| 3 |" in capsys.readouterr().out
+
+
+def test_figure3_linear_gp_scores_are_linear_in_the_probability_vector():
+    """The seed's kernel (``gp_kernel="linear"``): each label's score is w_a·p on the raw probability
+    vectors, so a least-squares fit of the test scores on P (no intercept) leaves no residual; the
+    Gaussian kernel's scores leave one."""
+    rng = np.random.default_rng(8)
+    P = rng.dirichlet(np.ones(5), size=60)
+    rankings = np.argsort(-(P @ rng.uniform(size=(3, 5)).T), axis=1)
+    residuals = {}
+    for kernel in ("linear", "rbf"):
+        scores, chosen = gp_scores(P[:30], rankings[:30], P[30:], "ranking", 0, kernel)
+        residuals[kernel] = np.linalg.lstsq(P[30:], scores, rcond=None)[1].sum() / np.sum(scores**2)
+        assert (chosen["length_scale"] is None) == (kernel == "linear")
+    assert residuals["linear"] < 1e-12 < 1e-6 < residuals["rbf"]
+    with pytest.raises(ValueError, match="gp_kernel"):
+        figure3_experiment([2], 1, gp_kernel="gaussian")
+
+
+def test_figure3_command_takes_the_linear_gp(tmp_path):
+    out = tmp_path / "f3.json"
+    argv = ["experiments", "gp-figure3", "--quick", "--trials", "1", "--labels", "3", "--gp-kernel", "linear"]
+    assert main([*argv, "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["protocol"]["gp_kernel"].startswith("linear")
+    assert result["points"][0]["trials"][0]["results"]["gp"]["length_scale"] is None

@@ -189,7 +189,9 @@ def gp_label_experiment(args) -> int:
     else:
         if any(n < 2 for n in args.labels):
             raise ValueError("--labels: each number of labels must be at least 2")
-        result = gp_labels.figure3_experiment(args.labels, args.trials, args.seed, args.jobs, grid, progress)
+        result = gp_labels.figure3_experiment(
+            args.labels, args.trials, args.seed, args.jobs, grid, progress, args.gp_kernel
+        )
         print(gp_labels.figure3_report(result))
         if args.figure is not None:
             from ordercore.experiments.figures import write_figure
@@ -216,7 +218,9 @@ def gp_figure2_command(args) -> int:
             writable(path)
     pairs = args.pairs or gp_scaling.PAIR_COUNTS
     progress = TerminalProgress("gp-figure2 treebank")
-    result = gp_scaling.gp_figure2(pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress)
+    result = gp_scaling.gp_figure2(
+        pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress, args.gp_kernel
+    )
     print(gp_scaling.figure2_report(result))
     if args.figure is not None:
         from ordercore.experiments.figures import write_figure

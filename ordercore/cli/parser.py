@@ -394,6 +394,10 @@ def _gp_label_parsers(kinds) -> None:
         "--labels", nargs="+", type=positive_int, default=list(FIGURE3_LABELS), help="numbers of labels (2-10)"
     )
     figure3.add_argument("--figure", type=Path, help="also draw the figure (.html; .png needs kaleido)")
+    figure3.add_argument(
+        "--gp-kernel", choices=["rbf", "linear"], default="rbf",
+        help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's, on the raw features)",
+    )  # fmt: skip
     for parser in (table2, figure3):
         parser.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seed)")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
@@ -425,6 +429,10 @@ def _gp_parsers(kinds, local) -> None:
     figure2.add_argument("--instances", type=positive_int, default=100, help="Treebank sentences per trial (100)")
     figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
     figure2.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+    figure2.add_argument(
+        "--gp-kernel", choices=["rbf", "linear"], default="rbf",
+        help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's)",
+    )  # fmt: skip
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:

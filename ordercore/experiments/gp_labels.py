@@ -10,8 +10,9 @@ Processes*, ICML 2005, §4.2–4.3): the GP of §3 (``GPLabelPreferenceModel``) 
   states, probability vectors p uniform on the simplex as the features, a utility matrix U (labels ×
   states) uniform on [0, 1], labels ranked by expected utility U p; 50 training samples each with the
   chain of its ranking (L − 1 preferences), 2–10 labels; test preference error over all label pairs and
-  Spearman's correlation on 500 test samples.  CC-SVM uses the linear kernel, as the seed; the GP here
-  has no linear kernel and uses the Gaussian one with evidence-chosen width.
+  Spearman's correlation on 500 test samples.  CC-SVM uses the linear kernel, as the seed; the GP has
+  the Gaussian kernel with evidence-chosen width by default, or the seed's linear kernel
+  (``gp_kernel="linear"``: σ_k² p·p' on the raw probability vectors, as CC-SVM sees them).
 
 Every trial draws from its own ``SeedSequence([seed, trial])`` (Figure 3: ``[seed, L, trial]``).
 """
@@ -110,20 +111,29 @@ against −320.5 at the informative optimum, ℓ = 37, σ = 0.006, found from (0
 helps: the Gaussian kernel's Occam factor for 10 latent functions outweighs the fit."""
 
 
-def gp_scores(X, y, X_test, graph: str, seed: int) -> tuple[np.ndarray, dict]:
+GP_KERNELS = ("rbf", "linear")
+"""Kernels of Figure 3's GP: the Gaussian one (the default here), or the seed's linear one."""
+
+
+def gp_scores(X, y, X_test, graph: str, seed: int, kernel: str = "rbf") -> tuple[np.ndarray, dict]:
     """The label GP's predictive means (n_test, L) and its evidence-chosen hyperparameters (the best of
-    the searches from ``GP_STARTS``)."""
+    the searches from ``GP_STARTS``).  kernel : 'rbf' on standardised features, or 'linear' on the
+    features as given (``normalize=False``: centring would take away each label's constant, which
+    f_a(p) = w_a·p carries through Σ p = 1 on probability vectors)."""
+    linear = kernel == "linear"
     fits = [
         GPLabelPreferenceModel(
-            graph=graph, method="exact", noise=noise, length_scale=scale * np.sqrt(X.shape[1]), random_state=seed
+            graph=graph, kernel=kernel, method="exact", noise=noise, length_scale=scale * np.sqrt(X.shape[1]),
+            normalize=not linear, random_state=seed,
         )
         for noise, scale in GP_STARTS
-    ]
+    ]  # fmt: skip
     model = max((fit.fit(X, y) for fit in fits), key=lambda fit: fit.log_evidence_)
     scores = model.decision_function(X_test)
     if scores.ndim == 1:  # two labels: f_1 − f_0
         scores = np.column_stack([np.zeros_like(scores), scores])
-    chosen = {"length_scale": float(model.length_scale_[0]), "noise": model.noise_, "evidence": model.log_evidence_}
+    length_scale = None if linear else float(model.length_scale_[0])
+    chosen = {"length_scale": length_scale, "noise": model.noise_, "evidence": model.log_evidence_}
     return scores, chosen
 
 
@@ -212,9 +222,11 @@ def table2_trial(name: str, trial: int, seed: int, grid=(COARSE_POINTS, FINE_POI
     return {"trial": trial, "n_classes": int(classes.size), "n_features": int(X.shape[1]), "results": results}
 
 
-def figure3_trial(n_labels: int, trial: int, seed: int, grid=(COARSE_POINTS, FINE_POINTS)) -> dict:
+def figure3_trial(
+    n_labels: int, trial: int, seed: int, grid=(COARSE_POINTS, FINE_POINTS), gp_kernel: str = "rbf"
+) -> dict:
     """One draw of the expected-utility task with n_labels actions: each model's test preference error
-    and mean Spearman correlation."""
+    and mean Spearman correlation (the GP with ``gp_kernel``, one of ``GP_KERNELS``)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, n_labels, trial]))
     utility = rng.uniform(size=(n_labels, FIGURE3_STATES))
     P = rng.dirichlet(np.ones(FIGURE3_STATES), size=FIGURE3_TRAIN + FIGURE3_TEST)
@@ -222,7 +234,7 @@ def figure3_trial(n_labels: int, trial: int, seed: int, grid=(COARSE_POINTS, FIN
     rankings = np.argsort(-utilities, axis=1, kind="stable")
     train, test = slice(0, FIGURE3_TRAIN), slice(FIGURE3_TRAIN, None)
     model_seed = int(rng.integers(2**31 - 1))
-    gp, chosen = gp_scores(P[train], rankings[train], P[test], "ranking", model_seed)
+    gp, chosen = gp_scores(P[train], rankings[train], P[test], "ranking", model_seed, gp_kernel)
     cc, log_c = cc_svm_ranking(P[train], rankings[train], utilities[train], P[test], model_seed, grid)
     results = {}
     for model, scores in (("gp", gp), ("cc_svm", cc)):
@@ -292,10 +304,15 @@ def table2_experiment(
     }
 
 
-def figure3_experiment(labels, trials: int, seed: int = 0, jobs: int = 1, grid=None, progress=None) -> dict:
-    """Figure 3's protocol for each number of labels over ``trials`` draws: per-trial results and summary."""
+def figure3_experiment(
+    labels, trials: int, seed: int = 0, jobs: int = 1, grid=None, progress=None, gp_kernel: str = "rbf"
+) -> dict:
+    """Figure 3's protocol for each number of labels over ``trials`` draws: per-trial results and summary;
+    the GP with ``gp_kernel`` ('rbf', or the seed's 'linear')."""
+    if gp_kernel not in GP_KERNELS:
+        raise ValueError(f"gp_kernel must be one of {GP_KERNELS}, got {gp_kernel!r}")
     grid = (COARSE_POINTS, FINE_POINTS) if grid is None else grid
-    tasks = [(n_labels, trial, seed, grid) for n_labels in labels for trial in range(trials)]
+    tasks = [(n_labels, trial, seed, grid, gp_kernel) for n_labels in labels for trial in range(trials)]
     rows = _run(figure3_trial, tasks, jobs, progress)
     points = []
     for n_labels in labels:
@@ -309,7 +326,8 @@ def figure3_experiment(labels, trials: int, seed: int = 0, jobs: int = 1, grid=N
             }
         )
     protocol = _protocol(grid, n_train=FIGURE3_TRAIN, n_test=FIGURE3_TEST, graph="chain of each ranking")
-    protocol.update(world_states=FIGURE3_STATES, cc_svm_kernel="linear", gp_kernel="rbf (evidence)")
+    gp_described = "rbf (evidence)" if gp_kernel == "rbf" else "linear, raw features (noise by evidence)"
+    protocol.update(world_states=FIGURE3_STATES, cc_svm_kernel="linear", gp_kernel=gp_described)
     return {"experiment": "gp-figure3", "protocol": protocol, "seed": seed, "points": points}
 
 

@@ -10,9 +10,10 @@ order of the pairs), so the GP's cost, which depends on the distinct instances a
 should stay flat, while CC-SVM's quadratic programme over 2p examples grows with p.
 
 CC-SVM uses the linear kernel and C from 5-fold cross validation on the coarse-then-fine grid
-(``cc_svm``).  Our GP has the Gaussian kernel only; on unit vectors |x − x'|² = 2 − 2 x·x', so its
-kernel exp(−(1 − x·x')/ℓ²) is a monotone function of the linear one (and nearly affine in it once ℓ is
-large); ℓ and σ come from the evidence.  Timed as in the seed, in CPU seconds: CC-SVM's quadratic
+(``cc_svm``).  The GP has the seed's linear kernel with ``gp_kernel="linear"`` (σ by the evidence), or
+by default the Gaussian one: on unit vectors |x − x'|² = 2 − 2 x·x', so exp(−(1 − x·x')/ℓ²) is a
+monotone function of the linear one (and nearly affine in it once ℓ is large); ℓ and σ come from the
+evidence.  Timed as in the seed, in CPU seconds: CC-SVM's quadratic
 programme solved once at the chosen C (libsvm alone; the whole fit, with the pairwise kernel, is kept
 too as 'fit_seconds'); the GP's MAP solve (10) with its evidence (12) once at the chosen hyperparameters.
 """
@@ -64,8 +65,16 @@ def _cpu_seconds(fit, *args) -> float:
     return min(seconds)
 
 
-def trial_points(X, levels, pair_counts, n_instances: int, trial: int, seed: int, quick: bool = False) -> list:
-    """One trial: ``n_instances`` sentences, then per p the two models' test error (%) and CPU seconds."""
+GP_KERNELS = ("rbf", "linear")
+"""Kernels of Fig. 2's GP: the Gaussian one (the default here), or the seed's linear one."""
+GP_KERNEL_NAMES = {"rbf": "Gaussian on unit-length TF-IDF", "linear": "linear on unit-length TF-IDF (the seed's)"}
+
+
+def trial_points(
+    X, levels, pair_counts, n_instances: int, trial: int, seed: int, quick: bool = False, gp_kernel: str = "rbf"
+) -> list:
+    """One trial: ``n_instances`` sentences, then per p the two models' test error (%) and CPU seconds (the
+    GP with ``gp_kernel``, one of ``GP_KERNELS``)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, trial]))
     rows = np.sort(rng.choice(levels.size, n_instances, replace=False))
     X, levels = X[rows], levels[rows]
@@ -82,10 +91,11 @@ def trial_points(X, levels, pair_counts, n_instances: int, trial: int, seed: int
         chosen = select_by_cross_validation(X, train.i, train.j, rng, kernel="linear", quick=quick, normalize=False)
         svm = ConstraintClassificationSVM(kernel="linear", C=chosen["C"], normalize=False)
         svm_seconds = _cpu_seconds(svm.fit, X, train)
-        gp = GPPreferenceModel(kernel="rbf", length_scale_prior=None, normalize=False, method="exact")
+        gp = GPPreferenceModel(kernel=gp_kernel, length_scale_prior=None, normalize=False, method="exact")
         gp.fit(X, train)
+        length_scale = float(gp.length_scale_[0]) if gp.length_scale_.size else None
         once = GPPreferenceModel(
-            kernel="rbf", length_scale=float(gp.length_scale_[0]), noise=gp.noise_, optimizer=None, normalize=False
+            kernel=gp_kernel, length_scale=length_scale, noise=gp.noise_, optimizer=None, normalize=False
         )
         gp_seconds = _cpu_seconds(once.fit, X, train)
         points.append({
@@ -96,7 +106,7 @@ def trial_points(X, levels, pair_counts, n_instances: int, trial: int, seed: int
                        "fit_seconds": svm_seconds,
                        "C": chosen["C"], "n_support": svm.n_support_},
             "gp": {"error": 100 * pair_error(gp.predict(X), test.i, test.j), "seconds": gp_seconds,
-                   "length_scale": float(gp.length_scale_[0]), "noise": gp.noise_},
+                   "length_scale": length_scale, "noise": gp.noise_},
         })  # fmt: skip
     return points
 
@@ -107,9 +117,12 @@ def time_exponent(pair_counts, seconds) -> float:
 
 
 def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20, seed: int = 0, jobs: int = 1,
-               quick: bool = False, progress=None) -> dict:  # fmt: skip
+               quick: bool = False, progress=None, gp_kernel: str = "rbf") -> dict:  # fmt: skip
     """Fig. 2's protocol over ``trials`` trials: per p the mean ± sd error (%) and median CPU seconds of
-    each model, and each model's exponent of time against p."""
+    each model, and each model's exponent of time against p; the GP with ``gp_kernel`` ('rbf', or the
+    seed's 'linear')."""
+    if gp_kernel not in GP_KERNELS:
+        raise ValueError(f"gp_kernel must be one of {GP_KERNELS}, got {gp_kernel!r}")
     from joblib import Parallel, delayed
 
     from ordercore.experiments.parallel import workers
@@ -118,7 +131,7 @@ def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20
     pair_counts = sorted(pair_counts)
     trials_points = []
     for points in Parallel(n_jobs=workers(jobs, trials), return_as="generator")(
-        delayed(trial_points)(X, levels, pair_counts, n_instances, t, seed, quick) for t in range(trials)
+        delayed(trial_points)(X, levels, pair_counts, n_instances, t, seed, quick, gp_kernel) for t in range(trials)
     ):
         trials_points.append(points)
         if progress is not None:
@@ -148,7 +161,7 @@ def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20
             "pair_counts": pair_counts,
             "n_instances": n_instances,
             "quick": quick,
-            "kernels": {"cc_svm": "linear", "gp": "Gaussian on unit-length TF-IDF"},
+            "kernels": {"cc_svm": "linear", "gp": GP_KERNEL_NAMES[gp_kernel]},
             "timing": "CPU seconds (time.process_time): CC-SVM's QP solve, the GP's MAP and evidence once",
         },  # fmt: skip
         "seed": seed,

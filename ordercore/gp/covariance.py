@@ -1,6 +1,6 @@
-"""The squared-exponential kernel of seed 002, isotropic (eq. (2)) or ARD (eq. (13)), with a signal
-variance, and the contraction that turns the evidence's gradient matrix into hyperparameter
-gradients.
+"""The covariance functions of seed 002: the squared-exponential kernel, isotropic (eq. (2)) or ARD
+(eq. (13)), with a signal variance, and the contraction that turns the evidence's gradient matrix
+into hyperparameter gradients; and the linear kernel of its §4.1 (Fig. 2) and §4.3 (Fig. 3).
 
     K(x, x') = s² exp(-½ Σ_d (x_d - x'_d)² / ℓ_d²)
 
@@ -52,6 +52,12 @@ class SquaredExponential:
         """K(x, x) for each row of X, shape (len(X),)."""
         return np.full(len(X), self.signal_variance)
 
+    def difference_variance(self, Xa: np.ndarray, Xb: np.ndarray) -> np.ndarray:
+        """Prior variance of f(a) - f(b) for paired rows of Xa and Xb, k(a, a) + k(b, b) - 2 k(a, b),
+        shape (len(Xa),)."""
+        squared = np.sum(((Xa - Xb) / self.length_scale) ** 2, axis=1)
+        return 2.0 * self.signal_variance - 2.0 * np.exp(-0.5 * squared) * self.signal_variance
+
     def log_length_scale_gradient(self, X: np.ndarray, Y: np.ndarray, K: np.ndarray, G: np.ndarray) -> np.ndarray:
         """Σ_ij G_ij ∂K_ij/∂ln ℓ_d for each length scale, shape length_scale.shape, where K = K(X, Y)
         and G have shape (len(X), len(Y)).
@@ -85,3 +91,47 @@ class SquaredExponential:
         )
         per_feature = per_feature / self.length_scale**2
         return per_feature if self.length_scale.size > 1 else per_feature.sum(axis=2, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Linear:
+    """The linear kernel K(x, x') = σ_k² x·x' (σ_k² = ``signal_variance``), seed 002's kernel for
+    Fig. 2 (OHSUMED) and Fig. 3 (expected utilities): "the linear kernel was used".  The seed does not
+    define it nor add a bias term, so none is added here: f(x) = w·x with w ~ N(0, σ_k² I).  It is the
+    covariance function K of the prior (3) in place of eq. (2), and so the K of the MAP functional
+    (10), the evidence (12) and its gradients (14)-(15), and of every label's GP in §3 (eqs. (23)-(25)).
+
+    It has no length scale: ``length_scale`` is empty, and the hyperparameter gradients below have no
+    entries.  Only σ_k / σ matters to the model (f, σ_k and σ scaled together leave every likelihood,
+    the prior term and the evidence unchanged), so the evidence search learns σ with σ_k fixed, as it
+    does with the squared-exponential kernel's s.  K is singular beyond as many instances as features;
+    the Cholesky factorisation's jitter (``ordercore.cholesky``, seed 002 §2.2.3) handles that.
+    """
+
+    signal_variance: float
+
+    @property
+    def length_scale(self) -> np.ndarray:
+        """No length scale: shape (0,)."""
+        return np.zeros(0)
+
+    def __call__(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """K(X, Y) = σ_k² X Yᵀ, shape (len(X), len(Y))."""
+        return self.signal_variance * (X @ Y.T)
+
+    def diagonal(self, X: np.ndarray) -> np.ndarray:
+        """K(x, x) = σ_k² |x|² for each row of X, shape (len(X),)."""
+        return self.signal_variance * np.einsum("ij,ij->i", X, X)
+
+    def difference_variance(self, Xa: np.ndarray, Xb: np.ndarray) -> np.ndarray:
+        """Prior variance of f(a) - f(b), σ_k² |a - b|², for paired rows, shape (len(Xa),)."""
+        difference = Xa - Xb
+        return self.signal_variance * np.einsum("ij,ij->i", difference, difference)
+
+    def log_length_scale_gradient(self, X: np.ndarray, Y: np.ndarray, K: np.ndarray, G: np.ndarray) -> np.ndarray:
+        """No length scale, no entry: shape (0,)."""
+        return np.zeros(0)
+
+    def log_length_scale_products(self, X: np.ndarray, K: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+        """No length scale: shape (N, m, 0)."""
+        return np.zeros((len(X), vectors.shape[1], 0))

@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.gp.budget import check_memory
-from ordercore.gp.covariance import SquaredExponential
+from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
@@ -30,7 +30,7 @@ from ordercore.preferences import PreferenceSet
 MAX_SCORE_PAIRS = 200_000
 """Largest number of pairs ``PreferenceSet`` a score vector y may imply in ``fit`` (all ordered pairs)."""
 
-KERNELS = ("rbf", "ard")
+KERNELS = ("rbf", "ard", "linear")
 
 METHODS = ("auto", "exact", "sparse")
 """'exact': seed 002's Laplace fit over every latent value (``laplace``), O(N³) time, O(N²) memory;
@@ -84,8 +84,9 @@ def standardisation(X: np.ndarray, normalize: bool) -> tuple[np.ndarray, np.ndar
 
 
 def starting_theta(n_features: int, kernel: str, length_scale, noise: float) -> np.ndarray:
-    """θ = (ln ℓ..., ln σ) to start from; ℓ = √n_features by default, seed 002's κ = 1/d."""
-    n_length_scales = n_features if kernel == "ard" else 1
+    """θ = (ln ℓ..., ln σ) to start from; ℓ = √n_features by default, seed 002's κ = 1/d.  The linear
+    kernel has no length scale: θ = (ln σ)."""
+    n_length_scales = {"ard": n_features, "linear": 0}.get(kernel, 1)
     start_length = np.sqrt(n_features) if length_scale is None else length_scale
     return np.append(np.full(n_length_scales, np.log(start_length)), np.log(noise))
 
@@ -179,12 +180,13 @@ class LaplaceGPMixin:
         method = self._plan(pairs.n_latent, pairs.winner.size, len(inputs), n_blocks).method
         rng = check_random_state(self.random_state)
         prior = _gamma_prior(self.length_scale_prior)
+        linear = self.kernel == "linear"
         if method == "exact":
             basis = inputs
-            problem = EvidenceProblem(inputs, pairs, float(self.signal_variance), n_blocks, prior)
+            problem = EvidenceProblem(inputs, pairs, float(self.signal_variance), n_blocks, prior, linear)
         else:
             basis = inducing_inputs(inputs, self.n_inducing, rng)
-            problem = SparseEvidenceProblem(inputs, basis, pairs, float(self.signal_variance), n_blocks, prior)
+            problem = SparseEvidenceProblem(inputs, basis, pairs, float(self.signal_variance), n_blocks, prior, linear)
         start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
         if self.optimizer is None:
             theta, (kernel, _, fit) = start, problem.laplace(start)
@@ -208,7 +210,9 @@ class LaplaceGPMixin:
         memory = check_memory(method, n_latent, n_pairs, n_inducing, n_blocks, self.memory_limit)
         return FitPlan(method, n_latent, n_pairs, n_inducing, memory)
 
-    def _kernel(self) -> SquaredExponential:
+    def _kernel(self) -> SquaredExponential | Linear:
+        if self.kernel == "linear":
+            return Linear(self.signal_variance_)
         return SquaredExponential(self.length_scale_, self.signal_variance_)
 
     # What a model file keeps of every GP (ordercore/models/files.py): entry -> (dtype, named shape).
@@ -243,7 +247,7 @@ class LaplaceGPMixin:
     def _restore_state(self, arrays: dict, scalars: dict) -> None:
         """The standardisation, inputs and hyperparameters ``_saved_state`` described."""
         _gamma_prior(self.length_scale_prior)
-        n_length_scales = arrays["mean"].size if self.kernel == "ard" else 1
+        n_length_scales = {"ard": arrays["mean"].size, "linear": 0}.get(self.kernel, 1)
         if arrays["length_scale"].size != n_length_scales:
             raise ValueError(f"a {self.kernel} kernel has {n_length_scales} length scale(s)")
         self._mean, self._scale, self._inputs = arrays["mean"], arrays["scale"], arrays["inputs"]
@@ -274,7 +278,12 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : 'ard' (one length scale per feature, eq. (13); the default) or 'rbf' (one for all, eq. (2)).
+    kernel : 'ard' (one length scale per feature, eq. (13); the default), 'rbf' (one for all, eq. (2))
+        or 'linear' (K(x, x') = s² x·x', no bias term: the kernel of the seed's Figs. 2 and 3; see
+        ``ordercore.gp.covariance.Linear``).  The linear kernel has no length scale: length_scale and
+        length_scale_prior are then unused, length_scale_ is empty, and the evidence learns σ alone
+        (only s / σ matters).  With ``normalize`` the features are centred, and f(x) = w·x then has no
+        constant term across inputs (which pairwise preferences of one function never need).
     length_scale : float > 0 or None, the starting length scale(s); None means √n_features, the
         seed's start κ = 1/d, in units of standardised features.
     length_scale_prior : (shape, rate) of a Gamma prior on each length scale, in units of standardised
@@ -282,7 +291,7 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         None is the seed's plain evidence.  The default ``DEFAULT_LENGTH_SCALE_PRIOR`` = (2.4, 2.16)
         (mode 0.65, mean 1.1) keeps ARD from switching features off on little data; it was chosen on
         development trials of Boston, Abalone and California (see its docstring and docs/GP.md).
-    signal_variance : float > 0, s² in K = s² exp(-½ |x - x'|² / ℓ²): the unit of f.  It is not
+    signal_variance : float > 0, s² in K = s² exp(-½ |x - x'|² / ℓ²) (or s² x·x'): the unit of f.  It is not
         learned because the model depends on s and σ only through s / σ (scaling f by c, s by c
         and σ by c leaves every likelihood and the evidence unchanged); σ is learned instead.
     noise : float > 0, the starting σ.
@@ -426,10 +435,7 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         cross_a, cross_b = kernel(Xa, self._inputs), kernel(Xb, self._inputs)
         mean = (cross_a - cross_b) @ self._alpha
         # Var f(a) + Var f(b) - 2 Cov(f(a), f(b)), each k(·,·) - k(·)ᵀ (K + Λ⁻¹)⁻¹ k(·).
-        prior = (
-            2.0 * self.signal_variance_
-            - 2.0 * np.exp(-0.5 * np.sum(((Xa - Xb) / self.length_scale_) ** 2, axis=1)) * self.signal_variance_
-        )
+        prior = kernel.difference_variance(Xa, Xb)
         difference = cross_a - cross_b
         variance = prior - np.einsum("ij,ij->i", difference @ self._predictive_matrix, difference)
         return mean, np.maximum(variance, 0.0)

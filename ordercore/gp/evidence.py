@@ -1,8 +1,8 @@
 """Hyperparameters by maximising the Laplace evidence (seed 002 §2.2.3): θ = (ln ℓ..., ln σ) for the
-squared-exponential kernel, by L-BFGS-B with the analytic gradient (eqs. (14)-(15)), from several
-starts, the best evidence kept.  A Gamma prior on the length scales (``GPPreferenceModel``'s default)
-turns this into MAP-II (evidence plus log prior), which keeps ARD from switching features off on
-little data.
+squared-exponential kernel, θ = (ln σ) for the linear one (it has no length scale), by L-BFGS-B
+with the analytic gradient (eqs. (14)-(15)), from several starts, the best evidence kept.  A Gamma
+prior on the length scales (``GPPreferenceModel``'s default) turns this into MAP-II (evidence plus
+log prior), which keeps ARD from switching features off on little data.
 
 ``EvidenceProblem`` says how the latent prior is built from the kernel (one GP over instances, or
 one GP per label sharing the kernel, seed 002 §3); the search is the same for both.
@@ -21,7 +21,7 @@ import numpy as np
 import scipy.optimize
 from threadpoolctl import ThreadpoolController
 
-from ordercore.gp.covariance import SquaredExponential
+from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.laplace import (
     NEWTON_TOLERANCE,
     SEARCH_NEWTON_TOLERANCE,
@@ -83,9 +83,12 @@ class _OutOfEvaluations(Exception):
 class Hyperparameters:
     """What every evidence problem shares for θ = (ln ℓ..., ln σ): the kernel, and the log prior of a
     Gamma(shape a, rate b) on each length scale ℓ (a ln ℓ - b ℓ in the variable ln ℓ; flat in ln σ).
-    Needs the attributes ``signal_variance`` and ``length_scale_prior`` ((a, b) or None: no prior)."""
+    Needs the attributes ``signal_variance``, ``length_scale_prior`` ((a, b) or None: no prior) and
+    ``linear`` (the linear kernel σ_k² x·x', whose θ is (ln σ) alone, instead of the squared-exponential)."""
 
-    def kernel(self, theta: np.ndarray) -> SquaredExponential:
+    def kernel(self, theta: np.ndarray) -> SquaredExponential | Linear:
+        if self.linear:
+            return Linear(self.signal_variance)
         return SquaredExponential(np.exp(theta[:-1]), self.signal_variance)
 
     def log_prior(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -111,6 +114,7 @@ class EvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
+    linear: bool = False
 
     @functools.cached_property
     def squared_distances(self) -> np.ndarray:
@@ -124,7 +128,7 @@ class EvidenceProblem(Hyperparameters):
         posterior factor of a nearby fit as inverse Hessian, if given; see ``laplace_fit``): to the
         final fit's accuracy, or to the search's (``SEARCH_NEWTON_TOLERANCE``, unpolished)."""
         kernel = self.kernel(theta)
-        if theta.size == 2:
+        if theta.size == 2 and not self.linear:
             K = kernel.from_squared_distances(self.squared_distances)
         else:
             K = kernel(self.inputs, self.inputs)

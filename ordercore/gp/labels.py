@@ -85,7 +85,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
     random_state, method, n_inducing, memory_limit : as in ``GPPreferenceModel``, counting the n·L
         latent values (n samples, L labels) for 'auto'; all labels share the kernel hyperparameters
-        (and, when sparse, the inducing inputs).  The
+        (and, when sparse, the inducing inputs).  kernel='linear' is seed 002's Fig. 3 kernel,
+        f_a(x) = w_a·x with no bias: a label's own constant needs a constant feature, or features
+        that sum to one as probability vectors do, with ``normalize=False`` (centring removes it).  The
         defaults differ: the seed's isotropic kernel with plain evidence from one start (seed 002
         §4.2), since ``GPPreferenceModel``'s default prior was chosen on instance preferences only.
 

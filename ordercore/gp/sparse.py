@@ -293,6 +293,7 @@ class SparseEvidenceProblem(Hyperparameters):
     signal_variance: float
     n_blocks: int = 1
     length_scale_prior: tuple[float, float] | None = None
+    linear: bool = False
 
     def laplace(
         self, theta: np.ndarray, latent0=None, posterior_factor0=None, search: bool = False
