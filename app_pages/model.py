@@ -459,7 +459,7 @@ def metrics_section(last: dict) -> None:
         f"{last['ssl_violated']:,}",
         **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR"),
     )
-    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:.0f} ms", help=f"started {last['start']}")
+    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:,.0f} ms", help=f"started {last['start']}")
 
 
 def boosting_section(engine, data) -> None:

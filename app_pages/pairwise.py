@@ -8,7 +8,7 @@ import app_state
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
-from ordercore.studio.numbers import significant
+from ordercore.studio.numbers import to_digits_of
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.verdicts import ClickStanding
@@ -190,8 +190,8 @@ def model_status(engine) -> None:
     last = engine.models.last()
     cells = st.columns(2)
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
-    moved = last["moved"] if last else float("nan")
-    cells[1].metric("Model moved (mean |Δ| on test rows)", "—" if not np.isfinite(moved) else significant(moved))
+    moved = to_digits_of(last["moved"], last["ssl_mae"]) if last else "—"  # to the digits of the model's error
+    cells[1].metric("Model moved (mean |Δ| on test rows)", moved)
     annotator, names = app_state.annotator(), engine.sources()
     violations = None if bench is None else bench.violations  # read once: a retrain may replace it
     if annotator and violations is not None and violations.fits(names):

@@ -122,7 +122,7 @@ def test_using_data_stores_the_split_and_a_refused_choice_changes_nothing(tmp_pa
 def test_the_split_in_words_and_in_counts():
     frame = pd.DataFrame({"x": np.arange(1234.0), "y": np.arange(1234.0) % 7})
     data = study_data(frame, "y", ["x"], {"labeled": [0, 1, 2], "test": [3, 4]})
-    assert split_summary("flats.csv", data) == "Session uses flats.csv: 3 labeled, 2 held out, 1229 in the pool."
+    assert split_summary("flats.csv", data) == "Session uses flats.csv: 3 labeled, 2 held out, 1,229 in the pool."
     assert split_counts(data) == [
         ("Rows", "1,234"),
         ("Labeled", "3"),

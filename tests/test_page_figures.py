@@ -264,3 +264,19 @@ def test_a_change_is_shown_to_the_last_digit_of_what_it_changes(delta, of, text)
 
     assert change(delta, of) == text
     assert reads_as_zero(change(delta, of)) == (round(delta) == 0 and abs(of) >= 1000)
+
+
+@pytest.mark.parametrize(
+    "value, of, text",
+    [
+        (9.2e-11, 12_000.0, "0"),  # a new user's "Model moved 0.000000000092": solver noise beside a 12,000 error
+        (3.663e-9, 0.52, "0"),  # 0.52 shows 4 decimals
+        (1234.4, 12_000.0, "1,234"),
+        (0.01234, 0.5234, "0.0123"),
+        (float("nan"), 1.0, "—"),
+    ],
+)
+def test_a_model_move_is_shown_to_the_digits_of_its_error(value, of, text):
+    from ordercore.studio.numbers import to_digits_of
+
+    assert to_digits_of(value, of) == text

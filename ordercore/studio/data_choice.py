@@ -126,8 +126,9 @@ def use_data(
 
 def split_summary(name: str, data: StudyData) -> str:
     """The split of the data set ``name`` (an upload's file name, or ``SOURCE_LABELS``') in one sentence,
-    e.g. 'Session uses Sample homes (generated): 60 labeled, 588 held out, 2352 in the pool.'"""
-    return f"Session uses {name}: {data.labeled.size} labeled, {data.test.size} held out, {data.pool.size} in the pool."
+    e.g. 'Session uses Sample homes (generated): 60 labeled, 588 held out, 2,352 in the pool.'"""
+    counts = f"{data.labeled.size:,} labeled, {data.test.size:,} held out, {data.pool.size:,} in the pool"
+    return f"Session uses {name}: {counts}."
 
 
 def split_warning(data: StudyData) -> str | None:

@@ -47,6 +47,16 @@ def change(delta: float, of: float) -> str:
     return f"{delta:+,.{decimals}f}"
 
 
+def to_digits_of(value: float, of: float) -> str:
+    """``value`` to the last digit ``of`` is shown with (``change`` without the sign): a model's move
+    of 9e-11 beside an error of 12,000 reads '0', not '0.00000000009'; '—' when either is not finite."""
+    value, of = float(value), float(of)
+    if not (math.isfinite(value) and math.isfinite(of)):
+        return "—"
+    text = f"{value:,.{DIGITS - 1 if of == 0 else shown_decimals(of)}f}"
+    return "0" if reads_as_zero(text) else text
+
+
 def reads_as_zero(text: str) -> bool:
     """Whether a formatted number (with any sign, separators, words after it) shows only zeros."""
     number = re.match(r"\s*[-+−]?[\d,.\s]*", text).group()
