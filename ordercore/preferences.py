@@ -44,7 +44,8 @@ def _index_array(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}")
+            example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
+            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}, e.g. {example!r}")
         if np.any(array != np.round(array)):
             raise ValueError(f"{name} must hold row indices (integers), got fractional values")
     return array.astype(np.int64)

@@ -94,6 +94,24 @@ def test_a_rule_field_the_format_does_not_have_is_refused(tmp_path, homes):
     assert not (tmp_path / "m.npz").exists()
 
 
+def test_a_figure_no_writer_takes_is_refused_before_the_run(tmp_path, capsys):
+    """--figure f.txt was refused after the whole run, in 6 lines, and the results were not saved."""
+    out = tmp_path / "s.json"
+    command = ["experiments", "session", "--dataset", "sample", "--trials", "1", "--clicks", "5", "--out", str(out)]
+    with pytest.raises(SystemExit) as raised:
+        main([*command, "--figure", str(tmp_path / "f.txt")])
+    assert raised.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.endswith(f"argument --figure: '{tmp_path / 'f.txt'}' must end in .html (or .png, .svg, .pdf: images)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_preference_index_that_is_no_number_is_named_by_its_value():
+    """'got object' named numpy's dtype, not the cell."""
+    with pytest.raises(ValueError, match=r"i must hold row indices \(integers\), got object, e.g. 'foo'"):
+        PreferenceSet(np.array([0, "foo"], dtype=object), [1, 2])
+
+
 # ---------------------------------------------------------------------------------------- MPMR, NPSVOR
 def sinc(n: int = 40) -> tuple[np.ndarray, np.ndarray]:
     X = np.linspace(-3, 3, n)[:, None]
