@@ -277,6 +277,24 @@ def test_an_imported_file_naming_a_column_twice_is_refused(store, engine):
     assert held(store, engine.id) == before
 
 
+def test_a_text_option_over_a_column_the_table_lacks_is_refused(store, engine):
+    """Stored, and every grading after failed with KeyError: 'nope'."""
+    before = held(store, engine.id)
+    with pytest.raises(ValueError, match=r"option 'text' must be None \(grade the rows\) or one of the table's"):
+        engine.set_options("ratings", text="nope")
+    assert held(store, engine.id) == before
+
+
+def test_an_empty_import_is_said_as_empty(store, engine):
+    """'[]' was 'not a file the Studio exports ... this one has []', and a header without lines 'the
+    session already holds all 0 of these preferences'."""
+    before = held(store, engine.id)
+    with pytest.raises(ValueError, match=r"the file is an empty JSON list: it holds no rules or preferences to import"):
+        engine.import_file("rules.json", b"[]", "ann")
+    assert engine.import_file("p.csv", b"i,j\n", "ann") == "Nothing was imported: the file holds no preferences."
+    assert held(store, engine.id) == before
+
+
 @pytest.mark.parametrize(
     "rule, message",
     [

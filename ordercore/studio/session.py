@@ -123,7 +123,7 @@ class SessionEngine:
         """Store changed options (read afresh, so that a change made meanwhile elsewhere is kept);
         ``ValueError`` from the store (a rating scale off 2 … 9, or changed once grades are held)."""
         settings = dict(self.info().settings)
-        check_options(group, {"labelling": LABELLING, "ratings": RATINGS}, changes)
+        check_options(group, {"labelling": LABELLING, "ratings": RATINGS}, changes, self.data())
         settings[group] = self.options(group) | changes
         self.store.update_settings(self.id, settings)
         self.changed()

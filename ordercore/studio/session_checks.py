@@ -117,10 +117,11 @@ what a value must be, and that in words.  A goal of -5 or 2.5 was stored, and we
 weighed the clicks (any non-empty text is true)."""
 
 
-def check_options(group, groups: dict, changes=()):
+def check_options(group, groups: dict, changes=(), data=None):
     """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones,
     or an option of ``changes`` the group does not have (a typo would be stored and do nothing);
-    ``ValueError`` for a value ``OPTION_VALUES`` refuses."""
+    ``ValueError`` for a value ``OPTION_VALUES`` refuses, or a 'text' column the session's ``data``
+    (when chosen) lacks (stored, every grading then failed with a bare KeyError)."""
     if not isinstance(group, str) or group not in groups:
         raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
     unknown = [name for name in changes if name not in groups[group]]
@@ -129,6 +130,12 @@ def check_options(group, groups: dict, changes=()):
     for name in changes:
         if name in OPTION_VALUES and not OPTION_VALUES[name][0](changes[name]):
             raise ValueError(f"option {name!r} must be {OPTION_VALUES[name][1]}, got {changes[name]!r}")
+    text = dict(changes).get("text")
+    if text is not None and data is not None and text not in data.frame.columns:
+        raise ValueError(
+            f"option 'text' must be None (grade the rows) or one of the table's columns "
+            f"{list(map(str, data.frame.columns))}, got {text!r}"
+        )
     return groups[group]
 
 

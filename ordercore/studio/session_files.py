@@ -143,6 +143,8 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
         raise ValueError("a JSON file to import is a list of rules or of preference records")
+    if not document:  # said as what it is, not as a file of no known columns ("this one has []")
+        raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
     return _classified(*_positions(pd.DataFrame.from_records(document), names))
@@ -211,6 +213,8 @@ def export_session_file(store, session_id: int, kind: str, names: RowNames, form
 
 def _said(added: int, total: int, word: str) -> str:
     """'Imported 3 answers (2 were already in the session).' and the like."""
+    if total == 0:
+        return f"Nothing was imported: the file holds no {word}s."
     if added == 0:
         return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
     already = total - added
