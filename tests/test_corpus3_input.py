@@ -106,6 +106,27 @@ def test_a_figure_no_writer_takes_is_refused_before_the_run(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["table1", "--labeled", "3", "--unlabeled", "4", "--trials", "1", "--quick", "--preferences", "5"],
+        ["session", "--trials", "1", "--clicks", "5"],
+    ],
+)
+def test_an_experiment_on_a_constant_target_is_refused(tmp_path, command):
+    """Both models fit a constant exactly: the summary read 'improvement nan%' after numpy's warning."""
+    frame = pd.DataFrame({"age": np.arange(20.0), "rooms": np.arange(20) % 4, "price": 5.0})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as raised:
+        main(["experiments", *command, "--data", str(tmp_path / "t.csv"), "--target", "price", "--out", str(out)])
+    assert str(raised.value) == (
+        "error: the target column 'price' holds one value (5.0) in every row that has one: SVR and SSL would both "
+        "fit it exactly, there is nothing to compare"
+    )
+    assert not out.exists()
+
+
 def test_a_preference_index_that_is_no_number_is_named_by_its_value():
     """'got object' named numpy's dtype, not the cell."""
     with pytest.raises(ValueError, match=r"i must hold row indices \(integers\), got object, e.g. 'foo'"):
