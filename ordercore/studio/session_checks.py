@@ -15,7 +15,6 @@ from ordercore.knowledge.rules import Rule
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
-from ordercore.studio.store.limits import id_number
 from ordercore.studio.workbench import studio_models
 
 TIME_LIMIT_RANGE = (5.0, 600.0)
@@ -153,8 +152,9 @@ def in_session(item_id, held, kind: str) -> int:
     """``item_id`` if it is one of the session's ``held`` ids (its answers', grades' or rules'); else
     ``KeyError``: another session's item is never changed through this one, and an id that is no whole
     number (1.7, True, '1') names none (``int`` would have made it item 1)."""
-    item_id = id_number(item_id, kind)
-    if item_id not in {int(k) for k in held}:
+    if isinstance(item_id, bool) or not isinstance(item_id, numbers.Integral):  # as the store's id_number
+        raise KeyError(f"no {kind} {item_id!r}")
+    if int(item_id) not in {int(k) for k in held}:
         raise KeyError(f"{kind} #{item_id} is not one of this session's")
     return int(item_id)
 
