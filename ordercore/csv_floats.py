@@ -16,3 +16,23 @@ EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) <
 def read_csv(source, **options) -> pd.DataFrame:
     """``pd.read_csv(source, **options)`` with floats read exactly (``EXACT``)."""
     return pd.read_csv(source, **options, **EXACT)
+
+
+def repeated_column(source, **options) -> str | None:
+    """Words for the first name a CSV's header repeats, or None: pandas reads a second 'j' as 'j.1' and
+    uses the first, silently.  ``source``: a path or a file object (read from where it is, and put back
+    there); ``options``: the separator and encoding the file is read with."""
+    start = source.tell() if hasattr(source, "tell") else None
+    try:
+        header = pd.read_csv(source, header=None, nrows=1, dtype=str, keep_default_na=False, **options)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return None  # the reading proper says what is wrong
+    finally:
+        if start is not None:
+            source.seek(start)
+    seen = {}
+    for position, name in enumerate(header.iloc[0] if len(header) else [], 1):
+        if name in seen:
+            return f"the header names the column {name!r} twice (columns {seen[name]} and {position})"
+        seen[name] = position
+    return None

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.csv_floats import read_csv
+from ordercore.csv_floats import read_csv, repeated_column
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
@@ -44,7 +44,8 @@ def _index_array(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
-            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}")
+            example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
+            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}, e.g. {example!r}")
         if np.any(array != np.round(array)):
             raise ValueError(f"{name} must hold row indices (integers), got fractional values")
     return array.astype(np.int64)
@@ -378,6 +379,9 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = read_csv(path, dtype={"i": str, "j": str})
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
+        repeated = repeated_column(path)
+        if repeated:
+            raise ValueError(f"{repeated}: which one is meant?")
         if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):
             raise ValueError(
                 f"the CSV's header {str(frame.columns[0])!r} is one column: separate the columns with commas"

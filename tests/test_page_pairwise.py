@@ -271,12 +271,15 @@ def test_a_margin_the_models_cannot_fit_is_refused_before_it_is_stored(ready, st
 
 
 def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(ready, store_path):
-    """An answer whose margin the LP cannot take, stored behind the page's back (as an older Studio or
-    another client could): Pairwise and Model say so in one line and keep working; removing it from
-    My answers ends it.  (Each page visit raised the solver's traceback.)"""
+    """An answer whose margin the LP cannot take, stored behind the page's back (as an older Studio could,
+    in a session whose data was chosen before the store recorded its labels' scaling, which the store
+    checks margins with): Pairwise and Model say so in one line and keep working; removing it from My
+    answers ends it.  (Each page visit raised the solver's traceback.)"""
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     data = engine(ready).data()
+    settings = store.session_by_id(session_id).settings
+    store.update_settings(session_id, {k: v for k, v in settings.items() if k != "label_scaling"})
     store.add_answer(session_id, *data.pool[:2].tolist(), "a", "ann", margin=1e30)
     at = ready.switch_page("app_pages/pairwise.py").run()
     engine(at).wait()  # the retrain runs in the background; the page says how it ended on its next run

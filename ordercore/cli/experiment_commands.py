@@ -10,6 +10,8 @@ import sys
 import time
 from dataclasses import replace
 
+import pandas as pd
+
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
 from ordercore.cli.table_commands import status
 from ordercore.cli.tabular import Table, check_rules, read_rules
@@ -275,6 +277,7 @@ def _session_source(args) -> tuple[SessionSource, str]:
     frame = load_source("upload", content)[0]
     if args.target not in frame.columns:
         raise ValueError(f"{args.data} has no column {args.target!r}")
+    _refuse_constant(frame[args.target].dropna(), args.target)
     features = args.features or [c for c in upload_features(frame, args.target) if not named_like(c, IDENTIFIER_NAMES)]
     return SessionSource("upload", frame, args.target, features, content), args.data.stem
 
@@ -322,8 +325,19 @@ def _experiment_setup(args):
     known = table.frame[args.target].notna().to_numpy()
     if not known.all():
         print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
+    _refuse_constant(table.frame.loc[known, args.target], args.target)
     data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
     return data, args.data.stem, Protocol.create(quick=args.quick, **changes)
+
+
+def _refuse_constant(values: pd.Series, target: str) -> None:
+    """``ValueError`` for a --data target with one value in every row that has one: both models fit it
+    exactly, and the comparison read 'improvement nan%' after numpy's warning of a division by 0."""
+    if values.nunique() < 2:
+        raise ValueError(
+            f"the target column {target!r} holds one value ({values.iloc[0]}) in every row that has one: "
+            "SVR and SSL would both fit it exactly, there is nothing to compare"
+        )
 
 
 def _summary_line(args, name: str, result: dict) -> str:

@@ -5,6 +5,7 @@ subcommand's options, their types, and whether an output file can be written.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 from pathlib import Path
 
@@ -57,6 +58,24 @@ def positive(text: str) -> float:
 def rho(text: str) -> float | str:
     """MPMR's ρ: 'auto' (chosen from the data) or a number >= 0."""
     return "auto" if text == "auto" else non_negative(text)
+
+
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf")
+"""What a --figure may be besides .html: images, which plotly writes with the kaleido package."""
+
+
+def figure_path(text: str) -> Path:
+    """A --figure file write_figure can write: .html, or an image (``IMAGE_SUFFIXES``) when kaleido is
+    installed; refused before the run (a figure.txt was refused after it, its results unsaved)."""
+    path = Path(text)
+    suffix = path.suffix.lower()
+    if suffix == ".html":
+        return path
+    if suffix not in IMAGE_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"{text!r} must end in .html (or {', '.join(IMAGE_SUFFIXES)}: images)")
+    if importlib.util.find_spec("kaleido") is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: images need the kaleido package (not installed); use .html")
+    return path
 
 
 def columns(text: str) -> list[str]:
@@ -239,7 +258,7 @@ def _experiment_parsers(commands) -> None:
     sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
-    sweep.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+    sweep.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
 
 
 def _sentiment_parser(kinds) -> None:
@@ -322,7 +341,7 @@ def _session_parser(kinds, runs) -> None:
     session.add_argument(
         "--lambda2", type=non_negative, default=None, help="automatic trust off, SSL at this lambda2 (default: on)"
     )
-    session.add_argument("--figure", type=Path, help="also draw the learning curves (.html; .png needs kaleido)")
+    session.add_argument("--figure", type=figure_path, help="also draw the learning curves (.html; .png needs kaleido)")
 
 
 MPMR_EXPERIMENTS = {
@@ -375,7 +394,7 @@ def _npsvor_parser(kinds) -> None:
     )
     figure4.add_argument("--quick", action="store_true", help="loose stopping rules: a fast smoke run")
     figure4.add_argument("--out", type=Path, required=True, help="JSON file to write")
-    figure4.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+    figure4.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
 
 
 def _gp_label_parsers(kinds) -> None:
@@ -393,7 +412,7 @@ def _gp_label_parsers(kinds) -> None:
     figure3.add_argument(
         "--labels", nargs="+", type=positive_int, default=list(FIGURE3_LABELS), help="numbers of labels (2-10)"
     )
-    figure3.add_argument("--figure", type=Path, help="also draw the figure (.html; .png needs kaleido)")
+    figure3.add_argument("--figure", type=figure_path, help="also draw the figure (.html; .png needs kaleido)")
     figure3.add_argument(
         "--gp-kernel", choices=["rbf", "linear"], default="rbf",
         help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's, on the raw features)",
@@ -428,7 +447,7 @@ def _gp_parsers(kinds, local) -> None:
     figure2.add_argument("--pairs", type=positive_int, nargs="+", help="training pair counts (default 100 ... 1000)")
     figure2.add_argument("--instances", type=positive_int, default=100, help="Treebank sentences per trial (100)")
     figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
-    figure2.add_argument("--figure", type=Path, help="also write the figure (.html; .png needs kaleido)")
+    figure2.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
     figure2.add_argument(
         "--gp-kernel", choices=["rbf", "linear"], default="rbf",
         help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's)",

@@ -165,10 +165,25 @@ def _refuse_infinite(values: np.ndarray, columns) -> None:
 
 NUMBER_MARKS = {
     "thousands separators (1,150 for 1150)": r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?",
-    "percent signs (12.5%)": r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*%",
+    "percent signs (12.5%)": r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*%",
     "decimal commas (54,5 for 54.5)": r"[+-]?\d+,\d+",
 }
-"""Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell."""
+r"""Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell.
+Each reads a run of digits one way only (``\d+\.?\d*`` split a run in every way before failing: a
+cell of a million digits took hours)."""
+
+
+SHOWN_CELL = 40
+"""Characters of a cell an error message quotes: a longer cell is cut, its length said."""
+
+
+def _cell(value) -> str:
+    """A cell as an error message quotes it: its repr, cut after ``SHOWN_CELL`` characters (a cell of a
+    million digits was quoted whole, a message of a megabyte)."""
+    text = str(value)
+    if len(text) <= SHOWN_CELL:
+        return repr(value)
+    return f"{text[:SHOWN_CELL]!r}… ({len(text):,} characters)"
 
 
 def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
@@ -179,7 +194,7 @@ def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
     for what, pattern in NUMBER_MARKS.items():
         marked = text[text.str.fullmatch(pattern)]
         if len(marked) and 2 * len(marked) >= len(stray):
-            shown = ", ".join(f"{index} ({value!r})" for index, value in marked.head(3).items())
+            shown = ", ".join(f"{index} ({_cell(value)})" for index, value in marked.head(3).items())
             more = f" and {len(marked) - 3} more" if len(marked) > 3 else ""
             raise ValueError(
                 f"column {column.name!r} holds numbers written with {what} at row(s) {shown}{more} (counted from 0 "
@@ -195,7 +210,7 @@ def _refuse_stray_text(column: pd.Series) -> None:
     stray = present[numbers.isna()]
     _refuse_marked_numbers(column, stray)
     if len(present) and 0 < len(stray) < len(present) / 2:
-        shown = ", ".join(f"{index} ({value!r})" for index, value in stray.head(5).items())
+        shown = ", ".join(f"{index} ({_cell(value)})" for index, value in stray.head(5).items())
         more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
         raise ValueError(
             f"column {column.name!r} holds numbers except at row(s) {shown}{more} (counted from 0 below the "

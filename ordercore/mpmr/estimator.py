@@ -14,8 +14,9 @@ from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
 from ordercore.kernels import KERNELS, kernel_matrix
+from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
-from ordercore.mpmr.problem import check_epsilon, kappa, omega
+from ordercore.mpmr.problem import check_epsilon, check_targets, kappa, omega
 from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
 from ordercore.mpmr.solver import MPMRSolution, solve_mpmr
 
@@ -94,6 +95,8 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n, n_features) and finite targets y (n,); ``OmegaWarning`` when Ω is not to be believed."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
+        check_targets(y)
         with threadpool_limits(limits=FIT_BLAS_THREADS, user_api="blas"):
             K = self._kernel(X, X)
             if self.rho == "auto":
@@ -124,6 +127,7 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         """ŷ(x) = K(x, centers_) dual_coef_ + intercept_, shape (n,) (eq. (5))."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         return self._kernel(X, self.centers_) @ self.dual_coef_ + self.intercept_
 
     def predict_interval(self, X) -> tuple[np.ndarray, np.ndarray]:

@@ -47,6 +47,20 @@ def check_epsilon(epsilon) -> float:
     return float(epsilon)
 
 
+def check_targets(y: np.ndarray) -> None:
+    """``ValueError`` for targets y (n,) whose residuals' variance σ² (units of y squared) could overflow
+    float64: n (2 max|y|)² must be finite, |y| up to about 1e150 (beyond, σ² and Ω were NaN, and from
+    about 1e300 the fit too, with numpy's overflow warnings as the only word)."""
+    largest = np.max(np.abs(y))
+    with np.errstate(over="ignore"):
+        bound = y.size * (2 * largest) ** 2
+    if not bound < np.finfo(np.float64).max:
+        raise ValueError(
+            f"y is too large for MPMR in float64: its largest absolute value, {largest:.3g}, makes the variance of "
+            "the residuals (units of y squared) overflow; rescale the target (e.g. divide it by a power of ten)"
+        )
+
+
 def kappa(epsilon: float, residual_variance: float) -> float:
     """κ = ε / σ (eq. (9) at the MPM direction; see the module docstring); inf when σ² = 0."""
     return np.inf if residual_variance == 0 else epsilon / np.sqrt(residual_variance)

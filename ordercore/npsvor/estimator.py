@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
@@ -149,6 +150,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         if classes.size < 2:
             raise ValueError(f"NPSVOR needs y with at least 2 ranks; got {classes.size} class")
         X = sp.csr_matrix(X)
+        check_kernel_input(X, "linear")  # x_iᵀx_i and wᵀx overflowed silently from |x| near 1e154
         if not X.has_canonical_format:  # duplicate entries would skew A_i = x_iᵀx_i
             X = X.copy()
             X.sum_duplicates()

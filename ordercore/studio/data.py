@@ -228,11 +228,15 @@ def data_settings(
     """What a session stores for its data, and the data it gives: the source, target and features, its
     ``name`` (an upload's file name; else the source's label), and the split drawn once from ``split``
     (n_labeled, test_fraction, seed, and 'labeled' rows when chosen by hand), stored as row lists so
-    that it never changes.  ``ValueError`` for a bad choice."""
+    that it never changes, and the models' scaling of its labels, 'label_scaling' (center, scale: the
+    store refuses a margin they cannot fit, ``store.sessions.check_margins``).  ``ValueError`` for a bad
+    choice."""
     settings = {"source": source, "target": target, "features": list(features), **split}
     settings["name"] = name or SOURCE_LABELS[source]
     data = study_data(frame, target, features, settings)
+    scaling = TargetScaling.from_labels(data.y_true[data.labeled])
     settings.update(labeled=data.labeled.tolist(), test=data.test.tolist(), n_rows=len(frame))
+    settings["label_scaling"] = [scaling.center, scaling.scale]  # the store checks margins with it
     return settings, data
 
 

@@ -24,7 +24,8 @@ from ordercore.knowledge.quality import check_preference_graph, rule_checks, rul
 from ordercore.knowledge.rules import Rule
 from ordercore.knowledge.source_weights import SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.data import StudyData, check_margin, load_source, study_data
+from ordercore.studio import session_checks as checks
+from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.offers import skipped_pairs
@@ -122,7 +123,7 @@ class SessionEngine:
         """Store changed options (read afresh, so that a change made meanwhile elsewhere is kept);
         ``ValueError`` from the store (a rating scale off 2 … 9, or changed once grades are held)."""
         settings = dict(self.info().settings)
-        check_options(group, {"labelling": LABELLING, "ratings": RATINGS}, changes)
+        check_options(group, {"labelling": LABELLING, "ratings": RATINGS}, changes, self.data())
         settings[group] = self.options(group) | changes
         self.store.update_settings(self.id, settings)
         self.changed()
@@ -196,10 +197,9 @@ class SessionEngine:
     # ------------------------------------------------------------------------------ writes
     def answer(self, annotator: str, pair, choice: str, *, weight=1.0, margin=0.0, rule_id=None, swapped=None) -> int:
         """Store ``annotator``'s answer to ``pair`` (rows (a, b) as shown): 'a', 'b', 'equal' or 'skip'."""
-        data = self._need_data()
-        check_margin(data, margin)
+        row_a, row_b = checks.check_answer(self._need_data(), pair, margin)
         answer_id = self.store.add_answer(
-            self.id, *pair, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
+            self.id, row_a, row_b, choice, annotator, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped
         )
         self.changed()
         return answer_id

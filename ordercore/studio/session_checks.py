@@ -22,9 +22,11 @@ TIME_LIMIT_RANGE = (5.0, 600.0)
 
 
 def check_rule(data, rule: Rule) -> None:
-    """``ValueError`` for a rule the session cannot take: a margin the models cannot fit on ``data``'s
-    labels, or a column that is the target (its preferences would order rows by their labels, the
-    held-out rows' too: the test error would flatter SSL)."""
+    """``ValueError`` for a rule the session cannot take: a column its table lacks or a text column it
+    compares as numbers (``Rule.check_columns``; such a rule was stored, and every view of it failed), a
+    margin the models cannot fit on ``data``'s labels, or a column that is the target (its preferences
+    would order rows by their labels, the held-out rows' too: the test error would flatter SSL)."""
+    rule.check_columns(data.frame)
     check_margin(data, rule.margin)
     target = data.dataset.metadata["target"]
     if target in {rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())}:
@@ -105,20 +107,53 @@ def check_time_limit(value) -> float:
     return float(value)
 
 
-def check_options(group, groups: dict, changes=()):
+OPTION_VALUES = {
+    "goal": (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0, "a whole number >= 0"),
+    "weigh_annotators": (lambda v: isinstance(v, bool | np.bool_), "True or False"),
+}
+"""Options whose values the session checks here (the rating scale is the store's, ``rating_scale``):
+what a value must be, and that in words.  A goal of -5 or 2.5 was stored, and weigh_annotators='no'
+weighed the clicks (any non-empty text is true)."""
+
+
+def check_options(group, groups: dict, changes=(), data=None):
     """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones,
-    or an option of ``changes`` the group does not have (a typo would be stored and do nothing)."""
+    or an option of ``changes`` the group does not have (a typo would be stored and do nothing);
+    ``ValueError`` for a value ``OPTION_VALUES`` refuses, or a 'text' column the session's ``data``
+    (when chosen) lacks (stored, every grading then failed with a bare KeyError)."""
     if not isinstance(group, str) or group not in groups:
         raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
     unknown = [name for name in changes if name not in groups[group]]
     if unknown:
         raise KeyError(f"no option {unknown[0]!r} in {group!r}; its options are {', '.join(map(repr, groups[group]))}")
+    for name in changes:
+        if name in OPTION_VALUES and not OPTION_VALUES[name][0](changes[name]):
+            raise ValueError(f"option {name!r} must be {OPTION_VALUES[name][1]}, got {changes[name]!r}")
+    text = dict(changes).get("text")
+    if text is not None and data is not None and text not in data.frame.columns:
+        raise ValueError(
+            f"option 'text' must be None (grade the rows) or one of the table's columns "
+            f"{list(map(str, data.frame.columns))}, got {text!r}"
+        )
     return groups[group]
+
+
+def check_answer(data, pair, margin) -> tuple:
+    """An answer's pair as its two rows (a, b), once its margin is one the models can fit on ``data``'s
+    labels (``check_margin``); ``ValueError`` else, also for a pair that is not two rows (three rows
+    were passed on as the answer's weight: a TypeError about arguments)."""
+    check_margin(data, margin)
+    if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
+        raise ValueError(f"an answer's pair is two rows (a, b), got {pair!r}")
+    return tuple(pair)
 
 
 def in_session(item_id, held, kind: str) -> int:
     """``item_id`` if it is one of the session's ``held`` ids (its answers', grades' or rules'); else
-    ``KeyError``: another session's item is never changed through this one."""
+    ``KeyError``: another session's item is never changed through this one, and an id that is no whole
+    number (1.7, True, '1') names none (``int`` would have made it item 1)."""
+    if isinstance(item_id, bool) or not isinstance(item_id, numbers.Integral):  # as the store's id_number
+        raise KeyError(f"no {kind} {item_id!r}")
     if int(item_id) not in {int(k) for k in held}:
         raise KeyError(f"{kind} #{item_id} is not one of this session's")
     return int(item_id)

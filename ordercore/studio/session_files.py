@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ordercore.csv_floats import read_csv
+from ordercore.csv_floats import read_csv, repeated_column
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
@@ -66,13 +66,17 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     try:
         # Annotators' names and ids as written: one named 007 is not the number 7.  Columns separated as
         # the header is (an export resaved by a spreadsheet may use ';').
-        table = read_csv(source, sep=delimiter(source), dtype=as_text if identifier else {"annotator": str})
+        separator = delimiter(source)
+        repeated = repeated_column(source, sep=separator)
+        table = read_csv(source, sep=separator, dtype=as_text if identifier else {"annotator": str})
     except UnicodeDecodeError:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, 0)}); save it as UTF-8"
         ) from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
+    if repeated:
+        raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
     return _classified(*_positions(table, names))
 
 
@@ -139,6 +143,8 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
         raise ValueError("a JSON file to import is a list of rules or of preference records")
+    if not document:  # said as what it is, not as a file of no known columns ("this one has []")
+        raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
     return _classified(*_positions(pd.DataFrame.from_records(document), names))
@@ -207,6 +213,8 @@ def export_session_file(store, session_id: int, kind: str, names: RowNames, form
 
 def _said(added: int, total: int, word: str) -> str:
     """'Imported 3 answers (2 were already in the session).' and the like."""
+    if total == 0:
+        return f"Nothing was imported: the file holds no {word}s."
     if added == 0:
         return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
     already = total - added

@@ -22,6 +22,12 @@ RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200
 """Longest rule name (the store's limit for every name)."""
 
+RULE_FIELDS = frozenset(
+    ["format", "version", "name", "conditions", "ordering", "margin", "weight", "annotator", "pairs"]
+)
+"""The fields of a rule document: ``Rule.to_dict``'s, and the two the Studio's rules export adds beside
+each rule (who added it, how many preferences it made); any other is refused by ``Rule.from_dict``."""
+
 
 @dataclass(frozen=True)
 class Ordering:
@@ -114,6 +120,12 @@ class Rule:
             raise ValueError(f"not an ordercore rule (expected format {RULE_FORMAT!r})")
         if data.get("version") != RULE_VERSION:
             raise ValueError(f"unsupported rule version {data.get('version')!r}; this is version {RULE_VERSION}")
+        unknown = sorted(map(str, set(data) - RULE_FIELDS))
+        if unknown:
+            raise ValueError(
+                f"rule {data.get('name')!r}: unknown field(s) {unknown} (a misspelt weight or margin would be left at "
+                f"its default); a rule's fields are {', '.join(sorted(RULE_FIELDS))}"
+            )
         try:
             conditions = []
             if not isinstance(data["conditions"], list) or not all(isinstance(c, dict) for c in data["conditions"]):

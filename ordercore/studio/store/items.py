@@ -11,6 +11,7 @@ takes them along) and moves the session's revision; a grade makes none.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from ordercore.studio.store.limits import check_annotator, check_row, id_number
 from ordercore.studio.store.preferences import insert_clicks
 from ordercore.studio.store.schema import answers, grades, preferences, rules
 from ordercore.studio.store.sessions import (
+    check_margins,
     lock_session,
     n_rows,
     now,
@@ -85,6 +87,15 @@ def answer_preferences(row_a: int, row_b: int, choice: str, margin: float, weigh
     }[choice]()
 
 
+def _finite(number: numbers.Real) -> bool:
+    """Whether a real number is finite as a float (a Fraction or an int beyond float64, which
+    ``np.isfinite`` refused with a TypeError about ufuncs, is not)."""
+    try:
+        return math.isfinite(float(number))
+    except OverflowError:
+        return False
+
+
 def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapped=None) -> dict:
     """An answer's values checked as far as they can be without its session (its rows are checked
     against the table by ``answer_in_table``); ``ValueError`` saying what is wrong."""
@@ -93,7 +104,7 @@ def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapp
     check_choice(choice)
     annotator = check_annotator(annotator)
     numeric = all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (weight, margin))
-    if not numeric or not np.isfinite(weight) or not 0 <= weight <= MAX_WEIGHT or not np.isfinite(margin):
+    if not numeric or not _finite(weight) or not 0 <= weight <= MAX_WEIGHT or not _finite(margin):
         raise ValueError(
             f"weight must be a number in [0, {MAX_WEIGHT:g}] and margin a finite number, got {weight!r}, {margin!r}"
         )
@@ -195,9 +206,11 @@ def insert_items(connection, kind: ItemKind, session_id: int, items: list[dict],
 
 def _insert_preferences(connection, kind: ItemKind, session_id: int, revision, items: list[tuple[int, Mapping]]):
     """The preferences each of ``items`` (id, row) makes, carrying its id; nothing for a kind that
-    makes none."""
+    makes none.  ``ValueError`` for a margin the models cannot fit (``check_margins``): the caller's
+    transaction then writes nothing."""
     if kind.preferences is not None:
         clicks = [(item_id, item["annotator"], kind.preferences(item)) for item_id, item in items]
+        check_margins(connection, session_id, PreferenceSet.concatenate([made for _, _, made in clicks]))
         insert_clicks(connection, clicks, {"session_id": session_id, "revision": revision, "created_at": now()})
 
 

@@ -11,7 +11,7 @@ from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.limits import check_annotator, check_name, check_size, id_number
 from ordercore.studio.store.preferences import encode_block, insert_block
 from ordercore.studio.store.schema import answers, preference_blocks, preferences, rules
-from ordercore.studio.store.sessions import lock_session, n_rows, now, session_of, touch
+from ordercore.studio.store.sessions import check_margins, lock_session, n_rows, now, session_of, touch
 
 
 def _repeated(connection, session_id: int, rule: Rule) -> str | None:
@@ -42,6 +42,7 @@ class RuleStore:
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
+            check_margins(connection, session_id, made)
             repeated = _repeated(connection, session_id, rule)
             if repeated is not None:
                 raise ValueError(repeated)

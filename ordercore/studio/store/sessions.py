@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 import pandas as pd
 import sqlalchemy as sa
 
+from ordercore.lp.problem import TargetScaling
+from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
 from ordercore.studio.store.schema import (
     answers,
@@ -101,6 +103,16 @@ def n_rows(connection, session_id: int) -> int:
     if settings.get("n_rows") is None:
         raise ValueError("this session has no data yet: choose it on the Data page first")
     return int(settings["n_rows"])
+
+
+def check_margins(connection, session_id: int, made: PreferenceSet) -> None:
+    """``ValueError`` in ``TargetScaling.margins``' words for preferences whose margin the models cannot
+    fit on the session's labels (over 1e9 times their spread), from the scaling its settings record
+    ('label_scaling', written with its data by ``studio.data.data_settings``); a session whose data was
+    chosen before that was recorded is checked by the engine only (``studio.data.check_margin``)."""
+    scaling = session_settings(connection, session_id).get("label_scaling")
+    if scaling is not None and len(made):
+        TargetScaling(*map(float, scaling)).margins(made)
 
 
 def session_of(engine: sa.Engine, table: sa.Table, key, what: str) -> int:

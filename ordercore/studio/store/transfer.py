@@ -18,7 +18,15 @@ from ordercore.studio.store.items import ANSWERS, GRADES, answer_in_table, answe
 from ordercore.studio.store.limits import check_annotator, check_row, check_size
 from ordercore.studio.store.preferences import decode_block, encode_block, insert_block
 from ordercore.studio.store.schema import answers, grades, preference_blocks, preferences, rules
-from ordercore.studio.store.sessions import lock_session, n_rows, now, rating_scale, session_settings, touch
+from ordercore.studio.store.sessions import (
+    check_margins,
+    lock_session,
+    n_rows,
+    now,
+    rating_scale,
+    session_settings,
+    touch,
+)
 
 ANSWER_KEY = ("row_a", "row_b", "choice", "annotator", "weight", "margin")
 """What makes two answers the same answer, for an import."""
@@ -207,6 +215,7 @@ class TransferStore:
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
+            check_margins(connection, session_id, made)
             new = ~_rows_in(made, _held(connection, session_id))
             made, names = made[new], names[new]
             if len(made) == 0:
