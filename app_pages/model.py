@@ -339,6 +339,11 @@ def difference(a: float, b: float) -> float:
     return 0.0 if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0) else a - b
 
 
+FEW_HELD_OUT = 30
+# Held-out rows below which the page says its test MAEs are mostly noise (a comment: Streamlit's magic would
+# show a string here).
+
+
 def main() -> None:
     st.title("Model")
     engine, data = app_state.need_engine_and_data()
@@ -354,6 +359,8 @@ def main() -> None:
     if last is None:
         return
     metrics_section(last)
+    if 0 < data.test.size < FEW_HELD_OUT:
+        st.warning(f"The test MAEs are measured on {data.test.size} held-out rows: so few that they are mostly noise.")
     if data.test.size:
         fits_section(engine, bench, data)
     violations_section(engine, bench, status.in_force)

@@ -80,6 +80,19 @@ def test_the_form_starts_from_the_sessions_choices_on_its_own_source_only():
     assert DataForm.of({}, "upload", frame.head(2), "y", ["a"]).most_labeled == 1
 
 
+def test_the_budget_starts_within_the_rows_that_have_a_target():
+    """A table of 240 rows, 50 with a price (a new user's: the default 60 was refused): the budget goes
+    up to 49 and starts at 40, four in five of them; the budget the form starts from is one the split
+    takes (``study_data``: 40 labeled, 2 of the other 10 held out)."""
+    y = np.full(240, np.nan)
+    y[::4][:50] = np.linspace(1.0, 50.0, 50)
+    frame = pd.DataFrame({"a": np.arange(240.0), "y": y})
+    form = DataForm.of({}, "upload", frame, "y", ["a"])
+    assert (form.most_labeled, form.n_labeled) == (49, 40)
+    data = study_data(frame, "y", ["a"], {"n_labeled": form.n_labeled})
+    assert (data.labeled.size, data.test.size) == (40, 2)
+
+
 def test_the_split_takes_the_rows_ticked_by_hand_even_none_and_else_draws_them():
     assert split_choice(60, 0.2, 3) == {"n_labeled": 60, "test_fraction": 0.2, "seed": 3}
     by_hand = split_choice(np.int64(5), 0.25, 0, [np.int64(9), 4])

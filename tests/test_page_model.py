@@ -354,3 +354,22 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     at.button(key="model_fit_mpmr").click().run()
     assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) > omega
     assert metric(at, "Test MAE, gradient boosting (same labels)") == boosting
+
+
+def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
+    """60 priced rows, l = 40: 4 of the other 20 held out; the Model page says its test MAEs rest on 4
+    rows.  The sample homes' 588 held-out rows get no such word."""
+    from tests.studio_app import upload
+
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not any("held-out rows: so few" in w.value for w in at.warning)
+    at.switch_page("app_pages/data.py").run()
+    at.text_input(key="new_session_name").input("few")
+    at.button(key="create_session").click().run()
+    rows = "".join(f"{k},{(k * 37) % 11},{k * 1.5 + (k * 37) % 11}\n" for k in range(60))
+    upload(at, "few.csv", ("a,b,y\n" + rows).encode())
+    next(box for box in at.number_input if box.label == "Labeled budget l").set_value(40).run()
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    assert any("measured on 4 held-out rows: so few" in w.value for w in at.warning)

@@ -57,7 +57,9 @@ def check_upload_size(size: int) -> None:
 class DataForm:
     """What the page starts from for a table of ``source``: the session's target, features, labeled
     budget, test share and seed when the session is on that source, else the source's defaults.
-    ``most_labeled``: all rows but two (one to test, one to pair), at least 1."""
+    ``most_labeled``: all rows but two (one to test, one to pair) and all rows with a target but one,
+    at least 1; the budget starts at ``DEFAULT_N_LABELED`` or four in five of the rows with a target,
+    whichever is fewer (the rest are held out or pooled: ``study_data``)."""
 
     columns: list[str]
     target: str
@@ -74,13 +76,15 @@ class DataForm:
         columns = [str(c) for c in frame.columns]
         target = settings["target"] if same and settings.get("target") in columns else default_target
         features = settings.get("features") if same and settings.get("features") else default_features
-        most = max(1, len(frame) - 2)
+        known = int(pd.to_numeric(frame[target], errors="coerce").notna().sum()) if target in columns else len(frame)
+        most = max(1, min(len(frame) - 2, known - 1))
+        budget = int(settings.get("n_labeled", min(DEFAULT_N_LABELED, max(1, round(0.8 * known)))))
         return cls(
             columns=columns,
             target=target,
             features=list(features),
             most_labeled=most,
-            n_labeled=min(int(settings.get("n_labeled", DEFAULT_N_LABELED)), most),
+            n_labeled=min(budget, most),
             test_fraction=float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)),
             seed=int(settings.get("seed", 0)),
         )
