@@ -140,3 +140,22 @@ def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id
     columns = [p.default for p in condition_form("near", homes, ["price", "car_id"]) if p.options]
     assert columns == ["Latitude", "LON"]
     assert offered_conditions(cars[["car_id", "price"]], exclude=["price", "car_id"]) == []  # nothing to compare
+
+
+def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
+    """A new user's cars: 'same category' started on the free-text note.  Offered first: text repeated in
+    few values (fuel), then whole numbers of few values (owners), then the rest in table order (the id,
+    the note, mileage: every value its own)."""
+    rng = np.random.default_rng(0)
+    n = 40
+    cars = pd.DataFrame(
+        {
+            "car_id": [f"CAR-{1000 + k}" for k in range(n)],
+            "note": [f"one owner, serviced {k} times, small dent" for k in range(n)],
+            "mileage": rng.uniform(10_000, 200_000, n),
+            "owners": rng.integers(1, 5, n),
+            "fuel": rng.choice(["petrol", "diesel", "electric"], n),
+        }
+    )
+    (column,) = condition_form("same_category", cars)
+    assert column.default == "fuel" and column.options == ["fuel", "owners", "car_id", "note", "mileage"]

@@ -33,11 +33,27 @@ class ConditionParameter:
 
 
 def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
-    """The table's columns a rule may use: 'numeric' (numbers, not booleans) or 'any'."""
+    """The table's columns a rule may use: 'numeric' (numbers, not booleans) or 'any', the columns that
+    look like categories first (``category_likeness``), so that 'same category' starts on one."""
     columns = [str(c) for c in frame.columns if c not in exclude]
     if kind == "any":
-        return columns
+        return sorted(columns, key=lambda c: category_likeness(frame[c]))
     return [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+
+
+MOST_CATEGORIES = 50
+"""Most distinct values a numeric column may have to be offered early as a category (bedrooms, not prices)."""
+
+
+def category_likeness(values: pd.Series) -> int:
+    """0 for text repeated in few values (at most half the rows distinct: a neighbourhood, not a note or
+    an id), 1 for whole numbers of at most ``MOST_CATEGORIES`` values, 2 for any other column."""
+    distinct = values.nunique()
+    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    if not numeric and 2 <= distinct <= max(2, values.notna().sum() // 2):
+        return 0
+    whole = numeric and bool((values.dropna() % 1 == 0).all())
+    return 1 if whole and 2 <= distinct <= MOST_CATEGORIES else 2
 
 
 def offered_conditions(frame: pd.DataFrame, exclude=()) -> list[str]:
