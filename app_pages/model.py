@@ -99,6 +99,8 @@ def trust_section(engine, status) -> None:
                 "some preferences and at least 10 labeled rows."
             )
         return
+    if status.state in ("running", "elsewhere"):
+        st.caption("Below: the last assessment's figures, from before the latest change (the next replaces them).")
     cv = trust.trust.cv
     if cv is None:
         st.warning(
