@@ -44,9 +44,15 @@ def take_sent(engine) -> list[str]:
     def answer(pair, choice, swapped) -> None:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
-    def undo() -> None:  # the undone pair is not shown again
+    def undo() -> None:  # the undone pair is not shown again: the notice names it
+        answers = engine.answers().set_index("id")
         undone = engine.undo_answer(annotator)
-        screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
+        if undone is None:
+            screen.notice = "You have no answer in this session to undo."
+            return
+        given, names = answers.loc[undone], engine.data().row_names
+        pair = f"A {names.name(given['row_a'])}, B {names.name(given['row_b'])}"
+        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]})."
 
     read, error = screen.pairs.apply(sent_events(KEY, set(CHOICE_LABELS), 2), engine.id, answer, undo)
     screen.error = error or screen.error
@@ -102,8 +108,9 @@ def add_to_queue(engine, bench, screen) -> None:
     )
 
 
-def queue_section(engine, bench, named: bool) -> None:
-    """The shared queue's progress, and a form that adds pairs to it."""
+@st.fragment(run_every=2.0)
+def queue_progress(engine) -> dict:
+    """The shared queue's progress, redrawn every 2 s: other annotators' answers count at once."""
     summary = engine.queue_summary(app_state.annotator())
     if summary["queued"]:
         st.progress(
@@ -111,6 +118,12 @@ def queue_section(engine, bench, named: bool) -> None:
             text=f"Shared queue: {summary['done']:,} of {summary['queued']:,} pairs done; {summary['wanted']:,} "
             f"answers still wanted; {summary['left_for_you']:,} pairs left for you.",
         )
+    return summary
+
+
+def queue_section(engine, bench, named: bool) -> None:
+    """The shared queue's progress, and a form that adds pairs to it."""
+    summary = queue_progress(engine)
     message = app_state.screen().message
     if message:
         st.success(message)
@@ -145,6 +158,7 @@ def main() -> None:
     elif source == QUEUE:
         queue_section(engine, bench, named)
     answer_area(engine, data, source, rules, named)
+    agreement_section(engine)
     model_status(engine)
 
 
@@ -178,7 +192,6 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
         if named:
             history_section(engine, data, answers)
-        agreement_section(engine)  # here: current after every answer (this part reruns alone on one)
 
 
 @st.fragment(run_every=1.0)
@@ -361,9 +374,13 @@ def set_weighing(engine) -> None:
     engine.set_options("labelling", weigh_annotators=bool(st.session_state[f"weigh_annotators_{engine.id}"]))
 
 
+@st.fragment(run_every=1.0)
 def agreement_section(engine) -> None:
     """Cohen's κ between annotators on the pairs both answered, each one's intransitive triples, and the
-    choice to weigh each annotator's clicks by their agreement."""
+    choice to weigh each annotator's clicks by their agreement; once there are answers, redrawn every
+    second (another annotator's answers count without a key of one's own)."""
+    if engine.answers().empty:
+        return
     kappas, triples, weights = engine.agreement()
     with st.expander("Annotators: agreement and consistency"):
         if kappas.empty:
