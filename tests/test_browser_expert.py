@@ -37,13 +37,22 @@ TABLE = """() => Array.from(document.querySelectorAll('.answer-keys .table tr'))
 
 
 def test_the_agreement_section_appears_with_the_first_answer_without_a_reload(tmp_path):
-    shared_session(tmp_path / "studio.sqlite")
+    """It appears with Ann's first answer; when Bob (another process, here the store) answers her pair,
+    her page shows their κ while she presses nothing (a new user's table waited for her next answer)."""
+    session_id = shared_session(tmp_path / "studio.sqlite")
     with running_studio(tmp_path / "studio.sqlite") as studio:
         page = annotator_page(studio.browser, studio.url, "ann", 60_000)
         assert not page.get_by_text("Annotators: agreement and consistency").count()
         page.get_by_role("button", name="A higher").click()
         wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
-        page.get_by_text("Annotators: agreement and consistency").wait_for(timeout=30_000)
+        page.get_by_text("Annotators: agreement and consistency").click()
+        nobody = page.get_by_text("No pair has been answered by two annotators yet")
+        nobody.wait_for(timeout=30_000)
+        store = Store(f"sqlite:///{tmp_path / 'studio.sqlite'}")
+        ((row_a, row_b),) = store.answers(session_id)[["row_a", "row_b"]].to_numpy().tolist()
+        store.add_answer(session_id, row_a, row_b, "b", "bob")
+        store.engine.dispose()
+        nobody.wait_for(state="detached", timeout=30_000)
 
 
 def test_a_wrong_rules_verdict_is_worded_by_its_interval(tmp_path):
