@@ -228,8 +228,8 @@ def main() -> None:
 
 
 def rule_preview(preview, data, rule, max_pairs):
-    """The pairs ``rule`` makes (``RulePreferences``; once per rule and cap), on a map and in a table in
-    the ``preview`` column; None (and why) when it cannot make them."""
+    """The pairs ``rule`` makes (``RulePreferences``; once per rule and cap), on a map in the ``preview``
+    column and in a table of the page's width below; None (and why) when it cannot make them."""
     labeled = np.zeros(len(data.frame), dtype=bool)
     labeled[data.labeled] = True
     try:
@@ -253,11 +253,9 @@ def rule_preview(preview, data, rule, max_pairs):
                 title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-        columns = dict.fromkeys(
-            [rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())]
-        )
-        table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
-        st.dataframe(table, key="rule_pairs", hide_index=True)
+    columns = dict.fromkeys([rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())])
+    table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
+    st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch")  # below both columns: headers fit
     return made
 
 
