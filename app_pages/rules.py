@@ -24,6 +24,7 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
+from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
 NO_CONDITION = "—"
@@ -285,6 +286,10 @@ def stored_rules_section(engine, data) -> None:
         "only there do its preferences move the fit (1 while nothing checks it, 0 when there it is no better than "
         "a coin). Until the Model page has assessed trust, the stored weight is in force."
     )
+    for row in trust.itertuples():
+        warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)
+        if warning:
+            st.warning(app_state.plain(warning))
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(

@@ -101,3 +101,17 @@ def test_an_experiments_improvement_is_worded_by_its_p_value():
     )
     assert trials_verdict(-0.02, 0.01, 20)[0] == "error" and "2.0% higher" in trials_verdict(-0.02, 0.01, 20)[1]
     assert trials_verdict(0.03, None, 1)[0] == "info" and trials_verdict(0.03, float("nan"), 1)[1].startswith("Too few")
+
+
+def test_a_rule_more_often_wrong_than_right_is_said_so_whatever_its_weight():
+    """A new user's reversed rule: right on 38 % (18–64 %) at weight 0.14, and no word.  Below half but
+    the interval reaching above it: 'so far, though not surely'; all of it below half: 'surely', and is
+    it reversed?  Half or more, or nothing checked: nothing said."""
+    from ordercore.studio.verdicts import wrong_way_warning
+
+    so_far = wrong_way_warning("more owners", 0.38, 0.18, 0.64)
+    assert "'more owners' is right on only 38% of the pairs checked (95 % interval 18%–64%)" in so_far
+    assert "not surely" in so_far and "other way round" in so_far
+    surely = wrong_way_warning("more owners", 0.2, 0.08, 0.41)
+    assert "surely more often wrong than right" in surely and "reversed" in surely
+    assert wrong_way_warning("fine", 0.5, 0.3, 0.7) is None and wrong_way_warning("unchecked", np.nan, 0, 1) is None

@@ -6,6 +6,7 @@
   break, the weight automatic trust gives them and why, and what would change it.
 - ``zero_weight_reasons``: why a rule (or an import) automatic trust weighs 0 counts for nothing, though
   it may be right on most labeled pairs, and what would change it.
+- ``wrong_way_warning``: a rule more often wrong than right on the pairs checked, whatever its weight.
 """
 
 from __future__ import annotations
@@ -50,6 +51,22 @@ def zero_weight_reasons(trust: SourceTrust) -> list[str]:
                 "than a coin. Auditing its pairs on Pairwise measures it on more."
             )
     return reasons
+
+
+def wrong_way_warning(name: str, accuracy: float, low: float, high: float) -> str | None:
+    """Words for a rule more often wrong than right on the pairs checked (``accuracy`` below ½, its 95 %
+    interval [low, high]), whatever its weight, or None: surely so when the interval lies below ½, else
+    so far; what to do either way (a rule written the wrong way round reads like this)."""
+    if not accuracy < 0.5:  # NaN (nothing checked) too
+        return None
+    measured = f"{name!r} is right on only {accuracy:.0%} of the pairs checked (95 % interval {low:.0%}–{high:.0%})"
+    if high < 0.5:
+        return f"{measured}: surely more often wrong than right. Is its direction reversed (higher and lower swapped)?"
+    return (
+        f"{measured}: more often wrong than right so far, though not surely (the interval reaches above half). "
+        "If its direction is reversed, remove it and add it the other way round; auditing its pairs on Pairwise "
+        "measures it on more."
+    )
 
 
 def surely_below_half(right: int, checked: int) -> bool:
