@@ -188,7 +188,8 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     answers = engine.answers()
     progress_section(engine, answers)
     if len(answers):
-        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], {k: r.name for k, r in rules.items()})
+        names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
+        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued)
         st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
         if named:
             history_section(engine, data, answers)

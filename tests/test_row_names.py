@@ -75,6 +75,13 @@ def test_answers_read_in_words_with_rows_by_name():
         "from": ["pair choice", "audit of 'bigger'"],
         "when": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
     }
+    # a pair of the shared queue (queued the other way round) is from there; an audit stays an audit, even
+    # of a queued pair (a new user's queued answers read "pair choice")
+    queued = pd.DataFrame({"row_a": [1, 0], "row_b": [0, 2]})
+    assert RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"}, queued)["from"].tolist() == [
+        "shared queue",
+        "audit of 'bigger'",
+    ]
 
 
 def test_preferences_read_higher_lower_and_margin_with_rows_by_name():

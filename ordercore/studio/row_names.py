@@ -117,13 +117,18 @@ class RowNames:
         text = self.difference(column, a, b)
         return 0 if not text or float(text.replace(",", "")) == 0 else (1 if text.startswith("+") else -1)
 
-    def answers_table(self, answers: pd.DataFrame, rule_names: dict) -> pd.DataFrame:
+    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
-        rule audited, the pair choice, or a file imported) and when."""
+        rule audited, the shared queue — a pair of ``queued``, ``Store.queued_pairs``, either way round —
+        the pair choice, or a file imported) and when."""
         source = answers["rule_id"].map(
             lambda rule: "pair choice" if pd.isna(rule) else f"audit of {rule_names.get(int(rule), 'a removed rule')!r}"
         )
+        if queued is not None and len(queued):
+            pairs = {frozenset(pair) for pair in queued[["row_a", "row_b"]].to_numpy(dtype=np.int64).tolist()}
+            in_queue = np.array([frozenset(pair) in pairs for pair in answers[["row_a", "row_b"]].to_numpy().tolist()])
+            source = source.where(~(in_queue.astype(bool) & answers["rule_id"].isna().to_numpy()), "shared queue")
         if "imported" in answers:
             source = source.where(~answers["imported"].to_numpy(dtype=bool), "import (a file)")
         return pd.DataFrame(
