@@ -379,8 +379,9 @@ def fits_section(engine, bench, data) -> None:
     demonstration: a real session has no test labels)."""
     left, right = st.columns(2)
     predictions = {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test}
-    title = "Held-out rows: predicted against actual"
-    scatter = against_figure(data.y_true[data.test], predictions, title, "actual", "predicted", diagonal="perfect")
+    title, target = "Held-out rows: predicted against actual", data.dataset.metadata["target"]
+    axes = (f"actual {target}", f"predicted {target}")  # in the target's own name (and units)
+    scatter = against_figure(data.y_true[data.test], predictions, title, *axes, diagonal="perfect")
     left.plotly_chart(scatter, key="model_scatter")
     runs = engine.store.model_runs(engine.id)
     right.plotly_chart(mae_history_figure(runs), key="model_history")

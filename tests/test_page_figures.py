@@ -280,3 +280,12 @@ def test_a_model_move_is_shown_to_the_digits_of_its_error(value, of, text):
     from ordercore.studio.numbers import to_digits_of
 
     assert to_digits_of(value, of) == text
+
+
+def test_the_held_out_scatter_names_its_axes_by_the_target(ready):
+    """A new user's axes read 'actual' and 'predicted': of what?  They name the session's target."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    titled = {figure["layout"]["title"]["text"]: figure["layout"] for figure in charts(at).values()}
+    layout = titled["Held-out rows: predicted against actual"]
+    assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("actual price", "predicted price")
