@@ -47,8 +47,8 @@ def take_sent(engine) -> list[str]:
     def undo() -> None:  # the undone pair is not shown again: the notice names it
         answers = engine.answers().set_index("id")
         undone = engine.undo_answer(annotator)
-        if undone is None:
-            screen.notice = "You have no answer in this session to undo."
+        if undone is None or undone not in answers.index:  # (given meanwhile in another tab: not read above)
+            screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
             return
         given, names = answers.loc[undone], engine.data().row_names
         pair = f"A {names.name(given['row_a'])}, B {names.name(given['row_b'])}"
