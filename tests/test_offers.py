@@ -77,7 +77,8 @@ def test_a_pair_drawn_again_the_other_way_round_keeps_the_side_it_was_offered_wi
 def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw():
     """The browser, ahead of the server, shows (5, 6) after answering (1, 2) while the server's list
     starts elsewhere (redrawn after a retrain): the server puts (5, 6) first, so a redraw keeps it and
-    the page's pair on screen is the browser's.  A next never offered here moves nothing."""
+    the page's pair on screen is the browser's.  A next never offered here moves nothing, nor does one
+    before an undo."""
     offers = Offers()
     offers.offer((1, "active", None), [((1, 2), False), ((3, 4), False), ((5, 6), False)], basis=0)
     given = []
@@ -87,5 +88,10 @@ def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw
     offers.offer((1, "active", None), [((7, 8), False), ((9, 10), False)], basis=1)
     assert offers.upcoming == [(5, 6), (7, 8)]
     stray = {**event("w2", "b", (7, 8)), "next": [11, 12]}  # (11, 12) was never offered here
-    offers.apply([stray, {**event("w3", UNDO), "next": [5, 6]}], 1, lambda *answer: given.append(answer), lambda: None)
+    offers.apply([stray], 1, lambda *answer: given.append(answer), lambda: None)
     assert offers.upcoming == [(5, 6)]
+    # an answer then an undo that gives its target back: the undone target goes first, not the answer's next
+    offers.offer((1, "active", None), [((13, 14), False), ((15, 16), False)], basis=1)
+    answered_then_undone = [{**event("w4", "a", (5, 6)), "next": [13, 14]}, event("w5", UNDO)]
+    offers.apply(answered_then_undone, 1, lambda *answer: given.append(answer), lambda: (5, 6))
+    assert offers.upcoming[0] == (5, 6)

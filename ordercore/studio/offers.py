@@ -119,8 +119,10 @@ class Offers:
     def _show_first(self, events: list[dict]) -> None:
         """Put first the target the browser showed after the last of ``events`` (its ``next``), if it is
         offered and unanswered: the browser keeps it on screen (its other targets may have been drawn
-        afresh meanwhile), and the page's view of the pair on screen follows."""
-        shown = next((event.get("next") for event in reversed(events) if event["choice"] != UNDO), None)
+        afresh meanwhile), and the page's view of the pair on screen follows.  Nothing after an undo
+        (the browser then shows what the page puts first: the undone target, if it gives one back)."""
+        last = events[-1] if events else {}
+        shown = last.get("next") if last.get("choice") != UNDO else None
         if shown is not None and tuple(shown) in self.offered:
             self.upcoming = [tuple(shown), *(target for target in self.upcoming if target != tuple(shown))]
 
