@@ -1,8 +1,11 @@
 """Small preference problems shared by the GP tests: pairs ranked by a score, a 25-point problem with
-weighted pairs (a fixture, exposed by tests/conftest.py), and central differences of cold Laplace fits."""
+weighted pairs (a fixture, exposed by tests/conftest.py), central differences of cold Laplace fits, and
+the three-point chain worked by hand."""
 
 import numpy as np
 import pytest
+import scipy.optimize
+from scipy.stats import norm
 
 from ordercore.gp.laplace import PairData
 
@@ -32,3 +35,15 @@ def central_differences(problem, theta, step=1e-5):
         shift[index] = step
         plus, minus = problem.laplace(theta + shift)[2], problem.laplace(theta - shift)[2]
         yield (plus.log_evidence - minus.log_evidence) / (2 * step), (plus.latent - minus.latent) / (2 * step)
+
+
+def three_point_chain(noise: float) -> tuple[float, float, float]:
+    """Preferences 0 ≻ 1 ≻ 2 on three points whose prior is K = I, by hand: by symmetry f̂ = (a, 0, -a)
+    with a = c r(c a), c = 1/(√2 σ), r = N/Φ; Λ = c² ℓ''(ca) · the path Laplacian, so the log evidence is
+    2 ln Φ(ca) - a² - ½ (ln(1 + c² h) + ln(1 + 3 c² h)), h = ℓ''(ca).  Returns (a, h, log evidence)."""
+    c = 1 / (np.sqrt(2) * noise)
+    ratio = lambda t: norm.pdf(t) / norm.cdf(t)  # noqa: E731
+    a = scipy.optimize.brentq(lambda a: a - c * ratio(c * a), 0, 10)
+    z = c * a
+    h = ratio(z) * (z + ratio(z))
+    return a, h, 2 * norm.logcdf(z) - a**2 - 0.5 * (np.log(1 + c**2 * h) + np.log(1 + 3 * c**2 * h))

@@ -20,9 +20,9 @@ from ordercore import NPSVOR, MPMRegressor
 from ordercore.cli.main import main
 from ordercore.knowledge.rules import Ordering, Rule, Within
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.data import data_settings
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import Store
+from tests.test_store_refusals import NoJob, new_session, table
 
 
 # ---------------------------------------------------------------------------------------- tables
@@ -169,20 +169,6 @@ def test_npsvor_refuses_features_whose_inner_products_overflow():
 
 
 # ---------------------------------------------------------------------------------------- the Studio
-def table(n: int = 60) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"x": rng.uniform(0, 10, n), "rooms": rng.integers(1, 7, n), "age": rng.uniform(0, 50, n)})
-    frame["price"] = 20 * frame["rooms"] - 0.5 * frame["age"] + rng.normal(0, 5, n)
-    return frame
-
-
-class NoJob:
-    """Automatic trust's job, never started (these tests check refusals, not assessments)."""
-
-    def __call__(self, *args, **options):
-        raise AssertionError("no assessment is expected")
-
-
 @pytest.fixture
 def store(database_url):
     return Store(database_url)
@@ -190,11 +176,7 @@ def store(database_url):
 
 @pytest.fixture
 def engine(store):
-    frame = table()
-    session = store.create_session("homes")
-    settings, _ = data_settings(frame, "upload", "price", ["x", "rooms", "age"], {"n_labeled": 20})
-    store.update_settings(session.id, settings, store.add_dataset("homes", frame, frame.to_csv(index=False).encode()))
-    engine = SessionEngine(store, session.id, "test", NoJob())
+    engine = SessionEngine(store, new_session(store, "homes", table(ids=False)), "test", NoJob())
     engine.set_model(automatic_trust=False)
     engine.answer("ann", (0, 1), "a")
     yield engine

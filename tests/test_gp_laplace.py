@@ -14,7 +14,7 @@ from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.laplace import MapObjective, laplace_fit, probit_loss
-from tests.gp_problems import central_differences
+from tests.gp_problems import central_differences, three_point_chain
 
 
 def test_probit_loss_derivatives_match_finite_differences():
@@ -140,13 +140,8 @@ def test_three_point_chain_by_hand():
     X = np.array([[0.0], [50.0], [100.0]])
     model = GPPreferenceModel(optimizer=None, length_scale=0.5, noise=noise, normalize=False)
     model.fit(X, PreferenceSet.order([0, 1], [1, 2]))
-    ratio = lambda t: norm.pdf(t) / norm.cdf(t)  # noqa: E731
-    a = scipy.optimize.brentq(lambda a: a - c * ratio(c * a), 0, 10)
+    a, h, evidence = three_point_chain(noise)
     assert np.allclose(model.latent_, [a, 0, -a], atol=1e-6)
-    z = c * a
-    h = ratio(z) * (z + ratio(z))
-    S = -2 * norm.logcdf(z) + a**2
-    evidence = -S - 0.5 * (np.log(1 + c**2 * h) + np.log(1 + 3 * c**2 * h))
     assert model.log_evidence_ == pytest.approx(evidence, rel=1e-6)
     # P(0 ≻ 2) from the joint posterior of (f0, f2): C = (I + Λ)⁻¹.
     laplacian = np.array([[1, -1, 0], [-1, 2, -1], [0, -1, 1]])

@@ -17,7 +17,7 @@ from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.labels import GPLabelPreferenceModel, ranking_preference_graph
 from ordercore.gp.laplace import PairData, evidence_gradient
 from ordercore.models.files import load
-from tests.gp_problems import central_differences
+from tests.gp_problems import central_differences, three_point_chain
 
 
 def test_linear_kernel_by_hand():
@@ -35,17 +35,11 @@ def test_three_orthogonal_points_by_hand():
     """Unit vectors e1, e2, e3 under the linear kernel with σ_k² = 1 have K = I: preferences 0 ≻ 1 ≻ 2
     give f̂ = (a, 0, -a) with a = c r(c a), c = 1/(√2 σ), r = N/Φ, and ln|I + Λ| = ln(1 + c² h) +
     ln(1 + 3 c² h), h = ℓ''(c a).  A new point x = (2, 0, -1) has mean x·f̂ = 3a."""
-    noise = 0.7
-    c = 1 / (np.sqrt(2) * noise)
     X = np.eye(3)
-    model = GPPreferenceModel(kernel="linear", optimizer=None, noise=noise, normalize=False)
+    model = GPPreferenceModel(kernel="linear", optimizer=None, noise=0.7, normalize=False)
     model.fit(X, PreferenceSet.order([0, 1], [1, 2]))
-    ratio = lambda t: norm.pdf(t) / norm.cdf(t)  # noqa: E731
-    a = scipy.optimize.brentq(lambda a: a - c * ratio(c * a), 0, 10)
+    a, _, evidence = three_point_chain(0.7)
     assert np.allclose(model.latent_, [a, 0, -a], atol=1e-6)
-    z = c * a
-    h = ratio(z) * (z + ratio(z))
-    evidence = 2 * norm.logcdf(z) - a**2 - 0.5 * (np.log(1 + c**2 * h) + np.log(1 + 3 * c**2 * h))
     assert model.log_evidence_ == pytest.approx(evidence, rel=1e-6)
     assert model.predict(np.array([[2.0, 0.0, -1.0]]))[0] == pytest.approx(3 * a, rel=1e-6)
     assert model.length_scale_.shape == (0,)
