@@ -147,6 +147,23 @@ def test_text_labels_that_read_as_numbers_order_as_numbers(tmp_path):
         NPSVOR().fit(X[:30], np.array(["1", "1.0", "2"] * 10))
 
 
+def test_text_labels_that_are_not_numbers_order_alphabetically_and_say_so(tmp_path, recwarn):
+    """Text ranks such as 'low', 'mid', 'high' sort alphabetically ('high' < 'low' < 'mid'), rarely their
+    order: the fit says which order it took, pointing at the caller's line; numeric text says nothing, and
+    loading the model file does not warn again."""
+    X, ranks = ordinal_data(n=90, K=3, seed=6)
+    words = np.array(["low", "mid", "high"])[ranks]
+    with pytest.warns(UserWarning, match="alphabetically: 'high' < 'low' < 'mid'; if that is not") as caught:
+        model = NPSVOR(random_state=0).fit(X, words)
+    assert caught[0].filename == __file__
+    assert model.classes_.tolist() == ["high", "low", "mid"]
+    model.save(tmp_path / "words.npz")
+    recwarn.clear()
+    load(tmp_path / "words.npz")
+    NPSVOR(random_state=0).fit(X, np.array(["1", "2", "3"])[ranks])
+    assert not [w for w in recwarn if "alphabetically" in str(w.message)]
+
+
 def test_sparse_and_dense_input_give_the_same_fit():
     X, ranks = ordinal_data(seed=5)
     X[np.abs(X) < 0.5] = 0.0

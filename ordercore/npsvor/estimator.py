@@ -4,6 +4,7 @@ estimator."""
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -30,13 +31,21 @@ PAPER_MAX_ITER = 1000
 def ordinal_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The labels of y (n,) in rank order (K,) and each sample's rank (n,): numbers by value; text that
     all reads as distinct numbers ('1' ... '10') by the numbers it reads as, not alphabetically ('10'
-    before '2'); other text alphabetically (as scikit-learn orders classes: 'a' < 'b')."""
+    before '2'); other text alphabetically (as scikit-learn orders classes: 'a' < 'b'), with a
+    ``UserWarning`` that says the order taken, since text ranks rarely sort so ('high' < 'low')."""
     classes, ranks = np.unique(y, return_inverse=True)
     if classes.dtype.kind not in "OUS":
         return classes, ranks
     try:
         values = np.array([float(label) for label in classes])
     except (TypeError, ValueError):
+        shown = " < ".join(repr(str(label))[:40] for label in classes[:6]) + (" < ..." if classes.size > 6 else "")
+        warnings.warn(
+            f"NPSVOR orders text labels alphabetically: {shown}; if that is not their order, give the ranks "
+            "as numbers (1 < 2 < ...)",
+            UserWarning,
+            stacklevel=4,  # the caller of fit (through scikit-learn's fit wrapper)
+        )
         return classes, ranks
     if np.isnan(values).any() or np.unique(values).size < values.size:
         raise ValueError(f"NPSVOR's labels read as numbers must be distinct numbers; got {list(map(str, classes))}")
@@ -232,7 +241,10 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         classes = np.asarray(scalars["classes"])
         if classes.shape != (n_ranks,) or n_ranks < 2 or classes.dtype.kind not in "biufU":
             raise ValueError(f"classes must be one label (number or text) per rank: {scalars['classes']!r}")
-        if np.unique(classes).size < n_ranks or not np.array_equal(ordinal_classes(classes)[0], classes):
+        with warnings.catch_warnings():  # the fit warned of an alphabetical order already
+            warnings.simplefilter("ignore", UserWarning)
+            in_order = np.array_equal(ordinal_classes(classes)[0], classes)
+        if np.unique(classes).size < n_ranks or not in_order:
             raise ValueError(f"classes must be in increasing order, as the ranks are: {scalars['classes']!r}")
         self.classes_ = classes
         self._set_solution(solution)
