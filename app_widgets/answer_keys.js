@@ -5,9 +5,14 @@
 const widgets = {}; // per widget name: { events, count, view, current }
 const tab = Math.random().toString(36).slice(2, 10);
 
+// Inputs that take no letters (a radio button, a checkbox, a slider) keep focus after a click: the keys
+// still answer there; only a field the expert types into keeps them.
+const NOT_TYPED = ["radio", "checkbox", "button", "submit", "reset", "range", "color", "file", "image"];
+
 function typing(target) {
   const tag = (target && target.tagName) || "";
-  return target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(tag));
+  if (tag === "INPUT") return !NOT_TYPED.includes((target.type || "text").toLowerCase());
+  return Boolean(target) && (target.isContentEditable || ["TEXTAREA", "SELECT"].includes(tag));
 }
 
 // The target on screen stays there until a key answers it: when the server sends other targets (it draws

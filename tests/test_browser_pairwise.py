@@ -206,6 +206,26 @@ def test_twenty_keys_as_fast_as_keys_repeat_are_twenty_answers_each_on_its_own_p
     assert stored == seen and len({frozenset(pair) for _, pair in stored}) == len(keys)
 
 
+def test_keys_still_answer_after_a_click_on_a_radio_button(tmp_path):
+    """Ann picks 'Similar rows' among the candidates (the radio button keeps the keyboard's focus) and
+    presses A, B: two answers stored, each for the pair on screen when its key went down.  (The keys
+    stay off only in a field one types into.)"""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.get_by_role("radio", name=re.compile("^Similar rows")).click(force=True)
+        settle(ann)
+        assert ann.evaluate("document.activeElement.type") == "radio"
+        ann.evaluate(RECORD_KEYS)
+        for key in "ab":
+            ann.keyboard.press(key)
+            ann.wait_for_timeout(300)
+        typed = wait_for_answers(store_path, session_id, 2, timeout=30)
+        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
+    assert list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True)) == seen
+
+
 def named_session(store_path: Path, name: str) -> int:
     """A session on the sample homes (l = 60) named ``name``, as the Data page sets it up; its id."""
     frame, target, features = load_source("sample")
