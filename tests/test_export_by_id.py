@@ -103,3 +103,14 @@ def test_without_an_identifier_rows_stay_positions(store, tables):
     text = export_session_file(store, source.id, "answers", plain)
     assert pd.read_csv(io.StringIO(text))[["row_a", "row_b"]].values.tolist() == [[1, 2]]
     assert read_session_file("answers.csv", text.encode(), plain).table[["row_a", "row_b"]].values.tolist() == [[1, 2]]
+
+
+def test_a_session_without_answers_or_grades_exports_their_headers_by_id(store, tables):
+    """A new user's 'Grades (CSV)' in a session with no grades raised an IndexError (the empty export's
+    row column held objects): each export is its header alone, the rows' column named by id."""
+    frame, _ = tables
+    session = store.create_session("empty", settings={"n_rows": len(frame), "ratings": {"scale": 5}})
+    grades = export_session_file(store, session.id, "grades", names(frame))
+    answers = export_session_file(store, session.id, "answers", names(frame))
+    assert grades.splitlines() == ["home_id,grade,annotator,created_at"]
+    assert answers.splitlines() == ["home_id_a,home_id_b,choice,weight,margin,annotator,created_at,rule_id,rule_winner"]

@@ -53,7 +53,7 @@ def by_id(frame: pd.DataFrame, kind: str, ids: IDS) -> pd.DataFrame:
         return frame
     frame = frame.copy()
     for column, name in named.items():
-        rows = frame[column].to_numpy()
+        rows = frame[column].to_numpy(dtype=np.int64)  # an empty export's columns hold objects
         frame.insert(frame.columns.get_loc(column), name, np.where(rows >= 0, labels[np.maximum(rows, 0)], ""))
     return frame if kind == "preferences" else frame.drop(columns=list(named))
 
@@ -71,6 +71,28 @@ def _integer(value):
     if isinstance(value, float | np.floating) and np.isfinite(value) and float(value).is_integer():
         return int(value)
     return value
+
+
+def rule_winner(answers: pd.DataFrame) -> pd.Series:
+    """For each answer (``Store.answers``' frame), the side the audited rule's winner was shown on: 'A',
+    'B' (the sides were swapped), or '' for a click or where not recorded.  What an export says for
+    ``swapped``: its rows already stand in the order shown, so the draw order matters only for a rule."""
+    audit = answers["rule_id"].notna() & answers["swapped"].notna()
+    side = np.where(answers["swapped"].fillna(False).to_numpy(dtype=bool), "B", "A")
+    return pd.Series(np.where(audit.to_numpy(dtype=bool), side, ""), index=answers.index)
+
+
+def _swapped(row: dict) -> bool | None:
+    """The swapped flag of an answers file's line: its ``rule_winner`` ('A', 'B' or empty; the exports'
+    column) or, in older files, ``swapped``."""
+    if "rule_winner" in row:
+        winner = row["rule_winner"]
+        text = "" if winner is None or pd.isna(winner) else str(winner).strip().upper()
+        if text not in ("", "A", "B"):
+            raise ValueError(f"rule_winner must be A, B or empty, got {str(winner)[:40]!r}")
+        return {"": None, "A": False, "B": True}[text]
+    swapped = row.get("swapped")
+    return None if swapped is None or pd.isna(swapped) else _boolean(swapped)
 
 
 def _boolean(value) -> bool:
@@ -143,8 +165,7 @@ def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
     checked = []
     for line, row in enumerate(table.to_dict("records"), start=2):
         try:
-            swapped = row.get("swapped")
-            swapped = None if swapped is None or pd.isna(swapped) else _boolean(swapped)
+            swapped = _swapped(row)
             weight, margin = float(row.get("weight", 1.0)), float(row.get("margin", 0.0))
             row_a, row_b = _integer(row["row_a"]), _integer(row["row_b"])
             values = answer_values(row_a, row_b, row["choice"], row["annotator"], weight, margin, swapped)
@@ -271,10 +292,13 @@ class TransferStore:
         return len(new)
 
     def export_answers(self, session_id: int, ids: IDS = None) -> str:
-        """The session's answers as CSV, oldest first: row_a, row_b, choice, weight, margin, annotator,
-        created_at, rule_id (the rule audited, empty for other pairs) and swapped; the rows by id with
-        ``ids`` (``by_id``).  ``import_answers`` reads it back (``session_files``: by id)."""
-        frame = by_id(self.answers(session_id).drop(columns="id"), "answers", ids)
+        """The session's answers as CSV, oldest first: row_a, row_b (A and B as shown), choice, weight,
+        margin, annotator, created_at, rule_id (the rule audited, empty for other pairs) and rule_winner
+        (``rule_winner``); the rows by id with ``ids`` (``by_id``).  ``import_answers`` reads it back
+        (``session_files``: by id)."""
+        answers = self.answers(session_id)
+        answers["rule_winner"] = rule_winner(answers)
+        frame = by_id(answers.drop(columns=["id", "swapped", "imported"]), "answers", ids)
         return frame.to_csv(index=False, float_format="%.17g")
 
     def export_grades(self, session_id: int, ids: IDS = None) -> str:
