@@ -15,7 +15,7 @@ def test_pages_ask_for_a_session_first(store_path):
         assert not at.exception and "sidebar" in at.info[0].value
 
 
-def test_the_server_is_local_and_hides_error_details_by_default():
+def test_the_server_is_local_hides_error_details_and_does_not_reload_changed_code_by_default():
     import tomllib
 
     from ordercore.studio.store import MAX_DATASET_BYTES
@@ -23,6 +23,8 @@ def test_the_server_is_local_and_hides_error_details_by_default():
     config = tomllib.loads((Path(APP).parent / ".streamlit" / "config.toml").read_text())
     assert config["server"]["address"] == "127.0.0.1" and config["client"]["showErrorDetails"] == "none"
     assert config["server"]["maxUploadSize"] * 2**20 == MAX_DATASET_BYTES
+    # modules reloaded under a running Studio met its old objects (a new user's "Add this rule" failed)
+    assert config["server"]["fileWatcherType"] == "none" and config["client"]["toolbarMode"] == "viewer"
 
 
 def test_values_are_formatted_for_reading():
