@@ -14,6 +14,7 @@ from ordercore.knowledge.rules import (
     Rule,
     condition_form,
     condition_pairs,
+    default_direction,
     default_ordering,
     generate,
     offered_conditions,
@@ -110,12 +111,19 @@ def build_rule(data):
     with left:
         st.markdown("**then the one with**")
         cells = st.columns([1, 2, 1])
+        ordering_now = st.session_state.get("rule_ordering", ordering_default)
+        suggested = default_direction(frame[ordering_now], data.y_train()) if ordering_now in numeric else "higher"
+        follow("rule_direction", suggested)
         direction = cells[0].radio(
             "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
         )
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[1].selectbox("value of", numeric, index=index, key="rule_ordering")
         min_difference = cells[2].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+        if suggested == "lower":
+            st.caption(
+                f"Lower to start with: over the labeled rows, the higher the {ordering}, the lower the {target}."
+            )
         st.markdown("**has the higher target** (margin d, weight w)")
         cells = st.columns(2)
         margin = cells[0].number_input("margin d", value=0.0, key="rule_margin")
@@ -141,11 +149,17 @@ def build_rule(data):
     return rule, int(cap) or None, preview, left
 
 
+def follow(key: str, suggested) -> None:
+    """Widget ``key`` holds ``suggested`` (what the data or the ordering say) until the expert picks
+    another value, kept then."""
+    if st.session_state.get(key) in (None, st.session_state.get(f"{key}_given")):
+        st.session_state[key] = suggested
+    st.session_state[f"{key}_given"] = suggested
+
+
 def name_widget(slot, named: str) -> str:
     """The rule's name: ``named`` (after its ordering) until the expert types another, kept then."""
-    if st.session_state.get("rule_name") in (None, st.session_state.get("rule_name_given")):
-        st.session_state["rule_name"] = named
-    st.session_state["rule_name_given"] = named
+    follow("rule_name", named)
     return slot.text_input("Rule name", key="rule_name")
 
 

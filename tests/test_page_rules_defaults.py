@@ -86,10 +86,17 @@ def test_the_default_rule_is_named_after_its_ordering_column_with_tolerances_fro
     if source in ("california", "boston", "abalone"):
         request.getfixturevalue("data_directory")
     at = choose_source(ready, source)
-    frame = engine(at).data().frame
-    target = engine(at).data().dataset.metadata["target"]
+    data = engine(at).data()
+    frame, target = data.frame, data.dataset.metadata["target"]
+    labeled = pd.Series(data.y_true[data.labeled])  # the labeled rows only: never a held-out target
+
+    def starts(column: str) -> str:
+        """'more' or 'less' as the labeled rows rank the column against the target (pandas' Spearman)."""
+        rho = frame[column].iloc[data.labeled].reset_index(drop=True).corr(labeled, method="spearman")
+        return "less" if rho < 0 else "more"
+
     ordering = at.selectbox(key="rule_ordering").value
-    assert at.text_input(key="rule_name").value == f"more {ordering}"
+    assert at.text_input(key="rule_name").value == f"{starts(ordering)} {ordering}"
     # A column the rule orders by is neither the target, an identifier, nor one it pairs rows on.
     assert ordering != target and ordering not in condition_columns(at) and not ordering.lower().endswith("id")
     bedrooms = [c for c in frame.columns if "bedroom" in c.lower()]
@@ -108,9 +115,10 @@ def test_the_default_rule_is_named_after_its_ordering_column_with_tolerances_fro
     assert options and not any(option.lower().endswith("id") for option in options)
     other = next(c for c in frame.select_dtypes("number").columns if c in options and c not in (ordering, target))
     at.selectbox(key="rule_ordering").set_value(other).run()
-    assert at.text_input(key="rule_name").value == f"more {other}"
-    at.radio(key="rule_direction").set_value("lower").run()
-    assert at.text_input(key="rule_name").value == f"less {other}"
+    assert at.text_input(key="rule_name").value == f"{starts(other)} {other}"
+    flipped = {"more": "less", "less": "more"}[starts(other)]
+    at.radio(key="rule_direction").set_value({"more": "higher", "less": "lower"}[flipped]).run()
+    assert at.text_input(key="rule_name").value == f"{flipped} {other}"
     at.text_input(key="rule_name").input("my own rule").run()
     at.selectbox(key="rule_ordering").set_value(ordering).run()
     assert at.text_input(key="rule_name").value == "my own rule"

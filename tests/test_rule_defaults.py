@@ -17,6 +17,7 @@ from ordercore.knowledge.rules import (
     column_spread,
     condition_form,
     condition_pairs,
+    default_direction,
     default_ordering,
     generate,
     offered_conditions,
@@ -159,3 +160,30 @@ def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
     )
     (column,) = condition_form("same_category", cars)
     assert column.default == "fuel" and column.options == ["fuel", "owners", "car_id", "note", "mileage"]
+
+
+def test_a_new_rule_starts_in_the_direction_the_labeled_rows_rank():
+    """Older bikes are cheaper: over the labeled rows the age ranks against the price, so a rule ordering by
+    age starts at 'lower'; a column ranking with the price at 'higher'; the unlabeled rows (NaN) never
+    count, however they lie; fewer than 3 labeled rows, or a constant column, start at 'higher'."""
+    age = pd.Series([1.0, 3.0, 5.0, 7.0, 9.0, 2.0, 4.0])
+    price = np.array([900.0, 700.0, 500.0, 300.0, 100.0, np.nan, np.nan])
+    assert default_direction(age, price) == "lower"
+    assert default_direction(-age, price) == "higher"
+    assert default_direction(age, np.array([100.0, 900.0, np.nan, np.nan, np.nan, 5.0, 6.0])) == "higher"
+    assert default_direction(age, np.array([900.0, 700.0] + [np.nan] * 5)) == "higher"
+    assert default_direction(pd.Series([2.0] * 7), price) == "higher"
+
+
+def test_same_category_starts_on_the_column_of_fewest_categories():
+    """A new user's bikes: a note written in 12 stock phrases over 40 rows counts as text repeated in few
+    values, as the frame type (4 values) does: the frame, of fewer values, comes first."""
+    rng = np.random.default_rng(1)
+    bikes = pd.DataFrame(
+        {
+            "seller_note": [f"stock phrase {k % 12}" for k in range(40)],
+            "frame": rng.choice(["road", "mountain", "hybrid", "gravel"], 40),
+        }
+    )
+    (column,) = condition_form("same_category", bikes)
+    assert column.default == "frame" and column.options == ["frame", "seller_note"]

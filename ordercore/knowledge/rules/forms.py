@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 from ordercore.knowledge.rules.conditions import CONDITIONS, WITHIN_SPREADS, Condition, Near, Within
 
@@ -45,15 +46,17 @@ MOST_CATEGORIES = 50
 """Most distinct values a numeric column may have to be offered early as a category (bedrooms, not prices)."""
 
 
-def category_likeness(values: pd.Series) -> int:
-    """0 for text repeated in few values (at most half the rows distinct: a neighbourhood, not a note or
-    an id), 1 for whole numbers of at most ``MOST_CATEGORIES`` values, 2 for any other column."""
+def category_likeness(values: pd.Series) -> tuple[int, int]:
+    """A sort key, categories first: (0, distinct values) for text repeated in few values (at most half
+    the rows distinct: a neighbourhood, not an id), (1, distinct) for whole numbers of at most
+    ``MOST_CATEGORIES`` values, (2, 0) for any other column.  Fewer values first within a kind: a
+    frame type of 4 values before a note written in 12 stock phrases."""
     distinct = values.nunique()
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
     if not numeric and 2 <= distinct <= max(2, values.notna().sum() // 2):
-        return 0
+        return 0, distinct
     whole = numeric and bool((values.dropna() % 1 == 0).all())
-    return 1 if whole and 2 <= distinct <= MOST_CATEGORIES else 2
+    return (1, distinct) if whole and 2 <= distinct <= MOST_CATEGORIES else (2, 0)
 
 
 def offered_conditions(frame: pd.DataFrame, exclude=()) -> list[str]:
@@ -168,6 +171,19 @@ def default_ordering(frame: pd.DataFrame, exclude=()) -> str | None:
     closeness = {*CLOSENESS_NAMES, *(c for names in SUGGESTED_CLOSENESS for c in names)}
     rest = [c for c in numeric if c.lower() not in closeness]
     return (named or rest or numeric or [None])[0]
+
+
+def default_direction(values: pd.Series, labels: np.ndarray) -> str:
+    """The direction a new rule ordering by ``values`` (n,) starts in: 'lower' when, over the rows with a
+    label (``labels`` (n,), NaN elsewhere: the labeled rows only, never held-out targets), the column and
+    the labels rank in opposite orders (Spearman's ρ < 0), else 'higher' (also with < 3 such rows)."""
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    both = np.isfinite(x) & np.isfinite(y)
+    if both.sum() < 3 or np.ptp(x[both]) == 0 or np.ptp(y[both]) == 0:
+        return "higher"
+    rho = np.corrcoef(rankdata(x[both]), rankdata(y[both]))[0, 1]
+    return "lower" if rho < 0 else "higher"
 
 
 def rule_name(column: str, direction: str = "higher") -> str:
