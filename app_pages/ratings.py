@@ -180,7 +180,7 @@ def item_entry(data, options: dict, offers, item: tuple[int]) -> dict:
     """What the browser shows of ``item``: its text, or its row's features (computed once)."""
     if item not in offers.entries:
         row = item[0]
-        caption = f"{data.row_names.name(row)}."
+        caption = data.row_names.name(row)
         if options["text"] is not None:
             offers.entries[item] = entry(item, caption, [], [], text=str(data.frame.at[row, options["text"]]))
         else:  # every context column, texts included, each value as the table writes it (the id is the caption)
@@ -248,8 +248,10 @@ def shortened(name) -> str:
 
 
 def item_name(data, text: str | None, row: int) -> str:
-    """What names an item: its text (shortened), or its row by the table's id ('car_id 5186')."""
-    return shortened(data.frame.at[row, text]) if text is not None else data.row_names.name(row)
+    """What names an item: its row by the table's id ('car_id 5186'), then its text (shortened) when
+    texts are graded (two items of one text stay apart)."""
+    name = data.row_names.name(row)
+    return f"{name}: {shortened(data.frame.at[row, text])}" if text is not None else name
 
 
 def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, text: str | None) -> None:

@@ -3,6 +3,10 @@ shows is checked against the store, read directly): a grade per button or key, u
 removed by its own annotator; a table of texts graded by its texts; the scale fixed once grades are
 held; cross-validation, the least sure items, and the GP refused above its limit."""
 
+import io
+
+import pandas as pd
+
 from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.studio.store import Store
 from tests.studio_app import engine, metric, send_key, sent_to, upload
@@ -44,8 +48,17 @@ def test_a_table_of_texts_opens_with_its_defaults_and_is_graded_by_its_texts(rea
         and at.session_state["rating_text_" + str(Store(f"sqlite:///{store_path}").session("texts").id)] == "text"
     )
     assert "a film with scene" in sent_to(at, "grade_answers")[0]["text"]
+    graded = sent_to(at, "grade_answers")[0]["target"][0]
     grade_shown(at, 2)
     at.switch_page("app_pages/ratings.py").run()
+    # The latest grades name the item by its id, then its text (two items of one text stay apart).
+    (latest,) = [frame.value for frame in at.dataframe if "annotator" in frame.value.columns]
+    (item,) = latest["item"].tolist()
+    name, text = item.split(": ", 1)
+    column, value = name.split(" ", 1)  # the row's value in a column that names every row once
+    table = pd.read_csv(io.StringIO("id,mean_rating,ratings,text\n" + rows), dtype=str)
+    assert table[column].is_unique and table.at[graded, column] == value
+    assert text == f"a film with scene {graded} and the {graded % 7} actors"
     assert Store(f"sqlite:///{store_path}").session("texts").settings["ratings"]["text"] == "text"
     assert "a film with scene" in sent_to(at, "grade_answers")[0]["text"]
 
@@ -160,4 +173,4 @@ def test_an_item_is_named_by_the_tables_id(ready):
     at = ready.switch_page("app_pages/ratings.py").run()
     item = sent_to(at, "grade_answers")[0]
     ids = pd.read_csv(SAMPLE_PATH)["home_id"]
-    assert item["caption"] == f"home_id {ids[item['target'][0]]}."
+    assert item["caption"] == f"home_id {ids[item['target'][0]]}"
