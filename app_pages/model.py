@@ -1,14 +1,12 @@
 """Model: SVR (labels only) against SSL (labels and preferences), retrained after every change."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
+from app_pages.model_trust import path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
-from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -18,180 +16,15 @@ from ordercore.studio.figures import (
     tube_against_figure,
 )
 from ordercore.studio.monotone import monotone_column
-from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant, work_done
+from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.verdicts import ClickStanding, gain_verdict, zero_weight_reasons
+from ordercore.studio.verdicts import ClickStanding
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 # Evidence evaluations after which a GP search usually has ended (7–35 on the seeds' data sets): the
 # progress line's estimate of the time left.  (A comment: Streamlit draws a page's bare strings.)
 USUAL_EVALUATIONS = 35
-
-
-def path_settings() -> str:
-    """The settings automatic trust averages, in words: 'λ2 = 0.3 … 30 at λ1 = 0.33 × SVR's'
-    (``trust.trust_grid``)."""
-    factors = ", ".join(f"{factor:.2g}" for factor in LAMBDA1_FACTORS)
-    return f"λ2 = {LAMBDA2_GRID[0]:g} … {LAMBDA2_GRID[-1]:g} at λ1 = {factors} × SVR's"
-
-
-def ssl_metric(cell, label: str, compared: dict) -> None:
-    """SSL's CV MAE of ``compared`` (``cv.comparison``), its change from SVR's to the digit it shows."""
-    cell.metric(label, readable(compared["ssl"]), **metric_delta(change(-compared["gain"], compared["ssl"])))
-
-
-def cv_summary(cv, blend) -> None:
-    """SVR against the fit with preferences (the path's average) and against the blend in force, by
-    cross-validation, and what automatic trust decided."""
-    path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
-    columns = st.columns(4)
-    columns[0].metric("CV MAE, SVR", readable(path["svr"]))
-    ssl_metric(columns[1], "CV MAE, with preferences", path)
-    columns[2].metric("CV gain over SVR", readable(path["gain"]))
-    columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
-    ssl_metric(columns[3], "CV MAE, SSL in force", mixed)
-    kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
-    decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
-    advice = (
-        " Check the sources below with a negative effect: audit their pairs or remove them." if kind == "error" else ""
-    )
-    getattr(st, kind)(f"{words} {decision}{advice}")
-    st.caption(
-        f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
-        "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: the average of "
-        "the weakest of those fits (from the smallest λ2 up, as many as cross-validate best) mixed with SVR in "
-        "the share that cross-validates best, both chosen on these same folds, so its CV MAE flatters it a little."
-    )
-
-
-def click_summary(cv, blend) -> None:
-    """What SSL does with an expert's answers alone: the fit it uses, and its cross-validated errors
-    beside SVR's (shown, not used to decide)."""
-    compared = cv.comparison(blend)
-    columns = st.columns(3)
-    columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
-    ssl_metric(columns[1], "CV MAE, SSL in force", compared)
-    columns[2].metric("CV gain over SVR", readable(compared["gain"]))
-    columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
-    kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
-    getattr(st, kind)(words)
-    st.info(
-        f"SSL fits the answers: {blend.describe()}, λ2 growing with the answers to 1 at "
-        f"{FULL_WEIGHT_ANSWERS}, each annotator weighted by their agreement with SVR (below). These "
-        "cross-validated errors do not decide it: on a few dozen labels they choose by noise, and a good "
-        "expert's answers lost most of their gain to that choice (docs/REPRODUCTION.md)."
-    )
-
-
-def trust_section(engine, status) -> None:
-    """Do the preferences help?  The assessment of the sources now while it runs in the background
-    (``assessment_status``), then the one in force: SVR against the best fit with preferences by
-    cross-validation on the labels (no test labels), the decision automatic trust took, and each
-    source's weight and effect."""
-    st.subheader("Do the preferences help? (cross-validation on the labels)")
-    assessment_status(engine, status)
-    trust = status.in_force
-    if trust is None:
-        if status.state == "off":
-            st.caption(
-                "Automatic trust is off, or there is nothing to assess yet: it needs the order-preference LP, "
-                "some preferences and at least 10 labeled rows."
-            )
-        return
-    if status.state in ("running", "elsewhere"):
-        st.caption("Below: the last assessment's figures, from before the latest change (the next replaces them).")
-    cv = trust.trust.cv
-    if cv is None:
-        st.warning(
-            "No source is measured better than a coin yet (rules and imports: where SVR disagrees with them; "
-            "an annotator's clicks: by their agreement with SVR's order): SSL is SVR (λ2 = 0)."
-        )
-    elif trust.clicks_only:
-        click_summary(cv, trust.trust.blend)
-    else:
-        cv_summary(cv, trust.trust.blend)
-    counts = pd.Series(engine.sources(), dtype=object).value_counts()
-    table = pd.DataFrame(
-        {
-            "source": trust.names,
-            "preferences": [int(counts.get(name, 0)) for name in trust.names],
-            "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
-            "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
-            "accuracy from agreement with SVR": trust.agreement_text(),
-            "weight": trust.trust.weights,
-            "effect (CV MAE without it − with it)": [
-                "not measured" if trust.effects is not None and np.isnan(effect) else readable(effect)
-                for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
-            ],
-        }
-    )
-    config = app_state.compact(table, **app_state.WEIGHT)
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
-    st.caption(
-        "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
-        "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
-        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin); "
-        "an annotator's clicks, times how far their accuracy's lower bound (estimate − 2 standard errors, "
-        "from how often they order pairs as SVR does, given how sure SVR is of each) is above a coin, "
-        "in full from 0.7. "
-        "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
-        "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
-        "of weight 0 has none."
-    )
-    for reason in zero_weight_reasons(trust):
-        st.info(app_state.plain(reason))
-
-
-def in_force(engine, trust) -> str:
-    """What SSL uses while the sources now have no assessment of their own."""
-    if trust is not None:
-        return "the last assessment, of the sources as they were (below)"
-    params = engine.model_settings().parameters
-    return (
-        f"the page's λ1 = {params['lambda1']:g} and λ2 = {params['lambda2']:g} with the stored weights "
-        "(no assessment has finished yet)"
-    )
-
-
-def assessment_status(engine, status) -> None:
-    """The session's assessment of the sources now, when it is not in force yet: its progress and a
-    cancel button while it runs (here or in another Studio process), or that it was cancelled or failed
-    and a button to run it again; and what SSL uses meanwhile."""
-    if status.state in ("running", "elsewhere"):
-        assessment_progress(engine, in_force(engine, status.in_force))
-    elif status.state in ("cancelled", "failed"):
-        if status.state == "cancelled":
-            st.info(f"Automatic trust {status.message}: SSL keeps {in_force(engine, status.in_force)}.")
-        else:
-            failure = status.message.rstrip(".")
-            st.error(
-                f"Automatic trust could not assess the preferences: {failure}. "
-                f"SSL keeps {in_force(engine, status.in_force)}."
-            )
-        st.button("Run again", key="model_trust_again", on_click=engine.trust.run_again)
-
-
-@st.fragment(run_every=1.0)
-def assessment_progress(engine, meanwhile: str) -> None:
-    """The running assessment's progress and its cancel button, refreshed every second, saying what SSL
-    uses ``meanwhile`` (``in_force``); the whole page reruns once it has ended (and SSL is refitted
-    with its weights and λ)."""
-    status = engine.trust.status()
-    if status.state not in ("running", "elsewhere"):
-        st.rerun()
-    if status.state == "elsewhere":
-        text = "in another Studio process on this store"
-    else:
-        text = work_done(status.done, status.total, status.seconds, "folds") if status.total else "starting"
-    st.progress(
-        status.done / status.total if status.total else 0.0,
-        text=f"Automatic trust, in the background: cross-validating on the labels, then each source's effect "
-        f"({text}). Until it finishes, SSL uses {meanwhile}.",
-    )
-    if status.state == "running" and st.button("Cancel the assessment", key="model_cancel_trust"):
-        engine.trust.cancel()
-        st.rerun()
 
 
 def gp_section(engine, data) -> None:

@@ -58,6 +58,16 @@ def test_a_blend_in_words_and_its_active_settings():
     assert Blend.mixing(grid, 0.6).describe() == (
         "60% the fit with preferences (λ1 = 0.03, averaged over λ2 = 0.3 … 30) and 40% SVR"
     )
+    # a path cut after its weakest fits says of how many (a new user read 0.3 … 10 beside 0.3 … 30)
+    longer = ((0.1, 0.0), (0.03, 0.3), (0.03, 10.0), (0.03, 30.0))
+    cut = Blend(longer, np.array([0.0, 0.5, 0.5, 0.0]))
+    assert (
+        cut.describe() == "the fit with preferences (λ1 = 0.03, averaged over λ2 = 0.3 … 10, the weakest of 0.3 … 30)"
+    )
+    single = Blend(longer, np.array([0.5, 0.5, 0.0, 0.0]))
+    assert (
+        single.describe() == "50% the fit with preferences (λ1 = 0.03, λ2 = 0.3, the weakest of 0.3 … 30) and 50% SVR"
+    )
 
 
 def brute_force_folds(X, y, preferences, seed, grid, sample=None, **options):

@@ -165,6 +165,11 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     low, high = (float(v.replace(",", "")) for v in interval.removeprefix("95 % interval: ").split(" to "))
     assert not at.exception and low < 0 < high and not at.error
     assert at.info[0].value.startswith("Within the noise") and "SSL is " in at.info[0].value
+    # and the change under SSL's CV MAE is grey, not a green or red win or loss (a new user's green "↓ -11.61")
+    from streamlit.proto.Metric_pb2 import Metric
+
+    shown = next(m for m in at.metric if m.label == "CV MAE, with preferences")
+    assert shown.proto.delta not in ("", "no change") and shown.proto.color == Metric.MetricColor.GRAY
     # the share of their fit SSL takes: the mixture with SVR of least error, fold by fold, by hand
     cv = engine(at).models.workbench.trust.trust.cv
     path = cv.predictions[1:].mean(axis=0)

@@ -90,15 +90,18 @@ class Blend:
 
     def describe(self) -> str:
         """In words, e.g. 'SVR' or '60% the fit with preferences (λ1 = 0.0033, averaged over λ2 = 0.3 … 30)
-        and 40 % SVR'."""
+        and 40 % SVR'; a path cut short says so: 'averaged over λ2 = 0.3 … 10, the weakest of 0.3 … 30'."""
         path = [setting for w, setting in zip(self.weights, self.settings, strict=True) if w > 0 and setting[1] > 0]
         if not path:
             return "SVR"
         lambda1s = sorted({f"{lambda1:.2g}" for lambda1, _ in path})
         lambda2s = sorted(lambda2 for _, lambda2 in path)
+        every = sorted(lambda2 for _, lambda2 in self.settings if lambda2 > 0)
         over = f"λ2 = {lambda2s[0]:g}"
         if len(lambda2s) > 1:
             over = f"averaged over λ2 = {lambda2s[0]:g} … {lambda2s[-1]:g}"
+        if len(lambda2s) < len(every):
+            over += f", the weakest of {every[0]:g} … {every[-1]:g}"
         fit = f"the fit with preferences (λ1 = {', '.join(lambda1s)}, {over})"
         if self.alpha > 1 - 1e-9:
             return fit

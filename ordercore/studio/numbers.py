@@ -63,11 +63,14 @@ def reads_as_zero(text: str) -> bool:
     return any(c.isdigit() for c in number) and not any(c in "123456789" for c in number)
 
 
-def metric_delta(text: str, lower_is_better: bool = True) -> dict:
+def metric_delta(text: str, lower_is_better: bool = True, within_noise: bool = False) -> dict:
     """``st.metric``'s delta arguments for a change formatted as ``text``: "no change" with no arrow and
-    no colour when it reads as zero, else the change coloured by whether it is better."""
+    no colour when it reads as zero; grey when ``within_noise`` (its interval spans 0: neither better
+    nor worse, surely); else coloured by whether it is better."""
     if reads_as_zero(text):
         return {"delta": "no change", "delta_color": "off", "delta_arrow": "off"}
+    if within_noise:
+        return {"delta": text, "delta_color": "off"}
     return {"delta": text, "delta_color": "inverse" if lower_is_better else "normal"}
 
 
