@@ -44,8 +44,10 @@ def test_the_figure_scales_svrs_cv_error_by_the_curve_at_the_labels_the_answers_
     curve = LabelCurve(np.array([15.0]), np.array([1.0]), 0.5, 60)
     figure = answers_bought_figure(pd.DataFrame({"metrics": metrics}), curve, 10.0, 60)
     ssl, svr, instead = figure.data
-    assert list(ssl.x) == [10, 20] and list(ssl.y) == [3.9, 3.4] and list(svr.y) == [4.0, 4.0]
-    np.testing.assert_allclose(instead.y, [4.0 * (60 / 61) ** 0.5, 4.0 * (60 / 62) ** 0.5])
+    assert list(ssl.x) == [10, 20] and list(ssl.y) == [3.9, 3.4]
+    # SVR and the labels instead start where the session did, at 0 answers (60 labels: the curve's ratio 1)
+    assert list(svr.x) == list(instead.x) == [0, 10, 20] and list(svr.y) == [4.0, 4.0, 4.0]
+    np.testing.assert_allclose(instead.y, [4.0, 4.0 * (60 / 61) ** 0.5, 4.0 * (60 / 62) ** 0.5])
     assert answers_bought_figure(pd.DataFrame({"metrics": metrics[:1]}), curve, 10.0, 60) is None
 
 
@@ -55,4 +57,5 @@ def test_a_first_run_shows_svr_beside_ssl():
     figure = answers_bought_figure(
         pd.DataFrame({"metrics": [{"answers": 18, "cv_svr_mae": 2912.0, "cv_ssl_mae": 2600.0}]}), None, 10.0, 60
     )
-    assert all("markers" in trace.mode for trace in figure.data) and [t.y[0] for t in figure.data] == [2600.0, 2912.0]
+    assert all("markers" in trace.mode for trace in figure.data) and [t.y[-1] for t in figure.data] == [2600.0, 2912.0]
+    assert list(figure.data[1].x) == [0, 18]  # SVR from the session's start, the axis from 0

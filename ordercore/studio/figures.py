@@ -236,14 +236,17 @@ def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labele
         return None
     metrics = metrics.drop_duplicates("answers", keep="last").sort_values("answers")
     answers = metrics["answers"].to_numpy(dtype=np.float64)
+    svr = metrics["cv_svr_mae"].to_numpy(dtype=np.float64)
+    if answers[0] > 0:  # SVR's and the labels' lines start where the session did, at 0 answers (no answer moves SVR)
+        answers, svr = np.r_[0.0, answers], np.r_[svr[0], svr]
     figure = go.Figure()
     # Markers on every line: a first run is one point, and a line of one point draws nothing (nor widens the axis).
-    figure.add_scatter(x=answers, y=metrics["cv_ssl_mae"], mode="lines+markers", name="SSL (labels + preferences)",
-                       line={"color": SSL_COLOUR})  # fmt: skip
-    figure.add_scatter(x=answers, y=metrics["cv_svr_mae"], mode="lines+markers", name="SVR (labels alone)",
+    figure.add_scatter(x=metrics["answers"], y=metrics["cv_ssl_mae"], mode="lines+markers",
+                       name="SSL (labels + preferences)", line={"color": SSL_COLOUR})  # fmt: skip
+    figure.add_scatter(x=answers, y=svr, mode="lines+markers", name="SVR (labels alone)",
                        line={"dash": "dash", "color": SVR_COLOUR})  # fmt: skip
     if curve is not None:
-        instead = metrics["cv_svr_mae"].to_numpy() * curve.ratio(n_labeled + answers / label_cost)
+        instead = svr * curve.ratio(n_labeled + answers / label_cost)
         figure.add_scatter(x=answers, y=instead, mode="lines+markers",
                            name=f"labels instead (1 per {label_cost:g} answers)", line={"dash": "dot"})  # fmt: skip
     figure.update_layout(
