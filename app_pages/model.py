@@ -154,14 +154,15 @@ def mpmr_section(engine, data) -> None:
     numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
     numbers[1].metric("Within ε on held-out rows", f"{result.coverage:.3f}", help=f"{result.actual.size:,} rows")
     numbers[2].metric(
-        "Within ε, labels left out one at a time",
+        "Within ε, leave-one-out",
         f"{result.loo_coverage:.3f}",
-        help="each labeled row predicted by the fit without it: an estimate from the labels alone, not the paper's",
+        help="Labels left out one at a time: each labeled row predicted by the fit without it, an estimate "
+        "from the labels alone, not the paper's.",
     )
     numbers[3].metric("Test MAE, MPMR (demo)", readable(result.mae))
     if result.warning:
         st.warning(app_state.plain(result.warning))
-    st.caption(f"ρ = {result.rho:g}, chosen from the labels (least leave-one-out squared error).")
+    st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
     target = data.dataset.metadata["target"]
     title = f"Held-out rows: MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
     st.plotly_chart(
@@ -259,7 +260,7 @@ def settings_section(engine) -> None:
         st.select_slider(
             setting.label,
             setting.values,
-            format_func=lambda value: "auto" if value is None else f"{value:g}",
+            format_func=lambda value: "auto" if value is None else significant(value, 3),
             key=key,
             on_change=lambda name=name, key=key: set_model(
                 engine, parameters={**engine.model_settings().parameters, name: state[key]}

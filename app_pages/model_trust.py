@@ -9,7 +9,7 @@ import streamlit as st
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
-from ordercore.studio.numbers import change, metric_delta, work_done
+from ordercore.studio.numbers import change, metric_delta, significant, work_done
 from ordercore.studio.verdicts import gain_verdict, zero_weight_reasons
 
 
@@ -136,7 +136,8 @@ def in_force(engine, trust) -> str:
         return "the last assessment, of the sources as they were (below)"
     params = engine.model_settings().parameters
     return (
-        f"the page's λ1 = {params['lambda1']:g} and λ2 = {params['lambda2']:g} with the stored weights "
+        f"the page's λ1 = {significant(params['lambda1'], 3)} and λ2 = {significant(params['lambda2'], 3)} with the "
+        "stored weights "
         "(no assessment has finished yet)"
     )
 

@@ -289,3 +289,20 @@ def test_the_held_out_scatter_names_its_axes_by_the_target(ready):
     titled = {figure["layout"]["title"]["text"]: figure["layout"] for figure in charts(at).values()}
     layout = titled["Held-out rows: predicted against actual"]
     assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("actual price", "predicted price")
+
+
+@pytest.mark.parametrize(
+    "value, digits, text",
+    [
+        (1e-6, 2, "0.000001"),  # a new user's "ρ = 1e-06"
+        (0.00001235, 4, "0.00001235"),
+        (62_460.25, 4, "62,460"),  # every digit left of the point kept
+        (0.5, 3, "0.5"),  # trailing zeros dropped
+        (0.0, 2, "0"),
+        (float("nan"), 2, "—"),
+    ],
+)
+def test_a_setting_reads_in_plain_decimals_never_an_exponent(value, digits, text):
+    from ordercore.studio.numbers import significant
+
+    assert significant(value, digits) == text
