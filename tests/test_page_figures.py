@@ -306,3 +306,29 @@ def test_a_setting_reads_in_plain_decimals_never_an_exponent(value, digits, text
     from ordercore.studio.numbers import significant
 
     assert significant(value, digits) == text
+
+
+def test_a_scatter_of_thousands_of_rows_draws_a_named_sample_of_them():
+    """California's 4,116 held-out rows of SVR and SSL were one brown mass: a scatter draws 1,000 rows at
+    random, the same rows for both models, says so in its title, and keeps the whole range's diagonal;
+    the MPMR tube's legend still counts every row."""
+    from ordercore.studio.figures import against_figure, tube_against_figure
+
+    rng = np.random.default_rng(5)
+    actual = rng.normal(200_000, 50_000, 4116)
+    series = {"SVR": actual + rng.normal(0, 30_000, 4116), "SSL": actual + rng.normal(0, 20_000, 4116)}
+    figure = against_figure(actual, series, "Held-out rows", "actual", "predicted", diagonal="perfect")
+    svr, ssl, diagonal = figure.data
+    assert len(svr.x) == len(ssl.x) == 1000 and list(svr.x) == list(ssl.x)
+    position = {value: k for k, value in enumerate(actual)}
+    rows = [position[value] for value in svr.x]  # each drawn point is one row's actual and prediction
+    assert list(svr.y) == list(series["SVR"][rows]) and list(ssl.y) == list(series["SSL"][rows])
+    assert figure.layout.title.text == "Held-out rows, a random 1,000 of 4,116 rows"
+    everything = np.concatenate([actual, *series.values()])
+    assert list(diagonal.x) == [everything.min(), everything.max()]
+    tube = tube_against_figure(actual, series["SSL"], 25_000.0, "MPMR", "actual")
+    inside = int(np.sum(np.abs(series["SSL"] - actual) <= 25_000.0))
+    assert [trace.name for trace in tube.data[:2]] == [f"within ε ({inside})", f"outside ε ({4116 - inside})"]
+    assert len(tube.data[0].x) + len(tube.data[1].x) == 1000
+    small = against_figure(actual[:600], {"SVR": series["SVR"][:600]}, "Held-out rows", "actual", "predicted")
+    assert len(small.data[0].x) == 600 and small.layout.title.text == "Held-out rows"
