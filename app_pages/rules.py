@@ -292,6 +292,7 @@ def stored_rules_section(engine, data) -> None:
     config = app_state.compact(table, **app_state.WEIGHT)
     st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
     st.caption(
+        "Coverage: the share of the table's rows in at least one of the rule's pairs. "
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "

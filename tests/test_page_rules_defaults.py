@@ -258,6 +258,12 @@ def test_the_overlaps_table_is_in_words(ready, store_path):
         assert value is not None and str(value) not in ("", "None", "nan", "NaN", "<NA>"), table
     shared = next(c for c in table.columns if "other rules" in c and "shared" in c)
     assert [int(str(v).replace(",", "")) for v in table[shared]] == [len(first & second)] * 2
+    # the rules' table says what its coverage is (a new user met "100.0 %" with no word), and it is that
+    rules = next(f.value for f in at.dataframe if "accuracy from" in f.value.columns)
+    assert any(c.value.startswith("Coverage: the share of the table's rows in at least one") for c in at.caption)
+    rows = [len({row for pair in pairs_of for row in pair}) for pairs_of in (first, second)]
+    n_rows = len(engine(at).data().frame)
+    assert rules["coverage"].tolist() == [f"{100 * k / n_rows:.1f} %" for k in rows]
 
 
 def test_a_rule_written_the_wrong_way_round_is_said_to_be_so(ready, store_path):
