@@ -66,6 +66,9 @@ def open_table(session, source: str):
         if file is None and session.dataset_id is not None:  # the session's upload, kept by the store
             kept = app_state.store().dataset(session.dataset_id)
             upload, name = kept["content"], kept["name"]
+            st.caption(
+                app_state.plain(f"The session's upload, {name}, kept by the store: choose a file to replace it.")
+            )
         if file is None and upload is None:
             st.info("Choose a CSV file.")
             return None

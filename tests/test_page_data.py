@@ -165,6 +165,23 @@ def test_a_csv_with_fewer_rows_than_the_labeled_budget_opens_and_is_used(ready, 
         assert not at.exception and not at.error
 
 
+def test_a_reload_says_the_data_page_shows_the_sessions_kept_upload(ready, store_path):
+    """After a reload the Data page's uploader is empty though the session uses its upload: the page
+    says which file the store keeps (a new user saw 'Upload a CSV' chosen and nothing in it)."""
+    at = ready
+    at.text_input(key="new_session_name").input("bikes")
+    at.button(key="create_session").click().run()
+    upload(at, "bikes.csv", b"a,b,y\n" + b"".join(b"%d,%d,%d\n" % (k, k % 7, 3 * k) for k in range(80)))
+    at.button(key="data_apply").click().run()
+    assert not at.exception
+    reloaded = AppTest.from_file(APP, default_timeout=60)
+    reloaded.query_params["session"] = "bikes"
+    reloaded.run()
+    reloaded.switch_page("app_pages/data.py").run()
+    assert next(w for w in reloaded.radio if w.label == "Data set").value == "upload"
+    assert any(c.value.startswith("The session's upload, bikes\\.csv, kept by the store") for c in reloaded.caption)
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
