@@ -49,6 +49,7 @@ SHORT_HEADERS = {
     "shared with answers": "shared: answers",
     "reversed by answers": "reversed: answers",
     "right on labeled pairs": "right on labeled",
+    "target higher by at least": "margin",
 }
 """Long headers of the Rules and Model tables, and the short label each is shown under (the long one is
 its tooltip): a table as wide as the page, nothing cut off."""

@@ -270,7 +270,8 @@ def rule_preview(preview, data, rule, max_pairs):
             st.plotly_chart(figure, key="rule_map")
     columns = dict.fromkeys([rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())])
     table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
-    st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch")  # below both columns: headers fit
+    config = app_state.compact(table)  # below both columns, short headers: every column fits
+    st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch", column_config=config)
     return made
 
 

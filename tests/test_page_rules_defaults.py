@@ -284,3 +284,11 @@ def test_a_rule_written_the_wrong_way_round_is_said_to_be_so(ready, store_path):
     at = ready.switch_page("app_pages/rules.py").run()
     said = [w.value for w in at.warning if "more often wrong than right" in w.value]
     assert not at.exception and len(said) == 1 and "fewer bedrooms, dearer" in said[0]
+
+
+def test_the_preview_table_names_its_long_columns_short_to_fit_the_page(ready):
+    """The preview's last column read 'target high…', cut: long headers show short, the long name as help."""
+    at = ready.switch_page("app_pages/rules.py").run()
+    preview = next(f for f in at.dataframe if "target higher by at least" in f.value.columns)
+    config = json.loads(preview.proto.columns)
+    assert config["target higher by at least"] == {"label": "margin", "help": "target higher by at least"}
