@@ -114,7 +114,7 @@ def writable(path: Path, inputs=(), option: str = "--out") -> Path:
     except OSError as error:
         raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
     if not existed:
-        path.unlink()
+        path.resolve().unlink()  # what was created: a dangling link's target, the link kept
     return path
 
 
