@@ -98,7 +98,7 @@ def writable(path: Path, inputs=(), option: str = "--out") -> Path:
         raise ValueError("--out '-': this command writes a file, not standard output; name a file")
     for source in inputs:
         if _same_file(path, Path(source)):
-            raise ValueError(f"--out {path} is the input file {source}: writing it would destroy it; name another")
+            raise ValueError(f"{option} {path} is the input file {source}: writing it would destroy it; name another")
     if path.is_dir():
         raise ValueError(f"cannot write {path}: it is a directory")
     existed = path.exists()
