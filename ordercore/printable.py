@@ -20,3 +20,9 @@ def unprintable(text: str) -> str | None:
         kind = "an invisible formatting character (such as a text-direction mark)"
     name = unicodedata.name(character, _NAMES.get(character, ""))
     return f"{kind}: U+{ord(character):04X}{' ' + name if name else ''} at position {position}"
+
+
+def shown(text: str) -> str:
+    """``text`` as a terminal may show it: itself when every character is printable, else its repr, in
+    which an escape sequence or a text-direction mark shows as '\\x1b' or '\\u202e' and does nothing."""
+    return text if text.isprintable() else repr(text)

@@ -6,10 +6,12 @@ command that made it, showing progress on standard error."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
@@ -78,15 +80,12 @@ def experiments(args) -> int:
     if args.experiment in GP_EXPERIMENTS:
         return GP_EXPERIMENTS[args.experiment](args)
     inputs = [path for path in (getattr(args, "data", None), getattr(args, "rules", None)) if path is not None]
-    for path in (args.out, getattr(args, "figure", None)):
+    for option, path in (("--out", args.out), ("--figure", getattr(args, "figure", None))):
         if path is not None:
-            writable(path, inputs)
+            writable(path, inputs, option)
     scheduler = _scheduler(args)
     data, name, protocol = _experiment_setup(args)
-    values = None
-    if getattr(args, "values", None):
-        # p and l are counts: a whole value becomes an int, any other is left for Protocol.check to refuse
-        values = [int(v) if args.vary in ("p", "l") and v.is_integer() else v for v in args.values]
+    values = _sweep_values(args, data.y)
     progress = TerminalProgress(f"{args.experiment} {name}")
     result = run_experiment(
         args.experiment, data, name, protocol, args.trials, args.seed, args.jobs, progress,
@@ -98,6 +97,21 @@ def experiments(args) -> int:
 
         write_figure(sweep_figure(result), args.figure)
     return write_result(args, result)
+
+
+def _sweep_values(args, y: np.ndarray) -> list | None:
+    """figure2's ``--values`` (None: the defaults): p and l whole numbers (any other, and a value that is
+    not finite, is left for Protocol.check to refuse); ``ValueError`` for a beta whose margins, beta times
+    differences of ``y``, overflow float64."""
+    if not getattr(args, "values", None):
+        return None
+    span = float(np.ptp(y))
+    for value in args.values if args.vary == "beta" else ():
+        if math.isfinite(value) and not math.isfinite(value * span):  # NaN, inf: Protocol.check's
+            raise ValueError(
+                f"--values {value:g}: beta times the target's range ({span:.3g}) overflows float64; give a smaller beta"
+            )
+    return [int(v) if args.vary in ("p", "l") and v.is_integer() else v for v in args.values]
 
 
 def write_result(args, result: dict) -> int:
@@ -163,7 +177,7 @@ def npsvor_experiment(args) -> int:
 def npsvor_figure4_command(args) -> int:
     """``experiments npsvor-figure4``, its output already checked writable."""
     if args.figure is not None:
-        writable(args.figure)
+        writable(args.figure, option="--figure")
     data = npsvor_experiments.load_ordinal(args.dataset)
     result = npsvor_figure4.figure4_experiment(data, args.rank, args.trials, args.seed, args.repeats, args.quick)
     print(npsvor_figure4.report(result))
@@ -179,9 +193,9 @@ def gp_label_experiment(args) -> int:
     Markdown table (and Figure 3's figure)."""
     from ordercore.experiments import gp_labels
 
-    for path in (args.out, getattr(args, "figure", None)):
+    for option, path in (("--out", args.out), ("--figure", getattr(args, "figure", None))):
         if path is not None:
-            writable(path)
+            writable(path, option=option)
     grid = (3, 3) if args.quick else (args.coarse, args.fine)
     progress = TerminalProgress(args.experiment)
     if args.experiment == "gp-table2":
@@ -215,9 +229,9 @@ def gp_figure2_command(args) -> int:
     """``experiments gp-figure2``: seed 002 Fig. 2 on Treebank, the points, the time exponents, a figure."""
     from ordercore.experiments import gp_scaling
 
-    for path in (args.out, args.figure):
+    for option, path in (("--out", args.out), ("--figure", args.figure)):
         if path is not None:
-            writable(path)
+            writable(path, option=option)
     pairs = args.pairs or gp_scaling.PAIR_COUNTS
     progress = TerminalProgress("gp-figure2 treebank")
     result = gp_scaling.gp_figure2(
@@ -238,9 +252,9 @@ GP_EXPERIMENTS = {"gp-table1": gp_table1_command, "gp-figure2": gp_figure2_comma
 def session_experiment_command(args) -> int:
     """``experiments session``: one arm per --strategy and the labels-instead arm, on the same trials;
     per-trial and averaged checkpoints as JSON, the last checkpoint of each arm printed."""
-    for path in (args.out, args.figure):
+    for option, path in (("--out", args.out), ("--figure", args.figure)):
         if path is not None:
-            writable(path)
+            writable(path, option=option)
     scheduler = _scheduler(args)
     source, name = _session_source(args)
     noise = args.expert_noise

@@ -88,18 +88,25 @@ def columns(text: str) -> list[str]:
     return names
 
 
-def writable(path: Path, inputs=()) -> Path:
+def writable(path: Path, inputs=(), option: str = "--out") -> Path:
     """``path`` if a file can be written there (checked by creating it, and removing it again when it
-    was not there before), so that a long run never ends unable to save; ``ValueError`` when it is '-'
-    or one of the ``inputs`` (it would destroy it)."""
+    was not there before), so that a long run never ends unable to save; ``ValueError`` when it is '-',
+    one of the ``inputs`` (it would destroy it), or exists and is no regular file (a FIFO would block, a
+    device be replaced), named as ``option``.  A symbolic link to a regular file is written through: its target
+    changes."""
     if str(path) == "-":
         raise ValueError("--out '-': this command writes a file, not standard output; name a file")
     for source in inputs:
         if _same_file(path, Path(source)):
-            raise ValueError(f"--out {path} is the input file {source}: writing it would destroy it; name another")
+            raise ValueError(f"{option} {path} is the input file {source}: writing it would destroy it; name another")
     if path.is_dir():
         raise ValueError(f"cannot write {path}: it is a directory")
     existed = path.exists()
+    if existed and not path.is_file():
+        raise ValueError(f"{option} {path} is not a regular file")
+    folder = next((parent for parent in path.parents if parent.exists()), None)
+    if folder is not None and not folder.is_dir():
+        raise ValueError(f"cannot write {path}: {folder} is not a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a"):
@@ -107,7 +114,7 @@ def writable(path: Path, inputs=()) -> Path:
     except OSError as error:
         raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
     if not existed:
-        path.unlink()
+        path.resolve().unlink()  # what was created: a dangling link's target, the link kept
     return path
 
 

@@ -21,6 +21,7 @@ from ordercore.cli.tabular import (
 )
 from ordercore.models.files import read_model
 from ordercore.preferences import PreferenceSet
+from ordercore.printable import shown
 
 MAX_LISTED = 10
 """Cycles, conflicts or duplicates ``check`` lists of each kind (it counts them all)."""
@@ -30,9 +31,7 @@ def fit(args) -> int:
     writable(args.out, [args.data, *args.preferences, *args.rules])
     if args.id_column in PREDICTED:
         raise ValueError(f"--id {args.id_column!r}: predict writes a column of that name; rename the id column")
-    repeated = [path for k, path in enumerate(args.preferences) if path in args.preferences[:k]]
-    if repeated:
-        raise ValueError(f"--preferences names {repeated[0]} twice: its preferences would count twice")
+    _refuse_repeated(args.preferences)
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = table.labeled()
     preferences = PreferenceSet.concatenate(
@@ -54,6 +53,15 @@ def fit(args) -> int:
     return 0
 
 
+def _refuse_repeated(paths: list[Path]) -> None:
+    """``ValueError`` for a preference file named twice, by one path or two (a link): it would count twice."""
+    for k, path in enumerate(paths):
+        first = next((other for other in paths[:k] if Path(other).resolve() == Path(path).resolve()), None)
+        if first is not None:
+            twice = f"{path} twice" if first == path else f"one file twice ({first} and {path})"
+            raise ValueError(f"--preferences names {twice}: its preferences would count twice")
+
+
 def status(line: str) -> None:
     """A line on what a command did, on standard error: standard output holds only its data."""
     print(line, file=sys.stderr)
@@ -66,8 +74,25 @@ def _csv_out(path: Path, inputs) -> Path | None:
 
 def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
     """``frame`` as CSV to ``path`` (None: standard output); where it went, for the status line."""
-    frame.to_csv(sys.stdout if path is None else path, index=False, float_format="%.17g")
-    return "standard output" if path is None else str(path)
+    if path is not None:
+        frame.to_csv(path, index=False, float_format="%.17g")
+        return str(path)
+    to_stdout(frame.to_csv(index=False, float_format="%.17g"))
+    return "standard output"
+
+
+def to_stdout(text: str) -> None:
+    """``text`` written to standard output and flushed; ``OSError`` 'cannot write standard output' when
+    it is closed or fails (a full disk), ``BrokenPipeError`` when its reader has gone."""
+    if sys.stdout is None:
+        raise OSError("cannot write standard output: it is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as error:
+        raise OSError(f"cannot write standard output: {getattr(error, 'strerror', None) or error}") from None
 
 
 def predict(args) -> int:
@@ -99,6 +124,7 @@ def check(args) -> int:
     found, paths = False, args.preferences
     for group in [[path] for path in paths] + ([paths] if len(paths) > 1 else []):
         report, n_preferences, names = check_preference_file(*group)
+        names = names.map(shown)
         path = group[0] if len(group) == 1 else f"the {len(group)} files together"
         problems = [("cycle", [" > ".join(names[rows]) for rows in report.cycles])]
         problems.append(("conflict", [f"{names[i]} and {names[j]} preferred both ways" for i, j in report.conflicts]))
@@ -106,7 +132,7 @@ def check(args) -> int:
             ("duplicate", [f"{names[i]} over {names[j]} stated more than once" for i, j in report.duplicates])
         )
         counts = ", ".join(f"{len(items)} {kind}{'s' * (len(items) != 1)}" for kind, items in problems)
-        print(f"{path}: {n_preferences} preferences: {counts}")
+        print(f"{shown(str(path))}: {n_preferences} preferences: {counts}")
         for kind, items in problems:
             for item in items[:MAX_LISTED]:
                 print(f"  {kind}: {item}")

@@ -293,11 +293,33 @@ def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
     ``text_columns`` read as written (an id '00041' is not the number 41)."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
+    elif isinstance(source, str | Path) and not Path(source).is_file():
+        source = _read_once(source)
     size = _size(source)
     if size > MAX_CSV_BYTES:
         raise ValueError(
             f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
         )
+    first = _first_line(source)
+    if re.fullmatch(r'"?sep=.?"?', first.strip()):
+        raise ValueError(f"line 1 is Excel's {first.strip()[:40]!r} line, not a header: remove it")
+    try:
+        return _parse(source, max_rows, text_columns)
+    except ValueError as error:
+        if first.lstrip().startswith("#"):
+            raise ValueError(f"{error} (line 1, {_cell(first.strip())}, was taken as the header)") from None
+        raise
+
+
+def _read_once(path) -> io.BytesIO:
+    """The bytes of a path that is no regular file (a pipe: /dev/stdin, <(...)), which can be read only once."""
+    with open(path, "rb") as file:
+        raw = file.read(MAX_CSV_BYTES + 1)
+    return io.BytesIO(raw)
+
+
+def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
+    """``read_csv``'s table from ``source``, a path or a seekable file object."""
     sep, start = delimiter(source), source.tell() if hasattr(source, "read") else 0
     try:
         names = _header(source, sep)
@@ -386,6 +408,15 @@ def _size(source) -> int:
 def delimiter(source) -> str:
     """The ``DELIMITERS`` mark the first line of ``source`` (a path or a seekable file object, read back
     to where it was) holds most of; ',' when it holds none."""
+    first = _first_line(source)
+    counts = {mark: first.count(mark) for mark in DELIMITERS}
+    best = max(DELIMITERS, key=counts.get)
+    return best if counts[best] else ","
+
+
+def _first_line(source) -> str:
+    """The first line of ``source`` (a path or a seekable file object, read back to where it was), at most
+    64 KiB, as text."""
     if hasattr(source, "read"):
         start = source.tell()
         first = source.readline(65_536)
@@ -393,11 +424,7 @@ def delimiter(source) -> str:
     else:
         with open(source, "rb") as file:
             first = file.readline(65_536)
-    if isinstance(first, bytes):
-        first = first.decode("utf-8", errors="replace")
-    counts = {mark: first.count(mark) for mark in DELIMITERS}
-    best = max(DELIMITERS, key=counts.get)
-    return best if counts[best] else ","
+    return first.decode("utf-8", errors="replace") if isinstance(first, bytes) else first
 
 
 def load_csv(source, target: str, features=None, categorical=None, name: str | None = None) -> Dataset:

@@ -176,7 +176,9 @@ def _package_version() -> str | None:
 
 
 def _write_atomically(path: Path, entries: dict[str, np.ndarray]) -> None:
-    """np.savez to a new file in path's directory, flushed to disk, then renamed over path."""
+    """np.savez to a new file in path's directory, flushed to disk, then renamed over path (over a
+    symbolic link's target: the link stays, as a CSV or JSON written through it)."""
+    path = Path(os.path.realpath(path)) if path.is_symlink() else path
     if not path.parent.is_dir():
         raise FileNotFoundError(f"cannot write {path}: no directory {path.parent}")
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")

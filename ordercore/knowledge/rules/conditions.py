@@ -124,6 +124,11 @@ class Near(Condition):
     kind: ClassVar[str] = "near"
     label: ClassVar[str] = "near (miles)"
 
+    def check(self) -> None:
+        super().check()
+        if self.latitude == self.longitude:
+            raise ValueError(f"Near: latitude and longitude must be two different columns, got {self.latitude!r} twice")
+
     def check_values(self, values: dict) -> None:
         for column, limit in ((self.latitude, 90.0), (self.longitude, 180.0)):
             outside = np.abs(values[column]) > limit
