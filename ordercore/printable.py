@@ -20,3 +20,16 @@ def unprintable(text: str) -> str | None:
         kind = "an invisible formatting character (such as a text-direction mark)"
     name = unicodedata.name(character, _NAMES.get(character, ""))
     return f"{kind}: U+{ord(character):04X}{' ' + name if name else ''} at position {position}"
+
+
+SHOWN_CELL = 40
+"""Characters of a value an error message quotes: a longer value is cut, its length said."""
+
+
+def quoted(value) -> str:
+    """A value as an error message quotes it: its repr, cut after ``SHOWN_CELL`` characters (a cell or
+    id of a million characters was quoted whole, a message of a megabyte)."""
+    text = str(value)
+    if len(text) <= SHOWN_CELL:
+        return repr(value)
+    return f"{text[:SHOWN_CELL]!r}… ({len(text):,} characters)"

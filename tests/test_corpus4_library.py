@@ -1,0 +1,141 @@
+"""Issue 32, the fourth corpus of bad input to the library: each case is refused in one line of words
+naming what is wrong (the column, the key, the line, the value cut to 40 characters), and nothing is
+written (no model file, nothing in the Studio's store).  Preference files with an unknown column, a key
+given twice in JSON, empty cells, an empty file; labels and features the estimators cannot read; an
+unknown model setting, a directory given as a model file, a store on a device, a rule given preferences
+it does not make."""
+
+from __future__ import annotations
+
+import pytest
+
+from ordercore.cli.main import main
+from ordercore.knowledge.rules import RULE_FORMAT
+from ordercore.preferences import ZERO
+from tests.test_corpus3_input import homes  # noqa: F401 (a fixture)
+from tests.test_store_refusals import engine, held, store, table  # noqa: F401 (fixtures)
+
+
+def fit(homes, preferences, out, *extra) -> str:  # noqa: F811
+    """The CLI's error for a fit with the preference file ``preferences``, no model written."""
+    with pytest.raises(SystemExit) as raised:
+        main(["fit", str(homes), "--target", "price", "--preferences", str(preferences), "--out", str(out), *extra])
+    assert not out.exists()
+    return str(raised.value)
+
+
+def state(store, session_id: int) -> tuple:  # noqa: F811
+    """``held``, its margins as a list (comparable when the session holds none)."""
+    contents, settings, margins = held(store, session_id)
+    return contents, settings, margins.tolist()
+
+
+# ---------------------------------------------------------------------------------------- F09/K38/S36b
+def test_a_preference_column_no_format_has_is_refused_in_fit_check_and_import(tmp_path, homes, store, engine):  # noqa: F811
+    """'wieght' (a typo) was dropped silently: every weight read as 1."""
+    path = tmp_path / "p.csv"
+    path.write_text("i,j,margin,wieght\n0,2,0,9\n")
+    said = "unknown column(s) 'wieght': a preference file has the columns i, j, margin, weight"
+    assert said in fit(homes, path, tmp_path / "m.npz")
+    with pytest.raises(SystemExit, match=r"unknown column\(s\) 'wieght'"):
+        main(["check", str(path)])
+    before = state(store, engine.id)
+    with pytest.raises(ValueError, match=r"^unknown column\(s\) 'wieght'"):
+        engine.import_file("p.csv", path.read_bytes(), "ann")
+    assert state(store, engine.id) == before
+
+
+def test_a_sessions_export_by_id_still_reads_everywhere(tmp_path, capsys, store, engine):  # noqa: F811
+    """The export's own columns (ids beside i and j, source, rule_id, answer_id, annotator) are known."""
+    store.add_answer(engine.id, 1, 2, "a", "ann")
+    table().to_csv(tmp_path / "t.csv", index=False)
+    for format in ("csv", "json"):
+        path = tmp_path / f"p.{format}"
+        path.write_text(engine.export("preferences", format))
+        main(["check", str(path)])
+        assert capsys.readouterr().out.startswith(f"{path}: 1 preferences")
+        main(["fit", str(tmp_path / "t.csv"), "--target", "price", "--id", "home_id", "--preferences", str(path),
+              "--out", str(tmp_path / f"m{format}.npz")])  # fmt: skip
+        assert (tmp_path / f"m{format}.npz").exists()
+        assert engine.import_file(path.name, path.read_bytes(), "ann").startswith("Nothing was imported")
+    assert path.read_text().startswith('[{"home_id_i": "101", "i": 1, "home_id_j": "102", "j": 2')
+
+
+# ---------------------------------------------------------------------------------------- K10/R04/S17c
+HEAD = '"format": "ordercore.preferences", "version": 1'
+PREFERENCES_TWICE = "{" + HEAD + ', "i": [1], "i": [2], "j": [4], "margin": [0], "weight": [1]}'
+
+
+def test_a_key_given_twice_in_json_is_refused_in_fit_check_and_import(tmp_path, homes, store, engine):  # noqa: F811
+    """The last "i" won silently (row 2, not 1), in a preference file, a Studio import and a rule."""
+    path = tmp_path / "p.json"
+    path.write_text(PREFERENCES_TWICE)
+    said = fit(homes, path, tmp_path / "m.npz")
+    assert said == f"error: {path}: not valid preference JSON: key 'i' appears twice in one object"
+    with pytest.raises(SystemExit, match="key 'i' appears twice"):
+        main(["check", str(path)])
+    before = state(store, engine.id)
+    for name, text, key in [
+        ("p.json", PREFERENCES_TWICE, "i"),
+        ("p.json", '[{"i": 1, "j": 2, "j": 3}]', "j"),
+        ("r.json", f'[{{"format": "{RULE_FORMAT}", "name": "a", "name": "b", "ordering": {{}}}}]', "name"),
+    ]:
+        with pytest.raises(ValueError, match=f"^could not read the JSON: key '{key}' appears twice in one object$"):
+            engine.import_file(name, text.encode(), "ann")
+    assert state(store, engine.id) == before
+
+
+# ---------------------------------------------------------------------------------------- F14/S37
+def test_a_long_reference_is_quoted_cut_to_40_characters(store, engine):  # noqa: F811
+    """A 10-million-character i was echoed whole: an error line of 10 MB."""
+    long = "x" * 10_000_000
+    text = "{" + HEAD + f', "i": ["{long}"], "j": [4], "margin": [0], "weight": [1]}}'
+    with pytest.raises(ValueError) as raised:
+        engine.import_file("p.json", text.encode(), "ann")
+    said = f"i must hold row indices (integers), got <U10000000, e.g. {'x' * 40!r}… (10,000,000 characters)"
+    assert str(raised.value) == said
+
+
+# ---------------------------------------------------------------------------------------- K06/K43/F18
+def test_a_preference_naming_no_row_is_said_so_with_its_line(tmp_path):
+    """',' was 'a preference needs two different points: i == j at positions [1]'."""
+    (tmp_path / "p.csv").write_text("i,j\n1,\n,\n")  # line 2 is unary (j empty), line 3 names no row
+    with pytest.raises(SystemExit) as raised:
+        main(["check", str(tmp_path / "p.csv")])
+    assert str(raised.value) == (
+        f"error: {tmp_path / 'p.csv'}: line 3 names no row: its i and j are both empty (a unary preference leaves "
+        "one of them empty, for the constant 0); 1 such line(s)"
+    )
+
+
+def test_empty_margin_and_weight_cells_are_named_with_their_lines(tmp_path, homes):  # noqa: F811
+    """'margin d must be finite; NaN or inf at positions [0]': no line, and the empty weight unsaid."""
+    (tmp_path / "p.csv").write_text("i,j,margin,weight\n0,2,,1\n4,6,0.5,\n4,8,,1\n")
+    assert fit(homes, tmp_path / "p.csv", tmp_path / "m.npz") == (
+        f"error: {tmp_path / 'p.csv'}: empty cell(s): the margin on line 2 (2 in all); the weight on line 3: give "
+        "each a number (a file without the column takes margin 0, weight 1)"
+    )
+
+
+# ---------------------------------------------------------------------------------------- S36c
+def test_a_unary_preference_imports_into_a_session_as_the_library_reads_it(store, engine):  # noqa: F811
+    """'1,,5,1' (f(x_1) >= 5, j empty as the CLI reads it) was 'j must hold row indices (integers), got
+    float64, e.g. nan'; a session holds unary preferences (its export writes j = -1), so it imports."""
+    assert engine.import_file("p.csv", b"i,j,margin,weight\n1,,5,1\n", "ann") == "Imported 1 preference."
+    made = store.preferences(engine.id)[0]
+    assert (made.i.tolist(), made.j.tolist(), made.margin.tolist(), made.weight.tolist()) == ([1], [ZERO], [5.0], [1.0])
+    before = state(store, engine.id)
+    with pytest.raises(ValueError, match=r"^line 3 names no row: its i and j are both empty"):
+        engine.import_file("p.csv", b"i,j,margin,weight\n2,,5,1\n,,5,1\n", "ann")
+    assert state(store, engine.id) == before
+
+
+# ---------------------------------------------------------------------------------------- O43/X04
+def test_an_empty_preference_file_is_said_to_be_empty(tmp_path, homes, store, engine):  # noqa: F811
+    """pandas' 'No columns to parse from file'."""
+    assert fit(homes, "/dev/null", tmp_path / "m.npz") == "error: /dev/null: the file is empty (no header, no rows)"
+    (tmp_path / "p.csv").write_text("")
+    with pytest.raises(SystemExit, match=r": the file is empty \(no header, no rows\)$"):
+        main(["check", str(tmp_path / "p.csv")])
+    with pytest.raises(ValueError, match=r"^could not read the CSV: the file is empty \(no header, no rows\)$"):
+        engine.import_file("p.csv", b"", "ann")
