@@ -7,11 +7,15 @@ it does not make."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import ordercore
+from ordercore import NPSVOR, GPPreferenceModel, ModelFileError, MPMRegressor, OrderPreferenceRegressor
 from ordercore.cli.main import main
 from ordercore.knowledge.rules import RULE_FORMAT
 from ordercore.preferences import ZERO
+from ordercore.studio.store import Store
 from tests.test_corpus3_input import homes  # noqa: F401 (a fixture)
 from tests.test_store_refusals import engine, held, store, table  # noqa: F401 (fixtures)
 
@@ -139,3 +143,69 @@ def test_an_empty_preference_file_is_said_to_be_empty(tmp_path, homes, store, en
         main(["check", str(tmp_path / "p.csv")])
     with pytest.raises(ValueError, match=r"^could not read the CSV: the file is empty \(no header, no rows\)$"):
         engine.import_file("p.csv", b"", "ann")
+
+
+# ---------------------------------------------------------------------------------------- M16/N03/N16/L38
+def features(n: int = 30) -> np.ndarray:
+    return np.column_stack([np.arange(n, dtype=float), np.arange(n, dtype=float) % 7])
+
+
+def test_targets_that_are_not_numbers_are_named_by_row():
+    """numpy's UFuncTypeError ('ufunc absolute did not contain a loop ...')."""
+    with pytest.raises(ValueError, match=r"^y must hold numbers: row 0 holds 'a'$"):
+        MPMRegressor().fit(features(), np.array(["a"] * 30))
+    with pytest.raises(ValueError, match=r"^y must hold numbers: row 2 holds None$"):
+        MPMRegressor().fit(features(3), np.array([1.0, 2.0, None], dtype=object))
+
+
+@pytest.mark.parametrize(
+    "labels, said",
+    [
+        ([1, "2", 3], r"^y mixes numbers and text: row 0 holds the number 1, row 1 the text '2'; give every rank"),
+        ([1, 2, None], r"^y holds a missing label \(None\) at row 2; every row needs its rank$"),
+        ([1.0, 2.0, np.nan], r"^y holds a missing label \(nan\) at row 2; every row needs its rank$"),
+    ],
+)
+def test_ordinal_labels_mixing_numbers_and_text_or_missing_are_said_so(labels, said):
+    """scikit-learn's 'Unknown label type: unknown. Maybe you are trying to fit a classifier ...'."""
+    y = np.array(labels * 10, dtype=object if None in labels or "2" in labels else float)
+    with pytest.raises(ValueError, match=said):
+        NPSVOR().fit(features(), y)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [OrderPreferenceRegressor(gamma=0.5), MPMRegressor(), NPSVOR(), GPPreferenceModel()],
+    ids=lambda e: type(e).__name__,
+)
+def test_rows_of_x_of_different_lengths_are_named(estimator):
+    """numpy's 'setting an array element with a sequence. The requested array has an inhomogeneous shape'."""
+    with pytest.raises(ValueError, match=r"^X's rows have different lengths: row 0 has 2 values, row 2 has 1 value$"):
+        estimator.fit([[1.0, 2.0], [3.0, 4.0], [5.0]], [1.0, 2.0, 3.0])
+
+
+# ---------------------------------------------------------------------------------------- S34b
+def test_an_unknown_model_setting_is_named_with_the_known_ones(store, engine):  # noqa: F811
+    """TypeError: ModelSettings.__init__() got an unexpected keyword argument 'gamma'."""
+    before = state(store, engine.id)
+    with pytest.raises(ValueError) as raised:
+        engine.set_model(gamma=-1)
+    assert str(raised.value) == (
+        "no model setting 'gamma'; the settings are family, parameters, automatic_trust, time_limit "
+        "(a model's gamma goes in parameters={'gamma': ...})"
+    )
+    assert state(store, engine.id) == before
+
+
+# ---------------------------------------------------------------------------------------- F06m
+def test_a_directory_given_as_a_model_file_is_a_model_file_error(tmp_path):
+    """A bare IsADirectoryError: callers catching ModelFileError (as documented) missed it."""
+    with pytest.raises(ModelFileError, match=f"^{tmp_path} is a directory, not a model file$"):
+        ordercore.load(tmp_path)
+
+
+# ---------------------------------------------------------------------------------------- S01b
+def test_a_store_on_a_device_is_said_to_be_no_regular_file():
+    """SQLite's 'disk I/O error'."""
+    with pytest.raises(ValueError, match=r"^cannot open the store '/dev/null': it is not a regular file"):
+        Store("sqlite:////dev/null")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import fields
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,11 @@ from ordercore.knowledge.rules import Rule
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
+from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
+
+MODEL_SETTINGS = tuple(setting.name for setting in fields(ModelSettings))
+"""What ``set_model`` changes: family, parameters, automatic_trust, time_limit."""
 
 TIME_LIMIT_RANGE = (5.0, 600.0)
 """The seconds a retrain may take, as the Model page offers them (its shortest and longest)."""
@@ -78,8 +83,13 @@ def _first_bad(scaling: TargetScaling, made: PreferenceSet, where: str) -> None:
 
 def check_model(family: str, changes: dict) -> None:
     """``ValueError`` naming a setting ``set_model`` was given that the Studio does not offer: a
-    parameter value off its family's choices, a time limit off ``TIME_LIMIT_RANGE``."""
+    parameter value off its family's choices, a time limit off ``TIME_LIMIT_RANGE``, a setting that is none
+    of ``MODEL_SETTINGS`` (a model parameter given beside them, not in ``parameters``)."""
     models = studio_models()
+    unknown = [name for name in changes if name not in MODEL_SETTINGS]
+    if unknown:
+        hint = f" (a model's {unknown[0]} goes in parameters={{{unknown[0]!r}: ...}})" if family in models else ""
+        raise ValueError(f"no model setting {unknown[0]!r}; the settings are {', '.join(MODEL_SETTINGS)}{hint}")
     if family in models:
         offered = models[family].studio_settings
         for name, value in (changes.get("parameters") or {}).items():
