@@ -13,8 +13,8 @@ import pytest
 import ordercore
 from ordercore import NPSVOR, GPPreferenceModel, ModelFileError, MPMRegressor, OrderPreferenceRegressor
 from ordercore.cli.main import main
-from ordercore.knowledge.rules import RULE_FORMAT
-from ordercore.preferences import ZERO
+from ordercore.knowledge.rules import RULE_FORMAT, Ordering, Rule, Within
+from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.store import Store
 from tests.test_corpus3_input import homes  # noqa: F401 (a fixture)
 from tests.test_store_refusals import engine, held, store, table  # noqa: F401 (fixtures)
@@ -209,3 +209,45 @@ def test_a_store_on_a_device_is_said_to_be_no_regular_file():
     """SQLite's 'disk I/O error'."""
     with pytest.raises(ValueError, match=r"^cannot open the store '/dev/null': it is not a regular file"):
         Store("sqlite:////dev/null")
+
+
+# ---------------------------------------------------------------------------------------- S31b
+def rule_pairs(data, within: float) -> list[tuple[int, int]]:
+    """By hand: the pairs (a over b) of rows whose ages are within ``within`` years and whose rooms are
+    more in a than in b, one of them unlabeled (the rule 'more rooms, similar age' on training pairs)."""
+    frame, labeled = data.frame, set(data.labeled.tolist())
+    return [
+        (a, b)
+        for a in range(len(frame))
+        for b in range(len(frame))
+        if abs(frame.age[a] - frame.age[b]) <= within
+        and frame.rooms[a] > frame.rooms[b]
+        and not (a in labeled and b in labeled)
+    ]
+
+
+def ordered(pairs, margin: float = 0.0) -> PreferenceSet:
+    """Pairs (a, b) as preferences a over b."""
+    return PreferenceSet.order([a for a, _ in pairs], [b for _, b in pairs], margin=margin)
+
+
+def test_a_rule_given_preferences_it_does_not_make_is_refused(store, engine):  # noqa: F811
+    """An empty set was stored for a rule that matches pairs, as any set would have been."""
+    rule, data = Rule("similar age", [Within("age", 5.0)], Ordering("rooms")), engine.data()
+    pairs, rooms = rule_pairs(data, 5.0), data.frame.rooms
+    stray = next((a, b) for a in range(60) for b in range(60) if a != b and rooms[a] == rooms[b])  # rooms tie
+    before = state(store, engine.id)
+    for made, said in [
+        (PreferenceSet.empty(), f"^rule 'similar age' makes {len(pairs):,} preferences on this table, but none"),
+        (ordered(pairs[:3], margin=1.0), "^the preferences given for rule 'similar age' do not all have its margin"),
+        (
+            ordered([pairs[0], stray]),
+            f"^rule 'similar age' does not make the given preference row {stray[0]} over row {stray[1]} on this table$",
+        ),  # fmt: skip
+        (ordered([pairs[0], pairs[0]]), "^the preferences given for rule 'similar age' name a pair twice"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            engine.add_rule("ann", rule, made)
+        assert state(store, engine.id) == before
+    engine.add_rule("ann", rule, ordered(pairs[::7]))  # a sample of its pairs, as a capped preview keeps
+    assert store.contents(engine.id)["rules"] == 1
