@@ -7,6 +7,8 @@ it does not make."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from ordercore.knowledge.rules import RULE_FORMAT, Ordering, Rule, Within
 from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.store import Store
 from tests.test_corpus3_input import homes  # noqa: F401 (a fixture)
+from tests.test_model_files import assert_refused, entries_of, model_path, problem  # noqa: F401 (fixtures)
 from tests.test_store_refusals import engine, held, store, table  # noqa: F401 (fixtures)
 
 
@@ -202,6 +205,14 @@ def test_a_directory_given_as_a_model_file_is_a_model_file_error(tmp_path):
     """A bare IsADirectoryError: callers catching ModelFileError (as documented) missed it."""
     with pytest.raises(ModelFileError, match=f"^{tmp_path} is a directory, not a model file$"):
         ordercore.load(tmp_path)
+
+
+def test_a_model_files_metadata_naming_a_key_twice_is_a_model_file_error(model_path):  # noqa: F811
+    """The last "format" won silently, as in any JSON the project reads."""
+    entries, document = entries_of(model_path)
+    text = '{"format": "not ordercore", ' + json.dumps(document)[1:]
+    np.savez(model_path, **entries, metadata=np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+    assert_refused(model_path, "its metadata is not valid JSON \\(key 'format' appears twice in one object\\)")
 
 
 # ---------------------------------------------------------------------------------------- S01b
