@@ -17,11 +17,17 @@ import numpy as np
 import pandas as pd
 
 from ordercore.csv_floats import read_csv, repeated_column
+from ordercore.printable import quoted
+from ordercore.user_json import parse_json
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
 
 COLUMNS = ("i", "j", "margin", "weight")
+
+EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator")
+"""Columns a preference file may hold beside ``COLUMNS``: the Studio's export of who made each and how
+(``Store.export_preferences``), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
 
 MAX_WEIGHT = 1e6
 """The largest weight a preference may have.  A weight is a confidence relative to a label's (1); the
@@ -45,7 +51,7 @@ def _index_array(values, name: str) -> np.ndarray:
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
             example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
-            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}, e.g. {example!r}")
+            raise ValueError(f"{name} must hold row indices (integers), got {array.dtype}, e.g. {quoted(example)}")
         if np.any(array != np.round(array)):
             raise ValueError(f"{name} must hold row indices (integers), got fractional values")
     return array.astype(np.int64)
@@ -130,6 +136,11 @@ class PreferenceSet:
                 f"i, j, d and w must have the same length or be scalars; got lengths "
                 f"{i.size}, {j.size}, {d.size}, {w.size}"
             ) from None
+        bad = np.flatnonzero((i == ZERO) & (j == ZERO))
+        if bad.size:
+            raise ValueError(
+                f"a preference must name a row: both i and j are the constant 0 at positions {bad[:5].tolist()}"
+            )
         bad = np.flatnonzero(i == j)
         if bad.size:
             raise ValueError(f"a preference needs two different points: i == j at positions {bad[:5].tolist()}")
@@ -291,6 +302,7 @@ class PreferenceSet:
         missing = [c for c in ("i", "j") if c not in frame.columns]
         if missing:
             raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+        refuse_unknown_columns(frame.columns)
         return cls(
             frame["i"].to_numpy(),
             frame["j"].to_numpy(),
@@ -333,8 +345,8 @@ class PreferenceSet:
 
 def _parse_json(text: str):
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
+        return parse_json(text)
+    except (ValueError, RecursionError) as error:
         raise ValueError(f"not valid preference JSON: {error}") from None
 
 
@@ -377,7 +389,9 @@ def read_preference_table(path) -> pd.DataFrame:
     else:
         try:
             frame = read_csv(path, dtype={"i": str, "j": str})
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        except pd.errors.EmptyDataError:
+            raise ValueError("the file is empty (no header, no rows)") from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         repeated = repeated_column(path)
         if repeated:
@@ -389,8 +403,48 @@ def read_preference_table(path) -> pd.DataFrame:
     missing = [c for c in ("i", "j") if c not in frame.columns]
     if missing:
         raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
-    _refuse_text_numbers(frame, "line" if path.suffix.lower() != ".json" else "record")
+    unit = "line" if path.suffix.lower() != ".json" else "record"
+    _refuse_text_numbers(frame, unit)
+    refuse_empty_cells(frame, unit)
     return frame
+
+
+def refuse_unknown_columns(columns) -> None:
+    """``ValueError`` naming the columns a preference table holds that no preference file has (a typo
+    'wieght' was dropped silently, every weight read as 1), and the known ones."""
+    names = [str(c) for c in columns]
+    ids = {c[:-2] for c in names if c.endswith("_i") and c[:-2] + "_j" in names}
+    known = set(COLUMNS) | set(EXPORT_COLUMNS) | {f"{stem}{end}" for stem in ids for end in ("_i", "_j")}
+    unknown = [c for c in names if c not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown column(s) {', '.join(map(quoted, unknown[:5]))}: a preference file has the columns "
+            f"{', '.join(COLUMNS)} (margin and weight optional), and may have {', '.join(EXPORT_COLUMNS)} and "
+            "the rows' ids as <id>_i, <id>_j"
+        )
+
+
+def refuse_empty_cells(frame: pd.DataFrame, unit: str = "line") -> None:
+    """``ValueError`` naming the line (CSV: the header is line 1) or record of a preference that names no
+    row (i and j both empty), or of the first empty margin and weight cell, every such column named."""
+    first = 2 if unit == "line" else 1
+    blank = [frame[c].isna().to_numpy() | frame[c].astype(str).str.strip().eq("").to_numpy() for c in ("i", "j")]
+    neither = np.flatnonzero(blank[0] & blank[1])
+    if neither.size:
+        raise ValueError(
+            f"{unit} {neither[0] + first} names no row: its i and j are both empty (a unary preference leaves "
+            f"one of them empty, for the constant 0); {neither.size} such {unit}(s)"
+        )
+    empty = [(c, np.flatnonzero(frame[c].isna().to_numpy())) for c in ("margin", "weight") if c in frame]
+    said = [
+        f"the {c} on {unit} {bad[0] + first}" + (f" ({bad.size} in all)" if bad.size > 1 else "")
+        for c, bad in empty
+        if bad.size
+    ]
+    if said:
+        raise ValueError(
+            f"empty cell(s): {'; '.join(said)}: give each a number (a file without the column takes margin 0, weight 1)"
+        )
 
 
 def _refuse_text_numbers(frame: pd.DataFrame, unit: str) -> None:

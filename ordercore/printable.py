@@ -26,3 +26,16 @@ def shown(text: str) -> str:
     """``text`` as a terminal may show it: itself when every character is printable, else its repr, in
     which an escape sequence or a text-direction mark shows as '\\x1b' or '\\u202e' and does nothing."""
     return text if text.isprintable() else repr(text)
+
+
+SHOWN_CELL = 40
+"""Characters of a value an error message quotes: a longer value is cut, its length said."""
+
+
+def quoted(value) -> str:
+    """A value as an error message quotes it: its repr, cut after ``SHOWN_CELL`` characters (a cell or
+    id of a million characters was quoted whole, a message of a megabyte)."""
+    text = str(value)
+    if len(text) <= SHOWN_CELL:
+        return repr(value)
+    return f"{text[:SHOWN_CELL]!r}… ({len(text):,} characters)"

@@ -35,6 +35,8 @@ LAYERS = (  # top first: a module may import its own layer and those after it
             "ordercore.cholesky",
             "ordercore.pair_scores",
             "ordercore.printable",
+            "ordercore.user_json",
+            "ordercore.fit_inputs",
         ),
     ),
 )

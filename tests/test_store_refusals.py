@@ -19,6 +19,7 @@ from ordercore.studio.row_names import RowNames
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.session_files import import_session_file, read_session_file
 from ordercore.studio.store import Store
+from tests.test_session_engine import add_rule
 
 
 def table(n: int = 60, ids: bool = True) -> pd.DataFrame:
@@ -220,7 +221,7 @@ def test_another_sessions_answers_grades_and_rules_are_not_changed_through_this_
     other.set_model(automatic_trust=False)
     answer = other.answer("bo", (0, 1), "a")
     grade = other.grade("bo", 2, 3)
-    rule = other.add_rule("bo", Rule("r", [Within("age", 5.0)], Ordering("rooms")), PreferenceSet.order([3], [4]))
+    rule = add_rule(other, Rule("r", [Within("age", 5.0)], Ordering("rooms")), "bo")  # the pairs it makes
     other.wait(60)
     before = held(store, other.id)
     for change, kind in [

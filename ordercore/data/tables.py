@@ -17,6 +17,7 @@ import pandas as pd
 
 from ordercore import csv_floats
 from ordercore.magnitudes import standard_deviation
+from ordercore.printable import quoted as _cell
 
 MAX_CATEGORIES = 50
 
@@ -171,19 +172,6 @@ NUMBER_MARKS = {
 r"""Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell.
 Each reads a run of digits one way only (``\d+\.?\d*`` split a run in every way before failing: a
 cell of a million digits took hours)."""
-
-
-SHOWN_CELL = 40
-"""Characters of a cell an error message quotes: a longer cell is cut, its length said."""
-
-
-def _cell(value) -> str:
-    """A cell as an error message quotes it: its repr, cut after ``SHOWN_CELL`` characters (a cell of a
-    million digits was quoted whole, a message of a megabyte)."""
-    text = str(value)
-    if len(text) <= SHOWN_CELL:
-        return repr(value)
-    return f"{text[:SHOWN_CELL]!r}… ({len(text):,} characters)"
 
 
 def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:

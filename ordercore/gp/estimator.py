@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.fit_inputs import check_rows
 from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
@@ -363,6 +364,7 @@ class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
         """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,)).
         progress : optional callable(evaluations, log_evidence) called after each evaluation of the
         hyperparameter search (e.g. to show progress; raising from it abandons the fit)."""
+        check_rows(X)
         X = validate_data(self, X, dtype=np.float64)
         preferences = _pairwise_preferences(preferences, X.shape[0])
         instances, pairs = _instance_pairs(preferences)

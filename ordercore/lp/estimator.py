@@ -16,6 +16,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.fit_inputs import check_rows
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
@@ -62,6 +63,7 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         """X (n, n_features) and y (n,) checked as ``fit`` needs them."""
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
+        check_rows(X)
         X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
         try:
             y = np.asarray(y, dtype=np.float64)

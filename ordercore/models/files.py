@@ -32,6 +32,7 @@ from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
 from ordercore.models.registry import saved_classes
 from ordercore.preferences import COLUMNS, PreferenceSet
+from ordercore.user_json import parse_json
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1
@@ -114,6 +115,8 @@ def save_model(path, estimator, preprocessing: Preprocessing | None = None, meta
 def read_model(path) -> ModelFile:
     """The estimator, preprocessing and metadata of a file written by ``save_model``; raises
     ``ModelFileError`` naming the file and the problem, and never unpickles."""
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path} is a directory, not a model file")
     with open(path, "rb") as file:  # OSError (no such file, no permission) passes through
         start = file.read(6)
     try:
@@ -226,8 +229,8 @@ def _read(archive, file_size: int) -> ModelFile:
 def _document(raw: np.ndarray) -> dict:
     """The metadata's JSON document, checked for format, version, estimator and keys."""
     try:
-        document = json.loads(raw.tobytes().decode("utf-8"))
-    except (json.JSONDecodeError, RecursionError) as error:
+        document = parse_json(raw.tobytes().decode("utf-8"))
+    except (ValueError, RecursionError) as error:
         raise ValueError(f"its metadata is not valid JSON ({error})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"its metadata does not say format {FORMAT!r}, so it is not an ordercore model")

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
+from ordercore.fit_inputs import check_rows, numeric_targets
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
@@ -94,6 +95,8 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (n, n_features) and finite targets y (n,); ``OmegaWarning`` when Ω is not to be believed."""
+        check_rows(X)
+        numeric_targets(y)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         check_targets(y)

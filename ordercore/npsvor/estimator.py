@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.fit_inputs import check_rows, ordinal_labels
 from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
@@ -146,6 +147,8 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit on X (n, n_features), dense or CSR, and ordinal labels y (n,) with at least 2 ranks."""
+        check_rows(X)
+        ordinal_labels(y)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         if type_of_target(y) == "continuous":  # scikit-learn's words ('Unknown label type') kept at the end
             example = float(next(v for v in y.ravel() if v != np.round(v)))

@@ -216,8 +216,8 @@ class SessionEngine:
 
     def add_rule(self, annotator: str, rule: Rule, made: PreferenceSet) -> int:
         """Store ``rule`` with the preferences it made; ``ValueError`` (nothing stored) for a margin the
-        models cannot fit or a rule the session already holds."""
-        check_rule(self._need_data(), rule)
+        models cannot fit, a rule the session holds, or ``made`` it does not make (``check_made``)."""
+        check_rule(self._need_data(), rule, made)  # made checked: count, margin, weight and a sample of pairs
         return self._changed(self.store.add_rule(self.id, rule, made, annotator))
 
     def remove_rule(self, rule_id: int) -> None:

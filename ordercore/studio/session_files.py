@@ -28,10 +28,11 @@ import pandas as pd
 from ordercore.csv_floats import read_csv, repeated_column
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
-from ordercore.preferences import ZERO, PreferenceSet
+from ordercore.preferences import ZERO, PreferenceSet, refuse_empty_cells
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.store import check_annotator
 from ordercore.studio.store.transfer import ROW_COLUMNS
+from ordercore.user_json import parse_json
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
@@ -73,11 +74,13 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, 0)}); save it as UTF-8"
         ) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
+    except pd.errors.EmptyDataError:
+        raise ValueError("could not read the CSV: the file is empty (no header, no rows)") from None
+    except (pd.errors.ParserError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
-    return _classified(*_positions(table, names))
+    return _classified(*_positions(table, names), unit="line")
 
 
 def _positions(table: pd.DataFrame, names: RowNames | None) -> tuple[pd.DataFrame, RowNames | None]:
@@ -134,8 +137,8 @@ def _foreign_identifier(table: pd.DataFrame) -> str | None:
 
 def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
     try:
-        document = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        document = parse_json(content)
+    except (ValueError, RecursionError) as error:
         raise ValueError(f"could not read the JSON: {error}") from None
     if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
         return SessionFile("rules", rules=[document])
@@ -147,22 +150,30 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
-    return _classified(*_positions(pd.DataFrame.from_records(document), names))
+    return _classified(*_positions(pd.DataFrame.from_records(document), names), unit="record")
 
 
-def _classified(table: pd.DataFrame, names: RowNames | None = None) -> SessionFile:
+def _classified(table: pd.DataFrame, names: RowNames | None = None, unit: str = "line") -> SessionFile:
     columns = set(table.columns)
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
         return SessionFile("answers", table, names=names)
     if {"row", "grade", "annotator"} <= columns:
         return SessionFile("grades", table, names=names)
     if {"i", "j"} <= columns:
-        return SessionFile("preferences", table, names=names)
+        return SessionFile("preferences", _unary_read(table, unit), names=names)
     raise ValueError(
         "not a file the Studio exports: preferences have columns i and j, answers row_a, row_b, choice and "
         "annotator, grades row, grade and annotator, rules are a JSON list; this one has "
         f"{sorted(map(str, columns))[:8]}"
     )
+
+
+def _unary_read(table: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """A preference table whose empty i or j cells are the constant 0 (``ZERO``) of a unary preference,
+    as a session's export writes them (-1, or an empty id) and the library reads them; ``ValueError``
+    naming the {unit} of a preference that names no row or of an empty margin or weight cell."""
+    refuse_empty_cells(table, unit)
+    return table.assign(**{c: table[c].where(table[c].notna(), ZERO) for c in ("i", "j")})
 
 
 def import_session_file(store, session_id: int, file: SessionFile, frame: pd.DataFrame, labeled, annotator: str) -> str:

@@ -114,9 +114,15 @@ def _engine(url: str) -> sa.Engine:
 
 
 def _check_sqlite_path(url: sa.engine.URL) -> None:
-    """``ValueError`` when an SQLite store's path is a directory."""
-    if url.database and Path(url.database).is_dir():
+    """``ValueError`` when an SQLite store's path is a directory or another thing than a file (a device
+    such as /dev/null: SQLite said 'disk I/O error')."""
+    path = Path(url.database) if url.database and url.database != ":memory:" else None
+    if path is not None and path.is_dir():
         raise ValueError(f"cannot open the store {_shown(url)}: it is a directory; give a file's path")
+    if path is not None and path.exists() and not path.is_file():
+        raise ValueError(
+            f"cannot open the store {_shown(url)}: it is not a regular file (a device or pipe); give a file's path"
+        )
 
 
 def _shown(url: sa.engine.URL) -> str:

@@ -1,0 +1,66 @@
+"""What the estimators' ``fit`` checks before scikit-learn's validation, said in words: X's rows of
+different lengths (numpy's 'inhomogeneous shape'), targets that are not numbers (numpy's
+UFuncTypeError), and ordinal labels mixing numbers and text or missing (scikit-learn's 'Unknown
+label type: unknown')."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ordercore.printable import quoted
+
+
+def check_rows(X) -> None:
+    """``ValueError`` naming the first row of a list-like X whose length is not the first row's."""
+    if not isinstance(X, (list, tuple)) or not X:
+        return
+    lengths = [len(row) if hasattr(row, "__len__") and not isinstance(row, str) else None for row in X]
+    bad = next((k for k, length in enumerate(lengths) if length != lengths[0]), None)
+    if bad is not None:
+        raise ValueError(
+            f"X's rows have different lengths: row 0 has {_length(lengths[0])}, row {bad} has {_length(lengths[bad])}"
+        )
+
+
+def _length(length: int | None) -> str:
+    return "a single value" if length is None else f"{length} value{'' if length == 1 else 's'}"
+
+
+def numeric_targets(y) -> None:
+    """``ValueError`` naming the first entry of y that is not a number (text, None)."""
+    values = np.asarray(y)
+    if y is None or values.dtype.kind not in "OUS":  # None: scikit-learn's 'requires y to be passed'
+        return
+    values = values.astype(object).ravel()
+    bad = next((k for k, v in enumerate(values) if not _is_number(v)), None)
+    if bad is not None:
+        raise ValueError(f"y must hold numbers: row {bad} holds {quoted(values[bad])}")
+
+
+def ordinal_labels(y) -> None:
+    """``ValueError`` for labels with a missing one (None, NaN) or mixing numbers and text, naming an
+    example of each and its row."""
+    if y is None:  # scikit-learn's 'requires y to be passed'
+        return
+    values = np.asarray(y)
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        values = values.astype(object)
+    if values.dtype.kind != "O":
+        return
+    values = values.ravel()
+    missing = next((k for k, v in enumerate(values) if v is None or (_is_number(v) and np.isnan(float(v)))), None)
+    if missing is not None:
+        raise ValueError(f"y holds a missing label ({values[missing]!r}) at row {missing}; every row needs its rank")
+    number = next((k for k, v in enumerate(values) if _is_number(v)), None)
+    text = next((k for k, v in enumerate(values) if not _is_number(v)), None)
+    if number is not None and text is not None:
+        raise ValueError(
+            f"y mixes numbers and text: row {number} holds the number {quoted(values[number])}, row {text} the "
+            f"text {quoted(values[text])}; give every rank as a number or every rank as text"
+        )
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
