@@ -203,3 +203,24 @@ def test_one_preference_file_named_twice_through_a_link_is_refused(tmp_path, hom
         "preferences would count twice"
     )
     assert not out.exists()
+
+
+# ------------------------------------------------------------------------------- left by the library side (R04, F14)
+def test_a_rules_file_naming_a_key_twice_is_refused(tmp_path, homes):
+    """R04: two "name" keys in one rule; the last won silently and the rule made 4,003 preferences."""
+    path, out = tmp_path / "rules.json", tmp_path / "p.csv"
+    path.write_text('{"name": "a", "name": "b", "conditions": [], "ordering": {"column": "bedrooms"}}')
+    message = refusal(["rules", "apply", path, homes, "--out", out])
+    assert message == f"error: {path}: key 'name' appears twice in one object" and not out.exists()
+    with pytest.raises(ValueError, match="rule JSON does not parse: key 'name' appears twice"):
+        Rule.from_json(path.read_text())
+
+
+def test_a_preference_naming_an_unknown_id_of_a_million_characters_is_quoted_cut(tmp_path, homes):
+    """F14: a preference file naming a row by a 1,000,000-character id wrote an error line of a megabyte."""
+    long_id = "x" * 1_000_000
+    preferences = tmp_path / "p.csv"
+    preferences.write_text(f"i,j\n{long_id},2\n")  # with --id, i and j name rows by id
+    arguments = ["fit", homes, "--target", "price", "--id", "home_id", "--preferences", preferences]
+    message = refusal([*arguments, "--out", tmp_path / "m.npz"])
+    assert len(message) < 400 and "'" + "x" * 40 + "'… (1,000,000 characters)" in message

@@ -21,6 +21,8 @@ from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
+from ordercore.printable import quoted
+from ordercore.user_json import parse_json
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""
@@ -92,12 +94,12 @@ class Table:
             bad = given[positions < 0]
         if len(bad):
             expected = "a 0-based row position" if self.ids is None else "a value of the id column"
-            raise ValueError(f"{what}: {len(bad)} reference(s) are not {expected}, e.g. {bad.iloc[0]!r}")
+            raise ValueError(f"{what}: {len(bad)} reference(s) are not {expected}, e.g. {quoted(bad.iloc[0])}")
         outside = given[(positions < 0) | (positions >= len(self.frame))]
         if len(outside):
             raise ValueError(
                 f"{what}: {len(outside)} reference(s) are not a row of the table's {len(self.frame)} "
-                f"(0 ... {len(self.frame) - 1}), e.g. {outside.iloc[0]!r}"
+                f"(0 ... {len(self.frame) - 1}), e.g. {quoted(outside.iloc[0])}"
             )
         rows[~empty] = positions.to_numpy(dtype=np.int64)
         return rows
@@ -108,7 +110,7 @@ def _ids(column: pd.Series, path: Path) -> pd.Index:
         raise ValueError(f"{path}: the id column {column.name!r} has empty cells")
     ids = pd.Index(column.astype(str).str.strip())
     if not ids.is_unique:
-        raise ValueError(f"{path}: the id column {column.name!r} repeats {ids[ids.duplicated()][0]!r}")
+        raise ValueError(f"{path}: the id column {column.name!r} repeats {quoted(ids[ids.duplicated()][0])}")
     return ids
 
 
@@ -157,9 +159,11 @@ def _id_text(values: pd.Series) -> pd.Series:
 def read_rules(path: Path) -> list[Rule]:
     """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
     try:
-        document = json.loads(Path(path).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        document = parse_json(Path(path).read_text())
+    except json.JSONDecodeError as error:
         raise ValueError(f"{path}: not a JSON file ({error})") from None
+    except (UnicodeDecodeError, RecursionError, ValueError) as error:  # a key given twice, too
+        raise ValueError(f"{path}: {error}") from None
     try:
         return [Rule.from_dict(item) for item in (document if isinstance(document, list) else [document])]
     except ValueError as error:

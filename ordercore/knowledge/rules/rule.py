@@ -17,6 +17,7 @@ import pandas as pd
 from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
 from ordercore.preferences import MAX_WEIGHT
 from ordercore.printable import unprintable
+from ordercore.user_json import parse_json
 
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200
@@ -152,8 +153,8 @@ class Rule:
     @classmethod
     def from_json(cls, text: str) -> Rule:
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as error:
+            data = parse_json(text)
+        except (ValueError, RecursionError) as error:  # JSONDecodeError, or a key given twice
             raise ValueError(f"rule JSON does not parse: {error}") from None
         return cls.from_dict(data)
 
