@@ -9,6 +9,7 @@ from ordercore.studio import figures
 
 def test_the_band_averages_each_quantile_bin_of_the_target(monkeypatch):
     monkeypatch.setattr(figures, "BAND_BINS", 2)
+    monkeypatch.setattr(figures, "BAND_ROWS", 2)
     actual = np.array([4.0, 1.0, 3.0, 2.0])
     mean = np.array([40.0, 10.0, 30.0, 20.0])
     std = np.array([4.0, 1.0, 3.0, 2.0])
@@ -17,6 +18,19 @@ def test_the_band_averages_each_quantile_bin_of_the_target(monkeypatch):
     assert np.allclose(line.x, [1.5, 3.5]) and np.allclose(line.y, [15.0, 35.0])
     assert np.allclose(band.y, [16.5, 38.5, 31.5, 13.5]) and np.allclose(band.x, [1.5, 3.5, 3.5, 1.5])
     assert sorted(dots.x) == [1.0, 2.0, 3.0, 4.0]
+    assert band.mode == "lines"  # the band's legend entry is a band, not a marker
+
+
+def test_few_rows_get_fewer_bins_and_below_two_bins_worth_the_dots_alone():
+    """A new user's 7 held-out rows were averaged in 7 bins of one row each: a bin averages at least 10
+    rows (25 rows: 2 bins of the target's median), and 19 rows are drawn as rows alone."""
+    rng = np.random.default_rng(2)
+    actual = rng.permutation(25).astype(float)
+    dots, band, line = figures.latent_band_figure(actual, 10 * actual, np.ones(25), "t", "actual").data
+    low, high = actual[actual < 12], actual[actual >= 12]  # the median, 12, opens the upper bin
+    assert np.allclose(line.x, [low.mean(), high.mean()]) and np.allclose(line.y, [10 * low.mean(), 10 * high.mean()])
+    (alone,) = figures.latent_band_figure(actual[:19], actual[:19], np.ones(19), "t", "actual").data
+    assert alone.name == "rows" and len(alone.x) == 19
 
 
 def test_the_map_draws_every_kth_row_and_the_marked_ones_exactly():

@@ -172,37 +172,42 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
 
 
 BAND_BINS = 20
-
-
 """Quantile bins of the target in ``latent_band_figure``."""
 
 
 BAND_DOTS = 1_500
-
-
 """Most individual rows ``latent_band_figure`` draws under its band."""
+
+BAND_ROWS = 10
+"""Fewest rows a bin of ``latent_band_figure`` averages (a new user's band averaged 7 rows in 7 bins)."""
 
 
 def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
     """The GP's latent mean against the target, readable for thousands of rows: per quantile bin of
     ``actual`` (n,), the bin's average latent mean (a line) and a band ± the average latent standard
-    deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath."""
+    deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath.  At least
+    ``BAND_ROWS`` rows a bin: fewer bins for few rows, and the dots alone below two bins' worth."""
     actual, mean, std = (np.asarray(values, dtype=np.float64) for values in (actual, mean, std))
-    edges = np.unique(np.quantile(actual, np.linspace(0, 1, BAND_BINS + 1)))
+    dots = np.random.default_rng(0).permutation(actual.size)[:BAND_DOTS]
+    figure = go.Figure()
+    figure.add_scatter(
+        x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
+    )
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
+    n_bins = min(BAND_BINS, actual.size // BAND_ROWS)
+    if n_bins < 2:
+        return styled(figure)
+    edges = np.unique(np.quantile(actual, np.linspace(0, 1, n_bins + 1)))
     bins = np.clip(np.searchsorted(edges, actual, side="right") - 1, 0, max(len(edges) - 2, 0))
     counts = np.bincount(bins)
     filled = counts > 0
     centre = (np.bincount(bins, actual) / np.maximum(counts, 1))[filled]
     average = (np.bincount(bins, mean) / np.maximum(counts, 1))[filled]
     spread = (np.bincount(bins, std) / np.maximum(counts, 1))[filled]
-    dots = np.random.default_rng(0).permutation(actual.size)[:BAND_DOTS]
-    figure = go.Figure()
-    figure.add_scatter(
-        x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
-    )
     figure.add_scatter(
         x=np.concatenate([centre, centre[::-1]]),
         y=np.concatenate([average + spread, (average - spread)[::-1]]),
+        mode="lines",  # no markers (plotly's default for a short trace drew one in the legend)
         fill="toself",
         fillcolor="rgba(86, 180, 233, 0.3)",
         line={"width": 0},
@@ -210,7 +215,6 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
         hoverinfo="skip",
     )
     figure.add_scatter(x=centre, y=average, mode="lines+markers", name="latent mean (bin average)")
-    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
     return styled(figure)
 
 
