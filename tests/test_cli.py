@@ -345,7 +345,7 @@ def test_a_negative_seed_is_refused_naming_seed(command, capsys):
             '{"format": "ordercore.preferences", "version": 1, "i": [0], "j": [2], "margin": [0], "weight": [true]}',
             "weight must be numbers; got True",
         ),
-        ("both_empty.csv", "i,j\n0,1\n,\n", r"1 preference\(s\) name no row in either i or j.*preference 2"),
+        ("both_empty.csv", "i,j\n0,1\n,\n", r"line 3 names no row: its i and j are both empty"),
     ],
 )
 def test_a_bad_preference_file_is_refused_saying_what_is_wrong(tmp_path, homes, name, text, message):

@@ -160,9 +160,9 @@ def read_rules(path: Path) -> list[Rule]:
     """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
     try:
         document = parse_json(Path(path).read_text())
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise ValueError(f"{path}: not a JSON file ({error})") from None
-    except (UnicodeDecodeError, RecursionError, ValueError) as error:  # a key given twice, too
+    except ValueError as error:  # a key given twice
         raise ValueError(f"{path}: {error}") from None
     try:
         return [Rule.from_dict(item) for item in (document if isinstance(document, list) else [document])]
