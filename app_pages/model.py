@@ -194,7 +194,7 @@ def main() -> None:
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last)
+    metrics_section(last, 0 < data.test.size < FEW_HELD_OUT)
     if 0 < data.test.size < FEW_HELD_OUT:
         st.warning(f"The test MAEs are measured on {data.test.size} held-out rows: so few that they are mostly noise.")
     if data.test.size:
@@ -286,8 +286,10 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict) -> None:
-    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration), violations, time."""
+def metrics_section(last: dict, few_held_out: bool) -> None:
+    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration; its change grey when
+    ``few_held_out`` rows measure it), violations (their change grey: breaking fewer preferences is no
+    better when they are wrong), time."""
     metrics = st.columns(5)
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
@@ -296,12 +298,12 @@ def metrics_section(last: dict) -> None:
         "Test MAE, SSL (demo)",
         readable(last["ssl_mae"]),
         help=demonstration,
-        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), last["ssl_mae"])),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), last["ssl_mae"]), True, few_held_out),
     )
     metrics[3].metric(
         "Violated by SSL",
         f"{last['ssl_violated']:,}",
-        **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR"),
+        **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR", within_noise=True),
     )
     metrics[4].metric("Last retrain", f"{1000 * last['seconds']:,.0f} ms", help=f"started {last['start']}")
 

@@ -394,6 +394,17 @@ def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
     upload(at, "few.csv", ("a,b,y\n" + rows).encode())
     next(box for box in at.number_input if box.label == "Labeled budget l").set_value(40).run()
     at.button(key="data_apply").click().run()
+    from ordercore.preferences import PreferenceSet
+
+    data = engine(at).data()  # the held-out rows ordered against their truth, fitted at the page's λ2:
+    low, high = sorted(data.test, key=lambda row: data.y_true[row])[::3][:2]  # SSL moves from SVR
+    engine(at).store.import_preferences(engine(at).id, PreferenceSet([low], [high], 5.0, 10.0), "ann")
+    engine(at).set_model(automatic_trust=False)
     at.switch_page("app_pages/model.py").run()
     assert not at.exception
     assert any("measured on 4 held-out rows: so few" in w.value for w in at.warning)
+    # so the change under SSL's test MAE is grey, not a red or green verdict on 4 rows
+    from streamlit.proto.Metric_pb2 import Metric
+
+    shown = next(m for m in at.metric if m.label == "Test MAE, SSL (demo)")
+    assert shown.proto.delta not in ("", "no change") and shown.proto.color == Metric.MetricColor.GRAY
