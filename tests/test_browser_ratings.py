@@ -8,7 +8,7 @@ from pathlib import Path
 from ordercore.studio.store import Store
 from tests.browser import open_page, running_studio, settle, shared_session, type_into, wait_for_metric
 
-ITEM_CAPTION = re.compile(r"^home_id (\d+)\.$")
+ITEM_CAPTION = re.compile(r"^home_id (\d+)$")
 """The item's caption: its row named by the sample's id (row k has home_id k + 1: the CSV)."""
 
 
@@ -32,7 +32,7 @@ def grades_said(element) -> list[str]:
 
 
 def shown_item(page) -> int:
-    """The row on the Ratings page's screen, from its caption 'home_id k.'."""
+    """The row on the Ratings page's screen, from its caption 'home_id k'."""
     return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1)) - 1
 
 
