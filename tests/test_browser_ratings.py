@@ -33,7 +33,7 @@ def grades_said(element) -> list[str]:
 
 def shown_item(page) -> int:
     """The row on the Ratings page's screen, from its caption 'home_id k'."""
-    return int(ITEM_CAPTION.match(page.get_by_text(ITEM_CAPTION).inner_text()).group(1)) - 1
+    return int(ITEM_CAPTION.match(page.locator(".answer-keys .caption").inner_text()).group(1)) - 1
 
 
 def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
@@ -48,7 +48,7 @@ def test_ratings_are_given_with_the_number_keys_and_undone(tmp_path):
         settle(page)
         type_into(page, "Annotator", "ann")
         page.get_by_role("link", name="Ratings").click()
-        page.get_by_text(ITEM_CAPTION).wait_for()
+        page.locator(".answer-keys .caption").get_by_text(ITEM_CAPTION).wait_for()
         settle(page)
         page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
         shown = []
