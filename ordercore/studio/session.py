@@ -434,7 +434,7 @@ class SessionEngine:
         first.  Sides in random order, the mapping kept with the answer: an active or queued pair is shown
         reversed half the time; a rule's pair comes with its winner as A half the time (swapped: A is the
         loser).  Drawn from the last finished fit: a retrain under way holds nothing up."""
-        bench = self.trained()
+        bench = self.trained() or self._need_data()  # before the data: said in words
         offered = {frozenset(pair) for pair in exclude}
         if source not in (ACTIVE, QUEUE):
             return self._rule_pairs(bench, int(source), rng, count, exclude)

@@ -15,6 +15,7 @@ import pandas as pd
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
+from ordercore.printable import quoted
 from ordercore.studio.data import check_margin
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
@@ -128,12 +129,17 @@ def _first_bad(scaling: TargetScaling, made: PreferenceSet, where: str) -> None:
 def check_model(family: str, changes: dict) -> None:
     """``ValueError`` naming a setting ``set_model`` was given that the Studio does not offer: a
     parameter value off its family's choices, a time limit off ``TIME_LIMIT_RANGE``, a setting that is none
-    of ``MODEL_SETTINGS`` (a model parameter given beside them, not in ``parameters``)."""
+    of ``MODEL_SETTINGS`` (a model parameter given beside them, not in ``parameters``), parameters that are
+    no dict, automatic trust that is not True or False ('no' was stored, and read back as True)."""
     models = studio_models()
     unknown = [name for name in changes if name not in MODEL_SETTINGS]
     if unknown:
         hint = f" (a model's {unknown[0]} goes in parameters={{{unknown[0]!r}: ...}})" if family in models else ""
         raise ValueError(f"no model setting {unknown[0]!r}; the settings are {', '.join(MODEL_SETTINGS)}{hint}")
+    if "automatic_trust" in changes and not isinstance(changes["automatic_trust"], bool):
+        raise ValueError(f"automatic_trust must be True or False, got {quoted(changes['automatic_trust'])}")
+    if "parameters" in changes and not isinstance(changes["parameters"], dict):
+        raise ValueError(f"parameters must be a dict of the model's settings, got {quoted(changes['parameters'])}")
     if family in models:
         offered = models[family].studio_settings
         for name, value in (changes.get("parameters") or {}).items():

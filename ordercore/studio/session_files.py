@@ -6,7 +6,8 @@
 - **answers**, CSV (``Store.export_answers``): each answer with its annotator, imported as answers
   (their clicks' preferences made again), so agreement, undo and edit work on them as on any.
 - **rules**, JSON (``Store.export_rules``): each rule made again on the session's data and split,
-  with the number of pairs it had, so the same data gives the same preferences.
+  with the number of pairs it had, so the same data gives the same preferences (less the pairs the
+  session holds already, from its preferences' export imported first: each pair is held once).
 - **grades**, CSV (``Store.export_grades``): each grade with its annotator (``Store.import_grades``), on
   the session's rating scale.
 
@@ -30,8 +31,9 @@ from ordercore.data.tables import bad_byte, delimiter
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet, refuse_empty_cells
 from ordercore.studio.row_names import RowNames
+from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
-from ordercore.studio.store.transfer import ROW_COLUMNS
+from ordercore.studio.store.transfer import ROW_COLUMNS, rows_in
 from ordercore.user_json import parse_json
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -56,7 +58,10 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     """The file ``name`` with bytes ``content`` as preferences, answers, rules or grades, rows named by
     the table's identifier (``names``, as the Studio exports them) read as positions in it; a
     ``ValueError`` saying what is wrong for anything else (too large, unreadable, an id the table does
-    not hold, or columns of none of these)."""
+    not hold, or columns of none of these; ``TypeError`` for ``content`` that is not bytes)."""
+    if not isinstance(content, bytes | bytearray | memoryview):
+        raise TypeError(f"a file's content is its bytes (as uploaded, or text.encode()), got {type(content).__name__}")
+    content = bytes(content)
     if len(content) > MAX_FILE_BYTES:
         raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
     if name.lower().endswith(".json"):
@@ -80,7 +85,8 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         raise ValueError(f"could not read the CSV: {error}") from None
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
-    return _classified(*_positions(table, names), unit="line")
+    refuse_second_header(content)
+    return _classified(*_positions(table, names), "line", list(table.columns), identifier)
 
 
 def _positions(table: pd.DataFrame, names: RowNames | None) -> tuple[pd.DataFrame, RowNames | None]:
@@ -137,7 +143,10 @@ def _foreign_identifier(table: pd.DataFrame) -> str | None:
 
 def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
     try:
-        document = parse_json(content)
+        document = parse_json(content)  # bytes: UTF-8 with or without a BOM, or UTF-16/32 with one
+    except UnicodeDecodeError:
+        where = bad_byte(io.BytesIO(content), 0)
+        raise ValueError(f"could not read the JSON: it is not UTF-8 text ({where}); save it as UTF-8") from None
     except (ValueError, RecursionError) as error:
         raise ValueError(f"could not read the JSON: {error}") from None
     if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
@@ -150,22 +159,23 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
-    return _classified(*_positions(pd.DataFrame.from_records(document), names), unit="record")
+    table = pd.DataFrame.from_records(document)
+    identifier = None if names is None else names.identifier
+    return _classified(*_positions(table, names), "record", list(table.columns), identifier)
 
 
-def _classified(table: pd.DataFrame, names: RowNames | None = None, unit: str = "line") -> SessionFile:
+def _classified(table: pd.DataFrame, names: RowNames | None, unit: str, headers: list, identifier) -> SessionFile:
+    """The file of ``table`` (rows as positions) by its columns; ``headers``: the file's own, which a
+    refusal names (``session_columns``), with ``identifier`` the table's id column (or None)."""
     columns = set(table.columns)
+    by_id = identifier if names is not None else None
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
-        return SessionFile("answers", table, names=names)
+        return SessionFile("answers", check_columns(table, "answers", by_id), names=names)
     if {"row", "grade", "annotator"} <= columns:
-        return SessionFile("grades", table, names=names)
+        return SessionFile("grades", check_columns(table, "grades", by_id), names=names)
     if {"i", "j"} <= columns:
         return SessionFile("preferences", _unary_read(table, unit), names=names)
-    raise ValueError(
-        "not a file the Studio exports: preferences have columns i and j, answers row_a, row_b, choice and "
-        "annotator, grades row, grade and annotator, rules are a JSON list; this one has "
-        f"{sorted(map(str, columns))[:8]}"
-    )
+    raise ValueError(unrecognized([str(h) for h in headers], identifier))
 
 
 def _unary_read(table: pd.DataFrame, unit: str) -> pd.DataFrame:
@@ -192,18 +202,23 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
-    made = []
+    pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
         if rule.identity() not in held:
             pairs = document.get("pairs")
             max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
-            made.append((rule, generated, by))
+            new = generated[~rows_in(generated, pairs_held)]  # held already (its preferences' export): once
+            left_out += len(generated) - len(new)
+            made.append((rule, new, by))
             held.add(rule.identity())
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
-    return _said(len(made), len(file.rules), "rule")
+    said = _said(len(made), len(file.rules), "rule")
+    if not left_out:
+        return said
+    return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
 
 
 def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str = "csv") -> str:

@@ -127,6 +127,13 @@ class Rule:
                 f"rule {data.get('name')!r}: unknown field(s) {unknown} (a misspelt weight or margin would be left at "
                 f"its default); a rule's fields are {', '.join(sorted(RULE_FIELDS))}"
             )
+        absent = [name for name in ("name", "conditions", "ordering") if name not in data]
+        if absent:
+            named = ", ".join(f'"{name}"' for name in absent)
+            raise ValueError(
+                f"rule {data.get('name')!r} has no {named} field{'s' if len(absent) > 1 else ''} (a rule's fields are "
+                f"{', '.join(sorted(RULE_FIELDS))})"
+            )
         try:
             conditions = []
             if not isinstance(data["conditions"], list) or not all(isinstance(c, dict) for c in data["conditions"]):
@@ -151,9 +158,10 @@ class Rule:
         return json.dumps(self.to_dict(), indent=2)
 
     @classmethod
-    def from_json(cls, text: str) -> Rule:
+    def from_json(cls, text: str | bytes) -> Rule:
+        """A rule from ``to_json``'s text (or its bytes), a UTF-8 byte order mark (Notepad's) allowed."""
         try:
-            data = parse_json(text)
+            data = parse_json(text.removeprefix("\ufeff") if isinstance(text, str) else text)
         except (ValueError, RecursionError) as error:  # JSONDecodeError, or a key given twice
             raise ValueError(f"rule JSON does not parse: {error}") from None
         return cls.from_dict(data)

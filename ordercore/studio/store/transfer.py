@@ -119,7 +119,7 @@ def _annotator_column(annotators, n: int, default: str) -> np.ndarray:
     return np.array([checked[name] for name in names], dtype=object)
 
 
-def _rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
+def rows_in(made: PreferenceSet, held: PreferenceSet) -> np.ndarray:
     """Whether each preference of ``made`` (i, j, margin, weight all equal) is among ``held``, (p,)."""
     if len(held) == 0:
         return np.zeros(len(made), dtype=bool)
@@ -237,7 +237,7 @@ class TransferStore:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
             check_margins(connection, session_id, made)
-            new = ~_rows_in(made, _held(connection, session_id))
+            new = ~rows_in(made, _held(connection, session_id))
             made, names = made[new], names[new]
             if len(made) == 0:
                 return 0
