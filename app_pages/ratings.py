@@ -275,6 +275,7 @@ def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, 
         file_name=f"{engine.info().name}_grades.csv",
         key="rating_export",
         help="Import it into another session on the same data under Rules › Export and import.",
+        on_click="ignore",  # a click's rerun would renew the file behind the button while it downloads
     )
     own = grades[grades["annotator"] == app_state.annotator()].iloc[::-1]
     if not named or own.empty:

@@ -176,8 +176,8 @@ def export_and_import(engine) -> None:
             ("Rules (JSON)", partial(engine.export, "rules"), "rules.json", "export_rules"),
             ("Grades (CSV)", partial(engine.export, "grades"), "grades.csv", "export_grades"),
         ]
-        for cell, (label, make, name, key) in zip(cells, exports, strict=True):
-            cell.download_button(label, make, name, key=key)
+        for cell, (label, make, name, key) in zip(cells, exports, strict=True):  # no rerun on a click: a rerun
+            cell.download_button(label, make, name, key=key, on_click="ignore")  # renews the others' deferred files
         st.caption(
             "Exports keep who made each preference, answer or grade and where it came from (rule, click, import). To "
             "move a session's work to another session on the same data, import its rules, its answers and its "

@@ -3,6 +3,8 @@ condition's kind, its columns, the ordering column) shows whole in its box, on t
 where ORDERCORE_DATA has it, on California (whose column names are the longest); issue 33 found
 "within a c" in a box cut short."""
 
+from pathlib import Path
+
 import pytest
 
 from ordercore.studio.data import available_sources, data_settings, load_source
@@ -62,3 +64,32 @@ def test_every_option_of_the_rule_forms_dropdowns_fits_its_box(tmp_path, source)
         if cut:
             page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
         assert not cut, f"cut short (label, option, text width, room): {cut}; the page is in {tmp_path}"
+
+
+def test_the_export_buttons_pressed_one_after_another_each_give_their_file(tmp_path):
+    """A new user pressed Answers (CSV), then at once Grades (CSV): the second gave nothing (the first
+    click's rerun had renewed the file behind it).  Five buttons pressed 100 ms apart: five files, each
+    the export it names, read by its header."""
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    headers = {
+        "Preferences (CSV)": "home_id_i,i,home_id_j,j",
+        "Preferences (JSON)": "[]",
+        "Answers (CSV)": "home_id_a,home_id_b,choice",
+        "Rules (JSON)": "[]",
+        "Grades (CSV)": "home_id,grade,annotator",
+    }
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Export and import").click()
+        page.get_by_role("button", name="Grades (CSV)").wait_for()
+        settle(page)
+        got = {}
+        for label in headers:
+            with page.expect_download(timeout=30_000) as download:
+                page.get_by_role("button", name=label).click()
+            got[label] = Path(download.value.path()).read_text()
+            page.wait_for_timeout(100)
+    for label, header in headers.items():
+        assert got[label].startswith(header), (label, got[label][:80])
