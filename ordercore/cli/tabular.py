@@ -56,7 +56,12 @@ class Table:
             frame = read_csv(path, text_columns=[*text_columns, *([id_column] if id_column else [])])
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
+        if target is not None and target == id_column:
+            raise ValueError(
+                f"{path}: the target and --id name the same column {target!r}; the id column cannot be the target"
+            )
         named = [c for c in [target, id_column, *(features or ())] if c is not None]
+        _refuse_alike(named, frame.columns, path)
         unknown = [c for c in named if c not in frame.columns]
         if unknown:
             raise ValueError(f"{path}: no column(s) {unknown}; the columns are {list(frame.columns)}")
@@ -154,6 +159,18 @@ def _id_text(values: pd.Series) -> pd.Series:
     if not pd.api.types.is_float_dtype(values):
         return values
     return values.map(lambda v: "" if pd.isna(v) else (str(int(v)) if float(v).is_integer() else str(v)))
+
+
+def _refuse_alike(named, columns, path) -> None:
+    """``ValueError`` when a named column reads alike, once spaces around the names are trimmed, as two of
+    the table's columns ('age' and 'age '): which one was meant cannot be told."""
+    for name in named:
+        alike = [c for c in columns if isinstance(c, str) and c.strip() == str(name).strip()]
+        if len(alike) > 1:
+            raise ValueError(
+                f"{path}: the column name {name!r} is ambiguous: the table has the columns "
+                f"{' and '.join(map(repr, alike))}, which differ only in spaces; rename one of them"
+            )
 
 
 def read_rules(path: Path) -> list[Rule]:

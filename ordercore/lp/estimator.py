@@ -22,7 +22,7 @@ from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
 from ordercore.lp.solution import LPSolution
-from ordercore.magnitudes import check_kernel_input
+from ordercore.magnitudes import check_gamma_resolves, check_kernel_input, check_label_spread
 from ordercore.models.files import save_model
 from ordercore.pair_scores import suggest_by_order
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
@@ -77,6 +77,8 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         if np.isnan(y).all():
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
+        check_gamma_resolves(X, self.kernel, self.gamma)
+        check_label_spread(y[~np.isnan(y)])
         return X, y
 
     def predict(self, X):

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 from ordercore.exceptions import OmegaWarning
 from ordercore.fit_inputs import check_rows, numeric_targets
 from ordercore.kernels import KERNELS, kernel_matrix
-from ordercore.magnitudes import check_kernel_input
+from ordercore.magnitudes import check_gamma_resolves, check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, check_targets, kappa, omega
 from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
@@ -99,6 +99,7 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         numeric_targets(y)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
+        check_gamma_resolves(X, self.kernel, self.gamma)
         check_targets(y)
         with threadpool_limits(limits=FIT_BLAS_THREADS, user_api="blas"):
             K = self._kernel(X, X)

@@ -1,0 +1,113 @@
+"""The fifth outside probing's findings (/tmp/corpus5): numbers beyond int64, labels one extreme value
+swamps, a gamma the kernel cannot resolve, names that read alike, files that are not UTF-8, booleans as
+hyperparameters, ordered categoricals, and messages that name what is wrong."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore import MPMRegressor, OrderPreferenceRegressor
+from ordercore.cli.main import main
+from ordercore.data.tables import Preprocessing, read_csv
+from ordercore.knowledge.rules import Ordering, Rule, Within
+from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a fixture)
+
+HUGE = "99999999999999999999999"
+"""An integer beyond int64 (N040): pandas leaves its column as Python ints, 'object'."""
+
+
+# ---------------------------------------------------------------------------------------- N040/N095
+def test_an_integer_beyond_int64_reads_as_a_number(tmp_path, homes):  # noqa: F811
+    frame = pd.read_csv(homes)
+    frame["age"] = frame["age"].astype(object)
+    frame.loc[3, "age"] = HUGE
+    frame.to_csv(tmp_path / "huge.csv", index=False)
+    read = read_csv(tmp_path / "huge.csv")
+    assert read["age"].dtype == np.float64
+    assert read.loc[3, "age"] == float(HUGE)
+    assert read.loc[4, "age"] == frame.loc[4, "age"]
+    assert "age" in Preprocessing.fit(read, ["age", "rooms"]).numeric
+
+
+def test_an_integer_beyond_float64_is_refused_naming_its_row(tmp_path, homes):  # noqa: F811
+    frame = pd.read_csv(homes)
+    frame["age"] = frame["age"].astype(object)
+    frame.loc[5, "age"] = "9" * 400
+    frame.to_csv(tmp_path / "huge.csv", index=False)
+    out = tmp_path / "m.npz"
+    message = refusal(["fit", tmp_path / "huge.csv", "--target", "price", "--out", out])
+    assert "'age' holds an infinite value" in message and "at row 5" in message
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------- N031
+def test_one_label_that_swamps_the_rest_is_refused_naming_it(homes):  # noqa: F811
+    frame = pd.read_csv(homes)
+    labeled = frame.index[frame["price"].notna()]
+    outlier = 10 * frame["price"].max()
+    frame.loc[labeled[1], "price"] = 123456789012345678901234567890  # N031's file's label
+    X = frame[["age", "rooms"]].to_numpy(float)
+    with pytest.raises(ValueError, match=r"^the label 1\.23457e\+29 swamps the others"):
+        OrderPreferenceRegressor().fit(X, frame["price"].to_numpy())
+    frame.loc[labeled[1], "price"] = outlier  # an outlier the solver still resolves
+    OrderPreferenceRegressor().fit(X, frame["price"].to_numpy())
+
+
+# ---------------------------------------------------------------------------------------- N061
+@pytest.mark.parametrize("estimator", [OrderPreferenceRegressor, MPMRegressor])
+def test_a_gamma_too_small_for_the_kernel_to_differ_from_1_is_refused(estimator):
+    X, y = np.array([[0.0], [1.0], [0.5]] * 4), np.arange(12.0)
+    # the largest squared distance is 1: exp(-1e-17) rounds to 1, exp(-1e-15) does not
+    with pytest.raises(ValueError, match=r"^gamma = 1e-17 is too small for the 'rbf' kernel over X"):
+        estimator(gamma=1e-17).fit(X, y)
+    estimator(gamma=1e-15).fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------- N035/N046
+def test_a_column_name_two_columns_read_as_once_trimmed_is_refused(tmp_path, homes):  # noqa: F811
+    frame = pd.read_csv(homes)
+    frame["age "] = frame["age"] + 1
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "m.npz"
+    message = refusal(["fit", tmp_path / "t.csv", "--target", "price", "--features", "age ,rooms", "--out", out])
+    assert message.endswith(
+        "the table has the columns 'age' and 'age ', which differ only in spaces; rename one of them"
+    )
+    assert not out.exists()
+
+
+def test_the_target_as_the_id_column_is_said_so(tmp_path, homes):  # noqa: F811
+    out = tmp_path / "m.npz"
+    message = refusal(["fit", homes, "--target", "home_id", "--id", "home_id", "--out", out])
+    assert "the target and --id name the same column 'home_id'" in message
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------- N156/N160
+def test_rules_apply_to_a_json_out_writes_json_that_fit_reads(tmp_path, homes):  # noqa: F811
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 10.0)], Ordering("bedrooms")).to_dict())
+    main(["rules", "apply", str(rules), str(homes), "--id", "home_id", "--out", str(tmp_path / "p.csv")])
+    main(["rules", "apply", str(rules), str(homes), "--id", "home_id", "--out", str(tmp_path / "p.json")])
+    records = json.loads((tmp_path / "p.json").read_text())
+    as_csv = pd.read_csv(tmp_path / "p.csv", dtype={"i": str, "j": str, "margin": float, "weight": float})
+    assert pd.DataFrame.from_records(records).equals(as_csv)
+    out = tmp_path / "m.npz"
+    main(
+        ["fit", str(homes), "--target", "price", "--id", "home_id", "--preferences", str(tmp_path / "p.json")]
+        + ["--out", str(out)]
+    )
+    assert out.exists()
+
+
+def test_a_pair_one_file_states_twice_is_said_to_be_stated_more_than_once_there(tmp_path, homes, capsys):  # noqa: F811
+    (tmp_path / "p.csv").write_text("i,j\n1,2\n1,2\n3,4\n")
+    main(
+        ["fit", str(homes), "--target", "price", "--preferences", str(tmp_path / "p.csv"), "--out", str(tmp_path / "m")]
+    )
+    said = capsys.readouterr().err
+    assert f"3 preferences (1 of them stated more than once in {tmp_path / 'p.csv'}: each counts)" in said
+    assert "another file" not in said
