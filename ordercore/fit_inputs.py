@@ -8,6 +8,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, InvalidParameterError
 
 from ordercore.printable import quoted
 
@@ -64,3 +65,25 @@ def ordinal_labels(y) -> None:
 
 def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+class NumbersNotBooleans:
+    """A mixin (left of ``BaseEstimator``) whose parameter validation refuses True or False for a numeric
+    hyperparameter: scikit-learn's ``Interval`` constraints take a bool as an Integral or Real, so
+    ``lambda2=True`` fitted silently with 1.0."""
+
+    def _validate_params(self):
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name, None)
+            if isinstance(value, bool | np.bool_) and _numeric(constraints):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, not the boolean {bool(value)}."
+                )
+        super()._validate_params()
+
+
+def _numeric(constraints) -> bool:
+    """Whether a parameter's constraints take numbers (an ``Interval``) and not booleans."""
+    return any(isinstance(c, Interval) for c in constraints) and not any(
+        c == "boolean" or c is bool for c in constraints
+    )

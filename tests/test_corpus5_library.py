@@ -5,15 +5,18 @@ hyperparameters, ordered categoricals, and messages that name what is wrong."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore import MPMRegressor, OrderPreferenceRegressor
+from ordercore import NPSVOR, GPPreferenceModel, MPMRegressor, OrderPreferenceRegressor
 from ordercore.cli.main import main
 from ordercore.data.tables import Preprocessing, read_csv
 from ordercore.knowledge.rules import Ordering, Rule, Within
+from ordercore.models.files import read_model
+from ordercore.preferences import PreferenceSet
 from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a fixture)
 
 HUGE = "99999999999999999999999"
@@ -111,3 +114,47 @@ def test_a_pair_one_file_states_twice_is_said_to_be_stated_more_than_once_there(
     said = capsys.readouterr().err
     assert f"3 preferences (1 of them stated more than once in {tmp_path / 'p.csv'}: each counts)" in said
     assert "another file" not in said
+
+
+# ---------------------------------------------------------------------------------------- Q004/Q030
+def ranked_features() -> tuple[np.ndarray, np.ndarray]:
+    """30 rows whose first feature is 0, 3 or 6 by rank (1, 2, 3) plus a little noise; X and the ranks."""
+    ranks = np.repeat([1, 2, 3], 10)
+    X = np.random.default_rng(0).normal(size=(30, 3)) * 0.1
+    X[:, 0] += 3 * (ranks - 1)
+    return X, ranks
+
+
+@pytest.mark.parametrize(
+    "estimator, name, fit",
+    [
+        (OrderPreferenceRegressor(lambda2=True), "lambda2", lambda m, X, r: m.fit(X, r * 1.0)),
+        (NPSVOR(C1=True), "C1", lambda m, X, r: m.fit(X, r)),
+        (MPMRegressor(gamma=np.True_), "gamma", lambda m, X, r: m.fit(X, r * 1.0)),
+        (GPPreferenceModel(noise=False), "noise", lambda m, X, r: m.fit(X, PreferenceSet.order([20], [0]))),
+    ],
+)
+def test_a_boolean_for_a_numeric_hyperparameter_is_refused(estimator, name, fit):
+    X, ranks = ranked_features()
+    value = bool(estimator.get_params()[name])
+    with pytest.raises(
+        ValueError, match=rf"^The '{name}' parameter of \w+ must be a number, not the boolean {value}\.$"
+    ):
+        fit(estimator, X, ranks)
+    NPSVOR(warm_start=True).fit(X, ranks)  # a boolean parameter takes a boolean
+
+
+# ---------------------------------------------------------------------------------------- Q062
+def test_an_ordered_categorical_y_ranks_by_its_categories(tmp_path):
+    X, ranks = ranked_features()
+    order = ["low", "mid", "high"]
+    y = pd.Series(pd.Categorical(np.array(order)[ranks - 1], categories=order, ordered=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = NPSVOR().fit(X, y)
+    assert model.classes_.tolist() == order
+    assert model.predict(X[[0, 10, 20]]).tolist() == order  # the rows of rank 1, 2, 3
+    model.save(tmp_path / "m.npz")
+    assert read_model(tmp_path / "m.npz").estimator.classes_.tolist() == order
+    with pytest.warns(UserWarning, match="'high' < 'low' < 'mid'.*or y as an ordered pandas Categorical"):
+        NPSVOR().fit(X, y.astype(str))

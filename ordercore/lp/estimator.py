@@ -16,7 +16,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordercore.fit_inputs import check_rows
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
@@ -44,7 +44,7 @@ def _as_preferences(preferences) -> PreferenceSet:
     return preferences
 
 
-class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
+class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
     """What the kernel regressors with order preferences share (the 1-norm LP here, the 2-norm QP in
     two_norm.py): the input checks, f(x) = K(x, centers_) dual_coef_ + intercept_, which preferences
     f violates, the next pairs to ask, and model files.  A subclass says where its training X

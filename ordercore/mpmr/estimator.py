@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
-from ordercore.fit_inputs import check_rows, numeric_targets
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.magnitudes import check_gamma_resolves, check_kernel_input
 from ordercore.models.files import save_model
@@ -35,7 +35,7 @@ other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,
 against 1.9 s."""
 
 
-class MPMRegressor(RegressorMixin, BaseEstimator):
+class MPMRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
     """Regression posed as minimax probability classification of the data shifted by ±ε in y.
 
     Fits ŷ(x) = Σ_i β_i K(x_i, x) + β_0 (eq. (5)) and the bound (eq. (13))
