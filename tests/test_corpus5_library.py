@@ -5,6 +5,7 @@ hyperparameters, ordered categoricals, and messages that name what is wrong."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -158,3 +159,76 @@ def test_an_ordered_categorical_y_ranks_by_its_categories(tmp_path):
     assert read_model(tmp_path / "m.npz").estimator.classes_.tolist() == order
     with pytest.warns(UserWarning, match="'high' < 'low' < 'mid'.*or y as an ordered pandas Categorical"):
         NPSVOR().fit(X, y.astype(str))
+
+
+# ---------------------------------------------------------------------------------------- N001/N002/N005/Q076
+@pytest.mark.parametrize(
+    "encoding, said",
+    [
+        ("utf-16", r"it is not UTF-8 text \(it begins with a UTF-16 byte-order mark\); save it as UTF-8"),
+        ("utf-32", r"it is not UTF-8 text \(it begins with a UTF-32 byte-order mark\); save it as UTF-8"),
+        # 'i' then its NUL byte: the NUL is the line's second byte
+        ("utf-16-le", r"it is not UTF-8 text \(a NUL byte on line 1, column 2: UTF-16 or UTF-32\?\); save it as UTF-8"),
+    ],
+)
+def test_a_preference_file_in_utf16_or_utf32_is_said_not_to_be_utf8(tmp_path, homes, encoding, said):  # noqa: F811
+    for name in ("p.csv", "p.json"):
+        text = "i,j\n1,2\n" if name == "p.csv" else '[{"i": 1, "j": 2}]'
+        (tmp_path / name).write_bytes(text.encode(encoding))
+        out = tmp_path / "m.npz"
+        message = refusal(["fit", homes, "--target", "price", "--preferences", tmp_path / name, "--out", out])
+        assert message.startswith(f"error: {tmp_path / name}: ") and re.search(said, message)
+        assert not out.exists()
+    with pytest.raises(ValueError, match="^not a readable preference CSV: " + said):
+        PreferenceSet.from_csv(tmp_path / "p.csv")
+    with pytest.raises(ValueError, match="^not a readable preference JSON: " + said):
+        PreferenceSet.from_json(tmp_path / "p.json")
+
+
+# ---------------------------------------------------------------------------------------- N007/N008/N010/N115
+def test_a_rules_file_with_a_utf8_mark_reads_and_one_in_utf16_is_refused(tmp_path, homes):  # noqa: F811
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 10.0)], Ordering("bedrooms")).to_dict())
+    main(["rules", "apply", str(rules), str(homes), "--out", str(tmp_path / "plain.csv")])
+    marked = tmp_path / "marked.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + rules.read_bytes())
+    main(["rules", "apply", str(marked), str(homes), "--out", str(tmp_path / "marked.csv")])
+    assert (tmp_path / "marked.csv").read_text() == (tmp_path / "plain.csv").read_text()
+    wide = tmp_path / "wide.json"
+    wide.write_bytes(rules.read_text().encode("utf-16"))
+    message = refusal(["rules", "apply", wide, homes, "--out", tmp_path / "wide.csv"])
+    assert message == f"error: {wide}: it is not UTF-8 text (it begins with a UTF-16 byte-order mark); save it as UTF-8"
+    assert not (tmp_path / "wide.csv").exists()
+
+
+# ---------------------------------------------------------------------------------------- N014/N153/T015
+def test_a_header_with_spaces_around_i_and_j_shows_the_names_found(tmp_path):
+    (tmp_path / "p.csv").write_text(" i , j , margin , weight \n0,1,0,1\n")
+    message = refusal(["check", tmp_path / "p.csv"])
+    assert message.endswith("found ' i ', ' j ', ' margin ', ' weight ' (remove the spaces around the names)")
+
+
+@pytest.mark.parametrize("kept, partner", [("home_id_i", "home_id_j"), ("home_id_j", "home_id_i")])
+def test_an_id_column_without_its_partner_says_the_partner_is_missing(tmp_path, homes, kept, partner):  # noqa: F811
+    pd.DataFrame({"i": [0], "j": [1], kept: [1]}).to_csv(tmp_path / "p.csv", index=False)
+    out = tmp_path / "m.npz"
+    message = refusal(
+        ["fit", homes, "--target", "price", "--id", "home_id", "--preferences", tmp_path / "p.csv", "--out", out]
+    )
+    assert f"the column '{kept}' has no partner '{partner}'" in message
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------- Q072/Q077
+def test_an_unsigned_index_beyond_int64_is_said_too_large():
+    with pytest.raises(ValueError, match=f"^i holds {2**63 + 5}, too large for a row index$"):
+        PreferenceSet.order(i=np.array([2**63 + 5], dtype=np.uint64), j=[1])
+
+
+def test_from_json_reads_a_list_of_records_and_csv_text_is_not_taken_for_a_path():
+    read = PreferenceSet.from_json('[{"i": 3, "j": 4, "margin": 2.5}, {"i": 5, "j": 6, "margin": 0}]')
+    assert read == PreferenceSet.order([3, 5], [4, 6], [2.5, 0.0])
+    assert PreferenceSet.from_json('[{"i": 3, "j": 4}]') == PreferenceSet.order([3], [4])
+    with pytest.raises(ValueError, match="^empty cell"):
+        PreferenceSet.from_json('[{"i": 3, "j": 4, "margin": 2.5}, {"i": 5, "j": 6}]')
+    with pytest.raises(ValueError, match="^not valid preference JSON"):
+        PreferenceSet.from_json("i,j,margin,weight\n0,1,0,1\n")

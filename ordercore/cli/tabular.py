@@ -22,6 +22,7 @@ from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
 from ordercore.printable import quoted
+from ordercore.text_files import read_utf8
 from ordercore.user_json import parse_json
 
 SEED = 0
@@ -174,12 +175,13 @@ def _refuse_alike(named, columns, path) -> None:
 
 
 def read_rules(path: Path) -> list[Rule]:
-    """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
+    """The rules in a JSON file (UTF-8, with or without a byte-order mark): one rule as ``Rule.to_json``
+    writes it, or a list of them."""
     try:
-        document = parse_json(Path(path).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        document = parse_json(read_utf8(path))
+    except (json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"{path}: not a JSON file ({error})") from None
-    except ValueError as error:  # a key given twice
+    except ValueError as error:  # not UTF-8 text, a key given twice
         raise ValueError(f"{path}: {error}") from None
     try:
         return [Rule.from_dict(item) for item in (document if isinstance(document, list) else [document])]
