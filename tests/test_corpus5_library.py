@@ -232,3 +232,73 @@ def test_from_json_reads_a_list_of_records_and_csv_text_is_not_taken_for_a_path(
         PreferenceSet.from_json('[{"i": 3, "j": 4, "margin": 2.5}, {"i": 5, "j": 6}]')
     with pytest.raises(ValueError, match="^not valid preference JSON"):
         PreferenceSet.from_json("i,j,margin,weight\n0,1,0,1\n")
+
+
+# ---------------------------------------------------------------------------------------- N102/N138
+def test_too_few_unlabeled_rows_for_the_pairs_name_unlabeled(tmp_path, homes):  # noqa: F811
+    out = tmp_path / "r.json"
+    arguments = ["experiments", "table1", "--data", homes, "--target", "price", "--labeled", 10, "--unlabeled", 1]
+    message = refusal([*arguments, "--quick", "--trials", 1, "--preferences", 50, "--out", out])
+    assert message == (
+        "error: --unlabeled 1: the 50 preferences are drawn among the unlabeled rows, which needs at least 2 of "
+        "them (or --preferences 0)"
+    )
+    assert not out.exists()
+
+
+def test_too_few_instances_for_the_pair_counts_name_instances(tmp_path):
+    out = tmp_path / "r.json"
+    # 4 sentences make 4 * 3 / 2 = 6 pairs; 5 make 10 > 6
+    message = refusal(["experiments", "gp-figure2", "--instances", 4, "--pairs", 6, "--quick", "--out", out])
+    assert message == (
+        "error: --instances 4: 4 sentence(s) make at most 6 pairs, fewer than the largest pair count 6 and pairs "
+        "to test on: give --instances 5 or more"
+    )
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------- Q043/Q046/Q049/Q060/Q061
+def frame_of(X: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(X, columns=["a", "b", "c"])
+
+
+FITS = {
+    "lp": lambda X, r: OrderPreferenceRegressor().fit(X, r * 1.0),
+    "mpmr": lambda X, r: MPMRegressor().fit(X, r * 1.0),
+    "npsvor": lambda X, r: NPSVOR().fit(X, r),
+    "gp": lambda X, r: GPPreferenceModel().fit(X, PreferenceSet.order([20], [0])),
+}
+
+
+@pytest.mark.parametrize("family", FITS)
+def test_a_frame_whose_columns_repeat_a_name_is_refused_in_fit_and_predict(family):
+    X, ranks = ranked_features()
+    repeated = frame_of(X).set_axis(["a", "a", "c"], axis=1)
+    said = r"^X's columns repeat the name 'a': give each column its own name$"
+    with pytest.raises(ValueError, match=said):
+        FITS[family](repeated, ranks)
+    model = FITS[family](frame_of(X), ranks)
+    with pytest.raises(ValueError, match=said):
+        model.predict(repeated)
+
+
+@pytest.mark.parametrize(
+    "column, said",
+    [
+        (pd.Categorical(["u", "v", "w"] * 10), r"^X's column 'c' holds 'u' at row 0, not a number: encode text"),
+        (np.array(["1.5"] * 29 + ["high"], dtype=object), r"^X's column 'c' holds 'high' at row 29, not a number"),
+        (pd.date_range("2020-01-01", periods=30), r"^X's column 'c' holds dates or times \(datetime64"),
+    ],
+)
+def test_a_column_of_text_or_dates_is_named(column, said):
+    X, ranks = ranked_features()
+    frame = frame_of(X).assign(c=column)
+    for fit in FITS.values():
+        with pytest.raises(ValueError, match=said):
+            fit(frame, ranks)
+
+
+def test_x_as_a_generator_is_said_to_need_rows():
+    X, ranks = ranked_features()
+    with pytest.raises(TypeError, match=r"^X must be an array-like of rows \(a list, a numpy array or a DataFrame\)"):
+        OrderPreferenceRegressor().fit((list(row) for row in X), ranks * 1.0)

@@ -15,9 +15,9 @@ from scipy.special import ndtr
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence

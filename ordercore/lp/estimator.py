@@ -14,9 +14,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES

@@ -9,11 +9,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets, validate_data
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.magnitudes import check_gamma_resolves, check_kernel_input
 from ordercore.models.files import save_model

@@ -15,9 +15,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels, validate_data
 from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
