@@ -8,6 +8,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
+from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils.validation import validate_data as sklearn_validate_data
 
 from ordercore.printable import quoted
 
@@ -64,3 +67,66 @@ def ordinal_labels(y) -> None:
 
 def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+class NumbersNotBooleans:
+    """A mixin (left of ``BaseEstimator``) whose parameter validation refuses True or False for a numeric
+    hyperparameter: scikit-learn's ``Interval`` constraints take a bool as an Integral or Real, so
+    ``lambda2=True`` fitted silently with 1.0."""
+
+    def _validate_params(self):
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name, None)
+            if isinstance(value, bool | np.bool_) and _numeric(constraints):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be a number, not the boolean {bool(value)}."
+                )
+        super()._validate_params()
+
+
+def _numeric(constraints) -> bool:
+    """Whether a parameter's constraints take numbers (an ``Interval``) and not booleans."""
+    return any(isinstance(c, Interval) for c in constraints) and not any(
+        c == "boolean" or c is bool for c in constraints
+    )
+
+
+def validate_data(estimator, X, *args, **options):
+    """scikit-learn's ``validate_data``, after ``check_table(X)``."""
+    check_table(X)
+    return sklearn_validate_data(estimator, X, *args, **options)
+
+
+def check_table(X) -> None:
+    """Say in words what scikit-learn and numpy would say in theirs: X that is no array-like of rows (a
+    generator: 'float() argument must be ... not generator'), and a DataFrame X with a repeated column name
+    (narwhals' DuplicateError) or a column that is not numbers (dates, text categories: 'could not convert
+    string to float', numpy's DTypePromotionError), named."""
+    if not (hasattr(X, "__len__") or hasattr(X, "__array__") or X is None or isinstance(X, str)):
+        raise TypeError(
+            f"X must be an array-like of rows (a list, a numpy array or a DataFrame), not a {type(X).__name__}"
+        )
+    if not isinstance(X, pd.DataFrame):
+        return
+    repeated = X.columns[X.columns.duplicated()]
+    if len(repeated):
+        raise ValueError(f"X's columns repeat the name {quoted(repeated[0])}: give each column its own name")
+    for name in X.columns:
+        _numeric_column(X[name])
+
+
+def _numeric_column(column: pd.Series) -> None:
+    """``ValueError`` naming a DataFrame column of dates or times, or of text (categorical or not), and a row."""
+    if column.dtype.kind in "mM" or isinstance(column.dtype, pd.PeriodDtype | pd.DatetimeTZDtype):
+        raise ValueError(
+            f"X's column {quoted(column.name)} holds dates or times ({column.dtype}), not numbers: convert it first"
+        )
+    values = column.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else column
+    if values.dtype.kind not in "OSU" and not pd.api.types.is_string_dtype(values.dtype):
+        return
+    bad = np.flatnonzero((pd.to_numeric(values, errors="coerce").isna() & values.notna()).to_numpy())
+    if bad.size:
+        raise ValueError(
+            f"X's column {quoted(column.name)} holds {quoted(values.iloc[bad[0]])} at row {bad[0]}, not a number: "
+            "encode text as numbers first (e.g. one indicator column per category)"
+        )

@@ -58,3 +58,47 @@ def check_kernel_input(X: np.ndarray, kernel: str = "rbf", gamma=None, degree=3,
             f"{largest:.3g}, makes squared distances or inner products between rows overflow. Rescale the "
             "features (e.g. with sklearn.preprocessing.StandardScaler)."
         )
+
+
+def check_gamma_resolves(X: np.ndarray, kernel: str, gamma, what: str = "X") -> None:
+    """``ValueError`` when the 'rbf' kernel exp(-gamma |x - x'|^2) is 1 to float64 precision between every
+    two rows of X (n, n_features) that differ: gamma times the largest squared distance (at most the
+    squared diagonal of X's bounding box) is below half a unit in the last place of 1, so the fit sees one
+    constant kernel and predicts a constant.  (``check_kernel_input`` refuses the overflow side.)"""
+    if kernel != "rbf" or gamma is None or X.shape[0] < 2:
+        return
+    with np.errstate(over="ignore"):
+        diagonal = float(np.sum((X.max(axis=0) - X.min(axis=0)) ** 2))
+    if diagonal > 0 and np.exp(-np.float64(gamma) * diagonal) == 1.0:
+        raise ValueError(
+            f"gamma = {gamma:g} is too small for the 'rbf' kernel over {what}: gamma times the largest squared "
+            f"distance between rows (at most {diagonal:.3g}) is below float64's precision, so the kernel is 1 "
+            "between every two rows and the model a constant; raise gamma (or leave it unset)"
+        )
+
+
+RESOLVABLE_SPREAD = 1e-7
+"""Smallest ratio of the labels' typical spread (their median absolute deviation) to their standard
+deviation that the kernel regressors fit: below it the labels but a few extreme ones differ, in the
+solvers' units (the standard deviation), by less than HiGHS's feasibility tolerance (1e-7), and the
+model comes out constant."""
+
+
+def check_label_spread(y: np.ndarray) -> None:
+    """``ValueError`` naming the extreme label when a few labels of y (the labeled targets, (l,)) swamp the
+    rest: their standard deviation is over 1 / ``RESOLVABLE_SPREAD`` times the others' median absolute
+    deviation (e.g. one label 1.2e29 among house prices near 3e5)."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.size < 3:
+        return
+    center = np.median(y)
+    typical = float(np.median(np.abs(y - center)))
+    spread = standard_deviation(y)
+    if typical > 0 and typical < RESOLVABLE_SPREAD * spread:
+        extreme = y[np.argmax(np.abs(y - center))]
+        raise ValueError(
+            f"the label {extreme:.6g} swamps the others: the labels' standard deviation ({spread:.3g}) is over "
+            f"{1 / RESOLVABLE_SPREAD:.0e} times their typical spread ({typical:.3g}), which the solver then cannot "
+            "resolve (the model would be constant); correct or leave out the extreme label(s), or transform the "
+            "target (e.g. its logarithm)"
+        )

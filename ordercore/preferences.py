@@ -18,6 +18,7 @@ import pandas as pd
 
 from ordercore.csv_floats import read_csv, repeated_column
 from ordercore.printable import quoted
+from ordercore.text_files import read_utf8
 from ordercore.user_json import parse_json
 
 ZERO = -1
@@ -48,6 +49,8 @@ def _index_array(values, name: str) -> np.ndarray:
     array = np.atleast_1d(np.asarray(values))
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds {array.max()}, too large for a row index")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
             example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
@@ -299,9 +302,7 @@ class PreferenceSet:
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> PreferenceSet:
         """From columns i, j and optional margin (default 0) and weight (default 1)."""
-        missing = [c for c in ("i", "j") if c not in frame.columns]
-        if missing:
-            raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+        require_pairs(frame.columns)
         refuse_unknown_columns(frame.columns)
         return cls(
             frame["i"].to_numpy(),
@@ -316,9 +317,11 @@ class PreferenceSet:
 
     @classmethod
     def from_csv(cls, source) -> PreferenceSet:
-        """Read from a path, a file object or CSV text (a str containing a newline)."""
+        """Read from a path (of UTF-8 text), a file object or CSV text (a str containing a newline)."""
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
+        elif isinstance(source, str | Path):
+            source = io.StringIO(_utf8(source, "CSV"))
         try:
             frame = read_csv(source)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
@@ -337,10 +340,24 @@ class PreferenceSet:
 
     @classmethod
     def from_json(cls, source) -> PreferenceSet:
-        """Read from a path or JSON text."""
-        text = source if isinstance(source, str) and source.lstrip().startswith("{") else Path(source).read_text()
-        document = _preference_document(_parse_json(text))
+        """Read from a path (of UTF-8 text) or JSON text: ``to_json``'s document, or a list of records
+        {"i", "j"[, "margin", "weight"]} (rows by position)."""
+        is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
+        document = _parse_json(source if is_text else _utf8(source, "JSON"))
+        if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])
+            refuse_empty_cells(frame, "record")
+            return cls.from_frame(frame)
+        document = _preference_document(document)
         return cls(*(document[name] for name in COLUMNS))
+
+
+def _utf8(path, kind: str) -> str:
+    """The text of a preference file; ``ValueError`` 'not a readable preference CSV: it is not UTF-8 ...'."""
+    try:
+        return read_utf8(path)
+    except ValueError as error:
+        raise ValueError(f"not a readable preference {kind}: {error}") from None
 
 
 def _parse_json(text: str):
@@ -353,7 +370,7 @@ def _parse_json(text: str):
 def _preference_document(document) -> dict:
     """``PreferenceSet.to_json``'s parsed document, checked; ``ValueError`` for anything else."""
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
-        raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}"')
+        raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}" (or be a list of records)')
     if document.get("version") != JSON_VERSION:
         raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
     missing = [c for c in COLUMNS if c not in document]
@@ -375,12 +392,9 @@ def read_preference_table(path) -> pd.DataFrame:
     """A preference file as a table whose i and j are text, for rows named by position or by id:
     CSV with columns i, j[, margin, weight, ...] (the Studio's export), ``PreferenceSet.to_json``'s
     document, or a JSON list of records (the Studio's JSON export).  ``ValueError`` if unreadable."""
-    path = Path(path)
+    path, text = Path(path), read_utf8(path)
     if path.suffix.lower() == ".json":
-        try:
-            document = _parse_json(path.read_text())
-        except UnicodeDecodeError as error:
-            raise ValueError(f"not valid preference JSON: {error}") from None
+        document = _parse_json(text)
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
             frame = pd.DataFrame.from_records(document)
         else:
@@ -388,25 +402,33 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
     else:
         try:
-            frame = read_csv(path, dtype={"i": str, "j": str})
+            frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str})
         except pd.errors.EmptyDataError:
             raise ValueError("the file is empty (no header, no rows)") from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        except pd.errors.ParserError as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
-        repeated = repeated_column(path)
+        repeated = repeated_column(io.StringIO(text))
         if repeated:
             raise ValueError(f"{repeated}: which one is meant?")
         if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):
             raise ValueError(
                 f"the CSV's header {str(frame.columns[0])!r} is one column: separate the columns with commas"
             )
-    missing = [c for c in ("i", "j") if c not in frame.columns]
-    if missing:
-        raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}")
+    require_pairs(frame.columns)
+    refuse_unknown_columns(frame.columns)
     unit = "line" if path.suffix.lower() != ".json" else "record"
     _refuse_text_numbers(frame, unit)
     refuse_empty_cells(frame, unit)
     return frame
+
+
+def require_pairs(columns) -> None:
+    """``ValueError`` for a preference table without the columns i and j, naming the columns it has."""
+    missing = [c for c in ("i", "j") if c not in columns]
+    if missing:
+        found = ", ".join(quoted(str(c)) for c in list(columns)[:6]) + (", ..." if len(columns) > 6 else "")
+        spaced = " (remove the spaces around the names)" if any(str(c).strip() in missing for c in columns) else ""
+        raise ValueError(f"preference table lacks column(s) {missing}; expected {list(COLUMNS)}, found {found}{spaced}")
 
 
 def refuse_unknown_columns(columns) -> None:
@@ -416,6 +438,10 @@ def refuse_unknown_columns(columns) -> None:
     ids = {c[:-2] for c in names if c.endswith("_i") and c[:-2] + "_j" in names}
     known = set(COLUMNS) | set(EXPORT_COLUMNS) | {f"{stem}{end}" for stem in ids for end in ("_i", "_j")}
     unknown = [c for c in names if c not in known]
+    lonely = next((c for c in unknown if c[-2:] in ("_i", "_j")), None)
+    if lonely is not None:
+        partner = lonely[:-2] + ("_j" if lonely.endswith("_i") else "_i")
+        raise ValueError(f"the column {quoted(lonely)} has no partner {quoted(partner)}: ids come as <id>_i and <id>_j")
     if unknown:
         raise ValueError(
             f"unknown column(s) {', '.join(map(quoted, unknown[:5]))}: a preference file has the columns "

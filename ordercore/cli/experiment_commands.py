@@ -5,6 +5,7 @@ command that made it, showing progress on standard error."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -225,6 +226,17 @@ def gp_table1_command(args) -> int:
     return write_result(args, result)
 
 
+def _enough_instances(instances: int, most: int) -> None:
+    """``ValueError`` naming --instances when its sentences cannot make the largest pair count and one
+    pair to test on: n sentences make at most n (n - 1) / 2 pairs."""
+    if instances * (instances - 1) // 2 <= most:
+        need = next(n for n in itertools.count(2) if n * (n - 1) // 2 > most)
+        raise ValueError(
+            f"--instances {instances}: {instances} sentence(s) make at most {instances * (instances - 1) // 2} "
+            f"pairs, fewer than the largest pair count {most} and pairs to test on: give --instances {need} or more"
+        )
+
+
 def gp_figure2_command(args) -> int:
     """``experiments gp-figure2``: seed 002 Fig. 2 on Treebank, the points, the time exponents, a figure."""
     from ordercore.experiments import gp_scaling
@@ -233,6 +245,7 @@ def gp_figure2_command(args) -> int:
         if path is not None:
             writable(path, option=option)
     pairs = args.pairs or gp_scaling.PAIR_COUNTS
+    _enough_instances(args.instances, max(pairs))
     progress = TerminalProgress("gp-figure2 treebank")
     result = gp_scaling.gp_figure2(
         pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress, args.gp_kernel
@@ -332,7 +345,7 @@ def _experiment_setup(args):
         data = load_dataset(args.dataset)
         if args.dataset == "california":  # the household columns the bedroom readings use, for rules
             data = with_household_columns(data)
-        return data, args.dataset, Protocol.for_benchmark(args.dataset, args.quick, **changes)
+        return data, args.dataset, _enough_unlabeled(Protocol.for_benchmark(args.dataset, args.quick, **changes))
     if not args.target or "n_labeled" not in changes or "n_unlabeled" not in changes:
         raise ValueError("--data needs --target COLUMN, --labeled L and --unlabeled U")
     table = Table.read(args.data, args.target, args.features)
@@ -341,7 +354,18 @@ def _experiment_setup(args):
         print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
     _refuse_constant(table.frame.loc[known, args.target], args.target)
     data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
-    return data, args.data.stem, Protocol.create(quick=args.quick, **changes)
+    return data, args.data.stem, _enough_unlabeled(Protocol.create(quick=args.quick, **changes))
+
+
+def _enough_unlabeled(protocol: Protocol) -> Protocol:
+    """``protocol``, or ``ValueError`` naming --unlabeled when the oracle's preferences (drawn among the
+    unlabeled rows, when no rules make them) have fewer than two rows to be drawn from."""
+    if not protocol.rules and protocol.n_preferences > 0 and protocol.n_unlabeled < 2:
+        raise ValueError(
+            f"--unlabeled {protocol.n_unlabeled}: the {protocol.n_preferences} preferences are drawn among the "
+            "unlabeled rows, which needs at least 2 of them (or --preferences 0)"
+        )
+    return protocol
 
 
 def _refuse_constant(values: pd.Series, target: str) -> None:

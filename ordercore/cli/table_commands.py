@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -34,23 +35,37 @@ def fit(args) -> int:
     _refuse_repeated(args.preferences)
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = table.labeled()
-    preferences = PreferenceSet.concatenate(
-        [read_preferences(path, table) for path in args.preferences]
-        + [rule_preferences([r for path in args.rules for r in read_rules(path)], table, labeled, args.max_pairs)]
-    )
+    sources = [(path, read_preferences(path, table)) for path in args.preferences]
+    rules = [r for path in args.rules for r in read_rules(path)]
+    sources.append((None, rule_preferences(rules, table, labeled, args.max_pairs)))
+    preferences = PreferenceSet.concatenate([made for _, made in sources])
     parameters = {
         name: getattr(args, name) for name in ("gamma", "lambda1", "lambda2") if getattr(args, name) is not None
     }
     estimator, preprocessing = fit_table(table, preferences, args.model, parameters)
     metadata = {"target": args.target, "features": table.features, "id": args.id_column, "model": args.model}
     estimator.save(args.out, preprocessing=preprocessing, metadata=metadata)
-    twice = int(preferences.to_frame().duplicated(["i", "j", "margin"]).sum())
-    note = f" ({twice} of them given again by another file or rule: each counts)" if twice else ""
     status(
         f"fitted {args.model} on {len(table.frame)} rows ({int(labeled.sum())} labeled) and {len(preferences)} "
-        f"preferences{note}; wrote {args.out}"
+        f"preferences{_repeats_note(sources)}; wrote {args.out}"
     )
     return 0
+
+
+def _repeats(preferences: PreferenceSet) -> int:
+    """How many of ``preferences`` repeat an earlier one (the same i, j and margin)."""
+    return int(preferences.to_frame().duplicated(["i", "j", "margin"]).sum())
+
+
+def _repeats_note(sources: list) -> str:
+    """Words for the preferences stated more than once, within one file (named) and across files or rules:
+    each counts.  ``sources``: (path, or None for the rules, PreferenceSet) as ``fit`` read them."""
+    within = [(name, _repeats(made)) for name, made in sources]
+    across = _repeats(PreferenceSet.concatenate([made for _, made in sources])) - sum(n for _, n in within)
+    said = [f"{n} of them stated more than once in {shown(str(name))}" for name, n in within if n and name is not None]
+    said += [f"{n} of them made more than once by the rules" for name, n in within if n and name is None]
+    said += [f"{across} of them given again by another file or rule"] if across else []
+    return f" ({'; '.join(said)}: each counts)" if said else ""
 
 
 def _refuse_repeated(paths: list[Path]) -> None:
@@ -105,6 +120,8 @@ def predict(args) -> int:
 
 
 def apply_rules(args) -> int:
+    """The rules' preferences over the table, as CSV, or as a JSON list of records (what ``fit
+    --preferences`` reads) when --out ends in .json."""
     out = _csv_out(args.out, [args.rules, args.data])
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
@@ -113,7 +130,11 @@ def apply_rules(args) -> int:
     frame = preferences.to_frame()
     if table.ids is not None:
         frame["i"], frame["j"] = table.ids[frame["i"]], table.ids[frame["j"]]  # rules make no unary preferences
-    wrote = _write_csv(frame, out)
+    if out is not None and out.suffix.lower() == ".json":
+        out.write_text(json.dumps(frame.to_dict(orient="records")))
+        wrote = str(out)
+    else:
+        wrote = _write_csv(frame, out)
     status(f"{len(rules)} rule(s) made {len(preferences)} preferences; wrote {wrote}")
     return 0
 

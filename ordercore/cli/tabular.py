@@ -22,6 +22,7 @@ from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
 from ordercore.printable import quoted
+from ordercore.text_files import read_utf8
 from ordercore.user_json import parse_json
 
 SEED = 0
@@ -56,7 +57,12 @@ class Table:
             frame = read_csv(path, text_columns=[*text_columns, *([id_column] if id_column else [])])
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
+        if target is not None and target == id_column:
+            raise ValueError(
+                f"{path}: the target and --id name the same column {target!r}; the id column cannot be the target"
+            )
         named = [c for c in [target, id_column, *(features or ())] if c is not None]
+        _refuse_alike(named, frame.columns, path)
         unknown = [c for c in named if c not in frame.columns]
         if unknown:
             raise ValueError(f"{path}: no column(s) {unknown}; the columns are {list(frame.columns)}")
@@ -156,13 +162,26 @@ def _id_text(values: pd.Series) -> pd.Series:
     return values.map(lambda v: "" if pd.isna(v) else (str(int(v)) if float(v).is_integer() else str(v)))
 
 
+def _refuse_alike(named, columns, path) -> None:
+    """``ValueError`` when a named column reads alike, once spaces around the names are trimmed, as two of
+    the table's columns ('age' and 'age '): which one was meant cannot be told."""
+    for name in named:
+        alike = [c for c in columns if isinstance(c, str) and c.strip() == str(name).strip()]
+        if len(alike) > 1:
+            raise ValueError(
+                f"{path}: the column name {name!r} is ambiguous: the table has the columns "
+                f"{' and '.join(map(repr, alike))}, which differ only in spaces; rename one of them"
+            )
+
+
 def read_rules(path: Path) -> list[Rule]:
-    """The rules in a JSON file: one rule as ``Rule.to_json`` writes it, or a list of them."""
+    """The rules in a JSON file (UTF-8, with or without a byte-order mark): one rule as ``Rule.to_json``
+    writes it, or a list of them."""
     try:
-        document = parse_json(Path(path).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        document = parse_json(read_utf8(path))
+    except (json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"{path}: not a JSON file ({error})") from None
-    except ValueError as error:  # a key given twice
+    except ValueError as error:  # not UTF-8 text, a key given twice
         raise ValueError(f"{path}: {error}") from None
     try:
         return [Rule.from_dict(item) for item in (document if isinstance(document, list) else [document])]

@@ -327,7 +327,26 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     _check_names(names, frame)
+    return _wide_integers(frame)
+
+
+def _wide_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each column pandas left as Python ints (an integer beyond int64, e.g.
+    99999999999999999999999, makes the whole column 'object') read as floats, as a decimal point would
+    read it: a number, never a category.  One beyond float64's range reads as inf, which the
+    preprocessing refuses naming its row."""
+    for column in frame.columns[[dtype == np.dtype(object) for dtype in frame.dtypes]]:
+        present = frame[column].dropna()
+        if len(present) and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+            frame[column] = [np.nan if pd.isna(v) else _float(v) for v in frame[column]]
     return frame
+
+
+def _float(value: int) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return np.inf if value > 0 else -np.inf
 
 
 def _header(source, sep: str) -> list[str]:

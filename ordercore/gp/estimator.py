@@ -15,9 +15,9 @@ from scipy.special import ndtr
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import check_rows
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
@@ -266,7 +266,7 @@ class LaplaceGPMixin:
         return X
 
 
-class GPPreferenceModel(LaplaceGPMixin, BaseEstimator):
+class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
     """Gaussian-process preference learning (seed 002 §2): latent f ~ GP(0, K), and
 
         P(x_i ≻ x_j | f) = Φ((f(x_i) - f(x_j)) / (√2 σ))          (eq. (5)).

@@ -14,15 +14,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import check_rows
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.kernels import KERNELS, kernel_matrix
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
 from ordercore.lp.solution import LPSolution
-from ordercore.magnitudes import check_kernel_input
+from ordercore.magnitudes import check_gamma_resolves, check_kernel_input, check_label_spread
 from ordercore.models.files import save_model
 from ordercore.pair_scores import suggest_by_order
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
@@ -44,7 +44,7 @@ def _as_preferences(preferences) -> PreferenceSet:
     return preferences
 
 
-class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
+class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
     """What the kernel regressors with order preferences share (the 1-norm LP here, the 2-norm QP in
     two_norm.py): the input checks, f(x) = K(x, centers_) dual_coef_ + intercept_, which preferences
     f violates, the next pairs to ask, and model files.  A subclass says where its training X
@@ -77,6 +77,8 @@ class KernelPreferenceRegressor(RegressorMixin, BaseEstimator):
         if np.isnan(y).all():
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
+        check_gamma_resolves(X, self.kernel, self.gamma)
+        check_label_spread(y[~np.isnan(y)])
         return X, y
 
     def predict(self, X):

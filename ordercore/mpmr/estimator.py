@@ -9,13 +9,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
-from ordercore.fit_inputs import check_rows, numeric_targets
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets, validate_data
 from ordercore.kernels import KERNELS, kernel_matrix
-from ordercore.magnitudes import check_kernel_input
+from ordercore.magnitudes import check_gamma_resolves, check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, check_targets, kappa, omega
 from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
@@ -35,7 +35,7 @@ other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,
 against 1.9 s."""
 
 
-class MPMRegressor(RegressorMixin, BaseEstimator):
+class MPMRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
     """Regression posed as minimax probability classification of the data shifted by ±ε in y.
 
     Fits ŷ(x) = Σ_i β_i K(x_i, x) + β_0 (eq. (5)) and the bound (eq. (13))
@@ -99,6 +99,7 @@ class MPMRegressor(RegressorMixin, BaseEstimator):
         numeric_targets(y)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
+        check_gamma_resolves(X, self.kernel, self.gamma)
         check_targets(y)
         with threadpool_limits(limits=FIT_BLAS_THREADS, user_api="blas"):
             K = self._kernel(X, X)

@@ -8,15 +8,16 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import check_rows, ordinal_labels
+from ordercore.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels, validate_data
 from ordercore.magnitudes import check_kernel_input
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
@@ -43,20 +44,40 @@ def ordinal_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         shown = " < ".join(repr(str(label))[:40] for label in classes[:6]) + (" < ..." if classes.size > 6 else "")
         warnings.warn(
             f"NPSVOR orders text labels alphabetically: {shown}; if that is not their order, give the ranks "
-            "as numbers (1 < 2 < ...)",
+            "as numbers (1 < 2 < ...), or y as an ordered pandas Categorical",
             UserWarning,
             stacklevel=4,  # the caller of fit (through scikit-learn's fit wrapper)
         )
         return classes, ranks
     if np.isnan(values).any() or np.unique(values).size < values.size:
         raise ValueError(f"NPSVOR's labels read as numbers must be distinct numbers; got {list(map(str, classes))}")
-    order = np.argsort(values, kind="stable")
+    return _ordered(classes, ranks, np.argsort(values, kind="stable"))
+
+
+def declared_classes(y) -> np.ndarray | None:
+    """The categories of y in their declared order when y is an ordered pandas Categorical (or a Series of
+    one), which ``fit`` takes as the ranks' order; None otherwise."""
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
+        return np.asarray(dtype.categories)
+    return None
+
+
+def _declared_ranks(y: np.ndarray, declared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ordinal_classes`` for labels whose order ``declared`` gives (the categories y holds, in that order)."""
+    classes, ranks = np.unique(y, return_inverse=True)
+    position = {label: k for k, label in enumerate(declared)}
+    return _ordered(classes, ranks, np.argsort([position[label] for label in classes], kind="stable"))
+
+
+def _ordered(classes: np.ndarray, ranks: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``classes`` taken in ``order`` and each sample's rank in it."""
     position = np.empty_like(order)
     position[order] = np.arange(order.size)
     return classes[order], position[ranks]
 
 
-class NPSVOR(ClassifierMixin, BaseEstimator):
+class NPSVOR(NumbersNotBooleans, ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
     rows of rank k held within the ε-tube |f_k(x)| ≤ ε (penalty C1), rows of lower ranks pushed to
     f_k(x) ≤ −1 and of higher ranks to f_k(x) ≥ +1 (penalty C2).  Each problem's dual is solved by dual
@@ -64,7 +85,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
 
     The ranks are the sorted distinct labels of y (``classes_``: any K ≥ 2 orderable labels; numbers
     need not be consecutive; text that reads as numbers orders as those numbers, '2' before '10':
-    ``ordinal_classes``).
+    ``ordinal_classes``), or an ordered pandas Categorical y's categories in their declared order.
 
     Parameters
     ----------
@@ -149,6 +170,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         """Fit on X (n, n_features), dense or CSR, and ordinal labels y (n,) with at least 2 ranks."""
         check_rows(X)
         ordinal_labels(y)
+        declared = declared_classes(y)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         if type_of_target(y) == "continuous":  # scikit-learn's words ('Unknown label type') kept at the end
             example = float(next(v for v in y.ravel() if v != np.round(v)))
@@ -158,7 +180,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
                 "type: continuous)"
             )
         check_classification_targets(y)
-        classes, ranks = ordinal_classes(y)
+        classes, ranks = ordinal_classes(y) if declared is None else _declared_ranks(y, declared)
         if classes.size < 2:
             raise ValueError(f"NPSVOR needs y with at least 2 ranks; got {classes.size} class")
         X = sp.csr_matrix(X)
@@ -182,7 +204,7 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
             warm_start=self._warm_solution(classes, X.shape[0]),
             n_threads=effective_n_jobs(self.n_jobs),
         )
-        self.classes_ = classes
+        self.classes_, self._class_order = classes, "sorted" if declared is None else "declared"
         self._set_solution(solution)
         return self
 
@@ -227,10 +249,12 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
         "n_iter": ("int64", ("n_ranks",)),
         "initial_violation": ("float64", ("n_ranks",)),
     }
-    _saved_scalars = {"classes": list}
+    _saved_scalars = {"classes": list, "class_order": str}
+    _later_scalars = {"class_order": "sorted"}
 
     def _saved_state(self) -> tuple[dict, dict]:
-        return dict(self._solution._asdict()), {"classes": self.classes_.tolist()}
+        order = getattr(self, "_class_order", "sorted")
+        return dict(self._solution._asdict()), {"classes": self.classes_.tolist(), "class_order": order}
 
     def _restore_state(self, arrays: dict, scalars: dict) -> None:
         """The fit ``_saved_state`` described, checked: one weight per feature and the bias feature's,
@@ -246,10 +270,12 @@ class NPSVOR(ClassifierMixin, BaseEstimator):
             raise ValueError(f"classes must be one label (number or text) per rank: {scalars['classes']!r}")
         with warnings.catch_warnings():  # the fit warned of an alphabetical order already
             warnings.simplefilter("ignore", UserWarning)
-            in_order = np.array_equal(ordinal_classes(classes)[0], classes)
+            in_order = scalars["class_order"] == "declared" or np.array_equal(ordinal_classes(classes)[0], classes)
+        if scalars["class_order"] not in ("sorted", "declared"):
+            raise ValueError(f"class_order must be 'sorted' or 'declared', got {scalars['class_order']!r}")
         if np.unique(classes).size < n_ranks or not in_order:
             raise ValueError(f"classes must be in increasing order, as the ranks are: {scalars['classes']!r}")
-        self.classes_ = classes
+        self.classes_, self._class_order = classes, scalars["class_order"]
         self._set_solution(solution)
 
     def __sklearn_tags__(self):

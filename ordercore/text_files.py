@@ -1,0 +1,52 @@
+"""Files people save as text, read as UTF-8 (a UTF-8 byte-order mark, which Notepad and Excel write,
+dropped), and said in words when they are not: Python's "'utf-8' codec can't decode byte 0xff in
+position 0" named no fix, and UTF-16 text without a byte-order mark decodes as UTF-8 with a NUL
+byte after each letter, so a preference file's header ' i' read as lacking the column i."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+MARKS = {
+    codecs.BOM_UTF32_LE: "UTF-32",
+    codecs.BOM_UTF32_BE: "UTF-32",
+    codecs.BOM_UTF16_LE: "UTF-16",
+    codecs.BOM_UTF16_BE: "UTF-16",
+}
+"""Byte-order marks of the encodings that are not UTF-8 (UTF-32's little-endian one first: it begins
+with UTF-16's)."""
+
+
+def utf8_text(raw: bytes) -> str:
+    """``raw`` decoded as UTF-8 without a leading byte-order mark; ``ValueError`` 'it is not UTF-8 text
+    (...); save it as UTF-8' for a UTF-16 or UTF-32 byte-order mark, a byte that is not UTF-8 (named
+    with its line and column) or a NUL byte (UTF-16 or UTF-32 text without a mark)."""
+    mark = next((name for bom, name in MARKS.items() if raw.startswith(bom)), None)
+    if mark is not None:
+        raise ValueError(f"it is not UTF-8 text (it begins with a {mark} byte-order mark); save it as UTF-8")
+    skip = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    try:
+        text = raw[skip:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = skip + error.start
+        raise ValueError(
+            f"it is not UTF-8 text (byte {raw[offset]:#x} on {_where(raw, offset)}); save it as UTF-8"
+        ) from None
+    if "\x00" in text:
+        where = _where(raw, raw.index(b"\x00"))
+        raise ValueError(f"it is not UTF-8 text (a NUL byte on {where}: UTF-16 or UTF-32?); save it as UTF-8")
+    return text
+
+
+def read_utf8(path) -> str:
+    """The text of the file at ``path`` (``utf8_text``)."""
+    return utf8_text(Path(path).read_bytes())
+
+
+def _where(raw: bytes, offset: int) -> str:
+    """'line 5, column 40' of the byte at ``offset`` (columns counted in characters)."""
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    column = len(raw[line_start:offset].decode("utf-8", errors="replace")) + 1
+    line = raw.count(b"\n", 0, offset) + 1
+    return f"line {line}, column {column}"
