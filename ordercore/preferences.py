@@ -18,8 +18,7 @@ import pandas as pd
 
 from ordercore.csv_floats import read_csv, repeated_column
 from ordercore.printable import quoted
-from ordercore.text_files import read_utf8
-from ordercore.user_json import parse_json
+from ordercore.text_files import parse_json, read_utf8
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""

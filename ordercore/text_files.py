@@ -1,12 +1,17 @@
 """Files people save as text, read as UTF-8 (a UTF-8 byte-order mark, which Notepad and Excel write,
 dropped), and said in words when they are not: Python's "'utf-8' codec can't decode byte 0xff in
 position 0" named no fix, and UTF-16 text without a byte-order mark decodes as UTF-8 with a NUL
-byte after each letter, so a preference file's header ' i' read as lacking the column i."""
+byte after each letter, so a preference file's header ' i' read as lacking the column i.  And JSON
+typed by people, parsed as data (``parse_json``): a key given twice in one object is refused
+(``json.loads`` keeps the last silently, so ``{"i": [1], "i": [2]}`` read as row 2)."""
 
 from __future__ import annotations
 
 import codecs
+import json
 from pathlib import Path
+
+from ordercore.printable import quoted
 
 MARKS = {
     codecs.BOM_UTF32_LE: "UTF-32",
@@ -50,3 +55,18 @@ def _where(raw: bytes, offset: int) -> str:
     column = len(raw[line_start:offset].decode("utf-8", errors="replace")) + 1
     line = raw.count(b"\n", 0, offset) + 1
     return f"line {line}, column {column}"
+
+
+def parse_json(text: str | bytes):
+    """``json.loads(text)``, ``ValueError`` for a key that appears twice in one object (and, as
+    ``json.JSONDecodeError``, for text that is no JSON)."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"key {quoted(key)} appears twice in one object")
+        seen.add(key)
+    return dict(pairs)

@@ -35,7 +35,6 @@ LAYERS = (  # top first: a module may import its own layer and those after it
             "ordercore.cholesky",
             "ordercore.pair_scores",
             "ordercore.printable",
-            "ordercore.user_json",
             "ordercore.text_files",
             "ordercore.fit_inputs",
         ),

@@ -22,8 +22,7 @@ from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
 from ordercore.printable import quoted
-from ordercore.text_files import read_utf8
-from ordercore.user_json import parse_json
+from ordercore.text_files import parse_json, read_utf8
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""

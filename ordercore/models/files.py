@@ -32,7 +32,7 @@ from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
 from ordercore.models.registry import saved_classes
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.user_json import parse_json
+from ordercore.text_files import parse_json
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1

@@ -34,7 +34,7 @@ from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
 from ordercore.studio.store.transfer import ROW_COLUMNS, rows_in
-from ordercore.user_json import parse_json
+from ordercore.text_files import parse_json
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""

@@ -17,7 +17,7 @@ import pandas as pd
 from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
 from ordercore.preferences import MAX_WEIGHT
 from ordercore.printable import unprintable
-from ordercore.user_json import parse_json
+from ordercore.text_files import parse_json
 
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200
