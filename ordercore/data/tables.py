@@ -327,19 +327,33 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     _check_names(names, frame)
-    return _wide_integers(frame)
+    return _wide_integers(frame, text_columns)
 
 
-def _wide_integers(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with each column pandas left as Python ints (an integer beyond int64, e.g.
-    99999999999999999999999, makes the whole column 'object') read as floats, as a decimal point would
-    read it: a number, never a category.  One beyond float64's range reads as inf, which the
-    preprocessing refuses naming its row."""
+WHOLE_NUMBER = re.compile(r"\s*[+-]?[0-9]+\s*")
+"""A cell pandas left as text though it is a whole number (one beyond int64: pandas 2 keeps its column's
+cells as text, pandas 3 as Python ints)."""
+
+
+def _wide_integers(frame: pd.DataFrame, text_columns=()) -> pd.DataFrame:
+    """``frame`` with each column of whole numbers pandas left as 'object' (an integer beyond int64, e.g.
+    99999999999999999999999, does that to the whole column) read as floats, as a decimal point would
+    read it: a number, never a category; ``text_columns`` (asked for as text) stay.  One beyond float64's
+    range reads as inf, which the preprocessing refuses naming its row."""
     for column in frame.columns[[dtype == np.dtype(object) for dtype in frame.dtypes]]:
         present = frame[column].dropna()
-        if len(present) and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-            frame[column] = [np.nan if pd.isna(v) else _float(v) for v in frame[column]]
+        if column not in text_columns and len(present) and all(map(_whole, present)):
+            frame[column] = [np.nan if pd.isna(v) else _float(int(v)) for v in frame[column]]
     return frame
+
+
+def _whole(value) -> bool:
+    """Whether ``value`` is a whole number read as text or a Python int; text of over 400 characters is
+    not (beyond float64's 309 digits anyway; int() refuses 4,300 digits, and such a cell is refused by
+    the preprocessing, quoted short)."""
+    if isinstance(value, str):
+        return len(value) <= 400 and WHOLE_NUMBER.fullmatch(value) is not None
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _float(value: int) -> float:
