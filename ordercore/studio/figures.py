@@ -140,12 +140,12 @@ SCATTER_DOTS = 1_000
 were one brown mass)."""
 
 
-def drawn_rows(n: int) -> tuple[np.ndarray, str]:
-    """The rows of n a scatter draws (every one, or a random ``SCATTER_DOTS``, the same each time), and
-    the words its title adds for a sample (', a random 1,000 of 4,116 rows'; '' for every row)."""
-    if n <= SCATTER_DOTS:
+def drawn_rows(n: int, most: int = SCATTER_DOTS) -> tuple[np.ndarray, str]:
+    """The rows of n a scatter draws (every one, or a random ``most``, the same each time), and the words
+    its title adds for a sample (', a random 1,000 of 4,116 rows'; '' for every row)."""
+    if n <= most:
         return np.arange(n), ""
-    return np.sort(np.random.default_rng(0).permutation(n)[:SCATTER_DOTS]), f", a random {SCATTER_DOTS:,} of {n:,} rows"
+    return np.sort(np.random.default_rng(0).permutation(n)[:most]), f", a random {most:,} of {n:,} rows"
 
 
 def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal: str | None = None):
@@ -188,7 +188,7 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
     deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath.  At least
     ``BAND_ROWS`` rows a bin: fewer bins for few rows, and the dots alone below two bins' worth."""
     actual, mean, std = (np.asarray(values, dtype=np.float64) for values in (actual, mean, std))
-    dots = np.random.default_rng(0).permutation(actual.size)[:BAND_DOTS]
+    dots, _ = drawn_rows(actual.size, BAND_DOTS)
     figure = go.Figure()
     figure.add_scatter(
         x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
