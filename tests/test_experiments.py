@@ -383,3 +383,32 @@ def test_the_rules_experiment_refuses_a_rule_that_reads_the_target(tmp_path):
     (tmp_path / "none.json").write_text("[]")
     with pytest.raises(SystemExit, match="at least one rule"):
         main([*arguments[:-4], "--rules", str(tmp_path / "none.json"), "--out", str(tmp_path / "o.json")])
+
+
+class SlowLoopClient:
+    """Stands in for ``dask.distributed.Client``: its event loop misses distributed's 10 s start
+    ``stalls`` times (distributed then fails ``assert loop is not None``), then starts."""
+
+    def __init__(self, stalls: int):
+        self.stalls = stalls
+        self.starts = 0
+
+    def __call__(self, scheduler, timeout, set_as_default):
+        self.starts += 1
+        assert self.starts > self.stalls
+        return (scheduler, timeout, set_as_default)
+
+
+def test_a_dask_client_whose_loop_starts_late_once_is_started_again():
+    from ordercore.experiments.parallel import connect
+
+    client = SlowLoopClient(stalls=1)
+    assert connect(client, "tcp://h:8786", 3.0) == ("tcp://h:8786", 3.0, False) and client.starts == 2
+
+
+def test_a_dask_client_whose_loop_never_starts_is_one_clear_error():
+    from ordercore import ClusterUnavailableError
+    from ordercore.experiments.parallel import connect
+
+    with pytest.raises(ClusterUnavailableError, match="event loop did not start"):
+        connect(SlowLoopClient(stalls=5), "tcp://h:8786", 3.0)

@@ -29,6 +29,25 @@ def workers(jobs: int, tasks: int | None) -> int:
     return max(1, min(jobs, tasks))
 
 
+CLIENT_STARTS = 2
+"""Tries to start a Dask client: its event-loop thread is given 10 s, which a machine under heavy
+load can miss (distributed then fails an internal ``assert loop is not None``)."""
+
+
+def connect(client_class, scheduler: str, timeout: float):
+    """A ``dask.distributed.Client`` on ``scheduler``, started again once if its event-loop thread
+    did not start in time; ``ClusterUnavailableError`` if it never does."""
+    for _ in range(CLIENT_STARTS):
+        try:
+            # set_as_default=False: the caller's own default Dask client, if any, stays the default
+            return client_class(scheduler, timeout=timeout, set_as_default=False)
+        except AssertionError:  # distributed's LoopRunner: the loop thread did not start within 10 s
+            continue
+    raise ClusterUnavailableError(
+        f"the Dask client's event loop did not start ({CLIENT_STARTS} tries of 10 s): is this machine overloaded?"
+    )
+
+
 @contextmanager
 def trial_backend(
     jobs: int = 1, scheduler: str | None = None, timeout: float = SCHEDULER_TIMEOUT_SECONDS, tasks: int | None = None
@@ -52,8 +71,7 @@ def trial_backend(
     except ImportError as error:
         raise ClusterUnavailableError(MISSING_DASK) from error
     try:
-        # set_as_default=False: the caller's own default Dask client, if any, stays the default
-        client = Client(scheduler, timeout=timeout, set_as_default=False)
+        client = connect(Client, scheduler, timeout)
     except OSError as error:  # distributed: OSError("Timed out trying to connect to ... after 10 s")
         raise ClusterUnavailableError(
             f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s: is it running, is the address right?"
