@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.csv_floats import read_csv, repeated_column
-from ordercore.printable import quoted
-from ordercore.text_files import parse_json, read_utf8
+from ordercore.inputs.csv_floats import read_csv, repeated_column
+from ordercore.inputs.printable import quoted
+from ordercore.inputs.text_files import parse_json, read_utf8
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""

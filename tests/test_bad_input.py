@@ -154,7 +154,7 @@ def test_features_whose_squared_distances_overflow_are_refused(data, estimator):
 
 
 def test_the_poly_kernel_bound_includes_its_degree():
-    from ordercore.magnitudes import check_kernel_input
+    from ordercore.numerics.magnitudes import check_kernel_input
 
     # (gamma n max|x|^2 + coef0)^degree with gamma = 1/n: (1e100 + 1)^3 = 1e300 fits, (1e110)^3 not.
     check_kernel_input(np.array([[1e50, 0.0]]), "poly")
@@ -177,7 +177,7 @@ def test_the_gp_standardises_features_near_1e300_as_any_others(data):
 def test_the_standard_deviation_matches_exact_arithmetic_near_1e300():
     import statistics
 
-    from ordercore.magnitudes import standard_deviation
+    from ordercore.numerics.magnitudes import standard_deviation
 
     values = np.array([3.0, -1.5, 7.25, 0.5]) * 1e300
     with np.errstate(over="ignore"):

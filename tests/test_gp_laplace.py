@@ -10,10 +10,10 @@ from scipy.special import log_ndtr, ndtr
 from scipy.stats import norm
 
 from ordercore import GPPreferenceModel, NotPositiveDefiniteError, PreferenceSet
-from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.laplace import MapObjective, laplace_fit, probit_loss
+from ordercore.numerics.cholesky import cholesky_with_jitter
 from tests.gp_problems import central_differences, three_point_chain
 
 

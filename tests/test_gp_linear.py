@@ -11,12 +11,12 @@ from scipy.stats import norm
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ordercore import GPPreferenceModel, PreferenceSet
-from ordercore.cholesky import JITTER
 from ordercore.gp.covariance import Linear
 from ordercore.gp.evidence import EvidenceProblem
 from ordercore.gp.labels import GPLabelPreferenceModel, ranking_preference_graph
 from ordercore.gp.laplace import PairData, evidence_gradient
 from ordercore.models.files import load
+from ordercore.numerics.cholesky import JITTER
 from tests.gp_problems import central_differences, three_point_chain
 
 

@@ -28,15 +28,10 @@ LAYERS = (  # top first: a module may import its own layer and those after it
         "basics",
         (
             "ordercore.exceptions",
-            "ordercore.csv_floats",
             "ordercore.preferences",
-            "ordercore.kernels",
-            "ordercore.magnitudes",
-            "ordercore.cholesky",
             "ordercore.pair_scores",
-            "ordercore.printable",
-            "ordercore.text_files",
-            "ordercore.fit_inputs",
+            "ordercore.numerics",
+            "ordercore.inputs",
         ),
     ),
 )

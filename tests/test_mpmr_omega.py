@@ -17,10 +17,10 @@ import scipy.stats
 import ordercore
 from ordercore import MPMRegressor
 from ordercore.exceptions import OmegaWarning
-from ordercore.kernels import kernel_matrix
 from ordercore.mpmr import selection
 from ordercore.mpmr.estimator import PAPER_RHO
 from ordercore.mpmr.solver import solve_mpmr
+from ordercore.numerics.kernels import kernel_matrix
 from tests.test_model_files import rewrite
 
 HOMES = "sample_data/homes.csv"

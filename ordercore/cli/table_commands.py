@@ -20,9 +20,9 @@ from ordercore.cli.tabular import (
     read_rules,
     rule_preferences,
 )
+from ordercore.inputs.printable import shown
 from ordercore.models.files import read_model
 from ordercore.preferences import PreferenceSet
-from ordercore.printable import shown
 
 MAX_LISTED = 10
 """Cycles, conflicts or duplicates ``check`` lists of each kind (it counts them all)."""

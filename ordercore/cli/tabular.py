@@ -16,13 +16,13 @@ import pandas as pd
 
 from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.experiments.table1 import refuse_leaking_rules
+from ordercore.inputs.printable import quoted
+from ordercore.inputs.text_files import parse_json, read_utf8
 from ordercore.knowledge.quality import GraphReport, check_preference_graph
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
-from ordercore.printable import quoted
-from ordercore.text_files import parse_json, read_utf8
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore import csv_floats
-from ordercore.magnitudes import standard_deviation
-from ordercore.printable import quoted as _cell
+from ordercore.inputs import csv_floats
+from ordercore.inputs.printable import quoted as _cell
+from ordercore.numerics.magnitudes import standard_deviation
 
 MAX_CATEGORIES = 50
 

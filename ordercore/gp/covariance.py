@@ -105,7 +105,7 @@ class Linear:
     entries.  Only σ_k / σ matters to the model (f, σ_k and σ scaled together leave every likelihood,
     the prior term and the evidence unchanged), so the evidence search learns σ with σ_k fixed, as it
     does with the squared-exponential kernel's s.  K is singular beyond as many instances as features;
-    the Cholesky factorisation's jitter (``ordercore.cholesky``, seed 002 §2.2.3) handles that.
+    the Cholesky factorisation's jitter (``ordercore.numerics.cholesky``, seed 002 §2.2.3) handles that.
     """
 
     signal_variance: float

@@ -17,14 +17,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.gp.budget import check_memory
 from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
-from ordercore.magnitudes import check_kernel_input, standard_deviation
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.models.files import save_model
+from ordercore.numerics.magnitudes import check_kernel_input, standard_deviation
 from ordercore.pair_scores import bald_information, check_candidate_pairs, rank_unsettled
 from ordercore.preferences import PreferenceSet
 

@@ -40,7 +40,7 @@ import scipy.linalg.blas
 import scipy.sparse
 from scipy.special import log_ndtr
 
-from ordercore.cholesky import cholesky_with_jitter
+from ordercore.numerics.cholesky import cholesky_with_jitter
 
 NEWTON_TOLERANCE = 1e-12
 """Newton stops when half the squared Newton decrement, the predicted decrease of S, is below this

@@ -41,7 +41,6 @@ import scipy.linalg
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from ordercore.cholesky import cholesky_with_jitter
 from ordercore.gp.covariance import SquaredExponential
 from ordercore.gp.evidence import Hyperparameters, parallel_products
 from ordercore.gp.laplace import (
@@ -53,6 +52,7 @@ from ordercore.gp.laplace import (
     newton_minimize,
     probit_loss,
 )
+from ordercore.numerics.cholesky import cholesky_with_jitter
 
 KMEANS_MAX_ITER = 20
 """Lloyd iterations placing the inducing inputs: centres move little after the first few, and the

@@ -31,10 +31,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import ThreadpoolController
 
-from ordercore.kernels import KERNELS
 from ordercore.lp.engine import CENTERS
 from ordercore.lp.estimator import KernelPreferenceRegressor, OrderPreferenceRegressor, _as_preferences
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
+from ordercore.numerics.kernels import KERNELS
 
 WORKERS = min(2, os.cpu_count() or 1)
 """Threads a blend's fit and its clicks use: the members re-solve independently, and HiGHS's run and

@@ -16,14 +16,14 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, validate_data
-from ordercore.kernels import KERNELS, kernel_matrix
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
 from ordercore.lp.solution import LPSolution
-from ordercore.magnitudes import check_gamma_resolves, check_kernel_input, check_label_spread
 from ordercore.models.files import save_model
+from ordercore.numerics.kernels import KERNELS, kernel_matrix
+from ordercore.numerics.magnitudes import check_gamma_resolves, check_kernel_input, check_label_spread
 from ordercore.pair_scores import suggest_by_order
 from ordercore.preferences import VIOLATION_TOLERANCE, PreferenceSet
 

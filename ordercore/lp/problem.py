@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ordercore.magnitudes import standard_deviation
+from ordercore.numerics.magnitudes import standard_deviation
 from ordercore.preferences import ZERO, PreferenceSet
 
 KERNEL_ENTRY_FLOOR = 1e-12

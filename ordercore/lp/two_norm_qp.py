@@ -66,11 +66,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ordercore.cholesky import cholesky_with_jitter
 from ordercore.exceptions import NotPositiveDefiniteError, SolverNumericalError, SolverTimeLimitError
 from ordercore.lp.engine import CENTERS, Kernel
 from ordercore.lp.problem import TargetScaling, kernel_difference, preference_upper, referenced_rows, unary_sign
 from ordercore.lp.solution import CERTIFICATE_TOLERANCE
+from ordercore.numerics.cholesky import cholesky_with_jitter
 from ordercore.preferences import PreferenceSet
 
 EIGENVALUE_FLOOR = 1e-12

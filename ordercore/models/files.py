@@ -30,9 +30,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
+from ordercore.inputs.text_files import parse_json
 from ordercore.models.registry import saved_classes
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.text_files import parse_json
 
 FORMAT = "ordercore-model"
 FORMAT_VERSION = 1

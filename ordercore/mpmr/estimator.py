@@ -13,13 +13,13 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets, validate_data
-from ordercore.kernels import KERNELS, kernel_matrix
-from ordercore.magnitudes import check_gamma_resolves, check_kernel_input
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets, validate_data
 from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, check_targets, kappa, omega
 from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
 from ordercore.mpmr.solver import MPMRSolution, solve_mpmr
+from ordercore.numerics.kernels import KERNELS, kernel_matrix
+from ordercore.numerics.magnitudes import check_gamma_resolves, check_kernel_input
 
 PAPER_RHO = 1e-6
 """The ρ that reproduces the paper.  The seed names no regularisation, but with none (ρ = 0) an RBF fit

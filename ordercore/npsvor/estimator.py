@@ -17,11 +17,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels, validate_data
-from ordercore.magnitudes import check_kernel_input
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels, validate_data
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
+from ordercore.numerics.magnitudes import check_kernel_input
 
 PAPER_EPSILON_S = 0.1
 """ε_s of the stopping rule ‖vᵗ‖₁ < ε_s ‖v⁰‖₁ (eq. (31)): 0.1, the authors' code's default for NPSVOR."""

@@ -12,10 +12,10 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
-from ordercore.printable import quoted
 from ordercore.studio.data import check_margin
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ordercore.printable import quoted
+from ordercore.inputs.printable import quoted
 
 KNOWN = {
     "answers": ("row_a", "row_b", "choice", "weight", "margin", "annotator", "created_at", "rule_id", "rule_winner"),

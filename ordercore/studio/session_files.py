@@ -26,15 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ordercore.csv_floats import read_csv, repeated_column
 from ordercore.data.tables import bad_byte, delimiter
+from ordercore.inputs.csv_floats import read_csv, repeated_column
+from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet, refuse_empty_cells
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
 from ordercore.studio.store.transfer import ROW_COLUMNS, rows_in
-from ordercore.text_files import parse_json
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""

@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import unprintable
+from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules.conditions import CONDITIONS, Condition
 from ordercore.preferences import MAX_WEIGHT
-from ordercore.printable import unprintable
-from ordercore.text_files import parse_json
 
 RULE_FORMAT, RULE_VERSION = "ordercore.rule", 1
 NAME_MAX_LENGTH = 200

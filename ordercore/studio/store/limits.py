@@ -8,7 +8,7 @@ import numbers
 
 import sqlalchemy as sa
 
-from ordercore.printable import unprintable
+from ordercore.inputs.printable import unprintable
 
 MAX_VALUE_BYTES = 500_000_000
 """Largest binary or text value written (a block of preferences holds about 15 million): half of

@@ -36,7 +36,7 @@ def check_kernel_input(X: np.ndarray, kernel: str = "rbf", gamma=None, degree=3,
     """Raise ``ValueError`` when the kernel cannot be computed in float64 over X (n, n_features) and
     any rows of the same magnitude: the largest squared distance n_features (2 max|x|)^2 (which also
     bounds the inner products) must be finite, and for 'poly' (gamma n_features max|x|^2 + |coef0|)^degree
-    too (gamma None: 1 / n_features, as in ``ordercore.kernels``), and for 'rbf' gamma times that distance."""
+    too (gamma None: 1 / n_features, as in ``ordercore.numerics.kernels``), and for 'rbf' gamma times that distance."""
     if X.size == 0:
         return
     n_features, largest = X.shape[1], np.max(np.abs(X))  # a numpy float: overflows to inf, never raises

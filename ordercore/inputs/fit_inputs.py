@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import validate_data as sklearn_validate_data
 
-from ordercore.printable import quoted
+from ordercore.inputs.printable import quoted
 
 
 def check_rows(X) -> None:

@@ -11,7 +11,7 @@ import codecs
 import json
 from pathlib import Path
 
-from ordercore.printable import quoted
+from ordercore.inputs.printable import quoted
 
 MARKS = {
     codecs.BOM_UTF32_LE: "UTF-32",
