@@ -98,7 +98,7 @@ def gp_result(data, start) -> None:
     if status.state == "failed":
         st.error(f"The GP fit failed: {status.message}")
         return
-    rows, where = (data.test, "held-out rows") if data.test.size else (data.labeled, "labeled rows")
+    rows, where = (data.test, "held-out rows (demo)") if data.test.size else (data.labeled, "labeled rows")
     mean, std = start.job.model().predict(data.dataset.X[rows], return_std=True)
     target = data.dataset.metadata["target"]
     left, right = st.columns([3, 1])
@@ -164,7 +164,7 @@ def mpmr_section(engine, data) -> None:
         st.warning(app_state.plain(result.warning))
     st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
     target = data.dataset.metadata["target"]
-    title = f"Held-out rows: MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
+    title = f"Held-out rows (demo): MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
     st.plotly_chart(
         tube_against_figure(result.actual, result.predicted, result.epsilon, title, target), key="model_mpmr"
     )
@@ -213,7 +213,7 @@ def fits_section(engine, bench, data) -> None:
     demonstration: a real session has no test labels)."""
     left, right = st.columns(2)
     predictions = {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test}
-    title, target = "Held-out rows: predicted against actual", data.dataset.metadata["target"]
+    title, target = "Held-out rows (demo): predicted against actual", data.dataset.metadata["target"]
     axes = (f"actual {target}", f"predicted {target}")  # in the target's own name (and units)
     scatter = against_figure(data.y_true[data.test], predictions, title, *axes, diagonal="perfect")
     left.plotly_chart(scatter, key="model_scatter")

@@ -287,8 +287,17 @@ def test_the_held_out_scatter_names_its_axes_by_the_target(ready):
     at = ready.switch_page("app_pages/model.py").run()
     assert not at.exception
     titled = {figure["layout"]["title"]["text"]: figure["layout"] for figure in charts(at).values()}
-    layout = titled["Held-out rows: predicted against actual"]
+    layout = titled["Held-out rows (demo): predicted against actual"]
     assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("actual price", "predicted price")
+
+
+def test_every_figure_of_held_out_truth_says_it_is_a_demonstration(ready):
+    """A new user read the held-out scatter and the test-MAE history as the session's own results: a
+    real session has no test labels, so each figure drawn from them says '(demo)' in its title."""
+    at = ready.switch_page("app_pages/model.py").run()
+    titles = [figure["layout"]["title"]["text"] for figure in charts(at).values()]
+    of_truth = [title for title in titles if "held-out" in title.lower() or "test mae" in title.lower()]
+    assert len(of_truth) >= 2 and all("(demo)" in title for title in of_truth), titles
 
 
 @pytest.mark.parametrize(

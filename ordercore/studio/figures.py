@@ -242,7 +242,7 @@ def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
             x=run, y=metrics[column], mode="lines+markers", name=name, line={"color": colour},
             customdata=held, hovertemplate=f"{name}, {hover}",
         )  # fmt: skip
-    figure.update_layout(title="Test MAE at each model run", xaxis_title="model run (one per retrain)",
+    figure.update_layout(title="Test MAE at each model run (demo)", xaxis_title="model run (one per retrain)",
                          yaxis_title="test MAE")  # fmt: skip
     styled(figure)
     figure.update_xaxes(**whole_numbers(len(run)), range=[0.5, len(run) + 0.5])
