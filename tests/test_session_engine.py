@@ -387,3 +387,50 @@ def test_answers_faster_than_retrains_are_all_kept_in_order(store, session_id, s
     release.set()
     engine.wait()
     assert engine.models.last()["preferences"] == 20 and len(engine.models.history) <= 3
+
+
+EXIT_SCRIPT = """
+import sys, threading, time
+from pathlib import Path
+import pandas as pd
+from ordercore.studio import grading
+from ordercore.studio.session import SessionEngine
+from ordercore.studio.store import Store
+
+done = Path(sys.argv[2])
+def slow_round(*args):
+    time.sleep(1.0)  # stands in for a HiGHS solve (a C++ call that releases the GIL)
+    done.write_text(done.read_text() + "x" if done.exists() else "x")
+    return {"problem": "stand-in"}
+
+def page():  # as a Streamlit page runs: in a daemon thread, whose threads would inherit its daemon flag
+    if sys.argv[4] == "grades":
+        grading._refit = slow_round
+        grades = grading.SessionGrading()
+        grades.fit(None, "items", "gp", pd.DataFrame({"id": [1], "row": [0], "grade": [3]}), 5)  # awaited
+        grades.fit(None, "items", "gp", pd.DataFrame({"id": [1], "row": [0], "grade": [4]}), 5)  # a refit is not
+    else:
+        engine = SessionEngine(Store(sys.argv[1]), int(sys.argv[3]), "exiting studio")
+        engine.catch_up = slow_round
+        engine.changed()
+
+script = threading.Thread(target=page, daemon=True)
+script.start()
+script.join()
+"""
+
+
+@pytest.mark.parametrize("work, rounds", [("grades", "xx"), ("engine", "x")])
+def test_the_process_exits_only_after_the_background_rounds_it_started(store, session_id, tmp_path, work, rounds):
+    """A background round cut off at exit is inside a solver: a daemon thread in HiGHS when Python
+    finalizes aborts the process ("terminate called without an active exception", exit 134, seen in
+    the suite).  The grades' refit (after their first fit, which is awaited) and the engine's
+    follow-up, started from a page's daemon thread, are waited for: they finish, exit 0."""
+    import subprocess
+    import sys
+
+    done = tmp_path / "done"
+    script = [sys.executable, "-c", EXIT_SCRIPT, store.url, str(done), str(session_id), work]
+    finished = subprocess.run(script, capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+    assert done.read_text() == rounds

@@ -69,7 +69,8 @@ class SessionGrading:
             if self._fit is None or self._fit[0] != key:
                 self._wanted = (model, kind, key, grades, scale)
                 if self._worker is None:
-                    self._worker = threading.Thread(target=self._work, daemon=True, name="grading")
+                    # daemon=False, as the session's follower (session.py): no fit cut off at exit
+                    self._worker = threading.Thread(target=self._work, daemon=False, name="grading")
                     self._worker.start()
             first = self._fit is None or self._fit[0][0] != kind
             if wait or first:

@@ -331,7 +331,8 @@ class SessionEngine:
         with self._follow_up:
             self._wanted = True
             if self._follower is None:
-                self._follower = threading.Thread(target=self._follow, daemon=True, name=f"session-{self.id}")
+                # daemon=False (not inherited from a daemon caller): exit waits for the round (a daemon in HiGHS aborts)
+                self._follower = threading.Thread(target=self._follow, daemon=False, name=f"session-{self.id}")
                 self._follower.start()
 
     def _follow(self) -> None:
