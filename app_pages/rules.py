@@ -92,14 +92,14 @@ def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
     return condition
 
 
-def build_rule(data):
+def build_rule(data, taken=()):
     """The rule form: its name (the column it orders by, until the expert types one), its conditions
     across the page, then its ordering, margin and weight and the cap on its pairs in the left column.
     (rule or None, the cap or None, the right column for the preview, the left for the Add button)."""
     frame, target = data.frame, data.dataset.metadata["target"]
     exclude = [target, identifier_column(frame, [target])]  # the id names rows: no rule measures it
     numeric = rule_columns(frame, "numeric", exclude)
-    ordering_default = default_ordering(frame, exclude)
+    ordering_default = default_ordering(frame, exclude, taken)
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
     suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default])
@@ -227,7 +227,7 @@ def trust_table(trust):
 def main() -> None:
     st.title("Rules")
     engine, data = app_state.need_engine_and_data()
-    rule, cap, preview, left = build_rule(data)
+    rule, cap, preview, left = build_rule(data, {rule.ordering.column for _, rule in engine.rules()})
     if rule is not None:
         made = rule_preview(preview, data, rule, cap)
         if made is not None and left.button(

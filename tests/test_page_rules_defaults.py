@@ -292,3 +292,22 @@ def test_the_preview_table_names_its_long_columns_short_to_fit_the_page(ready):
     preview = next(f for f in at.dataframe if "target higher by at least" in f.value.columns)
     config = json.loads(preview.proto.columns)
     assert config["target higher by at least"] == {"label": "margin", "help": "target higher by at least"}
+
+
+def test_after_a_reload_the_form_does_not_offer_a_rule_the_session_holds(ready, store_path):
+    """A new user reloaded the Rules page after adding its default rule: the form offered the same rule
+    again, and Add said it repeats one.  The form now orders by a column no rule of the session uses."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.studio_app import APP
+
+    add_default_rule(ready)
+    held = {rule.ordering.column for _, rule in Store(f"sqlite:///{store_path}").rules(engine(ready).id)}
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    reloaded.query_params["session"], reloaded.query_params["annotator"] = "s1", "ann"
+    reloaded.run()
+    reloaded.switch_page("app_pages/rules.py").run()
+    assert not reloaded.exception and len(held) == 1
+    assert form(reloaded)["rule_ordering"] not in held
+    reloaded.button(key="rule_add").click().run()
+    assert not reloaded.exception and "Added" in reloaded.success[0].value

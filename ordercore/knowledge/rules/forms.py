@@ -161,16 +161,19 @@ then any column named with 'bedroom' or 'room'."""
 CLOSENESS_NAMES = ("latitude", "longitude", "lat", "lon", "lng")
 
 
-def default_ordering(frame: pd.DataFrame, exclude=()) -> str | None:
+def default_ordering(frame: pd.DataFrame, exclude=(), taken=()) -> str | None:
     """The column a new rule orders by: one of ``ORDERING_NAMES``, else one named with 'bedroom' or
     'room', else the first numeric column the suggested conditions do not pair rows on (never the
-    location or the age and income columns of ``SUGGESTED_CLOSENESS``), else the first numeric one."""
+    location or the age and income columns of ``SUGGESTED_CLOSENESS``), else the first numeric one;
+    among each of those, first a column no rule of the session orders by yet (``taken``), so that the
+    form does not offer again a rule the session holds."""
     numeric = rule_columns(frame, "numeric", exclude)
     named = [c for c in ORDERING_NAMES if c in numeric]
     named += [c for part in ("bedroom", "room") for c in numeric if part in c.lower()]
     closeness = {*CLOSENESS_NAMES, *(c for names in SUGGESTED_CLOSENESS for c in names)}
     rest = [c for c in numeric if c.lower() not in closeness]
-    return (named or rest or numeric or [None])[0]
+    ranked = [*named, *rest, *numeric]
+    return next((c for c in ranked if c not in taken), ranked[0] if ranked else None)
 
 
 def default_direction(values: pd.Series, labels: np.ndarray) -> str:
