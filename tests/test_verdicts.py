@@ -30,7 +30,7 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     ann = ClickStanding.of("ann", names, svr, ssl, zero)
     assert (ann.preferences, ann.svr_violated, ann.ssl_violated, ann.weight) == (4, 1, 3, 0.0)
     assert ann.why().startswith("SSL breaks 3 of the 4 preferences from ann's answers, SVR 1. Their weight is 0")
-    assert "0.62 ± 0.08 on 4 answers" in ann.why()
+    assert "(0.62 on 4 answers, at least 0.46: not above 0.5)" in ann.why()  # 0.62 - 2 x 0.08
     bo = ClickStanding.of("bo", names, svr, ssl, zero)
     assert "weight is 0.50 of 1" in bo.why() and "λ2 = 0.17, growing to 1 at 100" not in bo.why()  # not clicks only
     only_clicks = trust_of(["clicks: ann", "clicks: bo"], [0.5, 0.5], agreement[[0, 2]])
@@ -67,13 +67,15 @@ def test_a_rule_of_weight_0_says_where_its_weight_rests():
 
 
 def test_an_accuracy_from_agreement_is_shown_within_0_and_1():
-    """The least-squares estimate read 1.25 ± 0.27 on the Model page (12 answers, all as SVR orders them)."""
+    """The least-squares estimate read 1.25 ± 0.27 on the Model page (12 answers, all as SVR orders them).
+    Beside it the lower bound the weight is taken from, 2 standard errors below (a new user read
+    '0.76 ± 0.13, not surely above 0.5' as a contradiction: the ± was one standard error)."""
     agreement = np.array([[1.25, 0.27, 12], [-0.1, 0.3, 5], [0.62, 0.08, 4]])
     trust = trust_of(["clicks: a", "clicks: b", "clicks: c"], [1.0, 0.0, 0.5], agreement)
     assert trust.agreement_text() == [
-        "1.00 ± 0.27 on 12 answers",
-        "0.00 ± 0.30 on 5 answers",
-        "0.62 ± 0.08 on 4 answers",
+        "1.00 on 12 answers, at least 0.71",  # 1.25 - 0.54
+        "0.00 on 5 answers, at least 0.00",  # -0.7, shown within [0, 1]
+        "0.62 on 4 answers, at least 0.46",
     ]
 
 

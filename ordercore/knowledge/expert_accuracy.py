@@ -46,6 +46,15 @@ FULL_ACCURACY = 0.7
 the accuracy automatic trust expects of a source before it is checked (``source_weights.PRIOR_ACCURACY``)."""
 
 
+def accuracy_words(accuracy: float, standard_error: float, answers: float) -> str:
+    """An annotator's measured accuracy in words, with the lower bound automatic trust weighs them by
+    ('0.76 on 23 answers, at least 0.50': ``Z_INFORMATIVE`` standard errors below, as
+    ``AgreementEstimate.lower_bound``; a new user read '0.76 ± 0.13 … not surely above 0.5' as a
+    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise)."""
+    shown, lowest = (min(max(v, 0.0), 1.0) for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error))
+    return f"{shown:.2f} on {answers:.0f} answers, at least {lowest:.2f}"
+
+
 @dataclass(frozen=True)
 class ReferenceOrder:
     """SVR's order as a second annotator: ``predictions`` (n,) of every row (``source_weights.reference_predictions``)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from ordercore.knowledge.expert_accuracy import accuracy_words
 from ordercore.knowledge.label_cv import (
     Blend,
     LabelCV,
@@ -225,19 +226,13 @@ class SourceTrust:
         return self.trust.cv is not None and clicks_only(self.names, self.trust.weights)
 
     def agreement_text(self) -> list[str]:
-        """Each source's accuracy from agreement with SVR in words ('0.93 ± 0.06 on 120 answers'; '—' for
+        """Each source's accuracy from agreement with SVR in words ('0.93 on 120 answers, at least 0.81'; '—' for
         sources other than clicks).  The least-squares estimate can leave [0, 1] by noise (1.25 on 12
         answers all agreeing with SVR); an accuracy is shown within it (the one-parameter fit's constrained
         optimum is the clipped one)."""
         rows = self.agreement if self.agreement is not None else np.full((len(self.names), 3), np.nan)
         return [
-            "—"
-            if np.isnan(a)
-            else (
-                "not measurable yet"
-                if not np.isfinite(se)
-                else f"{min(max(a, 0.0), 1.0):.2f} ± {se:.2f} on {m:.0f} answers"
-            )
+            "—" if np.isnan(a) else ("not measurable yet" if not np.isfinite(se) else accuracy_words(a, se, m))
             for a, se, m in rows
         ]
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta
 
+from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, accuracy_words
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
 from ordercore.studio.data import readable
@@ -150,7 +151,7 @@ class ClickStanding:
             measured_text = (
                 "not measured yet"
                 if np.isnan(accuracy)
-                else f"{accuracy:.2f} ± {error:.2f} on {int(measured)} answers, not surely above 0.5"
+                else f"{accuracy_words(accuracy, error, measured)}: not above 0.5"
             )
             return (
                 f"{self.summary()} Their weight is 0 for now: automatic trust counts an annotator's clicks once "
@@ -172,7 +173,8 @@ class ClickStanding:
             ramp = f" SSL fits clicks at λ2 = {self.lambda2:.2f}, growing to 1 at {FULL_WEIGHT_ANSWERS} answers."
         return (
             f"{self.summary()} Their weight is {self.weight:.2f} of 1 (their accuracy, estimated from where they "
-            f"agree with SVR's order: {accuracy:.2f} ± {error:.2f}; full weight once surely above 0.7).{ramp} "
+            f"agree with SVR's order: {accuracy_words(accuracy, error, measured)}; full weight once at least "
+            f"{FULL_ACCURACY}).{ramp} "
             "SSL also weighs the labels and any rules: where those disagree with an answer, it can still break "
             "it. More answers raise their pull."
         )
