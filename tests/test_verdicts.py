@@ -46,6 +46,22 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     assert fewer.startswith("SSL breaks 1 of the 4 preferences from ann's answers, SVR 3. Their weight is 0 for now")
 
 
+def test_a_trusted_annotator_is_told_when_ssl_is_svr_for_now():
+    """A new user's 45 right answers (weight 1.00) moved nothing: the blend in force mixed in no fit with
+    preferences (alpha 0, the rules' cross-validation), and Pairwise said nothing.  By hand: 3 answers,
+    SSL and SVR break the same one."""
+    names = np.array(["clicks: ann"] * 3 + ["rule #1: r"], dtype=object)
+    broken = np.array([0, 1, 0, 1], dtype=bool)
+    svr_only = Trust(np.array([1.0, 1.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 0.0), object(), None)
+    agreement = np.array([[1.0, 0.1, 3], [np.nan] * 3])
+    trust = SourceTrust(("clicks: ann", "rule #1: r"), (None, None), svr_only, None, None, agreement)
+    why = ClickStanding.of("ann", names, broken, broken, trust).why()
+    assert why.startswith("SSL breaks 1 of the 3 preferences from ann's answers, SVR 1. SSL is SVR for now")
+    assert "weight 1.00" in why
+    mixed = trust_of(["clicks: ann", "rule #1: r"], [1.0, 1.0], agreement)  # alpha 1: nothing to explain
+    assert ClickStanding.of("ann", names, broken, broken, mixed).why() is None
+
+
 def test_a_rule_of_weight_0_says_where_its_weight_rests():
     """By hand: a rule right on 3 of 4 labeled pairs, but of the 2 SVR orders the other way right on 1;
     an import SVR agrees with everywhere; a rule of weight 1 and clicks say nothing here."""

@@ -98,7 +98,8 @@ class ClickStanding:
     """An annotator's answers in the last retrain: the ``preferences`` their clicks made, how many
     SVR and SSL break; the weight automatic trust gives their clicks (None: trust off or not assessed
     yet), their agreement with SVR (accuracy, standard error, answers; NaN when not measured) and the
-    λ2 SSL fits the clicks with (None: not known here)."""
+    λ2 SSL fits the clicks with (None: not known here); ``ssl_is_svr``: the trust in force mixes no fit
+    with preferences into SSL (its blend's alpha is 0), so no answer moves it."""
 
     annotator: str
     preferences: int
@@ -107,6 +108,7 @@ class ClickStanding:
     weight: float | None
     agreement: tuple
     lambda2: float | None
+    ssl_is_svr: bool = False
 
     @classmethod
     def of(cls, annotator: str, names, svr_violated, ssl_violated, trust: SourceTrust | None) -> ClickStanding:
@@ -131,6 +133,7 @@ class ClickStanding:
             weight,
             agreement,
             lambda2,
+            trust is not None and trust.trust.blend.alpha == 0,
         )
 
     def summary(self) -> str:
@@ -144,8 +147,9 @@ class ClickStanding:
         )
 
     def why(self) -> str | None:
-        """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet
-        (said whatever SSL breaks: the annotator should know their answers do not count); else None."""
+        """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet,
+        or that SSL is SVR for now (said whatever SSL breaks: the annotator should know their answers move
+        nothing, a new user answered 45 pairs rightly without a word why); else None."""
         accuracy, error, measured = self.agreement
         if self.weight == 0 and self.preferences:
             measured_text = (
@@ -157,6 +161,14 @@ class ClickStanding:
                 f"{self.summary()} Their weight is 0 for now: automatic trust counts an annotator's clicks once "
                 f"their accuracy, estimated from where they agree with SVR's order, is surely better than a coin "
                 f"({measured_text}). More answers — especially on pairs far apart, where SVR is sure — settle it."
+            )
+        if self.ssl_is_svr and self.preferences and self.weight is not None:
+            return (
+                f"{self.summary()} SSL is SVR for now (λ2 = 0), so no answer moves it: automatic trust mixes in "
+                "the fit with preferences only where cross-validation on the labels finds it better than SVR, "
+                "and with the rules and answers in force it does not (the Model page shows the figures). "
+                f"Your answers count (weight {self.weight:.2f}) and are assessed again as they grow; a rule "
+                "with a negative effect there, removed or audited, can hold them back."
             )
         if self.ssl_violated <= self.svr_violated:
             return None
