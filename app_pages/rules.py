@@ -191,7 +191,9 @@ def export_and_import(engine) -> None:
             try:
                 message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:
-                st.error(f"Nothing was imported: {str(error).strip(chr(39))}")
+                # (a KeyError's str() quotes its message; stripping quotes off others cut a column name's)
+                reason = error.args[0] if isinstance(error, KeyError) and error.args else error
+                st.error(f"Nothing was imported: {reason}")
             else:
                 (st.info if message.startswith("Nothing") else st.success)(message)
 

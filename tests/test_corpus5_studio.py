@@ -111,7 +111,10 @@ def test_a_hand_edited_export_names_the_columns_it_lacks_and_its_own(store, engi
     with pytest.raises(ValueError) as refused:
         engine.import_file(f"{kind}.csv", "\n".join([edited, *rows]).encode(), "imp")
     own = ", ".join(repr(column) for column in edited.split(","))
-    assert str(refused.value) == f"not a file the Studio exports: {said.rstrip('; ')}; this file's columns are {own}"
+    data_page = " (a table of rows and their values is chosen on the Data page, not imported)"
+    assert str(refused.value) == (
+        f"not a file the Studio exports: {said.rstrip('; ')}; this file's columns are {own}{data_page}"
+    )
     assert state(store, engine.id) == before
 
 

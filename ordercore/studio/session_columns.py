@@ -63,6 +63,7 @@ def unrecognized(headers: list[str], identifier: str | None) -> str:
     kinds = "preferences have columns i and j, answers row_a, row_b, choice and annotator, grades row, grade and "
     kinds += "annotator (ids: NAME_i, NAME_a, NAME for rows named by NAME), rules are a JSON list"
     own = f"this file's columns are {', '.join(map(quoted, headers[:12]))}{' …' if len(headers) > 12 else ''}"
+    own += " (a table of rows and their values is chosen on the Data page, not imported)"
     nearest = [(len(lacking), kind, lacking) for kind in NEEDED if (lacking := _lacking(headers, kind, identifier))]
     nearest = [found for found in nearest if found[0] < len(NEEDED[found[1]])]  # holds one of its columns
     if not nearest:
