@@ -285,6 +285,8 @@ def add_rule(engine, rule, made) -> None:
         st.error(app_state.plain(f"The rule was not added: {error}"))
     else:
         st.success(app_state.plain(f"Added {rule.name!r}: {len(made.preferences):,} preferences."))
+        st.session_state["rule_name_given"] = st.session_state.get("rule_name")  # a typed name was this rule's:
+        # the next rule's name follows its ordering again (a new user's second rule kept the first's name)
 
 
 def stored_rules_section(engine, data) -> None:

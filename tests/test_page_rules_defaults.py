@@ -311,3 +311,18 @@ def test_after_a_reload_the_form_does_not_offer_a_rule_the_session_holds(ready, 
     assert form(reloaded)["rule_ordering"] not in held
     reloaded.button(key="rule_add").click().run()
     assert not reloaded.exception and "Added" in reloaded.success[0].value
+
+
+def test_after_a_rule_with_a_typed_name_is_added_the_next_rules_name_follows_its_ordering(ready, store_path):
+    """A new user typed their first rule's name, added it, then chose another ordering column: the form
+    kept the first rule's name for a rule that meant something else."""
+    from ordercore.knowledge.rules.forms import rule_name
+
+    at = ready.switch_page("app_pages/rules.py").run()
+    at.text_input(key="rule_name").input("my first rule").run()
+    at.button(key="rule_add").click().run()
+    assert not at.exception and "Added 'my first rule'" in at.success[0].value
+    other = next(c for c in at.selectbox(key="rule_ordering").options if c != form(at)["rule_ordering"])
+    at.selectbox(key="rule_ordering").set_value(other).run()
+    direction = at.radio(key="rule_direction").value
+    assert at.text_input(key="rule_name").value == rule_name(other, direction)
