@@ -238,6 +238,8 @@ def main() -> None:
             add_rule(engine, rule, made)
     export_and_import(engine)
     st.subheader("The session's rules")
+    if removed := st.session_state.pop("rule_removed", None):
+        st.success(removed)
     if not engine.rules():
         st.caption("No rules yet.")
         return
@@ -346,6 +348,8 @@ def remove_buttons(engine, rule_id: int, name: str, trust) -> None:
     def remove() -> None:
         engine.remove_rule(rule_id)
         st.session_state.pop("rule_removing", None)
+        removed = f"Removed {name!r} and its {int(row['pairs']):,} preferences: the models retrain without them."
+        st.session_state["rule_removed"] = app_state.plain(removed)  # said once, on the page's next run
 
     yes.button("Yes, remove it", type="primary", key=f"rule_remove_confirm_{rule_id}", on_click=remove)
     no.button("Cancel", key=f"rule_remove_cancel_{rule_id}", on_click=st.session_state.pop, args=("rule_removing",))

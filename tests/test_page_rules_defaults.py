@@ -231,6 +231,10 @@ def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
     at.button(key=f"rule_remove_confirm_{rule_id}").click().run()
     assert not at.exception and store.rules(session_id) == []
     assert len(store.preferences(session_id)[0]) == 0
+    # and says it did (a new user saw the rule vanish without a word), once
+    said = f"Removed '{rule.name}' and its {count:,} preferences: the models retrain without them."
+    assert [s.value.replace("\\", "") for s in at.success] == [said]
+    assert not at.run().success
 
 
 def test_the_overlaps_table_is_in_words(ready, store_path):
