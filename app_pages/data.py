@@ -132,7 +132,8 @@ def show_data(data) -> None:
         st.dataframe(data.shown(200), key="data_preview", hide_index=True, width="stretch")
         st.caption(
             "Targets are shown only on the labeled rows: the unlabeled rows are the ones you compare, and the "
-            "held-out rows measure the models, so you never see theirs."
+            "held-out rows measure the models, so no page you label on shows theirs (the Model page's demo "
+            "figures plot them, to show how the models do)."
         )
 
 

@@ -24,6 +24,7 @@ from ordercore.knowledge.rules import (
 )
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
+from ordercore.studio.numbers import counted
 from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
 from ordercore.studio.verdicts import wrong_way_warning
 
@@ -323,8 +324,8 @@ def stored_rules_section(engine, data) -> None:
             "conditions, and how many of them its order gets right."
         )
     st.caption(
-        f"Preference graph: {len(report.cycles):,} cycles, {len(report.conflicts):,} conflicting pairs, "
-        f"{len(report.duplicates):,} duplicates."
+        f"Preference graph: {counted(len(report.cycles), 'cycle')}, "
+        f"{counted(len(report.conflicts), 'conflicting pair')}, {counted(len(report.duplicates), 'duplicate')}."
     )
     for rule_id, stored_rule in engine.rules():
         remove_buttons(engine, rule_id, stored_rule.name, trust)

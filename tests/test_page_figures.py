@@ -341,3 +341,14 @@ def test_a_scatter_of_thousands_of_rows_draws_a_named_sample_of_them():
     assert len(tube.data[0].x) + len(tube.data[1].x) == 1000
     small = against_figure(actual[:600], {"SVR": series["SVR"][:600]}, "Held-out rows", "actual", "predicted")
     assert len(small.data[0].x) == 600 and small.layout.title.text == "Held-out rows"
+
+
+@pytest.mark.parametrize(
+    "count, noun, text",
+    [(1, "conflicting pair", "1 conflicting pair"), (0, "cycle", "0 cycles"), (1204, "duplicate", "1,204 duplicates")],
+)
+def test_a_count_has_its_noun_in_the_singular_only_for_one(count, noun, text):
+    """A new user read '1 conflicting pairs' under the rules' preference graph."""
+    from ordercore.studio.numbers import counted
+
+    assert counted(count, noun) == text

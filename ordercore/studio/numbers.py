@@ -106,3 +106,9 @@ def gp_progress_text(done: int, most: int, seconds: float, usual: int) -> str:
     if done < usual:
         text += f"; about {duration((usual - done) * each)} left if it ends after {usual} as searches usually do"
     return f"{text}, at most {at_most} more; {duration(seconds)} so far"
+
+
+def counted(count: int, noun: str) -> str:
+    """'1 cycle', '2 cycles', '1,204 conflicting pairs': a count with its noun, plural unless 1 (a new
+    user read '1 conflicting pairs')."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
