@@ -90,17 +90,20 @@ def test_preferences_read_higher_lower_and_margin_with_rows_by_name():
     frame = pd.DataFrame({"code": ["x7", "y8", "z9"], "area": [41.5, 1250.0, 63.25], "y": [1.0, 2.0, 3.0]})
     preferences = PreferenceSet([2, 0], [1, ZERO], [1500.0, 0.0], [1.0, 0.5])
     table = RowNames.of(frame, "y", "code").preferences_table(preferences)
+    # the id alone in each cell, its column in the header (a new user's rule preview cut 'laptop_code LT-…',
+    # repeated per cell, to 'laptop_')
     assert table.to_dict("list") == {
-        "higher": ["code z9", "code x7"],
-        "lower": ["code y8", "0"],
+        "higher (code)": ["z9", "x7"],
+        "lower (code)": ["y8", "0"],
         "target higher by at least": ["1,500", "0"],
         "weight": ["1", "0.5"],
     }
+    assert RowNames.of(frame, "y", None).preferences_table(preferences)["higher"].tolist() == ["row 2", "row 0"]
     # A rule's columns on both sides (area written with its two decimals), none for the constant 0
     table = RowNames.of(frame, "y", "code").preferences_table(preferences, frame, ["area"])
     assert list(table.columns) == [
-        "higher",
-        "lower",
+        "higher (code)",
+        "lower (code)",
         "area (higher)",
         "area (lower)",
         "target higher by at least",

@@ -95,14 +95,16 @@ class RowNames:
         return "+" + text if difference > 0 else text
 
     def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=()) -> pd.DataFrame:
-        """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by name (the
-        constant 0 of a unary preference as '0'), with its weight; and each of ``frame``'s ``columns``
+        """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by id, the id
+        column in the headers ('higher (home_id)'; 'row K' without one; the constant 0 of a unary
+        preference as '0'), with its weight; and each of ``frame``'s ``columns``
         (a rule's) on both sides, written as ``value`` writes them."""
 
-        def side(rows):
-            return [("0" if row < 0 else self.name(row)) for row in rows]
+        def side(rows):  # the id alone, its column named in the header (repeated per cell it filled the width)
+            return [("0" if row < 0 else self.labels[row] if self.identifier else f"row {row}") for row in rows]
 
-        table = {"higher": side(preferences.i), "lower": side(preferences.j)}
+        named = f" ({self.identifier})" if self.identifier else ""
+        table = {f"higher{named}": side(preferences.i), f"lower{named}": side(preferences.j)}
         for column in columns:
             for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
                 table[f"{column} ({label})"] = [
