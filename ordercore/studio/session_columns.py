@@ -10,7 +10,18 @@ import pandas as pd
 from ordercore.inputs.printable import quoted
 
 KNOWN = {
-    "answers": ("row_a", "row_b", "choice", "weight", "margin", "annotator", "created_at", "rule_id", "rule_winner"),
+    "answers": (
+        "row_a",
+        "row_b",
+        "choice",
+        "weight",
+        "margin",
+        "annotator",
+        "created_at",
+        "rule_id",
+        "rule",
+        "rule_winner",
+    ),  # fmt: skip
     "grades": ("row", "grade", "annotator", "created_at"),
 }
 """The columns ``Store.export_answers`` and ``Store.export_grades`` write (rows by position)."""

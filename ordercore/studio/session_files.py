@@ -192,7 +192,8 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     happened in words; ``ValueError`` (nothing written) for a bad file."""
     name = None if file.names is None else file.names.name  # errors name rows as the file does
     if file.kind == "answers":
-        return _said(store.import_answers(session_id, file.table, name), len(file.table), "answer")
+        said = _said(store.import_answers(session_id, file.table, name), len(file.table), "answer")
+        return said + _unlinked_audits(store, session_id, file.table)
     if file.kind == "grades":
         return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade")
     if file.kind == "preferences":
@@ -235,6 +236,23 @@ def export_session_file(store, session_id: int, kind: str, names: RowNames, form
     if kind == "rules":
         return store.export_rules(session_id)
     return {"answers": store.export_answers, "grades": store.export_grades}[kind](session_id, ids)
+
+
+def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
+    """' 12 answers audited a rule this session does not hold ('newer is worth more') …' for the lines of an
+    answers ``table`` whose ``rule`` the session has no rule of that name for; '' when every audit links."""
+    if "rule" not in table.columns:
+        return ""
+    held = {rule.name for _, rule in store.rules(session_id)}
+    named = table["rule"].dropna().astype(str)
+    missing = named[(named != "") & ~named.isin(held)]
+    if missing.empty:
+        return ""
+    rules = ", ".join(map(repr, pd.unique(missing)[:3]))
+    return (
+        f" {len(missing):,} of them audited a rule this session does not hold ({rules}): they count as answers, "
+        "not as its audit. Import the rules first, then the answers, to keep the audits."
+    )
 
 
 def _said(added: int, total: int, word: str) -> str:

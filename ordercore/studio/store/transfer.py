@@ -155,6 +155,18 @@ def _row(row: int) -> str:
     return f"row {row}"
 
 
+def audited_rules(connection, session_id: int, table: pd.DataFrame) -> list[int | None]:
+    """For each line of an answers table, the session's rule its ``rule`` column names (an audit answer
+    exported from another session: linked to the rule of that name, imported before it), else None; a
+    name two of the session's rules share links to neither."""
+    query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id)
+    names = [(row.id, Rule.from_json(row.spec).name) for row in connection.execute(query)]
+    counts = pd.Series([name for _, name in names], dtype=object).value_counts()
+    by_name = {name: rule_id for rule_id, name in names if counts[name] == 1}
+    given = table["rule"] if "rule" in table.columns else [None] * len(table)
+    return [by_name.get(name) if isinstance(name, str) else None for name in given]
+
+
 def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
     """The rows of an answers table as answers' values (row_a, row_b, choice, annotator, weight,
     margin, swapped), each checked as ``Store.add_answer`` checks one; ``ValueError`` naming the
@@ -261,11 +273,12 @@ class TransferStore:
                 sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
             ).all()
             seen, new = {tuple(row) for row in held}, []
-            for row in checked:
+            audited = audited_rules(connection, session_id, table)
+            for row, rule_id in zip(checked, audited, strict=True):
                 key = tuple(row[name] for name in ANSWER_KEY)
                 if key not in seen:
                     seen.add(key)
-                    new.append(row | {"rule_id": None, "imported": True})
+                    new.append(row | {"rule_id": rule_id, "imported": True})
             if new:
                 insert_items(connection, ANSWERS, session_id, new, touch(connection, session_id))
         return len(new)
@@ -293,10 +306,14 @@ class TransferStore:
 
     def export_answers(self, session_id: int, ids: IDS = None) -> str:
         """The session's answers as CSV, oldest first: row_a, row_b (A and B as shown), choice, weight,
-        margin, annotator, created_at, rule_id (the rule audited, empty for other pairs) and rule_winner
-        (``rule_winner``); the rows by id with ``ids`` (``by_id``).  ``import_answers`` reads it back
-        (``session_files``: by id)."""
+        margin, annotator, created_at, rule_id and rule (the rule audited, by id and by name; empty for
+        other pairs) and rule_winner (``rule_winner``); the rows by id with ``ids`` (``by_id``).
+        ``import_answers`` reads it back (``session_files``: by id), linking each audit to the rule of
+        its name."""
         answers = self.answers(session_id)
+        named = {rule_id: rule.name for rule_id, rule in self.rules(session_id)}
+        audited = answers["rule_id"].map(lambda rule_id: "" if pd.isna(rule_id) else named.get(int(rule_id), ""))
+        answers.insert(answers.columns.get_loc("rule_id") + 1, "rule", audited)
         answers["rule_winner"] = rule_winner(answers)
         frame = by_id(answers.drop(columns=["id", "swapped", "imported"]), "answers", ids)
         return frame.to_csv(index=False, float_format="%.17g")
