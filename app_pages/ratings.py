@@ -195,8 +195,8 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
     least sure of."""
     cells = st.columns(3)
     cells[0].metric("Grades given", f"{len(grades):,}")
-    if fit["problem"] is not None:
-        st.info(f"No model yet: {fit['problem']}.")
+    if fit["problem"] is not None:  # of the grades it was fitted on: said as theirs while the refit of these runs
+        st.info(f"No model yet: {fit['problem']}." if fit["current"] else "Fitting the grades given so far…")
         return
     start = "warm, from the last fit" if fit["warm"] else "cold"
     cells[2].metric(

@@ -174,3 +174,26 @@ def test_an_item_is_named_by_the_tables_id(ready):
     item = sent_to(at, "grade_answers")[0]
     ids = pd.read_csv(SAMPLE_PATH)["home_id"]
     assert item["caption"] == f"home_id {ids[item['target'][0]]}"
+
+
+def test_while_the_grades_refit_runs_the_page_does_not_give_the_last_fits_problem_as_theirs(ready, monkeypatch):
+    """A new user saw 'No model yet: … at least two different grades' for seconds after grading 14
+    items 1 to 5: the page showed the problem of the fit before their grades while these were refitted."""
+    import threading
+
+    from ordercore.studio import grading
+
+    at = ready.switch_page("app_pages/ratings.py").run()
+    grade_shown(at, 3)
+    assert any(info.value.startswith("No model yet: ") for info in at.info)  # one grade: a true problem
+    release, refit = threading.Event(), grading._refit
+    monkeypatch.setattr(grading, "_refit", lambda *args: (release.wait(60), refit(*args))[1])
+    item = at.session_state["screen"].item
+    try:
+        send_key(at, "grade_answers", "5", [item])  # two different grades now; their refit is held back
+        shown = [info.value for info in at.info]
+    finally:
+        release.set()
+        engine(at).grading.wait()
+    assert "Fitting the grades given so far…" in shown and not any(v.startswith("No model yet") for v in shown)
+    assert not any(info.value.startswith("No model yet") for info in at.run().info)
