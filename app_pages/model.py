@@ -257,11 +257,16 @@ def settings_section(engine) -> None:
     for name, setting in models[settings.family].studio_settings.items():
         key = f"model_{settings.family}_{name}"
         state[key] = settings.parameters[name]
+        trusted = settings.automatic_trust and name == "lambda2"  # automatic trust sets SSL's λ2 itself
         st.select_slider(
             setting.label,
             setting.values,
             format_func=lambda value: "auto" if value is None else significant(value, 3),
             key=key,
+            disabled=trusted,
+            help="Not used under automatic trust, which weighs each source itself: turn it off below to set λ2."
+            if trusted
+            else None,
             on_change=lambda name=name, key=key: set_model(
                 engine, parameters={**engine.model_settings().parameters, name: state[key]}
             ),

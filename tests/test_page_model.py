@@ -412,3 +412,12 @@ def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
 
     shown = next(m for m in at.metric if m.label == "Test MAE, SSL (demo)")
     assert shown.proto.delta not in ("", "no change") and shown.proto.color == Metric.MetricColor.GRAY
+
+
+def test_the_lambda2_slider_is_off_while_automatic_trust_sets_lambda2(ready):
+    """A new user saw the λ2 slider as active while automatic trust ignored it (its toggle's help said so)."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert at.toggle(key="model_automatic_trust").value and at.select_slider(key="model_lp_lambda2").disabled
+    assert not at.select_slider(key="model_lp_lambda1").disabled
+    at.toggle(key="model_automatic_trust").set_value(False).run()
+    assert not at.exception and not at.select_slider(key="model_lp_lambda2").disabled
