@@ -2,6 +2,8 @@
 progress while it runs in the background, and the one in force (cross-validation on the labels, what
 automatic trust decided, each source's weight and effect)."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,7 +11,7 @@ import streamlit as st
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
-from ordercore.studio.numbers import change, metric_delta, significant, work_done
+from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done
 from ordercore.studio.verdicts import gain_verdict, zero_weight_reasons
 
 
@@ -35,8 +37,9 @@ def cv_summary(cv, blend) -> None:
     columns = st.columns(4)
     columns[0].metric("CV MAE, SVR", readable(path["svr"]))
     ssl_metric(columns[1], "CV MAE, with preferences", path)
-    columns[2].metric("CV gain over SVR", readable(path["gain"]))
-    columns[2].caption(f"95 % interval: {readable(path['low'])} to {readable(path['high'])}")
+    in_digits = partial(to_digits_of, of=path["svr"])  # a gain, its interval: to the digits of the MAE
+    columns[2].metric("CV gain over SVR", in_digits(path["gain"]))
+    columns[2].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
     ssl_metric(columns[3], "CV MAE, SSL in force", mixed)
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
@@ -59,8 +62,9 @@ def click_summary(cv, blend) -> None:
     columns = st.columns(3)
     columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
     ssl_metric(columns[1], "CV MAE, SSL in force", compared)
-    columns[2].metric("CV gain over SVR", readable(compared["gain"]))
-    columns[2].caption(f"95 % interval: {readable(compared['low'])} to {readable(compared['high'])}")
+    in_digits = partial(to_digits_of, of=compared["svr"])
+    columns[2].metric("CV gain over SVR", in_digits(compared["gain"]))
+    columns[2].caption(f"95 % interval: {in_digits(compared['low'])} to {in_digits(compared['high'])}")
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
     getattr(st, kind)(words)
     st.info(
@@ -108,7 +112,11 @@ def trust_section(engine, status) -> None:
             "accuracy from agreement with SVR": trust.agreement_text(),
             "weight": trust.trust.weights,
             "effect (CV MAE without it − with it)": [
-                "not measured" if trust.effects is not None and np.isnan(effect) else readable(effect)
+                "not measured"
+                if trust.effects is not None and np.isnan(effect)
+                else to_digits_of(effect, cv.comparison(cv.path())["svr"])
+                if cv is not None
+                else readable(effect)
                 for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
             ],
         }
