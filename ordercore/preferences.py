@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.csv_floats import read_csv, repeated_column
+from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_numbers
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.text_files import parse_json, read_utf8
 
@@ -251,6 +252,9 @@ class PreferenceSet:
 
     def __getitem__(self, positions) -> PreferenceSet:
         """The preferences at ``positions`` (int, slice, boolean mask or index array)."""
+        mask = np.asarray(positions) if isinstance(positions, list | np.ndarray) else None
+        if mask is not None and mask.dtype == bool and mask.shape != (len(self),):
+            raise IndexError(f"a mask selects among the {len(self)} preferences, got one of length {mask.size}")
         return PreferenceSet._trusted(*(np.atleast_1d(getattr(self, name)[positions]) for name in self.__slots__))
 
     def __eq__(self, other) -> bool:
@@ -284,6 +288,9 @@ class PreferenceSet:
 
     def violation(self, f: np.ndarray) -> np.ndarray:
         """Shortfall max(d - (f_i - f_j), 0), shape (p,), for values f of shape (n_samples,)."""
+        f, top = np.asarray(f), int(max(self.i.max(initial=ZERO), self.j.max(initial=ZERO)))
+        if f.ndim != 1 or f.size <= top:
+            raise ValueError(f"f has {f.size} values (shape {f.shape}) but the preferences name rows up to {top}")
         f_i = np.where(self.i == ZERO, 0.0, f[self.i])
         f_j = np.where(self.j == ZERO, 0.0, f[self.j])
         return np.maximum(self.margin - (f_i - f_j), 0.0)
@@ -341,6 +348,8 @@ class PreferenceSet:
     def from_json(cls, source) -> PreferenceSet:
         """Read from a path (of UTF-8 text) or JSON text: ``to_json``'s document, or a list of records
         {"i", "j"[, "margin", "weight"]} (rows by position)."""
+        if isinstance(source, str) and not source.strip():
+            raise ValueError("from_json takes JSON text or a path to a JSON file, got an empty string")
         is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
         document = _parse_json(source if is_text else _utf8(source, "JSON"))
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
@@ -409,6 +418,9 @@ def read_preference_table(path) -> pd.DataFrame:
         repeated = repeated_column(io.StringIO(text))
         if repeated:
             raise ValueError(f"{repeated}: which one is meant?")
+        unnamed = [k for k, c in enumerate(frame.columns, 1) if str(c).startswith("Unnamed: ")]  # pandas' names
+        if unnamed:
+            raise ValueError(f"the header's column {unnamed[0]} has no name: name it, or remove it")
         if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):
             raise ValueError(
                 f"the CSV's header {str(frame.columns[0])!r} is one column: separate the columns with commas"
@@ -416,7 +428,7 @@ def read_preference_table(path) -> pd.DataFrame:
     require_pairs(frame.columns)
     refuse_unknown_columns(frame.columns)
     unit = "line" if path.suffix.lower() != ".json" else "record"
-    _refuse_text_numbers(frame, unit)
+    refuse_text_numbers(frame, unit)
     refuse_empty_cells(frame, unit)
     return frame
 
@@ -447,46 +459,3 @@ def refuse_unknown_columns(columns) -> None:
             f"{', '.join(COLUMNS)} (margin and weight optional), and may have {', '.join(EXPORT_COLUMNS)} and "
             "the rows' ids as <id>_i, <id>_j"
         )
-
-
-def refuse_empty_cells(frame: pd.DataFrame, unit: str = "line") -> None:
-    """``ValueError`` naming the line (CSV: the header is line 1) or record of a preference that names no
-    row (i and j both empty), or of the first empty margin and weight cell, every such column named."""
-    first = 2 if unit == "line" else 1
-    blank = [frame[c].isna().to_numpy() | frame[c].astype(str).str.strip().eq("").to_numpy() for c in ("i", "j")]
-    neither = np.flatnonzero(blank[0] & blank[1])
-    if neither.size:
-        raise ValueError(
-            f"{unit} {neither[0] + first} names no row: its i and j are both empty (a unary preference leaves "
-            f"one of them empty, for the constant 0); {neither.size} such {unit}(s)"
-        )
-    empty = [(c, np.flatnonzero(frame[c].isna().to_numpy())) for c in ("margin", "weight") if c in frame]
-    said = [
-        f"the {c} on {unit} {bad[0] + first}" + (f" ({bad.size} in all)" if bad.size > 1 else "")
-        for c, bad in empty
-        if bad.size
-    ]
-    if said:
-        raise ValueError(
-            f"empty cell(s): {'; '.join(said)}: give each a number (a file without the column takes margin 0, weight 1)"
-        )
-
-
-def _refuse_text_numbers(frame: pd.DataFrame, unit: str) -> None:
-    """``ValueError`` naming the line (CSV: the header is line 1) or record and the value of the first
-    margin or weight cell that is not a number (text, or true/false, which would read as 1 or 0)."""
-    first = 2 if unit == "line" else 1
-    for column in ("margin", "weight"):
-        if column not in frame:
-            continue
-        cells = frame[column]
-        numeric = pd.to_numeric(cells.astype(object).where(~cells.map(_is_bool), "bool"), errors="coerce")
-        bad = np.flatnonzero((cells.notna() & numeric.isna()).to_numpy())
-        if bad.size:
-            value = cells.iloc[bad[0]]
-            shown = str(value).lower() if _is_bool(value) else value  # as a CSV or JSON file writes it
-            raise ValueError(f"{unit} {bad[0] + first}: the {column} {shown!r} is not a number")
-
-
-def _is_bool(value) -> bool:
-    return isinstance(value, bool | np.bool_)

@@ -259,7 +259,7 @@ SWEEP += ["--trials", "1", "--out", "{tmp}/r.json", "--vary"]
     ("arguments", "message"),
     [
         (["fit", "{tmp}/wide.csv", "--target", "price", "--out", "{tmp}/m.npz"], "labels reach 1e+305"),
-        (["fit", "{homes}", "--target", "price", "--rules", "{tmp}/deep.json", "--out", "{tmp}/m.npz"], "not a JSON"),
+        (["fit", "{homes}", "--target", "price", "--rules", "{tmp}/deep.json", "--out", "{tmp}/m.npz"], "too deeply"),
         (["fit", "{homes}", "--target", "price", "--rules", "{tmp}/words.json", "--out", "{tmp}/m.npz"], "not a JSON"),
         (["fit", "{homes}", "--target", "price", "--preferences", "{tmp}/deep.json", "--out", "{tmp}/m.npz"], "JSON"),
         (["rules", "apply", "{tmp}/long.json", "{homes}", "--out", "{tmp}/p.csv"], "at most 200 characters"),

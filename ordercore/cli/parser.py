@@ -39,6 +39,14 @@ def _number(kind, minimum, name: str):
     return parse
 
 
+def file_path(text: str) -> Path:
+    """A path argument; an empty one is refused (Path('') reads '.', the directory, so "" was reported as
+    '. is a directory')."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"the path is empty ({text!r}): name a file")
+    return Path(text)
+
+
 positive_int = _number(int, 1, "a whole number")
 
 
@@ -127,7 +135,7 @@ def _same_file(path: Path, other: Path) -> bool:
 
 
 def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> None:
-    parser.add_argument("data", type=Path, help="CSV table, one row per item, with a header")
+    parser.add_argument("data", type=file_path, help="CSV table, one row per item, with a header")
     parser.add_argument("--target", required=target_required, help="column to predict; empty cells: unlabeled rows")
     parser.add_argument("--features", type=columns, help="comma-separated feature columns (default: all others)")
     parser.add_argument("--id", dest="id_column", help="column naming the rows in preference files")
@@ -142,8 +150,8 @@ def _add_max_pairs(parser: argparse.ArgumentParser) -> None:
 def _fit_parser(commands) -> None:
     fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
     _add_own_data(fit, target_required=True)
-    fit.add_argument("--preferences", type=Path, nargs="+", default=[], help="CSV or JSON preference files")
-    fit.add_argument("--rules", type=Path, nargs="+", default=[], help="JSON files of one rule or a list")
+    fit.add_argument("--preferences", type=file_path, nargs="+", default=[], help="CSV or JSON preference files")
+    fit.add_argument("--rules", type=file_path, nargs="+", default=[], help="JSON files of one rule or a list")
     _add_max_pairs(fit)
     models = table_models()
     fit.add_argument(
@@ -155,15 +163,16 @@ def _fit_parser(commands) -> None:
     fit.add_argument("--gamma", type=positive, help="LP: RBF kernel width (default 1 / features)")
     fit.add_argument("--lambda1", type=non_negative, help="LP: weight of the 1-norm of alpha")
     fit.add_argument("--lambda2", type=non_negative, help="LP: weight of the preferences")
-    fit.add_argument("--out", type=Path, required=True, help="model file to write (.npz)")
+    fit.add_argument("--out", type=file_path, required=True, help="model file to write (.npz)")
     predict = commands.add_parser("predict", help="predict every row of a CSV table with a saved model")
-    predict.add_argument("model", type=Path, help="model file written by 'fit'")
-    predict.add_argument("data", type=Path, help="CSV table with the model's feature columns")
+    predict.add_argument("model", type=file_path, help="model file written by 'fit'")
+    predict.add_argument("data", type=file_path, help="CSV table with the model's feature columns")
     predict.add_argument(
         "--out",
-        type=Path,
+        type=file_path,
         required=True,
-        help="CSV to write ('-': standard output): prediction (and std for the GP, lower, upper for MPMR)",
+        help="CSV to write ('-': standard output; .json: a list of records): prediction (and std for the GP, "
+        "lower, upper for MPMR)",
     )
 
 
@@ -172,14 +181,17 @@ def _preference_parsers(commands) -> None:
         dest="action", required=True
     )
     apply = rules.add_parser("apply", help="the preferences rules make over a CSV table's rows")
-    apply.add_argument("rules", type=Path, help="JSON file of one rule or a list")
+    apply.add_argument("rules", type=file_path, help="JSON file of one rule or a list")
     _add_own_data(apply, target_required=False)
     _add_max_pairs(apply)
     apply.add_argument(
-        "--out", type=Path, required=True, help="preference CSV to write ('-': standard output): i, j, margin, weight"
+        "--out",
+        type=file_path,
+        required=True,
+        help="preference CSV to write ('-': standard output; .json: a list of records): i, j, margin, weight",
     )
     check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
-    check.add_argument("preferences", type=Path, nargs="+", help="CSV or JSON preference files")
+    check.add_argument("preferences", type=file_path, nargs="+", help="CSV or JSON preference files")
 
 
 def _experiment_parsers(commands) -> None:
@@ -189,7 +201,7 @@ def _experiment_parsers(commands) -> None:
     local.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
     local.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     local.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    local.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    local.add_argument("--out", type=file_path, required=True, help="JSON file to write")
     runs = argparse.ArgumentParser(add_help=False, parents=[local])  # ... or on a Dask cluster
     runs.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
     runs.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
@@ -222,14 +234,14 @@ def _experiment_parsers(commands) -> None:
     table = argparse.ArgumentParser(add_help=False)
     source = table.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
-    source.add_argument("--data", type=Path, help="any CSV table (with --target, --labeled, --unlabeled)")
+    source.add_argument("--data", type=file_path, help="any CSV table (with --target, --labeled, --unlabeled)")
     table.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
     table.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
     table.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
     table.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
     rules = kinds.add_parser("rules", parents=[table, common], help="Table 1's protocol with a rule file's preferences")
     rules.add_argument(
-        "--rules", type=Path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
+        "--rules", type=file_path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
     )
     oracle = argparse.ArgumentParser(add_help=False, parents=[table])
     oracle.add_argument(
@@ -259,9 +271,9 @@ def _experiment_parsers(commands) -> None:
     _gp_label_parsers(kinds)
     _gp_parsers(kinds, local)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
-    report.add_argument("files", type=Path, nargs="+", help="JSON files written by 'experiments table1'")
+    report.add_argument("files", type=file_path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
-    compare.add_argument("files", type=Path, nargs="+", help="per data set a table1 file of each --norm")
+    compare.add_argument("files", type=file_path, nargs="+", help="per data set a table1 file of each --norm")
     sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
@@ -278,7 +290,12 @@ def _sentiment_parser(kinds) -> None:
     sentiment.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     sentiment.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 30)")
     sentiment.add_argument("--unlabeled", type=count, default=defaults.n_unlabeled, help="u (default 500)")
-    sentiment.add_argument("--pairs", type=count, default=defaults.n_preferences, help="p, proxy preferences (500)")
+    sentiment.add_argument(
+        "--pairs",
+        type=positive_int,
+        default=defaults.n_preferences,
+        help="p, proxy preferences (500; at least 1: the run measures the proxy's accuracy on them)",
+    )
     sentiment.add_argument(
         "--min-difference",
         type=non_negative,
@@ -297,7 +314,7 @@ def _sentiment_parser(kinds) -> None:
         "--flip", action="store_true", help="reverse every proxy preference (the seed's sanity check)"
     )
     sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
-    sentiment.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    sentiment.add_argument("--out", type=file_path, required=True, help="JSON file to write")
 
 
 def _session_parser(kinds, runs) -> None:
@@ -309,7 +326,7 @@ def _session_parser(kinds, runs) -> None:
     )
     source = session.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=["sample", *sorted(BENCHMARKS)], help="the sample homes or a benchmark")
-    source.add_argument("--data", type=Path, help="any CSV table (with --target)")
+    source.add_argument("--data", type=file_path, help="any CSV table (with --target)")
     session.add_argument("--target", help="with --data: the column to predict")
     session.add_argument(
         "--features", type=columns, help="with --data: comma-separated features (default: every other column "
@@ -364,7 +381,7 @@ def _mpmr_parsers(kinds) -> None:
         parser = kinds.add_parser(name, help=text)
         parser.add_argument("--trials", type=positive_int, default=trials, help=f"random trials (default {trials})")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
-        parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+        parser.add_argument("--out", type=file_path, required=True, help="JSON file to write")
         parser.add_argument(
             "--rho",
             type=rho,
@@ -386,7 +403,7 @@ def _npsvor_parser(kinds) -> None:
     npsvor.add_argument("--trials", type=positive_int, default=1, help="splits (default 1; Treebank's is fixed)")
     npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    npsvor.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    npsvor.add_argument("--out", type=file_path, required=True, help="JSON file to write")
     figure4 = kinds.add_parser(
         "npsvor-figure4", help="seed 004 Fig. 4: DCD-1 against DCD-2, time to the dual optimum on one rank"
     )
@@ -400,7 +417,7 @@ def _npsvor_parser(kinds) -> None:
         "--repeats", type=positive_int, default=5, help="runs of each trial, each sweep timed by its fastest (5)"
     )
     figure4.add_argument("--quick", action="store_true", help="loose stopping rules: a fast smoke run")
-    figure4.add_argument("--out", type=Path, required=True, help="JSON file to write")
+    figure4.add_argument("--out", type=file_path, required=True, help="JSON file to write")
     figure4.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
 
 
@@ -437,7 +454,7 @@ def _gp_label_parsers(kinds) -> None:
         parser.add_argument(
             "--quick", action="store_true", help="3-point grids (and Table 2: 60 / 100 rows): a smoke run"
         )
-        parser.add_argument("--out", type=Path, required=True, help="JSON file to write")
+        parser.add_argument("--out", type=file_path, required=True, help="JSON file to write")
 
 
 def _gp_parsers(kinds, local) -> None:

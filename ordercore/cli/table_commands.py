@@ -87,6 +87,17 @@ def _csv_out(path: Path, inputs) -> Path | None:
     return None if str(path) == "-" else writable(path, inputs)
 
 
+def _write_table(frame: pd.DataFrame, path: Path | None) -> str:
+    """``frame`` to ``path``: a JSON list of records when it ends in .json (a missing value null), else
+    CSV (None: standard output); where it went, for the status line.  ``predict --out x.json`` wrote CSV
+    text into the .json file."""
+    if path is not None and path.suffix.lower() == ".json":
+        records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+        path.write_text(json.dumps(records, allow_nan=False))
+        return str(path)
+    return _write_csv(frame, path)
+
+
 def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
     """``frame`` as CSV to ``path`` (None: standard output); where it went, for the status line."""
     if path is not None:
@@ -114,14 +125,14 @@ def predict(args) -> int:
     out = _csv_out(args.out, [args.model, args.data])
     model_file = read_model(args.model)
     table = Table.read(args.data, text_columns=[model_file.metadata["id"]] if model_file.metadata.get("id") else ())
-    wrote = _write_csv(predict_table(model_file, table.frame), out)
+    wrote = _write_table(predict_table(model_file, table.frame), out)
     status(f"predicted {len(table.frame)} rows; wrote {wrote}")
     return 0
 
 
 def apply_rules(args) -> int:
     """The rules' preferences over the table, as CSV, or as a JSON list of records (what ``fit
-    --preferences`` reads) when --out ends in .json."""
+    --preferences`` reads) when --out ends in .json (``_write_table``)."""
     out = _csv_out(args.out, [args.rules, args.data])
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
@@ -130,11 +141,7 @@ def apply_rules(args) -> int:
     frame = preferences.to_frame()
     if table.ids is not None:
         frame["i"], frame["j"] = table.ids[frame["i"]], table.ids[frame["j"]]  # rules make no unary preferences
-    if out is not None and out.suffix.lower() == ".json":
-        out.write_text(json.dumps(frame.to_dict(orient="records")))
-        wrote = str(out)
-    else:
-        wrote = _write_csv(frame, out)
+    wrote = _write_table(frame, out)
     status(f"{len(rules)} rule(s) made {len(preferences)} preferences; wrote {wrote}")
     return 0
 

@@ -275,6 +275,10 @@ DELIMITERS = (",", ";", "\t", "|")
 """The column separators ``read_csv`` recognises, from the header line: the one it holds most of."""
 
 
+COMPRESSED = {b"\x1f\xef\xbf\xbd": "gzip", b"PK\x03\x04": "zip", b"BZh": "bzip2", b"\xef\xbf\xbd7zXZ": "xz"}
+"""The first bytes of compressed files, as ``_first_line``'s text (a byte not UTF-8 read as U+FFFD) holds them."""
+
+
 def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
     """A CSV from a path, a file object or bytes, as data only (no code runs); at most ``max_rows``.
     Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of; the
@@ -289,6 +293,11 @@ def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
             f"the CSV holds {size:,} bytes; at most {MAX_CSV_BYTES:,} ({MAX_CSV_BYTES / 2**20:g} MB) are read"
         )
     first = _first_line(source)
+    packed = next(
+        (kind for magic, kind in COMPRESSED.items() if first.encode("utf-8", "replace").startswith(magic)), None
+    )
+    if packed is not None:  # pandas unpacked a .gz path, the separator was looked for in its packed bytes
+        raise ValueError(f"the file is {packed}-compressed, not CSV text: decompress it first")
     if re.fullmatch(r'"?sep=.?"?', first.strip()):
         raise ValueError(f"line 1 is Excel's {first.strip()[:40]!r} line, not a header: remove it")
     try:
@@ -327,7 +336,20 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     if frame.empty:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     _check_names(names, frame)
+    _refuse_second_header(frame)
     return _wide_integers(frame, text_columns)
+
+
+def _refuse_second_header(frame: pd.DataFrame) -> None:
+    """``ValueError`` naming the line (the header is line 1) of a row that repeats the header: two files
+    pasted together, whose second header was read as a row ("feature column 'latitude' is not numeric")."""
+    first = frame.iloc[:, 0]
+    if pd.api.types.is_numeric_dtype(first):
+        return
+    names = np.asarray([str(c) for c in frame.columns], dtype=object)
+    for row in np.flatnonzero(first.astype(str).eq(names[0]).to_numpy()):
+        if (frame.iloc[row].astype(str).to_numpy() == names).all():
+            raise ValueError(f"line {row + 2} repeats the header line (two files pasted together?): remove it")
 
 
 WHOLE_NUMBER = re.compile(r"\s*[+-]?[0-9]+\s*")

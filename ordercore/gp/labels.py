@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
+from ordercore.inputs.fit_inputs import ordinal_labels
 
 GRAPHS = ("multiclass", "ordinal", "ranking")
 
@@ -135,6 +136,8 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n, n_features) and labels y (n,), or rankings y (n, L) with graph 'ranking'."""
         ranking = self.graph == "ranking"
+        if not ranking:
+            ordinal_labels(y)  # a missing label named with its row (pd.NA: "boolean value of NA is ambiguous")
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=ranking, y_numeric=ranking)
         if ranking:
             classes = np.arange(y.shape[1] if y.ndim == 2 else 0)

@@ -53,7 +53,7 @@ def ordinal_labels(y) -> None:
     if values.dtype.kind != "O":
         return
     values = values.ravel()
-    missing = next((k for k, v in enumerate(values) if v is None or (_is_number(v) and np.isnan(float(v)))), None)
+    missing = next((k for k, v in enumerate(values) if _is_missing(v)), None)
     if missing is not None:
         raise ValueError(f"y holds a missing label ({values[missing]!r}) at row {missing}; every row needs its rank")
     number = next((k for k, v in enumerate(values) if _is_number(v)), None)
@@ -63,6 +63,11 @@ def ordinal_labels(y) -> None:
             f"y mixes numbers and text: row {number} holds the number {quoted(values[number])}, row {text} the "
             f"text {quoted(values[text])}; give every rank as a number or every rank as text"
         )
+
+
+def _is_missing(value) -> bool:
+    """None, pd.NA (a pandas 'string' or nullable column's gap: "boolean value of NA is ambiguous"), NaN."""
+    return value is None or value is pd.NA or (_is_number(value) and np.isnan(float(value)))
 
 
 def _is_number(value) -> bool:

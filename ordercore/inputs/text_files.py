@@ -58,9 +58,18 @@ def _where(raw: bytes, offset: int) -> str:
 
 
 def parse_json(text: str | bytes):
-    """``json.loads(text)``, ``ValueError`` for a key that appears twice in one object (and, as
-    ``json.JSONDecodeError``, for text that is no JSON)."""
-    return json.loads(text, object_pairs_hook=_unique_keys)
+    """``json.loads(text)``, ``ValueError`` for a key that appears twice in one object, for lists and
+    objects nested deeper than Python's reader goes (it said "maximum recursion depth exceeded while
+    decoding a JSON array from a unicode string") and, as ``json.JSONDecodeError``, for text that is no
+    JSON."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except RecursionError:
+        raise ValueError(NESTED_TOO_DEEPLY) from None
+
+
+NESTED_TOO_DEEPLY = "its lists and objects are nested too deeply to read (the files ordercore writes nest a few levels)"
+"""What ``parse_json`` says of JSON nested deeper than Python reads (about a thousand levels)."""
 
 
 def _unique_keys(pairs: list[tuple]) -> dict:

@@ -11,6 +11,7 @@ import functools
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
 from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -65,8 +66,8 @@ class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimato
             raise ValueError("requires y to be passed, but the target y is None")
         check_rows(X)
         X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
-        try:
-            y = np.asarray(y, dtype=np.float64)
+        try:  # pd.NA in a list marks an unlabeled row, as in a Float64 Series
+            y = np.asarray([np.nan if v is pd.NA else v for v in y] if isinstance(y, list) else y, dtype=np.float64)
         except (TypeError, ValueError) as error:
             raise ValueError(f"y must hold numbers (labels; NaN marks an unlabeled row): {error}") from None
         y = column_or_1d(y, warn=True)

@@ -114,7 +114,10 @@ def save_model(path, estimator, preprocessing: Preprocessing | None = None, meta
 
 def read_model(path) -> ModelFile:
     """The estimator, preprocessing and metadata of a file written by ``save_model``; raises
-    ``ModelFileError`` naming the file and the problem, and never unpickles."""
+    ``ModelFileError`` naming the file and the problem, and never unpickles; ``TypeError`` for a path
+    that is no path (None: "stat: path should be string, bytes, os.PathLike or integer")."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        raise TypeError(f"a model file is read from a path (text or pathlib.Path), got {type(path).__name__}")
     if os.path.isdir(path):
         raise ModelFileError(f"{path} is a directory, not a model file")
     with open(path, "rb") as file:  # OSError (no such file, no permission) passes through
@@ -184,6 +187,8 @@ def _write_atomically(path: Path, entries: dict[str, np.ndarray]) -> None:
     path = Path(os.path.realpath(path)) if path.is_symlink() else path
     if not path.parent.is_dir():
         raise FileNotFoundError(f"cannot write {path}: no directory {path.parent}")
+    if path.is_dir():  # os.replace said so naming the temporary file
+        raise IsADirectoryError(f"cannot write {path}: it is a directory")
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         with open(temporary, "xb") as file:

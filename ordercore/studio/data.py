@@ -15,6 +15,8 @@ import pandas as pd
 
 from ordercore.data.benchmarks import BENCHMARKS, data_directory, load_dataset
 from ordercore.data.tables import MAX_CATEGORIES, Dataset, prepare, read_csv
+from ordercore.inputs.counts import row_numbers, whole_number
+from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.numbers import significant
@@ -183,16 +185,22 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
     row lists; missing, they are drawn from settings['n_labeled'] (default 60), settings['test_fraction']
     (default 0.2) and settings['seed'] (default 0) among rows whose target is known.  With
     settings['labeled'] alone (rows chosen by hand), only the test rows are drawn."""
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        name = repeated[0]
+        count = int((frame.columns == name).sum())
+        raise ValueError(f"the table has {count} columns named {quoted(name)}: rename all but one")
     dataset = prepare(frame, target, features, name=settings.get("name", "data"))
     fraction = float(settings.get("test_fraction", DEFAULT_TEST_FRACTION))
     if not 0 <= fraction < 1:
         raise ValueError(f"the test share must be at least 0 and below 1, got {fraction:g}")
     known = np.flatnonzero(~np.isnan(dataset.y))
-    rng = np.random.default_rng(int(settings.get("seed", 0)))
+    rng = np.random.default_rng(whole_number(settings.get("seed", 0), "the seed"))
     if "labeled" in settings and "test" in settings:
-        labeled, test = np.asarray(settings["labeled"], int), np.asarray(settings["test"], int)
+        labeled = row_numbers(settings["labeled"], len(dataset.y), "labeled row")
+        test = row_numbers(settings["test"], len(dataset.y), "test row")
     elif "labeled" in settings:  # chosen by hand; the test split is drawn from the other known rows
-        labeled = np.unique(np.asarray(settings["labeled"], int))
+        labeled = np.unique(row_numbers(settings["labeled"], None, "labeled row"))
         outside = labeled[(labeled < 0) | (labeled >= len(dataset.y))]
         if labeled.size == 0 or outside.size:
             beyond = f" (row {outside[0]} is not one of its 0 … {len(dataset.y) - 1})" if outside.size else ""
@@ -202,7 +210,7 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         rest = rng.permutation(np.setdiff1d(known, labeled))
         test = np.sort(rest[: int(round(fraction * rest.size))])
     else:
-        n_labeled = int(settings.get("n_labeled", DEFAULT_N_LABELED))
+        n_labeled = whole_number(settings.get("n_labeled", DEFAULT_N_LABELED), "the labeled budget", 1)
         if known.size < 2:
             raise ValueError(f"the target column {target!r} has a value in {known.size} row(s); at least 2 are needed")
         if not 1 <= n_labeled < known.size:
@@ -231,6 +239,8 @@ def data_settings(
     that it never changes, and the models' scaling of its labels, 'label_scaling' (center, scale: the
     store refuses a margin they cannot fit, ``store.sessions.check_margins``).  ``ValueError`` for a bad
     choice."""
+    if source not in SOURCE_LABELS:
+        raise ValueError(f"unknown data source {quoted(source)}: the sources are {', '.join(SOURCE_LABELS)}")
     settings = {"source": source, "target": target, "features": list(features), **split}
     settings["name"] = name or SOURCE_LABELS[source]
     data = study_data(frame, target, features, settings)

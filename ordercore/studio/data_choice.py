@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.studio import store as store_module
 from ordercore.studio.data import (
     DEFAULT_N_LABELED,
@@ -101,9 +102,13 @@ class DataForm:
 def split_choice(n_labeled: int, test_fraction: float, seed: int, labeled=None) -> dict:
     """The split ``data_settings`` draws from: the labeled budget, the test share of the rest and the
     seed, and the ``labeled`` rows when they are chosen by hand (None: drawn at random)."""
-    split = {"n_labeled": int(n_labeled), "test_fraction": float(test_fraction), "seed": int(seed)}
+    split = {
+        "n_labeled": whole_number(n_labeled, "the labeled budget", 1),
+        "test_fraction": float(test_fraction),
+        "seed": whole_number(seed, "the seed"),
+    }
     if labeled is not None:
-        split["labeled"] = [int(row) for row in labeled]
+        split["labeled"] = row_numbers(labeled, None, "labeled row").tolist()
     return split
 
 

@@ -75,8 +75,11 @@ def metric_delta(text: str, lower_is_better: bool = True, within_noise: bool = F
 
 
 def duration(seconds: float) -> str:
-    """A duration for reading: '45 s', '1 min 10 s', '2 h 5 min'."""
-    seconds = max(0, round(seconds))
+    """A duration for reading: '45 s', '1 min 10 s', '2 h 5 min'; '—' for one unknown or negative (NaN:
+    a clock read before it started; it raised "cannot convert float NaN to integer")."""
+    if not math.isfinite(seconds) or seconds < 0:
+        return "—"
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"
     minutes, rest = divmod(seconds, 60)

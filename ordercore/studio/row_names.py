@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
+
 MAX_DECIMALS = 6
 """The most decimals a column is written with in a fixed format (``decimals_to_tell_apart``)."""
 
@@ -52,6 +54,10 @@ class RowNames:
 
     @classmethod
     def of(cls, frame: pd.DataFrame, target: str, identifier: str | None) -> RowNames:
+        """The names of ``frame``'s rows, by its ``identifier`` column (None: by position); ``ValueError``
+        for an identifier the table lacks."""
+        if identifier is not None and identifier not in frame.columns:
+            raise ValueError(f"the identifier column {quoted(identifier)} is not in the table")
         columns = tuple(str(c) for c in frame.columns if c not in (target, identifier))
         numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
         decimals = {c: decimals_to_tell_apart(frame[c]) for c in numeric}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.counts import whole_number
 from ordercore.preferences import PreferenceSet
 
 PREVIEW_PAIRS = 300
@@ -15,7 +16,9 @@ PREVIEW_PAIRS = 300
 
 def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, random_state=0) -> PreferenceSet:
     """A uniform random sample of ``count`` of ``preferences`` (all of them when fewer), in random order:
-    a rule's pairs come sorted by row, so its first pairs lie among the table's first rows."""
+    a rule's pairs come sorted by row, so its first pairs lie among the table's first rows.  ``ValueError``
+    for a count that is no whole number >= 0 (-1 gave all pairs but the last)."""
+    count = whole_number(count, "the number of pairs to preview")
     rng = np.random.default_rng(random_state)
     return preferences[rng.permutation(len(preferences))[:count]]
 

@@ -34,7 +34,7 @@ from ordercore.studio.session_checks import check_file, check_model, check_optio
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
 from ordercore.studio.shared_queue import open_queued_pairs, queue_summary
-from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store
+from ordercore.studio.store import DEFAULT_RATING_SCALE, SessionInfo, Store, check_annotator
 from ordercore.studio.training import ModelSettings, SessionModels
 from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES, Workbench
 
@@ -233,7 +233,7 @@ class SessionEngine:
         check_file(file, data)
         return self._changed(import_session_file(self.store, self.id, file, data.frame, labeled, annotator))
 
-    def export(self, kind: str, format: str = "csv") -> str:
+    def export(self, kind: str, format: str | None = None) -> str:
         """The session's ``kind`` file, rows by id (``session_files.export_session_file``)."""
         return export_session_file(self.store, self.id, kind, self._need_data().row_names, format)
 
@@ -250,7 +250,7 @@ class SessionEngine:
     def undo_grade(self, annotator: str) -> int | None:
         """Remove ``annotator``'s own last grade; the row it graded, or None."""
         own = self.grades()
-        own = own[own["annotator"] == annotator]
+        own = own[own["annotator"] == check_annotator(annotator)]
         if self.store.undo_grade(self.id, annotator) is None:
             return None
         return int(own["row"].iloc[-1])

@@ -201,7 +201,10 @@ def check_options(group, groups: dict, changes=(), data=None):
 def check_answer(data, pair, margin) -> tuple:
     """An answer's pair as its two rows (a, b), once its margin is one the models can fit on ``data``'s
     labels (``check_margin``); ``ValueError`` else, also for a pair that is not two rows (three rows
-    were passed on as the answer's weight: a TypeError about arguments)."""
+    were passed on as the answer's weight: a TypeError about arguments), and for a margin that is no
+    number ('abc' and None raised float()'s words, not naming the margin)."""
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
+        raise ValueError(f"an answer's margin must be a number (in the target's units), got {quoted(margin)}")
     check_margin(data, margin)
     if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
         raise ValueError(f"an answer's pair is two rows (a, b), got {pair!r}")

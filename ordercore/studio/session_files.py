@@ -28,9 +28,11 @@ import pandas as pd
 
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
+from ordercore.inputs.preference_cells import refuse_empty_cells
+from ordercore.inputs.printable import shown
 from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
-from ordercore.preferences import ZERO, PreferenceSet, refuse_empty_cells
+from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
@@ -66,6 +68,8 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
     if name.lower().endswith(".json"):
         return _read_json(content, names)
+    if content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # read as CSV, its lines made columns
+        raise ValueError(f"{shown(name)} holds JSON, not CSV (it starts with '{{' or '['): name the file .json")
     identifier = None if names is None else names.identifier
     as_text = {"annotator": str} | {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
     source = io.BytesIO(content)
@@ -191,11 +195,12 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     rules; ``annotator`` the person importing, named where the file names nobody).  Returns what
     happened in words; ``ValueError`` (nothing written) for a bad file."""
     name = None if file.names is None else file.names.name  # errors name rows as the file does
+    repeated = int(file.table.duplicated().sum()) if file.table is not None else 0  # the same line twice
     if file.kind == "answers":
-        said = _said(store.import_answers(session_id, file.table, name), len(file.table), "answer")
+        said = _said(store.import_answers(session_id, file.table, name), len(file.table), "answer", repeated)
         return said + _unlinked_audits(store, session_id, file.table)
     if file.kind == "grades":
-        return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade")
+        return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
     if file.kind == "preferences":
         made = PreferenceSet.from_frame(file.table)
         names = None
@@ -222,13 +227,19 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
 
 
-def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str = "csv") -> str:
-    """The session's ``kind`` file (one of ``KINDS``; preferences as 'csv' or 'json'), its rows named by
-    the table's identifier where it has one (``transfer.by_id``); ``read_session_file`` reads it back."""
-    if kind not in KINDS or format not in ("csv", "json") or (format == "json" and kind in ("answers", "grades")):
+EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv", "json"), "rules": ("json",)}
+"""The formats a session exports each kind of file in (rules as 'csv' returned JSON without a word)."""
+
+
+def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str | None = None) -> str:
+    """The session's ``kind`` file (one of ``KINDS``; preferences as 'csv' or 'json', rules as 'json';
+    None: the kind's first), its rows named by the table's identifier where it has one
+    (``transfer.by_id``); ``read_session_file`` reads it back."""
+    format = ("json" if kind == "rules" else "csv") if format is None else format
+    if not any(kind == known and format in formats for known, formats in EXPORT_FORMATS.items()):
         raise ValueError(
             f"no export of {kind!r} as {format!r}: a session exports answers and grades as 'csv', preferences as "
-            "'csv' or 'json', rules as JSON"
+            "'csv' or 'json', rules as 'json'"
         )
     ids = None if names.identifier is None else (names.identifier, names.labels)
     if kind == "preferences":
@@ -255,12 +266,19 @@ def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
     )
 
 
-def _said(added: int, total: int, word: str) -> str:
-    """'Imported 3 answers (2 were already in the session).' and the like."""
+def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
+    """'Imported 3 answers (2 were already in the session).' and the like; ``repeated`` of the ``total``
+    lines repeat another line of the file word for word (left out too, but not "already in the session":
+    a new answer given twice was said to be held already)."""
     if total == 0:
         return f"Nothing was imported: the file holds no {word}s."
-    if added == 0:
+    already = total - added - repeated
+    if added == 0 and not repeated:
         return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
-    already = total - added
-    note = f" ({already:,} {'was' if already == 1 else 'were'} already in the session)" if already else ""
+    notes = [f"{already:,} {'was' if already == 1 else 'were'} already in the session"] if already else []
+    if repeated:
+        notes.append(f"{repeated:,} line{'' if repeated == 1 else 's'} repeated another line of the file")
+    note = f" ({'; '.join(notes)})" if notes else ""
+    if added == 0:
+        return f"Nothing was imported{note}."
     return f"Imported {added:,} {word}{'' if added == 1 else 's'}{note}."

@@ -10,6 +10,8 @@ answer more than ``copies`` (harmless: one more judgement of it).
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 import pandas as pd
 
@@ -32,7 +34,7 @@ def queue_progress(queued: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFrame:
 
 def _open_for(progress: pd.DataFrame, answers: pd.DataFrame, annotator: str) -> np.ndarray:
     """Which pairs of ``progress`` (``queue_progress``) are not done and not answered by ``annotator``."""
-    own = answers[answers["annotator"] == annotator]
+    own = answers[answers["annotator"] == unicodedata.normalize("NFC", str(annotator).strip())]  # as stored
     seen = _pair_keys(progress["row_a"], progress["row_b"]).isin(_pair_keys(own["row_a"], own["row_b"]))
     return ~progress["done"].to_numpy(dtype=bool) & ~seen
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ordercore.inputs.counts import whole_number
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import PreferenceSet
 
@@ -74,8 +75,9 @@ class ToyCubicDemo:
 
     @classmethod
     def draw(cls, seed: int) -> ToyCubicDemo:
-        """Three training points drawn uniformly from the domain."""
-        rng = np.random.default_rng(seed)
+        """Three training points drawn uniformly from the domain; ``ValueError`` for a seed that is no
+        whole number >= 0."""
+        rng = np.random.default_rng(whole_number(seed, "the seed"))
         return cls(np.sort(rng.uniform(*DOMAIN, N_TRAINING)))
 
     def add_pair(self, x_a: float, x_b: float) -> tuple[float, float]:

@@ -101,6 +101,12 @@ def _engine(url: str) -> sa.Engine:
     """SQLAlchemy's engine for ``url``; ``ValueError`` naming a database kind it does not know."""
     try:
         return sa.create_engine(url)
+    except ModuleNotFoundError as error:  # the dialect is known, its driver not installed (mysql:// → MySQLdb)
+        parsed = sa.engine.make_url(url)
+        raise ValueError(
+            f"cannot open the store {_shown(parsed)}: its driver for {parsed.get_backend_name()!r} is not "
+            f"installed (no module {error.name!r})"
+        ) from None
     except sa.exc.NoSuchModuleError:
         kind = sa.engine.make_url(url).drivername
         raise ValueError(

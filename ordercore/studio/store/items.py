@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
+from ordercore.inputs.printable import quoted
 from ordercore.preferences import MAX_WEIGHT, PreferenceSet
 from ordercore.studio.store.limits import check_annotator, check_row, id_number
 from ordercore.studio.store.preferences import insert_clicks
@@ -135,6 +136,8 @@ def _new_answer(connection, session_id: int, values: dict) -> dict:
     values = answer_in_table(values, n_rows(connection, session_id))
     rule_id = values["rule_id"]
     if rule_id is not None:
+        if isinstance(rule_id, bool) or not isinstance(rule_id, numbers.Integral):  # '1' named no rule 1
+            raise ValueError(f"rule_id must be a rule number (an integer), got {quoted(rule_id)}")
         try:
             rule_id = id_number(rule_id, "rule")
             owner = connection.execute(sa.select(rules.c.session_id).where(rules.c.id == rule_id)).scalar()

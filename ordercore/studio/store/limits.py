@@ -5,6 +5,7 @@ value sizes, NUL characters) before anything is written, and refused in words (`
 from __future__ import annotations
 
 import numbers
+import unicodedata
 
 import sqlalchemy as sa
 
@@ -22,11 +23,12 @@ ANNOTATOR_MAX_LENGTH = 60
 
 
 def check_annotator(name) -> str:
-    """An annotator's name, stripped: 1 to ``ANNOTATOR_MAX_LENGTH`` printable characters; else
-    ``ValueError`` saying what is wrong."""
+    """An annotator's name, stripped and in Unicode's composed form (NFC: 'René' typed as e + a combining
+    accent on one keyboard and as 'é' on another is one person, not two): 1 to ``ANNOTATOR_MAX_LENGTH``
+    printable characters; else ``ValueError`` saying what is wrong."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError("an annotator needs a name: type yours in the sidebar")
-    name = name.strip()
+    name = unicodedata.normalize("NFC", name.strip())
     if len(name) > ANNOTATOR_MAX_LENGTH:
         raise ValueError(f"an annotator name has at most {ANNOTATOR_MAX_LENGTH} characters, this one {len(name)}")
     if not name.isprintable():

@@ -14,9 +14,12 @@ import numbers
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
+from ordercore.inputs.counts import row_numbers
+from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
@@ -160,10 +163,18 @@ def _settings_json(settings) -> str:
         raise TypeError("the session's rating settings ('ratings') must be a dict")
     rating_scale(settings)
     try:
-        text = json.dumps(settings)
+        text = json.dumps(settings, default=_python_number)
     except (TypeError, ValueError) as error:
         raise TypeError(f"session settings must hold JSON values (numbers, text, lists, dicts): {error}") from None
     return check_size(text, "the session settings")
+
+
+def _python_number(value):
+    """A numpy number in settings as the Python number it holds (np.int64(4) from a page's widget: a
+    grade takes it, so does a setting); ``TypeError`` for anything else JSON cannot hold."""
+    if isinstance(value, np.bool_ | np.integer | np.floating):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def contents(connection, session_id: int) -> dict:
@@ -203,6 +214,41 @@ def _dataset_exists(connection, dataset_id) -> bool:
     return connection.execute(query).scalar() is not None
 
 
+def _check_cells(frame: pd.DataFrame) -> None:
+    """``TypeError`` naming the first column holding a value that is no number or text (a dict, a list:
+    pandas said "unhashable type: 'dict'")."""
+    for position, column in enumerate(frame.columns):
+        values = frame.iloc[:, position]
+        if values.dtype != object:
+            continue
+        for value in values:
+            if isinstance(value, dict | list | set):
+                raise TypeError(
+                    f"column {quoted(column)} holds {type(value).__name__} values; a data set holds numbers or text"
+                )
+
+
+def _dataset_shape(connection, dataset_id) -> tuple[int, list[str]] | None:
+    """(n_rows, column names) of a data set, or None for no data set."""
+    if dataset_id is None:
+        return None
+    query = sa.select(datasets.c.n_rows, datasets.c.columns).where(datasets.c.id == dataset_id)
+    row = connection.execute(query).one_or_none()
+    return None if row is None else (int(row.n_rows), json.loads(row.columns))
+
+
+def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
+    """``ValueError`` naming the first setting the session's table lacks: a target or feature not among
+    its columns, a labeled or test row not among its rows (row numbers refer to the table)."""
+    named = [("target", settings["target"])] if settings.get("target") is not None else []
+    named += [("feature", feature) for feature in settings.get("features") or ()]
+    for what, column in named:
+        if str(column) not in columns:
+            raise ValueError(f"the {what} column {quoted(column)} is not in the session's table")
+    for key in ("labeled", "test"):
+        row_numbers(settings.get(key) or [], n_rows, f"{key} row")
+
+
 def _dataset_with_content(connection, digest: str) -> int | None:
     """The id of the data set whose content hashes to ``digest``, or None."""
     return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
@@ -219,6 +265,8 @@ class SessionStore:
         name = check_name(name, "data set name", datasets.c.name)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
+        if content is None:
+            _check_cells(frame)
         digest = hashlib.sha256(
             content if content is not None else pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
         ).hexdigest()
@@ -315,6 +363,9 @@ class SessionStore:
                 sa.select(sessions.c.settings, sessions.c.dataset_id).where(sessions.c.id == session_id)
             ).one()
             held_settings = json.loads(current.settings)
+            table = _dataset_shape(connection, dataset_id if dataset_id is not None else current.dataset_id)
+            if table is not None:
+                _check_on_table(settings, *table)
             changed = (
                 (dataset_id is not None and dataset_id != current.dataset_id)
                 or settings.get("source") != held_settings.get("source")
@@ -349,4 +400,6 @@ class SessionStore:
         counts."""
         session_id = id_number(session_id, "session")
         with self.engine.connect() as connection:
+            if connection.execute(sa.select(sessions.c.id).where(sessions.c.id == session_id)).scalar() is None:
+                raise KeyError(f"no session {session_id}")
             return contents(connection, session_id)
