@@ -210,3 +210,18 @@ def test_gp_figure2_takes_the_seeds_linear_gp(tmp_path, data_directory):
     assert result["protocol"]["kernels"]["gp"].startswith("linear")
     assert result["trials"][0][0]["gp"]["length_scale"] is None
 
+
+def test_gp_figure2_times_highs_qp_on_libsvms_trials(tmp_path, data_directory):
+    """``--cc-svm-solver qp`` times HiGHS's QP on the same trials and C as libsvm's run: the same errors."""
+    results = {}
+    for solver in ("libsvm", "qp"):
+        out = tmp_path / f"{solver}.json"
+        main(["experiments", "gp-figure2", "--quick", "--trials", "1", "--pairs", "30", "60", "--instances", "20",
+              "--cc-svm-solver", solver, "--out", str(out)])  # fmt: skip
+        results[solver] = json.loads(out.read_text())
+    assert results["qp"]["protocol"]["cc_svm_solver"] == "qp"
+    assert results["qp"]["protocol"]["cc_svm_solver_name"].startswith("HiGHS")
+    for libsvm, qp in zip(results["libsvm"]["trials"][0], results["qp"]["trials"][0], strict=True):
+        assert qp["cc_svm"]["C"] == libsvm["cc_svm"]["C"] and qp["n_test"] == libsvm["n_test"]
+        assert qp["cc_svm"]["error"] == pytest.approx(libsvm["cc_svm"]["error"], abs=100 / qp["n_test"])
+        assert qp["cc_svm"]["seconds"] > 0
