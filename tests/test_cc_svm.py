@@ -211,14 +211,17 @@ def test_gp_figure2_takes_the_seeds_linear_gp(tmp_path, data_directory):
     assert result["trials"][0][0]["gp"]["length_scale"] is None
 
 
-def test_gp_figure2_times_highs_qp_on_libsvms_trials(tmp_path, data_directory):
+def test_gp_figure2_times_highs_qp_on_libsvms_trials(tmp_path, data_directory, monkeypatch):
     """``--cc-svm-solver qp`` times HiGHS's QP on the same trials and C as libsvm's run: the same errors."""
+    calls = []
+    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args: calls.append(1) or solve_qp(*args))
     results = {}
     for solver in ("libsvm", "qp"):
         out = tmp_path / f"{solver}.json"
         main(["experiments", "gp-figure2", "--quick", "--trials", "1", "--pairs", "30", "60", "--instances", "20",
               "--cc-svm-solver", solver, "--out", str(out)])  # fmt: skip
         results[solver] = json.loads(out.read_text())
+        assert len(calls) == {"libsvm": 0, "qp": 2 * 3}[solver]  # per p, the timed fit's 3 repeats (one process)
     assert results["qp"]["protocol"]["cc_svm_solver"] == "qp"
     assert results["qp"]["protocol"]["cc_svm_solver_name"].startswith("HiGHS")
     for libsvm, qp in zip(results["libsvm"]["trials"][0], results["qp"]["trials"][0], strict=True):
