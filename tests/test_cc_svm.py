@@ -12,6 +12,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ordercore.cli.main import main
+from ordercore.exceptions import SolverError
 from ordercore.experiments import cc_svm
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM, doubled_pairs, pairwise_kernel, qp_dual
 from ordercore.experiments.gp_instance import split_pairs
@@ -97,7 +98,7 @@ def test_highs_qp_and_libsvm_reach_the_same_dual_optimum(kernel, C):
     instance_kernel = X @ X.T if kernel == "linear" else np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=2))
     K = pairwise_kernel(instance_kernel, first, second)
     Q = y[:, None] * K * y[None, :]
-    alpha = qp_dual(K, y, C)
+    alpha, attempts = qp_dual(K, y, C)
     svc = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K, y)
     reference = np.zeros(y.size)
     reference[svc.support_] = np.abs(svc.dual_coef_[0])
@@ -115,7 +116,7 @@ def test_the_two_solvers_order_pairs_alike(kernel, monkeypatch):
     train = PreferenceSet(winner, loser)
     libsvm = ConstraintClassificationSVM(kernel=kernel, C=2.0, kappa=0.5, normalize=False).fit(X, train)
     calls = []
-    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args: calls.append(1) or solve_qp(*args))
+    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args, **kwargs: calls.append(1) or solve_qp(*args, **kwargs))
     qp = ConstraintClassificationSVM(kernel=kernel, C=2.0, kappa=0.5, normalize=False, solver="qp").fit(X, train)
     assert calls == [1]  # HiGHS solved it, not libsvm
     points = np.random.default_rng(8).normal(size=(12, 3))
@@ -123,6 +124,31 @@ def test_the_two_solvers_order_pairs_alike(kernel, monkeypatch):
     np.testing.assert_allclose(f_qp, f_libsvm, atol=1e-3 * np.abs(f_libsvm).max())
     assert list(np.argsort(f_qp)) == list(np.argsort(f_libsvm))
     assert qp.solve_seconds_ >= 0 and 0 < qp.n_support_ <= 2 * len(train)
+
+
+def test_a_failed_highs_attempt_is_tried_again_with_the_next_ridge(monkeypatch):
+    """HiGHS's active set may cycle on the degenerate pair dual: after a failed attempt, the next ridge;
+    after the last, the failure."""
+    X, winner, loser = noisy_pairs(7)
+    train = PreferenceSet(winner, loser)
+    limits = []
+
+    def failing(*args, **kwargs):
+        limits.append(kwargs["iteration_limit"])
+        if len(limits) < attempts_to_fail + 1:
+            raise SolverError("HiGHS's QP solver stopped short of the optimum (status: Iteration limit reached)")
+        return solve_qp(*args, **kwargs)
+
+    monkeypatch.setattr(cc_svm, "solve_qp", failing)
+    attempts_to_fail = 1
+    qp = ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False, solver="qp").fit(X, train)
+    libsvm = ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False).fit(X, train)
+    assert qp.solve_attempts_ == 2 and libsvm.solve_attempts_ == 1 and limits == [5 * 2 * len(train) + 1000] * 2
+    np.testing.assert_allclose(qp.decision_function(X), libsvm.decision_function(X), atol=1e-3)
+    limits.clear()
+    attempts_to_fail = len(cc_svm.QP_RIDGES)
+    with pytest.raises(SolverError, match="stopped short"):
+        ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False, solver="qp").fit(X, train)
 
 
 def test_an_unknown_solver_is_refused():
@@ -214,7 +240,7 @@ def test_gp_figure2_takes_the_seeds_linear_gp(tmp_path, data_directory):
 def test_gp_figure2_times_highs_qp_on_libsvms_trials(tmp_path, data_directory, monkeypatch):
     """``--cc-svm-solver qp`` times HiGHS's QP on the same trials and C as libsvm's run: the same errors."""
     calls = []
-    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args: calls.append(1) or solve_qp(*args))
+    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args, **kwargs: calls.append(1) or solve_qp(*args, **kwargs))
     results = {}
     for solver in ("libsvm", "qp"):
         out = tmp_path / f"{solver}.json"

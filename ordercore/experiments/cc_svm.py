@@ -31,6 +31,7 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.exceptions import SolverError
 from ordercore.gp.estimator import preferences_from_scores, standardisation
 from ordercore.lp.highs import solve_qp
 from ordercore.preferences import PreferenceSet
@@ -45,9 +46,13 @@ SVC_TOLERANCE = 1e-4
 problems visibly off the exact dual solution)."""
 SOLVERS = ("libsvm", "qp")
 """Solvers of the dual: libsvm's SMO, or HiGHS's active-set QP (``qp_dual``)."""
-QP_RIDGE = 1e-9
-"""Curvature added to the QP's Hessian, relative to its largest diagonal entry: Q has rank at most the
-instances' count (the mirrors repeat it), and HiGHS's active-set QP calls some such problems non-convex."""
+QP_RIDGES = (0.0, 1e-7, 1e-5)
+"""Curvatures added to the QP's Hessian, relative to its largest diagonal entry, tried in turn.  Q is
+degenerate (rank at most the instances' count; each mirror repeats a row), and HiGHS's active set may
+call it non-convex or cycle at the optimum: on one Fig. 2 problem (p = 1000) it ran over 4 minutes with
+the ridge 1e-9 and the ridge 1e-5, 0.3 s with none or 1e-7."""
+QP_ITERATIONS_PER_VARIABLE = 5
+"""An attempt stops after 5 active-set iterations per variable (+ 1000); those that end take under 1.5."""
 SUPPORT_FLOOR = 1e-9
 """α below this share of C counts as zero in the QP's solution (HiGHS leaves bounds within rounding)."""
 
@@ -65,14 +70,23 @@ def doubled_pairs(winner: np.ndarray, loser: np.ndarray) -> tuple[np.ndarray, np
     return first, second, np.concatenate([np.ones(winner.size), -np.ones(winner.size)])
 
 
-def qp_dual(K: np.ndarray, y: np.ndarray, C: float) -> np.ndarray:
+def qp_dual(K: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, int]:
     """α (m,) of the binary SVM's dual on a kernel K (m, m) and labels y (m,), by HiGHS's QP solver:
-    min ½ αᵀQα − 1ᵀα over 0 ≤ α ≤ C, yᵀα = 0, with Q = (y yᵀ) ∘ K (plus ``QP_RIDGE`` on its diagonal)."""
+    min ½ αᵀQα − 1ᵀα over 0 ≤ α ≤ C, yᵀα = 0, with Q = (y yᵀ) ∘ K (plus a ridge of ``QP_RIDGES`` on its
+    diagonal, the next after a failed attempt), and the attempts it took."""
     m = y.size
     Q = y[:, None] * K * y[None, :]
-    Q[np.diag_indices(m)] += QP_RIDGE * max(float(Q.diagonal().max()), np.finfo(float).tiny)
-    alpha = solve_qp(Q, -np.ones(m), y[None, :], (np.zeros(m), np.full(m, C)), ([0.0], [0.0]))
-    return np.where(alpha > SUPPORT_FLOOR * C, np.minimum(alpha, C), 0.0)
+    scale, diagonal = max(float(Q.diagonal().max()), np.finfo(float).tiny), Q.diagonal().copy()
+    for attempt, ridge in enumerate(QP_RIDGES, start=1):
+        Q[np.diag_indices(m)] = diagonal + ridge * scale
+        try:
+            alpha = solve_qp(Q, -np.ones(m), y[None, :], (np.zeros(m), np.full(m, C)), ([0.0], [0.0]),
+                             iteration_limit=QP_ITERATIONS_PER_VARIABLE * m + 1000)  # fmt: skip
+        except SolverError:
+            if attempt == len(QP_RIDGES):
+                raise
+            continue
+        return np.where(alpha > SUPPORT_FLOOR * C, np.minimum(alpha, C), 0.0), attempt
 
 
 def instance_coefficients(dual_coef: np.ndarray, first, second, n_instances: int) -> np.ndarray:
@@ -97,6 +111,7 @@ class ConstraintClassificationSVM(BaseEstimator):
     coef_ : ndarray (N,), c with f(x) = Σ_n c_n k(x, x_n) over those rows.
     n_support_ : int, the binary examples with α > 0.
     solve_seconds_ : float, CPU seconds of the SVM's quadratic programme alone (from the pairwise kernel).
+    solve_attempts_ : int, the solver's attempts (libsvm: 1; 'qp': ridges tried, ``QP_RIDGES``).
     """
 
     _parameter_constraints: dict = {
@@ -132,20 +147,21 @@ class ConstraintClassificationSVM(BaseEstimator):
         first, second, y = doubled_pairs(winner, loser)
         K = pairwise_kernel(self._k(self._inputs, self._inputs), first, second)
         start = time.process_time()
-        signed = self._signed_duals(K, y)
+        signed, self.solve_attempts_ = self._signed_duals(K, y)
         self.solve_seconds_ = time.process_time() - start
         self.coef_ = instance_coefficients(signed, first, second, self.instances_.size)
         self.n_support_ = int(np.count_nonzero(signed))
         return self
 
-    def _signed_duals(self, K: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """α_m y_m (m,) of the dual's solution on the pairwise kernel K (m, m), labels y (m,)."""
+    def _signed_duals(self, K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
+        """α_m y_m (m,) of the dual's solution on the pairwise kernel K (m, m), labels y (m,); attempts."""
         if self.solver == "qp":
-            return qp_dual(K, y, self.C) * y
+            alpha, attempts = qp_dual(K, y, self.C)
+            return alpha * y, attempts
         svc = SVC(kernel="precomputed", C=self.C, tol=SVC_TOLERANCE).fit(K, y)
         signed = np.zeros(y.size)
         signed[svc.support_] = svc.dual_coef_[0]  # α_m y_m of the support examples
-        return signed
+        return signed, 1
 
     def decision_function(self, X) -> np.ndarray:
         """The score f(x) = Σ_n c_n k(x, x_n), shape (n,): a higher score is preferred."""

@@ -110,7 +110,7 @@ def trial_points(
             "n_distinct_instances": int(gp.instances_.size),
             "cc_svm": {"error": 100 * pair_error(svm.predict(X), test.i, test.j), "seconds": svm.solve_seconds_,
                        "fit_seconds": svm_seconds,
-                       "C": chosen["C"], "n_support": svm.n_support_},
+                       "C": chosen["C"], "n_support": svm.n_support_, "solve_attempts": svm.solve_attempts_},
             "gp": {"error": 100 * pair_error(gp.predict(X), test.i, test.j), "seconds": gp_seconds,
                    "length_scale": length_scale, "noise": gp.noise_},
         })  # fmt: skip

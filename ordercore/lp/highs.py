@@ -314,11 +314,14 @@ def _lower_triangle(hessian: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return start, rows.astype(np.int32), hessian[columns, rows]
 
 
-def solve_qp(hessian: np.ndarray, cost, constraints: np.ndarray, column_bounds, row_bounds) -> np.ndarray:
+def solve_qp(
+    hessian: np.ndarray, cost, constraints: np.ndarray, column_bounds, row_bounds, iteration_limit: int | None = None
+) -> np.ndarray:
     """x (n,) minimising ½ xᵀ hessian x + costᵀ x subject to row_lower ≤ constraints x ≤ row_upper
     (constraints (k, n), row_bounds two (k,)) and column_bounds two (n,), by HiGHS's QP solver (an
     active-set method, serial).  ``hessian`` (n, n) is dense and symmetric; HiGHS calls some positive
-    semidefinite ones non-convex, so a caller adds a small ridge.  ``SolverError`` unless optimal."""
+    semidefinite ones non-convex, so a caller adds a small ridge.  ``SolverError`` unless optimal, as
+    after ``iteration_limit`` active-set iterations (the method can cycle on degenerate problems)."""
     n = hessian.shape[0]
     model = highspy.HighsModel()
     lp = model.lp_
@@ -333,8 +336,14 @@ def solve_qp(hessian: np.ndarray, cost, constraints: np.ndarray, column_bounds, 
     model.hessian_.start_, model.hessian_.index_, model.hessian_.value_ = _lower_triangle(hessian)
     highs = quiet_highs()
     highs.disableCallbacks()
-    # the null space of the active set can reach every variable: HiGHS's default limit is 4000
-    for name, value in (("output_flag", False), ("threads", _threads), ("qp_nullspace_limit", max(n, 4000))):
+    limit = highspy.kHighsIInf if iteration_limit is None else int(iteration_limit)
+    options = (
+        ("output_flag", False),
+        ("threads", _threads),
+        ("qp_nullspace_limit", max(n, 4000)),  # the active set's null space can reach every variable
+        ("qp_iteration_limit", limit),
+    )
+    for name, value in options:
         HighsDualLP._check(highs.setOptionValue(name, value), f"option {name}")
     HighsDualLP._check(highs.passModel(model), "passModel")
     _run(highs, _threads)
