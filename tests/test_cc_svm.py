@@ -1,5 +1,6 @@
-"""CC-SVM (seed 002's comparator) against independent solutions, and seed 002's instance-preference
-commands (``experiments gp-table1``, ``gp-figure2``) end to end on small runs."""
+"""CC-SVM (seed 002's comparator) against independent solutions (its two solvers, libsvm's SMO and
+HiGHS's QP, against SLSQP, a hinge SVM and each other), and seed 002's instance-preference commands
+(``experiments gp-table1``, ``gp-figure2``) end to end on small runs."""
 
 import json
 
@@ -7,12 +8,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.optimize import minimize
-from sklearn.svm import LinearSVC
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils._param_validation import InvalidParameterError
 
 from ordercore.cli.main import main
-from ordercore.experiments.cc_svm import ConstraintClassificationSVM
+from ordercore.exceptions import SolverError
+from ordercore.experiments import cc_svm
+from ordercore.experiments.cc_svm import ConstraintClassificationSVM, doubled_pairs, pairwise_kernel, qp_dual
 from ordercore.experiments.gp_instance import split_pairs
 from ordercore.experiments.gp_scaling import time_exponent
+from ordercore.lp.highs import solve_qp
 from ordercore.preferences import ZERO, PreferenceSet
 
 
@@ -40,13 +45,15 @@ def dual_scores(X, winner, loser, C, kappa, points):
                          for r in range(m)) for x in points])  # fmt: skip
 
 
+@pytest.mark.parametrize("solver", ["libsvm", "qp"])
 @pytest.mark.parametrize("C", [0.5, 100.0])
-def test_scores_are_those_of_the_pair_svms_dual_solved_directly(C):
+def test_scores_are_those_of_the_pair_svms_dual_solved_directly(C, solver):
     """Contradictory preferences (0 over 1 and 1 over 0) keep some α at the bound C when C is small."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(5, 2))
     winner, loser = np.array([0, 1, 2, 3, 1]), np.array([1, 2, 3, 4, 0])
-    model = ConstraintClassificationSVM(C=C, kappa=0.7, normalize=False).fit(X, PreferenceSet(winner, loser))
+    model = ConstraintClassificationSVM(C=C, kappa=0.7, normalize=False, solver=solver)
+    model.fit(X, PreferenceSet(winner, loser))
     points = rng.normal(size=(8, 2))
     expected = dual_scores(X, winner, loser, C, 0.7, points)
     np.testing.assert_allclose(model.decision_function(points), expected, atol=2e-3 * np.abs(expected).max())
@@ -68,6 +75,85 @@ def test_a_linear_kernel_learns_the_weights_of_a_hinge_svm_on_the_pair_differenc
         differences, labels
     )
     np.testing.assert_allclose(model.decision_function(X), X @ reference.coef_[0], atol=2e-3)
+
+
+def noisy_pairs(seed: int, n: int = 15, pairs: int = 40):
+    """X (n, 3) and pairs winner ≻ loser (< pairs,) of a noisy linear score: some pairs contradict it."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    score = X @ np.array([1.0, -2.0, 0.5]) + 0.8 * rng.normal(size=n)
+    first, second = rng.integers(n, size=(2, pairs))
+    keep = first != second
+    winner = np.where(score[first] > score[second], first, second)[keep]
+    loser = np.where(score[first] > score[second], second, first)[keep]
+    return X, winner, loser
+
+
+@pytest.mark.parametrize(("kernel", "C"), [("linear", 0.05), ("linear", 10.0), ("rbf", 0.3), ("rbf", 30.0)])
+def test_highs_qp_and_libsvm_reach_the_same_dual_optimum(kernel, C):
+    """Two independent solvers of the doubled pair dual min ½ αᵀQα − 1ᵀα, 0 ≤ α ≤ C, yᵀα = 0: HiGHS's
+    feasible point and libsvm's have the same objective (each to its own tolerance)."""
+    X, winner, loser = noisy_pairs(4)
+    first, second, y = doubled_pairs(winner, loser)
+    instance_kernel = X @ X.T if kernel == "linear" else np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=2))
+    K = pairwise_kernel(instance_kernel, first, second)
+    Q = y[:, None] * K * y[None, :]
+    alpha, attempts = qp_dual(K, y, C)
+    svc = SVC(kernel="precomputed", C=C, tol=1e-8).fit(K, y)
+    reference = np.zeros(y.size)
+    reference[svc.support_] = np.abs(svc.dual_coef_[0])
+    assert np.all((alpha >= 0) & (alpha <= C)) and abs(alpha @ y) < 1e-9 * C * y.size
+    objective = 0.5 * alpha @ Q @ alpha - alpha.sum()
+    assert objective == pytest.approx(0.5 * reference @ Q @ reference - reference.sum(), rel=1e-6)
+    if C < 1:  # a small C holds some α at its bound
+        assert np.any(alpha == C)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_the_two_solvers_order_pairs_alike(kernel, monkeypatch):
+    """CC-SVM with HiGHS's QP and with libsvm: the same scores and the same order of new points."""
+    X, winner, loser = noisy_pairs(7)
+    train = PreferenceSet(winner, loser)
+    libsvm = ConstraintClassificationSVM(kernel=kernel, C=2.0, kappa=0.5, normalize=False).fit(X, train)
+    calls = []
+    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args, **kwargs: calls.append(1) or solve_qp(*args, **kwargs))
+    qp = ConstraintClassificationSVM(kernel=kernel, C=2.0, kappa=0.5, normalize=False, solver="qp").fit(X, train)
+    assert calls == [1]  # HiGHS solved it, not libsvm
+    points = np.random.default_rng(8).normal(size=(12, 3))
+    f_libsvm, f_qp = libsvm.decision_function(points), qp.decision_function(points)
+    np.testing.assert_allclose(f_qp, f_libsvm, atol=1e-3 * np.abs(f_libsvm).max())
+    assert list(np.argsort(f_qp)) == list(np.argsort(f_libsvm))
+    assert qp.solve_seconds_ >= 0 and 0 < qp.n_support_ <= 2 * len(train)
+
+
+def test_a_failed_highs_attempt_is_tried_again_with_the_next_ridge(monkeypatch):
+    """HiGHS's active set may cycle on the degenerate pair dual: after a failed attempt, the next ridge;
+    after the last, the failure."""
+    X, winner, loser = noisy_pairs(7)
+    train = PreferenceSet(winner, loser)
+    limits = []
+
+    def failing(*args, **kwargs):
+        limits.append(kwargs["iteration_limit"])
+        if len(limits) < attempts_to_fail + 1:
+            raise SolverError("HiGHS's QP solver stopped short of the optimum (status: Iteration limit reached)")
+        return solve_qp(*args, **kwargs)
+
+    monkeypatch.setattr(cc_svm, "solve_qp", failing)
+    attempts_to_fail = 1
+    qp = ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False, solver="qp").fit(X, train)
+    libsvm = ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False).fit(X, train)
+    assert qp.solve_attempts_ == 2 and libsvm.solve_attempts_ == 1 and limits == [5 * 2 * len(train) + 1000] * 2
+    np.testing.assert_allclose(qp.decision_function(X), libsvm.decision_function(X), atol=1e-3)
+    limits.clear()
+    attempts_to_fail = len(cc_svm.QP_RIDGES)
+    with pytest.raises(SolverError, match="stopped short"):
+        ConstraintClassificationSVM(kernel="linear", C=2.0, normalize=False, solver="qp").fit(X, train)
+
+
+def test_an_unknown_solver_is_refused():
+    with pytest.raises(InvalidParameterError, match="solver"):
+        ConstraintClassificationSVM(solver="cvxopt").fit(np.eye(2), PreferenceSet([0], [1]))
 
 
 def test_a_separable_one_dimensional_order_is_learned_exactly():
@@ -149,3 +235,22 @@ def test_gp_figure2_takes_the_seeds_linear_gp(tmp_path, data_directory):
     result = json.loads(out.read_text())
     assert result["protocol"]["kernels"]["gp"].startswith("linear")
     assert result["trials"][0][0]["gp"]["length_scale"] is None
+
+
+def test_gp_figure2_times_highs_qp_on_libsvms_trials(tmp_path, data_directory, monkeypatch):
+    """``--cc-svm-solver qp`` times HiGHS's QP on the same trials and C as libsvm's run: the same errors."""
+    calls = []
+    monkeypatch.setattr(cc_svm, "solve_qp", lambda *args, **kwargs: calls.append(1) or solve_qp(*args, **kwargs))
+    results = {}
+    for solver in ("libsvm", "qp"):
+        out = tmp_path / f"{solver}.json"
+        main(["experiments", "gp-figure2", "--quick", "--trials", "1", "--pairs", "30", "60", "--instances", "20",
+              "--cc-svm-solver", solver, "--out", str(out)])  # fmt: skip
+        results[solver] = json.loads(out.read_text())
+        assert len(calls) == {"libsvm": 0, "qp": 2 * 3}[solver]  # per p, the timed fit's 3 repeats (one process)
+    assert results["qp"]["protocol"]["cc_svm_solver"] == "qp"
+    assert results["qp"]["protocol"]["cc_svm_solver_name"].startswith("HiGHS")
+    for libsvm, qp in zip(results["libsvm"]["trials"][0], results["qp"]["trials"][0], strict=True):
+        assert qp["cc_svm"]["C"] == libsvm["cc_svm"]["C"] and qp["n_test"] == libsvm["n_test"]
+        assert qp["cc_svm"]["error"] == pytest.approx(libsvm["cc_svm"]["error"], abs=100 / qp["n_test"])
+        assert qp["cc_svm"]["seconds"] > 0

@@ -248,8 +248,9 @@ def gp_figure2_command(args) -> int:
     _enough_instances(args.instances, max(pairs))
     progress = TerminalProgress("gp-figure2 treebank")
     result = gp_scaling.gp_figure2(
-        pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress, args.gp_kernel
-    )
+        pairs, args.instances, args.trials, args.seed, args.jobs, args.quick, progress,
+        gp_kernel=args.gp_kernel, cc_svm_solver=args.cc_svm_solver,
+    )  # fmt: skip
     print(gp_scaling.figure2_report(result))
     if args.figure is not None:
         from ordercore.experiments.figures import write_figure

@@ -476,6 +476,10 @@ def _gp_parsers(kinds, local) -> None:
         "--gp-kernel", choices=["rbf", "linear"], default="rbf",
         help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's)",
     )  # fmt: skip
+    figure2.add_argument(
+        "--cc-svm-solver", choices=["libsvm", "qp"], default="libsvm",
+        help="the solver of CC-SVM's timed dual: libsvm (SMO, the default) or qp (HiGHS's general-purpose QP)",
+    )  # fmt: skip
 
 
 def parser(description: str | None = None) -> argparse.ArgumentParser:

@@ -8,6 +8,8 @@ Each instance preference x_i ≻ x_j becomes two binary examples on the pair, (�
 
 and the SVM's dual solution α gives the score f(x) = Σ_m α_m y_m (k(x, a_m) − k(x, b_m)), which orders
 instances.  k is seed 002's Gaussian kernel (2), k(x, x') = exp(−κ/2 |x − x'|²), or the linear kernel.
+The dual is solved by libsvm's SMO (``SVC(kernel="precomputed")``, the default), or, with ``solver="qp"``,
+by HiGHS's general-purpose QP solver (seed 002 does not name its solver; Fig. 2 times it).
 
 C and κ are chosen as in seed 002 §4: 5-fold cross validation (here over the training pairs, scored by
 the share of held-out pairs ordered wrong), first on a 7 × 7 coarse grid spaced by 1.0 in
@@ -29,7 +31,9 @@ from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ordercore.exceptions import SolverError
 from ordercore.gp.estimator import preferences_from_scores, standardisation
+from ordercore.lp.highs import solve_qp
 from ordercore.preferences import PreferenceSet
 
 COARSE_LOG10 = np.arange(-3.0, 3.5, 1.0)
@@ -40,6 +44,18 @@ FOLDS = 5
 SVC_TOLERANCE = 1e-4
 """libsvm's stopping tolerance on the KKT gap (scikit-learn's default 1e-3 leaves pair scores of tiny
 problems visibly off the exact dual solution)."""
+SOLVERS = ("libsvm", "qp")
+"""Solvers of the dual: libsvm's SMO, or HiGHS's active-set QP (``qp_dual``)."""
+QP_RIDGES = (0.0, 1e-7, 1e-5)
+"""Curvatures added to the QP's Hessian, relative to its largest diagonal entry, tried in turn.  Q is
+degenerate (rank at most the instances' count; each mirror repeats a row), and HiGHS's active set may
+call it non-convex or cycle at the optimum: on one Fig. 2 problem (p = 1000) it ran over 4 minutes with
+the ridge 1e-9 (1e-5 had not ended after 2,600 iterations), and took 0.3 s and 1,300-1,400 iterations with
+none or 1e-7."""
+QP_ITERATIONS_PER_VARIABLE = 5
+"""An attempt stops after 5 active-set iterations per variable (+ 1000); those that end take under 1.5."""
+SUPPORT_FLOOR = 1e-9
+"""α below this share of C counts as zero in the QP's solution (HiGHS leaves bounds within rounding)."""
 
 
 def pairwise_kernel(K: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -53,6 +69,25 @@ def doubled_pairs(winner: np.ndarray, loser: np.ndarray) -> tuple[np.ndarray, np
     +1 for (winner, loser) and −1 for (loser, winner)."""
     first, second = np.concatenate([winner, loser]), np.concatenate([loser, winner])
     return first, second, np.concatenate([np.ones(winner.size), -np.ones(winner.size)])
+
+
+def qp_dual(K: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, int]:
+    """α (m,) of the binary SVM's dual on a kernel K (m, m) and labels y (m,), by HiGHS's QP solver:
+    min ½ αᵀQα − 1ᵀα over 0 ≤ α ≤ C, yᵀα = 0, with Q = (y yᵀ) ∘ K (plus a ridge of ``QP_RIDGES`` on its
+    diagonal, the next after a failed attempt), and the attempts it took."""
+    m = y.size
+    Q = y[:, None] * K * y[None, :]
+    scale, diagonal = max(float(Q.diagonal().max()), np.finfo(float).tiny), Q.diagonal().copy()
+    for attempt, ridge in enumerate(QP_RIDGES, start=1):
+        Q[np.diag_indices(m)] = diagonal + ridge * scale
+        try:
+            alpha = solve_qp(Q, -np.ones(m), y[None, :], (np.zeros(m), np.full(m, C)), ([0.0], [0.0]),
+                             iteration_limit=QP_ITERATIONS_PER_VARIABLE * m + 1000)  # fmt: skip
+        except SolverError:
+            if attempt == len(QP_RIDGES):
+                raise
+            continue
+        return np.where(alpha > SUPPORT_FLOOR * C, np.minimum(alpha, C), 0.0), attempt
 
 
 def instance_coefficients(dual_coef: np.ndarray, first, second, n_instances: int) -> np.ndarray:
@@ -69,13 +104,15 @@ class ConstraintClassificationSVM(BaseEstimator):
     C : float > 0, the SVM's regularisation factor.
     kappa : float > 0, κ of the Gaussian kernel exp(−κ/2 |x − x'|²); unused by 'linear'.
     normalize : bool, standardise features by the mean and standard deviation of the X given to fit.
+    solver : 'libsvm' (SMO, the default) or 'qp' (HiGHS's general-purpose QP solver); the same dual.
 
     Attributes
     ----------
     instances_ : ndarray (N,), the rows of the fit's X that preferences mention.
     coef_ : ndarray (N,), c with f(x) = Σ_n c_n k(x, x_n) over those rows.
     n_support_ : int, the binary examples with α > 0.
-    solve_seconds_ : float, CPU seconds of the SVM's quadratic programme (libsvm) alone.
+    solve_seconds_ : float, CPU seconds of the SVM's quadratic programme alone (from the pairwise kernel).
+    solve_attempts_ : int, the solver's attempts (libsvm: 1; 'qp': ridges tried, ``QP_RIDGES``).
     """
 
     _parameter_constraints: dict = {
@@ -83,13 +120,15 @@ class ConstraintClassificationSVM(BaseEstimator):
         "C": [Interval(Real, 0, None, closed="neither")],
         "kappa": [Interval(Real, 0, None, closed="neither")],
         "normalize": ["boolean"],
+        "solver": [StrOptions(set(SOLVERS))],
     }
 
-    def __init__(self, *, kernel="rbf", C=1.0, kappa=1.0, normalize=True):
+    def __init__(self, *, kernel="rbf", C=1.0, kappa=1.0, normalize=True, solver="libsvm"):
         self.kernel = kernel
         self.C = C
         self.kappa = kappa
         self.normalize = normalize
+        self.solver = solver
 
     def _k(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         if self.kernel == "linear":
@@ -109,13 +148,21 @@ class ConstraintClassificationSVM(BaseEstimator):
         first, second, y = doubled_pairs(winner, loser)
         K = pairwise_kernel(self._k(self._inputs, self._inputs), first, second)
         start = time.process_time()
-        svc = SVC(kernel="precomputed", C=self.C, tol=SVC_TOLERANCE).fit(K, y)
+        signed, self.solve_attempts_ = self._signed_duals(K, y)
         self.solve_seconds_ = time.process_time() - start
-        # dual_coef_ holds α_m y_m of the support examples
-        support = svc.support_
-        self.coef_ = instance_coefficients(svc.dual_coef_[0], first[support], second[support], self.instances_.size)
-        self.n_support_ = int(support.size)
+        self.coef_ = instance_coefficients(signed, first, second, self.instances_.size)
+        self.n_support_ = int(np.count_nonzero(signed))
         return self
+
+    def _signed_duals(self, K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
+        """α_m y_m (m,) of the dual's solution on the pairwise kernel K (m, m), labels y (m,); attempts."""
+        if self.solver == "qp":
+            alpha, attempts = qp_dual(K, y, self.C)
+            return alpha * y, attempts
+        svc = SVC(kernel="precomputed", C=self.C, tol=SVC_TOLERANCE).fit(K, y)
+        signed = np.zeros(y.size)
+        signed[svc.support_] = svc.dual_coef_[0]  # α_m y_m of the support examples
+        return signed, 1
 
     def decision_function(self, X) -> np.ndarray:
         """The score f(x) = Σ_n c_n k(x, x_n), shape (n,): a higher score is preferred."""

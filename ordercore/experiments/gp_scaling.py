@@ -14,8 +14,11 @@ CC-SVM uses the linear kernel and C from 5-fold cross validation on the coarse-t
 by default the Gaussian one: on unit vectors |x − x'|² = 2 − 2 x·x', so exp(−(1 − x·x')/ℓ²) is a
 monotone function of the linear one (and nearly affine in it once ℓ is large); ℓ and σ come from the
 evidence.  Timed as in the seed, in CPU seconds: CC-SVM's quadratic
-programme solved once at the chosen C (libsvm alone; the whole fit, with the pairwise kernel, is kept
+programme solved once at the chosen C (the solver alone; the whole fit, with the pairwise kernel, is kept
 too as 'fit_seconds'); the GP's MAP solve (10) with its evidence (12) once at the chosen hyperparameters.
+The seed does not name its QP solver: the timed solve is libsvm's SMO (``cc_svm_solver="libsvm"``) or
+HiGHS's general-purpose active-set QP (``"qp"``), the same dual; C's cross validation uses libsvm either
+way, so both draw the same trials and choose the same C.
 """
 
 from __future__ import annotations
@@ -68,13 +71,16 @@ def _cpu_seconds(fit, *args) -> float:
 GP_KERNELS = ("rbf", "linear")
 """Kernels of Fig. 2's GP: the Gaussian one (the default here), or the seed's linear one."""
 GP_KERNEL_NAMES = {"rbf": "Gaussian on unit-length TF-IDF", "linear": "linear on unit-length TF-IDF (the seed's)"}
+CC_SVM_SOLVER_NAMES = {"libsvm": "libsvm's SMO (SVC, precomputed kernel)", "qp": "HiGHS's active-set QP, dense Hessian"}
+"""The solvers of CC-SVM's timed dual (``ConstraintClassificationSVM(solver=...)``)."""
 
 
 def trial_points(
-    X, levels, pair_counts, n_instances: int, trial: int, seed: int, quick: bool = False, gp_kernel: str = "rbf"
-) -> list:
+    X, levels, pair_counts, n_instances: int, trial: int, seed: int, quick: bool = False, gp_kernel: str = "rbf",
+    cc_svm_solver: str = "libsvm",
+) -> list:  # fmt: skip
     """One trial: ``n_instances`` sentences, then per p the two models' test error (%) and CPU seconds (the
-    GP with ``gp_kernel``, one of ``GP_KERNELS``)."""
+    GP with ``gp_kernel``, one of ``GP_KERNELS``; CC-SVM's dual solved by ``cc_svm_solver``)."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, trial]))
     rows = np.sort(rng.choice(levels.size, n_instances, replace=False))
     X, levels = X[rows], levels[rows]
@@ -89,7 +95,7 @@ def trial_points(
     for p in pair_counts:
         train, test = PreferenceSet(winner[:p], loser[:p]), PreferenceSet(winner[p:], loser[p:])
         chosen = select_by_cross_validation(X, train.i, train.j, rng, kernel="linear", quick=quick, normalize=False)
-        svm = ConstraintClassificationSVM(kernel="linear", C=chosen["C"], normalize=False)
+        svm = ConstraintClassificationSVM(kernel="linear", C=chosen["C"], normalize=False, solver=cc_svm_solver)
         svm_seconds = _cpu_seconds(svm.fit, X, train)
         gp = GPPreferenceModel(kernel=gp_kernel, length_scale_prior=None, normalize=False, method="exact")
         gp.fit(X, train)
@@ -104,7 +110,7 @@ def trial_points(
             "n_distinct_instances": int(gp.instances_.size),
             "cc_svm": {"error": 100 * pair_error(svm.predict(X), test.i, test.j), "seconds": svm.solve_seconds_,
                        "fit_seconds": svm_seconds,
-                       "C": chosen["C"], "n_support": svm.n_support_},
+                       "C": chosen["C"], "n_support": svm.n_support_, "solve_attempts": svm.solve_attempts_},
             "gp": {"error": 100 * pair_error(gp.predict(X), test.i, test.j), "seconds": gp_seconds,
                    "length_scale": length_scale, "noise": gp.noise_},
         })  # fmt: skip
@@ -117,12 +123,15 @@ def time_exponent(pair_counts, seconds) -> float:
 
 
 def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20, seed: int = 0, jobs: int = 1,
-               quick: bool = False, progress=None, gp_kernel: str = "rbf") -> dict:  # fmt: skip
+               quick: bool = False, progress=None, gp_kernel: str = "rbf",
+               cc_svm_solver: str = "libsvm") -> dict:  # fmt: skip
     """Fig. 2's protocol over ``trials`` trials: per p the mean ± sd error (%) and median CPU seconds of
     each model, and each model's exponent of time against p; the GP with ``gp_kernel`` ('rbf', or the
-    seed's 'linear')."""
+    seed's 'linear'), CC-SVM's timed dual by ``cc_svm_solver`` ('libsvm', or HiGHS's QP 'qp')."""
     if gp_kernel not in GP_KERNELS:
         raise ValueError(f"gp_kernel must be one of {GP_KERNELS}, got {gp_kernel!r}")
+    if cc_svm_solver not in CC_SVM_SOLVER_NAMES:
+        raise ValueError(f"cc_svm_solver must be one of {tuple(CC_SVM_SOLVER_NAMES)}, got {cc_svm_solver!r}")
     from joblib import Parallel, delayed
 
     from ordercore.experiments.parallel import workers
@@ -131,7 +140,8 @@ def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20
     pair_counts = sorted(pair_counts)
     trials_points = []
     for points in Parallel(n_jobs=workers(jobs, trials), return_as="generator")(
-        delayed(trial_points)(X, levels, pair_counts, n_instances, t, seed, quick, gp_kernel) for t in range(trials)
+        delayed(trial_points)(X, levels, pair_counts, n_instances, t, seed, quick, gp_kernel, cc_svm_solver)
+        for t in range(trials)
     ):
         trials_points.append(points)
         if progress is not None:
@@ -162,6 +172,8 @@ def gp_figure2(pair_counts=PAIR_COUNTS, n_instances: int = 100, trials: int = 20
             "n_instances": n_instances,
             "quick": quick,
             "kernels": {"cc_svm": "linear", "gp": GP_KERNEL_NAMES[gp_kernel]},
+            "cc_svm_solver": cc_svm_solver,
+            "cc_svm_solver_name": CC_SVM_SOLVER_NAMES[cc_svm_solver],
             "timing": "CPU seconds (time.process_time): CC-SVM's QP solve, the GP's MAP and evidence once",
         },  # fmt: skip
         "seed": seed,
@@ -185,9 +197,9 @@ def figure2_report(result: dict) -> str:
             f"| {gp['error_mean']:.2f} ± {gp['error_sd']:.2f} | {svm['seconds_median']:.4f} "
             f"| {gp['seconds_median']:.4f} |"
         )
-    exponents = result["time_exponents"]
+    exponents, solver = result["time_exponents"], result["protocol"].get("cc_svm_solver", "libsvm")
     lines.append(
-        f"\ntime exponents (log-log fit of median CPU seconds on p): CC-SVM {exponents['cc_svm']:.2f}, "
+        f"\ntime exponents (log-log fit of median CPU seconds on p): CC-SVM ({solver}) {exponents['cc_svm']:.2f}, "
         f"GP {exponents['gp']:.2f} (CC-SVM's whole fit, with its pairwise kernel: {exponents['cc_svm_whole_fit']:.2f})"
     )
     return "\n".join(lines)
@@ -200,7 +212,8 @@ def scaling_figure(result: dict):
 
     figure = make_subplots(rows=1, cols=2, subplot_titles=("test error (%)", "CPU seconds"))
     p = [row["p"] for row in result["summary"]]
-    for model, label, colour in (("cc_svm", "CC-SVM", "#D55E00"), ("gp", "GP", "#0072B2")):
+    svm_label = {"libsvm": "CC-SVM", "qp": "CC-SVM (HiGHS QP)"}[result["protocol"].get("cc_svm_solver", "libsvm")]
+    for model, label, colour in (("cc_svm", svm_label, "#D55E00"), ("gp", "GP", "#0072B2")):
         rows = [row[model] for row in result["summary"]]
         error_bars = dict(type="data", array=[r["error_sd"] for r in rows], visible=True)
         style = dict(name=label, legendgroup=model, line=dict(color=colour))

@@ -2,7 +2,8 @@
 
 It loads a ``DualLP`` whole (``passModel``, column-wise sparse arrays), edits it in place for
 hot starts (HiGHS keeps the basis when columns or rows are added, deleted or rebounded), and maps
-every HiGHS model status to an ordercore exception through ``STATUS_ERRORS``.
+every HiGHS model status to an ordercore exception through ``STATUS_ERRORS``.  ``solve_qp`` hands a
+dense convex QP to HiGHS's QP solver (active set), for the comparators that need a general-purpose one.
 """
 
 from __future__ import annotations
@@ -130,6 +131,20 @@ class HighsResult:
     seconds: float
 
 
+def _run(highs: highspy.Highs, asked_threads: int) -> int:
+    """``Highs.run``, asking for the running scheduler's threads from now on if a run asking for
+    one thread is refused (a user's program ran HiGHS with its default threads first).  Returns the
+    threads asked at the end."""
+    global _threads
+    status = highs.run()
+    if status == highspy.HighsStatus.kError and asked_threads == 1:
+        _threads = asked_threads = 0
+        HighsDualLP._check(highs.setOptionValue("threads", 0), "option threads")
+        status = highs.run()
+    HighsDualLP._check(status, "run")
+    return asked_threads
+
+
 class HighsDualLP:
     """A HiGHS instance holding one ``DualLP`` (maximised), editable in place for hot starts."""
 
@@ -174,15 +189,7 @@ class HighsDualLP:
         return highs
 
     def _run(self) -> None:
-        """``Highs.run``, asking for the running scheduler's threads from now on if a run asking for
-        one thread is refused (a user's program ran HiGHS with its default threads first)."""
-        global _threads
-        status = self._highs.run()
-        if status == highspy.HighsStatus.kError and self._asked_threads == 1:
-            _threads = self._asked_threads = 0
-            self._check(self._highs.setOptionValue("threads", 0), "option threads")
-            status = self._highs.run()
-        self._check(status, "run")
+        self._asked_threads = _run(self._highs, self._asked_threads)
 
     @staticmethod
     def _check(status, action: str) -> None:
@@ -296,3 +303,52 @@ class HighsDualLP:
             iterations=int(info.simplex_iteration_count),
             seconds=seconds,
         )
+
+
+def _lower_triangle(hessian: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts (n + 1,), row indices and values of the lower triangle of a symmetric (n, n) array, column by
+    column (HiGHS's triangular Hessian format; zeros kept)."""
+    n = hessian.shape[0]
+    columns, rows = np.triu_indices(n)  # the upper triangle row by row is the lower one column by column
+    start = np.concatenate([[0], np.cumsum(np.arange(n, 0, -1))]).astype(np.int32)
+    return start, rows.astype(np.int32), hessian[columns, rows]
+
+
+def solve_qp(
+    hessian: np.ndarray, cost, constraints: np.ndarray, column_bounds, row_bounds, iteration_limit: int | None = None
+) -> np.ndarray:
+    """x (n,) minimising ½ xᵀ hessian x + costᵀ x subject to row_lower ≤ constraints x ≤ row_upper
+    (constraints (k, n), row_bounds two (k,)) and column_bounds two (n,), by HiGHS's QP solver (an
+    active-set method, serial).  ``hessian`` (n, n) is dense and symmetric; HiGHS calls some positive
+    semidefinite ones non-convex, so a caller adds a small ridge.  ``SolverError`` unless optimal, as
+    after ``iteration_limit`` active-set iterations (the method can cycle on degenerate problems)."""
+    n = hessian.shape[0]
+    model = highspy.HighsModel()
+    lp = model.lp_
+    matrix = sp.csc_matrix(constraints)
+    lp.num_row_, lp.num_col_ = matrix.shape
+    lp.col_cost_ = np.asarray(cost, float)
+    lp.col_lower_, lp.col_upper_ = (np.asarray(bound, float) for bound in column_bounds)
+    lp.row_lower_, lp.row_upper_ = (np.asarray(bound, float) for bound in row_bounds)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+    model.hessian_.dim_, model.hessian_.format_ = n, highspy.HessianFormat.kTriangular
+    model.hessian_.start_, model.hessian_.index_, model.hessian_.value_ = _lower_triangle(hessian)
+    highs = quiet_highs()
+    highs.disableCallbacks()
+    limit = highspy.kHighsIInf if iteration_limit is None else int(iteration_limit)
+    options = (
+        ("output_flag", False),
+        ("threads", _threads),
+        ("qp_nullspace_limit", max(n, 4000)),  # the active set's null space can reach every variable
+        ("qp_iteration_limit", limit),
+    )
+    for name, value in options:
+        HighsDualLP._check(highs.setOptionValue(name, value), f"option {name}")
+    HighsDualLP._check(highs.passModel(model), "passModel")
+    _run(highs, _threads)
+    status = highs.getModelStatus()
+    if status != _Status.kOptimal:
+        message = highs.modelStatusToString(status)
+        raise SolverError(f"HiGHS's QP solver stopped short of the optimum (status: {message})")
+    return np.array(highs.getSolution().col_value)
