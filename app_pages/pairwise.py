@@ -243,20 +243,23 @@ def choice_widgets() -> None:
 
 
 def offer_pairs(engine, offers, source) -> None:
-    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh once the model changed); a
-    change of session, source or annotator (for the shared queue) starts afresh."""
+    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh after the one on screen once the
+    model, the strategy or the candidates changed: the next pair follows a new choice at once); a change
+    of session, source or annotator (for the shared queue) starts afresh."""
     annotator, state = app_state.annotator(), st.session_state
     context = (engine.id, source, annotator if source == QUEUE else None)
+    strategy = state.get("pair_strategy", next(iter(STRATEGIES)))
+    candidates = state.get("pair_candidates", next(iter(CANDIDATES)))
     drawn = engine.next_pairs(
         source,
         annotator,
         app_state.rng(),
-        state.get("pair_strategy", next(iter(STRATEGIES))),
-        state.get("pair_candidates", next(iter(CANDIDATES))),
+        strategy,
+        candidates,
         AHEAD,
         exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
     )
-    offers.offer(context, drawn, basis=engine.models.version)
+    offers.offer(context, drawn, basis=(engine.models.version, strategy, candidates))
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:

