@@ -44,15 +44,17 @@ def take_sent(engine) -> list[str]:
     def answer(pair, choice, swapped) -> None:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
-    def undo() -> None:  # the undone pair is not shown again: the notice names it
+    def undo():  # the undone pair is shown again, first, its sides as answered: the expert answers it anew
         answers = engine.answers().set_index("id")
         undone = engine.undo_answer(annotator)
         if undone is None or undone not in answers.index:  # (given meanwhile in another tab: not read above)
             screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
-            return
+            return None
         given, names = answers.loc[undone], engine.data().row_names
         pair = f"A {names.name(given['row_a'])}, B {names.name(given['row_b'])}"
-        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]})."
+        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]}); it is shown again."
+        swapped = None if pd.isna(given["swapped"]) else bool(given["swapped"])
+        return (int(given["row_a"]), int(given["row_b"])), swapped
 
     read, error = screen.pairs.apply(sent_events(KEY, set(CHOICE_LABELS), 2), engine.id, answer, undo)
     screen.error = error or screen.error

@@ -4,8 +4,10 @@ and F13): a change of the candidates is followed by the very next pair, the choi
 against the store or against a hand computation (nearest neighbours by brute force)."""
 
 import numpy as np
+import pandas as pd
 
-from tests.studio_app import engine, press
+from ordercore.studio.store import Store
+from tests.studio_app import engine, pairs_sent, press
 
 
 def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
@@ -34,3 +36,25 @@ def test_a_change_of_candidates_draws_the_next_pairs_under_it(ready):
     assert far == []
     press(at, "a")
     assert at.session_state["screen"].pair == upcoming[1]
+
+
+def test_an_undo_shows_the_undone_pair_again_with_its_sides(ready, store_path):
+    """After U the undone pair is on screen again, A and B as they were (a new user's undo only said
+    which pair it was, and the next pair stayed); answering it again stores it as shown."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    for _ in range(3):
+        press(at, "a")
+    first_answers = store.answers(session_id)
+    last = first_answers.iloc[-1]
+    undone = (int(last["row_a"]), int(last["row_b"]))
+    press(at, "undo")
+    assert not at.exception and len(store.answers(session_id)) == 2
+    assert at.session_state["screen"].pair == undone and pairs_sent(at)[0]["target"] == list(undone)
+    press(at, "b")
+    again = store.answers(session_id).iloc[-1]
+    assert (int(again["row_a"]), int(again["row_b"]), again["choice"]) == (*undone, "b")
+    assert not pd.isna(again["swapped"]) and bool(again["swapped"]) == bool(last["swapped"])  # its sides kept
+    assert at.session_state["screen"].pair != undone
+
