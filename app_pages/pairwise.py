@@ -364,6 +364,8 @@ def history_section(engine, data, answers) -> None:
             f"{CHOICE_LABELS[row.choice]}"
             for row in own.itertuples()
         }
+        if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
+            st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
         who = (engine, app_state.screen(), app_state.annotator())
         columns = st.columns(len(CHOICE_LABELS) + 1)

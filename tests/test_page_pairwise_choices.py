@@ -58,3 +58,20 @@ def test_an_undo_shows_the_undone_pair_again_with_its_sides(ready, store_path):
     assert not pd.isna(again["swapped"]) and bool(again["swapped"]) == bool(last["swapped"])  # its sides kept
     assert at.session_state["screen"].pair != undone
 
+
+def test_my_answers_preselects_the_newest(ready, store_path):
+    """The list runs newest first and its first entry is chosen after each new answer (it kept '#1', the
+    oldest); a choice of one's own stays while one edits it."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    for _ in range(3):
+        press(at, "a")
+    ids = store.answers(session_id)["id"].tolist()
+    assert at.selectbox(key="history_answer").value == ids[2]
+    at.selectbox(key="history_answer").set_value(ids[0]).run()
+    at.button(key="history_b").click().run()
+    assert at.selectbox(key="history_answer").value == ids[0]
+    assert store.answers(session_id)["choice"].tolist() == ["b", "a", "a"]
+    press(at, "a")
+    assert at.selectbox(key="history_answer").value == store.answers(session_id)["id"].max()
