@@ -187,8 +187,8 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:
         pair_controls(data, screen.pair)
+    progress_section(engine)
     answers = engine.answers()
-    progress_section(engine, answers)
     if len(answers):
         names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
         shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued)
@@ -319,24 +319,32 @@ def set_goal(engine) -> None:
     engine.set_options("labelling", goal=int(st.session_state[f"answer_goal_{engine.id}"]))
 
 
-def progress_section(engine, answers) -> None:
-    """Answers toward the session's goal (answered of N)."""
-    goal = engine.options("labelling")["goal"]
-    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
-    if goal:
-        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
+def progress_section(engine) -> None:
+    """Answers toward the session's goal (answered of N, redrawn every 2 s: ``answer_count``) and the goal."""
     progress = st.columns(2)
-    progress[0].metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
+    with progress[0]:
+        answer_count(engine)
     progress[1].number_input(
         "Goal (answers; 0: none)",
         0,
         1_000_000,
-        goal,
+        engine.options("labelling")["goal"],
         10,
         key=f"answer_goal_{engine.id}",
         on_change=set_goal,
         args=(engine,),
     )
+
+
+@st.fragment(run_every=2.0)
+def answer_count(engine) -> None:
+    """The session's answers by everyone (and this annotator's), toward the goal: redrawn every 2 s, so
+    that other annotators' answers count without a key of one's own (the pair and its keys stay)."""
+    answers, goal = engine.answers(), engine.options("labelling")["goal"]
+    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
+    if goal:
+        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
+    st.metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
 
 
 def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | None) -> None:
