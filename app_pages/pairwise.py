@@ -79,9 +79,10 @@ BUTTONS = [
 
 
 def choose_source(rules: dict):
-    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id."""
+    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id (kept in the URL: a reload keeps it)."""
     names = {ACTIVE: "active choice", QUEUE: "shared queue (each pair to several annotators)"}
-    return st.selectbox(
+    app_state.kept_choice("pair_source", "pairs_from", [ACTIVE, QUEUE, *rules])
+    source = st.selectbox(
         "Pairs from",
         [ACTIVE, QUEUE, *rules],
         format_func=lambda k: names.get(k) or f"rule {rules[k].name!r} (audit it)",
@@ -90,6 +91,8 @@ def choose_source(rules: dict):
         "queue hands each annotator the pairs others have not finished, so that several people judge the same "
         "pairs (agreement needs them).",
     )
+    app_state.keep_choice("pair_source", "pairs_from")
+    return source
 
 
 def add_to_queue(engine, bench, screen) -> None:
@@ -232,7 +235,9 @@ NOTHING_LEFT = {
 
 
 def choice_widgets() -> None:
-    """How the active choice picks the next pair: the strategy and the candidates."""
+    """How the active choice picks the next pair: the strategy and the candidates (kept in the URL)."""
+    app_state.kept_choice("pair_strategy", "next_pair", list(STRATEGIES))
+    app_state.kept_choice("pair_candidates", "candidates", list(CANDIDATES))
     st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
     st.radio(
         "Candidates",
@@ -242,6 +247,8 @@ def choice_widgets() -> None:
         horizontal=True,
         help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
     )
+    app_state.keep_choice("pair_strategy", "next_pair")
+    app_state.keep_choice("pair_candidates", "candidates")
 
 
 def offer_pairs(engine, offers, source) -> None:

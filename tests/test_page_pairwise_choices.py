@@ -5,9 +5,10 @@ against the store or against a hand computation (nearest neighbours by brute for
 
 import numpy as np
 import pandas as pd
+from streamlit.testing.v1 import AppTest
 
 from ordercore.studio.store import Store
-from tests.studio_app import engine, pairs_sent, press
+from tests.studio_app import APP, engine, pairs_sent, press
 
 
 def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
@@ -75,3 +76,37 @@ def test_my_answers_preselects_the_newest(ready, store_path):
     assert store.answers(session_id)["choice"].tolist() == ["b", "a", "a"]
     press(at, "a")
     assert at.selectbox(key="history_answer").value == store.answers(session_id)["id"].max()
+
+
+def test_the_choices_of_pairs_from_next_pair_and_candidates_survive_a_reload(ready):
+    """A reload (a fresh AppTest on the same URL) keeps "Pairs from", "Next pair" and "Candidates" as the
+    annotator left them (they went back to their defaults); the two choices the shared queue hides come
+    back when active choice is chosen again."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.radio(key="pair_strategy").set_value("correction").run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    at.selectbox(key="pair_source").set_value("queue").run()
+    assert not at.exception
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    for name, value in at.query_params.items():
+        reloaded.query_params[name] = value
+    reloaded.run()
+    reloaded.switch_page("app_pages/pairwise.py").run()
+    assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == "queue"
+    reloaded.selectbox(key="pair_source").set_value("active").run()
+    assert reloaded.radio(key="pair_strategy").value == "correction"
+    assert reloaded.radio(key="pair_candidates").value == "neighbours"
+    assert reloaded.session_state["screen"].pairs.basis[1:] == ("correction", "neighbours")  # what draws the pairs
+
+
+def test_choices_a_link_names_that_are_not_offered_fall_back_to_the_defaults(ready):
+    """A hand-edited or stale link (a rule the session does not hold, a strategy that does not exist)
+    opens the page with the defaults, said nowhere as an error."""
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    params = {"session": "s1", "annotator": "ann", "pairs_from": "99", "next_pair": "bogus", "candidates": "x"}
+    for name, value in params.items():
+        reloaded.query_params[name] = value
+    reloaded.run()
+    reloaded.switch_page("app_pages/pairwise.py").run()
+    assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == "active"
+    assert (reloaded.radio(key="pair_strategy").value, reloaded.radio(key="pair_candidates").value) == ("random", "any")
