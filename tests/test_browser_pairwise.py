@@ -326,6 +326,29 @@ def test_a_reload_on_another_page_keeps_the_pairwise_choices(tmp_path):
         assert page.get_by_role("radio", name=SIMILAR).is_checked()
 
 
+def test_the_undo_key_shows_the_undone_pair_again(tmp_path):
+    """Ann answers two pairs by keys, then U: the second pair is on screen again (the browser drops the
+    pair it shows once the page has read an undo) and her next key answers it anew (checked against the
+    store; a new user's undo left the next pair on screen)."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        page.keyboard.press("a")
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        second = shown_pair(page)
+        page.keyboard.press("b")
+        wait_for_metric(page, "Answers given", "2", tmp_path / "failure.png")
+        assert shown_pair(page) != second
+        page.keyboard.press("u")
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        page.get_by_text("it is shown again").wait_for(timeout=10_000)
+        assert shown_pair(page) == second
+        page.keyboard.press("a")
+        answers = wait_for_answers(store_path, session_id, 2)
+    assert answers[["row_a", "row_b", "choice"]].values.tolist()[1] == [*second, "a"]
+
+
 CORRECTIONS = "Likely corrections: pairs SSL may order wrongly, far enough apart to judge"
 SIMILAR = "Similar rows (roughly equal in the other features)"
 
