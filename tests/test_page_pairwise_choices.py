@@ -8,7 +8,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from ordercore.studio.store import Store
-from tests.studio_app import APP, engine, pairs_sent, press
+from tests.studio_app import APP, add_default_rule, engine, pairs_sent, press
 
 
 def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
@@ -99,14 +99,25 @@ def test_the_choices_of_pairs_from_next_pair_and_candidates_survive_a_reload(rea
     assert reloaded.session_state["screen"].pairs.basis[1:] == ("correction", "neighbours")  # what draws the pairs
 
 
-def test_choices_a_link_names_that_are_not_offered_fall_back_to_the_defaults(ready):
-    """A hand-edited or stale link (a rule the session does not hold, a strategy that does not exist)
-    opens the page with the defaults, said nowhere as an error."""
-    reloaded = AppTest.from_file(APP, default_timeout=120)
-    params = {"session": "s1", "annotator": "ann", "pairs_from": "99", "next_pair": "bogus", "candidates": "x"}
-    for name, value in params.items():
-        reloaded.query_params[name] = value
-    reloaded.run()
-    reloaded.switch_page("app_pages/pairwise.py").run()
-    assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == "active"
-    assert (reloaded.radio(key="pair_strategy").value, reloaded.radio(key="pair_candidates").value) == ("random", "any")
+def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_defaults(ready):
+    """A link naming a rule of the session opens its audit (the URL's text read as the rule's id); a
+    hand-edited or stale link (a rule the session does not hold, a strategy that does not exist) opens
+    the page with the defaults, and no error."""
+    add_default_rule(ready)
+    (rule_id,) = [rule_id for rule_id, _ in engine(ready).rules()]
+    for source, strategy, candidates, expected in (
+        (str(rule_id), "margin", "neighbours", (rule_id, None, None)),
+        (str(rule_id + 1), "bogus", "x", ("active", "random", "any")),
+    ):
+        reloaded = AppTest.from_file(APP, default_timeout=120)
+        params = {"session": "s1", "annotator": "ann", "pairs_from": source, "next_pair": strategy}
+        for name, value in (params | {"candidates": candidates}).items():
+            reloaded.query_params[name] = value
+        reloaded.run()
+        reloaded.switch_page("app_pages/pairwise.py").run()
+        assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == expected[0]
+        if expected[0] == "active":
+            shown = (reloaded.radio(key="pair_strategy").value, reloaded.radio(key="pair_candidates").value)
+            assert shown == expected[1:]
+        else:
+            assert any(caption.value.startswith("Auditing rule") for caption in reloaded.caption)
