@@ -46,6 +46,7 @@ def arrive_from_url(names: list[str]) -> None:
     store's only session, if it holds one (and the sidebar says so); with several, the user chooses."""
     if "session_name" in st.session_state:
         return
+    app_state.arrive_choices()  # the choices kept beside them (Pairwise's "Pairs from", ...)
     wanted, who = st.query_params.get("session"), st.query_params.get("annotator", "")
     st.session_state.session_name = wanted if wanted in names else None
     if wanted is None and len(names) == 1:
@@ -62,12 +63,14 @@ def arrive_from_url(names: list[str]) -> None:
 
 
 def keep_in_url() -> None:
-    """Write this tab's session and annotator into the URL (only what changed: no needless history)."""
+    """Write this tab's session and annotator, and the choices it keeps beside them, into the URL (only
+    what changed: no needless history)."""
     for name, value in (("session", st.session_state.get("session_name")), ("annotator", app_state.annotator())):
         if value and st.query_params.get(name) != value:
             st.query_params[name] = value
         elif not value and name in st.query_params:
             del st.query_params[name]
+    app_state.choices_in_url()
 
 
 # The pages read the plain keys session_name and annotator: widget keys are dropped on runs that

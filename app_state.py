@@ -149,6 +149,43 @@ def kept_result(name: str, key, pressed: bool, compute):
     return kept[1] if kept is not None and kept[0] == key else None
 
 
+URL_CHOICES = ("pairs_from", "next_pair", "candidates")
+"""The choices a tab keeps in its URL beside its session and annotator (Pairwise's "Pairs from", "Next
+pair" and "Candidates"), so that a reload keeps them (``kept_choice``, ``keep_choice``)."""
+
+
+def arrive_choices() -> None:
+    """On a tab's first run, take the ``URL_CHOICES`` its URL holds (a reload, a shared link): kept for
+    the tab whichever page it lands on (a page link drops them from the URL; ``choices_in_url`` puts them
+    back)."""
+    st.session_state.url_choices = {name: st.query_params[name] for name in URL_CHOICES if name in st.query_params}
+
+
+def choices_in_url() -> None:
+    """Write the tab's kept choices into the URL, on every page (only what changed: no needless history)."""
+    for name, value in st.session_state.get("url_choices", {}).items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
+def kept_choice(key: str, param: str, options: list) -> None:
+    """Before the widget ``key`` is drawn: when this tab holds no value for it (a reload, or a run that
+    did not draw it: Streamlit then drops a widget's value), give it the choice kept as ``param``
+    (``keep_choice``; after a reload, the URL's), if it is still one of ``options`` (compared as text: the
+    URL holds text); else the widget's default."""
+    kept = st.session_state.get("url_choices", {}).get(param)
+    offered = {str(option): option for option in options}
+    if key not in st.session_state and kept in offered:
+        st.session_state[key] = offered[kept]
+
+
+def keep_choice(key: str, param: str) -> None:
+    """After the widget ``key`` is drawn: keep its value for this tab and in the URL as ``param``."""
+    if st.session_state.get(key) is not None:
+        st.session_state.setdefault("url_choices", {})[param] = str(st.session_state[key])
+        choices_in_url()
+
+
 @dataclass
 class Screen:
     """What this tab shows: the pairs (Pairwise) and items (Ratings) sent ahead to the browser

@@ -44,15 +44,17 @@ def take_sent(engine) -> list[str]:
     def answer(pair, choice, swapped) -> None:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
-    def undo() -> None:  # the undone pair is not shown again: the notice names it
+    def undo():  # the undone pair is shown again, first, its sides as answered: the expert answers it anew
         answers = engine.answers().set_index("id")
         undone = engine.undo_answer(annotator)
         if undone is None or undone not in answers.index:  # (given meanwhile in another tab: not read above)
             screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
-            return
+            return None
         given, names = answers.loc[undone], engine.data().row_names
         pair = f"A {names.name(given['row_a'])}, B {names.name(given['row_b'])}"
-        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]})."
+        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]}); it is shown again."
+        swapped = None if pd.isna(given["swapped"]) else bool(given["swapped"])
+        return (int(given["row_a"]), int(given["row_b"])), swapped
 
     read, error = screen.pairs.apply(sent_events(KEY, set(CHOICE_LABELS), 2), engine.id, answer, undo)
     screen.error = error or screen.error
@@ -77,9 +79,10 @@ BUTTONS = [
 
 
 def choose_source(rules: dict):
-    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id."""
+    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id (kept in the URL: a reload keeps it)."""
     names = {ACTIVE: "active choice", QUEUE: "shared queue (each pair to several annotators)"}
-    return st.selectbox(
+    app_state.kept_choice("pair_source", "pairs_from", [ACTIVE, QUEUE, *rules])
+    source = st.selectbox(
         "Pairs from",
         [ACTIVE, QUEUE, *rules],
         format_func=lambda k: names.get(k) or f"rule {rules[k].name!r} (audit it)",
@@ -88,6 +91,8 @@ def choose_source(rules: dict):
         "queue hands each annotator the pairs others have not finished, so that several people judge the same "
         "pairs (agreement needs them).",
     )
+    app_state.keep_choice("pair_source", "pairs_from")
+    return source
 
 
 def add_to_queue(engine, bench, screen) -> None:
@@ -185,8 +190,8 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
     else:
         pair_controls(data, screen.pair)
+    progress_section(engine)
     answers = engine.answers()
-    progress_section(engine, answers)
     if len(answers):
         names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
         shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued)
@@ -230,7 +235,9 @@ NOTHING_LEFT = {
 
 
 def choice_widgets() -> None:
-    """How the active choice picks the next pair: the strategy and the candidates."""
+    """How the active choice picks the next pair: the strategy and the candidates (kept in the URL)."""
+    app_state.kept_choice("pair_strategy", "next_pair", list(STRATEGIES))
+    app_state.kept_choice("pair_candidates", "candidates", list(CANDIDATES))
     st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
     st.radio(
         "Candidates",
@@ -240,23 +247,28 @@ def choice_widgets() -> None:
         horizontal=True,
         help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
     )
+    app_state.keep_choice("pair_strategy", "next_pair")
+    app_state.keep_choice("pair_candidates", "candidates")
 
 
 def offer_pairs(engine, offers, source) -> None:
-    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh once the model changed); a
-    change of session, source or annotator (for the shared queue) starts afresh."""
+    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh after the one on screen once the
+    model, the strategy or the candidates changed: the next pair follows a new choice at once); a change
+    of session, source or annotator (for the shared queue) starts afresh."""
     annotator, state = app_state.annotator(), st.session_state
     context = (engine.id, source, annotator if source == QUEUE else None)
+    strategy = state.get("pair_strategy", next(iter(STRATEGIES)))
+    candidates = state.get("pair_candidates", next(iter(CANDIDATES)))
     drawn = engine.next_pairs(
         source,
         annotator,
         app_state.rng(),
-        state.get("pair_strategy", next(iter(STRATEGIES))),
-        state.get("pair_candidates", next(iter(CANDIDATES))),
+        strategy,
+        candidates,
         AHEAD,
         exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
     )
-    offers.offer(context, drawn, basis=engine.models.version)
+    offers.offer(context, drawn, basis=(engine.models.version, strategy, candidates))
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
@@ -314,24 +326,32 @@ def set_goal(engine) -> None:
     engine.set_options("labelling", goal=int(st.session_state[f"answer_goal_{engine.id}"]))
 
 
-def progress_section(engine, answers) -> None:
-    """Answers toward the session's goal (answered of N)."""
-    goal = engine.options("labelling")["goal"]
-    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
-    if goal:
-        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
+def progress_section(engine) -> None:
+    """Answers toward the session's goal (answered of N, redrawn every 2 s: ``answer_count``) and the goal."""
     progress = st.columns(2)
-    progress[0].metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
+    with progress[0]:
+        answer_count(engine)
     progress[1].number_input(
         "Goal (answers; 0: none)",
         0,
         1_000_000,
-        goal,
+        engine.options("labelling")["goal"],
         10,
         key=f"answer_goal_{engine.id}",
         on_change=set_goal,
         args=(engine,),
     )
+
+
+@st.fragment(run_every=2.0)
+def answer_count(engine) -> None:
+    """The session's answers by everyone (and this annotator's), toward the goal: redrawn every 2 s, so
+    that other annotators' answers count without a key of one's own (the pair and its keys stay)."""
+    answers, goal = engine.answers(), engine.options("labelling")["goal"]
+    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
+    if goal:
+        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
+    st.metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
 
 
 def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | None) -> None:
@@ -359,6 +379,8 @@ def history_section(engine, data, answers) -> None:
             f"{CHOICE_LABELS[row.choice]}"
             for row in own.itertuples()
         }
+        if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
+            st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
         who = (engine, app_state.screen(), app_state.annotator())
         columns = st.columns(len(CHOICE_LABELS) + 1)

@@ -40,7 +40,7 @@ def take_sent(engine) -> list[str]:
 
     def undo():
         row = engine.undo_grade(annotator)
-        return None if row is None else (int(row),)
+        return None if row is None else ((int(row),), None)
 
     events = sent_events(KEY, {str(value) for value in range(1, MAX_RATING_SCALE + 1)}, 1)
     read, error = screen.items.apply(events, engine.id, grade, undo)

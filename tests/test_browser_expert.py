@@ -1,6 +1,6 @@
 """Issue 33, items 1 and 3, in a real browser (tests/browser.py) on the sample homes: what the expert
 sees of a pair (rows named once by the table's id, every context column, each number telling its
-column apart), the agreement section current after the first answer without a reload, and the Model
+column apart), the agreement section and the answer count current without a reload, and the Model
 page's verdict on a wrong rule worded by its interval (within the noise: not an error in red)."""
 
 import numpy as np
@@ -53,6 +53,28 @@ def test_the_agreement_section_appears_with_the_first_answer_without_a_reload(tm
         store.add_answer(session_id, row_a, row_b, "b", "bob")
         store.engine.dispose()
         nobody.wait_for(state="detached", timeout=30_000)
+
+
+def test_the_answer_count_follows_other_annotators_without_a_key(tmp_path):
+    """When Bob (another process, here the store) answers, Ann's count and progress toward the goal
+    follow within seconds while she presses nothing, and her pair stays on screen (a new user's page
+    showed 97 answers for 20 s while another annotator went to 100)."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    store = Store(f"sqlite:///{store_path}")
+    store.update_settings(session_id, store.session("shared").settings | {"labelling": {"goal": 10}})
+    with running_studio(store_path) as studio:
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        page.get_by_role("button", name="A higher").click()
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        page.get_by_text("1 of 10 answers (1 yours)").wait_for(timeout=10_000)
+        caption = page.get_by_text(PAIR_CAPTION).inner_text()
+        for row_a, row_b in ((0, 1), (2, 3)):
+            store.add_answer(session_id, row_a, row_b, "a", "bob")
+        store.engine.dispose()
+        wait_for_metric(page, "Answers given", "3", tmp_path / "failure.png", timeout=15.0)
+        page.get_by_text("3 of 10 answers (1 yours)").wait_for(timeout=10_000)
+        assert page.get_by_text(PAIR_CAPTION).inner_text() == caption
 
 
 def test_a_wrong_rules_verdict_is_worded_by_its_interval(tmp_path):

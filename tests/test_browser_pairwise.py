@@ -4,8 +4,8 @@ Create a session, set up the sample data, answer three pairs by clicking, kill a
 server, and find the three answers still there.  Two annotators in two browser contexts on one
 session: keys typed ahead of the page, per-annotator undo and edit, the data-switch refusal and a
 kill -9 with an answer in flight, each checked against the store.  A reload keeps each annotator's
-session and name, and two sessions never swap.  (The README's screenshots come from
-docs/screenshots/make_screenshots.py.)
+session and name, and two sessions never swap; a reload on another page keeps the Pairwise choices.
+(The README's screenshots come from docs/screenshots/make_screenshots.py.)
 """
 
 import re
@@ -298,6 +298,59 @@ def test_a_reload_keeps_the_session_and_annotator_and_two_sessions_never_swap(tm
         missing.get_by_text("which this store does not hold").wait_for()
         missing.get_by_role("link", name="Pairwise").click()
         missing.get_by_text("Create or resume a labelling session").wait_for()
+
+
+def test_a_reload_on_another_page_keeps_the_pairwise_choices(tmp_path):
+    """Ann chooses likely corrections between similar rows, goes to Rules (a page link drops the URL's
+    other parameters) and reloads there; back on Pairwise her choices are as she left them (a new user's
+    went back to Random and Any two rows)."""
+    store_path = tmp_path / "studio.sqlite"
+    shared_session(store_path)
+    with running_studio(store_path) as studio:
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        for label in (CORRECTIONS, SIMILAR):
+            page.get_by_text(label).click()
+            settle(page)
+        page.wait_for_url("**candidates=neighbours**", timeout=10_000)
+        page.get_by_role("link", name="Rules").click()
+        page.wait_for_url("**/rules?**")
+        settle(page)
+        page.reload()
+        page.get_by_role("link", name="Pairwise").wait_for()
+        settle(page)
+        page.get_by_role("link", name="Pairwise").click()
+        page.get_by_role("button", name="A higher").wait_for()
+        settle(page)
+        assert "next_pair=correction" in page.url and "candidates=neighbours" in page.url
+        assert page.get_by_role("radio", name=CORRECTIONS).is_checked()
+        assert page.get_by_role("radio", name=SIMILAR).is_checked()
+
+
+def test_the_undo_key_shows_the_undone_pair_again(tmp_path):
+    """Ann answers two pairs by keys, then U: the second pair is on screen again (the browser drops the
+    pair it shows once the page has read an undo) and her next key answers it anew (checked against the
+    store; a new user's undo left the next pair on screen)."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        page = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        page.keyboard.press("a")
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        second = shown_pair(page)
+        page.keyboard.press("b")
+        wait_for_metric(page, "Answers given", "2", tmp_path / "failure.png")
+        assert shown_pair(page) != second
+        page.keyboard.press("u")
+        wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
+        page.get_by_text("it is shown again").wait_for(timeout=10_000)
+        assert shown_pair(page) == second
+        page.keyboard.press("a")
+        answers = wait_for_answers(store_path, session_id, 2)
+    assert answers[["row_a", "row_b", "choice"]].values.tolist()[1] == [*second, "a"]
+
+
+CORRECTIONS = "Likely corrections: pairs SSL may order wrongly, far enough apart to judge"
+SIMILAR = "Similar rows (roughly equal in the other features)"
 
 
 WATCH_CAPTION = """

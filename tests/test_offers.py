@@ -44,8 +44,8 @@ def test_a_refused_answer_gives_its_target_back_first_and_an_undo_may_show_one_a
 
     read, error = offers.apply([event("z1", "b", (3, 4))], 1, refuse, lambda: None)
     assert error == "no margin like that" and offers.upcoming == [(3, 4), (1, 2)] and (3, 4) in offers.offered
-    _, error = offers.apply([event("z2", UNDO)], 1, refuse, lambda: [9])
-    assert error is None and offers.upcoming[0] == (9,)
+    _, error = offers.apply([event("z2", UNDO)], 1, refuse, lambda: ([9], True))
+    assert error is None and offers.upcoming[0] == (9,) and offers.offered[(9,)] is True  # with its extra
 
 
 def test_offer_keeps_the_target_on_screen_and_tops_up_until_the_model_changes():
@@ -93,5 +93,5 @@ def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw
     # an answer then an undo that gives its target back: the undone target goes first, not the answer's next
     offers.offer((1, "active", None), [((13, 14), False), ((15, 16), False)], basis=1)
     answered_then_undone = [{**event("w4", "a", (5, 6)), "next": [13, 14]}, event("w5", UNDO)]
-    offers.apply(answered_then_undone, 1, lambda *answer: given.append(answer), lambda: (5, 6))
+    offers.apply(answered_then_undone, 1, lambda *answer: given.append(answer), lambda: ((5, 6), None))
     assert offers.upcoming[0] == (5, 6)

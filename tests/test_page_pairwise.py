@@ -22,8 +22,11 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     assert (made.i.tolist(), made.j.tolist()) == ([pair[0]], [pair[1]])
     press(at, "undo")
     assert metric(at, "Answers given") == "0" and len(store.preferences(session.id)[0]) == 0
-    # the undone pair is not shown again: the notice names it (row k is home_id k + 1 in the sample)
-    said = f"Undid your answer #{answers['id'].iloc[0]} (A home_id {pair[0] + 1}, B home_id {pair[1] + 1}: A higher)."
+    # the notice names the undone pair, shown again (row k is home_id k + 1 in the sample)
+    said = (
+        f"Undid your answer #{answers['id'].iloc[0]} (A home_id {pair[0] + 1}, B home_id {pair[1] + 1}: A higher); "
+        "it is shown again."
+    )
     assert [box.value for box in at.success] == [said]
     press(at, "undo")
     assert [box.value for box in at.success] == ["You have no answer in this session to undo."]

@@ -84,11 +84,12 @@ class Offers:
         """Apply the answer events the browser sent (dicts: ``id``, ``choice``, ``target``: a list of ints,
         None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra)`` for a target
         offered here and still unanswered (one answered already is ignored; one not offered in this
-        context is refused, and said); ``undo()`` for ``UNDO``, which returns a target to show again first,
-        or None.  Events for another session than ``session_id`` are read and refused (and said).  A
-        ``ValueError`` of either gives the target back.  The target the browser shows after the last of
-        them (an event's ``next``, optional) goes first (``_show_first``).  Call no Streamlit function meanwhile: a key
-        pressed then cannot cut a write short.
+        context is refused, and said); ``undo()`` for ``UNDO``, which returns (target, extra) to show again
+        first (the undone target and what its answer needs, as ``offer`` holds it), or None.  Events for
+        another session than ``session_id`` are read and refused (and said).  A ``ValueError`` of either
+        gives the target back.  The target the browser shows after the last of them (an event's ``next``,
+        optional) goes first (``_show_first``).  Call no Streamlit function meanwhile: a key pressed then
+        cannot cut a write short.
         Returns (the ids read: the browser stops sending them, the last error's message or None)."""
         ids = [event["id"] for event in events]
         unread = [event for event in events if event["id"] not in self.read]
@@ -102,7 +103,7 @@ class Offers:
                 if event["choice"] == UNDO:
                     shown_again = undo()
                     if shown_again is not None:
-                        self.give_back(tuple(shown_again))
+                        self.give_back(tuple(shown_again[0]), shown_again[1])
                     continue
                 offered, extra = self.take(target)
                 if offered:

@@ -1,0 +1,123 @@
+"""AppTests of the Pairwise page's choices as a new user meets them (the tester's report, items F2, F12
+and F13): a change of the candidates is followed by the very next pair, the choices of "Pairs from",
+"Next pair" and "Candidates" survive a reload, and an undo shows the undone pair again.  Each is checked
+against the store or against a hand computation (nearest neighbours by brute force)."""
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from ordercore.studio.store import Store
+from tests.studio_app import APP, add_default_rule, engine, pairs_sent, press
+
+
+def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
+    """Whether ``other`` is one of the ``k`` nearest pool rows of ``anchor`` (Euclidean distance in X, by
+    brute force; a tie at the k-th distance counts as near)."""
+    distances = np.linalg.norm(X[pool] - X[anchor], axis=1)
+    closer = np.count_nonzero((distances < np.linalg.norm(X[other] - X[anchor])) & (pool != anchor))
+    return closer < k
+
+
+def test_a_change_of_candidates_draws_the_next_pairs_under_it(ready):
+    """Similar rows chosen: the pair on screen stays (the browser keeps it until a key answers it), every
+    pair after it is a row and one of its ten nearest pool neighbours (the pairs held ahead under 'Any
+    two rows' were shown for the next 6-11 pairs)."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    engine(at).wait()  # the model settled: no retrain redraws the pairs held ahead
+    at.run()
+    on_screen = at.session_state["screen"].pair
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    assert not at.exception
+    upcoming = at.session_state["screen"].pairs.upcoming
+    assert upcoming[0] == on_screen and len(upcoming) == 24
+    data = engine(at).data()
+    X, pool = np.asarray(data.dataset.X), np.asarray(data.pool)
+    far = [(a, b) for a, b in upcoming[1:] if not (among_nearest(X, pool, a, b) or among_nearest(X, pool, b, a))]
+    assert far == []
+    press(at, "a")
+    assert at.session_state["screen"].pair == upcoming[1]
+
+
+def test_an_undo_shows_the_undone_pair_again_with_its_sides(ready, store_path):
+    """After U the undone pair is on screen again, A and B as they were (a new user's undo only said
+    which pair it was, and the next pair stayed); answering it again stores it as shown."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    for _ in range(3):
+        press(at, "a")
+    first_answers = store.answers(session_id)
+    last = first_answers.iloc[-1]
+    undone = (int(last["row_a"]), int(last["row_b"]))
+    press(at, "undo")
+    assert not at.exception and len(store.answers(session_id)) == 2
+    assert at.session_state["screen"].pair == undone and pairs_sent(at)[0]["target"] == list(undone)
+    press(at, "b")
+    again = store.answers(session_id).iloc[-1]
+    assert (int(again["row_a"]), int(again["row_b"]), again["choice"]) == (*undone, "b")
+    assert not pd.isna(again["swapped"]) and bool(again["swapped"]) == bool(last["swapped"])  # its sides kept
+    assert at.session_state["screen"].pair != undone
+
+
+def test_my_answers_preselects_the_newest(ready, store_path):
+    """The list runs newest first and its first entry is chosen after each new answer (it kept '#1', the
+    oldest); a choice of one's own stays while one edits it."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    for _ in range(3):
+        press(at, "a")
+    ids = store.answers(session_id)["id"].tolist()
+    assert at.selectbox(key="history_answer").value == ids[2]
+    at.selectbox(key="history_answer").set_value(ids[0]).run()
+    at.button(key="history_b").click().run()
+    assert at.selectbox(key="history_answer").value == ids[0]
+    assert store.answers(session_id)["choice"].tolist() == ["b", "a", "a"]
+    press(at, "a")
+    assert at.selectbox(key="history_answer").value == store.answers(session_id)["id"].max()
+
+
+def test_the_choices_of_pairs_from_next_pair_and_candidates_survive_a_reload(ready):
+    """A reload (a fresh AppTest on the same URL) keeps "Pairs from", "Next pair" and "Candidates" as the
+    annotator left them (they went back to their defaults); the two choices the shared queue hides come
+    back when active choice is chosen again."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.radio(key="pair_strategy").set_value("correction").run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    at.selectbox(key="pair_source").set_value("queue").run()
+    assert not at.exception
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    for name, value in at.query_params.items():
+        reloaded.query_params[name] = value
+    reloaded.run()
+    reloaded.switch_page("app_pages/pairwise.py").run()
+    assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == "queue"
+    reloaded.selectbox(key="pair_source").set_value("active").run()
+    assert reloaded.radio(key="pair_strategy").value == "correction"
+    assert reloaded.radio(key="pair_candidates").value == "neighbours"
+    assert reloaded.session_state["screen"].pairs.basis[1:] == ("correction", "neighbours")  # what draws the pairs
+
+
+def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_defaults(ready):
+    """A link naming a rule of the session opens its audit (the URL's text read as the rule's id); a
+    hand-edited or stale link (a rule the session does not hold, a strategy that does not exist) opens
+    the page with the defaults, and no error."""
+    add_default_rule(ready)
+    (rule_id,) = [rule_id for rule_id, _ in engine(ready).rules()]
+    for source, strategy, candidates, expected in (
+        (str(rule_id), "margin", "neighbours", (rule_id, None, None)),
+        (str(rule_id + 1), "bogus", "x", ("active", "random", "any")),
+    ):
+        reloaded = AppTest.from_file(APP, default_timeout=120)
+        params = {"session": "s1", "annotator": "ann", "pairs_from": source, "next_pair": strategy}
+        for name, value in (params | {"candidates": candidates}).items():
+            reloaded.query_params[name] = value
+        reloaded.run()
+        reloaded.switch_page("app_pages/pairwise.py").run()
+        assert not reloaded.exception and reloaded.selectbox(key="pair_source").value == expected[0]
+        if expected[0] == "active":
+            shown = (reloaded.radio(key="pair_strategy").value, reloaded.radio(key="pair_candidates").value)
+            assert shown == expected[1:]
+        else:
+            assert any(caption.value.startswith("Auditing rule") for caption in reloaded.caption)
