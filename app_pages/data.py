@@ -116,7 +116,14 @@ def choose_split(frame, form: DataForm) -> dict:
         "Labeled budget l", 1, form.most_labeled, form.n_labeled, key=f"data_n_labeled_{len(frame)}"
     )
     test_fraction = middle.slider(
-        "Hidden test share of the rest", 0.0, 0.5, form.test_fraction, 0.05, key="data_test_fraction"
+        "Held out: share of the other rows with a target",
+        0.0,
+        1.0,
+        form.test_fraction,
+        0.05,
+        key="data_test_fraction",
+        help="The rows with a target beyond the labeled budget: this share is held out to measure the models "
+        "(their targets never shown where you label), the others join the pool you compare, target hidden.",
     )
     seed = right.number_input("Random split seed", 0, 10**6, form.seed, key="data_seed")
     return split_choice(n_labeled, test_fraction, seed, picked)

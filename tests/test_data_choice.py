@@ -9,7 +9,7 @@ import pytest
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.knowledge.rules import Ordering, Rule, Within
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, load_source, study_data
+from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, data_settings, load_source, study_data
 from ordercore.studio.data_choice import (
     DataForm,
     check_upload_size,
@@ -144,3 +144,20 @@ def test_the_split_in_words_and_in_counts():
     ]
     sample = study_data(pd.read_csv(SAMPLE_PATH), "price", SAMPLE_FEATURES, {"n_labeled": 60})
     assert split_summary("Sample homes (generated)", sample).startswith("Session uses Sample homes (generated): 60 ")
+
+
+def test_a_table_with_few_known_targets_holds_out_every_known_row_it_does_not_label():
+    """A new user's 260 laptops with 49 known prices: 39 labeled, 2 held out and 8 known prices pooled,
+    their values unused.  Now every known row not labeled is held out; a table with every target known
+    keeps 0.2 (its pool is those rows)."""
+    rng = np.random.default_rng(0)
+    price = np.where(np.arange(260) < 49, rng.uniform(100, 900, 260), np.nan)
+    frame = pd.DataFrame({"ram": rng.integers(4, 33, 260), "price": rng.permutation(price)})
+    form = DataForm.of({}, "upload", frame, "price", ["ram"])
+    assert (form.n_labeled, form.test_fraction) == (39, 1.0)  # round(0.8 x 49)
+    split = split_choice(form.n_labeled, form.test_fraction, form.seed)
+    _, data = data_settings(frame, "upload", "price", ["ram"], split)
+    known = set(np.flatnonzero(frame["price"].notna()))
+    assert (data.labeled.size, data.test.size) == (39, 10) and set(data.labeled) | set(data.test) == known
+    full = frame.assign(price=rng.uniform(100, 900, 260))
+    assert DataForm.of({}, "upload", full, "price", ["ram"]).test_fraction == 0.2

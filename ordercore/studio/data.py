@@ -183,7 +183,8 @@ class StudyData:
 def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: dict) -> StudyData:
     """Prepare the table and apply a session's split: settings['labeled'] and settings['test'] are
     row lists; missing, they are drawn from settings['n_labeled'] (default 60), settings['test_fraction']
-    (default 0.2) and settings['seed'] (default 0) among rows whose target is known.  With
+    (the share of the other rows with a target held out; default 0.2, the rest pooled with their target
+    hidden) and settings['seed'] (default 0) among rows whose target is known.  With
     settings['labeled'] alone (rows chosen by hand), only the test rows are drawn."""
     repeated = frame.columns[frame.columns.duplicated()]
     if len(repeated):
@@ -192,8 +193,8 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
         raise ValueError(f"the table has {count} columns named {quoted(name)}: rename all but one")
     dataset = prepare(frame, target, features, name=settings.get("name", "data"))
     fraction = float(settings.get("test_fraction", DEFAULT_TEST_FRACTION))
-    if not 0 <= fraction < 1:
-        raise ValueError(f"the test share must be at least 0 and below 1, got {fraction:g}")
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"the test share must be between 0 and 1, got {fraction:g}")
     known = np.flatnonzero(~np.isnan(dataset.y))
     rng = np.random.default_rng(whole_number(settings.get("seed", 0), "the seed"))
     if "labeled" in settings and "test" in settings:

@@ -60,7 +60,10 @@ class DataForm:
     budget, test share and seed when the session is on that source, else the source's defaults.
     ``most_labeled``: all rows but two (one to test, one to pair) and all rows with a target but one,
     at least 1; the budget starts at ``DEFAULT_N_LABELED`` or four in five of the rows with a target,
-    whichever is fewer (the rest are held out or pooled: ``study_data``)."""
+    whichever is fewer (the rest are held out or pooled: ``study_data``).  ``test_fraction``: of a table
+    whose target is missing in some rows (an expert's own, with a few known values), every other row with
+    a target is held out to measure the models (1; a new user saw 8 of their 49 known prices pooled,
+    their values unused, and 2 held out), of a table with every target known 0.2."""
 
     columns: list[str]
     target: str
@@ -86,7 +89,7 @@ class DataForm:
             features=list(features),
             most_labeled=most,
             n_labeled=min(budget, most),
-            test_fraction=float(settings.get("test_fraction", DEFAULT_TEST_FRACTION)),
+            test_fraction=float(settings.get("test_fraction", DEFAULT_TEST_FRACTION if known == len(frame) else 1.0)),
             seed=int(settings.get("seed", 0)),
         )
 
