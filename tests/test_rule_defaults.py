@@ -187,3 +187,32 @@ def test_same_category_starts_on_the_column_of_fewest_categories():
     )
     (column,) = condition_form("same_category", bikes)
     assert column.default == "frame" and column.options == ["frame", "seller_note"]
+
+
+def test_a_table_without_places_or_ages_starts_from_everything_else_about_equal():
+    """A new user's laptops started from one condition, 'ssd within ± 47': the other columns free.  Now
+    the same category (the text column of few values, not the note) and each other numeric column
+    within a tolerance (age first), at most the form's four; a table of places keeps seed 000's kind of
+    rule."""
+    from ordercore.knowledge.rules import SameCategory, suggested_conditions
+
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        {
+            "code": [f"LT-{k}" for k in range(40)],
+            "note": [f"note {k}" for k in range(40)],
+            "category": rng.choice(["budget", "gaming", "ultrabook"], 40),
+            "ram": rng.choice([8, 16, 32], 40),
+            "ssd": rng.choice([256.0, 512.0, 1024.0], 40),
+            "cpu": rng.uniform(3000, 12000, 40),
+            "age": rng.uniform(0, 6, 40),
+            "battery": rng.uniform(50, 100, 40),
+            "price": rng.uniform(100, 900, 40),
+        }
+    )
+    made = suggested_conditions(frame, exclude=["price", "code", "ram"])
+    assert [type(c).__name__ for c in made] == ["SameCategory", "Within", "Within", "Within"]
+    assert made[0] == SameCategory("category") and [c.column for c in made[1:]] == ["age", "ssd", "cpu"]
+    assert len(suggested_conditions(frame, exclude=["price", "code", "ram"], slots=2)) == 2
+    homes = pd.DataFrame({"latitude": [1.0, 2], "longitude": [3.0, 4], "age": [5.0, 6], "rooms": [1, 2]})
+    assert [type(c).__name__ for c in suggested_conditions(homes, exclude=["rooms"])] == ["Near", "Within"]
