@@ -9,8 +9,15 @@ const tab = Math.random().toString(36).slice(2, 10);
 // still answer there; only a field the expert types into keeps them.
 const NOT_TYPED = ["radio", "checkbox", "button", "submit", "reset", "range", "color", "file", "image"];
 
+// A drop-down's search field keeps focus after an option is chosen (Streamlit's selectbox): closed, it is
+// not being typed into, and the keys answer (a new user's A typed "a" into "Pairs from" and stored nothing).
+function closedDropDown(target) {
+  return target.getAttribute("role") === "combobox" && target.getAttribute("aria-expanded") !== "true";
+}
+
 function typing(target) {
   const tag = (target && target.tagName) || "";
+  if (tag === "INPUT" && closedDropDown(target)) return false;
   if (tag === "INPUT") return !NOT_TYPED.includes((target.type || "text").toLowerCase());
   return Boolean(target) && (target.isContentEditable || ["TEXTAREA", "SELECT"].includes(tag));
 }
@@ -74,6 +81,8 @@ function onKey(event) {
     const choice = view && view.root.isConnected ? view.data.keys[event.key && event.key.toLowerCase()] : undefined;
     if (choice !== undefined) {
       event.preventDefault();
+      event.stopPropagation(); // the drop-down it came from does not open on it
+      if (event.target && event.target.tagName === "INPUT") event.target.blur();
       send(view, choice);
       return;
     }

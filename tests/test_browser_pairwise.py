@@ -395,3 +395,24 @@ def test_the_pair_on_screen_changes_only_when_a_key_answers_it(tmp_path):
     assert by_itself == []
     stored = list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True))
     assert stored == seen
+
+
+def test_keys_answer_after_an_option_is_chosen_in_a_drop_down(tmp_path):
+    """A new user chose 'active choice' in *Pairs from* (a drop-down whose search field keeps the focus)
+    and pressed A: it typed "a" into the field and stored nothing.  A closed drop-down takes no letters:
+    the keys answer, each the pair on screen."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.get_by_role("combobox", name=re.compile("Pairs from")).click()
+        ann.get_by_role("option", name="active choice").click()
+        settle(ann)
+        assert ann.evaluate("document.activeElement.getAttribute('role')") == "combobox"
+        ann.evaluate(RECORD_KEYS)
+        for key in "ab":
+            ann.keyboard.press(key)
+            ann.wait_for_timeout(300)
+        typed = wait_for_answers(store_path, session_id, 2, timeout=30)
+        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
+    assert list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True)) == seen
