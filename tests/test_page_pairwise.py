@@ -88,6 +88,8 @@ def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_pa
     answers = store.answers(session_id)
     assert answers["choice"].tolist() == ["equal", "b", "a"] and not at.exception
     assert [box.value for box in at.success] == [f"Answer #{ids[0]} is now 'about equal'."]
+    edited = next(o for o in at.selectbox(key="history_answer").options if o.startswith(f"#{ids[0]}:"))
+    assert edited.endswith(": about equal"), edited  # the list names the answer as now stored
     made, provenance = store.preferences(session_id)
     mine = made[(provenance["answer_id"] == ids[0]).to_numpy()]
     assert sorted(zip(mine.i.tolist(), mine.j.tolist(), strict=True)) == sorted([first, first[::-1]])
