@@ -160,6 +160,10 @@ def check(args) -> int:
             ("duplicate", [f"{names[i]} over {names[j]} stated more than once" for i, j in report.duplicates])
         )
         counts = ", ".join(f"{len(items)} {kind}{'s' * (len(items) != 1)}" for kind, items in problems)
+        equal = [f"{names[i]} and {names[j]}" for i, j in report.equalities]
+        if equal:  # not a problem, but said: both ways with margins <= 0 from one source reads "about equal"
+            counts += f"; {len(equal)} pair{'s' * (len(equal) != 1)} stated both ways at margin 0, read as about equal"
+            problems.append(("about equal", equal))
         print(f"{shown(str(path))}: {n_preferences} preferences: {counts}")
         for kind, items in problems:
             for item in items[:MAX_LISTED]:

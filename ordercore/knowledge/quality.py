@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -312,11 +312,14 @@ def rule_quality(
 class GraphReport:
     """cycles: rows of each strongly connected component (size > 1) of the strict preferences.
     conflicts: (i, j) row pairs (k, 2) preferred both ways by different sources, or both ways with
-    positive margins.  duplicates: (i, j) pairs (k, 2) stated more than once the same way."""
+    positive margins.  duplicates: (i, j) pairs (k, 2) stated more than once the same way.
+    equalities: (i, j) pairs (k, 2) stated both ways by one source with margins <= 0, read as "about
+    equal" (no problem, but said: a file stating 0 over 1 and 1 over 0 was checked without a word)."""
 
     cycles: list[np.ndarray]
     conflicts: np.ndarray
     duplicates: np.ndarray
+    equalities: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
     @property
     def ok(self) -> bool:
@@ -354,8 +357,9 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
     two_way = is_in(codes ^ 1, ordered)
     stated = pd.DataFrame({"key": keys[two_way], "margin": margin[two_way], "source": sources[two_way]})
     per_pair = stated.groupby("key").agg(n_sources=("source", "nunique"), margin=("margin", "max"))
-    conflicting = per_pair.index[(per_pair["n_sources"] > 1) | (per_pair["margin"] > 0)].to_numpy(dtype=np.int64)
-    conflicts = np.column_stack([conflicting // n, conflicting % n])
+    conflict = ((per_pair["n_sources"] > 1) | (per_pair["margin"] > 0)).to_numpy()
+    conflicting, equal = (per_pair.index[mask].to_numpy(dtype=np.int64) for mask in (conflict, ~conflict))
+    conflicts, equalities = (np.column_stack([keys // n, keys % n]) for keys in (conflicting, equal))
     # Cycles: strongly connected components of the pairs stated one way only.
     one_way = ~two_way
     nodes, inverse = sorted_unique(np.concatenate([i[one_way], j[one_way]]))
@@ -366,4 +370,4 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
         _, labels = connected_components(graph, directed=True, connection="strong")
         sizes = np.bincount(labels)
         cycles = [np.sort(nodes[labels == label]) for label in np.flatnonzero(sizes > 1)]
-    return GraphReport(cycles, conflicts, duplicates)
+    return GraphReport(cycles, conflicts, duplicates, equalities)
