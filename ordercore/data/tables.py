@@ -75,7 +75,9 @@ class Preprocessing:
         numeric = [c for c in features if c not in categorical]
         values = frame[numeric].to_numpy(dtype=np.float64)
         _refuse_infinite(values, numeric)
-        levels = tuple((column, _levels(frame[column])) for column in features if column in categorical)
+        levels = tuple(
+            (column, _levels(frame[column], column in named)) for column in features if column in categorical
+        )
         std = standard_deviation(values, axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # a mean beyond float64: transform refuses
             mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
@@ -207,9 +209,21 @@ def _refuse_stray_text(column: pd.Series) -> None:
         )
 
 
-def _levels(column: pd.Series) -> tuple[str, ...]:
-    """The sorted distinct values (as text) of a categorical column, at most ``MAX_CATEGORIES``."""
+DISTINCT_ROWS = 10
+"""Rows from which a categorical column with a different value in every row is refused (``_levels``)."""
+
+
+def _levels(column: pd.Series, named: bool = False) -> tuple[str, ...]:
+    """The sorted distinct values (as text) of a categorical column, at most ``MAX_CATEGORIES``; a text
+    column not ``named`` categorical, of ``DISTINCT_ROWS`` rows or more with a different value in each, is
+    refused (dates, codes: as indicators it tells the rows nothing, and a new row matches none; a
+    tester's dates became 40 indicators without a word)."""
     levels = sorted(column.astype(str).unique())
+    if not named and DISTINCT_ROWS <= len(column) and len(levels) == len(column) <= MAX_CATEGORIES:
+        raise ValueError(
+            f"column {column.name!r} has a different value in each of its {len(column)} rows (dates? codes?): as "
+            "categories it tells the rows nothing; convert it to numbers, or leave it out"
+        )
     if len(levels) > MAX_CATEGORIES:
         raise ValueError(
             f"column {column.name!r} has {len(levels)} distinct values; as a categorical feature it may have at "

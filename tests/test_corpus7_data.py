@@ -1,0 +1,28 @@
+"""The seventh bad-input corpus's cases in tables, the store and the estimators (issue 32): each
+expectation written from the tester's report, by hand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore.cli.main import main
+
+
+def test_a_feature_with_a_different_text_in_every_row_is_refused_naming_it(tmp_path):
+    """X043: a column of dates became 40 one-hot indicators, one per row, without a word."""
+    rng = np.random.default_rng(0)
+    dates = pd.date_range("2020-01-01", periods=40).strftime("%Y-%m-%d")
+    y = np.where(np.arange(40) < 20, rng.uniform(0, 10, 40), np.nan)
+    table = pd.DataFrame({"hid": range(40), "a": rng.uniform(0, 1, 40), "c": dates, "y": y})
+    table.to_csv(tmp_path / "dates.csv", index=False)
+    with pytest.raises(
+        SystemExit, match=r"column 'c' has a different value in each of its 40 rows \(dates\? codes\?\)"
+    ):
+        main(["fit", str(tmp_path / "dates.csv"), "--target", "y", "--id", "hid", "--out", str(tmp_path / "m.npz")])
+    assert not (tmp_path / "m.npz").exists()
+    # a column of few categories is kept (the refusal is of a column that tells the rows nothing)
+    table.assign(c=np.where(np.arange(40) % 2, "red", "blue")).to_csv(tmp_path / "kinds.csv", index=False)
+    assert (
+        main(["fit", str(tmp_path / "kinds.csv"), "--target", "y", "--id", "hid", "--out", str(tmp_path / "m.npz")])
+        == 0
+    )
