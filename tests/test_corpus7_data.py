@@ -26,3 +26,18 @@ def test_a_feature_with_a_different_text_in_every_row_is_refused_naming_it(tmp_p
         main(["fit", str(tmp_path / "kinds.csv"), "--target", "y", "--id", "hid", "--out", str(tmp_path / "m.npz")])
         == 0
     )
+
+
+def test_score_with_unlabeled_rows_in_y_says_to_pass_the_labeled_ones():
+    """Y003: fit reads NaN as an unlabeled row; score gave sklearn's bare 'Input contains NaN.'."""
+    from ordercore import OrderPreferenceRegressor, PreferenceSet
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(0, 1, (30, 2)), rng.uniform(0, 1, 30)
+    labels = np.where(np.arange(30) < 15, y, np.nan)
+    model = OrderPreferenceRegressor().fit(X, labels, PreferenceSet([20], [21]))
+    with pytest.raises(ValueError, match=r"y holds NaN at 15 row\(s\) \(the first: row 15\): score needs a label"):
+        model.score(X, labels)
+    from sklearn.metrics import r2_score
+
+    assert model.score(X[:15], y[:15]) == pytest.approx(r2_score(y[:15], model.predict(X[:15])))

@@ -90,6 +90,17 @@ class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimato
         kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
         return kernel @ self.dual_coef_ + self.intercept_
 
+    def score(self, X, y, sample_weight=None) -> float:
+        """R² of ``predict(X)`` against ``y`` (n,) (scikit-learn's), every row labeled: ``fit`` reads NaN
+        as an unlabeled row, ``score`` says so in words (it was sklearn's bare 'Input contains NaN.')."""
+        missing = np.flatnonzero(np.isnan(np.asarray(y, dtype=np.float64).reshape(-1)))
+        if missing.size:
+            raise ValueError(
+                f"y holds NaN at {missing.size} row(s) (the first: row {missing[0]}): score needs a label for "
+                "every row; pass only the labeled rows"
+            )
+        return super().score(X, y, sample_weight)
+
     def violated(self, preferences: PreferenceSet) -> np.ndarray:
         """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or
         not) the fitted f violates, by the tolerance of ``n_violated_``."""
