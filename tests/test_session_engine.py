@@ -15,6 +15,7 @@ import pytest
 
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.knowledge.trust import assess_sources
+from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import data_settings
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.session import ACTIVE, SessionEngine
@@ -434,3 +435,15 @@ def test_the_process_exits_only_after_the_background_rounds_it_started(store, se
     finished = subprocess.run(script, capture_output=True, text=True, timeout=60)
     assert finished.returncode == 0, finished.stderr
     assert done.read_text() == rounds
+
+
+def test_a_rules_preferences_made_on_another_table_are_refused_naming_a_row_beyond(store, session_id, start):
+    """Z031: preferences a rule made on a larger table were refused as 'name a pair twice'."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    n = len(engine.data().frame)
+    rule = more_rooms()
+    made = PreferenceSet([0, n + 5], [1, 2], rule.margin, rule.weight)
+    said = f"not the ones it makes on this session's table: row {n + 5} is beyond its {n:,} rows"
+    with pytest.raises(ValueError, match=said):
+        engine.add_rule("ann", rule, made)
+    assert engine.rules() == []

@@ -60,6 +60,13 @@ def check_made(data, rule: Rule, made: PreferenceSet) -> None:
         return
     if np.any(made.margin != rule.margin) or np.any(made.weight != rule.weight):
         raise ValueError(f"the preferences given for rule {rule.name!r} do not all have its margin and weight")
+    beyond = np.flatnonzero((made.i >= len(data.frame)) | (made.j >= len(data.frame)))
+    if beyond.size:  # made on another table (its codes would collide: said as 'a pair twice')
+        row = int(max(made.i[beyond[0]], made.j[beyond[0]]))
+        raise ValueError(
+            f"the preferences given for rule {rule.name!r} are not the ones it makes on this session's table: "
+            f"row {row} is beyond its {len(data.frame):,} rows"
+        )
     keys = np.sort(made.pair_codes(len(data.frame))[0])
     if np.any(keys[1:] == keys[:-1]):
         raise ValueError(f"the preferences given for rule {rule.name!r} name a pair twice; it makes each once")
