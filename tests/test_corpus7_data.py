@@ -41,3 +41,18 @@ def test_score_with_unlabeled_rows_in_y_says_to_pass_the_labeled_ones():
     from sklearn.metrics import r2_score
 
     assert model.score(X[:15], y[:15]) == pytest.approx(r2_score(y[:15], model.predict(X[:15])))
+
+
+def test_a_text_feature_with_an_empty_text_is_refused_at_the_data_step():
+    """Z035: the Data step took a text feature with '' in it; stored as CSV the empty text read back as
+    missing and the session could not load its data."""
+    from ordercore.studio.data import data_settings
+
+    texts = pd.DataFrame({"text": ["good", "", "bad", "fine", "ok"] * 4, "score": [1.0, 2, 3, 4, 5] * 4})
+    with pytest.raises(ValueError, match=r"feature column\(s\) \['text'\] have missing values or empty texts"):
+        data_settings(texts, "upload", "score", ["text"], {"n_labeled": 5})
+    spaces = texts.assign(text=texts["text"].replace("", "   "))
+    with pytest.raises(ValueError, match="empty texts"):
+        data_settings(spaces, "upload", "score", ["text"], {"n_labeled": 5})
+    filled = texts.assign(text=texts["text"].replace("", "so-so"))
+    assert data_settings(filled, "upload", "score", ["text"], {"n_labeled": 5})[0]["features"] == ["text"]

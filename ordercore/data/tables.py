@@ -69,9 +69,9 @@ class Preprocessing:
         categorical = named | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
         for column in sorted(categorical - named, key=features.index):
             _refuse_stray_text(frame[column])
-        missing = [c for c in features if frame[c].isna().any()]
-        if missing:
-            raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
+        missing = [c for c in features if frame[c].isna().any() or _empty_texts(frame[c])]
+        if missing:  # (an empty text reads back from a CSV as missing: refused now, not when the store reads it)
+            raise ValueError(f"feature column(s) {missing} have missing values or empty texts; fill or drop them first")
         numeric = [c for c in features if c not in categorical]
         values = frame[numeric].to_numpy(dtype=np.float64)
         _refuse_infinite(values, numeric)
@@ -207,6 +207,13 @@ def _refuse_stray_text(column: pd.Series) -> None:
             "header): correct those cells or leave the column out (or, in the library, name it in categorical to "
             "use its values as categories)"
         )
+
+
+def _empty_texts(column: pd.Series) -> bool:
+    """Whether a text column holds an empty text ('' or only spaces)."""
+    if pd.api.types.is_numeric_dtype(column):
+        return False
+    return bool(column.map(lambda value: isinstance(value, str) and not value.strip()).any())
 
 
 DISTINCT_ROWS = 10
