@@ -149,7 +149,7 @@ def test_values_past_the_database_limits_are_refused_before_writing(store, monke
         (lambda: store.add_answer(session.id, 0, 2, "a", "ann", margin=None), ValueError, "finite number"),
         (lambda: store.edit_answer(1, "ann", {"a"}), ValueError, "choice must be one of"),
         (lambda: store.remove_answer("1", "ann"), KeyError, "no answer '1'"),
-        (lambda: store.add_answer(session.id, 0, 2, "a", "ann", rule_id="1"), ValueError, "no rule '1' to audit"),
+        (lambda: store.add_answer(session.id, 0, 2, "a", "ann", rule_id="1"), ValueError, "rule_id must be a rule num"),
         (lambda: store.undo_answer("1", "ann"), KeyError, "no session '1'"),
     ]
     monkeypatch.setattr("ordercore.studio.store.limits.MAX_VALUE_BYTES", 2_000)  # a block of 50 preferences is larger
@@ -198,7 +198,14 @@ def test_ids_past_the_database_integers_or_of_another_type_are_unknown(store, ba
     ]:
         with pytest.raises(KeyError, match=f"no (session|data set|rule|answer) {bad!r}"):
             call()
-    with pytest.raises(ValueError, match=f"no rule {bad!r} to audit"):
+    # a whole number the store holds no rule of is no rule; text, a float or a bool is no rule number
+    # (the sixth corpus's V022: '1' was said to be no rule, though rule 1 existed)
+    said = (
+        f"no rule {bad!r} to audit"
+        if type(bad) is int
+        else rf"rule_id must be a rule number \(an integer\), got {bad!r}"
+    )
+    with pytest.raises(ValueError, match=said):
         store.add_answer(session.id, 0, 1, "a", "ann", rule_id=bad)
     assert snapshot(store) == before
 
