@@ -5,9 +5,13 @@ which experiment a result they cannot read is of, gp-figure3's memory limit in l
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from tests.test_corpus6_cli import usage_error
+from ordercore.cli.main import main
+from ordercore.knowledge.rules import Ordering, Rule, Within
+from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a fixture)
+from tests.test_corpus6_cli import model, usage_error  # noqa: F401 (a fixture)
 
 
 # ---------------------------------------------------------------------------------------- X112, X140
@@ -37,3 +41,19 @@ def test_distinct_values_in_a_list_option_are_kept_in_their_order(capsys):
 
     args = parser().parse_args(["experiments", "gp-figure3", "--labels", "4", "3", "--out", "r.json"])
     assert args.labels == [4, 3]
+
+
+# ---------------------------------------------------------------------------------------- X026
+def test_predict_to_a_tsv_file_writes_tab_separated_text(tmp_path, homes):  # noqa: F811
+    main(["fit", str(homes), "--target", "price", "--id", "home_id", "--out", str(tmp_path / "m.npz")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.tsv")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.csv")])
+    lines = (tmp_path / "p.tsv").read_text().splitlines()
+    assert lines[0] == "home_id\tprediction" and lines[1].startswith("1\t") and "," not in lines[1]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "p.tsv", sep="\t"), pd.read_csv(tmp_path / "p.csv"))
+
+
+def test_rules_apply_to_a_tsv_file_writes_tab_separated_preferences(tmp_path, homes):  # noqa: F811
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
+    main(["rules", "apply", str(rules), str(homes), "--out", str(tmp_path / "p.tsv")])
+    assert (tmp_path / "p.tsv").read_text().splitlines()[0].split("\t")[:2] == ["i", "j"]

@@ -99,9 +99,10 @@ def _write_table(frame: pd.DataFrame, path: Path | None) -> str:
 
 
 def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
-    """``frame`` as CSV to ``path`` (None: standard output); where it went, for the status line."""
+    """``frame`` as CSV to ``path`` (None: standard output), tab-separated when it ends in .tsv (``predict
+    --out x.tsv`` wrote commas into it); where it went, for the status line."""
     if path is not None:
-        frame.to_csv(path, index=False, float_format="%.17g")
+        frame.to_csv(path, index=False, float_format="%.17g", sep="\t" if path.suffix.lower() == ".tsv" else ",")
         return str(path)
     to_stdout(frame.to_csv(index=False, float_format="%.17g"))
     return "standard output"
