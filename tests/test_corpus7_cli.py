@@ -57,3 +57,31 @@ def test_rules_apply_to_a_tsv_file_writes_tab_separated_preferences(tmp_path, ho
     rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
     main(["rules", "apply", str(rules), str(homes), "--out", str(tmp_path / "p.tsv")])
     assert (tmp_path / "p.tsv").read_text().splitlines()[0].split("\t")[:2] == ["i", "j"]
+
+
+# ---------------------------------------------------------------------------------------- X085, X100
+@pytest.mark.parametrize(
+    "arguments, said",
+    [
+        (["rules", "apply", "{dir}", "{homes}", "--out", "{tmp}/p.csv"], "{dir} is a directory, not a rules JSON file"),
+        (["check", "{dir}"], "{dir} is a directory, not a preference file"),
+        (["check", "{tmp}/p.csv", "{dir}"], "{dir} is a directory, not a preference file"),
+        (["predict", "{tmp}/m.npz", "{dir}", "--out", "{tmp}/p.csv"], "{dir} is a directory, not a CSV table"),
+        (["fit", "{dir}", "--target", "price", "--out", "{tmp}/m.npz"], "{dir} is a directory, not a CSV table"),
+        (
+            ["fit", "{homes}", "--target", "price", "--rules", "{dir}", "--out", "{tmp}/m.npz"],
+            "{dir} is a directory, not a rules JSON file",
+        ),
+        (
+            ["fit", "{homes}", "--target", "price", "--preferences", "{dir}", "--out", "{tmp}/m.npz"],
+            "{dir} is a directory, not a preference file",
+        ),
+    ],
+)
+def test_a_directory_given_as_an_input_file_is_said_to_be_one(tmp_path, homes, arguments, said):  # noqa: F811
+    (tmp_path / "folder").mkdir()
+    main(["fit", str(homes), "--target", "price", "--out", str(tmp_path / "m.npz")])
+    (tmp_path / "p.csv").write_text("i,j\n1,2\n")
+    names = {"dir": tmp_path / "folder", "homes": homes, "tmp": tmp_path}
+    message = refusal([a.format(**names) for a in arguments])
+    assert message == "error: " + said.format(**names)
