@@ -85,3 +85,24 @@ def test_a_directory_given_as_an_input_file_is_said_to_be_one(tmp_path, homes, a
     names = {"dir": tmp_path / "folder", "homes": homes, "tmp": tmp_path}
     message = refusal([a.format(**names) for a in arguments])
     assert message == "error: " + said.format(**names)
+
+
+# ---------------------------------------------------------------------------------------- X122, X138
+@pytest.mark.parametrize(
+    "arguments, file, name",
+    [
+        (["gp-table1", "--dataset", "pyrimidines", "--quick"], "pyrim.csv", "pyrimidines"),
+        (["gp-table1", "--dataset", "triazines", "--quick"], "triazines.csv", "triazines"),
+        (["npsvor-figure4", "--dataset", "treebank", "--quick"], "treebank/Treebank.train", "treebank"),
+        (["npsvor", "--dataset", "treebank"], "treebank/Treebank.train", "treebank"),
+        (["gp-figure2", "--quick"], "treebank/Treebank.train", "treebank"),
+    ],
+)
+def test_a_data_folder_without_the_data_sets_file_names_the_file_and_the_set(
+    tmp_path, monkeypatch, arguments, file, name
+):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("ORDERCORE_DATA", str(empty))
+    message = refusal(["experiments", *arguments, "--trials", "1", "--out", tmp_path / "r.json"])
+    assert message == f"error: ORDERCORE_DATA={empty} holds no {file} (the {name} data set)"
