@@ -5,6 +5,8 @@ which experiment a result they cannot read is of, gp-figure3's memory limit in l
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -106,3 +108,14 @@ def test_a_data_folder_without_the_data_sets_file_names_the_file_and_the_set(
     monkeypatch.setenv("ORDERCORE_DATA", str(empty))
     message = refusal(["experiments", *arguments, "--trials", "1", "--out", tmp_path / "r.json"])
     assert message == f"error: ORDERCORE_DATA={empty} holds no {file} (the {name} data set)"
+
+
+# ---------------------------------------------------------------------------------------- X135, X136
+@pytest.mark.parametrize("command", ["report", "compare"])
+@pytest.mark.parametrize("kind", ["mpmr-coverage", "gp-table2", "session", "gp-table1", "npsvor"])
+def test_report_and_compare_name_the_experiment_of_a_result_they_do_not_read(tmp_path, command, kind):
+    result = tmp_path / f"{kind}.json"
+    result.write_text(json.dumps({"experiment": kind, "protocol": {}, "summary": {}, "trials": []}))
+    message = refusal(["experiments", command, result])
+    assert f"{result} is a result of 'experiments {kind}', which {command} does not read" in message
+    assert "table1" in message and "names none" not in message

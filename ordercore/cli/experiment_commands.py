@@ -26,7 +26,13 @@ from ordercore.experiments import npsvor as npsvor_experiments
 from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
 from ordercore.experiments.mpmr import BostonData
 from ordercore.experiments.protocol import Protocol
-from ordercore.experiments.results import norm_comparison_table, read_result, report_table, run_experiment
+from ordercore.experiments.results import (
+    TABLE1_LIKE,
+    norm_comparison_table,
+    read_result,
+    report_table,
+    run_experiment,
+)
 from ordercore.experiments.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
 from ordercore.experiments.sentiment import SentimentProtocol, load_sentiment, sentiment
 from ordercore.experiments.session import (
@@ -61,10 +67,27 @@ TABLES = {"report": report_table, "compare": norm_comparison_table}
 """Experiments subcommands that print a Markdown table of result files."""
 
 
+def _read_table1_like(path, command: str) -> dict:
+    """``read_result`` of the file at ``path``; ``ValueError`` naming the experiment of a genuine result
+    that ``command`` (report, compare) does not read: they said its 'experiment' field named none."""
+    content = path.read_bytes()
+    try:
+        kind = json.loads(content).get("experiment")
+    except (ValueError, AttributeError, RecursionError):
+        kind = None  # read_result says what is wrong with it
+    others = ("npsvor", "npsvor-figure4", "gp-table2", "gp-figure3", "session", *MPMR_EXPERIMENTS, *GP_EXPERIMENTS)
+    if isinstance(kind, str) and kind in others:
+        raise ValueError(
+            f"{path} is a result of 'experiments {kind}', which {command} does not read: it reads results of "
+            f"{', '.join(TABLE1_LIKE)} (their trials' SVR and SSL test MAE)"
+        )
+    return read_result(content)
+
+
 def experiments(args) -> int:
     if args.experiment in TABLES:
         try:
-            print(TABLES[args.experiment]([read_result(path.read_bytes()) for path in args.files]))
+            print(TABLES[args.experiment]([_read_table1_like(path, args.experiment) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
