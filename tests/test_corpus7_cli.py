@@ -119,3 +119,15 @@ def test_report_and_compare_name_the_experiment_of_a_result_they_do_not_read(tmp
     message = refusal(["experiments", command, result])
     assert f"{result} is a result of 'experiments {kind}', which {command} does not read" in message
     assert "table1" in message and "names none" not in message
+
+
+# ---------------------------------------------------------------------------------------- X117
+def test_gp_figure3_with_too_many_labels_for_memory_names_the_value_and_the_most_that_fit(tmp_path):
+    message = refusal(
+        ["experiments", "gp-figure3", "--labels", "3", "1000", "--trials", "1", "--out", tmp_path / "r.json"]
+    )
+    assert message.startswith("error: --labels 1000: the exact GP over 50 rows times 1000 labels would need about ")
+    assert "give at most " in message and "method=" not in message and "memory_limit" not in message
+    most = int(message.split("give at most ")[1].split()[0])
+    assert 10 <= most < 1000  # the seed's 2-10 labels fit
+    assert not (tmp_path / "r.json").exists()

@@ -229,6 +229,7 @@ def gp_label_experiment(args) -> int:
     else:
         if any(n < 2 for n in args.labels):
             raise ValueError("--labels: each number of labels must be at least 2")
+        _refuse_labels_beyond_memory(args.labels, gp_labels.FIGURE3_TRAIN)
         result = gp_labels.figure3_experiment(
             args.labels, args.trials, args.seed, args.jobs, grid, progress, args.gp_kernel
         )
@@ -238,6 +239,23 @@ def gp_label_experiment(args) -> int:
 
             write_figure(gp_labels.figure3_figure(result), args.figure)
     return write_result(args, result)
+
+
+def _refuse_labels_beyond_memory(labels: list[int], n_rows: int) -> None:
+    """``ValueError`` for a gp-figure3 ``--labels`` value whose exact GP (``n_rows`` training rows times the
+    labels' latent values) would not fit the memory limit, naming the most labels that do: it said to use
+    method='sparse' or raise memory_limit, settings the command line lacks."""
+    from ordercore.gp.budget import default_memory_limit, fit_memory
+
+    limit = default_memory_limit()
+    most = max(L for L in range(1, max(labels) + 1) if fit_memory("exact", n_rows * L, n_rows * (L - 1), 0) <= limit)
+    for L in labels:
+        need = fit_memory("exact", n_rows * L, n_rows * (L - 1), 0)
+        if need > limit:
+            raise ValueError(
+                f"--labels {L}: the exact GP over {n_rows} rows times {L} labels would need about {need / 1e9:.1f} "
+                f"GB, more than this machine's limit of {limit / 1e9:.1f} GB; give at most {most} labels"
+            )
 
 
 def gp_table1_command(args) -> int:
