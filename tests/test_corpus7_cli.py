@@ -131,3 +131,14 @@ def test_gp_figure3_with_too_many_labels_for_memory_names_the_value_and_the_most
     most = int(message.split("give at most ")[1].split()[0])
     assert 10 <= most < 1000  # the seed's 2-10 labels fit
     assert not (tmp_path / "r.json").exists()
+
+
+# ---------------------------------------------------------------------------------------- X007
+def test_predict_names_the_column_and_row_of_a_value_too_large_for_the_kernel(tmp_path, homes, model):  # noqa: F811
+    table = pd.read_csv(homes)
+    table["floor_area"] = table["floor_area"].astype(float)
+    table.loc[4, "floor_area"] = 1e300
+    table.to_csv(tmp_path / "huge.csv", index=False)
+    message = refusal(["predict", model, tmp_path / "huge.csv", "--out", tmp_path / "p.csv"])
+    assert message.startswith("error: feature column 'floor_area' holds 1e+300 on line 6 (row 4 counted from 0")
+    assert "StandardScaler" not in message
