@@ -26,7 +26,13 @@ from ordercore.experiments import npsvor as npsvor_experiments
 from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
 from ordercore.experiments.mpmr import BostonData
 from ordercore.experiments.protocol import Protocol
-from ordercore.experiments.results import norm_comparison_table, read_result, report_table, run_experiment
+from ordercore.experiments.results import (
+    TABLE1_LIKE,
+    norm_comparison_table,
+    read_result,
+    report_table,
+    run_experiment,
+)
 from ordercore.experiments.sentiment import QUICK_GRID as SENTIMENT_QUICK_GRID
 from ordercore.experiments.sentiment import SentimentProtocol, load_sentiment, sentiment
 from ordercore.experiments.session import (
@@ -61,10 +67,27 @@ TABLES = {"report": report_table, "compare": norm_comparison_table}
 """Experiments subcommands that print a Markdown table of result files."""
 
 
+def _read_table1_like(path, command: str) -> dict:
+    """``read_result`` of the file at ``path``; ``ValueError`` naming the experiment of a genuine result
+    that ``command`` (report, compare) does not read: they said its 'experiment' field named none."""
+    content = path.read_bytes()
+    try:
+        kind = json.loads(content).get("experiment")
+    except (ValueError, AttributeError, RecursionError):
+        kind = None  # read_result says what is wrong with it
+    others = ("npsvor", "npsvor-figure4", "gp-table2", "gp-figure3", "session", *MPMR_EXPERIMENTS, *GP_EXPERIMENTS)
+    if isinstance(kind, str) and kind in others:
+        raise ValueError(
+            f"{path} is a result of 'experiments {kind}', which {command} does not read: it reads results of "
+            f"{', '.join(TABLE1_LIKE)} (their trials' SVR and SSL test MAE)"
+        )
+    return read_result(content)
+
+
 def experiments(args) -> int:
     if args.experiment in TABLES:
         try:
-            print(TABLES[args.experiment]([read_result(path.read_bytes()) for path in args.files]))
+            print(TABLES[args.experiment]([_read_table1_like(path, args.experiment) for path in args.files]))
         except (OSError, ValueError, KeyError) as error:
             raise ValueError(f"cannot {args.experiment} {' '.join(map(str, args.files))}: {error}") from None
         return 0
@@ -206,6 +229,7 @@ def gp_label_experiment(args) -> int:
     else:
         if any(n < 2 for n in args.labels):
             raise ValueError("--labels: each number of labels must be at least 2")
+        _refuse_labels_beyond_memory(args.labels, gp_labels.FIGURE3_TRAIN)
         result = gp_labels.figure3_experiment(
             args.labels, args.trials, args.seed, args.jobs, grid, progress, args.gp_kernel
         )
@@ -215,6 +239,23 @@ def gp_label_experiment(args) -> int:
 
             write_figure(gp_labels.figure3_figure(result), args.figure)
     return write_result(args, result)
+
+
+def _refuse_labels_beyond_memory(labels: list[int], n_rows: int) -> None:
+    """``ValueError`` for a gp-figure3 ``--labels`` value whose exact GP (``n_rows`` training rows times the
+    labels' latent values) would not fit the memory limit, naming the most labels that do: it said to use
+    method='sparse' or raise memory_limit, settings the command line lacks."""
+    from ordercore.gp.budget import default_memory_limit, fit_memory
+
+    limit = default_memory_limit()
+    most = max(L for L in range(1, max(labels) + 1) if fit_memory("exact", n_rows * L, n_rows * (L - 1), 0) <= limit)
+    for L in labels:
+        need = fit_memory("exact", n_rows * L, n_rows * (L - 1), 0)
+        if need > limit:
+            raise ValueError(
+                f"--labels {L}: the exact GP over {n_rows} rows times {L} labels would need about {need / 1e9:.1f} "
+                f"GB, more than this machine's limit of {limit / 1e9:.1f} GB; give at most {most} labels"
+            )
 
 
 def gp_table1_command(args) -> int:

@@ -9,6 +9,7 @@ import importlib.util
 import math
 from pathlib import Path
 
+from ordercore.cli.arguments import DISTINCT
 from ordercore.cli.tabular import table_models
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.bedroom import BEDROOM_READINGS
@@ -276,7 +277,7 @@ def _experiment_parsers(commands) -> None:
     compare.add_argument("files", type=file_path, nargs="+", help="per data set a table1 file of each --norm")
     sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
-    sweep.add_argument("--values", type=float, nargs="+", help="values of the varied parameter (defaults: the seeds')")
+    sweep.add_argument("--values", type=float, **DISTINCT, help="values of the varied parameter (defaults: the seeds')")
     sweep.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
 
 
@@ -335,7 +336,7 @@ def _session_parser(kinds, runs) -> None:
     session.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 60)")
     session.add_argument("--clicks", type=positive_int, default=defaults.clicks, help="answers (default 300)")
     session.add_argument(
-        "--strategy", nargs="+", choices=PAIR_STRATEGIES, default=[defaults.strategy],
+        "--strategy", **DISTINCT, choices=PAIR_STRATEGIES, default=[defaults.strategy],
         help=f"how the next pairs are chosen, one arm each (default {defaults.strategy}, the Studio's)",
     )  # fmt: skip
     session.add_argument(
@@ -427,14 +428,14 @@ def _gp_label_parsers(kinds) -> None:
         "gp-table2", help="seed 002 Table 2: classes as label preferences, GP vs pairwise-coupling SVM vs CC-SVM"
     )
     table2.add_argument(
-        "--datasets", nargs="+", choices=list(TABLE2_DATASETS), default=list(TABLE2_DATASETS),
+        "--datasets", **DISTINCT, choices=list(TABLE2_DATASETS), default=list(TABLE2_DATASETS),
         help="multiclass sets standing in for the seed's (default: all five)",
     )  # fmt: skip
     figure3 = kinds.add_parser(
         "gp-figure3", help="seed 002 Fig. 3: label ranking by expected utility, GP vs CC-SVM, 2-10 labels"
     )
     figure3.add_argument(
-        "--labels", nargs="+", type=positive_int, default=list(FIGURE3_LABELS), help="numbers of labels (2-10)"
+        "--labels", **DISTINCT, type=positive_int, default=list(FIGURE3_LABELS), help="numbers of labels (2-10)"
     )
     figure3.add_argument("--figure", type=figure_path, help="also draw the figure (.html; .png needs kaleido)")
     figure3.add_argument(
@@ -468,7 +469,7 @@ def _gp_parsers(kinds, local) -> None:
     figure2 = kinds.add_parser(
         "gp-figure2", parents=[local], help="seed 002 Fig. 2: error and CPU time of CC-SVM and the GP against p"
     )
-    figure2.add_argument("--pairs", type=positive_int, nargs="+", help="training pair counts (default 100 ... 1000)")
+    figure2.add_argument("--pairs", type=positive_int, **DISTINCT, help="training pair counts (default 100 ... 1000)")
     figure2.add_argument("--instances", type=positive_int, default=100, help="Treebank sentences per trial (100)")
     figure2.add_argument("--quick", action="store_true", help="C from a 3-point grid: a smoke run")
     figure2.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")

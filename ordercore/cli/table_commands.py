@@ -33,6 +33,8 @@ def fit(args) -> int:
     if args.id_column in PREDICTED:
         raise ValueError(f"--id {args.id_column!r}: predict writes a column of that name; rename the id column")
     _refuse_repeated(args.preferences)
+    not_directories(args.data, "CSV table", *[(p, "preference file") for p in args.preferences])
+    not_directories(*[(p, "rules JSON file") for p in args.rules])
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = table.labeled()
     sources = [(path, read_preferences(path, table)) for path in args.preferences]
@@ -77,6 +79,15 @@ def _refuse_repeated(paths: list[Path]) -> None:
             raise ValueError(f"--preferences names {twice}: its preferences would count twice")
 
 
+def not_directories(*named) -> None:
+    """``ValueError`` '<path> is a directory, not a <what>' for an input path that is a directory; ``named``:
+    path, what, path, what ... or (path, what) pairs.  ``rules apply`` and ``check`` said '[Errno 21]'."""
+    flat = [item for entry in named for item in (entry if isinstance(entry, tuple) else (entry,))]
+    for path, what in zip(flat[::2], flat[1::2], strict=True):
+        if Path(path).is_dir():
+            raise ValueError(f"{path} is a directory, not a {what}")
+
+
 def status(line: str) -> None:
     """A line on what a command did, on standard error: standard output holds only its data."""
     print(line, file=sys.stderr)
@@ -99,9 +110,10 @@ def _write_table(frame: pd.DataFrame, path: Path | None) -> str:
 
 
 def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
-    """``frame`` as CSV to ``path`` (None: standard output); where it went, for the status line."""
+    """``frame`` as CSV to ``path`` (None: standard output), tab-separated when it ends in .tsv (``predict
+    --out x.tsv`` wrote commas into it); where it went, for the status line."""
     if path is not None:
-        frame.to_csv(path, index=False, float_format="%.17g")
+        frame.to_csv(path, index=False, float_format="%.17g", sep="\t" if path.suffix.lower() == ".tsv" else ",")
         return str(path)
     to_stdout(frame.to_csv(index=False, float_format="%.17g"))
     return "standard output"
@@ -124,6 +136,7 @@ def to_stdout(text: str) -> None:
 def predict(args) -> int:
     out = _csv_out(args.out, [args.model, args.data])
     model_file = read_model(args.model)
+    not_directories(args.data, "CSV table")
     table = Table.read(args.data, text_columns=[model_file.metadata["id"]] if model_file.metadata.get("id") else ())
     wrote = _write_table(predict_table(model_file, table.frame), out)
     status(f"predicted {len(table.frame)} rows; wrote {wrote}")
@@ -134,6 +147,7 @@ def apply_rules(args) -> int:
     """The rules' preferences over the table, as CSV, or as a JSON list of records (what ``fit
     --preferences`` reads) when --out ends in .json (``_write_table``)."""
     out = _csv_out(args.out, [args.rules, args.data])
+    not_directories(args.rules, "rules JSON file", args.data, "CSV table")
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
     labeled = None if args.target is None else table.labeled()
@@ -150,6 +164,7 @@ def check(args) -> int:
     """Print what ``check_preference_graph`` finds in each file, and in them all together when there are
     several (a cycle may run across files, as ``fit`` reads them); 1 when anything, else 0."""
     found, paths = False, args.preferences
+    not_directories(*[(p, "preference file") for p in paths])
     for group in [[path] for path in paths] + ([paths] if len(paths) > 1 else []):
         report, n_preferences, names = check_preference_file(*group)
         names = names.map(shown)

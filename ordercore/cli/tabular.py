@@ -299,6 +299,28 @@ def predict_table(model_file: ModelFile, frame: pd.DataFrame) -> pd.DataFrame:
     if model_file.preprocessing is None:
         raise ValueError("the model file holds no preprocessing; save it with 'python -m ordercore fit'")
     X = model_file.preprocessing.transform(frame)
+    try:
+        return _predictions(model_file, frame, X)
+    except ValueError as error:
+        if "too large to compute" not in str(error):
+            raise
+        raise ValueError(_largest_cell(frame, model_file.metadata.get("features") or [])) from None
+
+
+def _largest_cell(frame: pd.DataFrame, features: list) -> str:
+    """Where ``frame``'s feature column holds the value of largest magnitude, in the table's own units: the
+    kernel's overflow named a scaled value and sklearn's StandardScaler."""
+    numeric = frame[[c for c in features if c in frame.columns]].apply(pd.to_numeric, errors="coerce").abs()
+    column = numeric.max().idxmax()
+    row = int(numeric[column].to_numpy().argmax())
+    return (
+        f"feature column {column!r} holds {frame[column].iloc[row]} on line {row + 2} (row {row} counted from 0 "
+        "below the header), too large for the model's kernel to compute in float64: correct the value or drop "
+        "the row"
+    )
+
+
+def _predictions(model_file: ModelFile, frame: pd.DataFrame, X) -> pd.DataFrame:
     out = pd.DataFrame(index=frame.index)
     id_column = model_file.metadata.get("id")
     if id_column is not None and id_column in frame.columns:

@@ -41,6 +41,19 @@ def data_directory() -> Path | None:
     return Path(value) if value else None
 
 
+def data_file(relative: str, name: str) -> Path:
+    """The path of ``relative`` (a file of the data set ``name``) in ORDERCORE_DATA; ``FileNotFoundError``
+    naming the variable, the file and the data set when it is unset or holds no such file."""
+    directory = data_directory()
+    if directory is None:
+        raise FileNotFoundError(
+            f"set {DATA_ENVIRONMENT_VARIABLE} to the directory that holds {relative} (the {name} data set)"
+        )
+    if not (directory / relative).is_file():
+        raise FileNotFoundError(f"{DATA_ENVIRONMENT_VARIABLE}={directory} holds no {relative} (the {name} data set)")
+    return directory / relative
+
+
 def _california_from_sklearn() -> pd.DataFrame:
     from sklearn.datasets import fetch_california_housing
 

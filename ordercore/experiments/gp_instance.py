@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import ranksums
 
-from ordercore.data.benchmarks import data_directory, load_dataset
+from ordercore.data.benchmarks import data_file, load_dataset
 from ordercore.data.tables import load_csv
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM, pair_error, select_by_cross_validation
 from ordercore.gp.estimator import GPPreferenceModel
@@ -80,10 +80,7 @@ def load_instances(name: str):
     """(X (n, d), y (n,), metadata) of one of ``INSTANCE_SETS``, features preprocessed as the seeds do."""
     spec = INSTANCE_SETS[name]
     if spec.source.endswith(".csv"):
-        directory = data_directory()
-        if directory is None:
-            raise FileNotFoundError(f"set ORDERCORE_DATA to the directory that holds {spec.source}")
-        data = load_csv(directory / spec.source, "y", name=name)
+        data = load_csv(data_file(spec.source, name), "y", name=name)
     else:
         data = load_dataset(spec.source)
     return data.X, data.y, data.metadata

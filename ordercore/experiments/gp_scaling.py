@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 from sklearn.preprocessing import normalize
 
-from ordercore.data.benchmarks import data_directory
+from ordercore.data.benchmarks import data_file
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM, pair_error, select_by_cross_validation
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.preferences import PreferenceSet
@@ -46,11 +46,9 @@ transcript); the GP's is 'almost independent of the number of training preferenc
 def load_treebank():
     """Treebank's sentences, train and test files together: X (n, n_features) CSR, rows of unit length,
     and their levels (n,)."""
-    directory = data_directory()
-    if directory is None:
-        raise FileNotFoundError("set ORDERCORE_DATA to the directory that holds treebank/")
-    X, levels = load_svmlight_file(str(directory / TREEBANK_FILES[0]))
-    X_test, levels_test = load_svmlight_file(str(directory / TREEBANK_FILES[1]), n_features=X.shape[1])
+    train, test = (data_file(file, "treebank") for file in TREEBANK_FILES)
+    X, levels = load_svmlight_file(str(train))
+    X_test, levels_test = load_svmlight_file(str(test), n_features=X.shape[1])
     return normalize(sp.vstack([X, X_test]).tocsr()), np.concatenate([levels, levels_test])
 
 

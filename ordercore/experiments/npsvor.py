@@ -254,6 +254,9 @@ def _random_split(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
 
 def _treebank(directory) -> OrdinalData:
     train_file, test_file = (directory / file for file in TREEBANK_FILES)
+    for file in TREEBANK_FILES:
+        if not (directory / file).is_file():
+            raise FileNotFoundError(f"{DATA_ENVIRONMENT_VARIABLE}={directory} holds no {file} (the treebank data set)")
     X, y = load_svmlight_file(str(train_file))
     X_test, y_test = load_svmlight_file(str(test_file), n_features=X.shape[1])
     # LIBLINEAR's wrappers take 32-bit indices only; load_svmlight_file may give 64-bit ones

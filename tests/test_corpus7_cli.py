@@ -1,0 +1,144 @@
+"""The seventh outside probing's findings on the command line (/tmp/corpus7, X cases): a value given twice
+in an experiments list option is refused, predict --out x.tsv writes tab-separated text, a directory given
+as an input file is said to be one, a missing pyrimidines or Treebank file is named, report and compare say
+which experiment a result they cannot read is of, gp-figure3's memory limit in labels."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ordercore.cli.main import main
+from ordercore.knowledge.rules import Ordering, Rule, Within
+from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a fixture)
+from tests.test_corpus6_cli import model, usage_error  # noqa: F401 (a fixture)
+
+
+# ---------------------------------------------------------------------------------------- X112, X140
+@pytest.mark.parametrize(
+    "arguments, said",
+    [
+        (["gp-table2", "--datasets", "digits", "digits"], "argument --datasets: 'digits' is given twice"),
+        (
+            ["figure2", "--dataset", "boston", "--vary", "l", "--values", "5", "5"],
+            "argument --values: 5 is given twice",
+        ),
+        (["figure2", "--dataset", "boston", "--vary", "l", "--values", "5", "5.0"], "argument --values: 5 is given"),
+        (["gp-figure3", "--labels", "3", "4", "3"], "argument --labels: 3 is given twice"),
+        (["gp-figure2", "--pairs", "100", "100"], "argument --pairs: 100 is given twice"),
+        (["session", "--dataset", "sample", "--strategy", "random", "random"], "argument --strategy: 'random' is"),
+    ],
+)
+def test_a_value_given_twice_in_an_experiments_list_option_is_refused(tmp_path, capsys, arguments, said):
+    out = tmp_path / "r.json"
+    message = usage_error(["experiments", *arguments, "--trials", "1", "--out", out], capsys)
+    assert said in message and "twice" in message
+    assert not out.exists()
+
+
+def test_distinct_values_in_a_list_option_are_kept_in_their_order(capsys):
+    from ordercore.cli.parser import parser
+
+    args = parser().parse_args(["experiments", "gp-figure3", "--labels", "4", "3", "--out", "r.json"])
+    assert args.labels == [4, 3]
+
+
+# ---------------------------------------------------------------------------------------- X026
+def test_predict_to_a_tsv_file_writes_tab_separated_text(tmp_path, homes):  # noqa: F811
+    main(["fit", str(homes), "--target", "price", "--id", "home_id", "--out", str(tmp_path / "m.npz")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.tsv")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.csv")])
+    lines = (tmp_path / "p.tsv").read_text().splitlines()
+    assert lines[0] == "home_id\tprediction" and lines[1].startswith("1\t") and "," not in lines[1]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "p.tsv", sep="\t"), pd.read_csv(tmp_path / "p.csv"))
+
+
+def test_rules_apply_to_a_tsv_file_writes_tab_separated_preferences(tmp_path, homes):  # noqa: F811
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
+    main(["rules", "apply", str(rules), str(homes), "--out", str(tmp_path / "p.tsv")])
+    assert (tmp_path / "p.tsv").read_text().splitlines()[0].split("\t")[:2] == ["i", "j"]
+
+
+# ---------------------------------------------------------------------------------------- X085, X100
+@pytest.mark.parametrize(
+    "arguments, said",
+    [
+        (["rules", "apply", "{dir}", "{homes}", "--out", "{tmp}/p.csv"], "{dir} is a directory, not a rules JSON file"),
+        (["check", "{dir}"], "{dir} is a directory, not a preference file"),
+        (["check", "{tmp}/p.csv", "{dir}"], "{dir} is a directory, not a preference file"),
+        (["predict", "{tmp}/m.npz", "{dir}", "--out", "{tmp}/p.csv"], "{dir} is a directory, not a CSV table"),
+        (["fit", "{dir}", "--target", "price", "--out", "{tmp}/m.npz"], "{dir} is a directory, not a CSV table"),
+        (
+            ["fit", "{homes}", "--target", "price", "--rules", "{dir}", "--out", "{tmp}/m.npz"],
+            "{dir} is a directory, not a rules JSON file",
+        ),
+        (
+            ["fit", "{homes}", "--target", "price", "--preferences", "{dir}", "--out", "{tmp}/m.npz"],
+            "{dir} is a directory, not a preference file",
+        ),
+    ],
+)
+def test_a_directory_given_as_an_input_file_is_said_to_be_one(tmp_path, homes, arguments, said):  # noqa: F811
+    (tmp_path / "folder").mkdir()
+    main(["fit", str(homes), "--target", "price", "--out", str(tmp_path / "m.npz")])
+    (tmp_path / "p.csv").write_text("i,j\n1,2\n")
+    names = {"dir": tmp_path / "folder", "homes": homes, "tmp": tmp_path}
+    message = refusal([a.format(**names) for a in arguments])
+    assert message == "error: " + said.format(**names)
+
+
+# ---------------------------------------------------------------------------------------- X122, X138
+@pytest.mark.parametrize(
+    "arguments, file, name",
+    [
+        (["gp-table1", "--dataset", "pyrimidines", "--quick"], "pyrim.csv", "pyrimidines"),
+        (["gp-table1", "--dataset", "triazines", "--quick"], "triazines.csv", "triazines"),
+        (["npsvor-figure4", "--dataset", "treebank", "--quick"], "treebank/Treebank.train", "treebank"),
+        (["npsvor", "--dataset", "treebank"], "treebank/Treebank.train", "treebank"),
+        (["gp-figure2", "--quick"], "treebank/Treebank.train", "treebank"),
+    ],
+)
+def test_a_data_folder_without_the_data_sets_file_names_the_file_and_the_set(
+    tmp_path, monkeypatch, arguments, file, name
+):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("ORDERCORE_DATA", str(empty))
+    message = refusal(["experiments", *arguments, "--trials", "1", "--out", tmp_path / "r.json"])
+    assert message == f"error: ORDERCORE_DATA={empty} holds no {file} (the {name} data set)"
+
+
+# ---------------------------------------------------------------------------------------- X135, X136
+@pytest.mark.parametrize("command", ["report", "compare"])
+@pytest.mark.parametrize("kind", ["mpmr-coverage", "gp-table2", "session", "gp-table1", "npsvor"])
+def test_report_and_compare_name_the_experiment_of_a_result_they_do_not_read(tmp_path, command, kind):
+    result = tmp_path / f"{kind}.json"
+    result.write_text(json.dumps({"experiment": kind, "protocol": {}, "summary": {}, "trials": []}))
+    message = refusal(["experiments", command, result])
+    assert f"{result} is a result of 'experiments {kind}', which {command} does not read" in message
+    assert "table1" in message and "names none" not in message
+
+
+# ---------------------------------------------------------------------------------------- X117
+def test_gp_figure3_with_too_many_labels_for_memory_names_the_value_and_the_most_that_fit(tmp_path):
+    message = refusal(
+        ["experiments", "gp-figure3", "--labels", "3", "1000", "--trials", "1", "--out", tmp_path / "r.json"]
+    )
+    assert message.startswith("error: --labels 1000: the exact GP over 50 rows times 1000 labels would need about ")
+    assert "give at most " in message and "method=" not in message and "memory_limit" not in message
+    most = int(message.split("give at most ")[1].split()[0])
+    assert 10 <= most < 1000  # the seed's 2-10 labels fit
+    assert not (tmp_path / "r.json").exists()
+
+
+# ---------------------------------------------------------------------------------------- X007
+def test_predict_names_the_column_and_row_of_a_value_too_large_for_the_kernel(tmp_path, homes, model):  # noqa: F811
+    table = pd.read_csv(homes)
+    table["floor_area"] = table["floor_area"].astype(float)
+    table.loc[4, "floor_area"] = 1e300
+    table.to_csv(tmp_path / "huge.csv", index=False)
+    message = refusal(["predict", model, tmp_path / "huge.csv", "--out", tmp_path / "p.csv"])
+    assert message.startswith("error: feature column 'floor_area' holds 1e+300 on line 6 (row 4 counted from 0")
+    assert "StandardScaler" not in message
