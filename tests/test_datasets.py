@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ordercore.data import feature_checks
 from ordercore.data import tables as datasets
 from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import load_csv
@@ -132,7 +133,7 @@ def test_a_csv_past_the_size_limit_is_refused_before_it_is_read(tmp_path, monkey
 
 
 def test_identifier_like_text_columns_are_refused():
-    rows = "\n".join(f"{k},id{k}" for k in range(datasets.MAX_CATEGORIES + 1))
+    rows = "\n".join(f"{k},id{k}" for k in range(feature_checks.MAX_CATEGORIES + 1))
     with pytest.raises(ValueError, match="identifier"):
         load_csv(f"y,name\n{rows}\n".encode(), target="y")
 

@@ -15,14 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordercore.data.feature_checks import category_levels, empty_texts, refuse_infinite, refuse_stray_text
 from ordercore.inputs import csv_floats
 from ordercore.inputs.printable import quoted as _cell
 from ordercore.numerics.magnitudes import standard_deviation
-
-MAX_CATEGORIES = 50
-
-
-"""A text column with more distinct values than this is refused as a feature (likely an id)."""
 
 
 @dataclass
@@ -55,7 +51,7 @@ class Preprocessing:
     def fit(cls, frame: pd.DataFrame, features, categorical=()) -> Preprocessing:
         """Fit on ``frame``'s ``features``; text columns, and those named in ``categorical``, become
         indicators.  Raises ``ValueError`` on unknown columns, missing or infinite values, and text
-        columns with more than ``MAX_CATEGORIES`` values."""
+        columns with more than ``feature_checks.MAX_CATEGORIES`` values."""
         features = list(features)
         unknown = [c for c in features if c not in frame.columns]
         if unknown:
@@ -68,16 +64,14 @@ class Preprocessing:
         named = set(categorical or ())
         categorical = named | {c for c in features if not pd.api.types.is_numeric_dtype(frame[c])}
         for column in sorted(categorical - named, key=features.index):
-            _refuse_stray_text(frame[column])
-        missing = [c for c in features if frame[c].isna().any() or _empty_texts(frame[c])]
+            refuse_stray_text(frame[column])
+        missing = [c for c in features if frame[c].isna().any() or empty_texts(frame[c])]
         if missing:  # (an empty text reads back from a CSV as missing: refused now, not when the store reads it)
             raise ValueError(f"feature column(s) {missing} have missing values or empty texts; fill or drop them first")
         numeric = [c for c in features if c not in categorical]
         values = frame[numeric].to_numpy(dtype=np.float64)
-        _refuse_infinite(values, numeric)
-        levels = tuple(
-            (column, _levels(frame[column], column in named)) for column in features if column in categorical
-        )
+        refuse_infinite(values, numeric)
+        levels = tuple((c, category_levels(frame[c], c in named)) for c in features if c in categorical)
         std = standard_deviation(values, axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # a mean beyond float64: transform refuses
             mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
@@ -104,7 +98,7 @@ class Preprocessing:
                 example = f" (e.g. {frame[column][bad].iloc[0]!r})" if bad.any() else ""
                 raise ValueError(f"feature column {column!r} is not numeric{example}")
         values = frame[list(self.numeric)].to_numpy(dtype=np.float64)
-        _refuse_infinite(values, self.numeric)
+        refuse_infinite(values, self.numeric)
         # x~ = (x - mean) / scale, the fitting table's mean and scale
         with np.errstate(over="ignore", invalid="ignore"):
             blocks = [(values - np.array(self.mean)) / np.array(self.scale)]
@@ -152,91 +146,6 @@ class Preprocessing:
         if not columns or len(set(columns)) != len(columns):
             raise ValueError(f"preprocessing columns must be distinct and at least one, got {columns}")
         return cls(numeric, mean, scale, tuple(categorical))
-
-
-def _refuse_infinite(values: np.ndarray, columns) -> None:
-    """``ValueError`` naming the first column and row (from 0 below the header) of an infinite value."""
-    bad = np.argwhere(~np.isfinite(values))
-    if bad.size:
-        row, column = bad[0]
-        raise ValueError(
-            f"numeric feature column {columns[column]!r} holds an infinite value (a number beyond float64's range, "
-            f"read as {values[row, column]}) at row {row} (counted from 0 below the header)"
-            + (f" and {len(bad) - 1} more cell(s)" if len(bad) > 1 else "")
-        )
-
-
-NUMBER_MARKS = {
-    "thousands separators (1,150 for 1150)": r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?",
-    "percent signs (12.5%)": r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*%",
-    "decimal commas (54,5 for 54.5)": r"[+-]?\d+,\d+",
-}
-r"""Numbers written in a way ``read_csv`` leaves as text: what they hold -> a pattern of the whole cell.
-Each reads a run of digits one way only (``\d+\.?\d*`` split a run in every way before failing: a
-cell of a million digits took hours)."""
-
-
-def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
-    """``ValueError`` naming the cells when most of a column's text cells are numbers written with
-    thousands separators, percent signs or decimal commas (an Excel export in another locale), which would
-    otherwise make it a categorical feature."""
-    text = stray.astype(str).str.strip()
-    for what, pattern in NUMBER_MARKS.items():
-        marked = text[text.str.fullmatch(pattern)]
-        if len(marked) and 2 * len(marked) >= len(stray):
-            shown = ", ".join(f"{index} ({_cell(value)})" for index, value in marked.head(3).items())
-            more = f" and {len(marked) - 3} more" if len(marked) > 3 else ""
-            raise ValueError(
-                f"column {column.name!r} holds numbers written with {what} at row(s) {shown}{more} (counted from 0 "
-                "below the header): write plain numbers, or leave the column out"
-            )
-
-
-def _refuse_stray_text(column: pd.Series) -> None:
-    """``ValueError`` naming the cells when a text column is mostly numbers: a few stray texts ('twelve'
-    in an age column) would otherwise turn it silently into one indicator per distinct value."""
-    present = column.dropna()
-    numbers = pd.to_numeric(present, errors="coerce")
-    stray = present[numbers.isna()]
-    _refuse_marked_numbers(column, stray)
-    if len(present) and 0 < len(stray) < len(present) / 2:
-        shown = ", ".join(f"{index} ({_cell(value)})" for index, value in stray.head(5).items())
-        more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
-        raise ValueError(
-            f"column {column.name!r} holds numbers except at row(s) {shown}{more} (counted from 0 below the "
-            "header): correct those cells or leave the column out (or, in the library, name it in categorical to "
-            "use its values as categories)"
-        )
-
-
-def _empty_texts(column: pd.Series) -> bool:
-    """Whether a text column holds an empty text ('' or only spaces)."""
-    if pd.api.types.is_numeric_dtype(column):
-        return False
-    return bool(column.map(lambda value: isinstance(value, str) and not value.strip()).any())
-
-
-DISTINCT_ROWS = 10
-"""Rows from which a categorical column with a different value in every row is refused (``_levels``)."""
-
-
-def _levels(column: pd.Series, named: bool = False) -> tuple[str, ...]:
-    """The sorted distinct values (as text) of a categorical column, at most ``MAX_CATEGORIES``; a text
-    column not ``named`` categorical, of ``DISTINCT_ROWS`` rows or more with a different value in each, is
-    refused (dates, codes: as indicators it tells the rows nothing, and a new row matches none; a
-    tester's dates became 40 indicators without a word)."""
-    levels = sorted(column.astype(str).unique())
-    if not named and DISTINCT_ROWS <= len(column) and len(levels) == len(column) <= MAX_CATEGORIES:
-        raise ValueError(
-            f"column {column.name!r} has a different value in each of its {len(column)} rows (dates? codes?): as "
-            "categories it tells the rows nothing; convert it to numbers, or leave it out"
-        )
-    if len(levels) > MAX_CATEGORIES:
-        raise ValueError(
-            f"column {column.name!r} has {len(levels)} distinct values; as a categorical feature it may have at "
-            f"most {MAX_CATEGORIES} (is it an identifier?)"
-        )
-    return tuple(levels)
 
 
 def _texts(values, what: str) -> tuple[str, ...]:

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ordercore.data.benchmarks import BENCHMARKS, data_directory, load_dataset
-from ordercore.data.tables import MAX_CATEGORIES, Dataset, prepare, read_csv
+from ordercore.data.feature_checks import MAX_CATEGORIES
+from ordercore.data.tables import Dataset, prepare, read_csv
 from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
