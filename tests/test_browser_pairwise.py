@@ -206,6 +206,18 @@ def test_twenty_keys_as_fast_as_keys_repeat_are_twenty_answers_each_on_its_own_p
     assert stored == seen and len({frozenset(pair) for _, pair in stored}) == len(keys)
 
 
+def press_a_and_b(page, store_path: Path, session_id: int) -> tuple[list, list]:
+    """Press A, then B, 300 ms apart: the (choice, (row A, row B)) stored, and those the keys answered
+    (the pair on screen when each key went down)."""
+    page.evaluate(RECORD_KEYS)
+    for key in "ab":
+        page.keyboard.press(key)
+        page.wait_for_timeout(300)
+    typed = wait_for_answers(store_path, session_id, 2, timeout=30)
+    seen = [(CHOICES[key], pair_rows(caption)) for key, caption in page.evaluate("window.seen")]
+    return list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True)), seen
+
+
 def test_keys_still_answer_after_a_click_on_a_radio_button(tmp_path):
     """Ann picks 'Similar rows' among the candidates (the radio button keeps the keyboard's focus) and
     presses A, B: two answers stored, each for the pair on screen when its key went down.  (The keys
@@ -217,13 +229,8 @@ def test_keys_still_answer_after_a_click_on_a_radio_button(tmp_path):
         ann.get_by_role("radio", name=re.compile("^Similar rows")).click(force=True)
         settle(ann)
         assert ann.evaluate("document.activeElement.type") == "radio"
-        ann.evaluate(RECORD_KEYS)
-        for key in "ab":
-            ann.keyboard.press(key)
-            ann.wait_for_timeout(300)
-        typed = wait_for_answers(store_path, session_id, 2, timeout=30)
-        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
-    assert list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True)) == seen
+        typed, seen = press_a_and_b(ann, store_path, session_id)
+    assert typed == seen
 
 
 def named_session(store_path: Path, name: str) -> int:
@@ -409,10 +416,5 @@ def test_keys_answer_after_an_option_is_chosen_in_a_drop_down(tmp_path):
         ann.get_by_role("option", name="active choice").click()
         settle(ann)
         assert ann.evaluate("document.activeElement.getAttribute('role')") == "combobox"
-        ann.evaluate(RECORD_KEYS)
-        for key in "ab":
-            ann.keyboard.press(key)
-            ann.wait_for_timeout(300)
-        typed = wait_for_answers(store_path, session_id, 2, timeout=30)
-        seen = [(CHOICES[key], pair_rows(caption)) for key, caption in ann.evaluate("window.seen")]
-    assert list(zip(typed["choice"], zip(typed["row_a"], typed["row_b"], strict=True), strict=True)) == seen
+        typed, seen = press_a_and_b(ann, store_path, session_id)
+    assert typed == seen
