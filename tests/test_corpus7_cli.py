@@ -142,3 +142,39 @@ def test_predict_names_the_column_and_row_of_a_value_too_large_for_the_kernel(tm
     message = refusal(["predict", model, tmp_path / "huge.csv", "--out", tmp_path / "p.csv"])
     assert message.startswith("error: feature column 'floor_area' holds 1e+300 on line 6 (row 4 counted from 0")
     assert "StandardScaler" not in message
+
+
+# ---------------------------------------------------------------------------------------- X005
+def test_predict_refuses_true_false_in_a_column_fitted_on_numbers(tmp_path, homes, model):  # noqa: F811
+    """X005: a model fitted on bedrooms 1 … 7 read True/False as 1/0 and predicted without a word."""
+    table = pd.read_csv(homes)
+    low, high = table["bedrooms"].min(), table["bedrooms"].max()
+    table["bedrooms"] = table["bedrooms"] > 3
+    table.to_csv(tmp_path / "flags.csv", index=False)
+    message = refusal(["predict", model, tmp_path / "flags.csv", "--out", tmp_path / "p.csv"])
+    assert message.startswith(
+        f"error: feature column 'bedrooms' held numbers ({low} … {high}) when the model was fitted; this table "
+        "holds True/False"
+    )
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_predict_with_a_model_file_written_before_kinds_were_recorded_still_refuses_true_false(
+    tmp_path,
+    homes,  # noqa: F811
+    model,  # noqa: F811
+):
+    """A file without the columns' kinds (the tester's own, written before): a column whose mean lies outside
+    0 … 1 held numbers, never True/False."""
+    from tests.test_model_files import rewrite
+
+    def forget_kinds(document):
+        del document["preprocessing"]["kinds"], document["preprocessing"]["ranges"]
+
+    rewrite(model, change_document=forget_kinds)
+    main(["predict", str(model), str(homes), "--out", str(tmp_path / "p.csv")])  # its own kind of table: read
+    table = pd.read_csv(homes).assign(bedrooms=lambda t: t["bedrooms"] > 3)
+    table.to_csv(tmp_path / "flags.csv", index=False)
+    message = refusal(["predict", model, tmp_path / "flags.csv", "--out", tmp_path / "q.csv"])
+    assert message.startswith("error: feature column 'bedrooms' held numbers (their mean ")
+    assert "this table holds True/False" in message and not (tmp_path / "q.csv").exists()

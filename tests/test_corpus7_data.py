@@ -1,6 +1,8 @@
 """The seventh bad-input corpus's cases in tables, the store and the estimators (issue 32): each
 expectation written from the tester's report, by hand."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -56,3 +58,114 @@ def test_a_text_feature_with_an_empty_text_is_refused_at_the_data_step():
         data_settings(spaces, "upload", "score", ["text"], {"n_labeled": 5})
     filled = texts.assign(text=texts["text"].replace("", "so-so"))
     assert data_settings(filled, "upload", "score", ["text"], {"n_labeled": 5})[0]["features"] == ["text"]
+
+
+# ---------------------------------------------------------------------------------------- X005
+FITTED = pd.DataFrame(
+    {
+        "area": [50.0, 80.0, 120.0],
+        "flag": [True, False, True],
+        "binary": [0, 1, 1],
+        "town": ["north", "south", "north"],
+        "code": [1, 2, 3],
+    }
+)
+
+
+@pytest.fixture
+def fitted():
+    """A preprocessing fitted on ``FITTED`` (code named categorical), as a model file reads it back."""
+    from ordercore.data.tables import Preprocessing
+
+    preprocessing = Preprocessing.fit(FITTED, list(FITTED.columns), categorical=["code"])
+    return Preprocessing.from_dict(json.loads(json.dumps(preprocessing.to_dict())))
+
+
+@pytest.mark.parametrize(
+    "column, values, said",
+    [
+        (
+            "area",
+            [True, False, True],
+            "'area' held numbers (50 … 120) when the model was fitted; this table holds True/False",
+        ),
+        ("area", ["a", "1", "2"], "'area' is not numeric (e.g. 'a'): it held numbers (50 … 120) when the model was"),
+        (
+            "flag",
+            [0, 2, 1],
+            "'flag' held True/False when the model was fitted; this table holds numbers (e.g. 2 at row 1",
+        ),
+        ("flag", ["yes", "no", "yes"], "'flag' is not numeric (e.g. 'yes'): it held True/False when the model"),
+        (
+            "town",
+            [1, 2, 3],
+            "'town' held text ('north', 'south') when the model was fitted; this table holds numbers (e.g. 1 at row 0",
+        ),
+        (
+            "town",
+            [True, False, True],
+            "'town' held text ('north', 'south') when the model was fitted; this table holds True/False",
+        ),
+        (
+            "code",
+            ["a", "2", "3"],
+            "'code' held numbers (1, 2, 3) when the model was fitted; this table holds text (e.g. 'a' at row 0",
+        ),
+    ],
+)
+def test_a_column_holding_another_kind_of_values_than_at_fit_time_is_refused_naming_both(fitted, column, values, said):
+    """X005 in general: numbers given True/False, True/False given numbers, categories given numbers or flags."""
+    with pytest.raises(ValueError) as raised:
+        fitted.transform(FITTED.assign(**{column: values}))
+    assert f"feature column {said}" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "column, values",
+    [
+        ("area", [50, 80, 120]),  # whole numbers for numbers
+        ("flag", [1, 0, 1]),  # 1 and 0 for True and False
+        ("binary", [False, True, True]),  # True/False for numbers fitted in 0 … 1
+        ("town", ["north", "east", "north"]),  # a level never seen: all-zero indicators, as documented
+        ("code", [1.0, 2.0, 3.0]),  # a number category as the same number
+    ],
+)
+def test_values_of_the_kind_fitted_or_that_read_the_same_are_taken(fitted, column, values):
+    X = fitted.transform(FITTED.assign(**{column: values}))
+    expected = fitted.transform(FITTED)
+    changed = [k for k, name in enumerate(fitted.feature_names) if name == column or name.startswith(f"{column}=")]
+    same = [k for k in range(X.shape[1]) if k not in changed]
+    np.testing.assert_array_equal(X[:, same], expected[:, same])
+    if column != "town":
+        np.testing.assert_allclose(X, expected)
+
+
+def test_a_category_of_numbers_matches_its_levels_as_numbers(fitted):
+    """The level '1' of a column of whole numbers is the number 1.0 too (as text, '1.0' matched no level)."""
+    X = fitted.transform(FITTED.assign(code=[3.0, 1.0, 2.0]))
+    codes = [k for k, name in enumerate(fitted.feature_names) if name.startswith("code=")]
+    assert X[:, codes].tolist() == [[0, 0, 1], [1, 0, 0], [0, 1, 0]]
+
+
+def test_kinds_and_ranges_are_saved_and_a_file_without_them_still_reads(fitted):
+    from ordercore.data.tables import Preprocessing
+
+    written = fitted.to_dict()
+    assert written["kinds"] == {
+        "area": "number",
+        "flag": "boolean",
+        "binary": "number",
+        "town": "text",
+        "code": "number",
+    }
+    assert written["ranges"] == {"area": [50.0, 120.0], "flag": [0.0, 1.0], "binary": [0.0, 1.0]}
+    old = Preprocessing.from_dict({key: value for key, value in written.items() if key not in ("kinds", "ranges")})
+    assert old.kinds == () and old.ranges == ()
+    np.testing.assert_array_equal(old.transform(FITTED), fitted.transform(FITTED))
+    with pytest.raises(ValueError, match="'town' held text"):  # levels that are no numbers say text
+        old.transform(FITTED.assign(town=[1, 2, 3]))
+    for broken in ({"area": "number"}, {**written["kinds"], "area": "date"}):
+        with pytest.raises(ValueError, match="preprocessing kinds must name each of the columns"):
+            Preprocessing.from_dict({**written, "kinds": broken})
+    with pytest.raises(ValueError, match="low <= high"):
+        Preprocessing.from_dict({**written, "ranges": {**written["ranges"], "area": [2.0, 1.0]}})

@@ -15,7 +15,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordercore.data.feature_checks import category_levels, empty_texts, refuse_infinite, refuse_stray_text
+from ordercore.data.feature_checks import (
+    KINDS,
+    as_levels,
+    category_levels,
+    column_kind,
+    empty_texts,
+    refuse_infinite,
+    refuse_other_kind,
+    refuse_stray_text,
+)
 from ordercore.inputs import csv_floats
 from ordercore.inputs.printable import quoted as _cell
 from ordercore.numerics.magnitudes import standard_deviation
@@ -40,12 +49,18 @@ class Preprocessing:
     """The seeds' feature preprocessing fitted on one table: each numeric column standardized by that
     table's mean and standard deviation (scale 1 for a constant column), each categorical column
     turned into one indicator per level (as text) seen there.  ``transform`` applies the same to any
-    table with those columns, so a model fitted on one table can predict on another."""
+    table with those columns, so a model fitted on one table can predict on another, and refuses a
+    column holding another kind of values than it held (``kinds``: numbers, True/False or text; numbers
+    in ``ranges``, low and high); both are () in files written before they were recorded."""
 
     numeric: tuple[str, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     categorical: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    kinds: tuple[str, ...] = ()
+    """Per column, numeric then categorical: what it held (``feature_checks.KINDS``)."""
+    ranges: tuple[tuple[float, float], ...] = ()
+    """Per numeric column: its smallest and largest value."""
 
     @classmethod
     def fit(cls, frame: pd.DataFrame, features, categorical=()) -> Preprocessing:
@@ -75,7 +90,10 @@ class Preprocessing:
         std = standard_deviation(values, axis=0)
         with np.errstate(over="ignore", invalid="ignore"):  # a mean beyond float64: transform refuses
             mean, scale = values.mean(axis=0), np.where(std > 0, std, 1.0)
-        return cls(tuple(numeric), tuple(map(float, mean)), tuple(map(float, scale)), levels)
+        kinds = tuple(column_kind(frame[c]) for c in [*numeric, *(column for column, _ in levels)])
+        low, high = (values.min(axis=0), values.max(axis=0)) if len(values) else ((), ())
+        ranges = tuple(zip(map(float, low), map(float, high), strict=True))
+        return cls(tuple(numeric), tuple(map(float, mean)), tuple(map(float, scale)), levels, kinds, ranges)
 
     @property
     def feature_names(self) -> list[str]:
@@ -84,7 +102,8 @@ class Preprocessing:
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """Features of ``frame`` (n, len(feature_names)); a level not seen by ``fit`` gives all-zero
-        indicators.  Raises ``ValueError`` naming missing columns, missing or non-numeric values."""
+        indicators.  Raises ``ValueError`` naming missing columns, missing or non-numeric values, and a
+        column holding another kind of values than ``fit`` saw (``feature_checks.refuse_other_kind``)."""
         columns = list(self.numeric) + [column for column, _ in self.categorical]
         absent = [c for c in columns if c not in frame.columns]
         if absent:
@@ -92,11 +111,12 @@ class Preprocessing:
         missing = [c for c in columns if frame[c].isna().any()]
         if missing:
             raise ValueError(f"feature column(s) {missing} have missing values; fill or drop them first")
-        for column in self.numeric:
-            if not pd.api.types.is_numeric_dtype(frame[column]):
-                bad = pd.to_numeric(frame[column], errors="coerce").isna()
-                example = f" (e.g. {frame[column][bad].iloc[0]!r})" if bad.any() else ""
-                raise ValueError(f"feature column {column!r} is not numeric{example}")
+        kinds = dict(zip(columns, self.kinds, strict=True)) if self.kinds else {}
+        ranges = dict(zip(self.numeric, self.ranges, strict=True)) if self.ranges else {}
+        for column, mean in zip(self.numeric, self.mean, strict=True):
+            refuse_other_kind(frame[column], kinds.get(column), ranges.get(column), mean=mean)
+        for column, levels in self.categorical:
+            refuse_other_kind(frame[column], kinds.get(column), levels=levels)
         values = frame[list(self.numeric)].to_numpy(dtype=np.float64)
         refuse_infinite(values, self.numeric)
         # x~ = (x - mean) / scale, the fitting table's mean and scale
@@ -110,7 +130,7 @@ class Preprocessing:
         if wide:
             raise ValueError(f"feature column(s) {wide} span too wide a range for float64 to standardise; rescale them")
         for column, levels in self.categorical:
-            blocks.append((frame[column].astype(str).to_numpy()[:, None] == np.array(levels)[None, :]).astype(float))
+            blocks.append((as_levels(frame[column], levels)[:, None] == np.array(levels)[None, :]).astype(float))
         return np.hstack(blocks)
 
     def to_dict(self) -> dict:
@@ -118,18 +138,27 @@ class Preprocessing:
         columns = list(self.numeric) + [column for column, _ in self.categorical]
         if not all(isinstance(c, str) for c in columns):
             raise TypeError(f"column names must be text to be saved, got {columns}")
-        return {
+        written = {
             "numeric": list(self.numeric),
             "mean": list(self.mean),
             "scale": list(self.scale),
             "categorical": [{"column": column, "levels": list(levels)} for column, levels in self.categorical],
         }
+        if self.kinds:
+            written["kinds"] = dict(zip(columns, self.kinds, strict=True))
+        if self.ranges:
+            written["ranges"] = {column: list(pair) for column, pair in zip(self.numeric, self.ranges, strict=True)}
+        return written
 
     @classmethod
     def from_dict(cls, data) -> Preprocessing:
-        """The preprocessing ``to_dict`` wrote; raises ``ValueError`` on anything else."""
-        if not isinstance(data, dict) or set(data) != {"numeric", "mean", "scale", "categorical"}:
-            raise ValueError("preprocessing must be a dictionary of numeric, mean, scale and categorical")
+        """The preprocessing ``to_dict`` wrote (``kinds`` and ``ranges`` absent from files written before
+        they were recorded); raises ``ValueError`` on anything else."""
+        required = {"numeric", "mean", "scale", "categorical"}
+        if not isinstance(data, dict) or not required <= set(data) <= required | {"kinds", "ranges"}:
+            raise ValueError(
+                "preprocessing must be a dictionary of numeric, mean, scale and categorical (and kinds and ranges)"
+            )
         numeric = _texts(data["numeric"], "preprocessing numeric")
         mean, scale = _numbers(data["mean"], "preprocessing mean"), _numbers(data["scale"], "preprocessing scale")
         if not len(numeric) == len(mean) == len(scale) or not all(value > 0 for value in scale):
@@ -145,7 +174,30 @@ class Preprocessing:
         columns = list(numeric) + [column for column, _ in categorical]
         if not columns or len(set(columns)) != len(columns):
             raise ValueError(f"preprocessing columns must be distinct and at least one, got {columns}")
-        return cls(numeric, mean, scale, tuple(categorical))
+        kinds = _kinds(data.get("kinds"), columns)
+        ranges = _ranges(data.get("ranges"), numeric)
+        return cls(numeric, mean, scale, tuple(categorical), kinds, ranges)
+
+
+def _kinds(kinds, columns: list[str]) -> tuple[str, ...]:
+    """A preprocessing's ``kinds`` (column -> one of ``KINDS``) as a tuple in ``columns``' order; () when absent."""
+    if kinds is None:
+        return ()
+    if not isinstance(kinds, dict) or set(kinds) != set(columns) or not all(kinds[c] in KINDS for c in columns):
+        raise ValueError(f"preprocessing kinds must name each of the columns {columns} one of {list(KINDS)}")
+    return tuple(kinds[c] for c in columns)
+
+
+def _ranges(ranges, numeric: tuple[str, ...]) -> tuple[tuple[float, float], ...]:
+    """A preprocessing's ``ranges`` (numeric column -> [low, high]) in ``numeric``'s order; () when absent."""
+    if ranges is None:
+        return ()
+    if not isinstance(ranges, dict) or set(ranges) != set(numeric):
+        raise ValueError(f"preprocessing ranges must give the low and high of each of {list(numeric)}")
+    pairs = tuple(_numbers(ranges[c], f"the range of {c!r}") for c in numeric)
+    if not all(len(pair) == 2 and pair[0] <= pair[1] for pair in pairs):
+        raise ValueError("each preprocessing range must be [low, high] with low <= high")
+    return pairs
 
 
 def _texts(values, what: str) -> tuple[str, ...]:
