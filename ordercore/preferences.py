@@ -26,9 +26,10 @@ ZERO = -1
 
 COLUMNS = ("i", "j", "margin", "weight")
 
-EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator")
+EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator", "i_fingerprint", "j_fingerprint")
 """Columns a preference file may hold beside ``COLUMNS``: the Studio's export of who made each and how
-(``Store.export_preferences``), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
+(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import checks them; the library
+reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
 
 MAX_WEIGHT = 1e6
 """The largest weight a preference may have.  A weight is a confidence relative to a label's (1); the

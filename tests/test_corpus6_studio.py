@@ -180,7 +180,8 @@ def test_rules_exported_as_csv_are_refused_as_other_unsupported_formats_are(engi
 
 def test_a_new_answer_given_twice_in_a_file_is_said_to_repeat_a_line_not_to_be_held(store, engine):  # noqa: F811
     engine.answer("ann", (1, 2), "a")
-    exported = engine.export("answers").splitlines()
+    # as written by hand (or before exports had fingerprints): the last two fields, the rows' fingerprints, cut
+    exported = [line.rsplit(",", 2)[0] for line in engine.export("answers").splitlines()]
     other = SessionEngine(store, new_session(store, "other", table()), "test", NoJob())
     new_line = exported[1].replace("101", "140").replace("102", "141")
     said = other.import_file("a.csv", "\n".join([exported[0], new_line, new_line, ""]).encode(), "imp")

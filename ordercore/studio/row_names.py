@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.printable import quoted
+from ordercore.studio.fingerprints import row_fingerprints
 
 MAX_DECIMALS = 6
 """The most decimals a column is written with in a fixed format (``decimals_to_tell_apart``)."""
@@ -44,13 +45,16 @@ def decimals_to_tell_apart(values: pd.Series) -> int | None:
 class RowNames:
     """A session's rows as the expert reads them: ``identifier`` (the id column or None), ``labels``
     (n,) the identifier's values as text, ``columns`` the context columns, ``decimals`` per numeric
-    column, ``years`` the numeric columns written without thousands separators (``is_year``)."""
+    column, ``years`` the numeric columns written without thousands separators (``is_year``),
+    ``fingerprints`` (n,) a digest of each row's values, which exports write beside its name
+    (``fingerprints.row_fingerprints``; None: not taken)."""
 
     identifier: str | None
     labels: np.ndarray | None
     columns: tuple[str, ...]
     decimals: dict
     years: frozenset = frozenset()
+    fingerprints: np.ndarray | None = None
 
     @classmethod
     def of(cls, frame: pd.DataFrame, target: str, identifier: str | None) -> RowNames:
@@ -62,7 +66,8 @@ class RowNames:
         numeric = [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool]
         decimals = {c: decimals_to_tell_apart(frame[c]) for c in numeric}
         labels = None if identifier is None else frame[identifier].astype(str).to_numpy()
-        return cls(identifier, labels, columns, decimals, frozenset(c for c in numeric if is_year(c, frame[c])))
+        years = frozenset(c for c in numeric if is_year(c, frame[c]))
+        return cls(identifier, labels, columns, decimals, years, row_fingerprints(frame))
 
     def name(self, row: int) -> str:
         """'ID_COLUMN VALUE', or 'row K' (0-based) without an identifier."""

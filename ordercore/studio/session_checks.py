@@ -17,6 +17,7 @@ from ordercore.knowledge.rules import Rule, generate
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
+from ordercore.studio.fingerprints import refuse_another_table
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
 
@@ -93,7 +94,10 @@ def _check_sample(frame: pd.DataFrame, labeled: np.ndarray, rule: Rule, made: Pr
 def check_file(file, data) -> None:
     """``ValueError`` naming the first line of an imported ``file`` (``session_files.SessionFile``) whose
     margin the models cannot fit on ``data``'s labels (more than 1e9 times their spread), or the first
-    rule that reads the target (``check_rule``)."""
+    rule that reads the target (``check_rule``), or whose rows hold other values in ``data``'s table than in
+    the one it was exported from (``fingerprints.refuse_another_table``)."""
+    if file.table is not None:
+        refuse_another_table(file.kind, file.table, file.fingerprints, data.row_names)
     scaling = TargetScaling.from_labels(data.y_true[data.labeled])
     if file.kind == "rules":
         for k, document in enumerate(file.rules, start=1):

@@ -11,6 +11,11 @@
 - **grades**, CSV (``Store.export_grades``): each grade with its annotator (``Store.import_grades``), on
   the session's rating scale.
 
+Answers, grades and preferences carry each row's fingerprint beside it (``a_fingerprint``,
+``b_fingerprint``; ``fingerprint``; ``i_fingerprint``, ``j_fingerprint``: ``fingerprints``), a digest
+of its values in the table they were exported from; an import refuses a file whose rows hold other
+values in the session's table (``fingerprints.refuse_another_table``, called by ``session_checks``).
+
 Whatever is already in the session is left out (an import of what it holds adds nothing; a rule
 with the conditions and ordering of one the session holds is that rule, whatever its name), and a
 file is checked whole before anything is written.  Files are parsed as data: nothing is executed or
@@ -33,6 +38,7 @@ from ordercore.inputs.printable import shown
 from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
+from ordercore.studio.fingerprints import split_fingerprints
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
@@ -48,12 +54,14 @@ KINDS = ("preferences", "answers", "rules", "grades")
 class SessionFile:
     """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers,
     grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it); ``names``: the
-    table's when the file named its rows by id (errors name them so too)."""
+    table's when the file named its rows by id (errors name them so too); ``fingerprints``: its rows'
+    fingerprints, one column per row column of ``table`` (None: the file has none)."""
 
     kind: str
     table: pd.DataFrame | None = None
     rules: list[dict] = field(default_factory=list)
     names: RowNames | None = None
+    fingerprints: pd.DataFrame | None = None
 
 
 def read_session_file(name: str, content: bytes, names: RowNames | None = None) -> SessionFile:
@@ -90,13 +98,15 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
     refuse_second_header(content)
-    return _classified(*_positions(table, names), "line", list(table.columns), identifier)
+    return _classified(*_positions(*split_fingerprints(table), names), "line", list(table.columns), identifier)
 
 
-def _positions(table: pd.DataFrame, names: RowNames | None) -> tuple[pd.DataFrame, RowNames | None]:
+def _positions(
+    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None
+) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None]:
     """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
-    (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), and
-    ``names`` if it named any (else None)."""
+    (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), its
+    ``fingerprints`` (``split_fingerprints``'), and ``names`` if it named any (else None)."""
     converted = None
     for kind, columns in ROW_COLUMNS.items():
         if names is None or names.identifier is None:
@@ -115,7 +125,7 @@ def _positions(table: pd.DataFrame, names: RowNames | None) -> tuple[pd.DataFram
     foreign = _foreign_identifier(table)
     if foreign is not None:
         raise ValueError(f"this file names rows by {foreign}, which this table lacks; nothing was imported")
-    return table, converted
+    return table, fingerprints, converted
 
 
 def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
@@ -165,20 +175,23 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         return SessionFile("rules", rules=document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
-    return _classified(*_positions(table, names), "record", list(table.columns), identifier)
+    return _classified(*_positions(*split_fingerprints(table), names), "record", list(table.columns), identifier)
 
 
-def _classified(table: pd.DataFrame, names: RowNames | None, unit: str, headers: list, identifier) -> SessionFile:
-    """The file of ``table`` (rows as positions) by its columns; ``headers``: the file's own, which a
-    refusal names (``session_columns``), with ``identifier`` the table's id column (or None)."""
+def _classified(
+    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str, headers: list, identifier
+) -> SessionFile:
+    """The file of ``table`` (rows as positions, ``fingerprints`` apart) by its columns; ``headers``: the
+    file's own, which a refusal names (``session_columns``), with ``identifier`` the table's id column (or
+    None)."""
     columns = set(table.columns)
     by_id = identifier if names is not None else None
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
-        return SessionFile("answers", check_columns(table, "answers", by_id), names=names)
+        return SessionFile("answers", check_columns(table, "answers", by_id), names=names, fingerprints=fingerprints)
     if {"row", "grade", "annotator"} <= columns:
-        return SessionFile("grades", check_columns(table, "grades", by_id), names=names)
+        return SessionFile("grades", check_columns(table, "grades", by_id), names=names, fingerprints=fingerprints)
     if {"i", "j"} <= columns:
-        return SessionFile("preferences", _unary_read(table, unit), names=names)
+        return SessionFile("preferences", _unary_read(table, unit), names=names, fingerprints=fingerprints)
     raise ValueError(unrecognized([str(h) for h in headers], identifier))
 
 
@@ -233,20 +246,20 @@ EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv"
 
 def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str | None = None) -> str:
     """The session's ``kind`` file (one of ``KINDS``; preferences as 'csv' or 'json', rules as 'json';
-    None: the kind's first), its rows named by the table's identifier where it has one
-    (``transfer.by_id``); ``read_session_file`` reads it back."""
+    None: the kind's first), its rows named by the table's identifier where it has one, with their
+    fingerprints (``names``'; ``transfer.by_id``); ``read_session_file`` reads it back."""
     format = ("json" if kind == "rules" else "csv") if format is None else format
     if not any(kind == known and format in formats for known, formats in EXPORT_FORMATS.items()):
         raise ValueError(
             f"no export of {kind!r} as {format!r}: a session exports answers and grades as 'csv', preferences as "
             "'csv' or 'json', rules as 'json'"
         )
-    ids = None if names.identifier is None else (names.identifier, names.labels)
+    ids, fingerprints = None if names.identifier is None else (names.identifier, names.labels), names.fingerprints
     if kind == "preferences":
-        return store.export_preferences(session_id, format, ids)
+        return store.export_preferences(session_id, format, ids, fingerprints)
     if kind == "rules":
         return store.export_rules(session_id)
-    return {"answers": store.export_answers, "grades": store.export_grades}[kind](session_id, ids)
+    return {"answers": store.export_answers, "grades": store.export_grades}[kind](session_id, ids, fingerprints)
 
 
 def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:

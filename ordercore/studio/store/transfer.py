@@ -39,12 +39,20 @@ ROW_COLUMNS = {"answers": {"row_a": "_a", "row_b": "_b"}, "grades": {"row": ""},
 """Per file kind, its columns of row positions (0-based), each with the suffix of the column that holds
 the same rows' identifiers in an export by id (``home_id_a`` for ``row_a`` when the id is ``home_id``)."""
 
+FINGERPRINTS = {"row_a": "a_fingerprint", "row_b": "b_fingerprint", "row": "fingerprint"}
+FINGERPRINTS |= {"i": "i_fingerprint", "j": "j_fingerprint"}
+"""Per column of row positions, the export's column of those rows' fingerprints (``row_names.row_fingerprints``:
+a digest of the row's values in the table the export was made on), which an import checks against its own."""
 
-def by_id(frame: pd.DataFrame, kind: str, ids: IDS) -> pd.DataFrame:
+
+def by_id(frame: pd.DataFrame, kind: str, ids: IDS, fingerprints: np.ndarray | None = None) -> pd.DataFrame:
     """``frame`` (an export of ``kind``) with its rows named by the table's identifier: ``ids`` is its
     column's name and its values as text (n,).  Answers and grades name their rows by id alone;
     preferences keep i, j beside the ids (the library's format reads them).  As it is without ``ids``,
-    or when an id column would take the name of one the file has."""
+    or when an id column would take the name of one the file has.  With ``fingerprints`` (n,), each row's
+    fingerprint in a last column per row column (``FINGERPRINTS``; empty for a unary preference's 0)."""
+    if fingerprints is not None:
+        frame = frame.assign(**{FINGERPRINTS[c]: _of_rows(fingerprints, frame[c]) for c in ROW_COLUMNS[kind]})
     if ids is None:
         return frame
     identifier, labels = ids
@@ -53,9 +61,14 @@ def by_id(frame: pd.DataFrame, kind: str, ids: IDS) -> pd.DataFrame:
         return frame
     frame = frame.copy()
     for column, name in named.items():
-        rows = frame[column].to_numpy(dtype=np.int64)  # an empty export's columns hold objects
-        frame.insert(frame.columns.get_loc(column), name, np.where(rows >= 0, labels[np.maximum(rows, 0)], ""))
+        frame.insert(frame.columns.get_loc(column), name, _of_rows(labels, frame[column]))
     return frame if kind == "preferences" else frame.drop(columns=list(named))
+
+
+def _of_rows(values: np.ndarray, rows: pd.Series) -> np.ndarray:
+    """``values`` (n,) at the positions ``rows`` (k,), "" for the constant 0 of a unary preference (ZERO)."""
+    rows = rows.to_numpy(dtype=np.int64)  # an empty export's columns hold objects
+    return np.where(rows >= 0, np.asarray(values, dtype=object)[np.maximum(rows, 0)], "")
 
 
 def _json_number(value):
@@ -304,10 +317,11 @@ class TransferStore:
                 insert_items(connection, GRADES, session_id, new, touch(connection, session_id, content=False))
         return len(new)
 
-    def export_answers(self, session_id: int, ids: IDS = None) -> str:
+    def export_answers(self, session_id: int, ids: IDS = None, fingerprints=None) -> str:
         """The session's answers as CSV, oldest first: row_a, row_b (A and B as shown), choice, weight,
         margin, annotator, created_at, rule_id and rule (the rule audited, by id and by name; empty for
-        other pairs) and rule_winner (``rule_winner``); the rows by id with ``ids`` (``by_id``).
+        other pairs) and rule_winner (``rule_winner``); the rows by id with ``ids``, and their
+        ``fingerprints`` (n,) with them (``by_id``).
         ``import_answers`` reads it back (``session_files``: by id), linking each audit to the rule of
         its name."""
         answers = self.answers(session_id)
@@ -315,21 +329,22 @@ class TransferStore:
         audited = answers["rule_id"].map(lambda rule_id: "" if pd.isna(rule_id) else named.get(int(rule_id), ""))
         answers.insert(answers.columns.get_loc("rule_id") + 1, "rule", audited)
         answers["rule_winner"] = rule_winner(answers)
-        frame = by_id(answers.drop(columns=["id", "swapped", "imported"]), "answers", ids)
+        frame = by_id(answers.drop(columns=["id", "swapped", "imported"]), "answers", ids, fingerprints)
         return frame.to_csv(index=False, float_format="%.17g")
 
-    def export_grades(self, session_id: int, ids: IDS = None) -> str:
+    def export_grades(self, session_id: int, ids: IDS = None, fingerprints=None) -> str:
         """The session's grades as CSV, oldest first: row, grade, annotator, created_at; the rows by id
-        with ``ids`` (``by_id``).  ``import_grades`` reads it back (``session_files``: by id)."""
-        return by_id(self.grades(session_id).drop(columns="id"), "grades", ids).to_csv(index=False)
+        with ``ids``, their ``fingerprints`` with them (``by_id``).  ``import_grades`` reads it back
+        (``session_files``: by id)."""
+        return by_id(self.grades(session_id).drop(columns="id"), "grades", ids, fingerprints).to_csv(index=False)
 
-    def export_preferences(self, session_id: int, format: str = "csv", ids: IDS = None) -> str:
+    def export_preferences(self, session_id: int, format: str = "csv", ids: IDS = None, fingerprints=None) -> str:
         """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
         margin and weight read back with ``PreferenceSet.from_frame`` (ZERO = -1 for unary ones); with
-        ``ids``, the rows' ids beside i and j (``by_id``; empty for ZERO)."""
+        ``ids``, the rows' ids beside i and j, with ``fingerprints`` theirs (``by_id``; empty for ZERO)."""
         made, provenance = self.preferences(session_id)
         frame = pd.concat([made.to_frame(), provenance[["source", "rule_id", "answer_id", "annotator"]]], axis=1)
-        frame = by_id(frame, "preferences", ids)
+        frame = by_id(frame, "preferences", ids, fingerprints)
         if format == "csv":
             return frame.to_csv(index=False, float_format="%.17g")
         if format == "json":  # Python's float repr: every weight reads back exactly (to_json keeps 10 digits)
