@@ -2,7 +2,8 @@
 table's identifier where it has one; every context column, texts included, and never the target of a
 held-out row; numbers written per column so that two different values of a column never read the same.
 
-- ``RowNames.of(data)``: built once per session's data (``StudyData.row_names``).
+- ``RowNames.of(data)``: built once per session's data (``StudyData.row_names``), with each row's
+  ``fingerprints`` (a digest of its values, which exports write beside its name: ``fingerprints``).
 - ``name(row)``: 'home_id 1960' (the identifier column and value) or 'row 1959' (a 0-based position).
 - ``context_columns``: what a pair shows side by side: every column but the target and the identifier
   (which heads the pair already).
