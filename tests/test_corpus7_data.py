@@ -45,6 +45,53 @@ def test_score_with_unlabeled_rows_in_y_says_to_pass_the_labeled_ones():
     assert model.score(X[:15], y[:15]) == pytest.approx(r2_score(y[:15], model.predict(X[:15])))
 
 
+def fitted_estimators():
+    """Each family's estimator that learns from labels, fitted on 30 rows (ranks 1 … 4 for the ordinal ones)."""
+    from ordercore import OrderPreferenceRegressor
+    from ordercore.gp.labels import GPLabelPreferenceModel
+    from ordercore.mpmr.estimator import MPMRegressor
+    from ordercore.npsvor.estimator import NPSVOR
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = 2 * X[:, 0] + 1
+    ranks = (np.digitize(y, [-1, 1, 3]) + 1).astype(float)
+    return X, [
+        (OrderPreferenceRegressor, y),
+        (MPMRegressor, y),
+        (NPSVOR, ranks),
+        (lambda: GPLabelPreferenceModel(graph="ordinal"), ranks),
+    ]
+
+
+@pytest.mark.parametrize("family", range(4), ids=["lp", "mpmr", "npsvor", "gp-labels"])
+@pytest.mark.parametrize(
+    "bad, said",
+    [
+        (np.nan, r"y holds NaN at 2 row\(s\) \(the first: row 3\): score needs a label for every row"),
+        (np.inf, r"y holds an infinite value at 2 row\(s\) \(the first: row 3, inf\): labels must be finite"),
+        (-np.inf, r"y holds an infinite value at 2 row\(s\) \(the first: row 3, -inf\): labels must be finite"),
+    ],
+)
+def test_score_and_fit_with_nan_or_inf_labels_name_the_rows_in_every_family(family, bad, said):
+    """The LP's score said where y held NaN; MPMR's, NPSVOR's and the GP label model's gave scikit-learn's
+    'Input contains NaN.' (or 'infinity or a value too large'), naming neither y nor the row."""
+    X, made = fitted_estimators()
+    make, y = made[family]
+    model = make().fit(X, y)
+    broken = y.copy()
+    broken[[3, 7]] = bad
+    with pytest.raises(ValueError, match=said):
+        model.score(X, broken)
+    assert model.score(X, y) == model.score(X, list(y))  # finite labels score as before
+    if family != 0 and not np.isnan(bad):  # the LP reads NaN as unlabeled and inf in its own words
+        with pytest.raises(ValueError, match=said.replace("score", "fit")):
+            make().fit(X, broken)
+    if family == 1:
+        with pytest.raises(ValueError, match=r"y holds NaN at 2 row\(s\) \(the first: row 3\): fit needs a label"):
+            make().fit(X, np.where(np.isnan(broken) | np.isinf(broken), np.nan, broken))
+
+
 def test_a_text_feature_with_an_empty_text_is_refused_at_the_data_step():
     """Z035: the Data step took a text feature with '' in it; stored as CSV the empty text read back as
     missing and the session could not load its data."""

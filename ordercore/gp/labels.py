@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
-from ordercore.inputs.fit_inputs import ordinal_labels
+from ordercore.inputs.fit_inputs import LabelsScored, finite_labels, ordinal_labels
 
 GRAPHS = ("multiclass", "ordinal", "ranking")
 
@@ -75,7 +75,7 @@ def ranking_preference_graph(rankings: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return rankings[:, :-1].T.ravel(), rankings[:, 1:].T.ravel(), owners
 
 
-class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
+class GPLabelPreferenceModel(LaplaceGPMixin, LabelsScored, ClassifierMixin, BaseEstimator):
     """Classification or ordinal regression as label preference learning with GPs (seed 002 §3).
 
     Parameters
@@ -138,6 +138,7 @@ class GPLabelPreferenceModel(LaplaceGPMixin, ClassifierMixin, BaseEstimator):
         ranking = self.graph == "ranking"
         if not ranking:
             ordinal_labels(y)  # a missing label named with its row (pd.NA: "boolean value of NA is ambiguous")
+        finite_labels(y, "fit")
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=ranking, y_numeric=ranking)
         if ranking:
             classes = np.arange(y.shape[1] if y.ndim == 2 else 0)

@@ -65,6 +65,43 @@ def ordinal_labels(y) -> None:
         )
 
 
+def finite_labels(y, action: str = "score") -> None:
+    """``ValueError`` naming the rows where numeric labels y (n,) or rankings (n, L) hold NaN or ±inf:
+    ``action`` (score, fit) needs a finite label for every row (scikit-learn said 'Input contains NaN.',
+    naming neither y nor the row).  Text labels pass (there is nothing to check)."""
+    values = np.asarray(y) if y is not None else np.array([])
+    if values.dtype.kind == "O":
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):  # text labels; missing ones are ``ordinal_labels``'
+            return
+    if values.dtype.kind not in "fc" or values.ndim == 0 or values.size == 0:
+        return
+    rows = values.reshape(len(values), -1)
+    missing = np.flatnonzero(np.isnan(rows).any(axis=1))
+    if missing.size:
+        raise ValueError(
+            f"y holds NaN at {missing.size} row(s) (the first: row {missing[0]}): {action} needs a label for every "
+            "row; pass only the labeled rows"
+        )
+    infinite = np.flatnonzero(np.isinf(rows).any(axis=1))
+    if infinite.size:
+        first = rows[infinite[0]]
+        raise ValueError(
+            f"y holds an infinite value at {infinite.size} row(s) (the first: row {infinite[0]}, "
+            f"{first[np.isinf(first)][0]}): labels must be finite numbers"
+        )
+
+
+class LabelsScored:
+    """A mixin (left of scikit-learn's ``RegressorMixin`` or ``ClassifierMixin``) whose ``score`` says in words
+    where y holds NaN or ±inf (``finite_labels``) before scikit-learn's R² or accuracy."""
+
+    def score(self, X, y, sample_weight=None) -> float:
+        finite_labels(y)
+        return super().score(X, y, sample_weight)
+
+
 def _is_missing(value) -> bool:
     """None, pd.NA (a pandas 'string' or nullable column's gap: "boolean value of NA is ambiguous"), NaN."""
     return value is None or value is pd.NA or (_is_number(value) and np.isnan(float(value)))

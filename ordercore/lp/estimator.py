@@ -17,7 +17,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
+from ordercore.inputs.fit_inputs import LabelsScored, NumbersNotBooleans, check_rows, validate_data
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
@@ -45,7 +45,7 @@ def _as_preferences(preferences) -> PreferenceSet:
     return preferences
 
 
-class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
+class KernelPreferenceRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin, BaseEstimator):
     """What the kernel regressors with order preferences share (the 1-norm LP here, the 2-norm QP in
     two_norm.py): the input checks, f(x) = K(x, centers_) dual_coef_ + intercept_, which preferences
     f violates, the next pairs to ask, and model files.  A subclass says where its training X
@@ -89,17 +89,6 @@ class KernelPreferenceRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimato
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         kernel = kernel_matrix(X, self.centers_, self.kernel, self.gamma, self.degree, self.coef0)
         return kernel @ self.dual_coef_ + self.intercept_
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """R² of ``predict(X)`` against ``y`` (n,) (scikit-learn's), every row labeled: ``fit`` reads NaN
-        as an unlabeled row, ``score`` says so in words (it was sklearn's bare 'Input contains NaN.')."""
-        missing = np.flatnonzero(np.isnan(np.asarray(y, dtype=np.float64).reshape(-1)))
-        if missing.size:
-            raise ValueError(
-                f"y holds NaN at {missing.size} row(s) (the first: row {missing[0]}): score needs a label for "
-                "every row; pass only the labeled rows"
-            )
-        return super().score(X, y, sample_weight)
 
     def violated(self, preferences: PreferenceSet) -> np.ndarray:
         """Boolean mask (p,): which ``preferences`` (indices into the X given to ``fit``, in force or

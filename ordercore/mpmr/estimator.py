@@ -13,7 +13,14 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from ordercore.exceptions import OmegaWarning
-from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, numeric_targets, validate_data
+from ordercore.inputs.fit_inputs import (
+    LabelsScored,
+    NumbersNotBooleans,
+    check_rows,
+    finite_labels,
+    numeric_targets,
+    validate_data,
+)
 from ordercore.models.files import save_model
 from ordercore.mpmr.problem import check_epsilon, check_targets, kappa, omega
 from ordercore.mpmr.selection import choose_rho, coverage, omega_warning, residuals_at
@@ -35,7 +42,7 @@ other: a 481-row Cholesky took 15 ms (median) against 1.6 ms on one thread, a 5,
 against 1.9 s."""
 
 
-class MPMRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
+class MPMRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin, BaseEstimator):
     """Regression posed as minimax probability classification of the data shifted by ±ε in y.
 
     Fits ŷ(x) = Σ_i β_i K(x_i, x) + β_0 (eq. (5)) and the bound (eq. (13))
@@ -97,6 +104,7 @@ class MPMRegressor(NumbersNotBooleans, RegressorMixin, BaseEstimator):
         """Fit on X (n, n_features) and finite targets y (n,); ``OmegaWarning`` when Ω is not to be believed."""
         check_rows(X)
         numeric_targets(y)
+        finite_labels(y, "fit")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)
         check_gamma_resolves(X, self.kernel, self.gamma)

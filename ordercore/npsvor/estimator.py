@@ -17,7 +17,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, ordinal_labels, validate_data
+from ordercore.inputs.fit_inputs import (
+    LabelsScored,
+    NumbersNotBooleans,
+    check_rows,
+    finite_labels,
+    ordinal_labels,
+    validate_data,
+)
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
@@ -77,7 +84,7 @@ def _ordered(classes: np.ndarray, ranks: np.ndarray, order: np.ndarray) -> tuple
     return classes[order], position[ranks]
 
 
-class NPSVOR(NumbersNotBooleans, ClassifierMixin, BaseEstimator):
+class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
     rows of rank k held within the ε-tube |f_k(x)| ≤ ε (penalty C1), rows of lower ranks pushed to
     f_k(x) ≤ −1 and of higher ranks to f_k(x) ≥ +1 (penalty C2).  Each problem's dual is solved by dual
@@ -170,6 +177,7 @@ class NPSVOR(NumbersNotBooleans, ClassifierMixin, BaseEstimator):
         """Fit on X (n, n_features), dense or CSR, and ordinal labels y (n,) with at least 2 ranks."""
         check_rows(X)
         ordinal_labels(y)
+        finite_labels(y, "fit")
         declared = declared_classes(y)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         if type_of_target(y) == "continuous":  # scikit-learn's words ('Unknown label type') kept at the end
