@@ -178,3 +178,47 @@ def test_predict_with_a_model_file_written_before_kinds_were_recorded_still_refu
     message = refusal(["predict", model, tmp_path / "flags.csv", "--out", tmp_path / "q.csv"])
     assert message.startswith("error: feature column 'bedrooms' held numbers (their mean ")
     assert "this table holds True/False" in message and not (tmp_path / "q.csv").exists()
+
+
+# ---------------------------------------------------------------------------------------- huge --trials, --clicks
+TRIALS_SAID = (
+    "is more than 10,000, the most trials a run takes (a larger study: several runs, each with its own --seed)"
+)
+
+
+@pytest.mark.parametrize(
+    "arguments, said",
+    [
+        (["table1", "--dataset", "boston", "--trials", "1000000000000"], f"--trials: 1000000000000 {TRIALS_SAID}"),
+        (["figure2", "--dataset", "boston", "--vary", "l", "--trials", "10001"], f"--trials: 10001 {TRIALS_SAID}"),
+        (["sentiment", "--trials", str(10**20)], f"--trials: {10**20} {TRIALS_SAID}"),
+        (["mpmr-sinc", "--trials", "10001"], f"--trials: 10001 {TRIALS_SAID}"),
+        (["npsvor", "--trials", "10001"], f"--trials: 10001 {TRIALS_SAID}"),
+        (["gp-table2", "--trials", "10001"], f"--trials: 10001 {TRIALS_SAID}"),
+        (
+            ["session", "--dataset", "sample", "--clicks", "1000000000000"],
+            "--clicks: 1000000000000 is more than 10,000, the most answers a simulated session gives in a trial",
+        ),
+        (["table1", "--dataset", "boston", "--trials", "1e20"], "--trials: '1e20' is not a whole number"),
+    ],
+)
+def test_more_trials_or_clicks_than_a_run_takes_are_refused_naming_the_option(tmp_path, capsys, arguments, said):
+    """--trials 1000000000000 was taken and ran until killed (a bound each command documents, 10,000)."""
+    from ordercore.cli.parser import parser
+
+    with pytest.raises(SystemExit) as raised:  # parsed alone: a count taken would start the run
+        parser().parse_args(["experiments", *arguments, "--out", str(tmp_path / "r.json")])
+    assert raised.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"error: argument {said}")
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_most_trials_and_clicks_are_taken():
+    from ordercore.cli.parser import parser
+
+    args = parser().parse_args(["experiments", "table1", "--dataset", "boston", "--trials", "10000", "--out", "r.json"])
+    assert args.trials == 10_000
+    args = parser().parse_args(
+        ["experiments", "session", "--dataset", "sample", "--clicks", "10000", "--out", "r.json"]
+    )
+    assert args.clicks == 10_000

@@ -1,9 +1,67 @@
-"""Argument actions of the command line's list options (``--datasets``, ``--values``, ``--labels``,
-``--pairs``, ``--strategy``): a value given twice would run twice and count twice."""
+"""The command line's shared argument types and actions: numbers (whole, at least 0 or 1, and ``--trials``
+and ``--clicks`` up to a bound), and the list options' action (``--datasets``, ``--values``, ``--labels``,
+``--pairs``, ``--strategy``: a value given twice would run twice and count twice)."""
 
 from __future__ import annotations
 
 import argparse
+import math
+
+
+def _number(kind, minimum, name: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if not value >= minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+        return value
+
+    return parse
+
+
+positive_int = _number(int, 1, "a whole number")
+
+count = _number(int, 0, "a whole number")
+
+non_negative = _number(float, 0.0, "a number")
+
+
+def positive(text: str) -> float:
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+MAX_TRIALS = 10_000
+"""The most ``--trials`` an experiment runs (the seeds run 20): 10,000 trials of the quickest take hours;
+``--trials 1000000000000`` was taken and ran until killed.  A larger study is several runs, each with its
+own ``--seed``."""
+
+MAX_CLICKS = 10_000
+"""The most ``--clicks`` (a simulated expert's answers per trial) ``experiments session`` gives (300 by
+default; an expert answers a few thousand pairs in a day at keyboard speed)."""
+
+
+def _at_most(most: int, what: str):
+    """A whole number from 1 to ``most``, refused beyond it in words naming ``what`` it counts."""
+
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > most:
+            raise argparse.ArgumentTypeError(f"{text} is more than {most:,}, the most {what}")
+        return value
+
+    return parse
+
+
+trial_count = _at_most(MAX_TRIALS, "trials a run takes (a larger study: several runs, each with its own --seed)")
+
+click_count = _at_most(MAX_CLICKS, "answers a simulated session gives in a trial")
 
 
 class Distinct(argparse.Action):

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import math
 from pathlib import Path
 
-from ordercore.cli.arguments import DISTINCT
+from ordercore.cli.arguments import DISTINCT, click_count, count, non_negative, positive, positive_int, trial_count
 from ordercore.cli.tabular import table_models
 from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.bedroom import BEDROOM_READINGS
@@ -25,43 +24,12 @@ from ordercore.mpmr.estimator import PAPER_RHO
 from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES
 
 
-def _number(kind, minimum, name: str):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if not value >= minimum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
-        return value
-
-    return parse
-
-
 def file_path(text: str) -> Path:
     """A path argument; an empty one is refused (Path('') reads '.', the directory, so "" was reported as
     '. is a directory')."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"the path is empty ({text!r}): name a file")
     return Path(text)
-
-
-positive_int = _number(int, 1, "a whole number")
-
-
-count = _number(int, 0, "a whole number")
-
-
-non_negative = _number(float, 0.0, "a number")
-
-
-def positive(text: str) -> float:
-    value = non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
-    return value
 
 
 def rho(text: str) -> float | str:
@@ -199,7 +167,7 @@ def _experiment_parsers(commands) -> None:
     experiments = commands.add_parser("experiments", help="reproduce the seeds' experiments, or run them on a table")
     kinds = experiments.add_subparsers(dest="experiment", required=True)
     local = argparse.ArgumentParser(add_help=False)  # how trials run (in this process's pool) and where to
-    local.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    local.add_argument("--trials", type=trial_count, default=20, help="random trials (default 20, as the seeds)")
     local.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     local.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     local.add_argument("--out", type=file_path, required=True, help="JSON file to write")
@@ -286,7 +254,7 @@ def _sentiment_parser(kinds) -> None:
     sentiment = kinds.add_parser(
         "sentiment", help="seed 000 Table 2's setting: movie snippets, a proxy expert trained on tweets, SVR vs SSL"
     )
-    sentiment.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seeds)")
+    sentiment.add_argument("--trials", type=trial_count, default=20, help="random trials (default 20, as the seeds)")
     sentiment.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     sentiment.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     sentiment.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 30)")
@@ -334,7 +302,7 @@ def _session_parser(kinds, runs) -> None:
         "a model can take, but identifiers such as id or *_id)",
     )  # fmt: skip
     session.add_argument("--labeled", type=positive_int, default=defaults.n_labeled, help="l (default 60)")
-    session.add_argument("--clicks", type=positive_int, default=defaults.clicks, help="answers (default 300)")
+    session.add_argument("--clicks", type=click_count, default=defaults.clicks, help="answers (default 300)")
     session.add_argument(
         "--strategy", **DISTINCT, choices=PAIR_STRATEGIES, default=[defaults.strategy],
         help=f"how the next pairs are chosen, one arm each (default {defaults.strategy}, the Studio's)",
@@ -380,7 +348,7 @@ MPMR_EXPERIMENTS = {
 def _mpmr_parsers(kinds) -> None:
     for name, (text, trials) in MPMR_EXPERIMENTS.items():
         parser = kinds.add_parser(name, help=text)
-        parser.add_argument("--trials", type=positive_int, default=trials, help=f"random trials (default {trials})")
+        parser.add_argument("--trials", type=trial_count, default=trials, help=f"random trials (default {trials})")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
         parser.add_argument("--out", type=file_path, required=True, help="JSON file to write")
         parser.add_argument(
@@ -401,7 +369,7 @@ def _npsvor_parser(kinds) -> None:
     npsvor.add_argument(
         "--ranks", type=positive_int, default=5, help="california, abalone: quantile ranks of the target (default 5)"
     )
-    npsvor.add_argument("--trials", type=positive_int, default=1, help="splits (default 1; Treebank's is fixed)")
+    npsvor.add_argument("--trials", type=trial_count, default=1, help="splits (default 1; Treebank's is fixed)")
     npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
     npsvor.add_argument("--out", type=file_path, required=True, help="JSON file to write")
@@ -412,7 +380,7 @@ def _npsvor_parser(kinds) -> None:
     figure4.add_argument(
         "--rank", type=positive_int, default=3, help="the rank, counted from 1 (default 3, the paper's)"
     )
-    figure4.add_argument("--trials", type=positive_int, default=1, help="visiting orders per solver (default 1)")
+    figure4.add_argument("--trials", type=trial_count, default=1, help="visiting orders per solver (default 1)")
     figure4.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     figure4.add_argument(
         "--repeats", type=positive_int, default=5, help="runs of each trial, each sweep timed by its fastest (5)"
@@ -443,7 +411,7 @@ def _gp_label_parsers(kinds) -> None:
         help="the GP's kernel: rbf (Gaussian, the default) or linear (the seed's, on the raw features)",
     )  # fmt: skip
     for parser in (table2, figure3):
-        parser.add_argument("--trials", type=positive_int, default=20, help="random trials (default 20, as the seed)")
+        parser.add_argument("--trials", type=trial_count, default=20, help="random trials (default 20, as the seed)")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
         parser.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
         parser.add_argument(
