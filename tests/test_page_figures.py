@@ -56,6 +56,19 @@ def model_traces(figures) -> list[tuple[str, str | None]]:
     return found
 
 
+def faded(figures) -> list[str]:
+    """The SVR and SSL traces drawn lighter than their colour (an opacity below 1, the trace's or its
+    markers'): a new user saw the held-out scatter's sky-blue and orange beside the other charts' blue
+    and vermillion."""
+    return [
+        trace["name"]
+        for figure in figures
+        for trace in figure["data"]
+        if any(model in trace.get("name", "") for model in ("SVR", "SSL"))
+        and min(trace.get("opacity", 1), trace.get("marker", {}).get("opacity", 1)) < 1
+    ]
+
+
 def assert_okabe_ito(found, at_least: int) -> None:
     assert len(found) >= at_least, found
     expected = {"SVR": hex_of(SVR_RGB), "SSL": hex_of(SSL_RGB)}
@@ -74,6 +87,7 @@ def test_svr_and_ssl_take_the_okabe_ito_blue_and_vermillion_on_every_chart(ready
     assert not at.exception
     model_charts = charts(at)
     assert_okabe_ito(model_traces(model_charts.values()), at_least=4)  # scatter and history, SVR and SSL each
+    assert faded(model_charts.values()) == []
     at.switch_page("app_pages/toy_cubic.py").run()
     assert not at.exception
     assert_okabe_ito(model_traces(charts(at).values()), at_least=2)
