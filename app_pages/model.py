@@ -16,9 +16,17 @@ from ordercore.studio.figures import (
     tube_against_figure,
 )
 from ordercore.studio.monotone import monotone_column
-from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant
+from ordercore.studio.numbers import (
+    change,
+    duration,
+    gp_progress_text,
+    gp_starting_text,
+    memory_size,
+    metric_delta,
+    significant,
+)
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.verdicts import ClickStanding
+from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -62,7 +70,7 @@ def gp_plan_text(start) -> str:
     sample = f" (a uniform sample of the {start.n_available:,})" if start.n_available > plan.n_pairs else ""
     return (
         f"GP ({model}) over the {plan.n_latent:,} rows touched by {plan.n_pairs:,} pairwise preferences{sample}; "
-        f"about {significant(plan.memory / 1e9, 2)} GB."
+        f"about {memory_size(plan.memory)}."
     )
 
 
@@ -76,7 +84,8 @@ def gp_progress(engine) -> None:
         st.rerun()
     done, most = status.evaluations, status.most_evaluations
     if done == 0:
-        st.info(f"Starting in the background: loading the data, placing the inducing inputs… {status.seconds:.0f} s")
+        plan = engine.gp_fit()["start"].plan
+        st.info(f"Starting in the background: {gp_starting_text(plan.method, plan.n_inducing, most, status.seconds)}.")
     else:
         progress = gp_progress_text(done, most, status.seconds, USUAL_EVALUATIONS)
         st.info(f"Fitting in the background: {progress}; best log evidence {status.log_evidence:,.1f}.")
@@ -107,6 +116,8 @@ def gp_result(data, start) -> None:
         f"Spearman's, on the {rows.size:,} {where}; 1 is the target's own order. Fitted in {duration(status.seconds)} "
         f"({status.evaluations} of at most {status.most_evaluations} evidence evaluations)."
     )
+    if few := few_rows_warning("The rank correlation is", rows.size, where.removesuffix(" (demo)"), plural=False):
+        right.warning(few)
     figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", target)
     left.plotly_chart(figure, key="model_gp")
 
@@ -175,11 +186,6 @@ def difference(a: float, b: float) -> float:
     return 0.0 if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0) else a - b
 
 
-FEW_HELD_OUT = 30
-# Held-out rows below which the page says its test MAEs are mostly noise (a comment: Streamlit's magic would
-# show a string here).
-
-
 def main() -> None:
     st.title("Model")
     engine, data = app_state.need_engine_and_data()
@@ -194,9 +200,9 @@ def main() -> None:
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_HELD_OUT)
-    if 0 < data.test.size < FEW_HELD_OUT:
-        st.warning(f"The test MAEs are measured on {data.test.size} held-out rows: so few that they are mostly noise.")
+    metrics_section(last, 0 < data.test.size < FEW_ROWS)
+    if few := few_rows_warning("The test MAEs are", data.test.size):
+        st.warning(few)
     if data.test.size:
         fits_section(engine, bench, data)
     violations_section(engine, bench, status.in_force)

@@ -366,3 +366,27 @@ def test_a_count_has_its_noun_in_the_singular_only_for_one(count, noun, text):
     from ordercore.studio.numbers import counted
 
     assert counted(count, noun) == text
+
+
+@pytest.mark.parametrize(
+    "size, text",
+    [
+        (0.0048e9, "4.8 MB"),  # the new user's 'about 0.0048 GB'
+        (2.5e9, "2.5 GB"),
+        (512_000, "512 kB"),
+        (812, "812 bytes"),
+        (999_600_000, "1 GB"),  # 999.6 MB rounds up into the next unit, not to '1,000 MB'
+    ],
+)
+def test_a_memory_size_reads_in_the_unit_its_size_needs(size, text):
+    from ordercore.studio.numbers import memory_size
+
+    assert memory_size(size) == text
+
+
+def test_a_starting_gp_fit_says_its_own_phase_and_its_evaluations_of_the_most():
+    from ordercore.studio.numbers import gp_starting_text
+
+    exact = gp_starting_text("exact", 0, 100, 3.2)
+    assert "inducing" not in exact and "0 of at most 100 evidence evaluations, 3 s so far" in exact
+    assert "placing the 300 inducing inputs" in gp_starting_text("sparse", 300, 100, 3.2)

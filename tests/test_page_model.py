@@ -5,6 +5,7 @@ be cancelled; trust's weights and blend are worked out by hand; MPMR shows its t
 
 import re
 
+import numpy as np
 import pytest
 
 from ordercore.studio.store import Store
@@ -384,13 +385,10 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     assert metric(at, "Test MAE, gradient boosting (same labels)") == boosting
 
 
-def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
-    """60 priced rows, l = 40: 4 of the other 20 held out; the Model page says its test MAEs rest on 4
-    rows.  The sample homes' 588 held-out rows get no such word."""
+def few_held_out(at):
+    """A session 'few' on 60 priced rows, l = 40: 4 of the other 20 held out."""
     from tests.studio_app import upload
 
-    at = ready.switch_page("app_pages/model.py").run()
-    assert not any("held-out rows: so few" in w.value for w in at.warning)
     at.switch_page("app_pages/data.py").run()
     at.text_input(key="new_session_name").input("few")
     at.button(key="create_session").click().run()
@@ -398,6 +396,15 @@ def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
     upload(at, "few.csv", ("a,b,y\n" + rows).encode())
     next(box for box in at.number_input if box.label == "Labeled budget l").set_value(40).run()
     at.button(key="data_apply").click().run()
+    assert engine(at).data().test.size == 4
+
+
+def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
+    """60 priced rows, l = 40: 4 of the other 20 held out; the Model page says its test MAEs rest on 4
+    rows.  The sample homes' 588 held-out rows get no such word."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not any("held-out rows: so few" in w.value for w in at.warning)
+    few_held_out(at)
     from ordercore.preferences import PreferenceSet
 
     data = engine(at).data()  # the held-out rows ordered against their truth, fitted at the page's λ2:
@@ -421,3 +428,25 @@ def test_the_lambda2_slider_is_off_while_automatic_trust_sets_lambda2(ready):
     assert not at.select_slider(key="model_lp_lambda1").disabled
     at.toggle(key="model_automatic_trust").set_value(False).run()
     assert not at.exception and not at.select_slider(key="model_lp_lambda2").disabled
+
+
+def test_a_gp_rank_correlation_on_few_held_out_rows_is_said_to_be_mostly_noise(ready):
+    """The GP's rank correlation on the 'few' session's 4 held-out rows carries the test MAEs' warning
+    (a new user read 'Rank correlation 1.000 ... on the 2 held-out rows' with no word: on 2 rows
+    Spearman's can only be ±1)."""
+    from ordercore.preferences import PreferenceSet
+
+    few_held_out(ready)
+    order = np.argsort(engine(ready).data().y_true)  # pairs by the truth, over a few dozen rows
+    pairs = PreferenceSet(order[1:40:2], order[:39:2], 0.0, 1.0)
+    engine(ready).store.import_preferences(engine(ready).id, pairs, "ann")
+    at = ready.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    assert engine(at).gp_fit()["start"].job.wait(300).state == "done"
+    at.run()
+    assert not at.exception
+    assert any(m.label.startswith("Rank correlation") for m in at.metric)
+    assert any(
+        w.value == "The rank correlation is measured on 4 held-out rows: so few that it is mostly noise."
+        for w in at.warning
+    ), [w.value for w in at.warning]

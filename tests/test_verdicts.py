@@ -139,3 +139,16 @@ def test_a_rule_more_often_wrong_than_right_is_said_so_whatever_its_weight():
     surely = wrong_way_warning("more owners", 0.2, 0.08, 0.41)
     assert "surely more often wrong than right" in surely and "reversed" in surely
     assert wrong_way_warning("fine", 0.5, 0.3, 0.7) is None and wrong_way_warning("unchecked", np.nan, 0, 1) is None
+
+
+def test_a_figure_on_few_rows_is_said_to_be_mostly_noise_below_thirty():
+    from ordercore.studio.verdicts import few_rows_warning
+
+    assert few_rows_warning("The test MAEs are", 4) == (
+        "The test MAEs are measured on 4 held-out rows: so few that they are mostly noise."
+    )
+    assert few_rows_warning("The rank correlation is", 2, "labeled rows", plural=False) == (
+        "The rank correlation is measured on 2 labeled rows: so few that it is mostly noise."
+    )
+    assert few_rows_warning("The test MAEs are", 29) is not None
+    assert few_rows_warning("The test MAEs are", 30) is None and few_rows_warning("The test MAEs are", 0) is None

@@ -7,6 +7,7 @@
 - ``zero_weight_reasons``: why a rule (or an import) automatic trust weighs 0 counts for nothing, though
   it may be right on most labeled pairs, and what would change it.
 - ``wrong_way_warning``: a rule more often wrong than right on the pairs checked, whatever its weight.
+- ``few_rows_warning``: a figure measured on fewer than ``FEW_ROWS`` rows is mostly noise.
 """
 
 from __future__ import annotations
@@ -52,6 +53,20 @@ def zero_weight_reasons(trust: SourceTrust) -> list[str]:
                 "than a coin. Auditing its pairs on Pairwise measures it on more."
             )
     return reasons
+
+
+FEW_ROWS = 30
+"""Rows below which a figure measured on them (the test MAEs, the GP's rank correlation) is said to be
+mostly noise."""
+
+
+def few_rows_warning(figure: str, rows: int, where: str = "held-out rows", plural: bool = True) -> str | None:
+    """'The test MAEs are measured on 4 held-out rows: so few that they are mostly noise.' for ``figure``
+    ('The test MAEs are') on 1 to ``FEW_ROWS`` - 1 rows; None on none or enough (on 2 rows a rank
+    correlation can only be ±1)."""
+    if not 0 < rows < FEW_ROWS:
+        return None
+    return f"{figure} measured on {rows:,} {where}: so few that {'they are' if plural else 'it is'} mostly noise."
 
 
 def wrong_way_warning(name: str, accuracy: float, low: float, high: float) -> str | None:
