@@ -12,7 +12,7 @@ import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.data import readable
 from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done
-from ordercore.studio.verdicts import gain_verdict, zero_weight_reasons
+from ordercore.studio.verdicts import effect_words, gain_verdict, hurting_sources, zero_weight_reasons
 
 
 def path_settings() -> str:
@@ -102,26 +102,60 @@ def trust_section(engine, status) -> None:
         click_summary(cv, trust.trust.blend)
     else:
         cv_summary(cv, trust.trust.blend)
+    scale = cv.comparison(cv.path())["svr"] if cv is not None else np.nan
+    sources_table(engine, trust, scale)
+    for reason in zero_weight_reasons(trust):
+        st.info(app_state.plain(reason))
+    for reason in hurting_sources(trust, scale):
+        st.warning(app_state.plain(reason))
+
+
+EFFECT = "effect (CV MAE without it − with it)"
+EFFECT_WORDS = "effect, in words"
+
+
+def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
+    """Each source's effect with its 95 % interval ('-7.5 (-12.9 to -2.1)', to the digits of ``scale``),
+    and in words (``effect_words``)."""
+    n = len(trust.names)
+    effects = trust.effects if trust.effects is not None else np.full(n, np.nan)
+    intervals = trust.effect_intervals()
+    intervals = intervals if intervals is not None else np.full((n, 2), np.nan)
+    shown = partial(to_digits_of, of=scale) if np.isfinite(scale) else readable
+    texts = [
+        "not measured"
+        if np.isnan(effect)
+        else shown(effect)
+        if np.isnan(low)
+        else f"{shown(effect)} ({shown(low)} to {shown(high)})"
+        for effect, (low, high) in zip(effects, intervals, strict=True)
+    ]
+    return texts, [effect_words(effect, low, high) for effect, (low, high) in zip(effects, intervals, strict=True)]
+
+
+def sources_table(engine, trust, scale: float) -> None:
+    """Each source's weight and effect first (what decides and what it does: in view on a narrow screen),
+    then what its weight rests on, and a caption of how both are measured."""
     counts = pd.Series(engine.sources(), dtype=object).value_counts()
+    effects, words = effect_cells(trust, scale)
     table = pd.DataFrame(
         {
             "source": trust.names,
+            "weight": trust.trust.weights,
+            EFFECT: effects,
+            EFFECT_WORDS: words,
             "preferences": [int(counts.get(name, 0)) for name in trust.names],
             "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "accuracy from agreement with SVR": trust.agreement_text(),
-            "weight": trust.trust.weights,
-            "effect (CV MAE without it − with it)": [
-                "not measured"
-                if trust.effects is not None and np.isnan(effect)
-                else to_digits_of(effect, cv.comparison(cv.path())["svr"])
-                if cv is not None
-                else readable(effect)
-                for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
-            ],
         }
     )
-    config = app_state.compact(table, **app_state.WEIGHT)
+    config = app_state.compact(table, **app_state.WEIGHT) | {
+        EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
+        EFFECT_WORDS: st.column_config.Column(
+            "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
+        ),
+    }
     st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
@@ -132,10 +166,9 @@ def trust_section(engine, status) -> None:
         "in full from 0.7. "
         "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
         "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
-        "of weight 0 has none."
+        "of weight 0 has none. Its 95 % interval is the headline gain's kind (the paired differences over the "
+        "same folds): within the noise when it spans 0."
     )
-    for reason in zero_weight_reasons(trust):
-        st.info(app_state.plain(reason))
 
 
 def in_force(engine, trust) -> str:

@@ -11,6 +11,8 @@ import pytest
 from ordercore.studio.store import Store
 from tests.studio_app import add_default_rule, engine, metric, press, remove_rule
 
+EFFECT = "effect (CV MAE without it − with it)"
+
 
 def trust_job(at):
     """The session's automatic trust job of the sources now, or None."""
@@ -287,6 +289,7 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     page shows the cross-validation and SSL is refitted with the λ it chose; while a later one runs, the page
     says the figures shown are the last one's."""
     from ordercore.studio.data import readable
+    from ordercore.studio.numbers import to_digits_of
     from ordercore.studio.workbench import studio_models
 
     at = ready.switch_page("app_pages/rules.py").run()
@@ -314,10 +317,21 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     finish_trust(at)
     trust = engine(at).models.workbench.trust.trust
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
-    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
+    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are, with its
+    # 95 % interval (± 1.96 standard errors) and in words by it, beside the source and its weight
     table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
-    effects = engine(at).models.workbench.trust.effects
-    assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
+    assessed = engine(at).models.workbench.trust
+    assert table.columns[:4].tolist() == ["source", "weight", EFFECT, "effect, in words"]
+    half = 1.959964 * assessed.effect_errors
+    low, high = assessed.effects - half, assessed.effects + half
+    mae = trust.cv.mean()[0]  # each figure to the digits of SVR's CV MAE, as the metrics above
+    shown = [
+        f"{to_digits_of(e, mae)} ({to_digits_of(a, mae)} to {to_digits_of(b, mae)})"
+        for e, a, b in zip(assessed.effects, low, high, strict=True)
+    ]
+    assert table[EFFECT].tolist() == shown
+    said = ["within the noise" if a < 0 < b else "helps" if a > 0 else "hurts" for a, b in zip(low, high, strict=True)]
+    assert table["effect, in words"].tolist() == said
     ssl = engine(at).models.workbench.ssl
     fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
     assert fitted == list(trust.blend.active().settings)
