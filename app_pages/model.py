@@ -4,7 +4,7 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from app_pages.model_trust import path_settings, trust_section
+from app_pages.model_trust import mae_scale, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.data import readable
@@ -24,6 +24,7 @@ from ordercore.studio.numbers import (
     memory_size,
     metric_delta,
     significant,
+    to_digits_of,
 )
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
@@ -170,7 +171,7 @@ def mpmr_section(engine, data) -> None:
         help="Labels left out one at a time: each labeled row predicted by the fit without it, an estimate "
         "from the labels alone, not the paper's.",
     )
-    numbers[3].metric("Test MAE, MPMR (demo)", readable(result.mae))
+    numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)))
     if result.warning:
         st.warning(app_state.plain(result.warning))
     st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
@@ -196,11 +197,11 @@ def main() -> None:
     app_state.warn_if_retrain_stopped(engine)
     if engine.models.error:
         return
-    trust_section(engine, status)
+    trust_section(engine, status, mae_scale(data))
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_ROWS)
+    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data))
     if few := few_rows_warning("The test MAEs are", data.test.size):
         st.warning(few)
     if data.test.size:
@@ -297,19 +298,19 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict, few_held_out: bool) -> None:
-    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration; its change grey when
-    ``few_held_out`` rows measure it), violations (their change grey: breaking fewer preferences is no
-    better when they are wrong), time."""
+def metrics_section(last: dict, few_held_out: bool, scale: float) -> None:
+    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
+    as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
+    change grey: breaking fewer preferences is no better when they are wrong), time."""
     metrics = st.columns(5)
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
-    metrics[1].metric("Test MAE, SVR (demo)", readable(last["svr_mae"]), help=demonstration)
+    metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)
     metrics[2].metric(
         "Test MAE, SSL (demo)",
-        readable(last["ssl_mae"]),
+        to_digits_of(last["ssl_mae"], scale),
         help=demonstration,
-        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), last["ssl_mae"]), True, few_held_out),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, few_held_out),
     )
     metrics[3].metric(
         "Violated by SSL",
@@ -340,7 +341,7 @@ def boosting_section(engine, data) -> None:
         st.error(str(problem))
         return
     if error is not None:
-        st.metric("Test MAE, gradient boosting (same labels)", significant(error))
+        st.metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, mae_scale(data)))
 
 
 main()

@@ -263,7 +263,8 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     at.switch_page("app_pages/model.py").run()
     at.button(key="model_fit_gp").click().run()
     assert not at.exception and any("in the background" in info.value for info in at.info)
-    assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
+    sized = r".* preferences.*; about [\d.,]+ (bytes|kB|MB|GB)\."  # in the unit its size needs ('4.8 MB')
+    assert any(re.fullmatch(sized, caption.value) for caption in at.caption), [c.value for c in at.caption]
     at.button(key="model_cancel_gp").click().run()
     assert any(info.value.startswith("GP fit cancelled after") for info in at.info)
     assert engine(at).gp_fit()["start"].job.process.poll() is not None
@@ -324,7 +325,8 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     assert table.columns[:4].tolist() == ["source", "weight", EFFECT, "effect, in words"]
     half = 1.959964 * assessed.effect_errors
     low, high = assessed.effects - half, assessed.effects + half
-    mae = trust.cv.mean()[0]  # each figure to the digits of SVR's CV MAE, as the metrics above
+    data = engine(at).data()  # each figure to the digits of the labels' spread, as every MAE of the page
+    mae = float(np.std(data.y_true[data.labeled]))
     shown = [
         f"{to_digits_of(e, mae)} ({to_digits_of(a, mae)} to {to_digits_of(b, mae)})"
         for e, a, b in zip(assessed.effects, low, high, strict=True)
@@ -464,3 +466,24 @@ def test_a_gp_rank_correlation_on_few_held_out_rows_is_said_to_be_mostly_noise(r
         w.value == "The rank correlation is measured on 4 held-out rows: so few that it is mostly noise."
         for w in at.warning
     ), [w.value for w in at.warning]
+
+
+def test_every_mae_on_the_model_page_is_shown_to_the_same_decimals(ready):
+    """A new user read 'CV MAE, SSL in force 123' beside '133.6' and '125.7', and test MAEs of two
+    decimals beside CV MAEs of one: every MAE of the page (cross-validated and test) to one number of
+    decimals, that of four significant digits of the labels' spread (here 26.4: two decimals)."""
+    from ordercore.preferences import PreferenceSet
+
+    few_held_out(ready)
+    data = engine(ready).data()
+    spread = float(np.std(data.y_true[data.labeled]))
+    assert 10 <= spread < 100  # four significant digits: two decimals
+    order = np.argsort(data.y_true)
+    engine(ready).store.import_preferences(
+        engine(ready).id, PreferenceSet(order[1:40:2], order[:39:2], 0.0, 1.0), "ann"
+    )
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    shown = {m.label: m.value for m in at.metric if "MAE" in m.label}
+    assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= set(shown), shown
+    assert all(re.fullmatch(r"[\d,]+\.\d\d", value) for value in shown.values()), shown

@@ -145,16 +145,17 @@ def surely_below_half(right: int, checked: int) -> bool:
     return checked > right and float(beta.ppf(0.975, right + 1, checked - right)) < 0.5
 
 
-def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str, str]:
+def gain_verdict(gain: float, low: float, high: float, svr: float, scale: float | None = None) -> tuple[str, str]:
     """('success' | 'error' | 'info', words) for the preferences' cross-validated gain over SVR's MAE
     ``svr`` with its 95 % interval [low, high]: clearly better when the interval is above 0, clearly
-    worse below 0, within the noise when it spans 0.  Each figure to the digits of the MAE (a new user
-    read '-14.59 to 11.2' beside MAEs of two decimals)."""
-    interval = f"95 % interval {to_digits_of(low, svr)} to {to_digits_of(high, svr)}"
+    worse below 0, within the noise when it spans 0.  Each figure to the digits of ``scale`` (default: the
+    MAE; a new user read '-14.59 to 11.2' beside MAEs of two decimals)."""
+    of = svr if scale is None else scale
+    interval = f"95 % interval {to_digits_of(low, of)} to {to_digits_of(high, of)}"
     if low > 0:
-        return "success", f"The preferences lower the cross-validated error by {to_digits_of(gain, svr)} ({interval})."
+        return "success", f"The preferences lower the cross-validated error by {to_digits_of(gain, of)} ({interval})."
     if high < 0:
-        worse = f"{to_digits_of(-gain, svr)} ({-gain / svr:.0%})" if svr else to_digits_of(-gain, svr)
+        worse = f"{to_digits_of(-gain, of)} ({-gain / svr:.0%})" if svr else to_digits_of(-gain, of)
         return "error", f"The preferences raise the cross-validated error, by {worse} ({interval})."
     return (
         "info",
