@@ -302,7 +302,7 @@ def metrics_section(last: dict, few_held_out: bool, scale: float) -> None:
     """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
     as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
     change grey: breaking fewer preferences is no better when they are wrong), time."""
-    metrics = st.columns(5)
+    metrics = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px five cut "Test MAE, …" short
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
     metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)

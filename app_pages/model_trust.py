@@ -41,13 +41,13 @@ def cv_summary(cv, blend, scale: float) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
     cross-validation, and what automatic trust decided; every figure to the digits of ``scale``."""
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
-    columns = st.columns(4)
+    columns = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px four cut "CV MAE, with prefer…"
     in_digits = partial(to_digits_of, of=scale)
     columns[0].metric("CV MAE, SVR", in_digits(path["svr"]))
     ssl_metric(columns[1], "CV MAE, with preferences", path, scale)
-    columns[2].metric("CV gain over SVR", in_digits(path["gain"]))
-    columns[2].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
-    ssl_metric(columns[3], "CV MAE, SSL in force", mixed, scale)
+    ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale)
+    columns[3].metric("CV gain over SVR", in_digits(path["gain"]))
+    columns[3].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
     advice = (
@@ -140,29 +140,33 @@ def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
 
 
 def sources_table(engine, trust, scale: float) -> None:
-    """Each source's weight and effect first (what decides and what it does: in view on a narrow screen),
-    then what its weight rests on, and a caption of how both are measured."""
-    counts = pd.Series(engine.sources(), dtype=object).value_counts()
+    """Each source's weight and effect (what decides and what it does), in a table that fits a narrow
+    screen (1024 px wide); then, in a table of its own, what each weight rests on, and a caption of how both
+    are measured."""
     effects, words = effect_cells(trust, scale)
-    table = pd.DataFrame(
-        {
-            "source": trust.names,
-            "weight": trust.trust.weights,
-            EFFECT: effects,
-            EFFECT_WORDS: words,
-            "preferences": [int(counts.get(name, 0)) for name in trust.names],
-            "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
-            "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
-            "accuracy from agreement with SVR": trust.agreement_text(),
-        }
-    )
+    table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
+        "source": st.column_config.Column(width="medium"),
         EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
         EFFECT_WORDS: st.column_config.Column(
             "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
         ),
     }
     st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
+    counts = pd.Series(engine.sources(), dtype=object).value_counts()
+    checks = pd.DataFrame(
+        {
+            "source": trust.names,
+            "weight": trust.trust.weights,
+            "preferences": [int(counts.get(name, 0)) for name in trust.names],
+            "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
+            "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
+            "accuracy from agreement with SVR": trust.agreement_text(),
+        }
+    )
+    st.markdown("**What each weight rests on**")
+    config = app_state.compact(checks, **app_state.WEIGHT)
+    st.dataframe(checks, key="model_trust_checks", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
