@@ -4,7 +4,7 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from app_pages.model_trust import path_settings, trust_section
+from app_pages.model_trust import mae_scale, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.data import readable
@@ -16,9 +16,18 @@ from ordercore.studio.figures import (
     tube_against_figure,
 )
 from ordercore.studio.monotone import monotone_column
-from ordercore.studio.numbers import change, duration, gp_progress_text, metric_delta, significant
+from ordercore.studio.numbers import (
+    change,
+    duration,
+    gp_progress_text,
+    gp_starting_text,
+    memory_size,
+    metric_delta,
+    significant,
+    to_digits_of,
+)
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.verdicts import ClickStanding
+from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
 from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -62,7 +71,7 @@ def gp_plan_text(start) -> str:
     sample = f" (a uniform sample of the {start.n_available:,})" if start.n_available > plan.n_pairs else ""
     return (
         f"GP ({model}) over the {plan.n_latent:,} rows touched by {plan.n_pairs:,} pairwise preferences{sample}; "
-        f"about {significant(plan.memory / 1e9, 2)} GB."
+        f"about {memory_size(plan.memory)}."
     )
 
 
@@ -76,7 +85,8 @@ def gp_progress(engine) -> None:
         st.rerun()
     done, most = status.evaluations, status.most_evaluations
     if done == 0:
-        st.info(f"Starting in the background: loading the data, placing the inducing inputs… {status.seconds:.0f} s")
+        plan = engine.gp_fit()["start"].plan
+        st.info(f"Starting in the background: {gp_starting_text(plan.method, plan.n_inducing, most, status.seconds)}.")
     else:
         progress = gp_progress_text(done, most, status.seconds, USUAL_EVALUATIONS)
         st.info(f"Fitting in the background: {progress}; best log evidence {status.log_evidence:,.1f}.")
@@ -107,6 +117,8 @@ def gp_result(data, start) -> None:
         f"Spearman's, on the {rows.size:,} {where}; 1 is the target's own order. Fitted in {duration(status.seconds)} "
         f"({status.evaluations} of at most {status.most_evaluations} evidence evaluations)."
     )
+    if few := few_rows_warning("The rank correlation is", rows.size, where.removesuffix(" (demo)"), plural=False):
+        right.warning(few)
     figure = latent_band_figure(data.y_true[rows], mean, std, f"GP latent mean ± sd on {where}", target)
     left.plotly_chart(figure, key="model_gp")
 
@@ -159,7 +171,7 @@ def mpmr_section(engine, data) -> None:
         help="Labels left out one at a time: each labeled row predicted by the fit without it, an estimate "
         "from the labels alone, not the paper's.",
     )
-    numbers[3].metric("Test MAE, MPMR (demo)", readable(result.mae))
+    numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)))
     if result.warning:
         st.warning(app_state.plain(result.warning))
     st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
@@ -175,11 +187,6 @@ def difference(a: float, b: float) -> float:
     return 0.0 if abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0) else a - b
 
 
-FEW_HELD_OUT = 30
-# Held-out rows below which the page says its test MAEs are mostly noise (a comment: Streamlit's magic would
-# show a string here).
-
-
 def main() -> None:
     st.title("Model")
     engine, data = app_state.need_engine_and_data()
@@ -190,13 +197,13 @@ def main() -> None:
     app_state.warn_if_retrain_stopped(engine)
     if engine.models.error:
         return
-    trust_section(engine, status)
+    trust_section(engine, status, mae_scale(data))
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_HELD_OUT)
-    if 0 < data.test.size < FEW_HELD_OUT:
-        st.warning(f"The test MAEs are measured on {data.test.size} held-out rows: so few that they are mostly noise.")
+    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data))
+    if few := few_rows_warning("The test MAEs are", data.test.size):
+        st.warning(few)
     if data.test.size:
         fits_section(engine, bench, data)
     violations_section(engine, bench, status.in_force)
@@ -291,19 +298,19 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict, few_held_out: bool) -> None:
-    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration; its change grey when
-    ``few_held_out`` rows measure it), violations (their change grey: breaking fewer preferences is no
-    better when they are wrong), time."""
-    metrics = st.columns(5)
+def metrics_section(last: dict, few_held_out: bool, scale: float) -> None:
+    """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
+    as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
+    change grey: breaking fewer preferences is no better when they are wrong), time."""
+    metrics = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px five cut "Test MAE, …" short
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
-    metrics[1].metric("Test MAE, SVR (demo)", readable(last["svr_mae"]), help=demonstration)
+    metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)
     metrics[2].metric(
         "Test MAE, SSL (demo)",
-        readable(last["ssl_mae"]),
+        to_digits_of(last["ssl_mae"], scale),
         help=demonstration,
-        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), last["ssl_mae"]), True, few_held_out),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, few_held_out),
     )
     metrics[3].metric(
         "Violated by SSL",
@@ -334,7 +341,7 @@ def boosting_section(engine, data) -> None:
         st.error(str(problem))
         return
     if error is not None:
-        st.metric("Test MAE, gradient boosting (same labels)", significant(error))
+        st.metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, mae_scale(data)))
 
 
 main()

@@ -10,9 +10,8 @@ import streamlit as st
 
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
-from ordercore.studio.data import readable
 from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done
-from ordercore.studio.verdicts import gain_verdict, zero_weight_reasons
+from ordercore.studio.verdicts import effect_words, gain_verdict, hurting_sources, zero_weight_reasons
 
 
 def path_settings() -> str:
@@ -22,26 +21,34 @@ def path_settings() -> str:
     return f"λ2 = {LAMBDA2_GRID[0]:g} … {LAMBDA2_GRID[-1]:g} at λ1 = {factors} × SVR's"
 
 
-def ssl_metric(cell, label: str, compared: dict) -> None:
-    """SSL's CV MAE of ``compared`` (``cv.comparison``), its change from SVR's to the digit it shows, grey
-    while its interval spans 0."""
+def mae_scale(data) -> float:
+    """What every MAE of the Model page (cross-validated and test, their changes, gains and intervals) is
+    shown to the digits of, so that all read alike: the labels' spread (a new user read 'CV MAE 123' beside
+    '133.6', and test MAEs of two decimals beside CV MAEs of one); 0 (three decimals) without one."""
+    spread = float(np.std(data.y_true[data.labeled])) if data.labeled.size else 0.0
+    return spread if np.isfinite(spread) else 0.0
+
+
+def ssl_metric(cell, label: str, compared: dict, scale: float) -> None:
+    """SSL's CV MAE of ``compared`` (``cv.comparison``) and its change from SVR's, to the digits of
+    ``scale`` (``mae_scale``), the change grey while its interval spans 0."""
     noise = compared["low"] <= 0 <= compared["high"]
-    delta = metric_delta(change(-compared["gain"], compared["ssl"]), within_noise=noise)
-    cell.metric(label, readable(compared["ssl"]), **delta)
+    delta = metric_delta(change(-compared["gain"], scale), within_noise=noise)
+    cell.metric(label, to_digits_of(compared["ssl"], scale), **delta)
 
 
-def cv_summary(cv, blend) -> None:
+def cv_summary(cv, blend, scale: float) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
-    cross-validation, and what automatic trust decided."""
+    cross-validation, and what automatic trust decided; every figure to the digits of ``scale``."""
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
-    columns = st.columns(4)
-    columns[0].metric("CV MAE, SVR", readable(path["svr"]))
-    ssl_metric(columns[1], "CV MAE, with preferences", path)
-    in_digits = partial(to_digits_of, of=path["svr"])  # a gain, its interval: to the digits of the MAE
-    columns[2].metric("CV gain over SVR", in_digits(path["gain"]))
-    columns[2].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
-    ssl_metric(columns[3], "CV MAE, SSL in force", mixed)
-    kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"])
+    columns = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px four cut "CV MAE, with prefer…"
+    in_digits = partial(to_digits_of, of=scale)
+    columns[0].metric("CV MAE, SVR", in_digits(path["svr"]))
+    ssl_metric(columns[1], "CV MAE, with preferences", path, scale)
+    ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale)
+    columns[3].metric("CV gain over SVR", in_digits(path["gain"]))
+    columns[3].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
+    kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
     advice = (
         " Check the sources below with a negative effect: audit their pairs or remove them." if kind == "error" else ""
@@ -55,17 +62,17 @@ def cv_summary(cv, blend) -> None:
     )
 
 
-def click_summary(cv, blend) -> None:
+def click_summary(cv, blend, scale: float) -> None:
     """What SSL does with an expert's answers alone: the fit it uses, and its cross-validated errors
-    beside SVR's (shown, not used to decide)."""
+    beside SVR's (shown, not used to decide); every figure to the digits of ``scale``."""
     compared = cv.comparison(blend)
     columns = st.columns(3)
-    columns[0].metric("CV MAE, SVR", readable(compared["svr"]))
-    ssl_metric(columns[1], "CV MAE, SSL in force", compared)
-    in_digits = partial(to_digits_of, of=compared["svr"])
+    in_digits = partial(to_digits_of, of=scale)
+    columns[0].metric("CV MAE, SVR", in_digits(compared["svr"]))
+    ssl_metric(columns[1], "CV MAE, SSL in force", compared, scale)
     columns[2].metric("CV gain over SVR", in_digits(compared["gain"]))
     columns[2].caption(f"95 % interval: {in_digits(compared['low'])} to {in_digits(compared['high'])}")
-    kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"])
+    kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"], scale)
     getattr(st, kind)(words)
     st.info(
         f"SSL fits the answers: {blend.describe()}, λ2 growing with the answers to 1 at "
@@ -75,11 +82,11 @@ def click_summary(cv, blend) -> None:
     )
 
 
-def trust_section(engine, status) -> None:
+def trust_section(engine, status, scale: float) -> None:
     """Do the preferences help?  The assessment of the sources now while it runs in the background
     (``assessment_status``), then the one in force: SVR against the best fit with preferences by
     cross-validation on the labels (no test labels), the decision automatic trust took, and each
-    source's weight and effect."""
+    source's weight and effect; every MAE to the digits of ``scale`` (``mae_scale``)."""
     st.subheader("Do the preferences help? (cross-validation on the labels)")
     assessment_status(engine, status)
     trust = status.in_force
@@ -99,30 +106,67 @@ def trust_section(engine, status) -> None:
             "an annotator's clicks: by their agreement with SVR's order): SSL is SVR (λ2 = 0)."
         )
     elif trust.clicks_only:
-        click_summary(cv, trust.trust.blend)
+        click_summary(cv, trust.trust.blend, scale)
     else:
-        cv_summary(cv, trust.trust.blend)
+        cv_summary(cv, trust.trust.blend, scale)
+    sources_table(engine, trust, scale)
+    for reason in zero_weight_reasons(trust):
+        st.info(app_state.plain(reason))
+    for reason in hurting_sources(trust, scale):
+        st.warning(app_state.plain(reason))
+
+
+EFFECT = "effect (CV MAE without it − with it)"
+EFFECT_WORDS = "effect, in words"
+
+
+def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
+    """Each source's effect with its 95 % interval ('-7.5 (-12.9 to -2.1)', to the digits of ``scale``),
+    and in words (``effect_words``)."""
+    n = len(trust.names)
+    effects = trust.effects if trust.effects is not None else np.full(n, np.nan)
+    intervals = trust.effect_intervals()
+    intervals = intervals if intervals is not None else np.full((n, 2), np.nan)
+    shown = partial(to_digits_of, of=scale)
+    texts = [
+        "not measured"
+        if np.isnan(effect)
+        else shown(effect)
+        if np.isnan(low)
+        else f"{shown(effect)} ({shown(low)} to {shown(high)})"
+        for effect, (low, high) in zip(effects, intervals, strict=True)
+    ]
+    return texts, [effect_words(effect, low, high) for effect, (low, high) in zip(effects, intervals, strict=True)]
+
+
+def sources_table(engine, trust, scale: float) -> None:
+    """Each source's weight and effect (what decides and what it does), in a table that fits a narrow
+    screen (1024 px wide); then, in a table of its own, what each weight rests on, and a caption of how both
+    are measured."""
+    effects, words = effect_cells(trust, scale)
+    table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
+    config = app_state.compact(table, **app_state.WEIGHT) | {
+        "source": st.column_config.Column(width="medium"),
+        EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
+        EFFECT_WORDS: st.column_config.Column(
+            "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
+        ),
+    }
+    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
     counts = pd.Series(engine.sources(), dtype=object).value_counts()
-    table = pd.DataFrame(
+    checks = pd.DataFrame(
         {
             "source": trust.names,
+            "weight": trust.trust.weights,
             "preferences": [int(counts.get(name, 0)) for name in trust.names],
             "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "accuracy from agreement with SVR": trust.agreement_text(),
-            "weight": trust.trust.weights,
-            "effect (CV MAE without it − with it)": [
-                "not measured"
-                if trust.effects is not None and np.isnan(effect)
-                else to_digits_of(effect, cv.comparison(cv.path())["svr"])
-                if cv is not None
-                else readable(effect)
-                for effect in (trust.effects if trust.effects is not None else [np.nan] * len(trust.names))
-            ],
         }
     )
-    config = app_state.compact(table, **app_state.WEIGHT)
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
+    st.markdown("**What each weight rests on**")
+    config = app_state.compact(checks, **app_state.WEIGHT)
+    st.dataframe(checks, key="model_trust_checks", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
@@ -132,10 +176,9 @@ def trust_section(engine, status) -> None:
         "in full from 0.7. "
         "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
         "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
-        "of weight 0 has none."
+        "of weight 0 has none. Its 95 % interval is the headline gain's kind (the paired differences over the "
+        "same folds): within the noise when it spans 0."
     )
-    for reason in zero_weight_reasons(trust):
-        st.info(app_state.plain(reason))
 
 
 def in_force(engine, trust) -> str:

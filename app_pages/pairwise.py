@@ -211,6 +211,8 @@ def model_status(engine) -> None:
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = to_digits_of(last["moved"], last["ssl_mae"]) if last else "—"  # to the digits of the model's error
     cells[1].metric("Model moved (mean |Δ| on test rows)", moved)
+    if last and moved != "—" and (why := last["cause"].words(moved)):
+        st.caption(why)
     annotator, names = app_state.annotator(), engine.sources()
     violations = None if bench is None else bench.violations  # read once: a retrain may replace it
     if annotator and violations is not None and violations.fits(names):

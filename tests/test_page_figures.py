@@ -56,6 +56,19 @@ def model_traces(figures) -> list[tuple[str, str | None]]:
     return found
 
 
+def faded(figures) -> list[str]:
+    """The SVR and SSL traces drawn lighter than their colour (an opacity below 1, the trace's or its
+    markers'): a new user saw the held-out scatter's sky-blue and orange beside the other charts' blue
+    and vermillion."""
+    return [
+        trace["name"]
+        for figure in figures
+        for trace in figure["data"]
+        if any(model in trace.get("name", "") for model in ("SVR", "SSL"))
+        and min(trace.get("opacity", 1), trace.get("marker", {}).get("opacity", 1)) < 1
+    ]
+
+
 def assert_okabe_ito(found, at_least: int) -> None:
     assert len(found) >= at_least, found
     expected = {"SVR": hex_of(SVR_RGB), "SSL": hex_of(SSL_RGB)}
@@ -74,6 +87,7 @@ def test_svr_and_ssl_take_the_okabe_ito_blue_and_vermillion_on_every_chart(ready
     assert not at.exception
     model_charts = charts(at)
     assert_okabe_ito(model_traces(model_charts.values()), at_least=4)  # scatter and history, SVR and SSL each
+    assert faded(model_charts.values()) == []
     at.switch_page("app_pages/toy_cubic.py").run()
     assert not at.exception
     assert_okabe_ito(model_traces(charts(at).values()), at_least=2)
@@ -352,3 +366,27 @@ def test_a_count_has_its_noun_in_the_singular_only_for_one(count, noun, text):
     from ordercore.studio.numbers import counted
 
     assert counted(count, noun) == text
+
+
+@pytest.mark.parametrize(
+    "size, text",
+    [
+        (0.0048e9, "4.8 MB"),  # the new user's 'about 0.0048 GB'
+        (2.5e9, "2.5 GB"),
+        (512_000, "512 kB"),
+        (812, "812 bytes"),
+        (999_600_000, "1 GB"),  # 999.6 MB rounds up into the next unit, not to '1,000 MB'
+    ],
+)
+def test_a_memory_size_reads_in_the_unit_its_size_needs(size, text):
+    from ordercore.studio.numbers import memory_size
+
+    assert memory_size(size) == text
+
+
+def test_a_starting_gp_fit_says_its_own_phase_and_its_evaluations_of_the_most():
+    from ordercore.studio.numbers import gp_starting_text
+
+    exact = gp_starting_text("exact", 0, 100, 3.2)
+    assert "inducing" not in exact and "0 of at most 100 evidence evaluations, 3 s so far" in exact
+    assert "placing the 300 inducing inputs" in gp_starting_text("sparse", 300, 100, 3.2)

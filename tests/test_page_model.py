@@ -5,10 +5,13 @@ be cancelled; trust's weights and blend are worked out by hand; MPMR shows its t
 
 import re
 
+import numpy as np
 import pytest
 
 from ordercore.studio.store import Store
 from tests.studio_app import add_default_rule, engine, metric, press, remove_rule
+
+EFFECT = "effect (CV MAE without it − with it)"
 
 
 def trust_job(at):
@@ -260,7 +263,8 @@ def test_the_gp_fits_in_the_background_and_can_be_cancelled(ready, store_path):
     at.switch_page("app_pages/model.py").run()
     at.button(key="model_fit_gp").click().run()
     assert not at.exception and any("in the background" in info.value for info in at.info)
-    assert any("preferences" in caption.value and "GB" in caption.value for caption in at.caption)
+    sized = r".* preferences.*; about [\d.,]+ (bytes|kB|MB|GB)\."  # in the unit its size needs ('4.8 MB')
+    assert any(re.fullmatch(sized, caption.value) for caption in at.caption), [c.value for c in at.caption]
     at.button(key="model_cancel_gp").click().run()
     assert any(info.value.startswith("GP fit cancelled after") for info in at.info)
     assert engine(at).gp_fit()["start"].job.process.poll() is not None
@@ -286,6 +290,7 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     page shows the cross-validation and SSL is refitted with the λ it chose; while a later one runs, the page
     says the figures shown are the last one's."""
     from ordercore.studio.data import readable
+    from ordercore.studio.numbers import to_digits_of
     from ordercore.studio.workbench import studio_models
 
     at = ready.switch_page("app_pages/rules.py").run()
@@ -313,10 +318,22 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     finish_trust(at)
     trust = engine(at).models.workbench.trust.trust
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])
-    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are.
-    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns)
-    effects = engine(at).models.workbench.trust.effects
-    assert table["effect (CV MAE without it − with it)"].tolist() == [readable(effect) for effect in effects]
+    # Each source's effect is a CV MAE difference, rounded for reading as the metrics above are, with its
+    # 95 % interval (± 1.96 standard errors) and in words by it, beside the source and its weight
+    table = next(d.value for d in at.dataframe if EFFECT in d.value.columns)
+    assessed = engine(at).models.workbench.trust
+    assert table.columns.tolist() == ["source", "weight", EFFECT, "effect, in words"]
+    half = 1.959964 * assessed.effect_errors
+    low, high = assessed.effects - half, assessed.effects + half
+    data = engine(at).data()  # each figure to the digits of the labels' spread, as every MAE of the page
+    mae = float(np.std(data.y_true[data.labeled]))
+    shown = [
+        f"{to_digits_of(e, mae)} ({to_digits_of(a, mae)} to {to_digits_of(b, mae)})"
+        for e, a, b in zip(assessed.effects, low, high, strict=True)
+    ]
+    assert table[EFFECT].tolist() == shown
+    said = ["within the noise" if a < 0 < b else "helps" if a > 0 else "hurts" for a, b in zip(low, high, strict=True)]
+    assert table["effect, in words"].tolist() == said
     ssl = engine(at).models.workbench.ssl
     fitted = [(member.lambda1, member.lambda2) for member in ssl.members_]
     assert fitted == list(trust.blend.active().settings)
@@ -384,13 +401,10 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     assert metric(at, "Test MAE, gradient boosting (same labels)") == boosting
 
 
-def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
-    """60 priced rows, l = 40: 4 of the other 20 held out; the Model page says its test MAEs rest on 4
-    rows.  The sample homes' 588 held-out rows get no such word."""
+def few_held_out(at):
+    """A session 'few' on 60 priced rows, l = 40: 4 of the other 20 held out."""
     from tests.studio_app import upload
 
-    at = ready.switch_page("app_pages/model.py").run()
-    assert not any("held-out rows: so few" in w.value for w in at.warning)
     at.switch_page("app_pages/data.py").run()
     at.text_input(key="new_session_name").input("few")
     at.button(key="create_session").click().run()
@@ -398,6 +412,15 @@ def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
     upload(at, "few.csv", ("a,b,y\n" + rows).encode())
     next(box for box in at.number_input if box.label == "Labeled budget l").set_value(40).run()
     at.button(key="data_apply").click().run()
+    assert engine(at).data().test.size == 4
+
+
+def test_test_maes_on_few_held_out_rows_are_said_to_be_mostly_noise(ready):
+    """60 priced rows, l = 40: 4 of the other 20 held out; the Model page says its test MAEs rest on 4
+    rows.  The sample homes' 588 held-out rows get no such word."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not any("held-out rows: so few" in w.value for w in at.warning)
+    few_held_out(at)
     from ordercore.preferences import PreferenceSet
 
     data = engine(at).data()  # the held-out rows ordered against their truth, fitted at the page's λ2:
@@ -421,3 +444,46 @@ def test_the_lambda2_slider_is_off_while_automatic_trust_sets_lambda2(ready):
     assert not at.select_slider(key="model_lp_lambda1").disabled
     at.toggle(key="model_automatic_trust").set_value(False).run()
     assert not at.exception and not at.select_slider(key="model_lp_lambda2").disabled
+
+
+def test_a_gp_rank_correlation_on_few_held_out_rows_is_said_to_be_mostly_noise(ready):
+    """The GP's rank correlation on the 'few' session's 4 held-out rows carries the test MAEs' warning
+    (a new user read 'Rank correlation 1.000 ... on the 2 held-out rows' with no word: on 2 rows
+    Spearman's can only be ±1)."""
+    from ordercore.preferences import PreferenceSet
+
+    few_held_out(ready)
+    order = np.argsort(engine(ready).data().y_true)  # pairs by the truth, over a few dozen rows
+    pairs = PreferenceSet(order[1:40:2], order[:39:2], 0.0, 1.0)
+    engine(ready).store.import_preferences(engine(ready).id, pairs, "ann")
+    at = ready.switch_page("app_pages/model.py").run()
+    at.button(key="model_fit_gp").click().run()
+    assert engine(at).gp_fit()["start"].job.wait(300).state == "done"
+    at.run()
+    assert not at.exception
+    assert any(m.label.startswith("Rank correlation") for m in at.metric)
+    assert any(
+        w.value == "The rank correlation is measured on 4 held-out rows: so few that it is mostly noise."
+        for w in at.warning
+    ), [w.value for w in at.warning]
+
+
+def test_every_mae_on_the_model_page_is_shown_to_the_same_decimals(ready):
+    """A new user read 'CV MAE, SSL in force 123' beside '133.6' and '125.7', and test MAEs of two
+    decimals beside CV MAEs of one: every MAE of the page (cross-validated and test) to one number of
+    decimals, that of four significant digits of the labels' spread (here 26.4: two decimals)."""
+    from ordercore.preferences import PreferenceSet
+
+    few_held_out(ready)
+    data = engine(ready).data()
+    spread = float(np.std(data.y_true[data.labeled]))
+    assert 10 <= spread < 100  # four significant digits: two decimals
+    order = np.argsort(data.y_true)
+    engine(ready).store.import_preferences(
+        engine(ready).id, PreferenceSet(order[1:40:2], order[:39:2], 0.0, 1.0), "ann"
+    )
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    shown = {m.label: m.value for m in at.metric if "MAE" in m.label}
+    assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= set(shown), shown
+    assert all(re.fullmatch(r"[\d,]+\.\d\d", value) for value in shown.values()), shown

@@ -208,6 +208,26 @@ def test_a_single_sources_effect_is_the_gain_over_svr_on_the_same_folds():
     assert assessed.effects[0] == pytest.approx(cv.mean()[0] - np.mean(by_fold), rel=1e-6, abs=1e-9)
 
 
+def test_an_effects_interval_is_the_headline_gains_from_the_fold_by_fold_differences_by_hand():
+    """A single source's effect is the gain over SVR on the CV table's folds; its 95 % interval, by hand
+    from the paired fold-by-fold differences (SVR minus the path's average), their standard deviation
+    corrected as Nadeau and Bengio's (s * sqrt(1/20 + 1/4): 20 folds sharing training rows, 5-fold)
+    times the normal's 1.96, the headline gain's interval."""
+    from ordercore.knowledge.trust import assess_sources
+
+    X, y, _, preferences = random_problem(7, n=40, n_labeled=15, n_preferences=30)
+    names = np.array(["rule #1: r"] * len(preferences), dtype=object)
+    assessed = assess_sources(X, y, preferences, names, {}, np.random.default_rng(3), 0.01, gamma=0.4)
+    cv = assessed.trust.cv
+    errors = np.abs(cv.truth - np.stack([cv.predictions[0], cv.predictions[1:].mean(axis=0)]))  # SVR, path
+    by_fold = np.array([[e[r, cv.folds[r] == k].mean() for r in range(REPEATS) for k in range(FOLDS)] for e in errors])
+    differences = by_fold[0] - by_fold[1]
+    half = 1.959964 * differences.std(ddof=1) * np.sqrt(1 / (FOLDS * REPEATS) + 1 / (FOLDS - 1))
+    expected = [differences.mean() - half, differences.mean() + half]
+    assert half > 0 and assessed.effect_intervals()[0] == pytest.approx(expected, rel=1e-5)
+    assert cv.comparison(cv.path())["low"] == pytest.approx(expected[0], rel=1e-5)  # the headline's own
+
+
 def test_labeled_pair_check_by_hand():
     """Only preferences between two labeled rows count; a tie of labels is wrong; unary ones never count."""
     from ordercore.knowledge.source_weights import labeled_pair_check

@@ -49,6 +49,7 @@ def assert_same(restored: SourceTrust, direct: SourceTrust):
             np.testing.assert_array_equal(getattr(mine.cv, name), getattr(theirs.cv, name))
     if direct.effects is not None:
         np.testing.assert_array_equal(restored.effects, direct.effects)
+        np.testing.assert_array_equal(restored.effect_errors, direct.effect_errors)
     assert (restored.agreement is None) == (direct.agreement is None)
     if direct.agreement is not None:
         np.testing.assert_array_equal(restored.agreement, direct.agreement)

@@ -139,3 +139,47 @@ def test_a_rule_more_often_wrong_than_right_is_said_so_whatever_its_weight():
     surely = wrong_way_warning("more owners", 0.2, 0.08, 0.41)
     assert "surely more often wrong than right" in surely and "reversed" in surely
     assert wrong_way_warning("fine", 0.5, 0.3, 0.7) is None and wrong_way_warning("unchecked", np.nan, 0, 1) is None
+
+
+def test_a_figure_on_few_rows_is_said_to_be_mostly_noise_below_thirty():
+    from ordercore.studio.verdicts import few_rows_warning
+
+    assert few_rows_warning("The test MAEs are", 4) == (
+        "The test MAEs are measured on 4 held-out rows: so few that they are mostly noise."
+    )
+    assert few_rows_warning("The rank correlation is", 2, "labeled rows", plural=False) == (
+        "The rank correlation is measured on 2 labeled rows: so few that it is mostly noise."
+    )
+    assert few_rows_warning("The test MAEs are", 29) is not None
+    assert few_rows_warning("The test MAEs are", 30) is None and few_rows_warning("The test MAEs are", 0) is None
+
+
+def test_a_sources_effect_is_worded_by_its_interval_as_the_gain_is():
+    from ordercore.studio.verdicts import effect_words
+
+    assert effect_words(-7.5, -12.9, -2.1) == "hurts"  # the new user's rule #5, had its interval been below 0
+    assert effect_words(-7.5, -20.0, 5.0) == "within the noise"
+    assert effect_words(3.0, 0.5, 5.5) == "helps"
+    assert effect_words(0.0, 0.0, 0.0) == "none (weight 0)"  # zeroing it changes no weight
+    assert effect_words(np.nan, np.nan, np.nan) == "not measured"
+    assert effect_words(-7.5, np.nan, np.nan) == "—"  # stored before effects had intervals
+
+
+def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
+    """By hand: effects -7.5 ± 1.96 × 2 (interval -11.42 to -3.58: surely worse), -7.5 ± 1.96 × 5 (spans 0),
+    and -7.5 ± 1.96 × 2 at weight 0 (zeroing changes nothing, so it says nothing); to the digits of 133.6."""
+    from ordercore.studio.verdicts import hurting_sources
+
+    trust = Trust(np.array([1.0, 1.0, 0.0, 0.8]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
+    names = ("rule #5: younger sells higher", "rule #6: r", "rule #7: s", "clicks: ann")
+    effects, errors = np.array([-7.5, -7.5, -7.5, -7.5]), np.array([2.0, 5.0, 2.0, 2.0])
+    assessed = SourceTrust(names, (None,) * 4, trust, effects, None, None, errors)
+    reasons = hurting_sources(assessed, 133.6)
+    assert len(reasons) == 2
+    assert reasons[0].startswith(
+        "rule #5: younger sells higher: with its weight set to 0 the cross-validated error is 7.5 lower "
+        "(95 % interval 3.6 to 11.4), yet its weight is 1.00. Its weight comes from the accuracy check on labeled pairs"
+    )
+    assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
+    assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]
+    assert hurting_sources(SourceTrust(names, (None,) * 4, trust, effects, None, None), 133.6) == []

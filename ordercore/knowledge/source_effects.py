@@ -1,6 +1,9 @@
 """Each source's effect on automatic trust's cross-validation (issue 14, item 1; issue 30, item 2): the
 change in the labels' cross-validated error when the source's weight is set to 0 (``source_effects``).
 
+Each effect's standard error (``ZeroedSources.standard_errors``) is the headline gain's: Nadeau and
+Bengio's corrected one of the paired fold-by-fold differences, so its interval reads as the gain's.
+
 Only the cross-validations that differ are run (``ZeroedSources``): one with every source in force, one
 per source whose zeroing leaves other preferences weighing, and SVR's when zeroing the only weighing
 source leaves none.  A source with no weighing preference (weight 0, or none of its preferences in the
@@ -15,7 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ordercore.knowledge.label_cv import Blend, LabelCV, cross_validate_runs, cv_sample, draw_folds
+from ordercore.knowledge.label_cv import (
+    Blend,
+    LabelCV,
+    corrected_standard_error,
+    cross_validate_runs,
+    cv_sample,
+    draw_folds,
+)
 from ordercore.preferences import PreferenceSet
 
 
@@ -87,9 +97,28 @@ class ZeroedSources:
         in ``everything``; ``cvs`` are those of ``runs(blend)`` in order, then (for ``alone``) one whose
         grid holds ``svr``'s setting."""
         base = everything.blend_errors(fitted).mean()
-        effects = np.zeros(self.n_sources)
+        return np.array(
+            [errors.mean() - base if errors is not None else 0.0 for errors in self._zeroed_errors(cvs, blend, svr)]
+        )
+
+    def standard_errors(self, everything: LabelCV, fitted: Blend, cvs, blend: Blend, svr: Blend) -> np.ndarray:
+        """Each effect's standard error (n_sources,), as the headline gain's (``LabelCV.comparison``): Nadeau
+        and Bengio's corrected one of the fold-by-fold differences (the folds are shared, so paired); 0 for
+        a source whose zeroing changes nothing.  The arguments are ``effects``'."""
+        base = everything.blend_errors(fitted)
+        return np.array(
+            [
+                corrected_standard_error(errors - base) if errors is not None else 0.0
+                for errors in self._zeroed_errors(cvs, blend, svr)
+            ]
+        )
+
+    def _zeroed_errors(self, cvs, blend: Blend, svr: Blend) -> list:
+        """Each source's held-out MAE in each fold (n_folds,) with its weight set to 0, or None when that
+        changes nothing."""
+        errors = [None] * self.n_sources
         for s, cv in zip(self.zeroed, cvs, strict=False):
-            effects[s] = cv.blend_errors(blend).mean() - base
+            errors[s] = cv.blend_errors(blend)
         if self.alone is not None:
-            effects[self.alone] = cvs[len(self.zeroed)].blend_errors(svr).mean() - base
-        return effects
+            errors[self.alone] = cvs[len(self.zeroed)].blend_errors(svr)
+        return errors

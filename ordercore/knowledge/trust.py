@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import scipy.stats
 
 from ordercore.knowledge.expert_accuracy import accuracy_words
 from ordercore.knowledge.label_cv import (
@@ -203,7 +204,8 @@ class SourceTrust:
     ``reassess_sources`` has not measured), the ``basis`` a re-assessment starts from (None: an
     assessment made before there was one, or by hand) and each click source's ``agreement`` (k, 3):
     accuracy, standard error and answers of its ``AgreementEstimate`` (NaN for other sources; None:
-    not measured)."""
+    not measured), and each effect's standard error (``effect_errors``, as the effects; None: not
+    computed, or an assessment stored before there were any)."""
 
     names: tuple
     checks: tuple
@@ -211,6 +213,15 @@ class SourceTrust:
     effects: np.ndarray | None
     basis: AssessmentBasis | None = None
     agreement: np.ndarray | None = None
+    effect_errors: np.ndarray | None = None
+
+    def effect_intervals(self, confidence: float = 0.95) -> np.ndarray | None:
+        """Each effect's normal interval at ``confidence`` (k, 2), as the headline gain's
+        (``LabelCV.comparison``); NaN where not measured; None without effects or their errors."""
+        if self.effects is None or self.effect_errors is None:
+            return None
+        half = float(scipy.stats.norm.ppf((1 + confidence) / 2)) * self.effect_errors
+        return np.column_stack([self.effects - half, self.effects + half])
 
     def checked(self) -> list[tuple[int, int]]:
         """Each source's (correct, total) over every checked pair ((0, 0): nothing checks it)."""
@@ -277,11 +288,13 @@ def assess_sources(
     zeroed = ZeroedSources.of(weighted(preferences[kept], source[kept], weights), source[kept], unique.size)
     runs = [(zeroed.preferences, grid), *(zeroed.runs(path) if effects else [])]
     cv, *others = cross_validate_runs(X, y, draw_folds(y, rng), runs, options, progress, executor)
-    effect = None
+    effect = errors = None
     if effects:  # with every source in force, and SVR's, from the table of the cross-validation itself
-        effect = zeroed.effects(cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
+        compared = (cv, path if zeroed.weighing else svr, [*others, cv], path, svr)
+        effect, errors = zeroed.effects(*compared), zeroed.standard_errors(*compared)
     blend = Blend.mixing(grid, 1.0) if only_clicks else cv.blend()
-    return SourceTrust(tuple(unique), measured, Trust(weights, blend, cv, reference), effect, basis, agreement)
+    trust = Trust(weights, blend, cv, reference)
+    return SourceTrust(tuple(unique), measured, trust, effect, basis, agreement, errors)
 
 
 def _answers(preferences: PreferenceSet, source: np.ndarray, weights: np.ndarray) -> float:
@@ -353,16 +366,20 @@ def reassess_sources(
         tuple(unique), _mass(preferences, source, weights), _mass(preferences, source, np.ones(len(unique)))
     ):
         return None
-    trust, effects = replace(previous.trust, weights=weights), _kept_effects(previous, unique, weights)
-    return SourceTrust(tuple(unique), measured, trust, effects, replace(basis, steps=basis.steps + 1), agreement)
+    trust, basis = replace(previous.trust, weights=weights), replace(basis, steps=basis.steps + 1)
+    effects, errors = (
+        _kept_effects(previous, kept, unique, weights) for kept in (previous.effects, previous.effect_errors)
+    )
+    return SourceTrust(tuple(unique), measured, trust, effects, basis, agreement, errors)
 
 
-def _kept_effects(previous: SourceTrust, names, weights: np.ndarray) -> np.ndarray | None:
-    """Each source's effect (k,) for ``reassess_sources``: ``previous``'s where its weight is unchanged,
-    0 where it is 0, NaN (not measured) elsewhere; None when ``previous`` has none."""
-    if previous.effects is None:
+def _kept_effects(previous: SourceTrust, effects, names, weights: np.ndarray) -> np.ndarray | None:
+    """Each source's effect (k,) for ``reassess_sources`` (or its standard error) from ``effects``,
+    ``previous``'s: kept where its weight is unchanged, 0 where it is 0, NaN (not measured) elsewhere; None
+    when ``previous`` has none."""
+    if effects is None:
         return None
-    before = {name: (w, e) for name, w, e in zip(previous.names, previous.trust.weights, previous.effects, strict=True)}
+    before = {name: (w, e) for name, w, e in zip(previous.names, previous.trust.weights, effects, strict=True)}
     kept = [
         before[name][1] if before.get(name, (None,))[0] == w else np.nan for name, w in zip(names, weights, strict=True)
     ]

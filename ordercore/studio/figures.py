@@ -153,10 +153,10 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
     the line y = x named ``diagonal`` if given (over every row)."""
     figure = go.Figure()
     rows, sampled = drawn_rows(len(x))
-    for name, y in series.items():
+    for name, y in series.items():  # SVR's and SSL's own colours, not faded: a white rim parts overlapping dots
         figure.add_scatter(
-            x=np.asarray(x)[rows], y=np.asarray(y)[rows], mode="markers", name=name, opacity=0.6,
-            marker={"color": model_colour(name), "size": 5},
+            x=np.asarray(x)[rows], y=np.asarray(y)[rows], mode="markers", name=name,
+            marker={"color": model_colour(name), "size": 5, "line": {"width": 0.5, "color": "white"}},
         )  # fmt: skip
     title += sampled
     if diagonal is not None:

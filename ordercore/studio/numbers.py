@@ -111,6 +111,29 @@ def gp_progress_text(done: int, most: int, seconds: float, usual: int) -> str:
     return f"{text}, at most {at_most} more; {duration(seconds)} so far"
 
 
+def gp_starting_text(method: str, n_inducing: int, most: int, seconds: float) -> str:
+    """A GP fit before its first evidence evaluation ends: the phase its ``method`` ('exact' or
+    'sparse') is in, '0 of at most 100 evidence evaluations' and the time so far (an exact fit said
+    it was placing inducing inputs, which only a sparse one has)."""
+    places = f", placing the {n_inducing:,} inducing inputs" if method == "sparse" else ""
+    return (
+        f"loading the data{places}, then the first evidence evaluation (a Laplace fit of the latent values): "
+        f"0 of at most {most:,} evidence evaluations, {duration(seconds)} so far"
+    )
+
+
+MEMORY_UNITS = ("bytes", "kB", "MB", "GB", "TB")
+
+
+def memory_size(size: float) -> str:
+    """A size in bytes in the unit that keeps it from 1 to 999 (decimal units, two significant digits
+    below 10): '4.8 MB', not 'about 0.0048 GB'."""
+    power = 0
+    while abs(size) >= 999.5 and power < len(MEMORY_UNITS) - 1:
+        size, power = size / 1000, power + 1
+    return f"{significant(size, 2 if abs(size) < 10 else 3)} {MEMORY_UNITS[power]}"
+
+
 def counted(count: int, noun: str) -> str:
     """'1 cycle', '2 cycles', '1,204 conflicting pairs': a count with its noun, plural unless 1 (a new
     user read '1 conflicting pairs')."""

@@ -11,6 +11,7 @@ nothing else); the time limit applies to the next retrain without a refit.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -21,6 +22,7 @@ from ordercore.knowledge.trust import SourceTrust
 from ordercore.models.registry import Offer
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import StudyData
+from ordercore.studio.model_moves import RetrainCause
 from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, GPFitStart, Workbench, start_gp_fit, studio_models
 
 HISTORY_LENGTH = 1_000
@@ -90,6 +92,7 @@ class SessionModels:
         self.workbench: Workbench | None = None
         self._key: tuple | None = None
         self._signature: tuple | None = None
+        self._preferences: PreferenceSet | None = None  # the last retrain's, for what the next one changed
         self.history: list[dict] = []
         self.error: str | None = None
         self.version = 0
@@ -134,9 +137,16 @@ class SessionModels:
             # the preference settings count only without trust in force: the blend replaces them
             used = () if trust is not None else tuple(sorted(bench.parameters.items(), key=lambda item: item[0]))
             signature = (id(bench), revision, None if trust is None else id(trust), used)
-            if signature == self._signature:
+            previous, self._signature = self._signature, signature
+            if signature == previous:
                 return
-            self._signature = signature
+            cause = RetrainCause.between(
+                self._preferences if previous is not None else None,
+                preferences,
+                previous is not None and previous[2] != signature[2],
+                bench.ssl if bench.ssl is not None else bench.svr,
+                trust.preference_weights(names) if trust is not None else None,
+            )
             if trust is not bench.trust:
                 bench.use_trust(trust) if trust is not None else bench.clear_trust()
             try:
@@ -144,7 +154,8 @@ class SessionModels:
             except (ValueError, SolverError) as error:
                 self._finished(error=str(error))
                 return
-            entry = {"preferences": len(preferences), **report.__dict__}
+            self._preferences = preferences
+            entry = {"preferences": len(preferences), **report.__dict__, "cause": replace(cause, finished=time.time())}
             self._finished(history=[*self.history[-HISTORY_LENGTH + 1 :], entry])
         if bench.data.test.size and not report.timed_out:
             self._record_run(settings, report, len(preferences), trust)

@@ -7,6 +7,9 @@
 - ``zero_weight_reasons``: why a rule (or an import) automatic trust weighs 0 counts for nothing, though
   it may be right on most labeled pairs, and what would change it.
 - ``wrong_way_warning``: a rule more often wrong than right on the pairs checked, whatever its weight.
+- ``few_rows_warning``: a figure measured on fewer than ``FEW_ROWS`` rows is mostly noise.
+- ``effect_words`` and ``hurting_sources``: each source's effect worded by its interval as the gain is,
+  and why a source that surely raises the cross-validated error keeps its weight, and what would change it.
 """
 
 from __future__ import annotations
@@ -54,6 +57,72 @@ def zero_weight_reasons(trust: SourceTrust) -> list[str]:
     return reasons
 
 
+FEW_ROWS = 30
+"""Rows below which a figure measured on them (the test MAEs, the GP's rank correlation) is said to be
+mostly noise."""
+
+
+def few_rows_warning(figure: str, rows: int, where: str = "held-out rows", plural: bool = True) -> str | None:
+    """'The test MAEs are measured on 4 held-out rows: so few that they are mostly noise.' for ``figure``
+    ('The test MAEs are') on 1 to ``FEW_ROWS`` - 1 rows; None on none or enough (on 2 rows a rank
+    correlation can only be ±1)."""
+    if not 0 < rows < FEW_ROWS:
+        return None
+    return f"{figure} measured on {rows:,} {where}: so few that {'they are' if plural else 'it is'} mostly noise."
+
+
+def effect_words(effect: float, low: float, high: float) -> str:
+    """A source's effect (the cross-validated error without it minus with it) in words by its 95 %
+    interval [low, high], as ``gain_verdict`` words the gain: 'helps' above 0, 'hurts' below, 'within the
+    noise' when it spans 0; 'none' for an effect of exactly 0 (zeroing it changes no weight); 'not
+    measured' for NaN; '—' with no interval (an assessment stored before effects had one)."""
+    if np.isnan(effect):
+        return "not measured"
+    if effect == 0 and low == high == 0:
+        return "none (weight 0)"
+    if np.isnan(low) or np.isnan(high):
+        return "—"
+    if low > 0:
+        return "helps"
+    if high < 0:
+        return "hurts"
+    return "within the noise"
+
+
+def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
+    """For each source of weight above 0 whose effect is surely negative (its whole 95 % interval below
+    0): that it raises the cross-validated error, why it keeps its weight (set by the accuracy check on
+    labeled pairs, not by the effect) and what would change it; figures to the digits of ``scale``."""
+    intervals = trust.effect_intervals()
+    if intervals is None:
+        return []
+    reasons = []
+    for name, weight, effect, (low, high) in zip(
+        trust.names, trust.trust.weights, trust.effects, intervals, strict=True
+    ):
+        if not (weight > 0 and high < 0):
+            continue
+        measured = (
+            f"{name}: with its weight set to 0 the cross-validated error is {to_digits_of(-effect, scale)} lower "
+            f"(95 % interval {to_digits_of(-high, scale)} to {to_digits_of(-low, scale)}), yet its weight is "
+            f"{weight:.2f}."
+        )
+        if str(name).startswith(CLICKS):
+            reasons.append(
+                f"{measured} An annotator's weight comes from how often their answers agree with SVR's order, "
+                "not from this effect. Review their answers (Pairwise, My answers): wrong ones can be changed "
+                "or removed."
+            )
+        else:
+            reasons.append(
+                f"{measured} Its weight comes from the accuracy check on labeled pairs (where it orders the rows "
+                "against SVR), not from this effect, which only measures it. To change it: audit its pairs on "
+                "Pairwise (answers where it is wrong lower its weight), or remove it on Rules (and add it again "
+                "with a lower weight w to keep some of its pull)."
+            )
+    return reasons
+
+
 def wrong_way_warning(name: str, accuracy: float, low: float, high: float) -> str | None:
     """Words for a rule more often wrong than right on the pairs checked (``accuracy`` below ½, its 95 %
     interval [low, high]), whatever its weight, or None: surely so when the interval lies below ½, else
@@ -76,16 +145,17 @@ def surely_below_half(right: int, checked: int) -> bool:
     return checked > right and float(beta.ppf(0.975, right + 1, checked - right)) < 0.5
 
 
-def gain_verdict(gain: float, low: float, high: float, svr: float) -> tuple[str, str]:
+def gain_verdict(gain: float, low: float, high: float, svr: float, scale: float | None = None) -> tuple[str, str]:
     """('success' | 'error' | 'info', words) for the preferences' cross-validated gain over SVR's MAE
     ``svr`` with its 95 % interval [low, high]: clearly better when the interval is above 0, clearly
-    worse below 0, within the noise when it spans 0.  Each figure to the digits of the MAE (a new user
-    read '-14.59 to 11.2' beside MAEs of two decimals)."""
-    interval = f"95 % interval {to_digits_of(low, svr)} to {to_digits_of(high, svr)}"
+    worse below 0, within the noise when it spans 0.  Each figure to the digits of ``scale`` (default: the
+    MAE; a new user read '-14.59 to 11.2' beside MAEs of two decimals)."""
+    of = svr if scale is None else scale
+    interval = f"95 % interval {to_digits_of(low, of)} to {to_digits_of(high, of)}"
     if low > 0:
-        return "success", f"The preferences lower the cross-validated error by {to_digits_of(gain, svr)} ({interval})."
+        return "success", f"The preferences lower the cross-validated error by {to_digits_of(gain, of)} ({interval})."
     if high < 0:
-        worse = f"{to_digits_of(-gain, svr)} ({-gain / svr:.0%})" if svr else to_digits_of(-gain, svr)
+        worse = f"{to_digits_of(-gain, of)} ({-gain / svr:.0%})" if svr else to_digits_of(-gain, of)
         return "error", f"The preferences raise the cross-validated error, by {worse} ({interval})."
     return (
         "info",

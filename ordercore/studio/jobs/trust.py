@@ -90,6 +90,8 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
         arrays["reference"] = trust.reference
     if assessed.effects is not None:
         arrays["effects"] = assessed.effects
+    if assessed.effect_errors is not None:
+        arrays["effect_errors"] = assessed.effect_errors
     if assessed.agreement is not None:
         arrays["agreement"] = assessed.agreement
     if assessed.basis is not None:
@@ -127,7 +129,8 @@ def read_assessment(path) -> SourceTrust:
             )
         effects = arrays["effects"] if "effects" in arrays else None
         agreement = arrays["agreement"] if "agreement" in arrays else None
-        return SourceTrust(names, checks, trust, effects, basis, agreement)
+        errors = arrays["effect_errors"] if "effect_errors" in arrays else None  # (none stored before issue 33)
+        return SourceTrust(names, checks, trust, effects, basis, agreement, errors)
 
 
 def _settings(array: np.ndarray) -> tuple:

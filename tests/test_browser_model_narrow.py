@@ -1,0 +1,63 @@
+"""Issue 33's Model page at 1024 px wide in a real browser (tests/browser.py): a new user read "Test MAE, …"
+twice side by side, and the trust table's weight and effect columns were off-screen.  On a session on the
+sample homes with preferences ordered by the true price (so automatic trust weighs them and shows its
+cross-validation), every metric's label and value is drawn whole (no element of it narrower than its
+text) and the labels differ; the table of the sources' weights and effects fits its box without
+scrolling sideways."""
+
+import numpy as np
+
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.data import load_source
+from ordercore.studio.store import Store
+from tests.browser import page_alerts, running_studio, settle, shared_session
+
+CUT = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"], [data-testid="stMetricValue"]')]
+    .filter(part => [part, ...part.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
+    .map(part => part.innerText)"""
+"""The metric labels and values drawn narrower than their text (cut off, or ending in an ellipsis)."""
+
+LABELS = (
+    """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')].map(label => label.innerText.trim())"""
+)
+
+TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].map(table => {
+    const scroller = table.querySelector('.dvn-scroller');
+    return {headers: [...table.querySelectorAll('th')].map(h => h.innerText.trim()),
+            overflow: scroller ? scroller.scrollWidth - scroller.clientWidth : null}; })"""
+"""Each table's column headers (the grid's accessible header row) and how far it is wider than its box."""
+
+
+def oracle_import(store_path, session_id: int) -> None:
+    """400 random pairs of rows ordered by their true price, imported: right on every labeled pair."""
+    frame, target, _ = load_source("sample")
+    rng = np.random.default_rng(0)
+    i, j = rng.integers(0, len(frame), 400), rng.integers(0, len(frame), 400)
+    keep = frame[target].to_numpy()[i] != frame[target].to_numpy()[j]
+    higher = frame[target].to_numpy()[i] > frame[target].to_numpy()[j]
+    winner, loser = np.where(higher, i, j)[keep], np.where(higher, j, i)[keep]
+    store = Store(f"sqlite:///{store_path}")
+    store.import_preferences(session_id, PreferenceSet(winner, loser, 0.0, 1.0), "oracle")
+    store.engine.dispose()
+
+
+def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weights_and_effects(tmp_path):
+    store_path = tmp_path / "studio.sqlite"
+    oracle_import(store_path, shared_session(store_path))
+    with running_studio(store_path) as studio:
+        page = studio.browser.new_context(viewport={"width": 1024, "height": 1400}).new_page()
+        page.set_default_timeout(300_000)
+        page.goto(studio.url)
+        page.get_by_role("link", name="Model").click()
+        page.get_by_text("CV MAE, SVR").wait_for()  # once automatic trust has cross-validated the import
+        page.get_by_text("Test MAE, SSL (demo)").wait_for()
+        settle(page, 120)
+        labels = page.evaluate(LABELS)
+        assert {"CV MAE, SVR", "CV MAE, with preferences", "Test MAE, SVR (demo)"} <= set(labels), page_alerts(page)
+        assert len(set(labels)) == len(labels), labels
+        page.screenshot(path=str(tmp_path / "model_1024.png"), full_page=True)  # to look at when it fails
+        assert page.evaluate(CUT) == [], tmp_path / "model_1024.png"
+        tables = page.evaluate(TABLES)
+        sources = next(table for table in tables if "effect (95 % interval)" in table["headers"])
+        assert sources["headers"][:3] == ["source", "weight", "effect (95 % interval)"], sources
+        assert sources["overflow"] is not None and sources["overflow"] <= 1, sources
