@@ -8,8 +8,8 @@ held-out row; numbers written per column so that two different values of a colum
   (which heads the pair already).
 - ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators and the
   column's own decimals (``decimals_to_tell_apart``), text as it is.
-- ``answers_table(answers, rule_names)``: the stored answers in words, rows by name;
-  ``preferences_table(preferences)``: preferences likewise.
+- ``answers_table(answers, rule_names, numbers=...)``: the stored answers in words, rows by name, each by
+  its number in the session (``session_numbers``); ``preferences_table(preferences)``: preferences likewise.
 """
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ MAX_DECIMALS = 6
 
 CHOICES = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skipped"}
 """An answer's choice in words."""
+
+
+def session_numbers(answers: pd.DataFrame) -> pd.Series:
+    """Each of a session's ``answers`` (``Store.answers``, oldest first) numbered 1, 2, 3 … in the order
+    given in the session, indexed by its id: the number the expert reads (the store's ids run across
+    sessions: an imported session's answers made one session's jump from #67 to #135)."""
+    return pd.Series(np.arange(1, len(answers) + 1), index=answers["id"].to_numpy(dtype=np.int64))
 
 
 def decimals_to_tell_apart(values: pd.Series) -> int | None:
@@ -125,8 +132,9 @@ class RowNames:
         text = self.difference(column, a, b)
         return 0 if not text or float(text.replace(",", "")) == 0 else (1 if text.startswith("+") else -1)
 
-    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None) -> pd.DataFrame:
-        """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
+    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None, *, numbers) -> pd.DataFrame:
+        """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number (of
+        ``numbers``, ``session_numbers`` of all the session's answers), who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
         rule audited, the shared queue — a pair of ``queued``, ``Store.queued_pairs``, either way round —
         the pair choice, or a file imported) and when."""
@@ -141,7 +149,7 @@ class RowNames:
             source = source.where(~answers["imported"].to_numpy(dtype=bool), "import (a file)")
         return pd.DataFrame(
             {
-                "answer": answers["id"].astype(int).map(lambda k: f"#{k}"),
+                "answer": answers["id"].astype(int).map(lambda k: f"#{numbers[k]}"),
                 "annotator": answers["annotator"],
                 "A": answers["row_a"].map(self.name),
                 "B": answers["row_b"].map(self.name),
