@@ -121,3 +121,25 @@ def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_def
             assert shown == expected[1:]
         else:
             assert any(caption.value.startswith("Auditing rule") for caption in reloaded.caption)
+
+
+def test_a_new_or_switched_to_session_starts_from_the_default_choices(ready):
+    """After *Create session*, and after switching back by *Resume session*, Pairwise starts from active
+    choice, random and any two rows, and the URL holds none of the old session's choices (a new user's
+    kept pairs_from=<a rule id of the old session>, which could name another session's rule)."""
+    add_default_rule(ready)
+    (rule_id,) = [rule_id for rule_id, _ in engine(ready).rules()]
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.selectbox(key="pair_source").set_value("active").run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    at.selectbox(key="pair_source").set_value(rule_id).run()
+    assert at.query_params["pairs_from"] == str(rule_id) and at.query_params["candidates"] == "neighbours"
+    at.text_input(key="new_session_name").input("s2")
+    at.button(key="create_session").click().run()
+    defaults = {"pairs_from": "active", "next_pair": "random", "candidates": "any"}
+    assert not at.exception and at.session_state["session_name"] == "s2"
+    assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
+    at.selectbox(key="session_picker").set_value("s1").run()
+    assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
+    assert at.selectbox(key="pair_source").value == "active"
+    assert (at.radio(key="pair_strategy").value, at.radio(key="pair_candidates").value) == ("random", "any")
