@@ -18,6 +18,7 @@ from ordercore.studio.ratings import (
     least_sure,
     rating_models,
 )
+from ordercore.studio.session_files import export_file_name
 from ordercore.studio.store import MAX_RATING_SCALE
 
 # How many of the least sure items the page lists (a comment: Streamlit's magic would show a string here).
@@ -272,7 +273,7 @@ def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, 
     st.download_button(
         "Export grades (CSV)",
         partial(engine.export, "grades"),
-        file_name=f"{engine.info().name}_grades.csv",
+        file_name=export_file_name(engine.info().name, "grades", "csv"),
         key="rating_export",
         help="Import it into another session on the same data under Rules › Export and import.",
         on_click="ignore",  # a click's rerun would renew the file behind the button while it downloads

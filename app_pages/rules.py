@@ -26,6 +26,7 @@ from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted
 from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
+from ordercore.studio.session_files import export_file_name
 from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
@@ -170,15 +171,22 @@ def export_and_import(engine) -> None:
     with st.expander("Export and import"):
         cells = st.columns(5)
         # Callables: the files are made when a button is pressed, not on every rerun.
-        exports = [
-            ("Preferences (CSV)", partial(engine.export, "preferences", "csv"), "preferences.csv", "export_csv"),
-            ("Preferences (JSON)", partial(engine.export, "preferences", "json"), "preferences.json", "export_json"),
-            ("Answers (CSV)", partial(engine.export, "answers"), "answers.csv", "export_answers"),
-            ("Rules (JSON)", partial(engine.export, "rules"), "rules.json", "export_rules"),
-            ("Grades (CSV)", partial(engine.export, "grades"), "grades.csv", "export_grades"),
+        exports = [  # label, kind, format, key
+            ("Preferences (CSV)", "preferences", "csv", "export_csv"),
+            ("Preferences (JSON)", "preferences", "json", "export_json"),
+            ("Answers (CSV)", "answers", "csv", "export_answers"),
+            ("Rules (JSON)", "rules", "json", "export_rules"),
+            ("Grades (CSV)", "grades", "csv", "export_grades"),
         ]
-        for cell, (label, make, name, key) in zip(cells, exports, strict=True):  # no rerun on a click: a rerun
-            cell.download_button(label, make, name, key=key, on_click="ignore")  # renews the others' deferred files
+        session = engine.info().name
+        for cell, (label, kind, format, key) in zip(cells, exports, strict=True):
+            cell.download_button(  # no rerun on a click: a rerun renews the others' deferred files
+                label,
+                partial(engine.export, kind, format),
+                export_file_name(session, kind, format),
+                key=key,
+                on_click="ignore",
+            )
         st.caption(
             "Exports keep who made each preference, answer or grade and where it came from (rule, click, import). To "
             "move a session's work to another session on the same data, import its rules, its answers and its "
