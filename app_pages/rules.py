@@ -18,6 +18,7 @@ from ordercore.knowledge.rules import (
     default_ordering,
     generate,
     offered_conditions,
+    rank_correlation,
     rule_columns,
     rule_name,
     suggested_conditions,
@@ -25,7 +26,7 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted
-from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
+from ordercore.studio.rule_view import direction_reason, preview_caption, preview_sample, quality_words, removal_warning
 from ordercore.studio.session_files import export_file_name
 from ordercore.studio.verdicts import wrong_way_warning
 
@@ -101,7 +102,7 @@ def build_rule(data, taken=()):
     frame, target = data.frame, data.dataset.metadata["target"]
     exclude = [target, identifier_column(frame, [target])]  # the id names rows: no rule measures it
     numeric = rule_columns(frame, "numeric", exclude)
-    ordering_default = default_ordering(frame, exclude, taken)
+    ordering_default = default_ordering(frame, exclude, taken, data.y_train())
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
     suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS)
@@ -122,10 +123,9 @@ def build_rule(data, taken=()):
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[1].selectbox("value of", numeric, index=index, key="rule_ordering")
         min_difference = cells[2].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
-        if suggested == "lower":
-            st.caption(
-                f"Lower to start with: over the labeled rows, the higher the {ordering}, the lower the {target}."
-            )
+        if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
+            reason = direction_reason(ordering, target, *rank_correlation(frame[ordering], data.y_train()))
+            st.caption(app_state.plain(reason))
         st.markdown("**has the higher target** (margin d, weight w)")
         cells = st.columns(2)
         margin = cells[0].number_input("margin d", value=0.0, key="rule_margin")

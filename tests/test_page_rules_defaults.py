@@ -330,3 +330,37 @@ def test_after_a_rule_with_a_typed_name_is_added_the_next_rules_name_follows_its
     at.selectbox(key="rule_ordering").set_value(other).run()
     direction = at.radio(key="rule_direction").value
     assert at.text_input(key="rule_name").value == rule_name(other, direction)
+
+
+def test_a_new_rule_orders_by_the_column_ranking_most_strongly_and_says_why_it_starts_so_for_every_column(ready):
+    """A new user's bikes: the default rule ordered by frame_cm (the first column its conditions left
+    free), whose link to the price is chance; and the caption explaining the direction appeared only for
+    columns starting 'lower' (weight_kg ranks with the price: no word).  Now it orders by the column of
+    the largest |Spearman's ρ| with the price over the labeled rows (pandas' Spearman here, never a
+    held-out price), and every column chosen says which way it starts and why."""
+    import app_state
+    from tests.studio_app import bikes_table
+
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "bikes.csv", bikes_table().to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/rules.py").run()
+    data = engine(at).data()
+    frame, target = data.frame, data.dataset.metadata["target"]
+    assert target == "asking_price"
+    prices = pd.Series(data.y_true[data.labeled], index=frame.index[data.labeled])
+    options = at.selectbox(key="rule_ordering").options
+    rho = {c: frame[c].iloc[data.labeled].corr(prices, method="spearman") for c in options}
+    ordering = at.selectbox(key="rule_ordering").value
+    free = [c for c in options if c not in condition_columns(at)]
+    assert ordering == max(free, key=lambda c: abs(rho[c])) == "age_years", rho
+    assert at.text_input(key="rule_name").value == "less age_years"
+    for column in options:
+        at.selectbox(key="rule_ordering").set_value(column).run()
+        way = "lower" if rho[column] < 0 else "higher"
+        said = (
+            f"{way.capitalize()} to start with: over the labeled rows, the higher the {column}, the {way} the "
+            f"{target} (Spearman's ρ {rho[column]:.2f} over {len(prices)} rows)."
+        )
+        assert app_state.plain(said) in [caption.value for caption in at.caption], column
+        assert at.radio(key="rule_direction").value == way

@@ -23,6 +23,19 @@ def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, rando
     return preferences[rng.permutation(len(preferences))[:count]]
 
 
+def direction_reason(column: str, target: str, rho: float, rows: int) -> str:
+    """Why a new rule ordering by ``column`` starts 'higher' or 'lower' (``default_direction``: the sign
+    of Spearman's ``rho`` over the ``rows`` labeled rows), said for every column, whichever way it goes,
+    and when the labeled rows cannot tell."""
+    if np.isnan(rho):
+        return f"Higher to start with: the labeled rows cannot tell which way {column} goes with the {target}."
+    way = "lower" if rho < 0 else "higher"
+    return (
+        f"{way.capitalize()} to start with: over the labeled rows, the higher the {column}, the {way} the "
+        f"{target} (Spearman's ρ {rho:.2f} over {rows:,} rows)."
+    )
+
+
 def preview_caption(shown: int, total: int) -> str:
     """The preview map's title: how many of the rule's pairs it draws, and how they were chosen."""
     if shown == total:
