@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from ordercore.knowledge.quality import labeled_check
 from ordercore.knowledge.rules import (
     CONDITIONS,
     Condition,
@@ -26,7 +27,15 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted
-from ordercore.studio.rule_view import direction_reason, preview_caption, preview_sample, quality_words, removal_warning
+from ordercore.studio.rule_view import (
+    checked_line,
+    direction_reason,
+    preview_caption,
+    preview_rows,
+    preview_sample,
+    quality_words,
+    removal_warning,
+)
 from ordercore.studio.session_files import export_file_name
 from ordercore.studio.verdicts import wrong_way_warning
 
@@ -258,13 +267,16 @@ def main() -> None:
 def rule_preview(preview, data, rule, max_pairs):
     """The pairs ``rule`` makes (``RulePreferences``; once per rule and cap), on a map in the ``preview``
     column and in a table of the page's width below; None (and why) when it cannot make them."""
-    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled, labels = np.zeros(len(data.frame), dtype=bool), data.y_train()  # never a held-out target
     labeled[data.labeled] = True
     try:
-        made = app_state.memo(
+        made, checks = app_state.memo(
             "rule_preview",
             (id(data), rule.to_json(), max_pairs),
-            lambda: generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
+            lambda: (
+                generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
+                labeled_check(rule, data.frame, labels),
+            ),
         )
     except ValueError as error:
         preview.error(str(error))
@@ -281,10 +293,15 @@ def rule_preview(preview, data, rule, max_pairs):
                 title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-    columns = dict.fromkeys([rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())])
-    table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
+    # the rule's columns first, then every other context column (notes included)
+    own = [rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())]
+    columns = dict.fromkeys([*own, *data.row_names.columns])
+    pairs, _ = preview_rows(shown, checks, rule.margin, rule.weight)
+    target = data.dataset.metadata["target"]
+    table = data.row_names.preferences_table(pairs, data.frame, list(columns), known=(target, labels))
     config = app_state.compact(table)  # below both columns, short headers: every column fits
     st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch", column_config=config)
+    st.caption(checked_line(pairs, labels, checks))
     return made
 
 

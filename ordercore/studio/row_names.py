@@ -107,17 +107,23 @@ class RowNames:
             return _number(0.0, self.decimals[column])
         return "+" + text if difference > 0 else text
 
-    def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=()) -> pd.DataFrame:
+    def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=(), known=None) -> pd.DataFrame:
         """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by id, the id
         column in the headers ('higher (home_id)'; 'row K' without one; the constant 0 of a unary
         preference as '0'), with its weight; and each of ``frame``'s ``columns``
-        (a rule's) on both sides, written as ``value`` writes them."""
+        (a rule's) on both sides, written as ``value`` writes them.  ``known``: (target, labels (n,) NaN
+        off the labeled rows) to show both rows' targets where both are labeled (never a held-out one)."""
 
         def side(rows):  # the id alone, its column named in the header (repeated per cell it filled the width)
             return [("0" if row < 0 else self.labels[row] if self.identifier else f"row {row}") for row in rows]
 
         named = f" ({self.identifier})" if self.identifier else ""
         table = {f"higher{named}": side(preferences.i), f"lower{named}": side(preferences.j)}
+        if known is not None:
+            target, labels = known
+            both = np.isfinite(labels[preferences.i]) & np.isfinite(labels[preferences.j]) & (preferences.j >= 0)
+            for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
+                table[f"{target} ({label})"] = [f"{labels[r]:,g}" if b else "" for r, b in zip(rows, both, strict=True)]
         for column in columns:
             for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
                 table[f"{column} ({label})"] = [

@@ -8,10 +8,17 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.counts import whole_number
+from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
 
 PREVIEW_PAIRS = 300
 """Pairs the preview draws on its map."""
+
+PREVIEW_ROWS = 50
+"""Pairs the preview table lists."""
+
+PREVIEW_CHECKS = 10
+"""The most of them that are pairs of labeled rows (their targets shown: they check the rule)."""
 
 
 def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, random_state=0) -> PreferenceSet:
@@ -21,6 +28,37 @@ def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, rando
     count = whole_number(count, "the number of pairs to preview")
     rng = np.random.default_rng(random_state)
     return preferences[rng.permutation(len(preferences))[:count]]
+
+
+def preview_rows(
+    sample: PreferenceSet, checks: SourceCheck, margin: float, weight: float, random_state=0
+) -> tuple[PreferenceSet, int]:
+    """(pairs, k): what the preview table lists, ``PREVIEW_ROWS`` pairs in all: first up to
+    ``PREVIEW_CHECKS`` of the rule's pairs of labeled rows (``checks``: ``labeled_check``; they check it
+    and are never among its preferences, which pair at most one labeled row), drawn at random, with the
+    rule's ``margin`` and ``weight``; then its ``sample``'s pairs; k of them are checks."""
+    order = np.random.default_rng(random_state).permutation(checks.winner.size)[:PREVIEW_CHECKS]
+    checked = PreferenceSet(checks.winner[order], checks.loser[order], margin, weight)
+    pairs = PreferenceSet.concatenate([checked, sample[: PREVIEW_ROWS - len(checked)]])
+    return pairs, len(checked)
+
+
+def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck) -> str:
+    """'Of the 50 pairs previewed, 10 have both targets known …: the rule orders 8 of them rightly': the
+    previewed ``pairs`` whose rows both have a label (``labels`` (n,), NaN off the labeled rows: never a
+    held-out target), right when the higher row's label is strictly higher; then all its ``checks``."""
+    higher, lower = labels[pairs.i], labels[pairs.j]
+    known = np.isfinite(higher) & np.isfinite(lower)
+    if not checks.winner.size:
+        none = "none has both targets known: no two labeled rows meet its conditions"
+        return f"Of the {len(pairs):,} pairs previewed, {none}."
+    right, total = checks.counts()
+    return (
+        f"Of the {len(pairs):,} pairs previewed, {int(known.sum()):,} have both targets known (pairs of labeled rows: "
+        f"they check the rule and are not among its preferences): the rule orders "
+        f"{int((higher[known] > lower[known]).sum()):,} of them rightly (a tie counts as wrong); of all its "
+        f"{total:,} pairs of labeled rows, {right:,}."
+    )
 
 
 def direction_reason(column: str, target: str, rho: float, rows: int) -> str:
