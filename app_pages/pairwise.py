@@ -248,7 +248,8 @@ def choice_widgets() -> None:
         format_func=CANDIDATES.get,
         key="pair_candidates",
         horizontal=True,
-        help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
+        help="Similar rows: a row and one of its ten nearest neighbours of the same category (on the numeric "
+        "features, each scaled by its spread), so that 'all else roughly equal' holds.",
     )
     app_state.keep_choice("pair_strategy", "next_pair")
     app_state.keep_choice("pair_candidates", "candidates")

@@ -143,3 +143,31 @@ def test_a_new_or_switched_to_session_starts_from_the_default_choices(ready):
     assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
     assert at.selectbox(key="pair_source").value == "active"
     assert (at.radio(key="pair_strategy").value, at.radio(key="pair_candidates").value) == ("random", "any")
+
+
+def test_similar_rows_are_neighbours_of_the_same_category_on_standardised_numbers(ready):
+    """A new user's 'Similar rows' on bikes paired a City bike with a Gravel one, 3 years and 2,734 km
+    apart.  Now every pair held ahead is two bikes of one category, the second among the ten nearest of
+    the first within that category in the pool on the numeric features each standardised by hand (mean
+    0, sd 1 over the table), by brute force."""
+    from tests.studio_app import bikes_table, upload
+
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "bikes.csv", bikes_table().to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at = at.switch_page("app_pages/pairwise.py").run()
+    engine(at).wait()
+    at.run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    assert not at.exception
+    data = engine(at).data()
+    frame, pool = data.frame, np.asarray(data.pool)
+    numeric = ["frame_cm", "weight_kg", "age_years", "odometer_km", "gears"]
+    assert set(data.dataset.metadata["features"]) == {"category", *numeric}
+    X = ((frame[numeric] - frame[numeric].mean()) / frame[numeric].std(ddof=0)).to_numpy()
+    upcoming = at.session_state["screen"].pairs.upcoming[1:]
+    assert len(upcoming) == 23
+    for a, b in upcoming:
+        assert frame.at[a, "category"] == frame.at[b, "category"], (a, b)
+        same = pool[(frame["category"].to_numpy()[pool] == frame.at[a, "category"])]
+        assert among_nearest(X, same, a, b) or among_nearest(X, same, b, a), (a, b)
