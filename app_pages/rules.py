@@ -216,6 +216,39 @@ def export_and_import(engine) -> None:
                 (st.info if message.startswith("Nothing") else st.success)(message)
 
 
+RULES_COLUMNS = {
+    # column: (label, width in px): at 1400 px the weight column was cut off (the rule's name is cut at
+    # 230 px rather than the columns after it)
+    "rule": ("rule", 230),
+    "pairs": ("pairs", 65),
+    "coverage": ("coverage", 70),
+    "accuracy (95 % interval)": ("accuracy", 120),
+    "labeled pairs": ("labeled", 60),
+    "audit answers": ("audits", 55),
+    "right where SVR disagrees": ("right vs SVR", 90),
+    "weight": ("weight", 55),
+}
+OVERLAPS_COLUMNS = {
+    # and the overlaps table cut 'right on labeled pairs'
+    "rule": ("rule", 230),
+    "rows in its pairs": ("rows", 55),
+    "shared with other rules": ("shared: rules", 95),
+    "reversed by other rules": ("reversed: rules", 110),
+    "shared with answers": ("shared: answers", 115),
+    "reversed by answers": ("reversed: answers", 125),
+    "right on labeled pairs": ("right on labeled pairs", 165),
+}
+
+
+def fitted(table, columns: dict, **extra) -> dict:
+    """``column_config`` for a table of the session's rules: each of ``columns`` under its short label (its
+    long name as help) and width, so that every column fits beside the sidebar in a 1400 px window."""
+    config = app_state.compact(table, **extra)
+    for column, (label, width) in columns.items():
+        config[column] = {**config.get(column, {}), "label": label, "help": column, "width": width}
+    return config
+
+
 def trust_table(trust):
     """``rule_trust``'s table as the page shows it: accuracy with its interval as one text."""
 
@@ -230,7 +263,7 @@ def trust_table(trust):
             "pairs": trust["pairs"].map("{:,}".format),
             "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
             "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
-            "accuracy from": trust["accuracy_source"],
+            "accuracy from": trust["accuracy_source"].str.replace(" to find out", ""),  # short: it fits
             "labeled pairs": trust["labeled_pairs"],
             "audit answers": trust["audit_answers"],
             "right where SVR disagrees": [
@@ -322,7 +355,7 @@ def stored_rules_section(engine, data) -> None:
     problems, and a button to remove each."""
     trust, quality, report = engine.rule_tables(data)
     table = trust_table(trust)
-    config = app_state.compact(table, **app_state.WEIGHT)
+    config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
     st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
@@ -341,7 +374,7 @@ def stored_rules_section(engine, data) -> None:
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(
-            table, key="rule_quality", hide_index=True, width="stretch", column_config=app_state.compact(table)
+            table, key="rule_quality", hide_index=True, width="stretch", column_config=fitted(table, OVERLAPS_COLUMNS)
         )
         st.caption(
             "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "

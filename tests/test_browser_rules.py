@@ -102,3 +102,43 @@ def test_the_export_buttons_pressed_one_after_another_each_give_their_file(tmp_p
         "homes_q4_ann-rules.json",
         "homes_q4_ann-grades.csv",
     ]
+
+
+OVERFLOW = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).map((table) => {
+  const scroller = table.querySelector(".dvn-scroller");
+  return [scroller.scrollWidth, scroller.clientWidth];
+})"""
+"""Each table's full width and the width it shows (a table wider than its box scrolls: columns cut)."""
+
+
+def test_the_rules_and_overlaps_tables_fit_a_1400_px_window(tmp_path):
+    """At 1400 px a new user's rules table cut its weight column and the overlaps table cut 'right on
+    labeled pairs': with three rules (one named at length, one no labeled pair meets), both tables show
+    every column whole, no horizontal scroll."""
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("rules")
+    frame, _, _ = load_source("sample")
+    labeled = frame.index.isin(session.settings["labeled"])
+    for name, miles, column, direction in (
+        ("more bedrooms sells higher for sure", 2.0, "bedrooms", "higher"),
+        ("younger sells higher", 1.0, "age", "lower"),
+        ("a tiny rule", 0.01, "income", "higher"),
+    ):
+        rule = Rule(name, [Near("latitude", "longitude", miles)], Ordering(column, direction))
+        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
+    store.engine.dispose()
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Overlaps, conflicts").click()
+        page.get_by_text("Shared: the rule's pairs").wait_for()
+        settle(page)
+        page.wait_for_timeout(1000)
+        widths = page.evaluate(OVERFLOW)[1:]  # the preview above them scrolls: it shows every column
+        if any(full > shown for full, shown in widths):
+            page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
+    assert len(widths) == 2 and all(full <= shown for full, shown in widths), widths

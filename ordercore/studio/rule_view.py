@@ -83,16 +83,16 @@ def preview_caption(shown: int, total: int) -> str:
 
 QUALITY_WORDS = {
     "rule": "rule",
-    "pairs_kept": "preferences",
     "points_covered": "rows in its pairs",
     "overlaps_rules": "shared with other rules",
     "conflicts_rules": "reversed by other rules",
     "overlaps_clicks": "shared with answers",
     "conflicts_clicks": "reversed by answers",
-    "labeled_pairs": "labeled pairs",
 }
 """``knowledge.quality.rule_quality``'s columns the page shows, in words (pairs_matched, before a cap,
-is not stored, and violated_by_model needs a model's predictions the page does not pass)."""
+is not stored, and violated_by_model needs a model's predictions the page does not pass; the rules'
+table above has their preferences, and 'right on labeled pairs' says how many labeled pairs: the
+table fits beside the sidebar)."""
 
 
 def quality_words(quality: pd.DataFrame) -> pd.DataFrame:
