@@ -23,9 +23,12 @@ def create_session() -> None:
     st.session_state.session_error = st.session_state.session_note = None
     st.session_state.session_name = st.session_state.session_picker = name
     st.session_state.new_session_name = ""
+    app_state.forget_choices()  # the new session starts from the default choices
 
 
 def pick_session() -> None:
+    if st.session_state.session_picker != st.session_state.get("session_name"):
+        app_state.forget_choices()  # the session switched to starts from the default choices
     st.session_state.session_name = st.session_state.session_picker
     st.session_state.session_error = st.session_state.session_note = None
 

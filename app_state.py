@@ -183,7 +183,19 @@ def keep_choice(key: str, param: str) -> None:
     """After the widget ``key`` is drawn: keep its value for this tab and in the URL as ``param``."""
     if st.session_state.get(key) is not None:
         st.session_state.setdefault("url_choices", {})[param] = str(st.session_state[key])
+        st.session_state.setdefault("choice_widgets", {})[param] = key
         choices_in_url()
+
+
+def forget_choices() -> None:
+    """A new or switched-to session starts from the defaults: the kept choices go from the tab, its
+    widgets and its URL (one session's rule id named another's rule)."""
+    for key in st.session_state.pop("choice_widgets", {}).values():
+        st.session_state.pop(key, None)
+    st.session_state.url_choices = {}
+    for name in URL_CHOICES:
+        if name in st.query_params:
+            del st.query_params[name]
 
 
 @dataclass

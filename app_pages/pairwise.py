@@ -5,10 +5,12 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import to_digits_of
+from ordercore.studio.row_names import session_numbers
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.verdicts import ClickStanding
@@ -45,14 +47,16 @@ def take_sent(engine) -> list[str]:
         engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
     def undo():  # the undone pair is shown again, first, its sides as answered: the expert answers it anew
-        answers = engine.answers().set_index("id")
+        answers = engine.answers()
+        numbers, answers = session_numbers(answers), answers.set_index("id")
         undone = engine.undo_answer(annotator)
         if undone is None or undone not in answers.index:  # (given meanwhile in another tab: not read above)
-            screen.notice = f"Undid your answer #{undone}." if undone else "You have no answer in this session to undo."
+            screen.notice = "Undid your last answer." if undone else "You have no answer in this session to undo."
             return None
         given, names = answers.loc[undone], engine.data().row_names
         pair = f"A {names.name(given['row_a'])}, B {names.name(given['row_b'])}"
-        screen.notice = f"Undid your answer #{undone} ({pair}: {CHOICE_LABELS[given['choice']]}); it is shown again."
+        said = f"#{numbers[undone]} ({pair}: {CHOICE_LABELS[given['choice']]})"
+        screen.notice = f"Undid your answer {said}; it is shown again."
         swapped = None if pd.isna(given["swapped"]) else bool(given["swapped"])
         return (int(given["row_a"]), int(given["row_b"])), swapped
 
@@ -60,8 +64,6 @@ def take_sent(engine) -> list[str]:
     screen.error = error or screen.error
     return read
 
-
-CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
 
 AHEAD = 24
 # How many pairs the browser holds ahead of the one on screen: keys typed faster than the server answers
@@ -194,10 +196,11 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     answers = engine.answers()
     if len(answers):
         names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
-        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued)
+        numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
+        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers)
         st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
         if named:
-            history_section(engine, data, answers)
+            history_section(engine, data, answers, numbers)
 
 
 @st.fragment(run_every=1.0)
@@ -247,7 +250,8 @@ def choice_widgets() -> None:
         format_func=CANDIDATES.get,
         key="pair_candidates",
         horizontal=True,
-        help="Similar rows: a row and one of its ten nearest neighbours, so that 'all else roughly equal' holds.",
+        help="Similar rows: a row and one of its ten nearest neighbours of the same category (on the numeric "
+        "features, each scaled by its spread), so that 'all else roughly equal' holds.",
     )
     app_state.keep_choice("pair_strategy", "next_pair")
     app_state.keep_choice("pair_candidates", "candidates")
@@ -354,45 +358,6 @@ def answer_count(engine) -> None:
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
     st.metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
-
-
-def change_answer(engine, screen, annotator: str, answer_id: int, choice: str | None) -> None:
-    """Change one of this annotator's answers to ``choice``, or remove it (None)."""
-    try:
-        if choice is None:
-            engine.remove_answer(annotator, answer_id)
-        else:
-            engine.edit_answer(annotator, answer_id, choice)
-    except (ValueError, KeyError) as error:
-        screen.error = str(error).strip("'\"")
-        return
-    screen.notice = f"Answer #{answer_id} " + ("removed." if choice is None else f"is now '{CHOICE_LABELS[choice]}'.")
-
-
-def history_section(engine, data, answers) -> None:
-    """This annotator's answers, newest first: any of them can be changed or removed."""
-    own = answers[answers["annotator"] == app_state.annotator()].iloc[::-1]
-    with st.expander(f"My answers ({len(own)}): change or remove one"):
-        if own.empty:
-            st.caption("You have not answered yet in this session.")
-            return
-        labels = {
-            int(row.id): f"#{row.id}: A {data.row_names.name(row.row_a)}, B {data.row_names.name(row.row_b)}: "
-            f"{CHOICE_LABELS[row.choice]}"
-            for row in own.itertuples()
-        }
-        if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
-            st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
-        chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
-        who = (engine, app_state.screen(), app_state.annotator())
-        columns = st.columns(len(CHOICE_LABELS) + 1)
-        for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
-            cell.button(
-                label, key=f"history_{choice}", on_click=change_answer, args=(*who, chosen, choice), width="stretch"
-            )
-        columns[-1].button(
-            "Remove", key="history_remove", on_click=change_answer, args=(*who, chosen, None), width="stretch"
-        )
 
 
 def set_weighing(engine) -> None:

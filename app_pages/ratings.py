@@ -10,7 +10,7 @@ import app_state
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.gp.family import MAX_GRADES as GP_MAX_GRADES
 from ordercore.studio.figures import confusion_figure
-from ordercore.studio.numbers import significant
+from ordercore.studio.numbers import shown_decimals
 from ordercore.studio.ratings import (
     CV_EVERY_GRADE_UP_TO,
     CV_STEP,
@@ -18,6 +18,7 @@ from ordercore.studio.ratings import (
     least_sure,
     rating_models,
 )
+from ordercore.studio.session_files import export_file_name
 from ordercore.studio.store import MAX_RATING_SCALE
 
 # How many of the least sure items the page lists (a comment: Streamlit's magic would show a string here).
@@ -77,7 +78,8 @@ ROWS = "rows"
 
 def options_section(engine, data, options: dict, n_grades: int) -> None:
     """The scale (fixed once grades are held) and what is graded: the table's rows or a text column."""
-    texts = [str(c) for c in data.frame.columns if not pd.api.types.is_numeric_dtype(data.frame[c])]
+    frame, named = data.frame, data.row_names.identifier  # the id names the items: never a text to grade
+    texts = [str(c) for c in frame.columns if c != named and not pd.api.types.is_numeric_dtype(frame[c])]
     with st.expander("Scale and items", expanded=n_grades == 0):
         cells = st.columns(2)
         cells[0].number_input(
@@ -165,6 +167,14 @@ def model_view(engine, data, options: dict, model_name: str) -> None:
     model_section(engine, fit, grades, options["scale"], data, options["text"], own_rows)
 
 
+def one_precision(distances: np.ndarray) -> list[str]:
+    """The distances (least first) to one precision: the decimals that show the smallest positive one to
+    two significant digits (0.0030, 0.0035, 0.0190; it read 0.003, 0.0035, 0.019)."""
+    positive = distances[np.isfinite(distances) & (distances > 0)]
+    decimals = shown_decimals(float(positive.min()), 2) if positive.size else 2
+    return [f"{d:,.{decimals}f}" if np.isfinite(d) else "—" for d in distances]
+
+
 def next_items(fit: dict, graded: np.ndarray, n: int) -> list[tuple[tuple[int], None]]:
     """The ``AHEAD`` items to grade next, each (item,): those the model is least sure of among those this
     annotator has not graded; random ones of them while there is no model."""
@@ -227,7 +237,7 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
         {
             "item": [item_name(data, text, row) for row in shown],
             "predicted grade": fit["predicted"][shown],
-            "distance to another grade": [significant(v, 2) for v in fit["sureness"][shown]],
+            "distance to another grade": one_precision(fit["sureness"][shown]),
         }
     )
     st.subheader("Least sure: next to grade")
@@ -272,7 +282,7 @@ def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, 
     st.download_button(
         "Export grades (CSV)",
         partial(engine.export, "grades"),
-        file_name=f"{engine.info().name}_grades.csv",
+        file_name=export_file_name(engine.info().name, "grades", "csv"),
         key="rating_export",
         help="Import it into another session on the same data under Rules › Export and import.",
         on_click="ignore",  # a click's rerun would renew the file behind the button while it downloads

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from ordercore.knowledge.quality import labeled_check
 from ordercore.knowledge.rules import (
     CONDITIONS,
     Condition,
@@ -18,6 +19,7 @@ from ordercore.knowledge.rules import (
     default_ordering,
     generate,
     offered_conditions,
+    rank_correlation,
     rule_columns,
     rule_name,
     suggested_conditions,
@@ -25,7 +27,16 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted
-from ordercore.studio.rule_view import preview_caption, preview_sample, quality_words, removal_warning
+from ordercore.studio.rule_view import (
+    checked_line,
+    direction_reason,
+    preview_caption,
+    preview_rows,
+    preview_sample,
+    quality_words,
+    removal_warning,
+)
+from ordercore.studio.session_files import export_file_name
 from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
@@ -100,7 +111,7 @@ def build_rule(data, taken=()):
     frame, target = data.frame, data.dataset.metadata["target"]
     exclude = [target, identifier_column(frame, [target])]  # the id names rows: no rule measures it
     numeric = rule_columns(frame, "numeric", exclude)
-    ordering_default = default_ordering(frame, exclude, taken)
+    ordering_default = default_ordering(frame, exclude, taken, data.y_train())
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
     suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS)
@@ -121,10 +132,9 @@ def build_rule(data, taken=()):
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[1].selectbox("value of", numeric, index=index, key="rule_ordering")
         min_difference = cells[2].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
-        if suggested == "lower":
-            st.caption(
-                f"Lower to start with: over the labeled rows, the higher the {ordering}, the lower the {target}."
-            )
+        if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
+            reason = direction_reason(ordering, target, *rank_correlation(frame[ordering], data.y_train()))
+            st.caption(app_state.plain(reason))
         st.markdown("**has the higher target** (margin d, weight w)")
         cells = st.columns(2)
         margin = cells[0].number_input("margin d", value=0.0, key="rule_margin")
@@ -170,15 +180,22 @@ def export_and_import(engine) -> None:
     with st.expander("Export and import"):
         cells = st.columns(5)
         # Callables: the files are made when a button is pressed, not on every rerun.
-        exports = [
-            ("Preferences (CSV)", partial(engine.export, "preferences", "csv"), "preferences.csv", "export_csv"),
-            ("Preferences (JSON)", partial(engine.export, "preferences", "json"), "preferences.json", "export_json"),
-            ("Answers (CSV)", partial(engine.export, "answers"), "answers.csv", "export_answers"),
-            ("Rules (JSON)", partial(engine.export, "rules"), "rules.json", "export_rules"),
-            ("Grades (CSV)", partial(engine.export, "grades"), "grades.csv", "export_grades"),
+        exports = [  # label, kind, format, key
+            ("Preferences (CSV)", "preferences", "csv", "export_csv"),
+            ("Preferences (JSON)", "preferences", "json", "export_json"),
+            ("Answers (CSV)", "answers", "csv", "export_answers"),
+            ("Rules (JSON)", "rules", "json", "export_rules"),
+            ("Grades (CSV)", "grades", "csv", "export_grades"),
         ]
-        for cell, (label, make, name, key) in zip(cells, exports, strict=True):  # no rerun on a click: a rerun
-            cell.download_button(label, make, name, key=key, on_click="ignore")  # renews the others' deferred files
+        session = engine.info().name
+        for cell, (label, kind, format, key) in zip(cells, exports, strict=True):
+            cell.download_button(  # no rerun on a click: a rerun renews the others' deferred files
+                label,
+                partial(engine.export, kind, format),
+                export_file_name(session, kind, format),
+                key=key,
+                on_click="ignore",
+            )
         st.caption(
             "Exports keep who made each preference, answer or grade and where it came from (rule, click, import). To "
             "move a session's work to another session on the same data, import its rules, its answers and its "
@@ -199,6 +216,39 @@ def export_and_import(engine) -> None:
                 (st.info if message.startswith("Nothing") else st.success)(message)
 
 
+RULES_COLUMNS = {
+    # column: (label, width in px): at 1400 px the weight column was cut off (the rule's name is cut at
+    # 230 px rather than the columns after it)
+    "rule": ("rule", 230),
+    "pairs": ("pairs", 65),
+    "coverage": ("coverage", 70),
+    "accuracy (95 % interval)": ("accuracy", 120),
+    "labeled pairs": ("labeled", 60),
+    "audit answers": ("audits", 55),
+    "right where SVR disagrees": ("right vs SVR", 90),
+    "weight": ("weight", 55),
+}
+OVERLAPS_COLUMNS = {
+    # and the overlaps table cut 'right on labeled pairs'
+    "rule": ("rule", 230),
+    "rows in its pairs": ("rows", 55),
+    "shared with other rules": ("shared: rules", 95),
+    "reversed by other rules": ("reversed: rules", 110),
+    "shared with answers": ("shared: answers", 115),
+    "reversed by answers": ("reversed: answers", 125),
+    "right on labeled pairs": ("right on labeled pairs", 165),
+}
+
+
+def fitted(table, columns: dict, **extra) -> dict:
+    """``column_config`` for a table of the session's rules: each of ``columns`` under its short label (its
+    long name as help) and width, so that every column fits beside the sidebar in a 1400 px window."""
+    config = app_state.compact(table, **extra)
+    for column, (label, width) in columns.items():
+        config[column] = {**config.get(column, {}), "label": label, "help": column, "width": width}
+    return config
+
+
 def trust_table(trust):
     """``rule_trust``'s table as the page shows it: accuracy with its interval as one text."""
 
@@ -213,7 +263,7 @@ def trust_table(trust):
             "pairs": trust["pairs"].map("{:,}".format),
             "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
             "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
-            "accuracy from": trust["accuracy_source"],
+            "accuracy from": trust["accuracy_source"].str.replace(" to find out", ""),  # short: it fits
             "labeled pairs": trust["labeled_pairs"],
             "audit answers": trust["audit_answers"],
             "right where SVR disagrees": [
@@ -250,13 +300,16 @@ def main() -> None:
 def rule_preview(preview, data, rule, max_pairs):
     """The pairs ``rule`` makes (``RulePreferences``; once per rule and cap), on a map in the ``preview``
     column and in a table of the page's width below; None (and why) when it cannot make them."""
-    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled, labels = np.zeros(len(data.frame), dtype=bool), data.y_train()  # never a held-out target
     labeled[data.labeled] = True
     try:
-        made = app_state.memo(
+        made, checks = app_state.memo(
             "rule_preview",
             (id(data), rule.to_json(), max_pairs),
-            lambda: generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
+            lambda: (
+                generate(rule, data.frame, labeled, max_pairs=max_pairs, random_state=0),
+                labeled_check(rule, data.frame, labels),
+            ),
         )
     except ValueError as error:
         preview.error(str(error))
@@ -273,10 +326,15 @@ def rule_preview(preview, data, rule, max_pairs):
                 title=preview_caption(len(shown), len(made.preferences)),
             )
             st.plotly_chart(figure, key="rule_map")
-    columns = dict.fromkeys([rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())])
-    table = data.row_names.preferences_table(shown[:50], data.frame, list(columns))
+    # the rule's columns first, then every other context column (notes included)
+    own = [rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())]
+    columns = dict.fromkeys([*own, *data.row_names.columns])
+    pairs, _ = preview_rows(shown, checks, rule.margin, rule.weight)
+    target = data.dataset.metadata["target"]
+    table = data.row_names.preferences_table(pairs, data.frame, list(columns), known=(target, labels))
     config = app_state.compact(table)  # below both columns, short headers: every column fits
     st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch", column_config=config)
+    st.caption(checked_line(pairs, labels, checks))
     return made
 
 
@@ -297,7 +355,7 @@ def stored_rules_section(engine, data) -> None:
     problems, and a button to remove each."""
     trust, quality, report = engine.rule_tables(data)
     table = trust_table(trust)
-    config = app_state.compact(table, **app_state.WEIGHT)
+    config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
     st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
@@ -316,7 +374,7 @@ def stored_rules_section(engine, data) -> None:
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(
-            table, key="rule_quality", hide_index=True, width="stretch", column_config=app_state.compact(table)
+            table, key="rule_quality", hide_index=True, width="stretch", column_config=fitted(table, OVERLAPS_COLUMNS)
         )
         st.caption(
             "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "

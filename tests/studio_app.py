@@ -101,3 +101,38 @@ def upload(at, name: str, content: bytes):
     next(widget for widget in at.radio if widget.label == "Data set").set_value("upload").run()
     at.file_uploader(key="data_upload").set_value((name, content, "text/csv")).run()
     return at
+
+
+def bikes_table(seed: int = 77):
+    """A new user's used bicycles (their report nu7): 240 rows, an id ``bike_id`` (BK1000 …), a note
+    per row, a ``category`` (Road … Kids), five numeric columns and ``asking_price``, known for 50
+    rows (blank for the others), made by a formula: the category sets the base price; a younger,
+    lower-mileage bike with more gears and less weight is worth more."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n = 240
+    category = rng.choice(["Road", "Gravel", "Mountain", "City", "Kids"], n, p=[0.25, 0.2, 0.25, 0.2, 0.1])
+    weight = np.round(rng.normal(11, 2.5, n).clip(6.5, 18), 2)
+    age, km = rng.integers(0, 15, n), np.round(rng.gamma(2, 3000, n), 0)
+    gears = rng.choice([1, 3, 7, 11, 18, 21, 22, 24], n)
+    base = pd.Series(category).map({"Road": 900, "Gravel": 800, "Mountain": 750, "City": 350, "Kids": 150})
+    price = base.to_numpy() * 0.9**age * (1 - km / 60000).clip(0.3, 1) * (1 + gears / 60) * (1.4 - weight / 40)
+    price = np.round((price + rng.normal(0, 30, n)).clip(20), 0)
+    price[rng.permutation(n)[50:]] = np.nan
+    return pd.DataFrame(
+        {
+            "bike_id": [f"BK{k}" for k in rng.choice(np.arange(1000, 9999), n, replace=False)],
+            "listing_note": [
+                f"{c.lower()} bike; {rng.choice(['new chain', 'rust spots', 'one owner'])}." for c in category
+            ],
+            "category": category,
+            "frame_cm": rng.choice([48, 50, 52, 54, 56, 58, 60], n),
+            "weight_kg": weight,
+            "age_years": age,
+            "odometer_km": km,
+            "gears": gears,
+            "asking_price": price,
+        }
+    )

@@ -418,3 +418,35 @@ def test_keys_answer_after_an_option_is_chosen_in_a_drop_down(tmp_path):
         assert ann.evaluate("document.activeElement.getAttribute('role')") == "combobox"
         typed, seen = press_a_and_b(ann, store_path, session_id)
     assert typed == seen
+
+
+def test_my_answers_shows_a_change_at_once_and_asks_before_removing(tmp_path):
+    """Ann changes an answer under *My answers*: the section stays open, says so, and its box names the
+    answer as now stored (a new user's kept the old answer until a reload, the section closed with no
+    word).  Remove asks first; 'Yes, remove it' removes it and says which.  Checked against the store."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        for count, key in enumerate("ba", start=1):
+            ann.keyboard.press(key)
+            wait_for_answers(store_path, session_id, count)
+            settle(ann)
+        ann.get_by_text("My answers (2)").click()
+        ann.get_by_role("button", name="about equal", exact=True).click()
+        while stored_answers(store_path, session_id)["choice"].iloc[-1] != "equal":
+            time.sleep(0.2)
+        settle(ann)
+        section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
+        section.get_by_text("Answer #2 is now 'about equal'.").wait_for(timeout=10_000)
+        shown = section.get_by_role("combobox", name="Answer").input_value()
+        assert shown.startswith("#2: ") and shown.endswith(": about equal"), shown
+        section.get_by_role("button", name="Remove…").click()
+        section.get_by_text("Remove your answer #2").wait_for(timeout=10_000)
+        assert len(stored_answers(store_path, session_id)) == 2
+        section.get_by_role("button", name="Yes, remove it").click()
+        wait_for_answers(store_path, session_id, 1)
+        settle(ann)
+        ann.locator('[data-testid="stExpander"]', has_text="My answers (1)").get_by_text(
+            "Removed your answer #2"
+        ).wait_for(timeout=10_000)

@@ -22,11 +22,11 @@ MEASURE = """
 """
 
 
-def session_on(store_path, source: str) -> None:
+def session_on(store_path, source: str, name: str = "rules") -> None:
     frame, target, features = load_source(source)
     settings, _ = data_settings(frame, source, target, features, {"n_labeled": 60, "test_fraction": 0.2})
     store = Store(f"sqlite:///{store_path}")
-    store.create_session("rules", settings=settings)
+    store.create_session(name, settings=settings)
     store.engine.dispose()
 
 
@@ -69,9 +69,10 @@ def test_every_option_of_the_rule_forms_dropdowns_fits_its_box(tmp_path, source)
 def test_the_export_buttons_pressed_one_after_another_each_give_their_file(tmp_path):
     """A new user pressed Answers (CSV), then at once Grades (CSV): the second gave nothing (the first
     click's rerun had renewed the file behind it).  Five buttons pressed 100 ms apart: five files, each
-    the export it names, read by its header."""
+    the export it names, read by its header, and named after the session (each was answers.csv, rules.json
+    …: two sessions' exports overwrote each other)."""
     store_path = tmp_path / "studio.sqlite"
-    session_on(store_path, "sample")
+    session_on(store_path, "sample", "homes q4/ann")
     headers = {
         "Preferences (CSV)": "home_id_i,i,home_id_j,j",
         "Preferences (JSON)": "[]",
@@ -81,15 +82,63 @@ def test_the_export_buttons_pressed_one_after_another_each_give_their_file(tmp_p
     }
     with running_studio(store_path) as studio:
         page = open_page(studio.browser, 120_000)
-        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.goto(f"{studio.url}/rules?session=homes%20q4%2Fann&annotator=ann")
         page.get_by_text("Export and import").click()
         page.get_by_role("button", name="Grades (CSV)").wait_for()
         settle(page)
-        got = {}
+        got, named = {}, {}
         for label in headers:
             with page.expect_download(timeout=30_000) as download:
                 page.get_by_role("button", name=label).click()
             got[label] = Path(download.value.path()).read_text()
+            named[label] = download.value.suggested_filename
             page.wait_for_timeout(100)
     for label, header in headers.items():
         assert got[label].startswith(header), (label, got[label][:80])
+    assert list(named.values()) == [
+        "homes_q4_ann-preferences.csv",
+        "homes_q4_ann-preferences.json",
+        "homes_q4_ann-answers.csv",
+        "homes_q4_ann-rules.json",
+        "homes_q4_ann-grades.csv",
+    ]
+
+
+OVERFLOW = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"]')).map((table) => {
+  const scroller = table.querySelector(".dvn-scroller");
+  return [scroller.scrollWidth, scroller.clientWidth];
+})"""
+"""Each table's full width and the width it shows (a table wider than its box scrolls: columns cut)."""
+
+
+def test_the_rules_and_overlaps_tables_fit_a_1400_px_window(tmp_path):
+    """At 1400 px a new user's rules table cut its weight column and the overlaps table cut 'right on
+    labeled pairs': with three rules (one named at length, one no labeled pair meets), both tables show
+    every column whole, no horizontal scroll."""
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("rules")
+    frame, _, _ = load_source("sample")
+    labeled = frame.index.isin(session.settings["labeled"])
+    for name, miles, column, direction in (
+        ("more bedrooms sells higher for sure", 2.0, "bedrooms", "higher"),
+        ("younger sells higher", 1.0, "age", "lower"),
+        ("a tiny rule", 0.01, "income", "higher"),
+    ):
+        rule = Rule(name, [Near("latitude", "longitude", miles)], Ordering(column, direction))
+        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
+    store.engine.dispose()
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Overlaps, conflicts").click()
+        page.get_by_text("Shared: the rule's pairs").wait_for()
+        settle(page)
+        page.wait_for_timeout(1000)
+        widths = page.evaluate(OVERFLOW)[1:]  # the preview above them scrolls: it shows every column
+        if any(full > shown for full, shown in widths):
+            page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
+    assert len(widths) == 2 and all(full <= shown for full, shown in widths), widths

@@ -72,6 +72,8 @@ def test_undo_removes_only_the_annotators_own_answer(ready, store_path):
 
 
 def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_path):
+    """A change is said inside *My answers*, which stays open and names the answer as now stored; Remove
+    asks first (as a rule's does), Cancel keeps the answer, 'Yes, remove it' removes it and says which."""
     at = ready.switch_page("app_pages/pairwise.py").run()
     first = at.session_state["screen"].pair
     press(at, "a")
@@ -82,21 +84,50 @@ def test_an_annotator_changes_and_removes_their_own_past_answers(ready, store_pa
     at.run()
     ids = store.answers(session_id)["id"].tolist()
     options = at.selectbox(key="history_answer").options  # only ann's two answers, newest first
-    assert [option.split(":")[0] for option in options] == [f"#{ids[1]}", f"#{ids[0]}"]
+    assert [option.split(":")[0] for option in options] == ["#2", "#1"]
     at.selectbox(key="history_answer").set_value(ids[0]).run()
     at.button(key="history_equal").click().run()
     answers = store.answers(session_id)
     assert answers["choice"].tolist() == ["equal", "b", "a"] and not at.exception
-    assert [box.value for box in at.success] == [f"Answer #{ids[0]} is now 'about equal'."]
-    edited = next(o for o in at.selectbox(key="history_answer").options if o.startswith(f"#{ids[0]}:"))
+    expander = next(e for e in at.expander if e.label.startswith("My answers"))
+    assert [box.value for box in expander.success] == ["Answer #1 is now 'about equal'."]
+    assert at.selectbox(key="history_answer").value == ids[0]
+    edited = next(o for o in at.selectbox(key="history_answer").options if o.startswith("#1:"))
     assert edited.endswith(": about equal"), edited  # the list names the answer as now stored
     made, provenance = store.preferences(session_id)
     mine = made[(provenance["answer_id"] == ids[0]).to_numpy()]
     assert sorted(zip(mine.i.tolist(), mine.j.tolist(), strict=True)) == sorted([first, first[::-1]])
     at.selectbox(key="history_answer").set_value(ids[1]).run()
     at.button(key="history_remove").click().run()
+    assert store.answers(session_id)["id"].tolist() == ids  # asked first, nothing removed yet
+    warning = next(e for e in at.expander if e.label.startswith("My answers")).warning[0].value
+    assert warning.startswith("Remove your answer #2: A home_id") and "B higher?" in warning
+    at.button(key="history_remove_cancel").click().run()
+    assert store.answers(session_id)["id"].tolist() == ids and not at.warning
+    at.button(key="history_remove").click().run()
+    at.button(key="history_remove_confirm").click().run()
     assert store.answers(session_id)["id"].tolist() == [ids[0], ids[2]]
-    assert [box.value for box in at.success] == [f"Answer #{ids[1]} removed."]
+    said = next(e for e in at.expander if e.label.startswith("My answers (1)")).success[0].value
+    assert said.startswith("Removed your answer #2: A home_id") and not at.exception
+
+
+def test_answers_are_numbered_per_session_wherever_shown(ready, store_path):
+    """Answers read #1, #2 … in the order given in their session, in the recent answers, My answers and
+    the undo notice, though another session's answers came first (a new user's read #67, then #135)."""
+    store = Store(f"sqlite:///{store_path}")
+    other = store.create_session("s0", settings=store.session("s1").settings).id
+    for _ in range(3):
+        store.add_answer(other, 0, 1, "a", "bob")
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    for choice in "ab":
+        press(at, choice)
+    session_id = store.session("s1").id
+    assert min(store.answers(session_id)["id"]) > 3  # the store's ids run across sessions
+    table = next(frame.value for frame in at.dataframe if "answer given" in frame.value.columns)
+    assert table["answer"].tolist() == ["#2", "#1"]
+    assert [o.split(":")[0] for o in at.selectbox(key="history_answer").options] == ["#2", "#1"]
+    press(at, "undo")
+    assert at.success[0].value.startswith("Undid your answer #2 (")
 
 
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
@@ -298,6 +329,7 @@ def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(rea
     at.switch_page("app_pages/pairwise.py").run()
     at.selectbox(key="history_answer").set_value(int(store.answers(session_id)["id"].iloc[0])).run()
     at.button(key="history_remove").click().run()
+    at.button(key="history_remove_confirm").click().run()
     engine(at).wait()
     at.run()
     assert not at.exception and not at.error and store.answers(session_id).empty

@@ -121,3 +121,53 @@ def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_def
             assert shown == expected[1:]
         else:
             assert any(caption.value.startswith("Auditing rule") for caption in reloaded.caption)
+
+
+def test_a_new_or_switched_to_session_starts_from_the_default_choices(ready):
+    """After *Create session*, and after switching back by *Resume session*, Pairwise starts from active
+    choice, random and any two rows, and the URL holds none of the old session's choices (a new user's
+    kept pairs_from=<a rule id of the old session>, which could name another session's rule)."""
+    add_default_rule(ready)
+    (rule_id,) = [rule_id for rule_id, _ in engine(ready).rules()]
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    at.selectbox(key="pair_source").set_value("active").run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    at.selectbox(key="pair_source").set_value(rule_id).run()
+    assert at.query_params["pairs_from"] == str(rule_id) and at.query_params["candidates"] == "neighbours"
+    at.text_input(key="new_session_name").input("s2")
+    at.button(key="create_session").click().run()
+    defaults = {"pairs_from": "active", "next_pair": "random", "candidates": "any"}
+    assert not at.exception and at.session_state["session_name"] == "s2"
+    assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
+    at.selectbox(key="session_picker").set_value("s1").run()
+    assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
+    assert at.selectbox(key="pair_source").value == "active"
+    assert (at.radio(key="pair_strategy").value, at.radio(key="pair_candidates").value) == ("random", "any")
+
+
+def test_similar_rows_are_neighbours_of_the_same_category_on_standardised_numbers(ready):
+    """A new user's 'Similar rows' on bikes paired a City bike with a Gravel one, 3 years and 2,734 km
+    apart.  Now every pair held ahead is two bikes of one category, the second among the ten nearest of
+    the first within that category in the pool on the numeric features each standardised by hand (mean
+    0, sd 1 over the table), by brute force."""
+    from tests.studio_app import bikes_table, upload
+
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "bikes.csv", bikes_table().to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at = at.switch_page("app_pages/pairwise.py").run()
+    engine(at).wait()
+    at.run()
+    at.radio(key="pair_candidates").set_value("neighbours").run()
+    assert not at.exception
+    data = engine(at).data()
+    frame, pool = data.frame, np.asarray(data.pool)
+    numeric = ["frame_cm", "weight_kg", "age_years", "odometer_km", "gears"]
+    assert set(data.dataset.metadata["features"]) == {"category", *numeric}
+    X = ((frame[numeric] - frame[numeric].mean()) / frame[numeric].std(ddof=0)).to_numpy()
+    upcoming = at.session_state["screen"].pairs.upcoming[1:]
+    assert len(upcoming) == 23
+    for a, b in upcoming:
+        assert frame.at[a, "category"] == frame.at[b, "category"], (a, b)
+        same = pool[(frame["category"].to_numpy()[pool] == frame.at[a, "category"])]
+        assert among_nearest(X, same, a, b) or among_nearest(X, same, b, a), (a, b)

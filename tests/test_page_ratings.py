@@ -197,3 +197,34 @@ def test_while_the_grades_refit_runs_the_page_does_not_give_the_last_fits_proble
         engine(at).grading.wait()
     assert "Fitting the grades given so far…" in shown and not any(v.startswith("No model yet") for v in shown)
     assert not any(info.value.startswith("No model yet") for info in at.run().info)
+
+
+def test_an_id_column_is_not_offered_as_texts_to_grade(ready):
+    """A new user's bikes: *Items* offered "texts of column 'bike_id'" (TF-IDF of an id).  The id names
+    the items; the note and the category are texts."""
+    from tests.studio_app import bikes_table
+
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "bikes.csv", bikes_table().to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and engine(at).data().row_names.identifier == "bike_id"
+    items = next(box for box in at.selectbox if box.label == "Items").options
+    assert items[0] == "rows of the table (their features)"
+    assert set(items[1:]) == {"texts of column 'listing_note'", "texts of column 'category'"}
+
+
+def test_the_least_sure_distances_read_to_one_precision(ready):
+    """A new user read 0.003, 0.0035, 0.0084, 0.019 in one column: now every distance has the decimals
+    that give the smallest two significant digits (0.0030, 0.0035, 0.0084, 0.0190)."""
+    import math
+
+    at = ready.switch_page("app_pages/ratings.py").run()
+    for value in [1, 5, 2, 4, 3] * 2:
+        grade_shown(at, value)
+    shown = next(frame.value for frame in at.dataframe if "predicted grade" in frame.value.columns)
+    texts = shown["distance to another grade"].tolist()
+    values = [float(text.replace(",", "")) for text in texts]
+    assert values == sorted(values) and values[0] > 0
+    decimals = max(0, 1 - math.floor(math.log10(values[0])))
+    assert [len(text.partition(".")[2]) for text in texts] == [decimals] * len(texts), texts

@@ -23,7 +23,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     ((rule_id, rule),) = store.rules(session_id)
     row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
     labeled_pairs = int(row["labeled pairs"])
-    assert row["accuracy from"] == ("labeled pairs" if labeled_pairs else "unknown — audit 20 pairs to find out")
+    assert row["accuracy from"] == ("labeled pairs" if labeled_pairs else "unknown — audit 20 pairs")
     at.switch_page("app_pages/pairwise.py").run()
     at.selectbox(key="pair_source").set_value(rule_id).run()
     assert not at.exception and "Auditing rule" in at.caption[0].value
@@ -61,7 +61,11 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     # Long headers are shown short (the long name its tooltip), so that the table fits the page
     table = next(r for r in at.dataframe if "accuracy from" in r.value.columns)
     config = json.loads(table.proto.columns)
-    assert config["right where SVR disagrees"] == {"label": "right vs SVR", "help": "right where SVR disagrees"}
+    assert config["right where SVR disagrees"] == {
+        "label": "right vs SVR",
+        "help": "right where SVR disagrees",
+        "width": 90,
+    }
     assert config["accuracy (95 % interval)"]["label"] == "accuracy" and config["weight"]["type_config"]
 
 

@@ -61,11 +61,14 @@ def test_answers_read_in_words_with_rows_by_name():
             "swapped": pd.array([False, None], dtype="boolean"),
         }
     )
-    imported = RowNames.of(frame, "y", "code").answers_table(answers.assign(imported=[True, False]), {3: "bigger"})
+    numbers = pd.Series([7, 8], index=[4, 5])  # the answers' numbers in their session
+    imported = RowNames.of(frame, "y", "code").answers_table(
+        answers.assign(imported=[True, False]), {3: "bigger"}, numbers=numbers
+    )
     assert imported["from"].tolist() == ["import (a file)", "audit of 'bigger'"]
-    table = RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"})
+    table = RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"}, numbers=numbers)
     assert table.to_dict("list") == {
-        "answer": ["#4", "#5"],
+        "answer": ["#7", "#8"],
         "annotator": ["ann", "bo"],
         "A": ["code x7", "code z9"],
         "B": ["code y8", "code x7"],
@@ -78,7 +81,9 @@ def test_answers_read_in_words_with_rows_by_name():
     # a pair of the shared queue (queued the other way round) is from there; an audit stays an audit, even
     # of a queued pair (a new user's queued answers read "pair choice")
     queued = pd.DataFrame({"row_a": [1, 0], "row_b": [0, 2]})
-    assert RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"}, queued)["from"].tolist() == [
+    assert RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"}, queued, numbers=numbers)[
+        "from"
+    ].tolist() == [
         "shared queue",
         "audit of 'bigger'",
     ]

@@ -21,6 +21,7 @@ from ordercore.knowledge.rules import (
     default_ordering,
     generate,
     offered_conditions,
+    rank_correlation,
     rule_name,
     spread_amount,
 )
@@ -216,3 +217,28 @@ def test_a_table_without_places_or_ages_starts_from_everything_else_about_equal(
     assert len(suggested_conditions(frame, exclude=["price", "code", "ram"], slots=2)) == 2
     homes = pd.DataFrame({"latitude": [1.0, 2], "longitude": [3.0, 4], "age": [5.0, 6], "rooms": [1, 2]})
     assert [type(c).__name__ for c in suggested_conditions(homes, exclude=["rooms"])] == ["Near", "Within"]
+
+
+def test_a_new_rule_orders_by_the_column_ranking_most_strongly_with_the_labels():
+    """Over the labeled rows (NaN elsewhere: never counted, however they lie), c ranks exactly against
+    the labels (ρ = −1), b with them but for one swap (ρ = 0.9, by hand: 1 − 6·2/(5·24)), a not at all
+    (ρ = 1 − 6·20/(5·24) = 0); the location is never the ordering however it ranks; without labels, or where ρ cannot be
+    measured, the table's order decides."""
+    y = np.array([1.0, 2, 3, 4, 5, np.nan, np.nan])
+    frame = pd.DataFrame(
+        {
+            "a": [2.0, 5, 3, 1, 4, 100, -100],
+            "b": [2.0, 1, 3, 4, 5, -9, 9],
+            "c": [50.0, 40, 30, 20, 10, 0, 99],
+            "latitude": y * 2,
+            "longitude": -y,
+            "price": y,
+        }
+    )
+    assert rank_correlation(frame["a"], y) == (pytest.approx(0.0), 5)
+    assert rank_correlation(frame["b"], y) == (pytest.approx(0.9), 5)
+    assert default_ordering(frame, exclude=["price"], labels=y) == "c"
+    assert default_ordering(frame.drop(columns="c"), exclude=["price"], labels=y) == "b"
+    assert default_ordering(frame, exclude=["price"], labels=y, taken=["c"]) == "b"
+    assert default_ordering(frame, exclude=["price"]) == "a"
+    assert default_ordering(frame, exclude=["price"], labels=np.full(7, np.nan)) == "a"

@@ -12,7 +12,7 @@ import pytest
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import SAMPLE_PATH
-from ordercore.studio.session_files import import_session_file, read_session_file
+from ordercore.studio.session_files import export_file_name, import_session_file, read_session_file
 from ordercore.studio.store import Store
 
 ANSWER_COLUMNS = ["row_a", "row_b", "choice", "weight", "margin", "annotator"]
@@ -263,3 +263,18 @@ def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes,
         with pytest.raises(ValueError, match=f"line 2 of the answers: created_at .* {message}"):
             imported(store, by_hand.id, "answers.csv", line.format(when).replace("5,6", "7,8"), homes)
     assert len(store.answers(by_hand.id)) == 1
+
+
+@pytest.mark.parametrize(
+    ("session", "kind", "format", "expected"),
+    [
+        ("bikes-q4", "answers", "csv", "bikes-q4-answers.csv"),
+        ("bikes q4/Marta's", "rules", "json", "bikes_q4_Marta_s-rules.json"),
+        ("..\\..\\etc", "grades", "csv", "etc-grades.csv"),
+        ("Märta: 2 <ok>?", "preferences", "json", "Märta_2_ok-preferences.json"),
+        ("***", "answers", "csv", "session-answers.csv"),
+    ],
+)
+def test_a_download_is_named_after_its_session_in_a_safe_form(session, kind, format, expected):
+    """Two sessions' exports no longer overwrite each other in Downloads (every file was answers.csv)."""
+    assert export_file_name(session, kind, format) == expected

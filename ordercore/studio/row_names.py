@@ -9,8 +9,8 @@ held-out row; numbers written per column so that two different values of a colum
   (which heads the pair already).
 - ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators and the
   column's own decimals (``decimals_to_tell_apart``), text as it is.
-- ``answers_table(answers, rule_names)``: the stored answers in words, rows by name;
-  ``preferences_table(preferences)``: preferences likewise.
+- ``answers_table(answers, rule_names, numbers=...)``: the stored answers in words, rows by name, each by
+  its number in the session (``session_numbers``); ``preferences_table(preferences)``: preferences likewise.
 """
 
 from __future__ import annotations
@@ -28,6 +28,13 @@ MAX_DECIMALS = 6
 
 CHOICES = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skipped"}
 """An answer's choice in words."""
+
+
+def session_numbers(answers: pd.DataFrame) -> pd.Series:
+    """Each of a session's ``answers`` (``Store.answers``, oldest first) numbered 1, 2, 3 … in the order
+    given in the session, indexed by its id: the number the expert reads (the store's ids run across
+    sessions: an imported session's answers made one session's jump from #67 to #135)."""
+    return pd.Series(np.arange(1, len(answers) + 1), index=answers["id"].to_numpy(dtype=np.int64))
 
 
 def decimals_to_tell_apart(values: pd.Series) -> int | None:
@@ -106,17 +113,23 @@ class RowNames:
             return _number(0.0, self.decimals[column])
         return "+" + text if difference > 0 else text
 
-    def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=()) -> pd.DataFrame:
+    def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=(), known=None) -> pd.DataFrame:
         """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by id, the id
         column in the headers ('higher (home_id)'; 'row K' without one; the constant 0 of a unary
         preference as '0'), with its weight; and each of ``frame``'s ``columns``
-        (a rule's) on both sides, written as ``value`` writes them."""
+        (a rule's) on both sides, written as ``value`` writes them.  ``known``: (target, labels (n,) NaN
+        off the labeled rows) to show both rows' targets where both are labeled (never a held-out one)."""
 
         def side(rows):  # the id alone, its column named in the header (repeated per cell it filled the width)
             return [("0" if row < 0 else self.labels[row] if self.identifier else f"row {row}") for row in rows]
 
         named = f" ({self.identifier})" if self.identifier else ""
         table = {f"higher{named}": side(preferences.i), f"lower{named}": side(preferences.j)}
+        if known is not None:
+            target, labels = known
+            both = np.isfinite(labels[preferences.i]) & np.isfinite(labels[preferences.j]) & (preferences.j >= 0)
+            for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
+                table[f"{target} ({label})"] = [f"{labels[r]:,g}" if b else "" for r, b in zip(rows, both, strict=True)]
         for column in columns:
             for label, rows in (("higher", preferences.i), ("lower", preferences.j)):
                 table[f"{column} ({label})"] = [
@@ -131,8 +144,9 @@ class RowNames:
         text = self.difference(column, a, b)
         return 0 if not text or float(text.replace(",", "")) == 0 else (1 if text.startswith("+") else -1)
 
-    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None) -> pd.DataFrame:
-        """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number, who, the
+    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None, *, numbers) -> pd.DataFrame:
+        """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number (of
+        ``numbers``, ``session_numbers`` of all the session's answers), who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
         rule audited, the shared queue — a pair of ``queued``, ``Store.queued_pairs``, either way round —
         the pair choice, or a file imported) and when."""
@@ -147,7 +161,7 @@ class RowNames:
             source = source.where(~answers["imported"].to_numpy(dtype=bool), "import (a file)")
         return pd.DataFrame(
             {
-                "answer": answers["id"].astype(int).map(lambda k: f"#{k}"),
+                "answer": answers["id"].astype(int).map(lambda k: f"#{numbers[k]}"),
                 "annotator": answers["annotator"],
                 "A": answers["row_a"].map(self.name),
                 "B": answers["row_b"].map(self.name),

@@ -8,10 +8,17 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.counts import whole_number
+from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
 
 PREVIEW_PAIRS = 300
 """Pairs the preview draws on its map."""
+
+PREVIEW_ROWS = 50
+"""Pairs the preview table lists."""
+
+PREVIEW_CHECKS = 10
+"""The most of them that are pairs of labeled rows (their targets shown: they check the rule)."""
 
 
 def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, random_state=0) -> PreferenceSet:
@@ -23,6 +30,50 @@ def preview_sample(preferences: PreferenceSet, count: int = PREVIEW_PAIRS, rando
     return preferences[rng.permutation(len(preferences))[:count]]
 
 
+def preview_rows(
+    sample: PreferenceSet, checks: SourceCheck, margin: float, weight: float, random_state=0
+) -> tuple[PreferenceSet, int]:
+    """(pairs, k): what the preview table lists, ``PREVIEW_ROWS`` pairs in all: first up to
+    ``PREVIEW_CHECKS`` of the rule's pairs of labeled rows (``checks``: ``labeled_check``; they check it
+    and are never among its preferences, which pair at most one labeled row), drawn at random, with the
+    rule's ``margin`` and ``weight``; then its ``sample``'s pairs; k of them are checks."""
+    order = np.random.default_rng(random_state).permutation(checks.winner.size)[:PREVIEW_CHECKS]
+    checked = PreferenceSet(checks.winner[order], checks.loser[order], margin, weight)
+    pairs = PreferenceSet.concatenate([checked, sample[: PREVIEW_ROWS - len(checked)]])
+    return pairs, len(checked)
+
+
+def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck) -> str:
+    """'Of the 50 pairs previewed, 10 have both targets known …: the rule orders 8 of them rightly': the
+    previewed ``pairs`` whose rows both have a label (``labels`` (n,), NaN off the labeled rows: never a
+    held-out target), right when the higher row's label is strictly higher; then all its ``checks``."""
+    higher, lower = labels[pairs.i], labels[pairs.j]
+    known = np.isfinite(higher) & np.isfinite(lower)
+    if not checks.winner.size:
+        none = "none has both targets known: no two labeled rows meet its conditions"
+        return f"Of the {len(pairs):,} pairs previewed, {none}."
+    right, total = checks.counts()
+    return (
+        f"Of the {len(pairs):,} pairs previewed, {int(known.sum()):,} have both targets known (pairs of labeled rows: "
+        f"they check the rule and are not among its preferences): the rule orders "
+        f"{int((higher[known] > lower[known]).sum()):,} of them rightly (a tie counts as wrong); of all its "
+        f"{total:,} pairs of labeled rows, {right:,}."
+    )
+
+
+def direction_reason(column: str, target: str, rho: float, rows: int) -> str:
+    """Why a new rule ordering by ``column`` starts 'higher' or 'lower' (``default_direction``: the sign
+    of Spearman's ``rho`` over the ``rows`` labeled rows), said for every column, whichever way it goes,
+    and when the labeled rows cannot tell."""
+    if np.isnan(rho):
+        return f"Higher to start with: the labeled rows cannot tell which way {column} goes with the {target}."
+    way = "lower" if rho < 0 else "higher"
+    return (
+        f"{way.capitalize()} to start with: over the labeled rows, the higher the {column}, the {way} the "
+        f"{target} (Spearman's ρ {rho:.2f} over {rows:,} rows)."
+    )
+
+
 def preview_caption(shown: int, total: int) -> str:
     """The preview map's title: how many of the rule's pairs it draws, and how they were chosen."""
     if shown == total:
@@ -32,16 +83,16 @@ def preview_caption(shown: int, total: int) -> str:
 
 QUALITY_WORDS = {
     "rule": "rule",
-    "pairs_kept": "preferences",
     "points_covered": "rows in its pairs",
     "overlaps_rules": "shared with other rules",
     "conflicts_rules": "reversed by other rules",
     "overlaps_clicks": "shared with answers",
     "conflicts_clicks": "reversed by answers",
-    "labeled_pairs": "labeled pairs",
 }
 """``knowledge.quality.rule_quality``'s columns the page shows, in words (pairs_matched, before a cap,
-is not stored, and violated_by_model needs a model's predictions the page does not pass)."""
+is not stored, and violated_by_model needs a model's predictions the page does not pass; the rules'
+table above has their preferences, and 'right on labeled pairs' says how many labeled pairs: the
+table fits beside the sidebar)."""
 
 
 def quality_words(quality: pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -242,6 +243,15 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
 
 EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv", "json"), "rules": ("json",)}
 """The formats a session exports each kind of file in (rules as 'csv' returned JSON without a word)."""
+
+
+def export_file_name(session: str, kind: str, format: str) -> str:
+    """'bikes_q4-answers.csv': the file name a download of the ``session``'s ``kind`` file gets, the
+    session's name first in a form safe as a file name (letters, digits, '.', '_' and '-' kept, every
+    other run of characters one '_', no leading dot; 'session' when nothing is left), so that two
+    sessions' exports do not overwrite each other in Downloads."""
+    safe = re.sub(r"[^\w.-]+", "_", session).strip("._-")[:100] or "session"
+    return f"{safe}-{kind}.{format}"
 
 
 def export_session_file(store, session_id: int, kind: str, names: RowNames, format: str | None = None) -> str:

@@ -296,7 +296,7 @@ class Workbench:
         ``pair_scores.expected_correction`` with the labels' ``Committee``), 'margin' (SSL least
         sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
         ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
-        neighbours, roughly equal in the other features: ``NeighbourPairs``) or 'any' (two pool rows at
+        neighbours of its category: ``NeighbourPairs.alike``) or 'any' (two pool rows at
         random).  Scored from the last finished fits' predictions (SVR's before SSL's first), skipping
         pairs ``preferences`` (the session's now, which may be newer than the fit; default: SSL's) settle.
         Empty when the pool has < 2 rows."""
@@ -348,7 +348,7 @@ class Workbench:
         pool = self.data.pool
         if kind == "neighbours":
             if self._neighbours is None:
-                self._neighbours = NeighbourPairs(self.data.dataset.X, pool)
+                self._neighbours = NeighbourPairs.alike(self.data.dataset, pool)
             pairs = self._neighbours.draw(m, rng)
         else:
             pairs = np.column_stack([rng.choice(pool, m), rng.choice(pool, m)])

@@ -161,32 +161,45 @@ then any column named with 'bedroom' or 'room'."""
 CLOSENESS_NAMES = ("latitude", "longitude", "lat", "lon", "lng")
 
 
-def default_ordering(frame: pd.DataFrame, exclude=(), taken=()) -> str | None:
+def default_ordering(frame: pd.DataFrame, exclude=(), taken=(), labels=None) -> str | None:
     """The column a new rule orders by: one of ``ORDERING_NAMES``, else one named with 'bedroom' or
-    'room', else the first numeric column the suggested conditions do not pair rows on (never the
-    location or the age and income columns of ``SUGGESTED_CLOSENESS``), else the first numeric one;
-    among each of those, first a column no rule of the session orders by yet (``taken``), so that the
-    form does not offer again a rule the session holds."""
+    'room', else among the numeric columns the suggested conditions do not pair rows on (never the
+    location or the age and income columns of ``SUGGESTED_CLOSENESS``) the one ranking most strongly
+    with ``labels`` (n,), NaN off the labeled rows: the largest |Spearman's ρ| (``rank_correlation``;
+    in the table's order where it cannot be measured), else the first numeric one; among each of those,
+    first a column no rule of the session orders by yet (``taken``), so that the form does not offer
+    again a rule the session holds."""
     numeric = rule_columns(frame, "numeric", exclude)
     named = [c for c in ORDERING_NAMES if c in numeric]
     named += [c for part in ("bedroom", "room") for c in numeric if part in c.lower()]
     closeness = {*CLOSENESS_NAMES, *(c for names in SUGGESTED_CLOSENESS for c in names)}
     rest = [c for c in numeric if c.lower() not in closeness]
+    if labels is not None:  # the strongest first; a column whose ρ is NaN after every measured one
+        strength = {c: abs(rank_correlation(frame[c], labels)[0]) for c in rest}
+        rest = sorted(rest, key=lambda c: -1.0 if np.isnan(strength[c]) else -strength[c])
     ranked = [*named, *rest, *numeric]
     return next((c for c in ranked if c not in taken), ranked[0] if ranked else None)
+
+
+def rank_correlation(values: pd.Series, labels: np.ndarray) -> tuple[float, int]:
+    """(Spearman's ρ, rows) of ``values`` (n,) and ``labels`` (n,) over the rows with both (``labels``
+    NaN elsewhere: the labeled rows only, never held-out targets); ρ is NaN with fewer than 3 such rows
+    or a side that does not vary."""
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    both = np.isfinite(x) & np.isfinite(y)
+    rows = int(both.sum())
+    if rows < 3 or np.ptp(x[both]) == 0 or np.ptp(y[both]) == 0:
+        return float("nan"), rows
+    return float(np.corrcoef(rankdata(x[both]), rankdata(y[both]))[0, 1]), rows
 
 
 def default_direction(values: pd.Series, labels: np.ndarray) -> str:
     """The direction a new rule ordering by ``values`` (n,) starts in: 'lower' when, over the rows with a
     label (``labels`` (n,), NaN elsewhere: the labeled rows only, never held-out targets), the column and
-    the labels rank in opposite orders (Spearman's ρ < 0), else 'higher' (also with < 3 such rows)."""
-    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
-    y = np.asarray(labels, dtype=np.float64)
-    both = np.isfinite(x) & np.isfinite(y)
-    if both.sum() < 3 or np.ptp(x[both]) == 0 or np.ptp(y[both]) == 0:
-        return "higher"
-    rho = np.corrcoef(rankdata(x[both]), rankdata(y[both]))[0, 1]
-    return "lower" if rho < 0 else "higher"
+    the labels rank in opposite orders (Spearman's ρ < 0, ``rank_correlation``), else 'higher' (also
+    when ρ cannot be measured)."""
+    return "lower" if rank_correlation(values, labels)[0] < 0 else "higher"
 
 
 def rule_name(column: str, direction: str = "higher") -> str:

@@ -1,0 +1,85 @@
+"""Pairwise › *My answers*: an annotator's own answers, newest first, each changed at once or removed
+after a confirmation (as a rule is on Rules); what was done is said inside the section, which stays open,
+and the list names each answer as now stored."""
+
+import streamlit as st
+
+import app_state
+
+CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
+
+SAID = "history_said"
+# What the section says once on its next run: (kind, text), kind 'success' or 'error' (a comment, not a
+# docstring: Streamlit's magic would show a bare string).
+REMOVING = "history_removing"
+# The answer id whose removal waits for 'Yes, remove it'.
+
+
+def answer_text(data, answer, number: int) -> str:
+    """'#3: A bike_id BK1, B bike_id BK2: B higher': the answer by its number in the session."""
+    names = data.row_names
+    return f"#{number}: A {names.name(answer.row_a)}, B {names.name(answer.row_b)}: {CHOICE_LABELS[answer.choice]}"
+
+
+def change_answer(engine, annotator: str, answer_id: int, number: int, choice: str) -> None:
+    """Change one of this annotator's answers to ``choice``; the list then shows it chosen, as stored."""
+    try:
+        engine.edit_answer(annotator, answer_id, choice)
+    except (ValueError, KeyError) as error:
+        st.session_state[SAID] = ("error", str(error).strip("'\""))
+        return
+    st.session_state[SAID] = ("success", f"Answer #{number} is now '{CHOICE_LABELS[choice]}'.")
+    st.session_state.history_answer = answer_id  # the box is given its new label, not the one it kept
+
+
+def remove_answer(engine, annotator: str, answer_id: int, text: str) -> None:
+    """Remove one of this annotator's answers (confirmed) and say which went."""
+    st.session_state.pop(REMOVING, None)
+    try:
+        engine.remove_answer(annotator, answer_id)
+    except (ValueError, KeyError) as error:
+        st.session_state[SAID] = ("error", str(error).strip("'\""))
+        return
+    st.session_state[SAID] = ("success", f"Removed your answer {text}: the models retrain without it.")
+    st.session_state.pop("history_answer", None)  # the newest is chosen next
+
+
+def history_section(engine, data, answers, numbers) -> None:
+    """This annotator's answers, newest first (``numbers``: ``session_numbers``): any of them can be
+    changed, or removed after a confirmation."""
+    annotator = app_state.annotator()
+    own = answers[answers["annotator"] == annotator].iloc[::-1]
+    said, removing = st.session_state.pop(SAID, None), st.session_state.get(REMOVING)
+    with st.expander(f"My answers ({len(own)}): change or remove one", expanded=bool(said or removing)):
+        if said:
+            (st.success if said[0] == "success" else st.error)(said[1])
+        if own.empty:
+            st.caption("You have not answered yet in this session.")
+            return
+        labels = {int(row.id): answer_text(data, row, numbers[row.id]) for row in own.itertuples()}
+        if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
+            st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
+        chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
+        if removing in labels:
+            confirm_removal(engine, annotator, removing, labels[removing])
+            return
+        columns = st.columns(len(CHOICE_LABELS) + 1)
+        for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
+            args = (engine, annotator, chosen, int(numbers[chosen]), choice)
+            cell.button(label, key=f"history_{choice}", on_click=change_answer, args=args, width="stretch")
+        columns[-1].button(
+            "Remove…",
+            key="history_remove",
+            on_click=st.session_state.__setitem__,
+            args=(REMOVING, chosen),
+            width="stretch",
+        )
+
+
+def confirm_removal(engine, annotator: str, answer_id: int, text: str) -> None:
+    """Ask before removing, as Rules does for a rule: 'Yes, remove it' or 'Cancel'."""
+    st.warning(f"Remove your answer {text}? Its preferences go with it; the models retrain without it.")
+    yes, no = st.columns([1, 6])
+    args = (engine, annotator, answer_id, text)
+    yes.button("Yes, remove it", type="primary", key="history_remove_confirm", on_click=remove_answer, args=args)
+    no.button("Cancel", key="history_remove_cancel", on_click=st.session_state.pop, args=(REMOVING, None))
