@@ -7,6 +7,7 @@ import app_state
 from app_pages.model_trust import mae_scale, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
+from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -28,7 +29,7 @@ from ordercore.studio.numbers import (
 )
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
-from ordercore.studio.workbench import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison, studio_models
+from ordercore.studio.workbench import studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 # Evidence evaluations after which a GP search usually has ended (7–35 on the seeds' data sets): the

@@ -17,7 +17,8 @@ from ordercore.studio.verdicts import ClickStanding
 from ordercore.studio.workbench import PAIR_STRATEGIES
 
 STRATEGY_LABELS = {
-    "random": "Random (what bought the most in simulated sessions)",
+    "committee": "Where other models say the fit errs (what bought the most in simulated sessions)",
+    "random": "Random",
     "correction": "Likely corrections: pairs SSL may order wrongly, far enough apart to judge",
     "margin": "Least certain order (SSL)",
     "disagreement": "Where SSL and SVR disagree",

@@ -32,7 +32,7 @@ instances, 300 pairs; the scale curve at 300, 600 and 1,500 rows).
 
 ``--rule`` runs issue 30's Studio case instead: California with 60 labelled rows, every preference
 seed 000's bedroom rule makes (``ordercore.experiments.bedroom.bedroom_rule``, about 500,000), and
-the Studio's GP fit (``ordercore.studio.workbench.start_gp_fit``'s options) on a uniform sample of
+the Studio's GP fit (``ordercore.studio.comparisons.start_gp_fit``'s options) on a uniform sample of
 40,000 of them and of ``GP_MAX_PREFERENCES``.  It prints the medians of the whole fit, of placing the
 inducing inputs, and of the peak memory (a fresh process per fit), each with its ratio to issue 30's
 target (fit ≤ 20 s at 40,000 and ≤ 60 s at the cap, inducing inputs ≤ 2 s, memory ≤ 2 GB).
@@ -257,7 +257,7 @@ def rule_fit(job) -> tuple[float, float, float, int]:
     """One Studio GP fit on a uniform sample of n of the rule's preferences, in a fresh process:
     (fit seconds, inducing inputs' seconds, peak RSS in GB, rows touched)."""
     from ordercore.gp import estimator
-    from ordercore.studio.workbench import GP_MEMORY_LIMIT_GB
+    from ordercore.studio.comparisons import GP_MEMORY_LIMIT_GB
 
     seed, n = job
     X, preferences = rule_preferences()
@@ -280,7 +280,7 @@ def rule_fit(job) -> tuple[float, float, float, int]:
 
 
 def rule(trials: int, quick: bool) -> None:
-    from ordercore.studio.workbench import GP_MAX_PREFERENCES
+    from ordercore.studio.comparisons import GP_MAX_PREFERENCES
 
     sizes = {"40,000": (40_000, "fit_40k"), f"cap {GP_MAX_PREFERENCES:,}": (GP_MAX_PREFERENCES, "fit_cap")}
     if quick:

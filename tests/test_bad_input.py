@@ -357,8 +357,8 @@ def test_a_margin_beyond_1e9_label_spreads_is_refused_and_the_last_fit_stays():
 def test_gradient_boosting_without_a_numeric_feature_says_so():
     import pandas as pd
 
+    from ordercore.studio.comparisons import monotone_boosting_mae
     from ordercore.studio.data import study_data
-    from ordercore.studio.workbench import monotone_boosting_mae
 
     frame = pd.DataFrame({"kind": list("abcabcabca"), "y": np.arange(10.0)})
     data = study_data(frame, "y", ["kind"], {"n_labeled": 5, "test_fraction": 0.5})

@@ -11,9 +11,9 @@ import pytest
 from ordercore import GPPreferenceModel, MemoryBudgetError
 from ordercore.experiments.bedroom import bedroom_rule
 from ordercore.knowledge.rules import generate
+from ordercore.studio.comparisons import GP_MEMORY_LIMIT_GB
 from ordercore.studio.data import data_settings, load_source
 from ordercore.studio.store import Store
-from ordercore.studio.workbench import GP_MEMORY_LIMIT_GB
 from tests.browser import open_page, running_studio, settle
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from ordercore.studio.store import Store
+from ordercore.studio.workbench import PAIR_STRATEGIES
 from tests.studio_app import APP, add_default_rule, engine, pairs_sent, press
 
 
@@ -107,7 +108,7 @@ def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_def
     (rule_id,) = [rule_id for rule_id, _ in engine(ready).rules()]
     for source, strategy, candidates, expected in (
         (str(rule_id), "margin", "neighbours", (rule_id, None, None)),
-        (str(rule_id + 1), "bogus", "x", ("active", "random", "any")),
+        (str(rule_id + 1), "bogus", "x", ("active", PAIR_STRATEGIES[0], "any")),
     ):
         reloaded = AppTest.from_file(APP, default_timeout=120)
         params = {"session": "s1", "annotator": "ann", "pairs_from": source, "next_pair": strategy}
@@ -136,13 +137,13 @@ def test_a_new_or_switched_to_session_starts_from_the_default_choices(ready):
     assert at.query_params["pairs_from"] == str(rule_id) and at.query_params["candidates"] == "neighbours"
     at.text_input(key="new_session_name").input("s2")
     at.button(key="create_session").click().run()
-    defaults = {"pairs_from": "active", "next_pair": "random", "candidates": "any"}
+    defaults = {"pairs_from": "active", "next_pair": PAIR_STRATEGIES[0], "candidates": "any"}
     assert not at.exception and at.session_state["session_name"] == "s2"
     assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
     at.selectbox(key="session_picker").set_value("s1").run()
     assert {name: at.query_params.get(name, default) for name, default in defaults.items()} == defaults
     assert at.selectbox(key="pair_source").value == "active"
-    assert (at.radio(key="pair_strategy").value, at.radio(key="pair_candidates").value) == ("random", "any")
+    assert (at.radio(key="pair_strategy").value, at.radio(key="pair_candidates").value) == (PAIR_STRATEGIES[0], "any")
 
 
 def test_similar_rows_are_neighbours_of_the_same_category_on_standardised_numbers(ready):

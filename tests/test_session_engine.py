@@ -447,3 +447,28 @@ def test_a_rules_preferences_made_on_another_table_are_refused_naming_a_row_beyo
     with pytest.raises(ValueError, match=said):
         engine.add_rule("ann", rule, made)
     assert engine.rules() == []
+
+
+def test_the_engine_asks_audit_pairs_until_the_annotator_has_answered_enough_of_them(
+    store, session_id, start, monkeypatch
+):
+    """The Studio's default choice (``committee_choice``): an annotator's first pairs are audit pairs; once
+    they have ordered ``AUDIT_START`` of them (another annotator's count not theirs), model-led pairs."""
+    from ordercore.knowledge import committee_choice
+    from ordercore.knowledge.expert_accuracy import is_audit_pair
+
+    monkeypatch.setattr(committee_choice, "AUDIT_SHARE", 0.0)
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.wait()
+    rng = np.random.default_rng(0)
+    asked = [pair for pair, _ in engine.next_pairs(ACTIVE, "ann", rng, "committee", count=committee_choice.AUDIT_START)]
+    assert len(asked) == committee_choice.AUDIT_START and all(is_audit_pair(*np.array(asked).T))
+    for pair in asked[:-1]:
+        engine.answer("ann", pair, "a")
+    last = [pair for pair, _ in engine.next_pairs(ACTIVE, "ann", rng, "committee", count=3)]
+    assert all(is_audit_pair(*np.array(last[:1]).T)) and not any(is_audit_pair(*np.array(last[1:]).T))
+    engine.answer("ann", asked[-1], "b")
+    later = [pair for pair, _ in engine.next_pairs(ACTIVE, "ann", rng, "committee", count=5)]
+    assert not any(is_audit_pair(*np.array(later).T))
+    others = [pair for pair, _ in engine.next_pairs(ACTIVE, "bob", rng, "committee", count=5)]
+    assert all(is_audit_pair(*np.array(others).T))

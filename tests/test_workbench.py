@@ -15,15 +15,10 @@ from ordercore.exceptions import SolverTimeLimitError
 from ordercore.knowledge.rules import Near, Ordering, Rule, Within, generate
 from ordercore.models.registry import ModelFamily, registered
 from ordercore.pair_scores import expected_correction
+from ordercore.studio.comparisons import monotone_boosting_mae, start_gp_fit
 from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, identifier_column, study_data
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.workbench import (
-    DEFAULT_TIME_LIMIT,
-    Workbench,
-    monotone_boosting_mae,
-    start_gp_fit,
-    studio_models,
-)
+from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, Workbench, studio_models
 
 PARAMETERS = {"gamma": 0.1, "lambda1": 1e-3, "lambda2": 1.0}
 
@@ -203,17 +198,17 @@ def test_the_studio_gp_fits_in_the_background_as_in_process(data):
 
 
 def test_the_studio_gp_samples_beyond_its_cap_and_refuses_before_starting(data, monkeypatch):
-    import ordercore.studio.workbench
+    import ordercore.studio.comparisons
 
     rows = data.pool[:40]
     preferences = PreferenceSet.order(rows[1:], rows[:-1])
-    monkeypatch.setattr(ordercore.studio.workbench, "GP_MAX_PREFERENCES", 10)
-    monkeypatch.setattr(ordercore.studio.workbench, "BackgroundFit", lambda X, sample, **options: sample)
+    monkeypatch.setattr(ordercore.studio.comparisons, "GP_MAX_PREFERENCES", 10)
+    monkeypatch.setattr(ordercore.studio.comparisons, "BackgroundFit", lambda X, sample, **options: sample)
     start = start_gp_fit(data, preferences, np.random.default_rng(0))
     assert start.plan.n_pairs == len(start.job) == 10 and start.n_available == 39
     assert set(zip(start.job.i, start.job.j, strict=True)) <= set(zip(preferences.i, preferences.j, strict=True))
-    monkeypatch.setattr(ordercore.studio.workbench, "GP_MEMORY_LIMIT_GB", 1e-9)
-    monkeypatch.setattr(ordercore.studio.workbench, "BackgroundFit", lambda *a, **k: pytest.fail("a fit started"))
+    monkeypatch.setattr(ordercore.studio.comparisons, "GP_MEMORY_LIMIT_GB", 1e-9)
+    monkeypatch.setattr(ordercore.studio.comparisons, "BackgroundFit", lambda *a, **k: pytest.fail("a fit started"))
     with pytest.raises(MemoryBudgetError, match="would need about"):
         start_gp_fit(data, preferences, np.random.default_rng(0))
     with pytest.raises(ValueError, match="answer a few pairs first"):
@@ -324,7 +319,7 @@ def test_a_column_of_distinct_codes_is_the_identifier_whatever_its_name():
 def test_mpmr_past_its_label_limit_is_refused_before_any_fit(data, monkeypatch):
     """More labeled rows than the Model page fits MPMR on (30 here, the limit set to 29): a ValueError
     that says what to do, and no fit started."""
-    from ordercore.studio import workbench
+    from ordercore.studio import comparisons as workbench
 
     monkeypatch.setattr(workbench, "MPMR_MAX_LABELS", 29)
     monkeypatch.setattr(workbench.MPMRegressor, "fit", lambda *args: pytest.fail("MPMR was fitted"))

@@ -178,7 +178,7 @@ def click_agreement(reference, y, preferences: PreferenceSet, source, names, see
         return table
     order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
     for k in clicks:
-        estimate = AgreementEstimate.of(order, *ordered_pairs(preferences[source == k], reference.size))
+        estimate = AgreementEstimate.of_annotator(order, *ordered_pairs(preferences[source == k], reference.size))
         table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers)
     return table
 

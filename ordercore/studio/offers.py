@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ordercore.knowledge.expert_accuracy import is_audit_pair
+
 UNDO = "undo"
 """The choice of an event that undoes the annotator's own last answer (it names no target)."""
 
@@ -133,3 +135,10 @@ def skipped_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:
     them again (a skip makes no preference, so nothing else marks the pair as seen)."""
     mine = answers[(answers["annotator"] == annotator) & (answers["choice"] == "skip")]
     return mine[["row_a", "row_b"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+
+
+def audited_answers(answers: pd.DataFrame, annotator: str) -> int:
+    """How many pairs ``annotator`` ordered (A or B higher, not for a rule's audit) are audit pairs
+    (``expert_accuracy.is_audit_pair``): what ``committee_choice.controls_wanted`` counts."""
+    mine = answers[(answers["annotator"] == annotator) & answers["choice"].isin(("a", "b")) & answers["rule_id"].isna()]
+    return int(is_audit_pair(mine["row_a"].to_numpy(dtype=np.int64), mine["row_b"].to_numpy(dtype=np.int64)).sum())

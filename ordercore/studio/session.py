@@ -28,7 +28,7 @@ from ordercore.studio import session_checks as checks
 from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
-from ordercore.studio.offers import skipped_pairs
+from ordercore.studio.offers import audited_answers, skipped_pairs
 from ordercore.studio.ratings import default_text_column
 from ordercore.studio.session_checks import check_file, check_model, check_options, check_rule, in_session, stored_ok
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
@@ -430,18 +430,18 @@ class SessionEngine:
         count=1,
         exclude=(),
     ) -> list[tuple[tuple[int, int], bool]]:
-        """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a
-        rule's id), none of the row pairs ``exclude`` (those offered already, either way round), best
-        first.  Sides in random order, the mapping kept with the answer: an active or queued pair is shown
-        reversed half the time; a rule's pair comes with its winner as A half the time (swapped: A is the
-        loser).  Drawn from the last finished fit: a retrain under way holds nothing up."""
+        """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's
+        id), none of the row pairs ``exclude`` (offered already, either way round), best first, from the last
+        finished fit (a retrain under way holds nothing up).  Sides in random order, kept with the answer: an
+        active or queued pair reversed half the time, a rule's with its winner as A half the time (swapped)."""
         bench = self.trained() or self._need_data()  # before the data: said in words
         offered = {frozenset(pair) for pair in exclude}
         if source not in (ACTIVE, QUEUE):
             return self._rule_pairs(bench, int(source), rng, count, exclude)
         if source == ACTIVE:
             passed = np.vstack([np.reshape(list(exclude), (-1, 2)), skipped_pairs(self.answers(), annotator)])
-            found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], passed)
+            audited = audited_answers(self.answers(), annotator)
+            found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], passed, audited)
         else:
             found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
         pairs = [(int(a), int(b)) for a, b in found if frozenset((int(a), int(b))) not in offered][:count]

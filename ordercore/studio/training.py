@@ -21,9 +21,10 @@ from ordercore.exceptions import SolverError
 from ordercore.knowledge.trust import SourceTrust
 from ordercore.models.registry import Offer
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.comparisons import GPFitStart, start_gp_fit
 from ordercore.studio.data import StudyData
 from ordercore.studio.model_moves import RetrainCause
-from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, GPFitStart, Workbench, start_gp_fit, studio_models
+from ordercore.studio.workbench import DEFAULT_TIME_LIMIT, Workbench, studio_models
 
 HISTORY_LENGTH = 1_000
 """Retrains kept in memory (the Model page plots the stored model runs, not these)."""

@@ -11,40 +11,32 @@ past it the last fit stays in use, and the report says so.  Nothing here imports
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
-from ordercore.exceptions import OmegaWarning, SolverTimeLimitError
-from ordercore.gp.estimator import FitPlan, GPPreferenceModel
+from ordercore.exceptions import SolverTimeLimitError
+from ordercore.knowledge.committee_choice import FamilyCommittee, committee_order, controls_wanted
 from ordercore.knowledge.pair_choice import NeighbourPairs
 from ordercore.knowledge.source_weights import weighted
 from ordercore.knowledge.trust import SourceTrust
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
-from ordercore.mpmr.estimator import MPMRegressor
-from ordercore.mpmr.selection import MIN_SAMPLES
 from ordercore.pair_scores import StrictGraph, expected_correction, rank_unsettled, suggest_by_predictions
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
-from ordercore.studio.jobs.gp import BackgroundFit
 
 N_CANDIDATES = 400
 """Random pool pairs the next-question scorer ranks at each step."""
 
-PAIR_STRATEGIES = ("random", "correction", "margin", "disagreement")
-"""How ``Workbench.next_pairs`` ranks its candidates; the first is the Studio's default.  Random pairs
-bought the most of an expert right on 80 % of typical pairs: 300 answers gained 6.4 % over SVR on
-California and 9.1 % on the sample homes under automatic trust, 'correction' 4.0 % and 5.1 %
-(``experiments session``, 20 trials; docs/REPRODUCTION.md, "What an expert's hour buys").  Pairs
-chosen where the fit is unsure are close in value (the expert errs more), alike (a batch teaches
-little more than one of them) and chosen for SVR's errors (the expert's agreement with SVR, which
-automatic trust weighs them by, reads low)."""
+PAIR_STRATEGIES = ("committee", "random", "correction", "margin", "disagreement")
+"""How ``Workbench.next_pairs`` ranks its candidates; the first is the Studio's default.  'committee'
+(where models of other families say the fit errs, ``knowledge.committee_choice``) bought the most of
+an expert right on 80 % of typical pairs; random pairs came second (``experiments session``, 20
+trials; docs/REPRODUCTION.md, "What an expert's hour buys")."""
 
 COMMITTEE_FOLDS = 5
 """The labels' folds whose fits make the committee ``Committee`` (each fitted without one fold)."""
@@ -58,16 +50,6 @@ an expert right on 80 % of typical pairs gained 2.9 % over SVR from random neigh
 
 DEFAULT_TIME_LIMIT = 30.0
 """Seconds a retrain may take by default (the Model page's setting); past it the last fit stays."""
-
-GP_MEMORY_LIMIT_GB = 2.0
-"""Most memory one GP fit of the Studio may need (``GPPreferenceModel.memory_limit``): several
-sessions can fit at once on one server without exhausting it."""
-
-GP_MAX_PREFERENCES = 100_000
-"""Most preferences the Studio's GP learns from: beyond, a uniform sample of this many.  On California
-with seed 000's bedroom rule (``bench/gp_bench.py --rule``, issue 30) a fit on 100,000 took 41 s (39 s
-of CPU; 17,540 rows, 21 evidence evaluations) on the 2-core machine beside other work, and 0.5 GB;
-at 200,000 a search of 43 evaluations took 90 s of CPU, beyond issue 30's 60 s."""
 
 
 class PreferenceRegressor(Protocol):
@@ -192,6 +174,7 @@ class Workbench:
     _svr_checked: PreferenceSet = field(init=False, default_factory=PreferenceSet.empty)
     _neighbours: NeighbourPairs | None = field(init=False, default=None)
     _committee: Committee | None = field(init=False, default=None)
+    _family_committee: FamilyCommittee | None = field(init=False, default=None)
     _settled: StrictGraph | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -290,9 +273,12 @@ class Workbench:
         candidates: str = PAIR_CANDIDATES[0],
         preferences: PreferenceSet | None = None,
         exclude: np.ndarray | None = None,
+        audited: int = 0,
     ) -> np.ndarray:
         """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, none of ``exclude`` ((k, 2) row pairs,
-        either way round), best first: 'correction' (an answer most likely corrects SSL:
+        either way round), best first: 'committee' (where other models order a pair against the fit by
+        the widest gap, after the audit pairs an annotator with ``audited`` answers on them still needs:
+        ``committee_choice``), 'correction' (an answer most likely corrects SSL:
         ``pair_scores.expected_correction`` with the labels' ``Committee``), 'margin' (SSL least
         sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
         ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
@@ -317,6 +303,11 @@ class Workbench:
         fitted = self.svr_all if self.ssl_all is None else self.ssl_all
         if strategy == "random":  # in the candidates' random order, none the preferences settle (answered)
             chosen, _ = rank_unsettled(np.zeros(len(pairs)), pairs, n, preferences, self._strict_graph(preferences))
+        elif strategy == "committee":
+            dissent = self.family_committee().dissent(pairs, fitted)
+            certainty = np.abs(self.svr_all[pairs[:, 0]] - self.svr_all[pairs[:, 1]])
+            scores = committee_order(pairs, dissent, certainty, controls_wanted(n, audited, rng))
+            chosen, _ = rank_unsettled(scores, pairs, n, preferences, self._strict_graph(preferences))
         elif strategy == "correction":
             committee = self.committee()
             difference = fitted[pairs[:, 0]] - fitted[pairs[:, 1]]
@@ -342,6 +333,12 @@ class Workbench:
         if self._committee is None:
             self._committee = Committee.fit(self._make, self.data.dataset.X, self.data.y_train())
         return self._committee
+
+    def family_committee(self) -> FamilyCommittee:
+        """Other model families fitted on the labels (``FamilyCommittee``), once."""
+        if self._family_committee is None:
+            self._family_committee = FamilyCommittee.fit(self.data.dataset.X, self.data.y_train())
+        return self._family_committee
 
     def _candidates(self, kind: str, m: int, rng: np.random.Generator) -> np.ndarray:
         """m candidate pairs of pool rows (distinct unordered pairs, ≤ m, 2), drawn as ``next_pairs`` says."""
@@ -398,103 +395,3 @@ class Workbench:
             (((int(j[k]), int(i[k])) if back else (int(i[k]), int(j[k]))), bool(back))
             for k, back in zip(chosen, flip, strict=True)
         ]
-
-
-# ------------------------------------------------------------------ other models the Model page compares
-@dataclass(frozen=True)
-class GPFitStart:
-    """A GP fit started in the background: the job, what it fits (``FitPlan``), and how many of the
-    session's pairwise preferences there were (more than ``plan.n_pairs`` when it fits a sample)."""
-
-    job: BackgroundFit
-    plan: FitPlan
-    n_available: int
-
-
-def start_gp_fit(data: StudyData, preferences: PreferenceSet, rng: np.random.Generator) -> GPFitStart:
-    """Start fitting the GP preference model on the session's pairwise preferences (unary ones are left
-    out; a uniform sample of ``GP_MAX_PREFERENCES`` when there are more) in a background process.
-    ``ValueError`` (``MemoryBudgetError`` among them) before anything starts when it cannot be fitted."""
-    pairwise = preferences[~preferences.is_unary & (preferences.weight > 0)]
-    if len(pairwise) == 0:
-        raise ValueError("the GP learns from pairwise preferences: answer a few pairs first")
-    sample = pairwise
-    if len(pairwise) > GP_MAX_PREFERENCES:
-        sample = pairwise[np.sort(rng.choice(len(pairwise), GP_MAX_PREFERENCES, replace=False))]
-    options = {"random_state": 0, "memory_limit": GP_MEMORY_LIMIT_GB}
-    plan = GPPreferenceModel(**options).fit_plan(len(data.dataset.X), sample)
-    return GPFitStart(BackgroundFit(data.dataset.X, sample, **options), plan, len(pairwise))
-
-
-MPMR_MAX_LABELS = 5_000
-"""Most labeled rows the Model page fits MPMR on: 2.9 s and 0.84 GB at 5,000 (bench/mpmr_bench.py),
-then 11 fits with the cross-validated coverage; the N x N kernel grows as N²."""
-
-EPSILON_IN_SD = (0.1, 0.25, 0.5, 1.0, 2.0)
-"""The MPMR tube's half-width ε the Model page offers, in standard deviations of the labels."""
-
-
-@dataclass(frozen=True)
-class MPMRComparison:
-    """MPMR (seed 003) on a session's labels: ε, the paper's bound Ω on P(|f − y| ≤ ε), and on the
-    held-out rows the truth (n,), the predictions (n,), the share within ε and the MAE; from the labels
-    alone, the leave-one-out coverage estimate (not the paper's), the ρ chosen and why Ω should not be
-    believed (``MPMRegressor.omega_warning_``, or None)."""
-
-    epsilon: float
-    omega: float
-    actual: np.ndarray
-    predicted: np.ndarray
-    coverage: float
-    mae: float
-    loo_coverage: float
-    rho: float
-    warning: str | None
-
-
-def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
-    """Fit ``MPMRegressor`` (RBF, its defaults: ρ chosen from the labels) on the labeled rows with ε =
-    ``epsilon_in_sd`` standard deviations of the labels, and measure it on the held-out rows.
-    ``ValueError`` without held-out rows, with fewer than ``MIN_SAMPLES`` labels (too few for the
-    moments Ω rests on) or labels that do not vary."""
-    if not data.test.size:
-        raise ValueError("this session holds out no test rows to measure the coverage on")
-    X, y = data.dataset.X[data.labeled], data.y_true[data.labeled]
-    if y.size > MPMR_MAX_LABELS:
-        raise ValueError(
-            f"MPMR here fits at most {MPMR_MAX_LABELS:,} labeled rows (its kernel matrix grows as their square; "
-            f"this session has {y.size:,}): lower the labeled budget on the Data page"
-        )
-    if y.size < MIN_SAMPLES or not np.std(y) > 0:
-        raise ValueError(f"MPMR needs at least {MIN_SAMPLES} labeled rows whose targets differ")
-    epsilon = float(epsilon_in_sd * np.std(y))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OmegaWarning)  # kept in omega_warning_, shown by the page
-        model = MPMRegressor(epsilon=epsilon).fit(X, y)
-    actual, predicted = data.y_true[data.test], model.predict(data.dataset.X[data.test])
-    return MPMRComparison(
-        epsilon=epsilon,
-        omega=model.omega_,
-        actual=actual,
-        predicted=predicted,
-        coverage=float(np.mean(np.abs(predicted - actual) <= epsilon)),
-        mae=float(mean_absolute_error(actual, predicted)),
-        loo_coverage=model.loo_coverage_,
-        rho=model.rho_,
-        warning=model.omega_warning_,
-    )
-
-
-def monotone_boosting_mae(data: StudyData, column: str) -> float:
-    """Test MAE of gradient boosting on the same labels and numeric features, constrained to
-    increase with ``column``: the usual way to state one order relation without preferences."""
-    numeric = data.numeric_features()
-    if not numeric:
-        raise ValueError("this session has no numeric feature for gradient boosting to increase with")
-    if column not in numeric:
-        raise ValueError(f"{column!r} is not a numeric feature of this session; choose one of {numeric}")
-    if not data.test.size:
-        raise ValueError("this session holds out no test rows to measure the error on")
-    model = HistGradientBoostingRegressor(monotonic_cst=[int(c == column) for c in numeric], random_state=0)
-    model.fit(data.frame.loc[data.labeled, numeric], data.y_true[data.labeled])
-    return float(mean_absolute_error(data.y_true[data.test], model.predict(data.frame.loc[data.test, numeric])))
