@@ -14,7 +14,10 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from ordercore.studio.store.transfer import FINGERPRINTS
+FINGERPRINTS = {"row_a": "a_fingerprint", "row_b": "b_fingerprint", "row": "fingerprint"}
+FINGERPRINTS |= {"i": "i_fingerprint", "j": "j_fingerprint"}
+"""Per column of row positions (answers' row_a and row_b, grades' row, preferences' i and j), the export's
+column of those rows' fingerprints, which an import checks against its own."""
 
 SHOWN_ROWS = 3
 """The rows a refusal names (it counts them all)."""

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from ordercore.knowledge.rules import Rule
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.fingerprints import FINGERPRINTS
 from ordercore.studio.store.items import ANSWERS, GRADES, answer_in_table, answer_values, check_grade, insert_items
 from ordercore.studio.store.limits import check_annotator, check_row, check_size
 from ordercore.studio.store.preferences import decode_block, encode_block, insert_block
@@ -38,11 +39,6 @@ IDS = tuple[str, np.ndarray] | None
 ROW_COLUMNS = {"answers": {"row_a": "_a", "row_b": "_b"}, "grades": {"row": ""}, "preferences": {"i": "_i", "j": "_j"}}
 """Per file kind, its columns of row positions (0-based), each with the suffix of the column that holds
 the same rows' identifiers in an export by id (``home_id_a`` for ``row_a`` when the id is ``home_id``)."""
-
-FINGERPRINTS = {"row_a": "a_fingerprint", "row_b": "b_fingerprint", "row": "fingerprint"}
-FINGERPRINTS |= {"i": "i_fingerprint", "j": "j_fingerprint"}
-"""Per column of row positions, the export's column of those rows' fingerprints (``row_names.row_fingerprints``:
-a digest of the row's values in the table the export was made on), which an import checks against its own."""
 
 
 def by_id(frame: pd.DataFrame, kind: str, ids: IDS, fingerprints: np.ndarray | None = None) -> pd.DataFrame:
