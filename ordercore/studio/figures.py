@@ -181,19 +181,32 @@ BAND_DOTS = 1_500
 BAND_ROWS = 10
 """Fewest rows a bin of ``latent_band_figure`` averages (a new user's band averaged 7 rows in 7 bins)."""
 
+ERROR_BAR_ROWS = 100
+"""Most rows ``latent_band_figure`` draws each with its own ± sd error bar (beyond, the band shows it)."""
+
 
 def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
-    """The GP's latent mean against the target, readable for thousands of rows: per quantile bin of
-    ``actual`` (n,), the bin's average latent mean (a line) and a band ± the average latent standard
-    deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath.  At least
-    ``BAND_ROWS`` rows a bin: fewer bins for few rows, and the dots alone below two bins' worth."""
+    """The GP's latent mean against the target ``xaxis`` names: each row (a random sample of at most
+    ``BAND_DOTS``) a marker, with ± its latent sd as an error bar up to ``ERROR_BAR_ROWS`` rows (a new
+    user's 10 rows were faint grey dots with no sd); and per quantile bin of ``actual`` (n,), the bin's
+    average latent mean (a line) in a band ± the average latent sd, at least ``BAND_ROWS`` rows a bin
+    (no band below two bins' worth)."""
     actual, mean, std = (np.asarray(values, dtype=np.float64) for values in (actual, mean, std))
     dots, _ = drawn_rows(actual.size, BAND_DOTS)
+    few = actual.size <= ERROR_BAR_ROWS
     figure = go.Figure()
     figure.add_scatter(
-        x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
+        x=actual[dots], y=mean[dots], mode="markers", name="each row: latent mean ± sd" if few else "each row",
+        marker={"size": 8 if few else 5, "color": OKABE_ITO["bluish green"], "opacity": 1.0 if few else 0.5},
+        error_y={"type": "data", "array": std[dots], "thickness": 1.5, "visible": few},
+    )  # fmt: skip
+    figure.update_layout(
+        title=title,
+        xaxis_title=f"actual {xaxis}",
+        yaxis_title="latent f (the GP's own scale, no unit)",
+        showlegend=True,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
-    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
     n_bins = min(BAND_BINS, actual.size // BAND_ROWS)
     if n_bins < 2:
         return styled(figure)
@@ -209,12 +222,14 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
         y=np.concatenate([average + spread, (average - spread)[::-1]]),
         mode="lines",  # no markers (plotly's default for a short trace drew one in the legend)
         fill="toself",
-        fillcolor="rgba(86, 180, 233, 0.3)",
+        fillcolor="rgba(0, 158, 115, 0.2)",  # bluish green, faint (blue is SVR's)
         line={"width": 0},
         name="± latent sd (bin average)",
         hoverinfo="skip",
     )
-    figure.add_scatter(x=centre, y=average, mode="lines+markers", name="latent mean (bin average)")
+    figure.add_scatter(
+        x=centre, y=average, mode="lines+markers", name="latent mean (bin average)", line={"color": OKABE_ITO["black"]}
+    )
     return styled(figure)
 
 
