@@ -141,12 +141,12 @@ def memo(name: str, key, compute):
 
 def kept_result(name: str, key, pressed: bool, compute):
     """What ``compute()`` returned when its button was last ``pressed`` with ``key`` (the inputs it
-    used), kept for this tab so that another button's rerun does not wipe it; None before, or once the
-    inputs changed.  A ``ValueError`` from ``compute`` passes through, nothing kept."""
+    used, the session's id among them), kept in the process's workspace, so that another button's rerun
+    or a reload does not wipe it (as the GP's fit, kept by the engine); None before, or once the inputs
+    changed.  A ``ValueError`` from ``compute`` passes through, nothing kept."""
     if pressed:
-        st.session_state[name] = (key, compute())
-    kept = st.session_state.get(name)
-    return kept[1] if kept is not None and kept[0] == key else None
+        workspace().keep(name, key, compute())
+    return workspace().kept(name, key)
 
 
 URL_CHOICES = ("pairs_from", "next_pair", "candidates")

@@ -153,7 +153,9 @@ def mpmr_section(engine, data) -> None:
     pressed = st.button("Fit MPMR", key="model_fit_mpmr")
     try:
         key = (engine.id, engine.data_key(), width)
-        result = app_state.kept_result("model_mpmr_result", key, pressed, lambda: mpmr_comparison(data, width))
+        result = app_state.kept_result(
+            f"model_mpmr_result {engine.id}", key, pressed, lambda: mpmr_comparison(data, width)
+        )
     except ValueError as problem:
         st.error(str(problem))
         return
@@ -337,7 +339,9 @@ def boosting_section(engine, data) -> None:
     pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
     try:
         key = (engine.id, engine.data_key(), column)
-        error = app_state.kept_result("model_hgb_result", key, pressed, lambda: monotone_boosting_mae(data, column))
+        error = app_state.kept_result(
+            f"model_hgb_result {engine.id}", key, pressed, lambda: monotone_boosting_mae(data, column)
+        )
     except ValueError as problem:
         st.error(str(problem))
         return

@@ -487,3 +487,25 @@ def test_every_mae_on_the_model_page_is_shown_to_the_same_decimals(ready):
     shown = {m.label: m.value for m in at.metric if "MAE" in m.label}
     assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= set(shown), shown
     assert all(re.fullmatch(r"[\d,]+\.\d\d", value) for value in shown.values()), shown
+
+
+def test_an_mpmr_fit_stays_after_a_reload_as_the_gp_fit_does(ready):
+    """A new user's MPMR result was gone after a reload while the GP's stayed (issue 33, m8): a new tab of
+    the same session (a reload: nothing of the old tab's state) shows the same Ω at the same ε, and none
+    at another ε."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.studio_app import APP
+
+    at = ready.switch_page("app_pages/model.py").run()
+    at.select_slider(key="model_mpmr_epsilon").set_value(1.0).run()
+    at.button(key="model_fit_mpmr").click().run()
+    omega = metric(at, "P(|f − y| ≤ ε) ≥ Ω")
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    reloaded.query_params["session"] = "s1"
+    reloaded.run()
+    reloaded.switch_page("app_pages/model.py").run()
+    assert not reloaded.exception
+    assert not any(m.label == "P(|f − y| ≤ ε) ≥ Ω" for m in reloaded.metric)  # its default ε is 0.5
+    reloaded.select_slider(key="model_mpmr_epsilon").set_value(1.0).run()
+    assert metric(reloaded, "P(|f − y| ≤ ε) ≥ Ω") == omega
