@@ -34,6 +34,13 @@ def locked_parse(*args, _parse=ast.parse, **kwargs):
 if ast.parse.__name__ != "locked_parse":  # once per process (a reloaded module keeps the first)
     ast.parse = locked_parse  # ast.literal_eval calls the module's parse: it is serialised too
 
+MODELS_IN_WORDS = (
+    "**SVR**: the model fitted on the labels alone (support vector regression). **SSL**: the same model "
+    "fitted on the labels and your preferences (rules, answers, imports). **MAE**: mean absolute error, in "
+    "the target's units."
+)
+"""SVR, SSL and MAE in one short sentence each: where a page first names them, and the sidebar's terms."""
+
 WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
 """A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""
 

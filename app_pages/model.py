@@ -192,6 +192,7 @@ def difference(a: float, b: float) -> float:
 
 def main() -> None:
     st.title("Model")
+    st.caption(app_state.MODELS_IN_WORDS)
     engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         settings_section(engine)

@@ -509,3 +509,25 @@ def test_an_mpmr_fit_stays_after_a_reload_as_the_gp_fit_does(ready):
     assert not any(m.label == "P(|f − y| ≤ ε) ≥ Ω" for m in reloaded.metric)  # its default ε is 0.5
     reloaded.select_slider(key="model_mpmr_epsilon").set_value(1.0).run()
     assert metric(reloaded, "P(|f − y| ≤ ε) ≥ Ω") == omega
+
+
+def walked(node):
+    """Every element under ``node`` in the order drawn (blocks' children by position)."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for position in sorted(children):
+        yield from walked(children[position])
+
+
+def test_svr_and_ssl_are_defined_where_the_model_page_first_names_them_and_in_the_sidebar(ready):
+    """A new user met "CV MAE, SVR" and "SSL in force" with no word of what they are (issue 33, m5): the
+    first element of the Model page naming either says what each is; the sidebar's terms say it too."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    texts = [str(e.proto).replace("*", "") for e in walked(at.main)]  # Markdown's bold dropped
+    first = next(text for text in texts if "SVR" in text or "SSL" in text)
+    assert "SVR:" in first and "labels alone" in first and "SSL:" in first and "preferences" in first, first
+    terms = " ".join(str(e.proto).replace("*", "") for e in walked(at.sidebar))
+    assert "SVR:" in terms and "SSL:" in terms, terms
