@@ -64,3 +64,12 @@ def test_a_few_rows_gp_view_shows_each_rows_mean_with_its_sd_in_the_palette_and_
     assert figure.layout.showlegend is True and "sd" in rows.name
     assert "price_eur" in figure.layout.xaxis.title.text and "latent" in figure.layout.yaxis.title.text
     assert "(" in figure.layout.yaxis.title.text  # its scale said (the GP's own, no unit)
+
+
+def test_the_answers_bought_axis_names_the_target_and_says_it_does_not_start_at_zero():
+    import pandas as pd
+
+    metrics = [{"answers": a, "cv_svr_mae": 5.0, "cv_ssl_mae": 4.0 + a / 100} for a in (0, 10)]
+    figure = figures.answers_bought_figure(pd.DataFrame({"metrics": metrics}), None, 10.0, 60, "price_eur")
+    title = figure.layout.yaxis.title.text
+    assert "price_eur" in title and "not from 0" in title, title

@@ -390,3 +390,25 @@ def test_a_starting_gp_fit_says_its_own_phase_and_its_evaluations_of_the_most():
     exact = gp_starting_text("exact", 0, 100, 3.2)
     assert "inducing" not in exact and "0 of at most 100 evidence evaluations, 3 s so far" in exact
     assert "placing the 300 inducing inputs" in gp_starting_text("sparse", 300, 100, 3.2)
+
+
+def test_every_mae_says_its_unit_the_target_and_its_axes_say_they_do_not_start_at_zero(ready):
+    """A new user read "CV MAE, SVR 85.4" and an axis "test MAE" from 58.5 up with no unit and no word
+    that 0 is off the axis (issue 33, m4 and c4): every MAE metric's help names the target (the sample
+    homes' price column, read from the data source), the MAE axes name it and say they do not start at 0."""
+    from ordercore.preferences import PreferenceSet
+    from ordercore.studio.data import load_source
+    from tests.test_page_model import finish_trust
+
+    _, target, _ = load_source("sample")
+    data = engine(ready).data()
+    order = np.argsort(data.y_true)
+    engine(ready).store.import_preferences(engine(ready).id, PreferenceSet(order[7::7], order[:-7:7], 0.0, 1.0), "x")
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    maes = [m for m in at.metric if "MAE" in m.label]
+    assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= {m.label for m in maes}
+    assert all(target in m.proto.help for m in maes), [(m.label, m.proto.help) for m in maes]
+    history = next(figure for key, figure in charts(at).items() if "model_history" in key)
+    title = history["layout"]["yaxis"]["title"]["text"]
+    assert target in title and "not from 0" in title, title

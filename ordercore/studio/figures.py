@@ -243,9 +243,15 @@ def whole_numbers(axis_length: int) -> dict:
     return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": ",d"}
 
 
-def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
+def mae_axis(name: str, unit: str | None) -> str:
+    """An MAE axis's title: in the target's ``unit`` (its column's name), and that it does not start at 0
+    (plotly's range fits the data: a new user read a change of 4 from 58.5 up as large)."""
+    return f"{name}{'' if unit is None else f', {unit}'} (axis not from 0)"
+
+
+def mae_history_figure(runs: pd.DataFrame, unit: str | None = None) -> go.Figure:
     """Test MAE of SVR and SSL at each of the session's model runs (``runs``, the store's, oldest first:
-    run 1, 2, …); the preferences and answers each run had show on hover."""
+    run 1, 2, …), in ``unit``; the preferences and answers each run had show on hover."""
     metrics = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae", "answers"])
     run = np.arange(1, len(runs) + 1)
     answers = metrics["answers"].fillna(-1).to_numpy(dtype=np.int64)
@@ -258,17 +264,19 @@ def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
             customdata=held, hovertemplate=f"{name}, {hover}",
         )  # fmt: skip
     figure.update_layout(title="Test MAE at each model run (demo)", xaxis_title="model run (one per retrain)",
-                         yaxis_title="test MAE")  # fmt: skip
+                         yaxis_title=mae_axis("test MAE", unit))  # fmt: skip
     styled(figure)
     figure.update_xaxes(**whole_numbers(len(run)), range=[0.5, len(run) + 0.5])
     return figure
 
 
-def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labeled: int) -> go.Figure | None:
+def answers_bought_figure(
+    runs: pd.DataFrame, curve, label_cost: float, n_labeled: int, unit: str | None = None
+) -> go.Figure | None:
     """The session's cross-validated MAE against the number of answers: SSL's at each retrain under
     automatic trust (``runs``, the store's model runs, whose metrics hold answers, cv_svr_mae and
     cv_ssl_mae), SVR's, and the labels-instead estimate: SVR's scaled by its learning curve (``LabelCurve``)
-    at l + answers / label_cost labels.  None when no run was cross-validated."""
+    at l + answers / label_cost labels; MAEs in ``unit``.  None when no run was cross-validated."""
     metrics = pd.DataFrame([m for m in runs["metrics"] if m.get("cv_ssl_mae") is not None and "answers" in m])
     if metrics.empty:
         return None
@@ -290,7 +298,7 @@ def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labele
     figure.update_layout(
         title="What the answers bought (cross-validated on the labels)",
         xaxis_title="answers",
-        yaxis_title="cross-validated MAE",
+        yaxis_title=mae_axis("cross-validated MAE", unit),
     )
     styled(figure)
     figure.update_xaxes(**whole_numbers(int(answers.max()) if answers.size else 1))
