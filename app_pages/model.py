@@ -222,14 +222,13 @@ def main() -> None:
 def fits_section(engine, bench, data) -> None:
     """SVR and SSL against the truth on the held-out rows, and test MAE as preferences grew (a
     demonstration: a real session has no test labels)."""
-    left, right = st.columns(2)
     predictions = {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test}
     title, target = "Held-out rows (demo): predicted against actual", data.dataset.metadata["target"]
     axes = (f"actual {target}", f"predicted {target}")  # in the target's own name (and units)
     scatter = against_figure(data.y_true[data.test], predictions, title, *axes, diagonal="perfect")
-    left.plotly_chart(scatter, key="model_scatter")
+    st.plotly_chart(scatter, key="model_scatter")  # one above the other: side by side, 60 px wide at 1024 px
     runs = engine.store.model_runs(engine.id)
-    right.plotly_chart(mae_history_figure(runs, target), key="model_history")
+    st.plotly_chart(mae_history_figure(runs, target), key="model_history")
     answers_bought_section(engine, runs, data)
 
 

@@ -147,8 +147,8 @@ def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
 
 def sources_table(engine, trust, scale: float) -> None:
     """Each source's weight and effect (what decides and what it does), in a table that fits a narrow
-    screen (1024 px wide); then, in a table of its own, what each weight rests on, and a caption of how both
-    are measured."""
+    screen (1024 px wide); then, in a static table of its own whose cells wrap (a grid cut its accuracy in
+    words off at 1024 px), what each weight rests on, and a caption of how both are measured."""
     effects, words = effect_cells(trust, scale)
     table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
@@ -171,8 +171,7 @@ def sources_table(engine, trust, scale: float) -> None:
         }
     )
     st.markdown("**What each weight rests on**")
-    config = app_state.compact(checks, **app_state.WEIGHT)
-    st.dataframe(checks, key="model_trust_checks", hide_index=True, width="stretch", column_config=config)
+    st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "

@@ -197,7 +197,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     contradicting = reference[winner] <= reference[loser]
     right = int(np.sum((y[winner] > y[loser])[contradicting]))
     accuracy = (right + 7) / (int(contradicting.sum()) + 10)
-    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    table = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     row = table.loc[f"rule #{rule_id}: smaller is dearer"]
     assert row["accuracy checked"] == f"{int(np.sum(y[winner] > y[loser]))} of {winner.size}" and winner.size > 0
     assert row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
@@ -216,7 +216,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     finish_trust(at)
     assert not at.exception and "No source is measured better than a coin" in at.warning[0].value
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
-    row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    row = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     assert row.loc["imported", "weight"] == 0.0 and row.loc["imported", "accuracy checked"].startswith("0 of")
 
 
@@ -244,7 +244,7 @@ def test_an_experts_answers_alone_are_fitted_as_their_agreement_with_svr_says(re
     order = ReferenceOrder.fit(trust.trust.reference, engine(at).data().y_train(), np.random.default_rng(0))
     winner, loser = np.array(pairs).T
     certainty = 2 * ndtr(np.abs(order.predictions[winner] - order.predictions[loser]) / order.tau) - 1
-    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    table = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     # least squares of agreement (1 on every pair) on 1/2 + (a - 1/2) c:
     # a = 1/2 + sum(c / 2) / sum(c^2), standard error 1 / (2 sqrt(sum c^2))
     information = np.sum(certainty**2)

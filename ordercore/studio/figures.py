@@ -27,6 +27,11 @@ OTHER_COLOURS = [OKABE_ITO[name] for name in ("bluish green", "orange", "reddish
 """The colours of every other series, in turn (never SVR's or SSL's)."""
 
 
+LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}
+"""A legend in a row above the plotting area: beside it, at 1024 px it squeezed a scatter to 60 px and lay
+over its points."""
+
+
 def model_colour(name: str) -> str | None:
     """SVR's or SSL's colour for a series whose name says it is one of them, else None."""
     return SVR_COLOUR if "SVR" in name else SSL_COLOUR if "SSL" in name else None
@@ -167,7 +172,7 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
         figure.add_scatter(
             x=[low, high], y=[low, high], mode="lines", name=diagonal, line={"dash": "dot", "color": "gray"}
         )
-    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis)
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis, legend=LEGEND_ABOVE)
     return styled(figure)
 
 
@@ -205,7 +210,7 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
         xaxis_title=f"actual {xaxis}",
         yaxis_title="latent f (the GP's own scale, no unit)",
         showlegend=True,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        legend=LEGEND_ABOVE,
     )
     n_bins = min(BAND_BINS, actual.size // BAND_ROWS)
     if n_bins < 2:
@@ -264,7 +269,7 @@ def mae_history_figure(runs: pd.DataFrame, unit: str | None = None) -> go.Figure
             customdata=held, hovertemplate=f"{name}, {hover}",
         )  # fmt: skip
     figure.update_layout(title="Test MAE at each model run (demo)", xaxis_title="model run (one per retrain)",
-                         yaxis_title=mae_axis("test MAE", unit))  # fmt: skip
+                         yaxis_title=mae_axis("test MAE", unit), legend=LEGEND_ABOVE)  # fmt: skip
     styled(figure)
     figure.update_xaxes(**whole_numbers(len(run)), range=[0.5, len(run) + 0.5])
     return figure
@@ -299,6 +304,7 @@ def answers_bought_figure(
         title="What the answers bought (cross-validated on the labels)",
         xaxis_title="answers",
         yaxis_title=mae_axis("cross-validated MAE", unit),
+        legend=LEGEND_ABOVE,
     )
     styled(figure)
     figure.update_xaxes(**whole_numbers(int(answers.max()) if answers.size else 1))
@@ -326,7 +332,7 @@ def tube_against_figure(actual, predicted, epsilon: float, title: str, xaxis: st
         )
     ends = [min(actual.min(), predicted.min()), max(actual.max(), predicted.max())]
     figure.add_scatter(x=ends, y=ends, mode="lines", name="y = f", line={"dash": "dot", "color": "black"})
-    figure.update_layout(title=title + sampled, xaxis_title=xaxis, yaxis_title="prediction ± ε")
+    figure.update_layout(title=title + sampled, xaxis_title=xaxis, yaxis_title="prediction ± ε", legend=LEGEND_ABOVE)
     return styled(figure)
 
 
