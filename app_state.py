@@ -48,7 +48,6 @@ SHORT_HEADERS = {
     "accuracy (95 % interval)": "accuracy",
     "accuracy from": "from",
     "right where SVR disagrees": "right vs SVR",
-    "accuracy from agreement with SVR": "annotator accuracy",
     "effect (CV MAE without it − with it)": "effect",
     "rows in its pairs": "rows",
     "shared with other rules": "shared: rules",
