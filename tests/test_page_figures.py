@@ -267,7 +267,7 @@ def test_a_finished_gp_fit_says_how_many_of_its_most_evaluations_it_took(ready):
     "delta, of, text",
     [
         (3.675, 1928.4, "+4"),  # the new user's "1,928 ↑ 3.675": a dollar error shown whole, its change too
-        (-12_345.6, 62_460.0, "-12,346"),
+        (-12_345.6, 62_460.0, "−12,346"),  # the true minus, as plotly's ticks (a new user saw both kinds)
         (0.01234, 0.5234, "+0.0123"),  # 0.5234 shows 4 decimals
         (0.4, 12.35, "+0.40"),  # 12.35 shows 2
         (0.0004, 1928.0, "+0"),  # reads as no change (metric_delta)
@@ -287,6 +287,7 @@ def test_a_change_is_shown_to_the_last_digit_of_what_it_changes(delta, of, text)
         (3.663e-9, 0.52, "0"),  # 0.52 shows 4 decimals
         (1234.4, 12_000.0, "1,234"),
         (0.01234, 0.5234, "0.0123"),
+        (-26.94, 85.4, "−26.94"),  # a new user's "-26.9 to 8.4" beside plot ticks reading "−0.5"
         (float("nan"), 1.0, "—"),
     ],
 )
@@ -412,3 +413,39 @@ def test_every_mae_says_its_unit_the_target_and_its_axes_say_they_do_not_start_a
     history = next(figure for key, figure in charts(at).items() if "model_history" in key)
     title = history["layout"]["yaxis"]["title"]["text"]
     assert target in title and "not from 0" in title, title
+
+
+@pytest.mark.parametrize(
+    "text, lower_is_better, noise, shown, arrow, colour",
+    [
+        ("-0.6", True, False, "0.6", "down", "green"),  # a new user read "↓ -0.6": the arrow says the sign
+        ("+9.3", True, False, "9.3", "up", "red"),
+        ("−2 vs SVR", True, True, "2 vs SVR", "down", "gray"),
+        ("+4", False, False, "4", "up", "green"),
+    ],
+)
+def test_a_deltas_sign_is_its_arrow_never_both(text, lower_is_better, noise, shown, arrow, colour):
+    from ordercore.studio.numbers import metric_delta
+
+    assert metric_delta(text, lower_is_better, noise) == {"delta": shown, "delta_arrow": arrow, "delta_color": colour}
+
+
+def test_the_model_pages_deltas_carry_no_sign_beside_their_arrow(ready, store_path):
+    """The Test MAE delta reads its size, its arrow down exactly when SSL's stored test MAE is below SVR's."""
+    from streamlit.proto.Metric_pb2 import Metric
+
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at = at.switch_page("app_pages/model.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    last = store.model_runs(store.session("s1").id)["metrics"].iloc[-1]
+    svr, ssl = last["svr_mae"], last["ssl_mae"]
+    assert svr != ssl
+    proto = delta_of(at, "Test MAE, SSL (demo)")
+    assert proto.delta[0].isdigit(), proto.delta
+    down = Metric.MetricDirection.DOWN if ssl < svr else Metric.MetricDirection.UP
+    assert proto.direction == down
+    assert all(not m.proto.delta or m.proto.delta[0] not in "+-−" for m in at.metric), [
+        m.proto.delta for m in at.metric
+    ]

@@ -167,7 +167,9 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     finish_trust(at)
     # the verdict follows the interval the page shows: here it spans 0, so "within the noise", not red
     interval = next(c.value for c in at.caption if c.value.startswith("95 % interval: "))
-    low, high = (float(v.replace(",", "")) for v in interval.removeprefix("95 % interval: ").split(" to "))
+    low, high = (
+        float(v.replace(",", "").replace("−", "-")) for v in interval.removeprefix("95 % interval: ").split(" to ")
+    )
     assert not at.exception and low < 0 < high and not at.error
     assert at.info[0].value.startswith("Within the noise") and "SSL is " in at.info[0].value
     # and the change under SSL's CV MAE is grey, not a green or red win or loss (a new user's green "↓ -11.61")
