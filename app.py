@@ -105,6 +105,8 @@ with st.sidebar:
         st.error(app_state.plain(st.session_state.session_error))
     elif st.session_state.get("session_name") and st.session_state.get("session_note"):
         st.info(app_state.plain(st.session_state.session_note))
+    with st.expander("Terms"):
+        st.caption(app_state.MODELS_IN_WORDS)
 keep_in_url()
 
 pages = [

@@ -34,6 +34,13 @@ def locked_parse(*args, _parse=ast.parse, **kwargs):
 if ast.parse.__name__ != "locked_parse":  # once per process (a reloaded module keeps the first)
     ast.parse = locked_parse  # ast.literal_eval calls the module's parse: it is serialised too
 
+MODELS_IN_WORDS = (
+    "**SVR**: the model fitted on the labels alone (support vector regression). **SSL**: the same model "
+    "fitted on the labels and your preferences (rules, answers, imports). **MAE**: mean absolute error, in "
+    "the target's units."
+)
+"""SVR, SSL and MAE in one short sentence each: where a page first names them, and the sidebar's terms."""
+
 WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
 """A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""
 
@@ -41,7 +48,6 @@ SHORT_HEADERS = {
     "accuracy (95 % interval)": "accuracy",
     "accuracy from": "from",
     "right where SVR disagrees": "right vs SVR",
-    "accuracy from agreement with SVR": "annotator accuracy",
     "effect (CV MAE without it − with it)": "effect",
     "rows in its pairs": "rows",
     "shared with other rules": "shared: rules",
@@ -141,12 +147,12 @@ def memo(name: str, key, compute):
 
 def kept_result(name: str, key, pressed: bool, compute):
     """What ``compute()`` returned when its button was last ``pressed`` with ``key`` (the inputs it
-    used), kept for this tab so that another button's rerun does not wipe it; None before, or once the
-    inputs changed.  A ``ValueError`` from ``compute`` passes through, nothing kept."""
+    used, the session's id among them), kept in the process's workspace, so that another button's rerun
+    or a reload does not wipe it (as the GP's fit, kept by the engine); None before, or once the inputs
+    changed.  A ``ValueError`` from ``compute`` passes through, nothing kept."""
     if pressed:
-        st.session_state[name] = (key, compute())
-    kept = st.session_state.get(name)
-    return kept[1] if kept is not None and kept[0] == key else None
+        workspace().keep(name, key, compute())
+    return workspace().kept(name, key)
 
 
 URL_CHOICES = ("pairs_from", "next_pair", "candidates")

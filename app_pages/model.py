@@ -4,7 +4,7 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from app_pages.model_trust import mae_scale, path_settings, trust_section
+from app_pages.model_trust import mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
@@ -153,7 +153,9 @@ def mpmr_section(engine, data) -> None:
     pressed = st.button("Fit MPMR", key="model_fit_mpmr")
     try:
         key = (engine.id, engine.data_key(), width)
-        result = app_state.kept_result("model_mpmr_result", key, pressed, lambda: mpmr_comparison(data, width))
+        result = app_state.kept_result(
+            f"model_mpmr_result {engine.id}", key, pressed, lambda: mpmr_comparison(data, width)
+        )
     except ValueError as problem:
         st.error(str(problem))
         return
@@ -172,7 +174,7 @@ def mpmr_section(engine, data) -> None:
         help="Labels left out one at a time: each labeled row predicted by the fit without it, an estimate "
         "from the labels alone, not the paper's.",
     )
-    numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)))
+    numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)), help=mae_unit(data))
     if result.warning:
         st.warning(app_state.plain(result.warning))
     st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
@@ -190,6 +192,7 @@ def difference(a: float, b: float) -> float:
 
 def main() -> None:
     st.title("Model")
+    st.caption(app_state.MODELS_IN_WORDS)
     engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         settings_section(engine)
@@ -202,7 +205,7 @@ def main() -> None:
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data))
+    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data), mae_unit(data))
     if few := few_rows_warning("The test MAEs are", data.test.size):
         st.warning(few)
     if data.test.size:
@@ -219,14 +222,13 @@ def main() -> None:
 def fits_section(engine, bench, data) -> None:
     """SVR and SSL against the truth on the held-out rows, and test MAE as preferences grew (a
     demonstration: a real session has no test labels)."""
-    left, right = st.columns(2)
     predictions = {"SVR (labels only)": bench.svr_test, "SSL (labels + preferences)": bench.ssl_test}
     title, target = "Held-out rows (demo): predicted against actual", data.dataset.metadata["target"]
     axes = (f"actual {target}", f"predicted {target}")  # in the target's own name (and units)
     scatter = against_figure(data.y_true[data.test], predictions, title, *axes, diagonal="perfect")
-    left.plotly_chart(scatter, key="model_scatter")
+    st.plotly_chart(scatter, key="model_scatter")  # one above the other: side by side, 60 px wide at 1024 px
     runs = engine.store.model_runs(engine.id)
-    right.plotly_chart(mae_history_figure(runs), key="model_history")
+    st.plotly_chart(mae_history_figure(runs, target), key="model_history")
     answers_bought_section(engine, runs, data)
 
 
@@ -238,7 +240,8 @@ def answers_bought_section(engine, runs, data) -> None:
         help="How many pairwise answers an expert gives in the time one value label takes (the "
         "labels-instead line). A value has to be looked up or estimated from the whole row: about ten answers.",
     )  # fmt: skip
-    figure = answers_bought_figure(runs, engine.label_curve(), cost, data.labeled.size)
+    target = data.dataset.metadata["target"]
+    figure = answers_bought_figure(runs, engine.label_curve(), cost, data.labeled.size, target)
     if figure is None:
         st.caption("What the answers bought shows once automatic trust has cross-validated a retrain with answers.")
     else:
@@ -299,13 +302,13 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict, few_held_out: bool, scale: float) -> None:
+def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> None:
     """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
     as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
-    change grey: breaking fewer preferences is no better when they are wrong), time."""
+    change grey: breaking fewer preferences is no better when they are wrong), time; ``unit`` the MAEs'."""
     metrics = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px five cut "Test MAE, …" short
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
-    demonstration = "Measured on held-out rows whose truth the models never see: a demonstration figure."
+    demonstration = f"Measured on held-out rows whose truth the models never see: a demonstration figure. {unit}"
     metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)
     metrics[2].metric(
         "Test MAE, SSL (demo)",
@@ -337,12 +340,15 @@ def boosting_section(engine, data) -> None:
     pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
     try:
         key = (engine.id, engine.data_key(), column)
-        error = app_state.kept_result("model_hgb_result", key, pressed, lambda: monotone_boosting_mae(data, column))
+        error = app_state.kept_result(
+            f"model_hgb_result {engine.id}", key, pressed, lambda: monotone_boosting_mae(data, column)
+        )
     except ValueError as problem:
         st.error(str(problem))
         return
     if error is not None:
-        st.metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, mae_scale(data)))
+        shown = to_digits_of(error, mae_scale(data))
+        st.metric("Test MAE, gradient boosting (same labels)", shown, help=mae_unit(data))
 
 
 main()

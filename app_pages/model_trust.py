@@ -29,24 +29,30 @@ def mae_scale(data) -> float:
     return spread if np.isfinite(spread) else 0.0
 
 
-def ssl_metric(cell, label: str, compared: dict, scale: float) -> None:
+def mae_unit(data) -> str:
+    """Every MAE's help on the Model page: its unit, the target's (a new user read 'CV MAE, SVR 85.4' and
+    asked: in what?)."""
+    return f"In {data.dataset.metadata['target']}, the target's units, as every MAE on this page."
+
+
+def ssl_metric(cell, label: str, compared: dict, scale: float, unit: str) -> None:
     """SSL's CV MAE of ``compared`` (``cv.comparison``) and its change from SVR's, to the digits of
-    ``scale`` (``mae_scale``), the change grey while its interval spans 0."""
+    ``scale`` (``mae_scale``), the change grey while its interval spans 0; ``unit`` its help."""
     noise = compared["low"] <= 0 <= compared["high"]
     delta = metric_delta(change(-compared["gain"], scale), within_noise=noise)
-    cell.metric(label, to_digits_of(compared["ssl"], scale), **delta)
+    cell.metric(label, to_digits_of(compared["ssl"], scale), help=unit, **delta)
 
 
-def cv_summary(cv, blend, scale: float) -> None:
+def cv_summary(cv, blend, scale: float, unit: str) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
     cross-validation, and what automatic trust decided; every figure to the digits of ``scale``."""
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
     columns = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px four cut "CV MAE, with prefer…"
     in_digits = partial(to_digits_of, of=scale)
-    columns[0].metric("CV MAE, SVR", in_digits(path["svr"]))
-    ssl_metric(columns[1], "CV MAE, with preferences", path, scale)
-    ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale)
-    columns[3].metric("CV gain over SVR", in_digits(path["gain"]))
+    columns[0].metric("CV MAE, SVR", in_digits(path["svr"]), help=unit)
+    ssl_metric(columns[1], "CV MAE, with preferences", path, scale, unit)
+    ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale, unit)
+    columns[3].metric("CV gain over SVR", in_digits(path["gain"]), help=unit)
     columns[3].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
@@ -62,15 +68,15 @@ def cv_summary(cv, blend, scale: float) -> None:
     )
 
 
-def click_summary(cv, blend, scale: float) -> None:
+def click_summary(cv, blend, scale: float, unit: str) -> None:
     """What SSL does with an expert's answers alone: the fit it uses, and its cross-validated errors
     beside SVR's (shown, not used to decide); every figure to the digits of ``scale``."""
     compared = cv.comparison(blend)
     columns = st.columns(3)
     in_digits = partial(to_digits_of, of=scale)
-    columns[0].metric("CV MAE, SVR", in_digits(compared["svr"]))
-    ssl_metric(columns[1], "CV MAE, SSL in force", compared, scale)
-    columns[2].metric("CV gain over SVR", in_digits(compared["gain"]))
+    columns[0].metric("CV MAE, SVR", in_digits(compared["svr"]), help=unit)
+    ssl_metric(columns[1], "CV MAE, SSL in force", compared, scale, unit)
+    columns[2].metric("CV gain over SVR", in_digits(compared["gain"]), help=unit)
     columns[2].caption(f"95 % interval: {in_digits(compared['low'])} to {in_digits(compared['high'])}")
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"], scale)
     getattr(st, kind)(words)
@@ -106,9 +112,9 @@ def trust_section(engine, status, scale: float) -> None:
             "an annotator's clicks: by their agreement with SVR's order): SSL is SVR (λ2 = 0)."
         )
     elif trust.clicks_only:
-        click_summary(cv, trust.trust.blend, scale)
+        click_summary(cv, trust.trust.blend, scale, mae_unit(engine.data()))
     else:
-        cv_summary(cv, trust.trust.blend, scale)
+        cv_summary(cv, trust.trust.blend, scale, mae_unit(engine.data()))
     sources_table(engine, trust, scale)
     for reason in zero_weight_reasons(trust):
         st.info(app_state.plain(reason))
@@ -141,8 +147,8 @@ def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
 
 def sources_table(engine, trust, scale: float) -> None:
     """Each source's weight and effect (what decides and what it does), in a table that fits a narrow
-    screen (1024 px wide); then, in a table of its own, what each weight rests on, and a caption of how both
-    are measured."""
+    screen (1024 px wide); then, in a static table of its own whose cells wrap (a grid cut its accuracy in
+    words off at 1024 px), what each weight rests on, and a caption of how both are measured."""
     effects, words = effect_cells(trust, scale)
     table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
@@ -165,8 +171,7 @@ def sources_table(engine, trust, scale: float) -> None:
         }
     )
     st.markdown("**What each weight rests on**")
-    config = app_state.compact(checks, **app_state.WEIGHT)
-    st.dataframe(checks, key="model_trust_checks", hide_index=True, width="stretch", column_config=config)
+    st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
         "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
         "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "

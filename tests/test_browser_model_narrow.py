@@ -3,7 +3,8 @@ twice side by side, and the trust table's weight and effect columns were off-scr
 sample homes with preferences ordered by the true price (so automatic trust weighs them and shows its
 cross-validation), every metric's label and value is drawn whole (no element of it narrower than its
 text) and the labels differ; the table of the sources' weights and effects fits its box without
-scrolling sideways."""
+scrolling sideways, and so does every other table; every figure's plotting area is at least 300 px wide
+and its legend outside it (the held-out scatter was 60 px wide with its legend over the points)."""
 
 import numpy as np
 
@@ -21,15 +22,26 @@ LABELS = (
     """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')].map(label => label.innerText.trim())"""
 )
 
-TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].map(table => {
-    const scroller = table.querySelector('.dvn-scroller');
-    return {headers: [...table.querySelectorAll('th')].map(h => h.innerText.trim()),
-            overflow: scroller ? scroller.scrollWidth - scroller.clientWidth : null}; })"""
-"""Each table's column headers (the grid's accessible header row) and how far it is wider than its box."""
+TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stTable"]')].map(table => {
+    const scroller = table.querySelector('.dvn-scroller'), inner = table.querySelector('table');
+    const overflow = scroller ? scroller.scrollWidth - scroller.clientWidth
+        : inner ? inner.getBoundingClientRect().width - table.getBoundingClientRect().width : null;
+    return {headers: [...table.querySelectorAll('th')].map(h => h.innerText.trim()), overflow: overflow}; })"""
+"""Each table's column headers (a grid's accessible header row, a static table's) and how far it is wider than
+its box (a grid's scroller, a static table's box)."""
+
+PLOTS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map(chart => {
+    const area = chart.querySelector('.nsewdrag'), legend = chart.querySelector('g.legend');
+    const box = element => element ? element.getBoundingClientRect() : null;
+    const a = box(area), l = box(legend);
+    return {title: (chart.querySelector('.gtitle') || {}).textContent || '', width: a ? a.width : 0,
+            covers: !!(a && l && l.left < a.right && a.left < l.right && l.top < a.bottom && a.top < l.bottom)}; })"""
+"""Each Plotly chart's title, its plotting area's drawn width and whether its legend lies over that area."""
 
 
 def oracle_import(store_path, session_id: int) -> None:
-    """400 random pairs of rows ordered by their true price, imported: right on every labeled pair."""
+    """400 random pairs of rows ordered by their true price, imported: right on every labeled pair; and
+    alice's answers to 30 of them, right too."""
     frame, target, _ = load_source("sample")
     rng = np.random.default_rng(0)
     i, j = rng.integers(0, len(frame), 400), rng.integers(0, len(frame), 400)
@@ -38,6 +50,11 @@ def oracle_import(store_path, session_id: int) -> None:
     winner, loser = np.where(higher, i, j)[keep], np.where(higher, j, i)[keep]
     store = Store(f"sqlite:///{store_path}")
     store.import_preferences(session_id, PreferenceSet(winner, loser, 0.0, 1.0), "oracle")
+    for a, b in zip(i[:30], j[:30], strict=True):  # an annotator's clicks: their accuracy in words in a table
+        if frame[target].iloc[a] != frame[target].iloc[b]:
+            store.add_answer(
+                session_id, int(a), int(b), "a" if frame[target].iloc[a] > frame[target].iloc[b] else "b", "alice"
+            )
     store.engine.dispose()
 
 
@@ -61,3 +78,9 @@ def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weig
         sources = next(table for table in tables if "effect (95 % interval)" in table["headers"])
         assert sources["headers"][:3] == ["source", "weight", "effect (95 % interval)"], sources
         assert sources["overflow"] is not None and sources["overflow"] <= 1, sources
+        assert any("accuracy from agreement with SVR" in table["headers"] for table in tables), tables
+        wider = [table for table in tables if table["overflow"] is None or table["overflow"] > 1]
+        assert wider == [], wider  # every table fits its box (the weights' checks were cut off on the right)
+        plots = page.evaluate(PLOTS)
+        assert any(plot["title"].startswith("Held-out rows (demo): predicted against actual") for plot in plots)
+        assert all(plot["width"] >= 300 and not plot["covers"] for plot in plots), plots

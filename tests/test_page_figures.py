@@ -267,7 +267,7 @@ def test_a_finished_gp_fit_says_how_many_of_its_most_evaluations_it_took(ready):
     "delta, of, text",
     [
         (3.675, 1928.4, "+4"),  # the new user's "1,928 ↑ 3.675": a dollar error shown whole, its change too
-        (-12_345.6, 62_460.0, "-12,346"),
+        (-12_345.6, 62_460.0, "−12,346"),  # the true minus, as plotly's ticks (a new user saw both kinds)
         (0.01234, 0.5234, "+0.0123"),  # 0.5234 shows 4 decimals
         (0.4, 12.35, "+0.40"),  # 12.35 shows 2
         (0.0004, 1928.0, "+0"),  # reads as no change (metric_delta)
@@ -287,6 +287,7 @@ def test_a_change_is_shown_to_the_last_digit_of_what_it_changes(delta, of, text)
         (3.663e-9, 0.52, "0"),  # 0.52 shows 4 decimals
         (1234.4, 12_000.0, "1,234"),
         (0.01234, 0.5234, "0.0123"),
+        (-26.94, 85.4, "−26.94"),  # a new user's "-26.9 to 8.4" beside plot ticks reading "−0.5"
         (float("nan"), 1.0, "—"),
     ],
 )
@@ -390,3 +391,61 @@ def test_a_starting_gp_fit_says_its_own_phase_and_its_evaluations_of_the_most():
     exact = gp_starting_text("exact", 0, 100, 3.2)
     assert "inducing" not in exact and "0 of at most 100 evidence evaluations, 3 s so far" in exact
     assert "placing the 300 inducing inputs" in gp_starting_text("sparse", 300, 100, 3.2)
+
+
+def test_every_mae_says_its_unit_the_target_and_its_axes_say_they_do_not_start_at_zero(ready):
+    """A new user read "CV MAE, SVR 85.4" and an axis "test MAE" from 58.5 up with no unit and no word
+    that 0 is off the axis (issue 33, m4 and c4): every MAE metric's help names the target (the sample
+    homes' price column, read from the data source), the MAE axes name it and say they do not start at 0."""
+    from ordercore.preferences import PreferenceSet
+    from ordercore.studio.data import load_source
+    from tests.test_page_model import finish_trust
+
+    _, target, _ = load_source("sample")
+    data = engine(ready).data()
+    order = np.argsort(data.y_true)
+    engine(ready).store.import_preferences(engine(ready).id, PreferenceSet(order[7::7], order[:-7:7], 0.0, 1.0), "x")
+    at = ready.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    maes = [m for m in at.metric if "MAE" in m.label]
+    assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= {m.label for m in maes}
+    assert all(target in m.proto.help for m in maes), [(m.label, m.proto.help) for m in maes]
+    history = next(figure for key, figure in charts(at).items() if "model_history" in key)
+    title = history["layout"]["yaxis"]["title"]["text"]
+    assert target in title and "not from 0" in title, title
+
+
+@pytest.mark.parametrize(
+    "text, lower_is_better, noise, shown, arrow, colour",
+    [
+        ("-0.6", True, False, "0.6", "down", "green"),  # a new user read "↓ -0.6": the arrow says the sign
+        ("+9.3", True, False, "9.3", "up", "red"),
+        ("−2 vs SVR", True, True, "2 vs SVR", "down", "gray"),
+        ("+4", False, False, "4", "up", "green"),
+    ],
+)
+def test_a_deltas_sign_is_its_arrow_never_both(text, lower_is_better, noise, shown, arrow, colour):
+    from ordercore.studio.numbers import metric_delta
+
+    assert metric_delta(text, lower_is_better, noise) == {"delta": shown, "delta_arrow": arrow, "delta_color": colour}
+
+
+def test_the_model_pages_deltas_carry_no_sign_beside_their_arrow(ready, store_path):
+    """The Test MAE delta reads its size, its arrow down exactly when SSL's stored test MAE is below SVR's."""
+    from streamlit.proto.Metric_pb2 import Metric
+
+    engine(ready).set_model(automatic_trust=False)
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at = at.switch_page("app_pages/model.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    last = store.model_runs(store.session("s1").id)["metrics"].iloc[-1]
+    svr, ssl = last["svr_mae"], last["ssl_mae"]
+    assert svr != ssl
+    proto = delta_of(at, "Test MAE, SSL (demo)")
+    assert proto.delta[0].isdigit(), proto.delta
+    down = Metric.MetricDirection.DOWN if ssl < svr else Metric.MetricDirection.UP
+    assert proto.direction == down
+    assert all(not m.proto.delta or m.proto.delta[0] not in "+-−" for m in at.metric), [
+        m.proto.delta for m in at.metric
+    ]

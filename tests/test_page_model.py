@@ -167,7 +167,9 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     finish_trust(at)
     # the verdict follows the interval the page shows: here it spans 0, so "within the noise", not red
     interval = next(c.value for c in at.caption if c.value.startswith("95 % interval: "))
-    low, high = (float(v.replace(",", "")) for v in interval.removeprefix("95 % interval: ").split(" to "))
+    low, high = (
+        float(v.replace(",", "").replace("−", "-")) for v in interval.removeprefix("95 % interval: ").split(" to ")
+    )
     assert not at.exception and low < 0 < high and not at.error
     assert at.info[0].value.startswith("Within the noise") and "SSL is " in at.info[0].value
     # and the change under SSL's CV MAE is grey, not a green or red win or loss (a new user's green "↓ -11.61")
@@ -197,7 +199,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     contradicting = reference[winner] <= reference[loser]
     right = int(np.sum((y[winner] > y[loser])[contradicting]))
     accuracy = (right + 7) / (int(contradicting.sum()) + 10)
-    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    table = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     row = table.loc[f"rule #{rule_id}: smaller is dearer"]
     assert row["accuracy checked"] == f"{int(np.sum(y[winner] > y[loser]))} of {winner.size}" and winner.size > 0
     assert row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
@@ -216,7 +218,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     finish_trust(at)
     assert not at.exception and "No source is measured better than a coin" in at.warning[0].value
     assert metric(at, "Test MAE, SSL (demo)") == metric(at, "Test MAE, SVR (demo)")
-    row = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    row = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     assert row.loc["imported", "weight"] == 0.0 and row.loc["imported", "accuracy checked"].startswith("0 of")
 
 
@@ -244,7 +246,7 @@ def test_an_experts_answers_alone_are_fitted_as_their_agreement_with_svr_says(re
     order = ReferenceOrder.fit(trust.trust.reference, engine(at).data().y_train(), np.random.default_rng(0))
     winner, loser = np.array(pairs).T
     certainty = 2 * ndtr(np.abs(order.predictions[winner] - order.predictions[loser]) / order.tau) - 1
-    table = next(d.value for d in at.dataframe if "accuracy checked" in d.value.columns).set_index("source")
+    table = next(d.value for d in at.table if "accuracy checked" in d.value.columns).set_index("source")
     # least squares of agreement (1 on every pair) on 1/2 + (a - 1/2) c:
     # a = 1/2 + sum(c / 2) / sum(c^2), standard error 1 / (2 sqrt(sum c^2))
     information = np.sum(certainty**2)
@@ -487,3 +489,47 @@ def test_every_mae_on_the_model_page_is_shown_to_the_same_decimals(ready):
     shown = {m.label: m.value for m in at.metric if "MAE" in m.label}
     assert {"CV MAE, SVR", "Test MAE, SVR (demo)", "Test MAE, SSL (demo)"} <= set(shown), shown
     assert all(re.fullmatch(r"[\d,]+\.\d\d", value) for value in shown.values()), shown
+
+
+def test_an_mpmr_fit_stays_after_a_reload_as_the_gp_fit_does(ready):
+    """A new user's MPMR result was gone after a reload while the GP's stayed (issue 33, m8): a new tab of
+    the same session (a reload: nothing of the old tab's state) shows the same Ω at the same ε, and none
+    at another ε."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.studio_app import APP
+
+    at = ready.switch_page("app_pages/model.py").run()
+    at.select_slider(key="model_mpmr_epsilon").set_value(1.0).run()
+    at.button(key="model_fit_mpmr").click().run()
+    omega = metric(at, "P(|f − y| ≤ ε) ≥ Ω")
+    reloaded = AppTest.from_file(APP, default_timeout=120)
+    reloaded.query_params["session"] = "s1"
+    reloaded.run()
+    reloaded.switch_page("app_pages/model.py").run()
+    assert not reloaded.exception
+    assert not any(m.label == "P(|f − y| ≤ ε) ≥ Ω" for m in reloaded.metric)  # its default ε is 0.5
+    reloaded.select_slider(key="model_mpmr_epsilon").set_value(1.0).run()
+    assert metric(reloaded, "P(|f − y| ≤ ε) ≥ Ω") == omega
+
+
+def walked(node):
+    """Every element under ``node`` in the order drawn (blocks' children by position)."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for position in sorted(children):
+        yield from walked(children[position])
+
+
+def test_svr_and_ssl_are_defined_where_the_model_page_first_names_them_and_in_the_sidebar(ready):
+    """A new user met "CV MAE, SVR" and "SSL in force" with no word of what they are (issue 33, m5): the
+    first element of the Model page naming either says what each is; the sidebar's terms say it too."""
+    at = ready.switch_page("app_pages/model.py").run()
+    assert not at.exception
+    texts = [str(e.proto).replace("*", "") for e in walked(at.main)]  # Markdown's bold dropped
+    first = next(text for text in texts if "SVR" in text or "SSL" in text)
+    assert "SVR:" in first and "labels alone" in first and "SSL:" in first and "preferences" in first, first
+    terms = " ".join(str(e.proto).replace("*", "") for e in walked(at.sidebar))
+    assert "SVR:" in terms and "SSL:" in terms, terms

@@ -10,11 +10,11 @@ from ordercore.studio.verdicts import ClickStanding, gain_verdict, trials_verdic
 def test_a_gain_is_worded_by_its_interval():
     assert gain_verdict(100.0, 20.0, 180.0, 1000.0)[0] == "success"
     kind, words = gain_verdict(-314.8, -10688.0, 10058.0, 31480.0)  # the California case
-    assert kind == "info" and words.startswith("Within the noise") and "-10,688 to 10,058 spans 0" in words
+    assert kind == "info" and words.startswith("Within the noise") and "−10,688 to 10,058 spans 0" in words
     kind, words = gain_verdict(-50.0, -90.0, -10.0, 1000.0)
     assert kind == "error" and "by 50 (5%)" in words
     # to the digits of the MAE (96.48: two decimals), as a new user expected beside it, not '-14.59 to 11.2'
-    assert "95 % interval -14.59 to 11.20 spans 0" in gain_verdict(-1.695, -14.59, 11.2, 96.48)[1]
+    assert "95 % interval −14.59 to 11.20 spans 0" in gain_verdict(-1.695, -14.59, 11.2, 96.48)[1]
 
 
 def trust_of(names, weights, agreement, lambda2=0.17):

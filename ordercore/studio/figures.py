@@ -27,6 +27,11 @@ OTHER_COLOURS = [OKABE_ITO[name] for name in ("bluish green", "orange", "reddish
 """The colours of every other series, in turn (never SVR's or SSL's)."""
 
 
+LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}
+"""A legend in a row above the plotting area: beside it, at 1024 px it squeezed a scatter to 60 px and lay
+over its points."""
+
+
 def model_colour(name: str) -> str | None:
     """SVR's or SSL's colour for a series whose name says it is one of them, else None."""
     return SVR_COLOUR if "SVR" in name else SSL_COLOUR if "SSL" in name else None
@@ -167,7 +172,7 @@ def against_figure(x, series: dict, title: str, xaxis: str, yaxis: str, diagonal
         figure.add_scatter(
             x=[low, high], y=[low, high], mode="lines", name=diagonal, line={"dash": "dot", "color": "gray"}
         )
-    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis)
+    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title=yaxis, legend=LEGEND_ABOVE)
     return styled(figure)
 
 
@@ -181,19 +186,32 @@ BAND_DOTS = 1_500
 BAND_ROWS = 10
 """Fewest rows a bin of ``latent_band_figure`` averages (a new user's band averaged 7 rows in 7 bins)."""
 
+ERROR_BAR_ROWS = 100
+"""Most rows ``latent_band_figure`` draws each with its own ± sd error bar (beyond, the band shows it)."""
+
 
 def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
-    """The GP's latent mean against the target, readable for thousands of rows: per quantile bin of
-    ``actual`` (n,), the bin's average latent mean (a line) and a band ± the average latent standard
-    deviation; a random sample of at most ``BAND_DOTS`` rows as faint dots beneath.  At least
-    ``BAND_ROWS`` rows a bin: fewer bins for few rows, and the dots alone below two bins' worth."""
+    """The GP's latent mean against the target ``xaxis`` names: each row (a random sample of at most
+    ``BAND_DOTS``) a marker, with ± its latent sd as an error bar up to ``ERROR_BAR_ROWS`` rows (a new
+    user's 10 rows were faint grey dots with no sd); and per quantile bin of ``actual`` (n,), the bin's
+    average latent mean (a line) in a band ± the average latent sd, at least ``BAND_ROWS`` rows a bin
+    (no band below two bins' worth)."""
     actual, mean, std = (np.asarray(values, dtype=np.float64) for values in (actual, mean, std))
     dots, _ = drawn_rows(actual.size, BAND_DOTS)
+    few = actual.size <= ERROR_BAR_ROWS
     figure = go.Figure()
     figure.add_scatter(
-        x=actual[dots], y=mean[dots], mode="markers", name="rows", marker={"size": 4, "color": "lightgray"}
+        x=actual[dots], y=mean[dots], mode="markers", name="each row: latent mean ± sd" if few else "each row",
+        marker={"size": 8 if few else 5, "color": OKABE_ITO["bluish green"], "opacity": 1.0 if few else 0.5},
+        error_y={"type": "data", "array": std[dots], "thickness": 1.5, "visible": few},
+    )  # fmt: skip
+    figure.update_layout(
+        title=title,
+        xaxis_title=f"actual {xaxis}",
+        yaxis_title="latent f (the GP's own scale, no unit)",
+        showlegend=True,
+        legend=LEGEND_ABOVE,
     )
-    figure.update_layout(title=title, xaxis_title=xaxis, yaxis_title="latent f")
     n_bins = min(BAND_BINS, actual.size // BAND_ROWS)
     if n_bins < 2:
         return styled(figure)
@@ -209,12 +227,14 @@ def latent_band_figure(actual, mean, std, title: str, xaxis: str) -> go.Figure:
         y=np.concatenate([average + spread, (average - spread)[::-1]]),
         mode="lines",  # no markers (plotly's default for a short trace drew one in the legend)
         fill="toself",
-        fillcolor="rgba(86, 180, 233, 0.3)",
+        fillcolor="rgba(0, 158, 115, 0.2)",  # bluish green, faint (blue is SVR's)
         line={"width": 0},
         name="± latent sd (bin average)",
         hoverinfo="skip",
     )
-    figure.add_scatter(x=centre, y=average, mode="lines+markers", name="latent mean (bin average)")
+    figure.add_scatter(
+        x=centre, y=average, mode="lines+markers", name="latent mean (bin average)", line={"color": OKABE_ITO["black"]}
+    )
     return styled(figure)
 
 
@@ -228,9 +248,15 @@ def whole_numbers(axis_length: int) -> dict:
     return {"tickmode": "linear", "tick0": 0, "dtick": step, "tickformat": ",d"}
 
 
-def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
+def mae_axis(name: str, unit: str | None) -> str:
+    """An MAE axis's title: in the target's ``unit`` (its column's name), and that it does not start at 0
+    (plotly's range fits the data: a new user read a change of 4 from 58.5 up as large)."""
+    return f"{name}{'' if unit is None else f', {unit}'} (axis not from 0)"
+
+
+def mae_history_figure(runs: pd.DataFrame, unit: str | None = None) -> go.Figure:
     """Test MAE of SVR and SSL at each of the session's model runs (``runs``, the store's, oldest first:
-    run 1, 2, …); the preferences and answers each run had show on hover."""
+    run 1, 2, …), in ``unit``; the preferences and answers each run had show on hover."""
     metrics = pd.DataFrame(runs["metrics"].tolist(), columns=["svr_mae", "ssl_mae", "answers"])
     run = np.arange(1, len(runs) + 1)
     answers = metrics["answers"].fillna(-1).to_numpy(dtype=np.int64)
@@ -243,17 +269,19 @@ def mae_history_figure(runs: pd.DataFrame) -> go.Figure:
             customdata=held, hovertemplate=f"{name}, {hover}",
         )  # fmt: skip
     figure.update_layout(title="Test MAE at each model run (demo)", xaxis_title="model run (one per retrain)",
-                         yaxis_title="test MAE")  # fmt: skip
+                         yaxis_title=mae_axis("test MAE", unit), legend=LEGEND_ABOVE)  # fmt: skip
     styled(figure)
     figure.update_xaxes(**whole_numbers(len(run)), range=[0.5, len(run) + 0.5])
     return figure
 
 
-def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labeled: int) -> go.Figure | None:
+def answers_bought_figure(
+    runs: pd.DataFrame, curve, label_cost: float, n_labeled: int, unit: str | None = None
+) -> go.Figure | None:
     """The session's cross-validated MAE against the number of answers: SSL's at each retrain under
     automatic trust (``runs``, the store's model runs, whose metrics hold answers, cv_svr_mae and
     cv_ssl_mae), SVR's, and the labels-instead estimate: SVR's scaled by its learning curve (``LabelCurve``)
-    at l + answers / label_cost labels.  None when no run was cross-validated."""
+    at l + answers / label_cost labels; MAEs in ``unit``.  None when no run was cross-validated."""
     metrics = pd.DataFrame([m for m in runs["metrics"] if m.get("cv_ssl_mae") is not None and "answers" in m])
     if metrics.empty:
         return None
@@ -275,7 +303,8 @@ def answers_bought_figure(runs: pd.DataFrame, curve, label_cost: float, n_labele
     figure.update_layout(
         title="What the answers bought (cross-validated on the labels)",
         xaxis_title="answers",
-        yaxis_title="cross-validated MAE",
+        yaxis_title=mae_axis("cross-validated MAE", unit),
+        legend=LEGEND_ABOVE,
     )
     styled(figure)
     figure.update_xaxes(**whole_numbers(int(answers.max()) if answers.size else 1))
@@ -303,7 +332,7 @@ def tube_against_figure(actual, predicted, epsilon: float, title: str, xaxis: st
         )
     ends = [min(actual.min(), predicted.min()), max(actual.max(), predicted.max())]
     figure.add_scatter(x=ends, y=ends, mode="lines", name="y = f", line={"dash": "dot", "color": "black"})
-    figure.update_layout(title=title + sampled, xaxis_title=xaxis, yaxis_title="prediction ± ε")
+    figure.update_layout(title=title + sampled, xaxis_title=xaxis, yaxis_title="prediction ± ε", legend=LEGEND_ABOVE)
     return styled(figure)
 
 

@@ -13,6 +13,10 @@ DIGITS = 4
 MOST_DECIMALS = 12
 """Decimals shown at most: below 10⁻¹² a number reads as 0."""
 
+MINUS = "−"
+"""The minus sign of a change or an error shown in text (U+2212, as plotly's ticks): a new user read
+"-26.9" in text beside "−0.5" on an axis.  Files people save (CSV, exports) keep the ASCII hyphen."""
+
 
 def shown_decimals(value: float, digits: int = DIGITS) -> int:
     """The decimals that show a non-zero ``value`` to ``digits`` significant digits (none for a value
@@ -38,23 +42,23 @@ def significant(value: float, digits: int = DIGITS) -> str:
 
 def change(delta: float, of: float) -> str:
     """A change ``delta`` of a value ``of``, signed, to the last digit the value is shown with ('+4'
-    beside 1,928, shown whole; '+0.0123' beside 0.5234, four significant digits), so that a change
-    never reads more precise than what it changes; '—' when either is not finite."""
+    beside 1,928, shown whole; '+0.0123' beside 0.5234, four significant digits; a fall with ``MINUS``), so
+    that a change never reads more precise than what it changes; '—' when either is not finite."""
     delta, of = float(delta), float(of)
     if not (math.isfinite(delta) and math.isfinite(of)):
         return "—"
     decimals = DIGITS - 1 if of == 0 else shown_decimals(of)
-    return f"{delta:+,.{decimals}f}"
+    return f"{delta:+,.{decimals}f}".replace("-", MINUS)
 
 
 def to_digits_of(value: float, of: float) -> str:
-    """``value`` to the last digit ``of`` is shown with (``change`` without the sign): a model's move
+    """``value`` to the last digit ``of`` is shown with (``change`` without a plus; ``MINUS``): a model's move
     of 9e-11 beside an error of 12,000 reads '0', not '0.00000000009'; '—' when either is not finite."""
     value, of = float(value), float(of)
     if not (math.isfinite(value) and math.isfinite(of)):
         return "—"
     text = f"{value:,.{DIGITS - 1 if of == 0 else shown_decimals(of)}f}"
-    return "0" if reads_as_zero(text) else text
+    return "0" if reads_as_zero(text) else text.replace("-", MINUS)
 
 
 def reads_as_zero(text: str) -> bool:
@@ -65,13 +69,14 @@ def reads_as_zero(text: str) -> bool:
 
 def metric_delta(text: str, lower_is_better: bool = True, within_noise: bool = False) -> dict:
     """``st.metric``'s delta arguments for a change formatted as ``text``: "no change" with no arrow and
-    no colour when it reads as zero; grey when ``within_noise`` (its interval spans 0: neither better
-    nor worse, surely); else coloured by whether it is better."""
+    no colour when it reads as zero; else its size without its sign, which the arrow shows (a new user
+    read "↓ -0.6"), grey when ``within_noise`` (its interval spans 0: neither better nor worse, surely),
+    else green or red by whether it is better."""
     if reads_as_zero(text):
         return {"delta": "no change", "delta_color": "off", "delta_arrow": "off"}
-    if within_noise:
-        return {"delta": text, "delta_color": "off"}
-    return {"delta": text, "delta_color": "inverse" if lower_is_better else "normal"}
+    down = text.lstrip().startswith(("-", "−"))
+    colour = "gray" if within_noise else "green" if down == lower_is_better else "red"
+    return {"delta": text.lstrip().lstrip("+-−"), "delta_arrow": "down" if down else "up", "delta_color": colour}
 
 
 def duration(seconds: float) -> str:
