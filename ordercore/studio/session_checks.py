@@ -97,7 +97,8 @@ def check_file(file, data) -> None:
     rule that reads the target (``check_rule``), or whose rows hold other values in ``data``'s table than in
     the one it was exported from (``fingerprints.refuse_another_table``)."""
     if file.table is not None:
-        refuse_another_table(file.kind, file.table, file.fingerprints, data.row_names)
+        names = data.row_names
+        refuse_another_table(file.kind, file.table, file.fingerprints, names.fingerprints, names.name)
     scaling = TargetScaling.from_labels(data.y_true[data.labeled])
     if file.kind == "rules":
         for k, document in enumerate(file.rules, start=1):

@@ -43,7 +43,7 @@ from ordercore.studio.fingerprints import split_fingerprints
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
-from ordercore.studio.store.transfer import ROW_COLUMNS, rows_in
+from ordercore.studio.store.transfer import FINGERPRINTS, ROW_COLUMNS, rows_in
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file an import reads (the Studio's upload limit)."""
@@ -80,14 +80,16 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     if content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # read as CSV, its lines made columns
         raise ValueError(f"{shown(name)} holds JSON, not CSV (it starts with '{{' or '['): name the file .json")
     identifier = None if names is None else names.identifier
-    as_text = {"annotator": str} | {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
+    as_text = {"annotator": str} | {name: str for name in FINGERPRINTS.values()}  # '0687991417410372' as written
+    if identifier:
+        as_text |= {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
     source = io.BytesIO(content)
     try:
         # Annotators' names and ids as written: one named 007 is not the number 7.  Columns separated as
         # the header is (an export resaved by a spreadsheet may use ';').
         separator = delimiter(source)
         repeated = repeated_column(source, sep=separator)
-        table = read_csv(source, sep=separator, dtype=as_text if identifier else {"annotator": str})
+        table = read_csv(source, sep=separator, dtype=as_text)
     except UnicodeDecodeError:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, 0)}); save it as UTF-8"
@@ -176,7 +178,8 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         return SessionFile("rules", rules=document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
-    return _classified(*_positions(*split_fingerprints(table), names), "record", list(table.columns), identifier)
+    read = _positions(*split_fingerprints(table, "record"), names)
+    return _classified(*read, "record", list(table.columns), identifier)
 
 
 def _classified(
