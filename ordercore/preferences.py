@@ -28,8 +28,8 @@ COLUMNS = ("i", "j", "margin", "weight")
 
 EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator", "i_fingerprint", "j_fingerprint")
 """Columns a preference file may hold beside ``COLUMNS``: the Studio's export of who made each and how
-(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import checks them; the library
-reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
+(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import and the CLI's ``fit`` check
+them; ``PreferenceSet`` reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
 
 AS_TEXT = {"i_fingerprint": str, "j_fingerprint": str}
 """A CSV's columns read as written: a fingerprint '0687991417410372' is no number."""
