@@ -239,19 +239,10 @@ def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: i
     scope = "all" if labeled is None else "training"
     made = []
     for rule in rules:
-        _refuse_id_column(rule, table)
+        rule.refuse_id_column(None if table.ids is None else table.ids.name, "the --id column")
         rule.check_columns(table.frame)
         made.append(generate(rule, table.frame, labeled, scope=scope, max_pairs=max_pairs, random_state=0))
     return PreferenceSet.concatenate([m.preferences for m in made])
-
-
-def _refuse_id_column(rule: Rule, table: Table) -> None:
-    """``ValueError`` for a rule reading the id column: it names the rows (as in the Studio, no rule measures it)."""
-    if table.ids is not None and table.ids.name in rule.columns():
-        raise ValueError(
-            f"rule {rule.name!r}: column {table.ids.name!r} is the --id column, which names the rows: it cannot be "
-            "a rule's column"
-        )
 
 
 def label_chain(y: np.ndarray) -> PreferenceSet:

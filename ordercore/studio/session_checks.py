@@ -35,9 +35,11 @@ SAMPLED_PAIRS = 100
 def check_rule(data, rule: Rule, made: PreferenceSet | None = None) -> None:
     """``ValueError`` for a rule the session cannot take: a column its table lacks or a text column it
     compares as numbers (``Rule.check_columns``; such a rule was stored, and every view of it failed), a
-    margin the models cannot fit on ``data``'s labels, or a column that is the target (its preferences
-    would order rows by their labels, the held-out rows' too: the test error would flatter SSL)."""
+    margin the models cannot fit on ``data``'s labels, the id column (``Rule.refuse_id_column``, as the CLI),
+    or a column that is the target (its preferences would order rows by their labels, the held-out rows'
+    too: the test error would flatter SSL)."""
     rule.check_columns(data.frame)
+    rule.refuse_id_column(data.row_names.identifier)
     check_margin(data, rule.margin)
     target = data.dataset.metadata["target"]
     if target in {rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())}:
