@@ -45,3 +45,15 @@ def test_a_rule_on_the_id_column_is_refused_before_it_is_stored(store, engine, r
         engine.import_file("r.json", json.dumps([rule.to_dict()]).encode(), "ann")
     assert str(raised.value) == f"rule 1 of the file: {said}; nothing was imported"
     assert state(store, engine.id) == before
+
+
+@pytest.mark.parametrize("margin", ["1e400", "-1e400"])
+def test_a_rule_files_infinite_margin_names_the_rule_and_the_field(store, engine, margin):  # noqa: F811
+    rule = Rule("edited", [Within("age", 5)], Ordering("rooms", "higher"))
+    text = json.dumps([rule.to_dict()]).replace('"margin": 0.0', f'"margin": {margin}')
+    assert margin in text  # the file's margin reads as ±inf
+    before = state(store, engine.id)
+    with pytest.raises(ValueError) as raised:
+        engine.import_file("r.json", text.encode(), "ann")
+    assert str(raised.value) == "rule 'edited': the margin must be finite"
+    assert state(store, engine.id) == before

@@ -113,7 +113,8 @@ def check_file(file, data) -> None:
             except ValueError as error:
                 raise ValueError(f"rule {k} of the file: {error}; nothing was imported") from None
         margins = [document.get("margin", 0.0) for document in file.rules]
-        made = _pairs_with([m if isinstance(m, numbers.Real) else 0.0 for m in margins])
+        # a margin that is no finite number is the rule's to name ('rule 'x': the margin must be finite')
+        made = _pairs_with([m if isinstance(m, numbers.Real) and math.isfinite(m) else 0.0 for m in margins])
         _first_bad(scaling, made, "rule {} of the file")
     elif file.kind == "preferences":
         _first_bad(scaling, PreferenceSet.from_frame(file.table), "line {} of the preferences")
