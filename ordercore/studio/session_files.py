@@ -24,6 +24,7 @@ unpickled.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -249,11 +250,14 @@ EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv"
 
 
 def export_file_name(session: str, kind: str, format: str) -> str:
-    """'bikes_q4-answers.csv': the file name a download of the ``session``'s ``kind`` file gets, the
+    """'bikes-q4-answers.csv': the file name a download of the ``session``'s ``kind`` file gets, the
     session's name first in a form safe as a file name (letters, digits, '.', '_' and '-' kept, every
-    other run of characters one '_', no leading dot; 'session' when nothing is left), so that two
-    sessions' exports do not overwrite each other in Downloads."""
+    other run of characters one '_', no leading dot; 'session' when nothing is left) and, when that form
+    differs from the name, 6 hexadecimal digits of its digest ('a_b-6d959c-answers.csv' for 'a/b'), so that two
+    sessions' exports do not overwrite each other in Downloads (sessions 'a/b' and 'a?b' are distinct)."""
     safe = re.sub(r"[^\w.-]+", "_", session).strip("._-")[:100] or "session"
+    if safe != session:
+        safe += "-" + hashlib.blake2b(session.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
     return f"{safe}-{kind}.{format}"
 
 
