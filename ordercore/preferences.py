@@ -28,8 +28,11 @@ COLUMNS = ("i", "j", "margin", "weight")
 
 EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator", "i_fingerprint", "j_fingerprint")
 """Columns a preference file may hold beside ``COLUMNS``: the Studio's export of who made each and how
-(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import checks them; the library
-reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
+(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import and the CLI's ``fit`` check
+them; ``PreferenceSet`` reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
+
+AS_TEXT = {"i_fingerprint": str, "j_fingerprint": str}
+"""A CSV's columns read as written: a fingerprint '0687991417410372' is no number."""
 
 MAX_WEIGHT = 1e6
 """The largest weight a preference may have.  A weight is a confidence relative to a label's (1); the
@@ -330,7 +333,7 @@ class PreferenceSet:
         elif isinstance(source, str | Path):
             source = io.StringIO(_utf8(source, "CSV"))
         try:
-            frame = read_csv(source)
+            frame = read_csv(source, dtype=AS_TEXT)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
             raise ValueError(f"not a readable preference CSV: {error}") from None
         return cls.from_frame(frame)
@@ -411,7 +414,7 @@ def read_preference_table(path) -> pd.DataFrame:
             frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
     else:
         try:
-            frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str})
+            frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str} | AS_TEXT)
         except pd.errors.EmptyDataError:
             raise ValueError("the file is empty (no header, no rows)") from None
         except pd.errors.ParserError as error:

@@ -2,6 +2,7 @@
 the same data give the same answers, the same rule preferences, the same grades and the same annotators,
 and a second import adds nothing.  Bad files are refused whole."""
 
+import hashlib
 import io
 import json
 
@@ -269,12 +270,20 @@ def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes,
     ("session", "kind", "format", "expected"),
     [
         ("bikes-q4", "answers", "csv", "bikes-q4-answers.csv"),
-        ("bikes q4/Marta's", "rules", "json", "bikes_q4_Marta_s-rules.json"),
-        ("..\\..\\etc", "grades", "csv", "etc-grades.csv"),
-        ("Märta: 2 <ok>?", "preferences", "json", "Märta_2_ok-preferences.json"),
-        ("***", "answers", "csv", "session-answers.csv"),
+        ("bikes q4/Marta's", "rules", "json", "bikes_q4_Marta_s-{digest}-rules.json"),
+        ("..\\..\\etc", "grades", "csv", "etc-{digest}-grades.csv"),
+        ("Märta: 2 <ok>?", "preferences", "json", "Märta_2_ok-{digest}-preferences.json"),
+        ("***", "answers", "csv", "session-{digest}-answers.csv"),
     ],
 )
 def test_a_download_is_named_after_its_session_in_a_safe_form(session, kind, format, expected):
-    """Two sessions' exports no longer overwrite each other in Downloads (every file was answers.csv)."""
-    assert export_file_name(session, kind, format) == expected
+    """Two sessions' exports no longer overwrite each other in Downloads (every file was answers.csv); a
+    name whose safe form differs carries 6 hexadecimal digits of its BLAKE2b digest."""
+    digest = hashlib.blake2b(session.encode(), digest_size=3).hexdigest()
+    assert export_file_name(session, kind, format) == expected.format(digest=digest)
+
+
+def test_sessions_whose_names_differ_get_different_file_names():
+    """A111: 'a/b' and 'a?b' were both 'a_b-answers.csv'."""
+    names = ["a/b", "a?b", "a b", "a_b", "a:b", "a\\b", "ab", "*", "**", ""]
+    assert len({export_file_name(name, "answers", "csv") for name in names}) == len(names)

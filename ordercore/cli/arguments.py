@@ -1,11 +1,13 @@
 """The command line's shared argument types and actions: numbers (whole, at least 0 or 1, and ``--trials``
-and ``--clicks`` up to a bound), and the list options' action (``--datasets``, ``--values``, ``--labels``,
-``--pairs``, ``--strategy``: a value given twice would run twice and count twice)."""
+and ``--clicks`` up to a bound), the list options' action (``--datasets``, ``--values``, ``--labels``,
+``--pairs``, ``--strategy``: a value given twice would run twice and count twice), and input paths that are
+no directory (``not_directories``)."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 
 def _number(kind, minimum, name: str):
@@ -78,3 +80,12 @@ class Distinct(argparse.Action):
 
 DISTINCT = {"nargs": "+", "action": Distinct}
 """A list option's ``nargs`` and ``action``: one or more values, none twice."""
+
+
+def not_directories(*named) -> None:
+    """``ValueError`` '<path> is a directory, not a <what>' for an input path that is a directory; ``named``:
+    path, what, path, what ... or (path, what) pairs.  ``rules apply`` and ``check`` said '[Errno 21]'."""
+    flat = [item for entry in named for item in (entry if isinstance(entry, tuple) else (entry,))]
+    for path, what in zip(flat[::2], flat[1::2], strict=True):
+        if Path(path).is_dir():
+            raise ValueError(f"{path} is a directory, not a {what}")

@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ordercore.cli.arguments import not_directories
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
 from ordercore.cli.table_commands import status
 from ordercore.cli.tabular import Table, check_rules, read_rules
@@ -342,6 +343,7 @@ def _session_source(args) -> tuple[SessionSource, str]:
         return SessionSource(args.dataset, frame, target, features), args.dataset
     if not args.target:
         raise ValueError("--data needs --target COLUMN")
+    not_directories(args.data, "CSV table")
     content = args.data.read_bytes()
     frame = load_source("upload", content)[0]
     if args.target not in frame.columns:
@@ -378,6 +380,7 @@ def _experiment_setup(args):
         changes.update(rules=(bedroom_rule(args.bedrooms).to_dict(),), rule_weights=args.weights)
         return load_dataset("california"), "california", Protocol.for_benchmark("california", args.quick, **changes)
     if args.experiment == "rules":
+        not_directories(args.rules, "rules JSON file")
         rules = read_rules(args.rules)
         check_rules(rules)
         changes["rules"] = tuple(rule.to_dict() for rule in rules)
@@ -390,6 +393,7 @@ def _experiment_setup(args):
         return data, args.dataset, _enough_unlabeled(Protocol.for_benchmark(args.dataset, args.quick, **changes))
     if not args.target or "n_labeled" not in changes or "n_unlabeled" not in changes:
         raise ValueError("--data needs --target COLUMN, --labeled L and --unlabeled U")
+    not_directories(args.data, "CSV table")
     table = Table.read(args.data, args.target, args.features)
     known = table.frame[args.target].notna().to_numpy()
     if not known.all():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ordercore.cli.arguments import not_directories
 from ordercore.cli.parser import writable
 from ordercore.cli.tabular import (
     PREDICTED,
@@ -77,15 +78,6 @@ def _refuse_repeated(paths: list[Path]) -> None:
         if first is not None:
             twice = f"{path} twice" if first == path else f"one file twice ({first} and {path})"
             raise ValueError(f"--preferences names {twice}: its preferences would count twice")
-
-
-def not_directories(*named) -> None:
-    """``ValueError`` '<path> is a directory, not a <what>' for an input path that is a directory; ``named``:
-    path, what, path, what ... or (path, what) pairs.  ``rules apply`` and ``check`` said '[Errno 21]'."""
-    flat = [item for entry in named for item in (entry if isinstance(entry, tuple) else (entry,))]
-    for path, what in zip(flat[::2], flat[1::2], strict=True):
-        if Path(path).is_dir():
-            raise ValueError(f"{path} is a directory, not a {what}")
 
 
 def status(line: str) -> None:

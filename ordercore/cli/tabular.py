@@ -23,6 +23,7 @@ from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
 from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
+from ordercore.studio.fingerprints import refuse_another_table, row_fingerprints, split_fingerprints
 
 SEED = 0
 """The seed (``random_state``) of an estimator that draws random numbers, so that a fit is reproducible."""
@@ -109,6 +110,21 @@ class Table:
         rows[~empty] = positions.to_numpy(dtype=np.int64)
         return rows
 
+    def fingerprints(self) -> np.ndarray:
+        """Each row's fingerprint (n,) as a Studio session on this table has it (``row_fingerprints``): its id
+        column read as the Studio reads an upload, a number where every id is one."""
+        frame = self.frame
+        if self.ids is not None:
+            column = frame[self.ids.name]
+            numbers = pd.to_numeric(column, errors="coerce")
+            if not (numbers.isna() & column.notna()).any():
+                frame = frame.assign(**{self.ids.name: numbers})
+        return row_fingerprints(frame)
+
+    def name(self, row: int) -> str:
+        """'home_id 102' (the id column and value) or 'row 3' (0-based) without ids."""
+        return f"row {int(row)}" if self.ids is None else f"{self.ids.name} {self.ids[int(row)]}"
+
 
 def _ids(column: pd.Series, path: Path) -> pd.Index:
     if column.isna().any():
@@ -119,12 +135,25 @@ def _ids(column: pd.Series, path: Path) -> pd.Index:
     return ids
 
 
+UNITS = ("line", "record")
+"""What a refusal counts in a preference CSV, and in a JSON file."""
+
+ANOTHER_TABLE = "fit on the table they were exported from (or drop their columns i_fingerprint, j_fingerprint)"
+"""What to do with preferences a Studio session exported from a table that holds other values."""
+
+
 def read_preferences(path: Path, table: Table) -> PreferenceSet:
     """Preferences from a CSV (columns i, j[, margin, weight]) or JSON file, their rows checked
-    against ``table``.  ``ValueError`` naming the file for anything wrong."""
+    against ``table``, and against the fingerprints a Studio export writes beside them (rows that hold
+    other values in ``table`` are refused, as the Studio's import refuses them: ``fingerprints``).
+    ``ValueError`` naming the file for anything wrong."""
     try:
-        frame = by_ids(read_preference_table(path), table)
+        frame, fingerprints = split_fingerprints(read_preference_table(path), UNITS[path.suffix.lower() == ".json"])
+        frame = by_ids(frame, table)
         frame["i"], frame["j"] = table.rows(frame["i"], "i"), table.rows(frame["j"], "j")
+        refuse_another_table(
+            "preferences", frame, fingerprints, table.fingerprints(), table.name, "this table", ANOTHER_TABLE
+        )
         neither = np.flatnonzero((frame["i"] == ZERO).to_numpy() & (frame["j"] == ZERO).to_numpy())
         if neither.size:
             raise ValueError(
@@ -210,19 +239,10 @@ def rule_preferences(rules: list[Rule], table: Table, labeled=None, max_pairs: i
     scope = "all" if labeled is None else "training"
     made = []
     for rule in rules:
-        _refuse_id_column(rule, table)
+        rule.refuse_id_column(None if table.ids is None else table.ids.name, "the --id column")
         rule.check_columns(table.frame)
         made.append(generate(rule, table.frame, labeled, scope=scope, max_pairs=max_pairs, random_state=0))
     return PreferenceSet.concatenate([m.preferences for m in made])
-
-
-def _refuse_id_column(rule: Rule, table: Table) -> None:
-    """``ValueError`` for a rule reading the id column: it names the rows (as in the Studio, no rule measures it)."""
-    if table.ids is not None and table.ids.name in rule.columns():
-        raise ValueError(
-            f"rule {rule.name!r}: column {table.ids.name!r} is the --id column, which names the rows: it cannot be "
-            "a rule's column"
-        )
 
 
 def label_chain(y: np.ndarray) -> PreferenceSet:

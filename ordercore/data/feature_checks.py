@@ -7,6 +7,8 @@ values it held when the model was fitted (numbers, True/False or text)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -199,4 +201,34 @@ def refuse_other_kind(column: pd.Series, kind: str | None, value_range=None, lev
         f"feature column {column.name!r} held {fitted_words(kind, value_range, mean=mean)} when the model was "
         f"fitted; this table holds {_now_words(column, now, cells)}: give it the kind of values the model was "
         "fitted on, or fit a model on this table"
+    )
+
+
+SHOWN_LEVELS = 5
+"""The values and levels a message about unseen levels quotes."""
+
+
+def check_levels(column: pd.Series, levels) -> None:
+    """For a categorical ``column`` fitted on ``levels``: ``ValueError`` when none of its values is one of
+    them (every row's indicators would be zero: 'X' for 'x', ' x' for 'x'), naming the column, values found
+    and the levels; a ``UserWarning`` naming the values that are not when some rows hold one (those rows'
+    indicators are all zero, as documented)."""
+    given = as_levels(column, levels)
+    unseen = ~np.isin(given, list(levels))
+    if not unseen.any():
+        return
+    found = pd.unique(given[unseen])
+    values = ", ".join(map(_cell, found[:SHOWN_LEVELS])) + (", …" if len(found) > SHOWN_LEVELS else "")
+    fitted = ", ".join(map(_cell, list(levels)[:SHOWN_LEVELS])) + (", …" if len(levels) > SHOWN_LEVELS else "")
+    if unseen.all():
+        raise ValueError(
+            f"feature column {column.name!r} holds none of the levels the model was fitted on ({fitted}): it holds "
+            f"{values} (case and spaces count): give it the values the model was fitted on, or fit a model on "
+            "this table"
+        )
+    warnings.warn(
+        f"feature column {column.name!r} holds values the model was not fitted on at {int(unseen.sum())} of its "
+        f"{len(column)} rows ({values}; fitted: {fitted}): those rows get all-zero {column.name} indicators",
+        UserWarning,
+        stacklevel=3,
     )

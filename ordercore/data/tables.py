@@ -19,6 +19,7 @@ from ordercore.data.feature_checks import (
     KINDS,
     as_levels,
     category_levels,
+    check_levels,
     column_kind,
     empty_texts,
     refuse_infinite,
@@ -102,7 +103,8 @@ class Preprocessing:
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """Features of ``frame`` (n, len(feature_names)); a level not seen by ``fit`` gives all-zero
-        indicators.  Raises ``ValueError`` naming missing columns, missing or non-numeric values, and a
+        indicators, with a warning, and a column holding none of its levels is refused (``check_levels``).
+        Raises ``ValueError`` naming missing columns, missing or non-numeric values, and a
         column holding another kind of values than ``fit`` saw (``feature_checks.refuse_other_kind``)."""
         columns = list(self.numeric) + [column for column, _ in self.categorical]
         absent = [c for c in columns if c not in frame.columns]
@@ -117,6 +119,7 @@ class Preprocessing:
             refuse_other_kind(frame[column], kinds.get(column), ranges.get(column), mean=mean)
         for column, levels in self.categorical:
             refuse_other_kind(frame[column], kinds.get(column), levels=levels)
+            check_levels(frame[column], levels)
         values = frame[list(self.numeric)].to_numpy(dtype=np.float64)
         refuse_infinite(values, self.numeric)
         # x~ = (x - mean) / scale, the fitting table's mean and scale

@@ -84,12 +84,19 @@ def finite_labels(y, action: str = "score") -> None:
             f"y holds NaN at {missing.size} row(s) (the first: row {missing[0]}): {action} needs a label for every "
             "row; pass only the labeled rows"
         )
+    infinite_labels(rows)
+
+
+def infinite_labels(y: np.ndarray, hint: str = "") -> None:
+    """``ValueError`` naming how many rows of float labels y (n,) or rankings (n, L) hold ±inf, and the
+    first; ``hint`` follows the message (the LP's: NaN marks an unlabeled row)."""
+    rows = y.reshape(len(y), -1)
     infinite = np.flatnonzero(np.isinf(rows).any(axis=1))
     if infinite.size:
         first = rows[infinite[0]]
         raise ValueError(
             f"y holds an infinite value at {infinite.size} row(s) (the first: row {infinite[0]}, "
-            f"{first[np.isinf(first)][0]}): labels must be finite numbers"
+            f"{first[np.isinf(first)][0]}): labels must be finite numbers{hint}"
         )
 
 

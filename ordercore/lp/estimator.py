@@ -17,7 +17,7 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.inputs.fit_inputs import LabelsScored, NumbersNotBooleans, check_rows, validate_data
+from ordercore.inputs.fit_inputs import LabelsScored, NumbersNotBooleans, check_rows, infinite_labels, validate_data
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
@@ -73,8 +73,7 @@ class KernelPreferenceRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin
         y = column_or_1d(y, warn=True)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} entries")
-        if np.isinf(y).any():
-            raise ValueError("y contains inf; use np.nan to mark unlabeled rows")
+        infinite_labels(y, "; use np.nan to mark unlabeled rows")
         if np.isnan(y).all():
             raise ValueError("y has no labeled row (all NaN); at least one label is needed")
         check_kernel_input(X, self.kernel, self.gamma, self.degree, self.coef0)

@@ -10,14 +10,20 @@ fingerprints; a file written before fingerprints were exported is imported unche
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 import pandas as pd
+
+from ordercore.inputs.printable import quoted
 
 FINGERPRINTS = {"row_a": "a_fingerprint", "row_b": "b_fingerprint", "row": "fingerprint"}
 FINGERPRINTS |= {"i": "i_fingerprint", "j": "j_fingerprint"}
 """Per column of row positions (answers' row_a and row_b, grades' row, preferences' i and j), the export's
 column of those rows' fingerprints, which an import checks against its own."""
+
+HERE, REMEDY = "this session's table", "import them into a session on that table. Nothing was imported"
+"""The table a refusal of the Studio's import names, and what it says to do."""
 
 SHOWN_ROWS = 3
 """The rows a refusal names (it counts them all)."""
@@ -63,36 +69,60 @@ def _mix(words: np.ndarray) -> np.ndarray:
         return words ^ (words >> np.uint64(31))
 
 
-def split_fingerprints(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+DIGITS = re.compile(r"[0-9a-f]{16}")
+"""A fingerprint as exports write it (``row_fingerprints``): 16 lower-case hexadecimal digits."""
+
+
+def split_fingerprints(table: pd.DataFrame, unit: str = "line") -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(``table`` without its fingerprint columns, those columns renamed to the row columns they go with,
-    as text, or None when it has none: a file written before they were exported)."""
+    as text, or None when it has none: a file written before they were exported).  ``ValueError`` naming
+    the column and the {unit}s (CSV: the header is line 1; JSON: records from 1) of a damaged fingerprint,
+    one that is neither empty nor 16 lower-case hexadecimal digits."""
     found = {name: column for column, name in FINGERPRINTS.items() if name in table.columns}
     if not found:
         return table, None
-    given = table[list(found)].rename(columns=found)
-    return table.drop(columns=list(found)), given.astype(object).where(given.notna(), "").astype(str)
+    given = table[list(found)]
+    given = given.astype(object).where(given.notna(), "").map(lambda value: str(value).strip())
+    for name in found:
+        refuse_damaged(given[name], unit)
+    return table.drop(columns=list(found)), given.rename(columns=found)
 
 
-def refuse_another_table(kind: str, table: pd.DataFrame, given: pd.DataFrame | None, names) -> None:
-    """``ValueError`` when rows a file names (``table``'s row columns, as positions in the session's table)
-    hold other values in the session's table (``names``, its ``row_names.RowNames``, with their fingerprints)
-    than in the table the file was exported from (``given``, ``split_fingerprints``'s), naming them."""
+def refuse_damaged(column: pd.Series, unit: str) -> None:
+    """``ValueError`` when a fingerprint column (its cells as text, stripped) holds a cell that is neither
+    empty nor ``DIGITS``, naming the column, the first {unit}s and their values."""
+    bad = np.flatnonzero([text != "" and DIGITS.fullmatch(text) is None for text in column])
+    if not bad.size:
+        return
+    first = 2 if unit == "line" else 1
+    shown = ", ".join(f"{unit} {k + first} ({quoted(column.iloc[k])})" for k in bad[:SHOWN_ROWS])
+    shown += f" and {bad.size - SHOWN_ROWS:,} more" if bad.size > SHOWN_ROWS else ""
+    raise ValueError(
+        f"the file's {column.name} column is damaged: {shown} {'holds' if bad.size == 1 else 'hold'} no fingerprint "
+        "(16 lower-case hexadecimal digits, as the Studio exports them): export the file again"
+    )
+
+
+def refuse_another_table(
+    kind: str, table: pd.DataFrame, given: pd.DataFrame | None, own, name, here=HERE, remedy=REMEDY
+) -> None:
+    """``ValueError`` when rows a file names (``table``'s row columns, as positions in the table ``here``)
+    hold other values there (``own``, its rows' fingerprints (n,); ``name(row)`` names a row) than in the
+    table the file was exported from (``given``, ``split_fingerprints``'s), naming them, and what to do."""
     if given is None:
         return
     given = given[[column for column in given.columns if column in table.columns]]
     rows = table[list(given.columns)].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64).ravel()
-    written = given.apply(lambda column: column.str.strip()).to_numpy(dtype=object).ravel()  # line by line
-    own = names.fingerprints
+    written = given.to_numpy(dtype=object).ravel()  # line by line
     inside = (written != "") & (rows >= 0) & (rows < len(own))
     rows, written = rows[inside].astype(np.int64), written[inside]
     differ = pd.unique(rows[own[rows] != written])
     if not len(differ):
         return
-    shown = ", ".join(names.name(row) for row in differ[:SHOWN_ROWS])
+    shown = ", ".join(name(row) for row in differ[:SHOWN_ROWS])
     shown += f" and {len(differ) - SHOWN_ROWS:,} more" if len(differ) > SHOWN_ROWS else ""
     hold = "holds" if len(differ) == 1 else "hold"
     raise ValueError(
         f"these {kind} were made on another table: {len(differ):,} of the rows they name ({shown}) {hold} other "
-        "values in this session's table than in the one they were exported from (their fingerprints differ); "
-        "import them into a session on that table. Nothing was imported"
+        f"values in {here} than in the one they were exported from (their fingerprints differ); {remedy}"
     )

@@ -35,9 +35,11 @@ SAMPLED_PAIRS = 100
 def check_rule(data, rule: Rule, made: PreferenceSet | None = None) -> None:
     """``ValueError`` for a rule the session cannot take: a column its table lacks or a text column it
     compares as numbers (``Rule.check_columns``; such a rule was stored, and every view of it failed), a
-    margin the models cannot fit on ``data``'s labels, or a column that is the target (its preferences
-    would order rows by their labels, the held-out rows' too: the test error would flatter SSL)."""
+    margin the models cannot fit on ``data``'s labels, the id column (``Rule.refuse_id_column``, as the CLI),
+    or a column that is the target (its preferences would order rows by their labels, the held-out rows'
+    too: the test error would flatter SSL)."""
     rule.check_columns(data.frame)
+    rule.refuse_id_column(data.row_names.identifier)
     check_margin(data, rule.margin)
     target = data.dataset.metadata["target"]
     if target in {rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())}:
@@ -97,7 +99,8 @@ def check_file(file, data) -> None:
     rule that reads the target (``check_rule``), or whose rows hold other values in ``data``'s table than in
     the one it was exported from (``fingerprints.refuse_another_table``)."""
     if file.table is not None:
-        refuse_another_table(file.kind, file.table, file.fingerprints, data.row_names)
+        names = data.row_names
+        refuse_another_table(file.kind, file.table, file.fingerprints, names.fingerprints, names.name)
     scaling = TargetScaling.from_labels(data.y_true[data.labeled])
     if file.kind == "rules":
         for k, document in enumerate(file.rules, start=1):
@@ -110,7 +113,8 @@ def check_file(file, data) -> None:
             except ValueError as error:
                 raise ValueError(f"rule {k} of the file: {error}; nothing was imported") from None
         margins = [document.get("margin", 0.0) for document in file.rules]
-        made = _pairs_with([m if isinstance(m, numbers.Real) else 0.0 for m in margins])
+        # a margin that is no finite number is the rule's to name ('rule 'x': the margin must be finite')
+        made = _pairs_with([m if isinstance(m, numbers.Real) and math.isfinite(m) else 0.0 for m in margins])
         _first_bad(scaling, made, "rule {} of the file")
     elif file.kind == "preferences":
         _first_bad(scaling, PreferenceSet.from_frame(file.table), "line {} of the preferences")

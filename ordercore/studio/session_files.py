@@ -24,6 +24,7 @@ unpickled.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -39,7 +40,7 @@ from ordercore.inputs.printable import shown
 from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
-from ordercore.studio.fingerprints import split_fingerprints
+from ordercore.studio.fingerprints import FINGERPRINTS, split_fingerprints
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
 from ordercore.studio.store import check_annotator
@@ -80,14 +81,16 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     if content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # read as CSV, its lines made columns
         raise ValueError(f"{shown(name)} holds JSON, not CSV (it starts with '{{' or '['): name the file .json")
     identifier = None if names is None else names.identifier
-    as_text = {"annotator": str} | {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
+    as_text = {"annotator": str} | {name: str for name in FINGERPRINTS.values()}  # '0687991417410372' as written
+    if identifier:
+        as_text |= {f"{identifier}{suffix}": str for suffix in ("", "_a", "_b", "_i", "_j")}
     source = io.BytesIO(content)
     try:
         # Annotators' names and ids as written: one named 007 is not the number 7.  Columns separated as
         # the header is (an export resaved by a spreadsheet may use ';').
         separator = delimiter(source)
         repeated = repeated_column(source, sep=separator)
-        table = read_csv(source, sep=separator, dtype=as_text if identifier else {"annotator": str})
+        table = read_csv(source, sep=separator, dtype=as_text)
     except UnicodeDecodeError:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, 0)}); save it as UTF-8"
@@ -176,7 +179,8 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         return SessionFile("rules", rules=document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
-    return _classified(*_positions(*split_fingerprints(table), names), "record", list(table.columns), identifier)
+    read = _positions(*split_fingerprints(table, "record"), names)
+    return _classified(*read, "record", list(table.columns), identifier)
 
 
 def _classified(
@@ -246,11 +250,14 @@ EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv"
 
 
 def export_file_name(session: str, kind: str, format: str) -> str:
-    """'bikes_q4-answers.csv': the file name a download of the ``session``'s ``kind`` file gets, the
+    """'bikes-q4-answers.csv': the file name a download of the ``session``'s ``kind`` file gets, the
     session's name first in a form safe as a file name (letters, digits, '.', '_' and '-' kept, every
-    other run of characters one '_', no leading dot; 'session' when nothing is left), so that two
-    sessions' exports do not overwrite each other in Downloads."""
+    other run of characters one '_', no leading dot; 'session' when nothing is left) and, when that form
+    differs from the name, 6 hexadecimal digits of its digest ('a_b-6d959c-answers.csv' for 'a/b'), so that two
+    sessions' exports do not overwrite each other in Downloads (sessions 'a/b' and 'a?b' are distinct)."""
     safe = re.sub(r"[^\w.-]+", "_", session).strip("._-")[:100] or "session"
+    if safe != session:
+        safe += "-" + hashlib.blake2b(session.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
     return f"{safe}-{kind}.{format}"
 
 

@@ -89,6 +89,15 @@ class Rule:
     def columns(self) -> list[str]:
         return [c for condition in self.conditions for c in condition.columns()] + [self.ordering.column]
 
+    def refuse_id_column(self, identifier: str | None, called: str = "the table's id column") -> None:
+        """``ValueError`` when the rule reads the ``identifier`` column (``called`` so; None: the table has
+        none): it names the rows, and no rule measures it (ids within 5 are no similar homes)."""
+        if identifier is not None and identifier in self.columns():
+            raise ValueError(
+                f"rule {self.name!r}: column {identifier!r} is {called}, which names the rows: it cannot be a "
+                "rule's column"
+            )
+
     def check_columns(self, frame: pd.DataFrame) -> None:
         """Raise ``ValueError`` for a column the table lacks, or a non-numeric column a numeric
         condition or the ordering needs."""
