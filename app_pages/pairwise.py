@@ -358,7 +358,8 @@ def answer_count(engine) -> None:
     own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    st.metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
+    st.metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
+    st.caption(f"{own:,} of them yours ({app_state.annotator()})")
 
 
 def set_weighing(engine) -> None:
