@@ -169,7 +169,7 @@ class RowNames:
                 "confidence": answers["weight"].map(lambda w: f"{w:g}"),
                 "margin": answers["margin"].map(lambda m: f"{m:,g}"),
                 "from": source,
-                "when": answers["created_at"].astype(str).str.slice(0, 19),
+                "when (UTC)": answers["created_at"].astype(str).str.slice(0, 19),
             }
         )
 
