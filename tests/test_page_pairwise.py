@@ -146,6 +146,27 @@ def test_answers_are_numbered_per_session_wherever_shown(ready, store_path):
     assert at.success[0].value.startswith("Undid your answer #2 (")
 
 
+def test_an_answers_number_stays_with_it_when_an_earlier_one_is_removed(ready, store_path):
+    """A new user removed #35 and #36 became #35: a number a colleague quoted named another answer.  Now
+    the numbers stay (a gap where one went), the caption says so, and the next answer is numbered after
+    the highest."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    for choice in "aba":
+        press(at, choice)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ids = store.answers(session_id)["id"].tolist()
+    at.selectbox(key="history_answer").set_value(ids[0]).run()
+    at.button(key="history_remove").click().run()
+    at.button(key="history_remove_confirm").click().run()
+    press(at, "b")
+    table = next(frame.value for frame in at.dataframe if "answer given" in frame.value.columns)
+    assert table["answer"].tolist() == ["#4", "#3", "#2"]
+    assert table["answer given"].tolist()[1:] == ["A higher", "B higher"]  # #3 and #2 as given
+    assert [o.split(":")[0] for o in at.selectbox(key="history_answer").options] == ["#4", "#3", "#2"]
+    assert any("a number stays with its answer" in caption.value for caption in at.caption)
+
+
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     pair = at.session_state["screen"].pair
