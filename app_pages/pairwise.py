@@ -16,6 +16,11 @@ from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.verdicts import ClickStanding
 from ordercore.studio.workbench import PAIR_STRATEGIES
 
+NUMBERED = (
+    "Answers are numbered 1, 2, 3 … in the order given in this session; a number stays with its answer (a "
+    "removed answer leaves a gap, and the next answer after an undo of the newest takes its number)."
+)
+
 STRATEGY_LABELS = {
     "committee": "Where other models say the fit errs (what bought the most in simulated sessions)",
     "random": "Random",
@@ -200,6 +205,7 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
         numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
         shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers)
         st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
+        st.caption(NUMBERED)
         if named:
             history_section(engine, data, answers, numbers)
 
@@ -358,7 +364,8 @@ def answer_count(engine) -> None:
     own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    st.metric("Answers given", f"{len(answers):,}", help=f"By everyone in this session; {own:,} yours.")
+    st.metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
+    st.caption(f"{own:,} of them yours ({app_state.annotator()})")
 
 
 def set_weighing(engine) -> None:

@@ -32,8 +32,10 @@ def change_answer(engine, annotator: str, answer_id: int, number: int, choice: s
     st.session_state.history_answer = answer_id  # the box is given its new label, not the one it kept
 
 
-def remove_answer(engine, annotator: str, answer_id: int, text: str) -> None:
-    """Remove one of this annotator's answers (confirmed) and say which went."""
+def remove_answer(engine, annotator: str, answer_id: int, text: str, shown_next: int | None) -> None:
+    """Remove one of this annotator's answers (confirmed), say which went, and show ``shown_next`` (an
+    answer that stays) in the box: left alone, the browser kept showing the removed one while the
+    buttons acted on the newest."""
     st.session_state.pop(REMOVING, None)
     try:
         engine.remove_answer(annotator, answer_id)
@@ -41,7 +43,10 @@ def remove_answer(engine, annotator: str, answer_id: int, text: str) -> None:
         st.session_state[SAID] = ("error", str(error).strip("'\""))
         return
     st.session_state[SAID] = ("success", f"Removed your answer {text}: the models retrain without it.")
-    st.session_state.pop("history_answer", None)  # the newest is chosen next
+    if shown_next is None:
+        st.session_state.pop("history_answer", None)
+    else:
+        st.session_state.history_answer = shown_next
 
 
 def history_section(engine, data, answers, numbers) -> None:
@@ -61,7 +66,7 @@ def history_section(engine, data, answers, numbers) -> None:
             st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
         if removing in labels:
-            confirm_removal(engine, annotator, removing, labels[removing])
+            confirm_removal(engine, annotator, removing, labels[removing], neighbour(list(labels), removing))
             return
         columns = st.columns(len(CHOICE_LABELS) + 1)
         for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
@@ -76,10 +81,19 @@ def history_section(engine, data, answers, numbers) -> None:
         )
 
 
-def confirm_removal(engine, annotator: str, answer_id: int, text: str) -> None:
-    """Ask before removing, as Rules does for a rule: 'Yes, remove it' or 'Cancel'."""
+def neighbour(ids: list[int], answer_id: int) -> int | None:
+    """The answer listed after ``answer_id`` in ``ids`` (the next older), else the one before; None if
+    it is the only one."""
+    at = ids.index(answer_id)
+    rest = ids[at + 1 :] + ids[:at][::-1]
+    return rest[0] if rest else None
+
+
+def confirm_removal(engine, annotator: str, answer_id: int, text: str, shown_next: int | None) -> None:
+    """Ask before removing, as Rules does for a rule: 'Yes, remove it' or 'Cancel'; ``shown_next`` is the
+    answer the box shows once it is removed."""
     st.warning(f"Remove your answer {text}? Its preferences go with it; the models retrain without it.")
     yes, no = st.columns([1, 6])
-    args = (engine, annotator, answer_id, text)
+    args = (engine, annotator, answer_id, text, shown_next)
     yes.button("Yes, remove it", type="primary", key="history_remove_confirm", on_click=remove_answer, args=args)
     no.button("Cancel", key="history_remove_cancel", on_click=st.session_state.pop, args=(REMOVING, None))

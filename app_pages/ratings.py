@@ -275,7 +275,7 @@ def grades_section(engine, data, grades: pd.DataFrame, named: bool, scale: int, 
             "item": [item_name(data, text, row) for row in latest["row"]],
             "grade": latest["grade"],
             "annotator": latest["annotator"],
-            "when": latest["created_at"].astype(str).str.slice(0, 19),
+            "when (UTC)": latest["created_at"].astype(str).str.slice(0, 19),
         }
     )
     st.dataframe(table, key="rating_grades", hide_index=True, width="stretch")

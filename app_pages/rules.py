@@ -122,16 +122,16 @@ def build_rule(data, taken=()):
     left, preview = st.columns([1, 1])
     with left:
         st.markdown("**then the one with**")
-        cells = st.columns([1, 2, 1])
         ordering_now = st.session_state.get("rule_ordering", ordering_default)
         suggested = default_direction(frame[ordering_now], data.y_train()) if ordering_now in numeric else "higher"
         follow("rule_direction", suggested)
-        direction = cells[0].radio(
+        direction = st.radio(  # a row of its own: in a quarter of the column, 1024 px broke them ('high / er')
             "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
         )
+        cells = st.columns([2, 1])
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
-        ordering = cells[1].selectbox("value of", numeric, index=index, key="rule_ordering")
-        min_difference = cells[2].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+        ordering = cells[0].selectbox("value of", numeric, index=index, key="rule_ordering")
+        min_difference = cells[1].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
         if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
             reason = direction_reason(ordering, target, *rank_correlation(frame[ordering], data.y_train()))
             st.caption(app_state.plain(reason))

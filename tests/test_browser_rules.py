@@ -143,3 +143,29 @@ def test_the_rules_and_overlaps_tables_fit_a_1400_px_window(tmp_path):
         if any(full > shown for full, shown in widths):
             page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
     assert len(widths) == 2 and all(full <= shown for full, shown in widths), widths
+
+
+LINES = """
+(element) => {
+  const range = document.createRange();
+  range.selectNodeContents(element);
+  return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+}
+"""
+
+
+def test_the_direction_labels_are_whole_words_in_a_1024_px_window(tmp_path):
+    """A new user read 'high / er' and 'lowe / r' at 1024 px: each label shows on one line."""
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.set_viewport_size({"width": 1024, "height": 900})
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_role("button", name="Add this rule to the session").wait_for()
+        settle(page)
+        radio = page.locator('[data-testid="stRadio"]').filter(has_text="higher")
+        lines = {word: radio.get_by_text(word, exact=True).evaluate(LINES) for word in ("higher", "lower")}
+        if lines != {"higher": 1, "lower": 1}:
+            page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
+        assert lines == {"higher": 1, "lower": 1}, f"lines per label: {lines}; the page is in {tmp_path}"

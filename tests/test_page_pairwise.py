@@ -7,13 +7,15 @@ import app_state
 from ordercore.studio.store import Store
 from tests.studio_app import engine, metric, pairs_sent, press
 
+ANSWERS_GIVEN = "Answers given in the session, by everyone"
+
 
 def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
-    assert not at.exception and metric(at, "Answers given") == "0"
+    assert not at.exception and metric(at, ANSWERS_GIVEN) == "0"
     pair = at.session_state["screen"].pair
     press(at, "a")
-    assert not at.exception and metric(at, "Answers given") == "1"
+    assert not at.exception and metric(at, ANSWERS_GIVEN) == "1"
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
     answers = store.answers(session.id)
@@ -21,7 +23,7 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     made, _ = store.preferences(session.id)
     assert (made.i.tolist(), made.j.tolist()) == ([pair[0]], [pair[1]])
     press(at, "undo")
-    assert metric(at, "Answers given") == "0" and len(store.preferences(session.id)[0]) == 0
+    assert metric(at, ANSWERS_GIVEN) == "0" and len(store.preferences(session.id)[0]) == 0
     # the notice names the undone pair, shown again (row k is home_id k + 1 in the sample)
     said = (
         f"Undid your answer #{answers['id'].iloc[0]} (A home_id {pair[0] + 1}, B home_id {pair[1] + 1}: A higher); "
@@ -30,6 +32,20 @@ def test_a_click_stores_a_row_and_undo_removes_it(ready, store_path):
     assert [box.value for box in at.success] == [said]
     press(at, "undo")
     assert [box.value for box in at.success] == ["You have no answer in this session to undo."]
+
+
+def test_answers_given_counts_the_session_and_says_how_many_are_yours(ready, store_path):
+    """A new user read 'Answers given 98' beside 'My answers (30)': the session's count, labelled as
+    such, with the annotator's own beside it."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    press(at, "a")
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    for row in range(2):
+        store.add_answer(session_id, row, row + 2, "b", "bob")
+    at.run()
+    assert metric(at, ANSWERS_GIVEN) == "3" and len(store.answers(session_id)) == 3
+    assert "1 of them yours (ann)" in [caption.value for caption in at.caption]
 
 
 def test_a_press_for_a_pair_no_longer_on_screen_is_ignored(ready, store_path):
@@ -128,6 +144,27 @@ def test_answers_are_numbered_per_session_wherever_shown(ready, store_path):
     assert [o.split(":")[0] for o in at.selectbox(key="history_answer").options] == ["#2", "#1"]
     press(at, "undo")
     assert at.success[0].value.startswith("Undid your answer #2 (")
+
+
+def test_an_answers_number_stays_with_it_when_an_earlier_one_is_removed(ready, store_path):
+    """A new user removed #35 and #36 became #35: a number a colleague quoted named another answer.  Now
+    the numbers stay (a gap where one went), the caption says so, and the next answer is numbered after
+    the highest."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    for choice in "aba":
+        press(at, choice)
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    ids = store.answers(session_id)["id"].tolist()
+    at.selectbox(key="history_answer").set_value(ids[0]).run()
+    at.button(key="history_remove").click().run()
+    at.button(key="history_remove_confirm").click().run()
+    press(at, "b")
+    table = next(frame.value for frame in at.dataframe if "answer given" in frame.value.columns)
+    assert table["answer"].tolist() == ["#4", "#3", "#2"]
+    assert table["answer given"].tolist()[1:] == ["A higher", "B higher"]  # #3 and #2 as given
+    assert [o.split(":")[0] for o in at.selectbox(key="history_answer").options] == ["#4", "#3", "#2"]
+    assert any("a number stays with its answer" in caption.value for caption in at.caption)
 
 
 def test_the_pairwise_page_shows_agreement_between_annotators(ready, store_path):

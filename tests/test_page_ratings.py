@@ -87,7 +87,12 @@ def test_on_the_ratings_page_one_changes_ones_own_grades_and_sees_what_was_grade
     homes = engine(at).data().frame
     latest = next(frame.value for frame in at.dataframe if "annotator" in frame.value.columns)
     assert latest["item"].tolist() == [f"home_id {homes['home_id'].iat[r]}" for r in (other, second, first)]
-    assert list(latest.columns) == ["item", "grade", "annotator", "when"]  # no row positions, no store ids
+    assert list(latest.columns) == [
+        "item",
+        "grade",
+        "annotator",
+        "when (UTC)",
+    ]  # no row positions, no store ids; times say their zone
     ids = store.grades(session_id).set_index("row")["id"]
     history = at.selectbox(key="rating_history")
     assert history.options == [f"#{ids[r]}: home_id {homes['home_id'].iat[r]}" for r in (second, first)]
@@ -212,6 +217,25 @@ def test_an_id_column_is_not_offered_as_texts_to_grade(ready):
     items = next(box for box in at.selectbox if box.label == "Items").options
     assert items[0] == "rows of the table (their features)"
     assert set(items[1:]) == {"texts of column 'listing_note'", "texts of column 'category'"}
+
+
+def test_a_table_with_features_and_a_note_is_graded_by_its_rows_with_the_note_beside(ready):
+    """A new user's cameras started on 'texts of column seller_note': each camera shown by its note alone,
+    none of its brand, body or megapixels.  A table whose rows have features is graded by its rows, the
+    note shown with each; a table of texts alone still starts on its texts (the snippets test above)."""
+    from tests.studio_app import bikes_table
+
+    bikes = bikes_table()
+    bikes["listing_note"] += " Ridden to work and back most weekdays, kept indoors."  # phrases, as a seller's
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "bikes.csv", bikes.to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/ratings.py").run()
+    assert not at.exception and next(box for box in at.selectbox if box.label == "Items").value == "rows"
+    shown = sent_to(at, "grade_answers")[0]
+    row = bikes.set_index("bike_id").loc[shown["caption"].removeprefix("bike_id ")]
+    values = dict(shown["rows"])
+    assert values["listing_note"] == row["listing_note"] and values["frame_cm"] == f"{row['frame_cm']}", values
 
 
 def test_the_least_sure_distances_read_to_one_precision(ready):

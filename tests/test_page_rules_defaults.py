@@ -400,6 +400,7 @@ def test_the_preview_shows_the_notes_and_for_pairs_of_labeled_rows_their_targets
     assert 0 < k < len(table) and 0 < right
     said = [c.value for c in at.caption if c.value.startswith(f"Of the {len(table)} pairs previewed")]
     assert said and said[0].startswith(
-        f"Of the {len(table)} pairs previewed, {k} have both targets known (pairs of labeled rows: they check the "
+        f"Of the {len(table)} pairs previewed, {k} {'has' if k == 1 else 'have'} both targets known (pairs of labeled "
+        "rows: they check the "
         f"rule and are not among its preferences): the rule orders {right} of them rightly"
     ), said

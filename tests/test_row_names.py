@@ -76,7 +76,7 @@ def test_answers_read_in_words_with_rows_by_name():
         "confidence": ["1", "2.5"],
         "margin": ["0", "1,000"],
         "from": ["pair choice", "audit of 'bigger'"],
-        "when": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
+        "when (UTC)": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
     }
     # a pair of the shared queue (queued the other way round) is from there; an audit stays an audit, even
     # of a queued pair (a new user's queued answers read "pair choice")

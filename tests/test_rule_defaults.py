@@ -25,7 +25,9 @@ from ordercore.knowledge.rules import (
     rule_name,
     spread_amount,
 )
-from ordercore.studio.rule_view import preview_sample, quality_words
+from ordercore.knowledge.source_weights import SourceCheck
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.rule_view import checked_line, preview_sample, quality_words
 
 
 def test_the_spread_is_the_interquartile_range_over_1_349_and_the_sd_where_it_is_0():
@@ -242,3 +244,14 @@ def test_a_new_rule_orders_by_the_column_ranking_most_strongly_with_the_labels()
     assert default_ordering(frame, exclude=["price"], labels=y, taken=["c"]) == "b"
     assert default_ordering(frame, exclude=["price"]) == "a"
     assert default_ordering(frame, exclude=["price"], labels=np.full(7, np.nan)) == "a"
+
+
+def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
+    """'1 has both targets known' (a new user read '1 have'), '2 have'; 'its one pair', not 'all its 1 pairs'."""
+    labels = np.array([1.0, 2.0, np.nan, 3.0])
+    checks = SourceCheck.of([1], [0], [True])
+    one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks)
+    assert one.startswith("Of the 2 pairs previewed, 1 has both targets known (pairs of labeled rows"), one
+    assert one.endswith("of its one pair of labeled rows, 1."), one
+    two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks)
+    assert two.startswith("Of the 2 pairs previewed, 2 have both targets known"), two

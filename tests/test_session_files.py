@@ -116,6 +116,18 @@ def test_rules_and_answers_imported_into_a_new_session_give_the_same_answers_and
         assert imported(store, target.id, name, files[name], homes).startswith("Nothing was imported")
 
 
+def test_the_answers_export_writes_each_answers_number_and_an_import_numbers_them_anew(store, homes, source):
+    """A new user's answers export had no answer number; now each answer's number in its session (a gap
+    where one was removed), and an import numbers the answers after the importing session's own."""
+    store.remove_answer(int(store.answers(source.id)["id"].iloc[1]), "bo")
+    text = store.export_answers(source.id)
+    assert pd.read_csv(io.StringIO(text))["number"].tolist() == [1, 3, 4]
+    target = store.create_session("target", settings={"n_rows": len(homes[0])})
+    store.add_answer(target.id, 5, 6, "a", "ann")
+    assert imported(store, target.id, "answers.csv", text, homes).startswith("Imported 3 answers")
+    assert store.answers(target.id)["number"].tolist() == [1, 2, 3, 4]
+
+
 @pytest.mark.parametrize("name", ["preferences.csv", "preferences.json"])
 def test_a_preferences_export_imports_back_with_each_preference_kept_with_its_annotator(store, homes, source, name):
     frame, labeled = homes

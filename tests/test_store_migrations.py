@@ -41,6 +41,25 @@ def test_a_store_from_before_the_revision_column_opens_with_its_answers(tmp_path
     assert store.revision(session.id) == 1
 
 
+def test_a_store_from_before_answer_numbers_numbers_each_sessions_answers_in_the_order_given(tmp_path):
+    """Migration 4 on a store of version 3: two sessions' answers interleaved (ids across sessions), one
+    removed; each session's read 1, 2, 3 … by id, and a new answer is numbered after the highest."""
+    path = tmp_path / "old.sqlite"
+    first = Store(f"sqlite:///{path}")
+    one, two = (first.create_session(name, settings={"n_rows": 10}).id for name in ("one", "two"))
+    given = [first.add_answer(session, k, k + 1, "a", "ann") for k, session in enumerate([one, two, one, two, one])]
+    first.remove_answer(given[2], "ann")
+    first.engine.dispose()
+    with sqlite3.connect(path) as connection:  # the answers as version 3 made them
+        connection.execute("ALTER TABLE answers DROP COLUMN number")
+        connection.execute("DELETE FROM schema_versions WHERE id = 4")
+    store = Store(f"sqlite:///{path}")
+    assert store.answers(one)[["id", "number"]].values.tolist() == [[given[0], 1], [given[4], 2]]
+    assert store.answers(two)[["id", "number"]].values.tolist() == [[given[1], 1], [given[3], 2]]
+    store.add_answer(one, 7, 8, "b", "ann")
+    assert store.answers(one)["number"].tolist() == [1, 2, 3]
+
+
 OLD_ANSWERS = """CREATE TABLE answers (
     id INTEGER NOT NULL,
     session_id INTEGER NOT NULL,
@@ -216,7 +235,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     store = Store(database_url)
     assert old_rows(database_url, tables) == before
     with store.engine.connect() as connection:
-        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2, 3]
+        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2, 3, 4]
 
     assert store.session("old").settings == SETTINGS and store.session_by_id(2).settings == {"n_rows": 6}
     assert bytes(store.dataset(1)["content"]) == b"a\n1\x00" and store.dataset(2)["content"] is None
@@ -230,6 +249,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
         [3, 4, 5, "skip", 1.0, 0.0, "bob", None, None],
     ]
     assert answers["imported"].tolist() == [False, False, False]  # given in that store, not read from a file
+    assert answers["number"].tolist() == [1, 2, 3]  # numbered in the order given (migration 4)
     made, provenance = store.preferences(1)
     assert triples(made) == [(0, 1, 0.5, 2.0), (1, 0, 0.0, 1.0), (2, 1, 0.0, 1.0)] + [
         (2, 3, -1.0, 1.0),
@@ -349,7 +369,7 @@ def versions(url: str) -> list[int]:
 
 def test_each_migration_is_applied_once_even_by_stores_opening_together(new_database, monkeypatch):
     """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the extra step is
-    applied once, its version recorded once after 1, 2 and 3; a new store records every version without
+    applied once, its version recorded once after 1, 2, 3 and 4; a new store records every version without
     applying a step."""
     calls = []
     monkeypatch.setattr("ordercore.studio.store.migrations.MIGRATIONS", (*MIGRATIONS, counted(calls)))
@@ -370,10 +390,10 @@ def test_each_migration_is_applied_once_even_by_stores_opening_together(new_data
     for thread in threads:
         thread.join()
     Store(url).engine.dispose()
-    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4]
+    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4, 5]
     new = new_database()
     Store(new).engine.dispose()
-    assert calls == [1] and versions(new) == [1, 2, 3, 4]
+    assert calls == [1] and versions(new) == [1, 2, 3, 4, 5]
 
 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeypatch):
@@ -387,7 +407,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeyp
         Store(url)
     assert (old_rows(url, tables), described(url)) == before
     monkeypatch.undo()
-    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3]
+    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3, 4]
 
 
 def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
@@ -395,10 +415,10 @@ def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
     store.create_session("s", settings={"n_rows": 3})
     with store.engine.begin() as connection:
         connection.execute(
-            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (4, 'later', :at)"),
+            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (5, 'later', :at)"),
             {"at": WRITTEN},
         )
     store.engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 4, newer than this ordercore knows \\(3\\)"):
+    with pytest.raises(RuntimeError, match="schema version 5, newer than this ordercore knows \\(4\\)"):
         Store(database_url)
-    assert versions(database_url) == [1, 2, 3, 4]
+    assert versions(database_url) == [1, 2, 3, 4, 5]

@@ -39,6 +39,8 @@ def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
     assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, svr, ssl, only_clicks).why()
     untrusted = ClickStanding.of("ann", names, svr, ssl, None).why()
     assert "has not weighed" in untrusted
+    # read on Pairwise too, where no table of sources is above it: the Model page's section is named
+    assert "the table above" not in untrusted and "the Model page's 'Preferences violated, by source'" in untrusted
     # Trust off: the other sources pull as hard (a new user's wrong rule of weight 3 broke their answers,
     # and the page had said only that a larger λ2 would make the answers pull harder)
     assert "the rules and any other answers pull as hard as these" in untrusted and "larger λ2" not in untrusted

@@ -31,6 +31,7 @@ from sklearn.model_selection import KFold
 
 from ordercore.data.texts import SNIPPET_TFIDF
 from ordercore.models.registry import Grading, Learns, families, family
+from ordercore.studio.data import StudyData, identifier_column
 
 
 def rating_models() -> dict[str, str]:
@@ -98,6 +99,15 @@ def default_text_column(frame: pd.DataFrame) -> str | None:
         if length >= longest and values.str.contains(" ").mean() >= 0.5:
             best, longest = str(column), length
     return best
+
+
+def default_items(data: StudyData) -> str | None:
+    """The text column a session's grades start on (``default_text_column``), only when its rows have no
+    features but their identifier (a table of texts): rows described by features are graded by them,
+    their texts shown beside (a camera shown by its seller's note alone could not be valued)."""
+    frame, metadata = data.frame, data.dataset.metadata
+    identifier = identifier_column(frame, [metadata["target"]])
+    return None if any(str(f) != identifier for f in metadata["features"]) else default_text_column(frame)
 
 
 def text_items(texts: pd.Series) -> RatingItems:

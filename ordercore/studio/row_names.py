@@ -31,10 +31,10 @@ CHOICES = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "sk
 
 
 def session_numbers(answers: pd.DataFrame) -> pd.Series:
-    """Each of a session's ``answers`` (``Store.answers``, oldest first) numbered 1, 2, 3 … in the order
-    given in the session, indexed by its id: the number the expert reads (the store's ids run across
-    sessions: an imported session's answers made one session's jump from #67 to #135)."""
-    return pd.Series(np.arange(1, len(answers) + 1), index=answers["id"].to_numpy(dtype=np.int64))
+    """The number of each of a session's ``answers`` (``Store.answers``) in the session, indexed by its id:
+    1, 2, 3 … in the order given, kept when another is removed (a number a colleague quotes still names
+    that answer; the store's ids run across sessions: an imported session's jumped from #67 to #135)."""
+    return pd.Series(answers["number"].to_numpy(dtype=np.int64), index=answers["id"].to_numpy(dtype=np.int64))
 
 
 def decimals_to_tell_apart(values: pd.Series) -> int | None:
@@ -169,7 +169,7 @@ class RowNames:
                 "confidence": answers["weight"].map(lambda w: f"{w:g}"),
                 "margin": answers["margin"].map(lambda m: f"{m:,g}"),
                 "from": source,
-                "when": answers["created_at"].astype(str).str.slice(0, 19),
+                "when (UTC)": answers["created_at"].astype(str).str.slice(0, 19),
             }
         )
 

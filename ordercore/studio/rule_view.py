@@ -53,11 +53,16 @@ def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck) 
         none = "none has both targets known: no two labeled rows meet its conditions"
         return f"Of the {len(pairs):,} pairs previewed, {none}."
     right, total = checks.counts()
+    n_known = int(known.sum())
+    of_all = (
+        f"of its one pair of labeled rows, {right:,}"
+        if total == 1
+        else f"of all its {total:,} pairs of labeled rows, {right:,}"
+    )
     return (
-        f"Of the {len(pairs):,} pairs previewed, {int(known.sum()):,} have both targets known (pairs of labeled rows: "
-        f"they check the rule and are not among its preferences): the rule orders "
-        f"{int((higher[known] > lower[known]).sum()):,} of them rightly (a tie counts as wrong); of all its "
-        f"{total:,} pairs of labeled rows, {right:,}."
+        f"Of the {len(pairs):,} pairs previewed, {n_known:,} {'has' if n_known == 1 else 'have'} both targets known "
+        f"(pairs of labeled rows: they check the rule and are not among its preferences): the rule orders "
+        f"{int((higher[known] > lower[known]).sum()):,} of them rightly (a tie counts as wrong); {of_all}."
     )
 
 

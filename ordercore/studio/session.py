@@ -29,7 +29,7 @@ from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.offers import audited_answers, skipped_pairs
-from ordercore.studio.ratings import default_text_column
+from ordercore.studio.ratings import default_items
 from ordercore.studio.session_checks import check_file, check_model, check_options, check_rule, in_session, stored_ok
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
 from ordercore.studio.session_trust import AssessmentInputs, SessionTrust
@@ -263,12 +263,12 @@ class SessionEngine:
 
     # ------------------------------------------------------------------------------ grades
     def rating_options(self) -> dict:
-        """The rating options; before any choice or grade, a table with a column of phrases starts on its
-        texts (stored, so that grades keep it)."""
+        """The rating options; before any choice or grade, a table of texts starts on its texts
+        (``default_items``; stored, so that grades keep it)."""
         if "text" not in self.info().settings.get("ratings", {}) and self.grades().empty:
             data = self.data()
             if data is not None:
-                self.set_options("ratings", text=default_text_column(data.frame))
+                self.set_options("ratings", text=default_items(data))
         return self.options("ratings")
 
     def rating_items(self, text: str | None):

@@ -20,6 +20,7 @@ KNOWN = {
         "created_at",
         "rule_id",
         "rule",
+        "number",
         "rule_winner",
     ),  # fmt: skip
     "grades": ("row", "grade", "annotator", "created_at"),

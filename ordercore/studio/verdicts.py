@@ -248,8 +248,9 @@ class ClickStanding:
                 f"{self.summary()} Automatic trust has not weighed these answers (it is off, or its assessment "
                 "has not run since they were given): SSL fits every source at the λ2 set under Model, so the "
                 "labels, the rules and any other answers pull as hard as these, and where they order a pair "
-                "the other way SSL can break it (the table above: which sources SSL keeps). Automatic trust "
-                "weighs each source by its measured accuracy; removing a source that is often wrong helps too."
+                "the other way SSL can break it (the Model page's 'Preferences violated, by source': which SSL "
+                "keeps). Automatic trust weighs each source by its measured accuracy; removing a source that is "
+                "often wrong helps too."
             )
         ramp = ""
         if self.lambda2 is not None and self.lambda2 < 1:

@@ -198,10 +198,13 @@ def insert_items(connection, kind: ItemKind, session_id: int, items: list[dict],
     if not items:
         return []
     created = now()
-    inserted = connection.execute(
-        kind.table.insert().returning(kind.table.c.id, sort_by_parameter_order=True),
-        [{"created_at": created, **item, "session_id": session_id} for item in items],  # an import's own times kept
-    )
+    rows = [{"created_at": created, **item, "session_id": session_id} for item in items]  # an import's times kept
+    if "number" in kind.table.c:  # numbered after the session's highest
+        table = kind.table
+        held = connection.execute(sa.select(sa.func.max(table.c.number)).where(table.c.session_id == session_id))
+        start = (held.scalar() or 0) + 1
+        rows = [row | {"number": start + k} for k, row in enumerate(rows)]
+    inserted = connection.execute(kind.table.insert().returning(kind.table.c.id, sort_by_parameter_order=True), rows)
     ids = [int(item_id) for item_id in inserted.scalars()]
     _insert_preferences(connection, kind, session_id, revision, list(zip(ids, items, strict=True)))
     return ids
@@ -322,8 +325,10 @@ class ItemStore:
     def answers(self, session_id: int) -> pd.DataFrame:
         """A session's answers, oldest first: id, row_a, row_b, choice, weight, margin, annotator,
         created_at, rule_id (the audited rule, a nullable integer: <NA> for other answers), swapped
-        (a nullable boolean: <NA> where not recorded) and imported (True for an answer read from a file)."""
+        (a nullable boolean: <NA> where not recorded), imported (True for an answer read from a file) and
+        number (its number in the session: 1, 2, 3 … in the order given, kept when others are removed)."""
         frame = session_rows(self.engine, answers, session_id)
+        frame["number"] = frame["number"].astype("int64")
         frame["rule_id"] = pd.array(frame["rule_id"].astype("Float64"), dtype="Int64")
         frame["swapped"] = frame["swapped"].astype("boolean")
         frame["imported"] = frame["imported"].astype("boolean").fillna(False).astype(bool)

@@ -171,10 +171,25 @@ def _answers_imported() -> sa.Column:
     return sa.Table("answers", sa.MetaData(), sa.Column("imported", sa.Boolean, nullable=True)).c.imported
 
 
+# ---------------------------------------------------------------------------------------- 4
+def _number_answers(connection) -> None:
+    """Migration 4: the answers' column ``number`` (frozen here), each answer numbered by its place in
+    its session in the order given (by id)."""
+    column = sa.Table("answers", sa.MetaData(), sa.Column("number", sa.Integer, nullable=True)).c.number
+    _add_column(connection, column)
+    connection.execute(
+        sa.text(
+            "UPDATE answers SET number = (SELECT COUNT(*) FROM answers AS older "
+            "WHERE older.session_id = answers.session_id AND older.id <= answers.id)"
+        )
+    )
+
+
 MIGRATIONS = (
     Migration(1, "the tables of release 0.2.0 (columns and tables added since the first store)", _complete_release_0_2),
     Migration(2, "shared trust assessments", lambda connection: _assessments_table().create(connection)),
     Migration(3, "answers read from a file marked as imported", lambda c: _add_column(c, _answers_imported())),
+    Migration(4, "answers numbered in their session, the numbers kept when others are removed", _number_answers),
 )
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 

@@ -84,6 +84,9 @@ answers = sa.Table(
     # True for an answer read from a file (``import_answers``), NULL for one given in this store (and every
     # answer of a store from before migration 3).
     sa.Column("imported", sa.Boolean, nullable=True),
+    # The answer's number in its session, 1, 2, 3 … in the order given (the ids run across sessions),
+    # kept when other answers are removed; stores from before it number theirs so (migration 4).
+    sa.Column("number", sa.Integer, nullable=True),
 )
 
 preferences = sa.Table(

@@ -1,0 +1,58 @@
+"""End to end in a real browser (tests/browser.py): Pairwise › *My answers* after a removal, checked
+against the store."""
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.browser import running_studio, settle, shared_session
+from tests.test_browser_pairwise import annotator_page, stored_answers, wait_for_answers
+
+
+def choose_option(page, box, text: str) -> None:
+    """Choose the option of a drop-down ``box`` that contains ``text`` (the list is opened again until it
+    shows: a rerun of the page's fragments may close it)."""
+    option = page.locator('[role="option"]', has_text=text)
+    for _ in range(20):
+        box.click()
+        box.press("ArrowDown")
+        try:
+            option.click(timeout=2_000)
+            return
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    raise AssertionError(f"no option {text!r} in the drop-down")
+
+
+def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(tmp_path):
+    """A new user removed an older answer: the box still showed it, and the next button ('skip') changed
+    their newest answer instead.  After a removal the box shows one of the remaining answers, and a
+    button changes that one (checked against the store)."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        for count, key in enumerate("bab", start=1):
+            ann.keyboard.press(key)
+            wait_for_answers(store_path, session_id, count)
+            settle(ann)
+        ann.get_by_text("My answers (3)").click()
+        section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
+        choose_option(ann, section.get_by_role("combobox", name="Answer"), "#1: ")
+        settle(ann)
+        removed = section.get_by_role("combobox", name="Answer").input_value().split(": ", 1)[1]
+        section.get_by_role("button", name="Remove…").click()
+        section.get_by_role("button", name="Yes, remove it").click()
+        wait_for_answers(store_path, session_id, 2)
+        settle(ann)
+        section = ann.locator('[data-testid="stExpander"]', has_text="My answers (2)")
+        section.get_by_text("Removed your answer #1").wait_for(timeout=10_000)
+        shown = section.get_by_role("combobox", name="Answer").input_value()
+        assert shown.split(": ", 1)[1] != removed, shown  # not the removed answer
+        before = stored_answers(store_path, session_id).set_index("id")["choice"]
+        section.get_by_role("button", name="skip", exact=True).click()
+        settle(ann)
+        number = shown.split(":")[0]
+        section.get_by_text(f"Answer {number} is now 'skip'.").wait_for(timeout=10_000)
+        after = stored_answers(store_path, session_id).set_index("id")["choice"]
+        changed = after[after != before]
+        assert changed.tolist() == ["skip"]
+        assert section.get_by_role("combobox", name="Answer").input_value().startswith(f"{number}: ")
