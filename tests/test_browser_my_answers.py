@@ -44,14 +44,14 @@ def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(t
         wait_for_answers(store_path, session_id, 2)
         settle(ann)
         section = ann.locator('[data-testid="stExpander"]', has_text="My answers (2)")
-        section.get_by_text("Removed your answer #1").wait_for(timeout=10_000)
+        section.get_by_text("Removed your answer #1").wait_for(timeout=60_000)
         shown = section.get_by_role("combobox", name="Answer").input_value()
         assert shown.split(": ", 1)[1] != removed, shown  # not the removed answer
         before = stored_answers(store_path, session_id).set_index("id")["choice"]
         section.get_by_role("button", name="skip", exact=True).click()
         settle(ann)
         number = shown.split(":")[0]
-        section.get_by_text(f"Answer {number} is now 'skip'.").wait_for(timeout=10_000)
+        section.get_by_text(f"Answer {number} is now 'skip'.").wait_for(timeout=60_000)
         after = stored_answers(store_path, session_id).set_index("id")["choice"]
         changed = after[after != before]
         assert changed.tolist() == ["skip"]

@@ -50,8 +50,8 @@ def test_a_preferences_export_then_its_rules_export_holds_each_pair_once(store, 
     "name, text, unknown, known",
     [
         ("a.csv", "home_id_a,home_id_b,choice,wieght,margin,annotator\n130,131,a,9,0,ann\n", "'wieght'",
-         "home_id_a, home_id_b, choice, weight, margin, annotator, created_at, rule_id, rule, rule_winner "
-         "(older files: swapped)"),
+         "home_id_a, home_id_b, choice, weight, margin, annotator, created_at, rule_id, rule, number, "
+         "rule_winner (older files: swapped)"),
         ("g.csv", "home_id,grade,annotator,note\n105,2,ann,good\n", "'note'", "home_id, grade, annotator, created_at"),
         ("a.csv", "row_a,row_b,choice,annotator,Weight\n1,2,a,ann,3\n", "'Weight'", "row_a, row_b, choice, weight"),
     ],
@@ -110,7 +110,8 @@ def test_a_hand_edited_export_names_the_columns_it_lacks_and_its_own(store, engi
     before = state(store, engine.id)
     with pytest.raises(ValueError) as refused:
         engine.import_file(f"{kind}.csv", "\n".join([edited, *rows]).encode(), "imp")
-    own = ", ".join(repr(column) for column in edited.split(","))
+    columns = edited.split(",")  # the first 12 named (an export holds its fingerprints' columns too)
+    own = ", ".join(repr(column) for column in columns[:12]) + (" …" if len(columns) > 12 else "")
     data_page = " (a table of rows and their values is chosen on the Data page, not imported)"
     assert str(refused.value) == (
         f"not a file the Studio exports: {said.rstrip('; ')}; this file's columns are {own}{data_page}"
