@@ -4,7 +4,7 @@ against the store."""
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import running_studio, settle, shared_session
-from tests.test_browser_pairwise import annotator_page, stored_answers, wait_for_answers
+from tests.test_browser_pairwise import annotator_page, open_my_answers_after, stored_answers, wait_for_answers
 
 
 def choose_option(page, box, text: str) -> None:
@@ -30,11 +30,7 @@ def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(t
     session_id = shared_session(store_path)
     with running_studio(store_path) as studio:
         ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
-        for count, key in enumerate("bab", start=1):
-            ann.keyboard.press(key)
-            wait_for_answers(store_path, session_id, count)
-            settle(ann)
-        ann.get_by_text("My answers (3)").click()
+        open_my_answers_after(ann, "bab", store_path, session_id)
         section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
         choose_option(ann, section.get_by_role("combobox", name="Answer"), "#1: ")
         settle(ann)

@@ -420,6 +420,15 @@ def test_keys_answer_after_an_option_is_chosen_in_a_drop_down(tmp_path):
     assert typed == seen
 
 
+def open_my_answers_after(page, keys: str, store_path, session_id) -> None:
+    """Answer one pair per key on ``page`` (each stored before the next), then open *My answers*."""
+    for count, key in enumerate(keys, start=1):
+        page.keyboard.press(key)
+        wait_for_answers(store_path, session_id, count)
+        settle(page)
+    page.get_by_text(f"My answers ({len(keys)})").click()
+
+
 def test_my_answers_shows_a_change_at_once_and_asks_before_removing(tmp_path):
     """Ann changes an answer under *My answers*: the section stays open, says so, and its box names the
     answer as now stored (a new user's kept the old answer until a reload, the section closed with no
@@ -428,11 +437,7 @@ def test_my_answers_shows_a_change_at_once_and_asks_before_removing(tmp_path):
     session_id = shared_session(store_path)
     with running_studio(store_path) as studio:
         ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
-        for count, key in enumerate("ba", start=1):
-            ann.keyboard.press(key)
-            wait_for_answers(store_path, session_id, count)
-            settle(ann)
-        ann.get_by_text("My answers (2)").click()
+        open_my_answers_after(ann, "ba", store_path, session_id)
         ann.get_by_role("button", name="about equal", exact=True).click()
         while stored_answers(store_path, session_id)["choice"].iloc[-1] != "equal":
             time.sleep(0.2)

@@ -106,13 +106,19 @@ def test_experiment_figures_take_the_same_colours(store_path):
     assert_okabe_ito(model_traces([sweep, session]), at_least=3)  # the arms are named by how pairs are chosen
 
 
-def test_the_mae_history_runs_along_model_runs_not_preference_counts(ready, store_path):
+def model_page_after_a_rule(ready, store_path):
+    """The Model page (trust off) after the default rule is added, and the session's stored model runs."""
     engine(ready).set_model(automatic_trust=False)
     at = ready.switch_page("app_pages/model.py").run()
     add_default_rule(at)
     at = at.switch_page("app_pages/model.py").run()
     store = Store(f"sqlite:///{store_path}")
-    n_runs = len(store.model_runs(store.session("s1").id))
+    return at, store.model_runs(store.session("s1").id)
+
+
+def test_the_mae_history_runs_along_model_runs_not_preference_counts(ready, store_path):
+    at, runs = model_page_after_a_rule(ready, store_path)
+    n_runs = len(runs)
     assert n_runs >= 2
     history = next(figure for key, figure in charts(at).items() if "model_history" in key)
     for trace in history["data"]:
@@ -434,12 +440,8 @@ def test_the_model_pages_deltas_carry_no_sign_beside_their_arrow(ready, store_pa
     """The Test MAE delta reads its size, its arrow down exactly when SSL's stored test MAE is below SVR's."""
     from streamlit.proto.Metric_pb2 import Metric
 
-    engine(ready).set_model(automatic_trust=False)
-    at = ready.switch_page("app_pages/model.py").run()
-    add_default_rule(at)
-    at = at.switch_page("app_pages/model.py").run()
-    store = Store(f"sqlite:///{store_path}")
-    last = store.model_runs(store.session("s1").id)["metrics"].iloc[-1]
+    at, runs = model_page_after_a_rule(ready, store_path)
+    last = runs["metrics"].iloc[-1]
     svr, ssl = last["svr_mae"], last["ssl_mae"]
     assert svr != ssl
     proto = delta_of(at, "Test MAE, SSL (demo)")

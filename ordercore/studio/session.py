@@ -440,7 +440,7 @@ class SessionEngine:
             return self._rule_pairs(bench, int(source), rng, count, exclude)
         if source == ACTIVE:
             passed = np.vstack([np.reshape(list(exclude), (-1, 2)), skipped_pairs(self.answers(), annotator)])
-            audited = audited_answers(self.answers(), annotator)
+            audited = audited_answers(self.answers(), annotator) if strategy == "committee" else 0
             found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], passed, audited)
         else:
             found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
