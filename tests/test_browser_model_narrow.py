@@ -30,6 +30,11 @@ TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"], [d
 """Each table's column headers (a grid's accessible header row, a static table's) and how far it is wider than
 its box (a grid's scroller, a static table's box)."""
 
+SOURCES_DRAWN = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] th')]
+    .some(header => header.innerText.includes('effect (95 % interval)'))"""
+"""Whether the sources' grid has drawn its header row: a grid draws it after the run has ended, on a loaded
+machine seconds later (CI's run read the tables before it)."""
+
 PLOTS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].map(chart => {
     const area = chart.querySelector('.nsewdrag'), legend = chart.querySelector('g.legend');
     const box = element => element ? element.getBoundingClientRect() : null;
@@ -74,6 +79,7 @@ def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weig
         assert len(set(labels)) == len(labels), labels
         page.screenshot(path=str(tmp_path / "model_1024.png"), full_page=True)  # to look at when it fails
         assert page.evaluate(CUT) == [], tmp_path / "model_1024.png"
+        page.wait_for_function(SOURCES_DRAWN, timeout=120_000)
         tables = page.evaluate(TABLES)
         sources = next(table for table in tables if "effect (95 % interval)" in table["headers"])
         assert sources["headers"][:3] == ["source", "weight", "effect (95 % interval)"], sources
