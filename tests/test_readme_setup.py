@@ -15,7 +15,7 @@ APP_COMMAND = (
 )
 TEST_COMMAND = (
     "python3 -m venv .venv && . .venv/bin/activate && python -m pip install -r requirements.txt && "
-    "python -m pytest -q -n 2 --dist loadgroup"
+    "python -m pytest -q -n 2 --dist loadgroup --max-worker-restart 0"
 )
 TERMS = {
     # term: how it may be written (its plural, its long form)
