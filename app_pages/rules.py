@@ -41,9 +41,11 @@ from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
 NO_CONDITION = "—"
-# A condition's row, across the page: its kind, then its columns and amount (wide enough for the labels
-# and column names to show whole). A string here would be drawn on the page (Streamlit's magic).
-CONDITION_CELLS = [3, 3, 3, 2]
+# A condition's kind on a row of its own (half the page), then its columns and amount on the next (wide
+# enough for California's column names to show whole in a 1024 px window; one row cut them short). A string
+# here would be drawn on the page (Streamlit's magic).
+KIND_CELLS = [1, 1]
+PARAMETER_CELLS = [3, 3, 2]
 
 
 def parameter_widget(cell, parameter, key: str):
@@ -68,12 +70,11 @@ def parameter_widget(cell, parameter, key: str):
 
 
 def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
-    """A row of widgets for one "roughly equal" condition: its kind (any registered one), then its
+    """The widgets of one "roughly equal" condition: its kind (any registered one), then on a row below its
     parameters (an amount keyed by the column it measures, so that it starts from that column's
     spread), and how many pairs of rows it holds for."""
     kinds = [NO_CONDITION, *offered_conditions(frame, exclude)]
-    cells = st.columns(CONDITION_CELLS)
-    kind = cells[0].selectbox(
+    kind = st.columns(KIND_CELLS)[0].selectbox(
         f"condition {slot + 1}",
         kinds,
         index=kinds.index(start.kind) if start is not None and start.kind in kinds else 0,
@@ -83,7 +84,7 @@ def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
     if kind == NO_CONDITION:
         return None
     values: dict = {}
-    for index, cell in enumerate(cells[1:]):
+    for index, cell in enumerate(st.columns(PARAMETER_CELLS)):
         parameters = condition_form(kind, frame, exclude, start, chosen=values)
         if index >= len(parameters):
             break
@@ -128,7 +129,7 @@ def build_rule(data, taken=()):
         direction = st.radio(  # a row of its own: in a quarter of the column, 1024 px broke them ('high / er')
             "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
         )
-        cells = st.columns([2, 1])
+        cells = st.columns([5, 2])  # the ordering column's name whole at 1024 px (California's longest)
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[0].selectbox("value of", numeric, index=index, key="rule_ordering")
         min_difference = cells[1].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
