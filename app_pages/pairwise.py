@@ -220,7 +220,13 @@ def model_status(engine) -> None:
     cells = st.columns(2)
     cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = to_digits_of(last["moved"], last["ssl_mae"]) if last else "—"  # to the digits of the model's error
-    cells[1].metric("Model moved (mean |Δ| on test rows)", moved)
+    target = engine.data().dataset.metadata["target"]
+    cells[1].metric(
+        "Model moved (mean |Δ| on test rows)",
+        moved,
+        help=f"How far the last retrain moved SSL's predictions, on average over the held-out test rows, in "
+        f"{target}, the target's units.",
+    )
     if last and moved != "—" and (why := last["cause"].words(moved)):
         st.caption(why)
     annotator, names = app_state.annotator(), engine.sources()

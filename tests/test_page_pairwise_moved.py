@@ -36,6 +36,8 @@ def test_model_moved_says_an_answer_the_fit_already_agreed_with_moved_nothing_an
     at.run()
     at = answer(at, clearest_pair(at), agree=True)
     assert not at.exception and metric(at, MOVED) == "0"
+    moved = next(m for m in at.metric if m.label == MOVED)
+    assert "in price, the target's units" in moved.proto.help, moved.proto.help  # a new user: moved by 0.4 what?
     said = "Nothing moved: the fit already ordered the newest answer that way, so it had nothing to correct."
     assert said in captions(at), captions(at)
     at = answer(at, clearest_pair(at), agree=False)
