@@ -63,7 +63,13 @@ def test_an_annotator_is_measured_by_the_better_bounded_look():
     audit = is_audit_pair(winner, loser)
     looks = [AgreementEstimate.of(order, winner, loser), AgreementEstimate.of(order, winner[audit], loser[audit])]
     best = max(looks, key=lambda e: e.lower_bound)
-    assert AgreementEstimate.of_annotator(order, winner, loser) == best == looks[1]
+    found = AgreementEstimate.of_annotator(order, winner, loser)
+    assert best is looks[1] and (found.accuracy, found.standard_error, found.answers) == (
+        best.accuracy,
+        best.standard_error,
+        best.answers,
+    )
+    assert found.ordered == winner.size > found.answers  # on the audit pairs among all the answers
 
 
 def test_dissent_is_the_widest_gap_by_which_a_member_orders_a_pair_against_the_fit():

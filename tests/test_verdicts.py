@@ -99,6 +99,19 @@ def test_an_accuracy_from_agreement_is_shown_within_0_and_1():
     ]
 
 
+def test_an_accuracy_measured_on_audit_pairs_says_on_how_many_of_all_answers():
+    """The Model page read '0.81 on 12 answers' of an annotator who had given 40: the estimate rested on
+    their 12 audit pairs.  A fourth column (all they ordered) says so; a row of three, stored before it,
+    reads as before."""
+    agreement = np.array([[0.81, 0.1, 12, 40], [0.7, 0.05, 30, np.nan]])
+    trust = trust_of(["clicks: a", "clicks: b"], [1.0, 0.5], agreement)
+    assert trust.agreement_text() == [
+        "0.81 on 12 audit pairs of 40 answers, at least 0.61",  # 0.81 - 2 × 0.1
+        "0.70 on 30 answers, at least 0.60",
+    ]
+    assert trust_of(["clicks: a"], [1.0], agreement[:1, :3]).agreement_text() == ["0.81 on 12 answers, at least 0.61"]
+
+
 def test_a_rule_surely_worse_than_a_coin_is_called_reversed():
     """Right on 1 of 64 labeled pairs: the Clopper–Pearson upper end 1 − 0.025^(1/64)… is far below 1/2
     (for 0 of n it is 1 − 0.025^(1/n): 0.056 at 64); 2 of 8 is not sure (upper end 0.65)."""

@@ -30,7 +30,7 @@ estimate holds whatever else was asked, and an annotator is measured by the bett
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.optimize
@@ -51,13 +51,18 @@ FULL_ACCURACY = 0.7
 the accuracy automatic trust expects of a source before it is checked (``source_weights.PRIOR_ACCURACY``)."""
 
 
-def accuracy_words(accuracy: float, standard_error: float, answers: float) -> str:
+def accuracy_words(accuracy: float, standard_error: float, answers: float, ordered: float | None = None) -> str:
     """An annotator's measured accuracy in words, with the lower bound automatic trust weighs them by
     ('0.76 on 23 answers, at least 0.50': ``Z_INFORMATIVE`` standard errors below, as
     ``AgreementEstimate.lower_bound``; a new user read '0.76 ± 0.13 … not surely above 0.5' as a
-    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise)."""
+    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise).  When it
+    rests on the audit pairs among more ``ordered`` answers, it says so ('0.81 on 12 audit pairs of 40
+    answers, …': '0.81 on 12 answers' read as if 28 were lost)."""
     shown, lowest = (min(max(v, 0.0), 1.0) for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error))
-    return f"{shown:.2f} on {answers:.0f} answers, at least {lowest:.2f}"
+    basis = f"{answers:.0f} answers"
+    if ordered is not None and np.isfinite(ordered) and ordered > answers:
+        basis = f"{answers:.0f} audit pairs of {ordered:.0f} answers"
+    return f"{shown:.2f} on {basis}, at least {lowest:.2f}"
 
 
 @dataclass(frozen=True)
@@ -105,11 +110,13 @@ class ReferenceOrder:
 class AgreementEstimate:
     """An annotator's estimated accuracy on the pairs they ordered, from their agreement with a
     ``ReferenceOrder`` (the module's least-squares estimate): ``accuracy`` (unclipped: it may leave
-    [0, 1]), its ``standard_error`` (inf when nothing measures it) and the ordered ``answers`` it rests on."""
+    [0, 1]), its ``standard_error`` (inf when nothing measures it), the ordered ``answers`` it rests on, and
+    all the annotator ordered when those are their audit pairs alone (``ordered``; else None)."""
 
     accuracy: float
     standard_error: float
     answers: int
+    ordered: int | None = None
 
     @classmethod
     def of(cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray) -> AgreementEstimate:
@@ -134,7 +141,11 @@ class AgreementEstimate:
         every = cls.of(reference, winner, loser)
         audit = is_audit_pair(winner, loser)
         audited = cls.of(reference, winner[audit], loser[audit])
-        return audited if audited.lower_bound > every.lower_bound else every
+        return replace(audited, ordered=every.answers) if audited.lower_bound > every.lower_bound else every
+
+    def words(self) -> str:
+        """In words (``accuracy_words``)."""
+        return accuracy_words(self.accuracy, self.standard_error, self.answers, self.ordered)
 
     @property
     def lower_bound(self) -> float:

@@ -168,28 +168,30 @@ def labeled_pair_check(preferences: PreferenceSet, y: np.ndarray) -> SourceCheck
 
 
 def click_agreement(reference, y, preferences: PreferenceSet, source, names, seed: int) -> np.ndarray:
-    """Each source's ``AgreementEstimate`` (k, 3: accuracy, standard error, answers) for the click
+    """Each source's ``AgreementEstimate`` (k, 4: accuracy, standard error, answers, and all they ordered when
+    those answers are their audit pairs alone, else NaN) for the click
     sources among ``names`` (k,) (NaN rows for the others), their preferences those of ``source`` (p,)
     codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure (all
     NaN without them)."""
-    table = np.full((len(names), 3), np.nan)
+    table = np.full((len(names), 4), np.nan)
     clicks = [k for k, name in enumerate(names) if str(name).startswith(CLICKS)]
     if reference is None or not clicks:
         return table
     order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
     for k in clicks:
         estimate = AgreementEstimate.of_annotator(order, *ordered_pairs(preferences[source == k], reference.size))
-        table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers)
+        ordered = np.nan if estimate.ordered is None else estimate.ordered
+        table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers, ordered)
     return table
 
 
 def gated(weights: np.ndarray, agreement: np.ndarray) -> np.ndarray:
     """``weights`` (k,) with each click source's multiplied by its ``AgreementEstimate.weight`` (from its
-    row of ``agreement`` (k, 3)): 0 unless measured better than a coin, 1 once surely better than the
+    row of ``agreement`` (k, 3 or 4)): 0 unless measured better than a coin, 1 once surely better than the
     prior's accuracy."""
     factor = np.ones(len(weights))
     clicks = ~np.isnan(agreement[:, 0])
-    factor[clicks] = [AgreementEstimate(*row).weight for row in agreement[clicks]]
+    factor[clicks] = [AgreementEstimate(*row[:3]).weight for row in agreement[clicks]]
     return weights * factor
 
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from ordercore.knowledge.expert_accuracy import accuracy_words
+from ordercore.knowledge.expert_accuracy import AgreementEstimate
 from ordercore.knowledge.label_cv import (
     Blend,
     LabelCV,
@@ -202,9 +202,9 @@ class SourceTrust:
     ``checks`` (one ``SourceCheck`` or None per source, as ``choose_trust`` takes them), the decision,
     each source's ``effects`` (``source_effects``; None when not computed, NaN for a source
     ``reassess_sources`` has not measured), the ``basis`` a re-assessment starts from (None: an
-    assessment made before there was one, or by hand) and each click source's ``agreement`` (k, 3):
-    accuracy, standard error and answers of its ``AgreementEstimate`` (NaN for other sources; None:
-    not measured), and each effect's standard error (``effect_errors``, as the effects; None: not
+    assessment made before there was one, or by hand) and each click source's ``agreement`` (k, 4; k, 3
+    when stored before the fourth): its ``AgreementEstimate`` (NaN rows for other sources; None: not
+    measured; ``agreement_of``), and each effect's standard error (``effect_errors``, as the effects; None: not
     computed, or an assessment stored before there were any)."""
 
     names: tuple
@@ -241,11 +241,20 @@ class SourceTrust:
         sources other than clicks).  The least-squares estimate can leave [0, 1] by noise (1.25 on 12
         answers all agreeing with SVR); an accuracy is shown within it (the one-parameter fit's constrained
         optimum is the clipped one)."""
-        rows = self.agreement if self.agreement is not None else np.full((len(self.names), 3), np.nan)
+        estimates = [self.agreement_of(k) for k in range(len(self.names))]
         return [
-            "—" if np.isnan(a) else ("not measurable yet" if not np.isfinite(se) else accuracy_words(a, se, m))
-            for a, se, m in rows
+            "—" if e is None else ("not measurable yet" if not np.isfinite(e.standard_error) else e.words())
+            for e in estimates
         ]
+
+    def agreement_of(self, k: int) -> AgreementEstimate | None:
+        """Source k's ``AgreementEstimate`` (None: not a click source, or nothing measured); a row of three
+        (stored before the fourth, ``ordered``) rests on all their answers."""
+        if self.agreement is None or np.isnan(self.agreement[k][0]):
+            return None
+        accuracy, error, answers, *rest = (float(v) for v in self.agreement[k])
+        ordered = int(rest[0]) if rest and np.isfinite(rest[0]) else None
+        return AgreementEstimate(accuracy, error, int(answers), ordered)
 
     def preference_weights(self, names: np.ndarray) -> np.ndarray:
         """The weight multiplier of each preference (p,) from its source's name; a source added since

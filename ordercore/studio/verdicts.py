@@ -14,12 +14,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import beta
 
-from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, accuracy_words
+from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, AgreementEstimate
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
 from ordercore.studio.numbers import to_digits_of
@@ -168,7 +168,8 @@ def gain_verdict(gain: float, low: float, high: float, svr: float, scale: float 
 class ClickStanding:
     """An annotator's answers in the last retrain: the ``preferences`` their clicks made, how many
     SVR and SSL break; the weight automatic trust gives their clicks (None: trust off or not assessed
-    yet), their agreement with SVR (accuracy, standard error, answers; NaN when not measured) and the
+    yet), their agreement with SVR (an ``AgreementEstimate``, its accuracy within [0, 1]; None when not
+    measured) and the
     λ2 SSL fits the clicks with (None: not known here); ``ssl_is_svr``: the trust in force mixes no fit
     with preferences into SSL (its blend's alpha is 0), so no answer moves it."""
 
@@ -177,7 +178,7 @@ class ClickStanding:
     svr_violated: int
     ssl_violated: int
     weight: float | None
-    agreement: tuple
+    agreement: AgreementEstimate | None
     lambda2: float | None
     ssl_is_svr: bool = False
 
@@ -187,13 +188,12 @@ class ClickStanding:
         force (None: automatic trust off or nothing assessed)."""
         name = f"{CLICKS}{annotator}"
         own = np.asarray(names, dtype=object) == name
-        weight, agreement, lambda2 = None, (np.nan, np.nan, 0), None
+        weight, agreement, lambda2 = None, None, None
         if trust is not None and name in trust.names:
             k = trust.names.index(name)
             weight = float(trust.trust.weights[k])
-            if trust.agreement is not None:  # (the accuracy within [0, 1], as ``agreement_text`` shows it)
-                accuracy, error, measured = trust.agreement[k]
-                agreement = (min(max(accuracy, 0.0), 1.0), error, measured)
+            if (agreement := trust.agreement_of(k)) is not None:  # within [0, 1], as ``agreement_text`` shows it
+                agreement = replace(agreement, accuracy=min(max(agreement.accuracy, 0.0), 1.0))
             if trust.clicks_only:
                 lambda2 = float(trust.trust.blend.active().settings[-1][1])
         return cls(
@@ -221,13 +221,8 @@ class ClickStanding:
         """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet,
         or that SSL is SVR for now (said whatever SSL breaks: the annotator should know their answers move
         nothing, a new user answered 45 pairs rightly without a word why); else None."""
-        accuracy, error, measured = self.agreement
         if self.weight == 0 and self.preferences:
-            measured_text = (
-                "not measured yet"
-                if np.isnan(accuracy)
-                else f"{accuracy_words(accuracy, error, measured)}: not above 0.5"
-            )
+            measured_text = "not measured yet" if self.agreement is None else f"{self.agreement.words()}: not above 0.5"
             return (
                 f"{self.summary()} Their weight is 0 for now: automatic trust counts an annotator's clicks once "
                 f"their accuracy, estimated from where they agree with SVR's order, is surely better than a coin "
@@ -257,8 +252,8 @@ class ClickStanding:
             ramp = f" SSL fits clicks at λ2 = {self.lambda2:.2f}, growing to 1 at {FULL_WEIGHT_ANSWERS} answers."
         return (
             f"{self.summary()} Their weight is {self.weight:.2f} of 1 (their accuracy, estimated from where they "
-            f"agree with SVR's order: {accuracy_words(accuracy, error, measured)}; full weight once at least "
-            f"{FULL_ACCURACY}).{ramp} "
+            f"agree with SVR's order: {self.agreement.words() if self.agreement else 'not measured yet'}; "
+            f"full weight once at least {FULL_ACCURACY}).{ramp} "
             "SSL also weighs the labels and any rules: where those disagree with an answer, it can still break "
             "it. More answers raise their pull."
         )
