@@ -1,0 +1,27 @@
+"""The ninth corpus's command-line cases (issue 32): preferences naming ids written 1.0 (a spreadsheet's
+re-save) name the ids 1 (C05), as the Studio reads them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ordercore.cli.tabular import Table, read_preferences
+
+TABLE = "hid,a,y\n1,5.1,20.3\n2,9.5,35.8\n3,7.3,31.0\n"
+
+
+@pytest.mark.parametrize("written", ["i,j\n2.0,3.0\n", "i,j\n2.00, 3\n"])
+def test_ids_written_as_whole_floats_name_their_rows(tmp_path, written):
+    (tmp_path / "t.csv").write_text(TABLE)
+    (tmp_path / "p.csv").write_text(written)
+    table = Table.read(tmp_path / "t.csv", "y", id_column="hid")
+    preferences = read_preferences(tmp_path / "p.csv", table)
+    assert (preferences.i.tolist(), preferences.j.tolist()) == ([1], [2])  # ids 2 and 3: rows 1 and 2
+
+
+def test_an_id_with_a_fraction_is_refused(tmp_path):
+    (tmp_path / "t.csv").write_text(TABLE)
+    (tmp_path / "p.csv").write_text("i,j\n2.5,3\n")
+    with pytest.raises(ValueError) as raised:
+        read_preferences(tmp_path / "p.csv", Table.read(tmp_path / "t.csv", "y", id_column="hid"))
+    assert str(raised.value).endswith("i: 1 reference(s) are not a value of the id column, e.g. '2.5'")
