@@ -55,9 +55,13 @@ def accuracy_words(accuracy: float, standard_error: float, answers: float) -> st
     """An annotator's measured accuracy in words, with the lower bound automatic trust weighs them by
     ('0.76 on 23 answers, at least 0.50': ``Z_INFORMATIVE`` standard errors below, as
     ``AgreementEstimate.lower_bound``; a new user read '0.76 ± 0.13 … not surely above 0.5' as a
-    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise)."""
-    shown, lowest = (min(max(v, 0.0), 1.0) for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error))
-    return f"{shown:.2f} on {answers:.0f} answers, at least {lowest:.2f}"
+    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise), '—'
+    when not a number."""
+    shown, lowest = (
+        f"{min(max(v, 0.0), 1.0):.2f}" if np.isfinite(v) else "—"
+        for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error)
+    )
+    return f"{shown} on {answers:.0f} answers, at least {lowest}"
 
 
 @dataclass(frozen=True)
