@@ -4,6 +4,8 @@ the argument and its first bad value."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -123,3 +125,24 @@ def test_kappa_of_two_agreeing_annotators_is_one():
 def test_controls_wanted_refuses_a_negative_count():  # L61
     with pytest.raises(ValueError, match=r"^n must be a whole number >= 0, got -5$"):
         controls_wanted(-5, 0, np.random.default_rng(0))
+
+
+NA_TABLE = "hid,a,region,heating,y\n1,0.5,EU,Electric,1.5\n2,2.0,NA,None,NA\n3,8.0,NA,Gas,13.0\n4,1.0,EU,None,2.0\n"
+
+
+def test_na_and_none_are_text_levels_in_a_text_column():  # L62, S61 (an upload), C33
+    from ordercore.data.tables import load_csv
+
+    data = load_csv(io.BytesIO(NA_TABLE.encode()), "y", ["a", "region", "heating"])
+    assert data.frame["region"].tolist() == ["EU", "NA", "NA", "EU"]
+    assert data.frame["heating"].tolist() == ["Electric", "None", "Gas", "None"]
+    assert np.isnan(data.y).tolist() == [False, True, False, False]  # 'NA' in the numeric target: unlabeled
+
+
+def test_na_in_a_numeric_column_is_still_a_missing_value():
+    from ordercore.data.tables import load_csv, read_csv
+
+    table = NA_TABLE.replace("2,2.0,NA", "2,NA,NA")
+    assert np.isnan(read_csv(table.encode())["a"].to_numpy()).tolist() == [False, True, False, False]
+    with pytest.raises(ValueError, match=r"^feature column\(s\) \['a'\] have missing values"):
+        load_csv(io.BytesIO(table.encode()), "y", ["a", "region"])

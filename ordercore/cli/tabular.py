@@ -87,8 +87,8 @@ class Table:
 
     def rows(self, references, what: str) -> np.ndarray:
         """Row positions (k,) of row references (k,) read as text: 0-based positions, or the id
-        column's values when the table has one ('115.0' names the id 115: ``as_held_ids``); an empty reference (or -1 without ids) is the
-        constant 0 (``ZERO``) of a unary preference."""
+        column's values when the table has one ('115.0' names the id 115: ``as_held_ids``); an empty
+        reference (or -1 without ids) is the constant 0 (``ZERO``) of a unary preference."""
         text = pd.Series(references, dtype=object).astype("string").str.strip()
         empty = (text.isna() | (text == "")).to_numpy()
         rows = np.full(len(text), ZERO, dtype=np.int64)
