@@ -76,3 +76,33 @@ def test_no_verdict_on_an_improvement_that_is_not_a_number():  # L59
     kind, words = trials_verdict(float("nan"), 0.01, 5)
     assert kind == "info" and words.startswith("No verdict: the mean change of the test MAE over 5 trial(s)")
     assert "nan" not in words
+
+
+def test_an_sqlite_url_with_options_is_refused_and_nothing_written(tmp_path):  # S73
+    from ordercore.studio.store import Store
+
+    path = tmp_path / "ro.sqlite"
+    with pytest.raises(ValueError) as raised:
+        Store(f"sqlite:///{path}?mode=ro")
+    assert str(raised.value) == (
+        f"cannot open the store {str(path)!r}: an SQLite store's URL takes no options, got 'mode=ro' "
+        "(a read-only store is not offered); remove the part from '?'"
+    )
+    assert not path.exists()
+
+
+def test_rating_items_of_a_column_the_table_lacks_is_a_value_error(tmp_path):  # S64
+    from ordercore.studio.data import data_settings
+    from ordercore.studio.session import SessionEngine
+    from ordercore.studio.store import Store
+
+    frame = pd.DataFrame({"x": np.arange(12.0), "note": ["a b"] * 12, "price": np.arange(12.0) * 2})
+    store = Store(f"sqlite:///{tmp_path / 's.sqlite'}")
+    session = store.create_session("s")
+    settings, _ = data_settings(frame, "upload", "price", ["x"], {"n_labeled": 6})
+    store.update_settings(session.id, settings, store.add_dataset("t", frame, frame.to_csv(index=False).encode()))
+    with pytest.raises(ValueError) as raised:
+        SessionEngine(store, session.id, "t", lambda *a, **k: None).rating_items("nosuch")
+    assert str(raised.value) == (
+        "the session's table has no column 'nosuch' whose texts could be graded; its columns are ['x', 'note', 'price']"
+    )
