@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from ordercore.cli.main import main
 from ordercore.cli.tabular import Table, read_preferences
+from tests.test_corpus4_cli import homes, refusal  # noqa: F401 (a fixture)
 
 TABLE = "hid,a,y\n1,5.1,20.3\n2,9.5,35.8\n3,7.3,31.0\n"
 
@@ -25,3 +27,18 @@ def test_an_id_with_a_fraction_is_refused(tmp_path):
     with pytest.raises(ValueError) as raised:
         read_preferences(tmp_path / "p.csv", Table.read(tmp_path / "t.csv", "y", id_column="hid"))
     assert str(raised.value).endswith("i: 1 reference(s) are not a value of the id column, e.g. '2.5'")
+
+
+def test_an_out_ending_in_a_slash_or_naming_a_directory_is_refused(tmp_path, homes, capsys):  # noqa: F811 (C30)
+    model = tmp_path / "m.npz"
+    main(["fit", str(homes), "--target", "price", "--out", str(model)])
+    assert refusal(["predict", model, homes, "--out", f"{tmp_path}/newdir/"]) == "2"  # argparse's exit status
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"python -m ordercore predict: error: argument --out: the path '{tmp_path}/newdir/' ends in '/', which "
+        "names a directory; name a file"
+    )
+    assert not (tmp_path / "newdir").exists()
+    (tmp_path / "folder").mkdir()
+    assert refusal(["predict", model, homes, "--out", tmp_path / "folder"]) == (
+        f"error: --out {tmp_path / 'folder'} is a directory; name a file in it"
+    )
