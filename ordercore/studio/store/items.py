@@ -227,7 +227,7 @@ def _own(connection, kind: ItemKind, item_id: int, annotator: str) -> dict:
     if item is None:
         raise KeyError(f"no {kind.word} {item_id}")
     if item["annotator"] != annotator:
-        raise ValueError(f"{kind.word} {item_id} is {item['annotator']!r}'s: annotators change only their own")
+        raise ValueError(f"{kind.word} {item_id} is by {quoted(item['annotator'])}: annotators change only their own")
     return dict(item)
 
 
