@@ -146,3 +146,10 @@ def test_na_in_a_numeric_column_is_still_a_missing_value():
     assert np.isnan(read_csv(table.encode())["a"].to_numpy()).tolist() == [False, True, False, False]
     with pytest.raises(ValueError, match=r"^feature column\(s\) \['a'\] have missing values"):
         load_csv(io.BytesIO(table.encode()), "y", ["a", "region"])
+
+
+def test_counts_written_as_whole_floats_are_taken():
+    made = oracle_preferences(np.arange(4), np.array([1.0, 2.0, 3.0, 4.0]), 3.0, 0.5, rng=0)
+    assert len(made) == 3 and np.all(made.margin == 0.5 * (made.i - made.j))  # y = row + 1
+    with pytest.raises(ValueError, match=r"^n_preferences must be a whole number >= 0, got 2.5$"):
+        oracle_preferences(np.arange(4), np.ones(4), 2.5, rng=0)

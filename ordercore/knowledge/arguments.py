@@ -18,8 +18,9 @@ def non_negative(value, name: str) -> float:
 
 
 def count(value, name: str) -> int:
-    """``value`` as an int, refused unless it is a whole number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+    """``value`` as an int, refused unless it is a whole number >= 0 (3.0 too, as the protocols take it)."""
+    whole = isinstance(value, numbers.Real) and bool(np.isfinite(value)) and float(value).is_integer()
+    if isinstance(value, bool) or not whole or value < 0:
         raise ValueError(f"{name} must be a whole number >= 0, got {quoted(value)}")
     return int(value)
 
