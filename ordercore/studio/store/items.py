@@ -50,7 +50,7 @@ CHOICES = {
 class ItemKind:
     """What a kind of labelled item declares; ``ItemStore`` does the rest.
 
-    word : what errors call an item ("no answer 7", "grade 7 is 'bob''s").
+    word : what errors call an item ("no answer 7", "grade 7 is by 'bob'").
     table : its rows (with session_id, annotator and created_at, which the mechanism fills).
     field : the column an edit changes.
     checked : (connection, session_id, values) -> a new item's values checked against the session,
