@@ -65,6 +65,9 @@ def _index_array(values, name: str) -> np.ndarray:
 
 
 def _real_array(values, name: str) -> np.ndarray:
+    raw = np.asarray(values)
+    if raw.dtype == bool or (raw.dtype == object and any(isinstance(v, bool) for v in raw.ravel().tolist())):
+        raise ValueError(f"{name} must be numeric, got a boolean (true or false)")
     try:
         array = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError) as error:

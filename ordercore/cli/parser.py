@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 from pathlib import Path
 
 from ordercore.cli.arguments import DISTINCT, click_count, count, non_negative, positive, positive_int, trial_count
@@ -26,9 +27,14 @@ from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES
 
 def file_path(text: str) -> Path:
     """A path argument; an empty one is refused (Path('') reads '.', the directory, so "" was reported as
-    '. is a directory')."""
+    '. is a directory'), and so is one ending in a separator, which names a directory (Path drops it: --out
+    o/new/ wrote a file named o/new)."""
     if not text.strip():
         raise argparse.ArgumentTypeError(f"the path is empty ({text!r}): name a file")
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(
+            f"the path {text!r} ends in {text[-1]!r}, which names a directory; name a file"
+        )
     return Path(text)
 
 
@@ -77,7 +83,7 @@ def writable(path: Path, inputs=(), option: str = "--out") -> Path:
         if _same_file(path, Path(source)):
             raise ValueError(f"{option} {path} is the input file {source}: writing it would destroy it; name another")
     if path.is_dir():
-        raise ValueError(f"cannot write {path}: it is a directory")
+        raise ValueError(f"{option} {path} is a directory; name a file in it")
     existed = path.exists()
     if existed and not path.is_file():
         raise ValueError(f"{option} {path} is not a regular file")

@@ -17,6 +17,7 @@ import pandas as pd
 from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.experiments.table1 import refuse_leaking_rules
 from ordercore.inputs.printable import quoted
+from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.text_files import parse_json, read_utf8
 from ordercore.knowledge.quality import GraphReport, check_preference_graph
 from ordercore.knowledge.rules import Rule, generate
@@ -86,8 +87,8 @@ class Table:
 
     def rows(self, references, what: str) -> np.ndarray:
         """Row positions (k,) of row references (k,) read as text: 0-based positions, or the id
-        column's values when the table has one; an empty reference (or -1 without ids) is the
-        constant 0 (``ZERO``) of a unary preference."""
+        column's values when the table has one ('115.0' names the id 115: ``as_held_ids``); an empty
+        reference (or -1 without ids) is the constant 0 (``ZERO``) of a unary preference."""
         text = pd.Series(references, dtype=object).astype("string").str.strip()
         empty = (text.isna() | (text == "")).to_numpy()
         rows = np.full(len(text), ZERO, dtype=np.int64)
@@ -96,7 +97,7 @@ class Table:
             positions = pd.to_numeric(given, errors="coerce")
             bad = given[positions.isna() | (positions != positions.round())]
         else:
-            positions = pd.Series(self.ids.get_indexer(given), index=given.index)
+            positions = pd.Series(self.ids.get_indexer(as_held_ids(given, self.ids)), index=given.index)
             bad = given[positions < 0]
         if len(bad):
             expected = "a 0-based row position" if self.ids is None else "a value of the id column"

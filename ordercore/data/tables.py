@@ -27,6 +27,7 @@ from ordercore.data.feature_checks import (
     refuse_stray_text,
 )
 from ordercore.inputs import csv_floats
+from ordercore.inputs.missing_words import READ_OPTIONS, missing_words
 from ordercore.inputs.printable import quoted as _cell
 from ordercore.numerics.magnitudes import standard_deviation
 
@@ -267,7 +268,8 @@ COMPRESSED = {b"\x1f\xef\xbf\xbd": "gzip", b"PK\x03\x04": "zip", b"BZh": "bzip2"
 def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
     """A CSV from a path, a file object or bytes, as data only (no code runs); at most ``max_rows``.
     Columns separated by commas, or by the ``DELIMITERS`` mark the header line holds most of; the
-    ``text_columns`` read as written (an id '00041' is not the number 41)."""
+    ``text_columns`` read as written (an id '00041' is not the number 41).  Empty cells are missing, and
+    words such as 'NA' or 'None' only in a column of numbers: in text they are levels (``missing_words``)."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
     elif isinstance(source, str | Path) and not Path(source).is_file():
@@ -305,7 +307,8 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     sep, start = delimiter(source), source.tell() if hasattr(source, "read") else 0
     try:
         names = _header(source, sep)
-        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep, dtype=dict.fromkeys(text_columns, str))
+        text = dict.fromkeys(text_columns, str)
+        frame = csv_floats.read_csv(source, nrows=max_rows + 1, sep=sep, dtype=text, **READ_OPTIONS)
     except UnicodeDecodeError:
         raise ValueError(
             f"could not read the CSV: it is not UTF-8 text ({bad_byte(source, start)}); save it as UTF-8"
@@ -322,7 +325,7 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
         raise ValueError(f"the CSV has a header ({', '.join(map(str, frame.columns[:5]))}) but no rows")
     _check_names(names, frame)
     _refuse_second_header(frame)
-    return _wide_integers(frame, text_columns)
+    return _wide_integers(missing_words(frame, text_columns), text_columns)
 
 
 def _refuse_second_header(frame: pd.DataFrame) -> None:

@@ -18,15 +18,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
 from ordercore.preferences import PreferenceSet
 
 OUTCOMES = ("lower row higher", "higher row higher", "about equal")
+CHOICES = ("a", "b", "equal", "skip")
 
 
 def outcomes(answers: pd.DataFrame) -> pd.DataFrame:
     """Each annotator's latest answer per pair unless it is a skip: columns annotator, low, high (the
     pair's row numbers, low < high) and outcome (one of ``OUTCOMES``).  ``answers`` as
-    ``Store.answers`` gives (oldest first)."""
+    ``Store.answers`` gives (oldest first); a choice outside ``CHOICES`` or a pair of one row is refused."""
+    _check_answers(answers)
     pair_low, pair_high = np.minimum(answers["row_a"], answers["row_b"]), np.maximum(answers["row_a"], answers["row_b"])
     latest = ~pd.DataFrame({"who": answers["annotator"], "low": pair_low, "high": pair_high}).duplicated(keep="last")
     answered = answers[latest.to_numpy() & (answers["choice"] != "skip").to_numpy()]
@@ -36,6 +39,22 @@ def outcomes(answers: pd.DataFrame) -> pd.DataFrame:
     outcome = np.where(answered["choice"] == "equal", OUTCOMES[2], np.where(winner == low, OUTCOMES[0], OUTCOMES[1]))
     frame = pd.DataFrame({"annotator": answered["annotator"].to_numpy(), "low": low, "high": high, "outcome": outcome})
     return frame.reset_index(drop=True)
+
+
+def _check_answers(answers: pd.DataFrame) -> None:
+    """Refuses, naming the first such row (by position), a choice outside ``CHOICES`` or a self pair."""
+    unknown = np.flatnonzero(~answers["choice"].isin(CHOICES).to_numpy())
+    if unknown.size:
+        raise ValueError(
+            f"answers' choice must be one of {list(CHOICES)}; row {unknown[0]} holds "
+            f"{quoted(answers['choice'].iloc[unknown[0]])}"
+        )
+    same = np.flatnonzero((answers["row_a"] == answers["row_b"]).to_numpy())
+    if same.size:
+        raise ValueError(
+            f"a pair needs two different rows: row {same[0]} of answers compares row "
+            f"{answers['row_a'].iloc[same[0]]} with itself"
+        )
 
 
 def kappa_table(answers: pd.DataFrame) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from sklearn.ensemble import RandomForestRegressor
 from sklearn.linear_model import RidgeCV
 from sklearn.neighbors import KNeighborsRegressor
 
+from ordercore.knowledge.arguments import count
 from ordercore.knowledge.expert_accuracy import is_audit_pair
 
 AUDIT_START = 20
@@ -76,6 +77,7 @@ class FamilyCommittee:
 def controls_wanted(n: int, audited: int, rng: np.random.Generator) -> int:
     """How many of the next n pairs are audit pairs for an annotator with ``audited`` answers on them:
     what ``AUDIT_START`` still lacks, and each other pair with chance ``AUDIT_SHARE``."""
+    n = count(n, "n")
     lacking = min(n, max(AUDIT_START - audited, 0))
     return lacking + int(rng.binomial(n - lacking, AUDIT_SHARE))
 

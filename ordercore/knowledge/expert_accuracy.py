@@ -55,14 +55,17 @@ def accuracy_words(accuracy: float, standard_error: float, answers: float, order
     """An annotator's measured accuracy in words, with the lower bound automatic trust weighs them by
     ('0.76 on 23 answers, at least 0.50': ``Z_INFORMATIVE`` standard errors below, as
     ``AgreementEstimate.lower_bound``; a new user read '0.76 ± 0.13 … not surely above 0.5' as a
-    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise).  When it
-    rests on the audit pairs among more ``ordered`` answers, it says so ('0.81 on 12 audit pairs of 40
-    answers, …': '0.81 on 12 answers' read as if 28 were lost)."""
-    shown, lowest = (min(max(v, 0.0), 1.0) for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error))
+    contradiction).  Both shown within [0, 1] (the least-squares estimate can leave it by noise), '—'
+    when not a number.  When it rests on the audit pairs among more ``ordered`` answers, it says so ('0.81
+    on 12 audit pairs of 40 answers, …': '0.81 on 12 answers' read as if 28 were lost)."""
+    shown, lowest = (
+        f"{min(max(v, 0.0), 1.0):.2f}" if np.isfinite(v) else "—"
+        for v in (accuracy, accuracy - Z_INFORMATIVE * standard_error)
+    )
     basis = f"{answers:.0f} answers"
     if ordered is not None and np.isfinite(ordered) and ordered > answers:
         basis = f"{answers:.0f} audit pairs of {ordered:.0f} answers"
-    return f"{shown:.2f} on {basis}, at least {lowest:.2f}"
+    return f"{shown} on {basis}, at least {lowest}"
 
 
 @dataclass(frozen=True)

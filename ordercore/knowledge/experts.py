@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
+from ordercore.knowledge.arguments import same_length
+
 CHOICES = np.array(["a", "b", "equal", "skip"])
 """The answers, in the order of ``ProbitExpert.probabilities``' columns (the Studio's choices)."""
 
@@ -70,6 +72,7 @@ class ProbitExpert:
         """One answer per pair ('a', 'b', 'equal' or 'skip'), shape (m,), for true values y_a, y_b (m,):
         skipped with probability ``skip``, else the perceptions compared."""
         y_a, y_b = np.atleast_1d(np.asarray(y_a, dtype=np.float64)), np.atleast_1d(np.asarray(y_b, dtype=np.float64))
+        same_length(y_a, y_b, "y_a and y_b")
         skipped = rng.random(y_a.shape) < self.skip
         perceived = (y_a - y_b) + self.noise * (rng.standard_normal(y_a.shape) - rng.standard_normal(y_a.shape))
         choices = np.where(perceived > self.tolerance, "a", np.where(-perceived > self.tolerance, "b", "equal"))
@@ -94,6 +97,12 @@ def noise_for_accuracy(y: np.ndarray, accuracy: float, tolerance: float = 0.0, s
     ``accuracy`` on y is the one given (1/2 < accuracy < 1), by bisection (accuracy falls as noise grows)."""
     if not 0.5 < accuracy < 1:
         raise ValueError(f"accuracy must be between 1/2 and 1, got {accuracy!r}")
+    distinct = np.unique(np.asarray(y, dtype=np.float64)[~np.isnan(y)]).size
+    if distinct < 2:
+        raise ValueError(
+            "y needs at least two different values (NaN left out) to define an expert's accuracy; it has "
+            f"{distinct} distinct value{'' if distinct == 1 else 's'}"
+        )
     low, high = 0.0, 1.0
     while ProbitExpert.relative(y, high, tolerance, skip).accuracy(y) > accuracy:
         high *= 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordercore.knowledge.arguments import count, non_negative, positions
 from ordercore.preferences import PreferenceSet
 
 
@@ -16,11 +17,19 @@ def oracle_preferences(
 ) -> PreferenceSet:
     """``n_preferences`` pairs drawn with replacement from ``rows`` (indices into ``y_true``), each
     f(x_i) - f(x_j) >= beta (y_i - y_j) with y_i >= y_j.  A pair drawn as the same point twice
-    carries no order and is drawn again."""
+    carries no order and is drawn again; every row must be labeled (y_true not NaN)."""
     rng = np.random.default_rng(rng)
-    rows = np.asarray(rows)
+    y_true = np.asarray(y_true, dtype=float)
+    beta, n_preferences = non_negative(beta, "beta"), count(n_preferences, "n_preferences")
+    rows = positions(rows, y_true.size, "rows", "y_true")
     if rows.size < 2:
         raise ValueError("need at least two rows to draw pairs from")
+    unlabeled = np.unique(rows[np.isnan(y_true[rows])])
+    if unlabeled.size:
+        raise ValueError(
+            f"y_true is NaN at row(s) {unlabeled[:5].tolist()} of rows: oracle preferences need labeled rows; "
+            "pass only those"
+        )
     first = rng.choice(rows, n_preferences)
     second = rng.choice(rows, n_preferences)
     same = first == second

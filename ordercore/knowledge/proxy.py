@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordercore.knowledge.arguments import non_negative, positions, same_length
 from ordercore.preferences import PreferenceSet
 
 MAX_DRAW_ROUNDS = 100
@@ -31,9 +32,10 @@ def order_pairs(
     f(x_a) - f(x_b) >= 0 with weight ``weight``, a the position scored higher.  Pairs within
     ``min_difference`` (and exact ties) make no preference; the others keep their input order."""
     scores = np.asarray(scores, dtype=float)
-    first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
-    if min_difference < 0:
-        raise ValueError(f"min_difference must be at least 0, got {min_difference}")
+    min_difference = non_negative(min_difference, "min_difference")
+    first = positions(first, scores.size, "first", f"the {scores.size} scores")
+    second = positions(second, scores.size, "second", f"the {scores.size} scores")
+    same_length(first, second, "first and second")
     # s_first - s_second: its sign says which row the proxy prefers
     difference = scores[first] - scores[second]
     keep = np.abs(difference) > min_difference
@@ -66,6 +68,7 @@ def proxy_preferences(
     ``ValueError`` when the proxy separates no pair (all scores within ``min_difference``), or too
     few after ``MAX_DRAW_ROUNDS`` rounds of ``n_pairs`` candidates."""
     rng = np.random.default_rng(rng)
+    min_difference = non_negative(min_difference, "min_difference")
     scores = np.asarray(model.predict(X), dtype=float)
     n = scores.shape[0]
     rows = np.arange(n) if rows is None else np.asarray(rows)

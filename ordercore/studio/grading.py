@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
 from ordercore.studio.data import StudyData
 from ordercore.studio.ratings import (
     RatingItems,
@@ -44,7 +45,13 @@ class SessionGrading:
 
     def items(self, data: StudyData, data_key, text: str | None) -> RatingItems:
         """What is graded: the table's rows (``text`` None) or the texts of column ``text`` (TF-IDF of
-        10,000 texts: about 0.5 s, once per data and choice).  ``ValueError`` when they cannot be graded."""
+        10,000 texts: about 0.5 s, once per data and choice).  ``ValueError`` when they cannot be graded
+        (or the table has no column ``text``)."""
+        if text is not None and text not in data.frame.columns:
+            raise ValueError(
+                f"the session's table has no column {quoted(text)} whose texts could be graded; its columns "
+                f"are {[str(c) for c in data.frame.columns]}"
+            )
         key = (data_key, text)
         with self._lock:
             if self._items is None or self._items[0] != key:

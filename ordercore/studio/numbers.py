@@ -1,5 +1,5 @@
-"""Numbers as the Studio shows them (issue 33): significant digits with thousands separators and never
-an exponent, a change of zero as "no change", durations in seconds and minutes, and long work as so
+"""Numbers as the Studio shows them (issue 33): significant digits with thousands separators and no
+exponent below 10¹⁵, a change of zero as "no change", durations in seconds and minutes, and long work as so
 many of a total with the time left."""
 
 from __future__ import annotations
@@ -12,6 +12,12 @@ DIGITS = 4
 
 MOST_DECIMALS = 12
 """Decimals shown at most: below 10⁻¹² a number reads as 0."""
+
+LARGEST_PLAIN = 1e15
+"""From this size on ``significant`` writes 1.235 × 10¹⁶: a float's digits past the 16th are artefacts
+(1e300 in plain decimals read '1,000,000,000,000,000,052,504,…', digits that looked like data)."""
+
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 MINUS = "−"
 """The minus sign of a change or an error shown in text (U+2212, as plotly's ticks): a new user read
@@ -26,13 +32,17 @@ def shown_decimals(value: float, digits: int = DIGITS) -> int:
 
 def significant(value: float, digits: int = DIGITS) -> str:
     """``value`` to ``digits`` significant digits in plain decimals: 62,460 / 12.35 / 0.00001235, every
-    digit left of the point kept (62,460.25 reads 62,460), trailing zeros after the point dropped; never
-    an exponent."""
+    digit left of the point kept (62,460.25 reads 62,460), trailing zeros after the point dropped; from
+    ``LARGEST_PLAIN`` on as 1.235 × 10¹⁶."""
     value = float(value)
     if not math.isfinite(value):
         return "—"
     if value == 0:
         return "0"
+    if abs(value) >= LARGEST_PLAIN:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPTS)}"
     decimals = shown_decimals(value, digits)
     text = f"{value:,.{decimals}f}"
     if "." in text:
@@ -96,8 +106,11 @@ def duration(seconds: float) -> str:
 
 def work_done(done: int, total: int, seconds: float, unit: str) -> str:
     """Long work as the expert reads it: '3 of 10 trials, 30 s so far, about 1 min 10 s left' (the mean
-    time of those done times those left), '10 of 10 trials in 1 min 35 s' when all are done."""
-    if total and done >= total:
+    time of those done times those left), '10 of 10 trials in 1 min 35 s' when all are done; no total
+    when more are done than it says ('5 pairs, 2 s so far', not '5 of 0 pairs')."""
+    if done > total:
+        return f"{done:,} {unit}, {duration(seconds)} so far"
+    if total and done == total:
         return f"{done:,} of {total:,} {unit} in {duration(seconds)}"
     text = f"{done:,} of {total:,} {unit}, {duration(seconds)} so far"
     if done > 0:
@@ -132,7 +145,9 @@ MEMORY_UNITS = ("bytes", "kB", "MB", "GB", "TB")
 
 def memory_size(size: float) -> str:
     """A size in bytes in the unit that keeps it from 1 to 999 (decimal units, two significant digits
-    below 10): '4.8 MB', not 'about 0.0048 GB'."""
+    below 10): '4.8 MB', not 'about 0.0048 GB'; '—' for a size unknown or below 0."""
+    if not size >= 0:
+        return "—"
     power = 0
     while abs(size) >= 999.5 and power < len(MEMORY_UNITS) - 1:
         size, power = size / 1000, power + 1

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.printable import quoted
+from ordercore.inputs.row_ids import as_held_ids
 from ordercore.studio.fingerprints import row_fingerprints
 
 MAX_DECIMALS = 6
@@ -82,10 +83,10 @@ class RowNames:
         return f"row {int(row)}" if self.identifier is None else f"{self.identifier} {self.labels[int(row)]}"
 
     def positions(self, ids) -> np.ndarray:
-        """The 0-based positions (k,) of the rows whose identifier reads ``ids`` (k,) as text; a
-        ``ValueError`` naming the first id the table does not hold."""
+        """The 0-based positions (k,) of the rows whose identifier reads ``ids`` (k,) as text (``as_held_ids``:
+        '115.0' or ' 115 ' names 115); a ``ValueError`` naming the first id the table does not hold."""
         where = {label: k for k, label in enumerate(self.labels)}
-        ids = pd.Series(ids, dtype=object).astype(str).to_numpy()
+        ids = as_held_ids(ids, self.labels).to_numpy()
         unknown = [label for label in ids if label not in where]
         if unknown:
             raise ValueError(

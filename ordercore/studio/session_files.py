@@ -37,6 +37,7 @@ from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import shown
+from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
@@ -122,7 +123,7 @@ def _positions(
         table = table.drop(columns=[c for c in named if c in table.columns])
         for column, name in named.items():
             ids = table.pop(name)
-            given = ids.notna() & (ids.astype(str) != "")  # a unary preference's constant 0 has no id
+            given = ids.notna() & (ids.astype(str).str.strip() != "")  # a unary preference's 0 has no id
             rows = np.full(len(table), ZERO, dtype=np.int64)
             rows[given.to_numpy()] = names.positions(ids[given])
             table.insert(0, column, rows)
@@ -136,7 +137,8 @@ def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
     """``names``, or a ``ValueError`` naming the first of the file's ``ids`` (its id columns, blank for a
     unary preference's 0) the table does not hold, and how many it lacks."""
     held, given = set(names.labels), ids.to_numpy(dtype=object).ravel()
-    given = [str(label) for label in given if not pd.isna(label) and str(label) != ""]
+    given = as_held_ids([label for label in given if not pd.isna(label)], names.labels)
+    given = given[given != ""]
     missing = [label for label in pd.unique(np.array(given, dtype=object)) if label not in held]
     if missing:
         raise ValueError(

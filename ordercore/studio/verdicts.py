@@ -262,7 +262,13 @@ class ClickStanding:
 def trials_verdict(improvement: float, p_value: float | None, trials: int) -> tuple[str, str]:
     """('success' | 'error' | 'info', words) for an experiment's mean improvement of SSL over SVR's test
     MAE (a fraction) over ``trials`` trials, with its paired test's two-sided ``p_value``: SSL better or
-    worse where p < 0.05, within the noise otherwise (or with too few trials for a test)."""
+    worse where p < 0.05, within the noise otherwise (or with too few trials for a test); no verdict on
+    an improvement that is not a number."""
+    if not np.isfinite(improvement):
+        return "info", (
+            f"No verdict: the mean change of the test MAE over {trials} trial(s) is not a number (a trial's MAE "
+            "is missing or infinite); check the trials' results."
+        )
     change = f"{abs(improvement):.1%}"
     if p_value is None or not np.isfinite(p_value):
         return "info", f"Too few trials to tell the {change} change from chance ({trials} trial(s): run more)."

@@ -98,8 +98,17 @@ class Store(
 
 
 def _engine(url: str) -> sa.Engine:
-    """SQLAlchemy's engine for ``url``; ``ValueError`` naming a database kind it does not know."""
+    """SQLAlchemy's engine for ``url``; ``ValueError`` naming a database kind it does not know, or for an
+    SQLite URL with options (``?mode=ro``: the driver ignored them, and a store asked for read-only was
+    written)."""
     try:
+        parsed = sa.engine.make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.query:
+            options = "&".join(f"{key}={value}" for key, value in parsed.query.items())
+            raise ValueError(
+                f"cannot open the store {_shown(parsed)}: an SQLite store's URL takes no options, got {options!r} "
+                "(a read-only store is not offered); remove the part from '?'"
+            )
         return sa.create_engine(url)
     except ModuleNotFoundError as error:  # the dialect is known, its driver not installed (mysql:// → MySQLdb)
         parsed = sa.engine.make_url(url)

@@ -50,7 +50,7 @@ CHOICES = {
 class ItemKind:
     """What a kind of labelled item declares; ``ItemStore`` does the rest.
 
-    word : what errors call an item ("no answer 7", "grade 7 is 'bob''s").
+    word : what errors call an item ("no answer 7", "grade 7 is by 'bob'").
     table : its rows (with session_id, annotator and created_at, which the mechanism fills).
     field : the column an edit changes.
     checked : (connection, session_id, values) -> a new item's values checked against the session,
@@ -227,7 +227,7 @@ def _own(connection, kind: ItemKind, item_id: int, annotator: str) -> dict:
     if item is None:
         raise KeyError(f"no {kind.word} {item_id}")
     if item["annotator"] != annotator:
-        raise ValueError(f"{kind.word} {item_id} is {item['annotator']!r}'s: annotators change only their own")
+        raise ValueError(f"{kind.word} {item_id} is by {quoted(item['annotator'])}: annotators change only their own")
     return dict(item)
 
 
