@@ -19,6 +19,7 @@ from ordercore.knowledge.rules import (
     default_ordering,
     generate,
     offered_conditions,
+    ordering_form,
     rank_correlation,
     rule_columns,
     rule_name,
@@ -35,6 +36,7 @@ from ordercore.studio.rule_view import (
     preview_sample,
     quality_words,
     removal_warning,
+    zero_pairs_reason,
 )
 from ordercore.studio.session_files import export_file_name
 from ordercore.studio.verdicts import wrong_way_warning
@@ -49,21 +51,18 @@ PARAMETER_CELLS = [3, 3, 2]
 
 
 def parameter_widget(cell, parameter, key: str):
-    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``); an amount shows
-    two significant figures however small it is."""
+    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``), or the ordering's
+    "by at least" (``ordering_form``); an amount is typed to its ``decimals``, in its ``step``s."""
     if parameter.options is not None:
         index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
         return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
     help_text = parameter.help or (f"below {parameter.maximum}" if parameter.below else None)
-    value = float(parameter.default)
-    magnitude = int(np.floor(np.log10(abs(value)))) if value else 0
-    decimals = max(0, 1 - magnitude) if value else 2  # two significant figures: 21000, 1.7, 0.069
     return cell.number_input(
         parameter.label,
         min_value=parameter.minimum,
-        value=value,
-        step=10.0 ** (magnitude - 1) if value else None,  # one unit of the second figure
-        format=f"%.{decimals}f",
+        value=float(parameter.default),
+        step=parameter.step,
+        format=f"%.{parameter.decimals}f",
         key=key,
         help=help_text,
     )
@@ -132,7 +131,8 @@ def build_rule(data, taken=()):
         cells = st.columns([5, 2])  # the ordering column's name whole at 1024 px (California's longest)
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[0].selectbox("value of", numeric, index=index, key="rule_ordering")
-        min_difference = cells[1].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+        # keyed by the column: 10,000 km typed for mileage never stays as 10,000 years (a new user's rule made 0 pairs)
+        min_difference = parameter_widget(cells[1], ordering_form(frame, ordering), f"rule_min_difference_{ordering}")
         if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
             reason = direction_reason(ordering, target, *rank_correlation(frame[ordering], data.y_train()))
             st.caption(app_state.plain(reason))
@@ -315,6 +315,12 @@ def rule_preview(preview, data, rule, max_pairs):
     except ValueError as error:
         preview.error(str(error))
         return None
+    if not len(made.preferences) and rule.ordering.min_difference > 0:
+        reason = app_state.memo(
+            "rule_zero", (id(data), rule.to_json()), lambda: zero_pairs_reason(rule, data.frame, labeled)
+        )
+        if reason:
+            preview.warning(app_state.plain(reason))
     with preview:
         sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
         st.metric("Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}")
@@ -335,7 +341,7 @@ def rule_preview(preview, data, rule, max_pairs):
     table = data.row_names.preferences_table(pairs, data.frame, list(columns), known=(target, labels))
     config = app_state.compact(table)  # below both columns, short headers: every column fits
     st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch", column_config=config)
-    st.caption(checked_line(pairs, labels, checks))
+    st.caption(checked_line(pairs, labels, checks, len(made.preferences)))
     return made
 
 
