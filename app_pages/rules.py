@@ -38,7 +38,7 @@ from ordercore.studio.rule_view import (
     removal_warning,
     zero_pairs_reason,
 )
-from ordercore.studio.session_files import export_file_name
+from ordercore.studio.session_files import export_file_name, import_refusal
 from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
@@ -210,9 +210,7 @@ def export_and_import(engine) -> None:
             try:
                 message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:
-                # (a KeyError's str() quotes its message; stripping quotes off others cut a column name's)
-                reason = error.args[0] if isinstance(error, KeyError) and error.args else error
-                st.error(f"Nothing was imported: {reason}")
+                st.error(import_refusal(error))
             else:
                 (st.info if message.startswith("Nothing") else st.success)(message)
 
