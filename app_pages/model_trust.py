@@ -173,9 +173,10 @@ def sources_table(engine, trust, scale: float) -> None:
     st.markdown("**What each weight rests on**")
     st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
-        "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
-        "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
-        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin); "
+        "Weight: how much more often the source is right than wrong (its odds, on a log scale, in units of 7 right "
+        "to 3 wrong) where SVR (labels only, each labeled row predicted out of fold) orders its checked pairs the "
+        "other way, the only pairs where its preferences move the fit; its accuracy counts as if it had been right "
+        "on 7 of 10 such pairs before any check (1 when nothing checks it, 0 when there it is no better than a coin); "
         "an annotator's clicks, times how far their accuracy's lower bound (estimate − 2 standard errors, "
         "from how often they order pairs as SVR does, given how sure SVR is of each) is above a coin, "
         "in full from 0.7. "

@@ -143,3 +143,13 @@ def counted(count: int, noun: str) -> str:
     """'1 cycle', '2 cycles', '1,204 conflicting pairs': a count with its noun, plural unless 1 (a new
     user read '1 conflicting pairs')."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+SOLVE_STARTS = {"cold": "from scratch", "hot": "from the last solution", "kept": "the last solution still held"}
+"""How a retrain's solve started (the regressors' ``solve_start_``), in words: 'cold' is solver jargon."""
+
+
+def solve_start_words(start: str) -> str:
+    """'from scratch' for 'cold', and so on; the members' starts joined as ``solve_start_`` joins them
+    ('cold, hot' gives 'from scratch, from the last solution'); an unknown start as it is."""
+    return ", ".join(SOLVE_STARTS.get(part, part) for part in str(start).split(", "))
