@@ -122,11 +122,8 @@ def ordering_form(frame: pd.DataFrame, column: str) -> ConditionParameter:
     gap typed for another column never stays (a new user's 10,000 km became 10,000 years)."""
     values = frame[column]
     decimals, step = amount_steps(WITHIN_SPREADS * column_spread(values), whole_numbers(values))
-    gap = f"{column_spread(values):,.{decimals}f}"
-    help_text = f"Pairs whose {column} differ by less give no preference (0: any difference); its spread is {gap}"
-    return ConditionParameter(
-        "min_difference", "by at least", 0.0, None, 0.0, None, False, help_text, None, decimals, step
-    )
+    # no tooltip: its icon broke 'by at least' over two lines at 1024 px
+    return ConditionParameter("min_difference", "by at least", 0.0, None, 0.0, None, False, None, None, decimals, step)
 
 
 def amount_steps(scale: float, whole: bool = False) -> tuple[int, float]:
