@@ -4,7 +4,7 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from app_pages.model_trust import mae_scale, mae_unit, path_settings, trust_section
+from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
@@ -27,6 +27,7 @@ from ordercore.studio.numbers import (
     significant,
     solve_start_words,
     to_digits_of,
+    wrapped_row_height,
 )
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
@@ -130,7 +131,15 @@ def violations_section(engine, bench, trust) -> None:
     breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``)."""
     st.subheader("Preferences violated, by source")
     names = engine.sources()
-    st.dataframe(violations_by_source(bench, names), key="model_violations", hide_index=True, width="stretch")
+    table = violations_by_source(bench, names)
+    st.dataframe(  # a long source name wraps in its column: at 1024 px a rule's long name widened the table
+        table,
+        key="model_violations",
+        hide_index=True,
+        width="stretch",
+        column_config=app_state.compact(table, source=st.column_config.Column(width=SOURCE_WIDTH)),
+        row_height=wrapped_row_height(table["source"], SOURCE_WIDTH),
+    )
     violations = bench.violations  # read once: a retrain may replace it
     if violations is None or not violations.fits(names):
         return

@@ -10,7 +10,7 @@ import streamlit as st
 
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
-from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done
+from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done, wrapped_row_height
 from ordercore.studio.verdicts import effect_words, gain_verdict, hurting_sources, zero_weight_reasons
 
 
@@ -124,6 +124,7 @@ def trust_section(engine, status, scale: float) -> None:
 
 EFFECT = "effect (CV MAE without it − with it)"
 EFFECT_WORDS = "effect, in words"
+SOURCE_WIDTH = 200  # px, Streamlit's "medium": the table fits 1024 px; a longer name wraps
 
 
 def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
@@ -152,13 +153,16 @@ def sources_table(engine, trust, scale: float) -> None:
     effects, words = effect_cells(trust, scale)
     table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
-        "source": st.column_config.Column(width="medium"),
+        "source": st.column_config.Column(width=SOURCE_WIDTH),
         EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
         EFFECT_WORDS: st.column_config.Column(
             "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
         ),
     }
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
+    rows = wrapped_row_height(trust.names, SOURCE_WIDTH)  # a rule's long name wraps, whole
+    st.dataframe(
+        table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config, row_height=rows
+    )
     counts = pd.Series(engine.sources(), dtype=object).value_counts()
     checks = pd.DataFrame(
         {

@@ -27,7 +27,7 @@ from ordercore.knowledge.rules import (
 )
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
-from ordercore.studio.numbers import counted
+from ordercore.studio.numbers import counted, wrapped_row_height
 from ordercore.studio.rule_view import (
     checked_line,
     direction_reason,
@@ -361,7 +361,8 @@ def stored_rules_section(engine, data) -> None:
     trust, quality, report = engine.rule_tables(data)
     table = trust_table(trust)
     config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
-    st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
+    rows = wrapped_row_height(table["rule"], RULES_COLUMNS["rule"][1])  # a long name wraps, whole
+    st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config, row_height=rows)
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
@@ -380,7 +381,12 @@ def stored_rules_section(engine, data) -> None:
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(
-            table, key="rule_quality", hide_index=True, width="stretch", column_config=fitted(table, OVERLAPS_COLUMNS)
+            table,
+            key="rule_quality",
+            hide_index=True,
+            width="stretch",
+            column_config=fitted(table, OVERLAPS_COLUMNS),
+            row_height=wrapped_row_height(table["rule"], OVERLAPS_COLUMNS["rule"][1]),
         )
         st.caption(
             "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "
