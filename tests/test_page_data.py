@@ -224,7 +224,9 @@ def test_the_preview_shows_the_id_and_the_target_first_so_a_wide_table_does_not_
 
     table = cars()
     table.insert(
-        1, "description", [f"{a}-year-old {m}, garage kept, like new" for a, m in zip(table.age_years, table.make)]
+        1,
+        "description",
+        [f"{a}-year-old {m}, garage kept, like new" for a, m in zip(table.age_years, table.make, strict=True)],
     )
     at = ready.switch_page("app_pages/data.py").run()
     upload(at, "cars.csv", table.to_csv(index=False).encode())
