@@ -4,7 +4,7 @@ import streamlit as st
 from scipy.stats import spearmanr
 
 import app_state
-from app_pages.model_trust import mae_scale, mae_unit, path_settings, trust_section
+from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
@@ -25,7 +25,9 @@ from ordercore.studio.numbers import (
     memory_size,
     metric_delta,
     significant,
+    solve_start_words,
     to_digits_of,
+    wrapped_row_height,
 )
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
@@ -53,8 +55,8 @@ def gp_section(engine, data) -> None:
         fit, running = engine.gp_fit(), True
     if fit is None:
         st.caption(
-            "Seed 002's GP, from the pairwise preferences alone (sparse beyond 1,000 rows); it runs in the "
-            "background while you work on."
+            "The GP preference model: a Gaussian process fitted to the pairwise preferences alone (sparse beyond "
+            "1,000 rows); it runs in the background while you work on."
         )
         return
     st.caption(gp_plan_text(fit["start"]))
@@ -129,7 +131,15 @@ def violations_section(engine, bench, trust) -> None:
     breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``)."""
     st.subheader("Preferences violated, by source")
     names = engine.sources()
-    st.dataframe(violations_by_source(bench, names), key="model_violations", hide_index=True, width="stretch")
+    table = violations_by_source(bench, names)
+    st.dataframe(  # a long source name wraps in its column: at 1024 px a rule's long name widened the table
+        table,
+        key="model_violations",
+        hide_index=True,
+        width="stretch",
+        column_config=app_state.compact(table, source=st.column_config.Column(width=SOURCE_WIDTH)),
+        row_height=wrapped_row_height(table["source"], SOURCE_WIDTH),
+    )
     violations = bench.violations  # read once: a retrain may replace it
     if violations is None or not violations.fits(names):
         return
@@ -140,9 +150,9 @@ def violations_section(engine, bench, trust) -> None:
 
 
 def mpmr_section(engine, data) -> None:
-    """MPMR (seed 003) on the labels, at a chosen ε: the bound it states beside the share of held-out
-    rows its tube ± ε holds, and the tube on those rows.  Fitted on the button; the fit stays on the
-    page (other buttons rerun it) until ε or the session's data change."""
+    """MPMR (minimax probability machine regression) on the labels, at a chosen ε: the bound it states
+    beside the share of held-out rows its tube ± ε holds, and the tube on those rows.  Fitted on the
+    button; the fit stays on the page (other buttons rerun it) until ε or the session's data change."""
     width = st.select_slider(
         "Tube half-width ε, in standard deviations of the labels",
         EPSILON_IN_SD,
@@ -211,7 +221,7 @@ def main() -> None:
     if data.test.size:
         fits_section(engine, bench, data)
     violations_section(engine, bench, status.in_force)
-    st.subheader("MPMR: a tube with a probability (seed 003)")
+    st.subheader("MPMR (regression with a probability bound): a tube with a probability")
     mpmr_section(engine, data)
     st.subheader("The GP preference model")
     gp_section(engine, data)
@@ -321,7 +331,9 @@ def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> 
         f"{last['ssl_violated']:,}",
         **metric_delta(f"{last['ssl_violated'] - last['svr_violated']:+,d} vs SVR", within_noise=True),
     )
-    metrics[4].metric("Last retrain", f"{1000 * last['seconds']:,.0f} ms", help=f"started {last['start']}")
+    metrics[4].metric(
+        "Last retrain", f"{1000 * last['seconds']:,.0f} ms", help=f"started {solve_start_words(last['start'])}"
+    )
 
 
 def boosting_section(engine, data) -> None:

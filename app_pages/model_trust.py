@@ -10,7 +10,7 @@ import streamlit as st
 
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
-from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done
+from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done, wrapped_row_height
 from ordercore.studio.verdicts import effect_words, gain_verdict, hurting_sources, zero_weight_reasons
 
 
@@ -124,6 +124,7 @@ def trust_section(engine, status, scale: float) -> None:
 
 EFFECT = "effect (CV MAE without it − with it)"
 EFFECT_WORDS = "effect, in words"
+SOURCE_WIDTH = 200  # px, Streamlit's "medium": the table fits 1024 px; a longer name wraps
 
 
 def effect_cells(trust, scale: float) -> tuple[list[str], list[str]]:
@@ -152,13 +153,16 @@ def sources_table(engine, trust, scale: float) -> None:
     effects, words = effect_cells(trust, scale)
     table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
-        "source": st.column_config.Column(width="medium"),
+        "source": st.column_config.Column(width=SOURCE_WIDTH),
         EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
         EFFECT_WORDS: st.column_config.Column(
             "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
         ),
     }
-    st.dataframe(table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config)
+    rows = wrapped_row_height(trust.names, SOURCE_WIDTH)  # a rule's long name wraps, whole
+    st.dataframe(
+        table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config, row_height=rows
+    )
     counts = pd.Series(engine.sources(), dtype=object).value_counts()
     checks = pd.DataFrame(
         {
@@ -173,9 +177,10 @@ def sources_table(engine, trust, scale: float) -> None:
     st.markdown("**What each weight rests on**")
     st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
-        "Weight: the log-odds of the source's estimated accuracy where SVR (labels only, each labeled row "
-        "predicted out of fold) orders its checked pairs the other way, the only pairs where its preferences move "
-        "the fit (a Beta(7, 3) prior: 1 when nothing checks it, 0 when there it is no better than a coin); "
+        "Weight: how much more often the source is right than wrong (its odds, on a log scale, in units of 7 right "
+        "to 3 wrong) where SVR (labels only, each labeled row predicted out of fold) orders its checked pairs the "
+        "other way, the only pairs where its preferences move the fit; its accuracy counts as if it had been right "
+        "on 7 of 10 such pairs before any check (1 when nothing checks it, 0 when there it is no better than a coin); "
         "an annotator's clicks, times how far their accuracy's lower bound (estimate − 2 standard errors, "
         "from how often they order pairs as SVR does, given how sure SVR is of each) is above a coin, "
         "in full from 0.7. "

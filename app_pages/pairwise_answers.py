@@ -65,10 +65,14 @@ def history_section(engine, data, answers, numbers) -> None:
         if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
             st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
         chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
+        # The question and the buttons in the same places whether asking or not: each run draws over the
+        # last, so no 'Yes, remove it' is left standing after a removal (a new user's stale one, clicked,
+        # said 'answer #15 is not one of this session's').
+        question, columns = st.empty(), st.columns(len(CHOICE_LABELS) + 1)
         if removing in labels:
-            confirm_removal(engine, annotator, removing, labels[removing], neighbour(list(labels), removing))
+            shown_next = neighbour(list(labels), removing)
+            confirm_removal(question, columns, engine, annotator, removing, labels[removing], shown_next)
             return
-        columns = st.columns(len(CHOICE_LABELS) + 1)
         for cell, (choice, label) in zip(columns, CHOICE_LABELS.items(), strict=False):
             args = (engine, annotator, chosen, int(numbers[chosen]), choice)
             cell.button(label, key=f"history_{choice}", on_click=change_answer, args=args, width="stretch")
@@ -89,11 +93,12 @@ def neighbour(ids: list[int], answer_id: int) -> int | None:
     return rest[0] if rest else None
 
 
-def confirm_removal(engine, annotator: str, answer_id: int, text: str, shown_next: int | None) -> None:
-    """Ask before removing, as Rules does for a rule: 'Yes, remove it' or 'Cancel'; ``shown_next`` is the
-    answer the box shows once it is removed."""
-    st.warning(f"Remove your answer {text}? Its preferences go with it; the models retrain without it.")
-    yes, no = st.columns([1, 6])
+def confirm_removal(question, columns, engine, annotator: str, answer_id: int, text: str, shown_next) -> None:
+    """Ask before removing, as Rules does for a rule, in ``question`` (an ``st.empty``), with 'Yes, remove
+    it' and 'Cancel' in the first two of ``columns``, where the answer buttons stand otherwise; once removed,
+    the box shows ``shown_next``."""
+    question.warning(f"Remove your answer {text}? Its preferences go with it; the models retrain without it.")
     args = (engine, annotator, answer_id, text, shown_next)
+    yes, no = columns[:2]
     yes.button("Yes, remove it", type="primary", key="history_remove_confirm", on_click=remove_answer, args=args)
     no.button("Cancel", key="history_remove_cancel", on_click=st.session_state.pop, args=(REMOVING, None))

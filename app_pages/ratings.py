@@ -120,7 +120,8 @@ def main() -> None:
         format_func=models.get,
         key="rating_model_choice",
         horizontal=True,
-        help=f"NPSVOR: one hyperplane per grade (seed 004). GP: one latent function per grade (seed 002 §3), "
+        help=f"NPSVOR (nonparallel support vector ordinal regression): one hyperplane per grade. GP (Gaussian "
+        f"process preference model): one hidden score per grade, "
         f"for at most {GP_MAX_GRADES} grades.",
     )
     try:
@@ -208,7 +209,7 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
     if fit["problem"] is not None:  # of the grades it was fitted on: said as theirs while the refit of these runs
         st.info(f"No model yet: {fit['problem']}." if fit["current"] else "Fitting the grades given so far…")
         return
-    start = "warm, from the last fit" if fit["warm"] else "cold"
+    start = "from the last fit" if fit["warm"] else "from scratch"
     cells[2].metric(
         "Refit and scoring", f"{fit['seconds'] * 1000:,.0f} ms", start, delta_color="off", delta_arrow="off"
     )

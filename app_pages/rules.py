@@ -19,6 +19,7 @@ from ordercore.knowledge.rules import (
     default_ordering,
     generate,
     offered_conditions,
+    ordering_form,
     rank_correlation,
     rule_columns,
     rule_name,
@@ -26,7 +27,7 @@ from ordercore.knowledge.rules import (
 )
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
-from ordercore.studio.numbers import counted
+from ordercore.studio.numbers import counted, wrapped_row_height
 from ordercore.studio.rule_view import (
     checked_line,
     direction_reason,
@@ -35,8 +36,9 @@ from ordercore.studio.rule_view import (
     preview_sample,
     quality_words,
     removal_warning,
+    zero_pairs_reason,
 )
-from ordercore.studio.session_files import export_file_name
+from ordercore.studio.session_files import export_file_name, import_refusal
 from ordercore.studio.verdicts import wrong_way_warning
 
 CONDITION_SLOTS = 4
@@ -49,21 +51,18 @@ PARAMETER_CELLS = [3, 3, 2]
 
 
 def parameter_widget(cell, parameter, key: str):
-    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``); an amount shows
-    two significant figures however small it is."""
+    """One input of a condition's form (``ordercore.knowledge.rules.condition_form``), or the ordering's
+    "by at least" (``ordering_form``); an amount is typed to its ``decimals``, in its ``step``s."""
     if parameter.options is not None:
         index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
         return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
     help_text = parameter.help or (f"below {parameter.maximum}" if parameter.below else None)
-    value = float(parameter.default)
-    magnitude = int(np.floor(np.log10(abs(value)))) if value else 0
-    decimals = max(0, 1 - magnitude) if value else 2  # two significant figures: 21000, 1.7, 0.069
     return cell.number_input(
         parameter.label,
         min_value=parameter.minimum,
-        value=value,
-        step=10.0 ** (magnitude - 1) if value else None,  # one unit of the second figure
-        format=f"%.{decimals}f",
+        value=float(parameter.default),
+        step=parameter.step,
+        format=f"%.{parameter.decimals}f",
         key=key,
         help=help_text,
     )
@@ -132,7 +131,8 @@ def build_rule(data, taken=()):
         cells = st.columns([5, 2])  # the ordering column's name whole at 1024 px (California's longest)
         index = numeric.index(ordering_default) if ordering_default in numeric else 0
         ordering = cells[0].selectbox("value of", numeric, index=index, key="rule_ordering")
-        min_difference = cells[1].number_input("by at least", 0.0, value=0.0, key="rule_min_difference")
+        # keyed by the column: 10,000 km typed for mileage never stays as 10,000 years (a new user's rule made 0 pairs)
+        min_difference = parameter_widget(cells[1], ordering_form(frame, ordering), f"rule_min_difference_{ordering}")
         if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
             reason = direction_reason(ordering, target, *rank_correlation(frame[ordering], data.y_train()))
             st.caption(app_state.plain(reason))
@@ -210,9 +210,7 @@ def export_and_import(engine) -> None:
             try:
                 message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:
-                # (a KeyError's str() quotes its message; stripping quotes off others cut a column name's)
-                reason = error.args[0] if isinstance(error, KeyError) and error.args else error
-                st.error(f"Nothing was imported: {reason}")
+                st.error(import_refusal(error))
             else:
                 (st.info if message.startswith("Nothing") else st.success)(message)
 
@@ -315,6 +313,12 @@ def rule_preview(preview, data, rule, max_pairs):
     except ValueError as error:
         preview.error(str(error))
         return None
+    if not len(made.preferences) and rule.ordering.min_difference > 0:
+        reason = app_state.memo(
+            "rule_zero", (id(data), rule.to_json()), lambda: zero_pairs_reason(rule, data.frame, labeled)
+        )
+        if reason:
+            preview.warning(app_state.plain(reason))
     with preview:
         sampled = f", a uniform sample of at most {max_pairs:,} kept" if max_pairs else ""
         st.metric("Pairs this rule makes", f"{len(made.preferences):,}", help=f"{made.n_matched:,} matched{sampled}")
@@ -335,7 +339,7 @@ def rule_preview(preview, data, rule, max_pairs):
     table = data.row_names.preferences_table(pairs, data.frame, list(columns), known=(target, labels))
     config = app_state.compact(table)  # below both columns, short headers: every column fits
     st.dataframe(table, key="rule_pairs", hide_index=True, width="stretch", column_config=config)
-    st.caption(checked_line(pairs, labels, checks))
+    st.caption(checked_line(pairs, labels, checks, len(made.preferences)))
     return made
 
 
@@ -357,16 +361,18 @@ def stored_rules_section(engine, data) -> None:
     trust, quality, report = engine.rule_tables(data)
     table = trust_table(trust)
     config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
-    st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config)
+    rows = wrapped_row_height(table["rule"], RULES_COLUMNS["rule"][1])  # a long name wraps, whole
+    st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config, row_height=rows)
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
-        "(Model page) gives the rule's preferences, the stored weight times the log-odds of its estimated accuracy "
-        "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way: "
-        "only there do its preferences move the fit (1 while nothing checks it, 0 when there it is no better than "
-        "a coin). Until the Model page has assessed trust, the stored weight is in force."
+        "(Model page) gives the rule's preferences: the stored weight times how much more often the rule is right than "
+        "wrong (its odds of being right, on a log scale, in units of 7 right to 3 wrong) on the checked pairs where "
+        "SVR (labels only, each labeled row predicted out of fold) orders the other way: only there do its "
+        "preferences move the fit (1 while nothing checks it, 0 when there it is no better than a coin). Until the "
+        "Model page has assessed trust, the stored weight is in force."
     )
     for row in trust.itertuples():
         warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)
@@ -375,7 +381,12 @@ def stored_rules_section(engine, data) -> None:
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(
-            table, key="rule_quality", hide_index=True, width="stretch", column_config=fitted(table, OVERLAPS_COLUMNS)
+            table,
+            key="rule_quality",
+            hide_index=True,
+            width="stretch",
+            column_config=fitted(table, OVERLAPS_COLUMNS),
+            row_height=wrapped_row_height(table["rule"], OVERLAPS_COLUMNS["rule"][1]),
         )
         st.caption(
             "Shared: the rule's pairs that another rule (or an answer on Pairwise) also makes, either way round; "

@@ -140,7 +140,7 @@ def cached_sinc(noise_std: float, noise: str, seed: int):
 def sinc_section() -> None:
     """MPMR on the noisy sinc: the tube ± ε, and Ω, the measured coverage and its cross-validated
     estimate for every ε (one fit per draw: the surface does not depend on ε)."""
-    st.header("Sinc: MPMR's bound against the coverage it bounds (seed 003)")
+    st.header("Sinc: MPMR's bound against the coverage it bounds")
     st.caption(
         "MPMR fits 100 noisy points of sin(πx)/(πx) and states Ω, a lower bound on P(|f − y| ≤ ε) over every "
         "distribution with the data's means and covariances. Here 2,000 fresh noisy points measure what it bounds."

@@ -8,10 +8,12 @@ and its legend outside it (the held-out scatter was 60 px wide with its legend o
 
 import numpy as np
 
+from ordercore.knowledge.rules import Near, Ordering, Rule, generate
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import load_source
 from ordercore.studio.store import Store
 from tests.browser import page_alerts, running_studio, settle, shared_session
+from tests.test_browser_rules import WRAPPED_LINES
 
 CUT = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"], [data-testid="stMetricValue"]')]
     .filter(part => [part, ...part.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1))
@@ -44,6 +46,17 @@ PLOTS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
 """Each Plotly chart's title, its plotting area's drawn width and whether its legend lies over that area."""
 
 
+SOURCES = """() => {
+  const table = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .find((t) => [...t.querySelectorAll("th")].some((h) => h.innerText.includes("effect (95 % interval)")));
+  const names = [...table.querySelectorAll("tbody tr")].map((row) => row.querySelector("td").innerText.trim());
+  return [names, table.querySelector(".dvn-scroller").scrollHeight];
+}"""
+"""The sources' names, as the grid's accessible table holds them whole, and the grid's full height."""
+
+LONG_RULE = "same make+body, similar km & hp: younger sells higher"
+
+
 def oracle_import(store_path, session_id: int) -> None:
     """400 random pairs of rows ordered by their true price, imported: right on every labeled pair; and
     alice's answers to 30 of them, right too."""
@@ -60,6 +73,9 @@ def oracle_import(store_path, session_id: int) -> None:
             store.add_answer(
                 session_id, int(a), int(b), "a" if frame[target].iloc[a] > frame[target].iloc[b] else "b", "alice"
             )
+    rule = Rule(LONG_RULE, [Near("latitude", "longitude", 1.0)], Ordering("bedrooms"))  # its name wraps, whole
+    labeled = frame.index.isin(store.session("shared").settings["labeled"])
+    store.add_rule(session_id, rule, generate(rule, frame, labeled).preferences, "ann")
     store.engine.dispose()
 
 
@@ -84,9 +100,15 @@ def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weig
         sources = next(table for table in tables if "effect (95 % interval)" in table["headers"])
         assert sources["headers"][:3] == ["source", "weight", "effect (95 % interval)"], sources
         assert sources["overflow"] is not None and sources["overflow"] <= 1, sources
+        names, height = page.evaluate(SOURCES)
+        lines = page.evaluate(WRAPPED_LINES, [names, 200 - 16])  # the source column: 200 px, 8 px padding a side
         assert any("accuracy from agreement with SVR" in table["headers"] for table in tables), tables
         wider = [table for table in tables if table["overflow"] is None or table["overflow"] > 1]
         assert wider == [], wider  # every table fits its box (the weights' checks were cut off on the right)
         plots = page.evaluate(PLOTS)
         assert any(plot["title"].startswith("Held-out rows (demo): predicted against actual") for plot in plots)
         assert all(plot["width"] >= 300 and not plot["covers"] for plot in plots), plots
+    # New-user report 9, Minor 8: 'rule #2: same make+body, similar km & hp: younger' was cut; it wraps, whole:
+    # each row holds its name's lines (20 px a line, 8 px of padding) under a header row of 35 px
+    assert any(LONG_RULE in name for name in names) and all(fits for _, _, fits in lines), lines
+    assert all(count * 20 + 8 <= (height - 35) / len(names) for _, count, _ in lines), (lines, height)

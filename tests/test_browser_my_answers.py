@@ -43,6 +43,10 @@ def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(t
         section.get_by_text("Removed your answer #1").wait_for(timeout=60_000)
         shown = section.get_by_role("combobox", name="Answer").input_value()
         assert shown.split(": ", 1)[1] != removed, shown  # not the removed answer
+        # the confirmation went with the removal (a new user's stale 'Yes, remove it' stayed, and said
+        # 'answer #15 is not one of this session's' when clicked)
+        assert not section.get_by_role("button", name="Yes, remove it").count()
+        assert not section.get_by_text("Remove your answer").count()
         before = stored_answers(store_path, session_id).set_index("id")["choice"]
         section.get_by_role("button", name="skip", exact=True).click()
         settle(ann)
@@ -52,3 +56,8 @@ def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(t
         changed = after[after != before]
         assert changed.tolist() == ["skip"]
         assert section.get_by_role("combobox", name="Answer").input_value().startswith(f"{number}: ")
+        section.get_by_role("button", name="Remove…").click()  # a new removal asks again
+        section.get_by_text(f"Remove your answer {number}:").wait_for(timeout=60_000)
+        section.get_by_role("button", name="Cancel").click()
+        section.get_by_role("button", name="Remove…").wait_for(timeout=60_000)
+        assert stored_answers(store_path, session_id)["id"].size == 2

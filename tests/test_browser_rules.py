@@ -170,3 +170,62 @@ def test_the_direction_labels_are_whole_words_in_a_1024_px_window(tmp_path):
         if lines != {"higher": 1, "lower": 1}:
             page.screenshot(path=str(tmp_path / "rules.png"), full_page=True)
         assert lines == {"higher": 1, "lower": 1}, f"lines per label: {lines}; the page is in {tmp_path}"
+
+
+WRAPPED_LINES = """
+([texts, width]) => {
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = '14px "Source Sans"';
+  return texts.map((text) => {
+    let lines = 1, line = "";
+    for (const word of text.split(" ")) {
+      const longer = line ? `${line} ${word}` : word;
+      if (line && context.measureText(longer).width > width) { lines += 1; line = word; } else { line = longer; }
+    }
+    return [text, lines, context.measureText(line).width <= width];
+  });
+}
+"""
+"""For each text, the lines it takes wrapped at its spaces in ``width`` px of a grid's cell font (14 px Source Sans,
+measured by the browser), and whether its last line fits."""
+
+ROWS = """(header) => {
+  const table = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .find((t) => [...t.querySelectorAll("th")].some((h) => h.innerText.trim() === header));
+  const scroller = table && table.querySelector(".dvn-scroller");
+  return scroller ? scroller.scrollHeight : null;
+}"""
+"""The full height of the grid with a column headed ``header`` (its header row and every row), or null."""
+
+
+def test_long_rule_names_show_whole_in_the_rules_tables_at_1024_px(tmp_path):
+    """New-user report 9, Minor 8: 'same make+body, age ±1: fewer km wor' in the session's rules.  At 1024 px each
+    rule's name, wrapped at its spaces in the rule column (230 px, 8 px of padding each side), takes no more lines
+    than its row holds (20 px a line, measured in the browser's own font) and no word is wider than the column."""
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("rules")
+    frame, _, _ = load_source("sample")
+    labeled = frame.index.isin(session.settings["labeled"])
+    names = ["same make+body, age ±1: fewer km worth more for sure", "younger homes of the same block sell higher"]
+    for name, column in zip(names, ("bedrooms", "income"), strict=True):
+        rule = Rule(name, [Near("latitude", "longitude", 1.0)], Ordering(column))
+        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
+    store.engine.dispose()
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.set_viewport_size({"width": 1024, "height": 1400})
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Coverage: the share").wait_for()
+        page.wait_for_function(ROWS, arg="coverage", timeout=120_000)  # the grid has drawn its header row
+        settle(page)
+        height = page.evaluate(ROWS, "coverage")
+        lines = page.evaluate(WRAPPED_LINES, [names, 230 - 16])
+        page.screenshot(path=str(tmp_path / "rules_1024.png"), full_page=True)
+    assert all(fits for _, _, fits in lines), lines
+    # the grid's height: a header row of 35 px and the rules' rows, each at least 8 px of padding and 20 px a line
+    row = (height - 35) / len(names)
+    assert all(count * 20 + 8 <= row for _, count, _ in lines), (lines, height, tmp_path)

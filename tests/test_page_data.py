@@ -214,3 +214,23 @@ def test_choosing_upload_before_any_file_asks_for_one(ready):
     a file instead of failing on the missing one."""
     next(widget for widget in ready.radio if widget.label == "Data set").set_value("upload").run()
     assert not ready.exception and any(info.value == "Choose a CSV file." for info in ready.info)
+
+
+def test_the_preview_shows_the_id_and_the_target_first_so_a_wide_table_does_not_hide_them(ready):
+    """New-user report 9, Minor 8: a table of used cars with a long description showed price_eur off the right edge
+    even at 1400 px.  The preview reads: what each row is, the car's id, its price, then the CSV's other columns in
+    their order."""
+    from tests.test_page_rules_amounts import cars
+
+    table = cars()
+    table.insert(
+        1,
+        "description",
+        [f"{a}-year-old {m}, garage kept, like new" for a, m in zip(table.age_years, table.make, strict=True)],
+    )
+    at = ready.switch_page("app_pages/data.py").run()
+    upload(at, "cars.csv", table.to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    assert not at.exception and not at.error, at.error
+    preview = next(frame.value for frame in at.dataframe if "row is" in frame.value.columns)
+    assert list(preview.columns) == ["row is", "car_id", "price_eur", "description", "make", "age_years", "mileage_km"]

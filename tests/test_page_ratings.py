@@ -136,7 +136,7 @@ def test_the_ratings_page_offers_the_gp_and_refuses_it_above_its_limit(ready, st
     for value in [1, 5, 2, 4]:
         grade_shown(at, value)
     assert not at.info or "two different" not in at.info[0].value
-    assert "warm" not in next(m for m in at.metric if m.label == "Refit and scoring").delta
+    assert next(m for m in at.metric if m.label == "Refit and scoring").delta == "from scratch"
     store = Store(f"sqlite:///{store_path}")
     session = store.session("s1")
     graded = {row for row, _, _ in grades_held(store_path)}

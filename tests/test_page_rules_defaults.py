@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from ordercore.studio.store import Store
-from tests.studio_app import add_default_rule, engine, upload
+from tests.studio_app import add_default_rule, engine, metric, upload
 
 EARTH_MILES = 3958.8
 
@@ -398,9 +398,10 @@ def test_the_preview_shows_the_notes_and_for_pairs_of_labeled_rows_their_targets
     k = int(both.sum())
     right = int((price[higher[both]].to_numpy() > price[lower[both]].to_numpy()).sum())
     assert 0 < k < len(table) and 0 < right
-    said = [c.value for c in at.caption if c.value.startswith(f"Of the {len(table)} pairs previewed")]
+    made = metric(at, "Pairs this rule makes")
+    said = [c.value for c in at.caption if c.value.startswith("The table lists")]
     assert said and said[0].startswith(
-        f"Of the {len(table)} pairs previewed, {k} {'has' if k == 1 else 'have'} both targets known (pairs of labeled "
-        "rows: they check the "
-        f"rule and are not among its preferences): the rule orders {right} of them rightly"
+        f"The table lists {len(table) - k} of the rule's {made} pairs, and {k} pair{'' if k == 1 else 's'} of labeled "
+        "rows (they check the "
+        f"rule and are not among its preferences): the rule orders {right} of those {k} rightly"
     ), said

@@ -247,11 +247,11 @@ def test_a_new_rule_orders_by_the_column_ranking_most_strongly_with_the_labels()
 
 
 def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
-    """'1 has both targets known' (a new user read '1 have'), '2 have'; 'its one pair', not 'all its 1 pairs'."""
+    """'1 pair of labeled rows' (a new user read '1 have'), '2 pairs'; 'its one pair', not 'all its 1 pairs'."""
     labels = np.array([1.0, 2.0, np.nan, 3.0])
     checks = SourceCheck.of([1], [0], [True])
-    one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks)
-    assert one.startswith("Of the 2 pairs previewed, 1 has both targets known (pairs of labeled rows"), one
+    one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks, 5)
+    assert one.startswith("The table lists 1 of the rule's 5 pairs, and 1 pair of labeled rows (they check"), one
     assert one.endswith("of its one pair of labeled rows, 1."), one
-    two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks)
-    assert two.startswith("Of the 2 pairs previewed, 2 have both targets known"), two
+    two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks, 0)
+    assert two.startswith("The rule makes no pairs, and 2 pairs of labeled rows"), two

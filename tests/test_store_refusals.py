@@ -308,3 +308,19 @@ def test_an_export_resaved_by_a_spreadsheet_imports_and_a_latin1_one_is_placed(s
     with pytest.raises(ValueError, match="^could not read the CSV: it is not UTF-8 text \\(byte 0xeb on line 3"):
         engine.import_file("answers.csv", latin1, "erin")
     assert store.contents(engine.id)["answers"] == 1
+
+
+def test_a_refused_import_says_nothing_was_imported_once(store, exported):
+    """New-user report 9: 'Nothing was imported: this file names rows by car_id, which this table lacks; nothing
+    was imported'.  The page's words, built by ``import_refusal``, say it once, whatever ends the reason."""
+    from ordercore.studio.session_files import import_refusal
+
+    names = RowNames.of(table(ids=False), "price", None)
+    with pytest.raises(ValueError) as refused:
+        read_session_file("answers.csv", exported["answers"].encode(), names)
+    said = import_refusal(refused.value)
+    assert said == "Nothing was imported: this file names rows by home_id, which this table lacks", said
+    assert import_refusal(ValueError("x: which one is meant? Nothing was imported")) == (
+        "Nothing was imported: x: which one is meant?"
+    )
+    assert import_refusal(KeyError("no column 'i'")) == "Nothing was imported: no column 'i'"

@@ -158,10 +158,12 @@ class StudyData:
         session (``ROLE_COLUMN``: labeled, unlabeled or held out), then each value as ``RowNames``
         writes it (two different values never read the same; the id as written), the target only on
         the labeled rows (the others are unlabeled or held out: seeing their targets would colour the
-        answers, and the held-out ones measure the models)."""
+        answers, and the held-out ones measure the models).  The id and the target come first, then the
+        other columns in their order: a wide table (a long description) hid a new user's price_eur."""
         target, identifier = self.dataset.metadata["target"], self.row_names.identifier
         names = RowNames.of(self.frame, None, identifier)  # every column written, the target too
-        head = self.frame.head(n)
+        first = [c for c in (identifier, target) if c is not None and c in self.frame.columns]
+        head = self.frame.head(n)[[*first, *(c for c in self.frame.columns if c not in first)]]
         shown = pd.DataFrame({column: [names.value(str(column), v) for v in head[column]] for column in head.columns})
         labeled = np.isin(np.arange(len(head)), self.labeled)
         shown.loc[~labeled, target] = ""

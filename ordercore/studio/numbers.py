@@ -158,3 +158,35 @@ def counted(count: int, noun: str) -> str:
     """'1 cycle', '2 cycles', '1,204 conflicting pairs': a count with its noun, plural unless 1 (a new
     user read '1 conflicting pairs')."""
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+SOLVE_STARTS = {"cold": "from scratch", "hot": "from the last solution", "kept": "the last solution still held"}
+"""How a retrain's solve started (the regressors' ``solve_start_``), in words: 'cold' is solver jargon."""
+
+
+def solve_start_words(start: str) -> str:
+    """'from scratch' for 'cold', and so on; the members' starts joined as ``solve_start_`` joins them
+    ('cold, hot' gives 'from scratch, from the last solution'); an unknown start as it is."""
+    return ", ".join(SOLVE_STARTS.get(part, part) for part in str(start).split(", "))
+
+
+TEXT_PX, CELL_PADDING, LINE_PX, WRAPPING_ROW = 7.5, 16, 20, 65
+"""A grid's text: about 7.5 px a character (14 px Source Sans, its wider letters), 8 px of padding each side
+of a cell, 20 px a line; Streamlit wraps a grid's text only in rows taller than 64 px."""
+
+
+def wrapped_row_height(texts, width: int, most_lines: int = 4) -> int | None:
+    """A grid's row height (px) at which each of ``texts`` shows whole in a column ``width`` px wide,
+    wrapped at its spaces (a rule's name cut to 'fewer km wor' at 1024 px): None when each fits on one
+    line, else room for the most lines one takes (at most ``most_lines``), never below ``WRAPPING_ROW``."""
+    room = (width - CELL_PADDING) / TEXT_PX  # characters a line holds
+    lines = 1
+    for text in map(str, texts):
+        count, used = 1, 0
+        for word in text.split(" "):
+            if used and used + 1 + len(word) > room:
+                count, used = count + 1, len(word)
+            else:
+                used += len(word) + (1 if used else 0)
+        lines = max(lines, count + int(used > room))
+    return None if lines == 1 else max(WRAPPING_ROW, min(lines, most_lines) * LINE_PX + CELL_PADDING)

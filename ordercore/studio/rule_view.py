@@ -4,10 +4,13 @@ nothing here imports Streamlit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from ordercore.inputs.counts import whole_number
+from ordercore.knowledge.rules import Rule, generate
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
 
@@ -43,27 +46,56 @@ def preview_rows(
     return pairs, len(checked)
 
 
-def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck) -> str:
-    """'Of the 50 pairs previewed, 10 have both targets known …: the rule orders 8 of them rightly': the
-    previewed ``pairs`` whose rows both have a label (``labels`` (n,), NaN off the labeled rows: never a
-    held-out target), right when the higher row's label is strictly higher; then all its ``checks``."""
+def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck, made: int) -> str:
+    """'The table lists 40 of the rule's 1,234 pairs and 10 pairs of labeled rows …: the rule orders 8 of
+    those 10 rightly': the previewed ``pairs`` (``preview_rows``: the checks first, then the rule's own),
+    ``made`` the rule's pairs (the count the page's metric shows), the checks those whose rows both have a
+    label (``labels`` (n,), NaN off the labeled rows: never a held-out target), right when the higher row's
+    label is strictly higher; then all its ``checks``."""
     higher, lower = labels[pairs.i], labels[pairs.j]
     known = np.isfinite(higher) & np.isfinite(lower)
-    if not checks.winner.size:
-        none = "none has both targets known: no two labeled rows meet its conditions"
-        return f"Of the {len(pairs):,} pairs previewed, {none}."
-    right, total = checks.counts()
     n_known = int(known.sum())
+    listed = len(pairs) - n_known
+    own = f"all {made:,} of the rule's pairs" if listed == made else f"{listed:,} of the rule's {made:,} pairs"
+    lists = f"The table lists {own}" if made else "The rule makes no pairs"
+    if not checks.winner.size:
+        return f"{lists}; no two labeled rows meet its conditions and ordering, so none checks it."
+    right, total = checks.counts()
     of_all = (
         f"of its one pair of labeled rows, {right:,}"
         if total == 1
         else f"of all its {total:,} pairs of labeled rows, {right:,}"
     )
     return (
-        f"Of the {len(pairs):,} pairs previewed, {n_known:,} {'has' if n_known == 1 else 'have'} both targets known "
-        f"(pairs of labeled rows: they check the rule and are not among its preferences): the rule orders "
-        f"{int((higher[known] > lower[known]).sum()):,} of them rightly (a tie counts as wrong); {of_all}."
+        f"{lists}, and {n_known:,} pair{'' if n_known == 1 else 's'} of labeled rows (they check the rule and are "
+        f"not among its preferences): the rule orders {int((higher[known] > lower[known]).sum()):,} of those "
+        f"{n_known:,} rightly (a tie counts as wrong); {of_all}."
     )
+
+
+def zero_pairs_reason(rule: Rule, frame: pd.DataFrame, labeled) -> str | None:
+    """Why ``rule`` makes no pairs when its minimum difference is the cause: the pairs that meet its
+    conditions without it (``labeled``: mask (n,) or None, as ``generate``'s) and their typical and largest
+    gap in the ordering column (over a uniform sample of at most ``GAP_SAMPLE`` of them); None when it
+    makes pairs, or makes none even without a minimum difference (its conditions are the cause)."""
+    ordering = rule.ordering
+    if ordering.min_difference <= 0 or len(generate(rule, frame, labeled, max_pairs=1).preferences):
+        return None
+    loose = replace(rule, ordering=replace(ordering, min_difference=0.0))
+    made = generate(loose, frame, labeled, max_pairs=GAP_SAMPLE, random_state=0)
+    if not made.n_matched:
+        return None
+    values = frame[ordering.column].to_numpy(dtype=np.float64)
+    gaps = np.abs(values[made.preferences.i] - values[made.preferences.j])
+    return (
+        f"This rule makes no pairs because of 'by at least' {ordering.min_difference:,g}: "
+        f"{made.n_matched:,} pairs meet its conditions, but their {ordering.column} differ by "
+        f"typically {np.median(gaps):,.3g}, at most {gaps.max():,.3g}. Lower 'by at least' to keep them."
+    )
+
+
+GAP_SAMPLE = 100_000
+"""Most pairs ``zero_pairs_reason`` measures the gaps of."""
 
 
 def direction_reason(column: str, target: str, rho: float, rows: int) -> str:

@@ -298,6 +298,15 @@ def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
     )
 
 
+def import_refusal(error: Exception) -> str:
+    """What the page says of an import refused with ``error`` (a ``ValueError`` or ``KeyError`` of
+    ``read_session_file`` and the like): 'Nothing was imported: <reason>', said once (many reasons end in
+    'nothing was imported' for the CLI, and the page said it twice)."""
+    reason = str(error.args[0] if isinstance(error, KeyError) and error.args else error)  # a KeyError's str quotes
+    reason = re.sub(r"[;.]?\s*nothing was imported\W*$", "", reason.strip(), flags=re.IGNORECASE)
+    return f"Nothing was imported: {reason.rstrip(' ;')}"
+
+
 def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
     """'Imported 3 answers (2 were already in the session).' and the like; ``repeated`` of the ``total``
     lines repeat another line of the file word for word (left out too, but not "already in the session":

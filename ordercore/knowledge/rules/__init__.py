@@ -29,6 +29,7 @@ from ordercore.knowledge.rules.forms import (
     default_direction,
     default_ordering,
     offered_conditions,
+    ordering_form,
     rank_correlation,
     rule_columns,
     rule_name,
@@ -65,6 +66,7 @@ __all__ = [
     "rank_correlation",
     "rule_columns",
     "rule_name",
+    "ordering_form",
     "spread_amount",
     "suggested_conditions",
 ]

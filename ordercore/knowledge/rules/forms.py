@@ -31,6 +31,8 @@ class ConditionParameter:
     below: bool = False
     help: str | None = None
     per_spread: float | None = None
+    decimals: int = 2
+    step: float = 0.01
 
 
 def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
@@ -99,18 +101,62 @@ def condition_form(
         default, help_text = f.metadata["default"], None
         per_spread = f.metadata.get("spread")
         columns = [chosen.get(c.name) for c in fields(CONDITIONS[kind]) if "column" in c.metadata]
+        decimals, step = amount_steps(default)
         if per_spread is not None and columns and columns[0] in frame.columns:
-            default = spread_amount(frame[columns[0]], per_spread)
-            help_text = (
-                f"Starts at {per_spread:g} × the spread of {columns[0]} (its interquartile range / 1.349, "
-                "the standard deviation of a normal column, unmoved by outliers)"
-            )
+            values = frame[columns[0]]
+            default, help_text = spread_amount(values, per_spread), spread_help(values, columns[0], per_spread)
+            decimals, step = amount_steps(per_spread * column_spread(values), whole_numbers(values))
         if current is not None and (not same_kind or columns == start.columns()):
             default = current
         parameters.append(
-            ConditionParameter(f.name, f.metadata["label"], default, None, low, high, below, help_text, per_spread)
+            ConditionParameter(
+                f.name, f.metadata["label"], default, None, low, high, below, help_text, per_spread, decimals, step
+            )
         )
     return parameters
+
+
+def ordering_form(frame: pd.DataFrame, column: str) -> ConditionParameter:
+    """The rule's "by at least" (its ordering's minimum difference) for ordering by ``column``: 0 to start
+    with, typed in the steps of that column's tolerance (``amount_steps``: 1,000 km, 1 owner), so that a
+    gap typed for another column never stays (a new user's 10,000 km became 10,000 years)."""
+    values = frame[column]
+    decimals, step = amount_steps(WITHIN_SPREADS * column_spread(values), whole_numbers(values))
+    # no tooltip: its icon broke 'by at least' over two lines at 1024 px
+    return ConditionParameter("min_difference", "by at least", 0.0, None, 0.0, None, False, None, None, decimals, step)
+
+
+def amount_steps(scale: float, whole: bool = False) -> tuple[int, float]:
+    """(decimals, step) for typing an amount of about ``scale``: two significant figures (21000, 1.7, 0.069),
+    stepping by one unit of the second; for a column of whole numbers (``whole``), no decimals and a step of
+    at least 1 (0.37 owners is the same as 0).  (2, 0.01), or (0, 1) for whole numbers, with no scale."""
+    if not np.isfinite(scale) or scale <= 0:
+        return (0, 1.0) if whole else (2, 0.01)
+    magnitude = int(np.floor(np.log10(float(f"{scale:.2g}"))))
+    if whole:
+        return 0, max(1.0, 10.0 ** (magnitude - 1))
+    return max(0, 1 - magnitude), 10.0 ** (magnitude - 1)
+
+
+def whole_numbers(values) -> bool:
+    """Whether every value of ``values`` (missing ones left out) is a whole number (floors, owners, km)."""
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    return bool(len(numbers)) and bool((numbers == numbers.round()).all())
+
+
+def spread_help(values, column: str, per_spread: float) -> str:
+    """The tolerance's tooltip: its formula and value to two significant figures, and for whole numbers the
+    whole number it is rounded to."""
+    formula = f"{per_spread * column_spread(values):,.2g}"
+    rounded = (
+        f", here {spread_amount(values, per_spread):,.0f} as {column} holds whole numbers"
+        if whole_numbers(values)
+        else ""
+    )
+    return (
+        f"Starts at {per_spread:g} × the spread of {column} (its interquartile range / 1.349, the standard "
+        f"deviation of a normal column, unmoved by outliers): {formula}{rounded}"
+    )
 
 
 def column_spread(values) -> float:
@@ -127,14 +173,13 @@ def column_spread(values) -> float:
 
 def spread_amount(values, per_spread: float = WITHIN_SPREADS) -> float:
     """``per_spread`` × ``column_spread(values)``, to two significant figures (0 for no spread); for a
-    column of whole numbers (floors, rooms), the nearest whole number (0: the same value)."""
+    column of whole numbers (floors, rooms), the whole number nearest those (0: the same value; 18,282 km
+    gives 18,000, the figure its tooltip shows)."""
     amount = per_spread * column_spread(values)
     if amount <= 0:
         return 0.0
-    numbers = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
-    if len(numbers) and (numbers == numbers.round()).all():
-        return float(round(amount))
-    return float(f"{amount:.2g}")
+    amount = float(f"{amount:.2g}")
+    return float(round(amount)) if whole_numbers(values) else amount
 
 
 def condition_pairs(condition: Condition, frame: pd.DataFrame) -> tuple[float, int]:

@@ -1,0 +1,42 @@
+"""New-user report 9, Minor 9: research jargon on pages an expert uses ('MPMR … (seed 003)', "Seed 002's GP",
+'a Beta(7, 3) prior', 'log-odds', 'Refit and scoring 3 ms · cold').  The pages' words, tooltips too, name
+methods, not the papers' seed numbers, and say the prior and the weight's scale in plain words."""
+
+import re
+
+from tests.studio_app import add_default_rule, engine, send_key
+
+JARGON = re.compile(r"\bseed 00\d|Beta\(|log-odds|\bcold\b", re.IGNORECASE)
+
+
+def words(at) -> list[str]:
+    """Every text the page shows: headings, captions, messages, metrics, and widgets' labels and tooltips."""
+    said = [e.value for kind in ("title", "header", "subheader", "markdown", "caption") for e in getattr(at, kind)]
+    said += [e.value for kind in ("info", "warning", "success", "error") for e in getattr(at, kind)]
+    said += [f"{m.label} {m.value} {m.delta or ''} {m.help or ''}" for m in at.metric]
+    said += [
+        f"{w.label} {w.help or ''}"
+        for kind in ("radio", "selectbox", "number_input", "button")
+        for w in getattr(at, kind)
+    ]
+    return said
+
+
+def jargon(at) -> list[str]:
+    return [text for text in words(at) if JARGON.search(str(text))]
+
+
+def test_the_model_rules_and_ratings_pages_speak_without_seed_numbers_or_jargon(ready):
+    add_default_rule(ready)
+    at = ready.switch_page("app_pages/rules.py").run()
+    assert not at.exception and not jargon(at), jargon(at)
+    at = at.switch_page("app_pages/model.py").run()
+    assert not at.exception and any("MPMR" in s.value for s in at.subheader)
+    assert not jargon(at), jargon(at)
+    at = at.switch_page("app_pages/ratings.py").run()
+    for value in ("1", "5"):
+        send_key(at, "grade_answers", value, [at.session_state["screen"].item])
+        engine(at).grading.wait()
+        at.run()
+    assert not at.exception and any(m.label == "Refit and scoring" for m in at.metric)
+    assert not jargon(at), jargon(at)
