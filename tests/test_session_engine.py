@@ -216,13 +216,33 @@ def test_a_new_annotators_first_answer_is_reassessed_warm_at_once_then_in_full(s
     assert not engine.trust.in_force().is_full
 
 
+class HandTimer:
+    """Stands in for ``threading.Timer`` in ``SessionTrust.timer``: it waits until the test fires it."""
+
+    made: list = []
+
+    def __init__(self, seconds: float, function):
+        self.seconds, self.function, self.args, self.cancelled, self.started = seconds, function, (), False, False
+        HandTimer.made.append(self)
+
+    def start(self):
+        self.started = True
+
+    def cancel(self):
+        self.cancelled = True
+
+    def fire(self):
+        assert self.started and not self.cancelled
+        self.function(*self.args)
+
+
 def test_the_full_assessment_after_a_warm_one_waits_for_the_sources_to_stand_still(store, session_id, start):
     """The full assessment queued after a warm re-assessment starts on its own once the sources have not
-    changed for ``refine_after`` seconds; a change meanwhile starts the wait again (the queued one is for
-    sources gone); a change while it runs stops it; a cancel keeps the warm one in force until Run again."""
-    import time
-
+    changed for ``refine_after`` seconds (its timer fired by hand); a change meanwhile starts the wait
+    again (the queued one is for sources gone); a change while it runs stops it; a cancel keeps the warm
+    one in force until Run again."""
     (engine,) = engines(store, session_id, start, owners=("studio A",), refine_after=4.0)
+    engine.trust.timer, HandTimer.made = HandTimer, []
     add_rule(engine, more_rooms())
     assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 1
     labeled = engine.data().labeled
@@ -233,20 +253,17 @@ def test_the_full_assessment_after_a_warm_one_waits_for_the_sources_to_stand_sti
         return engine.trust.key
 
     first = answer(0)
-    assert engine.trust.status().state == "queued"
-    time.sleep(2.5)
+    assert engine.trust.status().state == "queued" and len(HandTimer.made) == 1
+    assert HandTimer.made[0].seconds == 4.0 and HandTimer.made[0].started
     assert answer(1) != first and engine.trust.status().state == "queued"  # the wait starts again
-    time.sleep(2.5)
-    assert len(start.started) == 1  # 5 s since the first answer, 2.5 s since the last
-    deadline = time.monotonic() + 30
-    while len(start.started) == 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert HandTimer.made[0].cancelled and not HandTimer.made[-1].cancelled and len(start.started) == 1
+    HandTimer.made[-1].fire()  # the sources stood still 4 s
     assert len(start.started) == 2 and engine.trust.status().state == "running"
     running = start.started[1]
     answer(2)  # the sources changed while it ran: it is stopped, the next one queued
     assert running.status().state == "cancelled" and engine.trust.status().state == "queued"
-    while len(start.started) == 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    HandTimer.made[-1].fire()
+    assert len(start.started) == 3
     engine.trust.cancel()
     status = engine.trust.status()
     assert status.state == "cancelled" and not status.in_force.is_full  # the warm one stays in force

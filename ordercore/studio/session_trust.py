@@ -150,6 +150,9 @@ class SessionTrust:
         self.refine_after: float | None = REFINE_SECONDS
         """Seconds the sources stand still after a warm re-assessment before their full one starts (None:
         it never does; set before the first ``update``, as a simulated session that never pauses does)."""
+        self.timer = threading.Timer
+        """What waits those seconds: ``timer(seconds, function)``, then ``.args``, ``.start()``, ``.cancel()``
+        (``threading.Timer``; a test fires one by hand rather than sleep)."""
         self._lock = threading.RLock()
         self._inputs: AssessmentInputs | None = None
         self._job = None  # (key, job) of the assessment this engine runs (the key, or full_key of it)
@@ -315,7 +318,7 @@ class SessionTrust:
         if self.refine_after is None:
             return
         self._unqueue()
-        timer = threading.Timer(self.refine_after, self._queued)
+        timer = self.timer(self.refine_after, self._queued)
         timer.args, timer.daemon = (self.key, timer), True
         self._timer = timer
         timer.start()
