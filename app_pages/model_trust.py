@@ -11,7 +11,15 @@ import streamlit as st
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done, wrapped_row_height
-from ordercore.studio.verdicts import effect_words, gain_verdict, hurting_sources, zero_weight_reasons
+from ordercore.studio.verdicts import (
+    assessment_words,
+    effect_words,
+    gain_verdict,
+    hurting_sources,
+    made_words,
+    raised_error_advice,
+    zero_weight_reasons,
+)
 
 
 def path_settings() -> str:
@@ -43,9 +51,13 @@ def ssl_metric(cell, label: str, compared: dict, scale: float, unit: str) -> Non
     cell.metric(label, to_digits_of(compared["ssl"], scale), help=unit, **delta)
 
 
-def cv_summary(cv, blend, scale: float, unit: str) -> None:
+def cv_summary(trust, status, origin: str, scale: float, unit: str) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
-    cross-validation, and what automatic trust decided; every figure to the digits of ``scale``."""
+    cross-validation of ``trust`` (the assessment in force), and what automatic trust decided, its verdict
+    led by ``origin`` (``verdict_origin``); when the preferences raise the error, which sources of the same
+    assessment's table show it, by name, and what to do (``raised_error_advice``, with the state of the
+    sources' assessment ``status``); every figure to the digits of ``scale``."""
+    cv, blend = trust.trust.cv, trust.trust.blend
     path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
     columns = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px four cut "CV MAE, with prefer…"
     in_digits = partial(to_digits_of, of=scale)
@@ -56,10 +68,8 @@ def cv_summary(cv, blend, scale: float, unit: str) -> None:
     columns[3].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
-    advice = (
-        " Check the sources below with a negative effect: audit their pairs or remove them." if kind == "error" else ""
-    )
-    getattr(st, kind)(f"{words} {decision}{advice}")
+    advice = app_state.plain(raised_error_advice(trust, next_full(status))) if kind == "error" else ""
+    getattr(st, kind)(f"{origin}{words} {decision}{advice}")
     st.caption(
         f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
         "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: the average of "
@@ -68,9 +78,10 @@ def cv_summary(cv, blend, scale: float, unit: str) -> None:
     )
 
 
-def click_summary(cv, blend, scale: float, unit: str) -> None:
+def click_summary(cv, blend, origin: str, scale: float, unit: str) -> None:
     """What SSL does with an expert's answers alone: the fit it uses, and its cross-validated errors
-    beside SVR's (shown, not used to decide); every figure to the digits of ``scale``."""
+    beside SVR's (shown, not used to decide), their verdict led by ``origin`` (``verdict_origin``); every
+    figure to the digits of ``scale``."""
     compared = cv.comparison(blend)
     columns = st.columns(3)
     in_digits = partial(to_digits_of, of=scale)
@@ -79,7 +90,7 @@ def click_summary(cv, blend, scale: float, unit: str) -> None:
     columns[2].metric("CV gain over SVR", in_digits(compared["gain"]), help=unit)
     columns[2].caption(f"95 % interval: {in_digits(compared['low'])} to {in_digits(compared['high'])}")
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"], scale)
-    getattr(st, kind)(words)
+    getattr(st, kind)(f"{origin}{words}")
     st.info(
         f"SSL fits the answers: {blend.describe()}, λ2 growing with the answers to 1 at "
         f"{FULL_WEIGHT_ANSWERS}, each annotator weighted by their agreement with SVR (below). These "
@@ -89,10 +100,11 @@ def click_summary(cv, blend, scale: float, unit: str) -> None:
 
 
 def trust_section(engine, status, scale: float) -> None:
-    """Do the preferences help?  The assessment of the sources now while it runs in the background
-    (``assessment_status``), then the one in force: SVR against the best fit with preferences by
-    cross-validation on the labels (no test labels), the decision automatic trust took, and each
-    source's weight and effect; every MAE to the digits of ``scale`` (``mae_scale``)."""
+    """Do the preferences help?  The assessment of the sources now while it is queued or runs in the
+    background (``assessment_status``), then the one in force: which assessment it is (when it was made
+    and, if the sources changed since, what changed: ``assessment_words``), SVR against the best fit with
+    preferences by cross-validation on the labels (no test labels), the decision automatic trust took,
+    and each source's weight and effect; every MAE to the digits of ``scale`` (``mae_scale``)."""
     st.subheader("Do the preferences help? (cross-validation on the labels)")
     assessment_status(engine, status)
     trust = status.in_force
@@ -103,8 +115,12 @@ def trust_section(engine, status, scale: float) -> None:
                 "some preferences and at least 10 labeled rows."
             )
         return
-    if status.state in ("running", "elsewhere"):
-        st.caption("Below: the last assessment's figures, from before the latest change (the next replaces them).")
+    stale, words = assessment_words(trust, source_sizes(engine), status.state == "assessed")
+    if stale:
+        st.info(f"{app_state.plain(words)} {full_status_words(status)}")
+    else:
+        st.caption(words)
+    origin = verdict_origin(trust) if stale else ""
     cv = trust.trust.cv
     if cv is None:
         st.warning(
@@ -112,9 +128,9 @@ def trust_section(engine, status, scale: float) -> None:
             "an annotator's clicks: by their agreement with SVR's order): SSL is SVR (λ2 = 0)."
         )
     elif trust.clicks_only:
-        click_summary(cv, trust.trust.blend, scale, mae_unit(engine.data()))
+        click_summary(cv, trust.trust.blend, origin, scale, mae_unit(engine.data()))
     else:
-        cv_summary(cv, trust.trust.blend, scale, mae_unit(engine.data()))
+        cv_summary(trust, status, origin, scale, mae_unit(engine.data()))
     sources_table(engine, trust, scale)
     for reason in zero_weight_reasons(trust):
         st.info(app_state.plain(reason))
@@ -191,8 +207,52 @@ def sources_table(engine, trust, scale: float) -> None:
     )
 
 
+def verdict_origin(trust) -> str:
+    """What leads the verdict when its figures are not of the sources now: 'At the last full assessment
+    (made at 21:34 UTC, 11 min ago): '."""
+    made = made_words(trust)
+    return f"At the last full assessment{f' ({made})' if made else ''}: "
+
+
+def source_sizes(engine) -> dict[str, float]:
+    """Each source's preferences now, as the sum of their w, by name (what ``changes_since`` compares)."""
+    preferences, names = engine.preferences()[0], engine.sources()
+    return pd.Series(preferences.weight, dtype=float).groupby(pd.Series(names, dtype=object)).sum().to_dict()
+
+
+def next_full(status) -> str:
+    """What will measure the sources now in full, by the state of their assessment (``TrustStatus``): 'the
+    full assessment of the sources now, running in the background (above), measures them', queued, in
+    another process, or after a cancel or failure *Run again* (above)."""
+    return {
+        "running": "the full assessment of the sources now, running in the background (above), measures them",
+        "elsewhere": "the full assessment of the sources now, running in another Studio process, measures them",
+        "queued": "the full assessment of the sources now, queued (above), measures them",
+        "cancelled": "it was cancelled: Run again (above) measures them",
+        "failed": "it failed: Run again (above) measures them",
+    }.get(status.state, "the next full assessment measures them")
+
+
+def full_status_words(status) -> str:
+    """Where the full assessment of the sources now stands, in a sentence, by ``status.state``."""
+    return {
+        "running": "The full assessment of the sources now runs in the background (above); its figures replace "
+        "these when it ends.",
+        "elsewhere": "The full assessment of the sources now runs in another Studio process; its figures replace "
+        "these when it ends.",
+        "queued": "The full assessment of the sources now is queued (above); its figures replace these when it ends.",
+        "cancelled": "The full assessment of the sources now was cancelled: Run again (above) computes it.",
+        "failed": "The full assessment of the sources now failed: Run again (above) computes it.",
+    }.get(status.state, "")
+
+
 def in_force(engine, trust) -> str:
-    """What SSL uses while the sources now have no assessment of their own."""
+    """What SSL uses while the sources now have no full assessment of their own."""
+    if trust is not None and not trust.is_full:
+        return (
+            "a quick re-assessment of the sources now (their weights measured anew; the cross-validation and "
+            "the unchanged sources' effects of the last full assessment, below)"
+        )
     if trust is not None:
         return "the last assessment, of the sources as they were (below)"
     params = engine.model_settings().parameters
@@ -204,11 +264,12 @@ def in_force(engine, trust) -> str:
 
 
 def assessment_status(engine, status) -> None:
-    """The session's assessment of the sources now, when it is not in force yet: its progress and a
-    cancel button while it runs (here or in another Studio process), or that it was cancelled or failed
-    and a button to run it again; and what SSL uses meanwhile."""
-    if status.state in ("running", "elsewhere"):
-        assessment_progress(engine, in_force(engine, status.in_force))
+    """The session's full assessment of the sources now, when it is not in force yet: that it is queued
+    (it starts once the sources have stood still a few seconds), its progress and a cancel button while it
+    runs (here or in another Studio process), or that it was cancelled or failed and a button to run it
+    again; and what SSL uses meanwhile."""
+    if status.state in ("queued", "running", "elsewhere"):
+        assessment_progress(engine, in_force(engine, status.in_force), status.state)
     elif status.state in ("cancelled", "failed"):
         if status.state == "cancelled":
             st.info(f"Automatic trust {status.message}: SSL keeps {in_force(engine, status.in_force)}.")
@@ -222,13 +283,23 @@ def assessment_status(engine, status) -> None:
 
 
 @st.fragment(run_every=1.0)
-def assessment_progress(engine, meanwhile: str) -> None:
-    """The running assessment's progress and its cancel button, refreshed every second, saying what SSL
-    uses ``meanwhile`` (``in_force``); the whole page reruns once it has ended (and SSL is refitted
-    with its weights and λ)."""
+def assessment_progress(engine, meanwhile: str, drawn: str) -> None:
+    """The queued or running assessment's progress and its cancel button, refreshed every second, saying
+    what SSL uses ``meanwhile`` (``in_force``); the whole page reruns once its state is no longer
+    ``drawn``, the one the page was drawn in (queued to running: the page says it runs; ended: SSL is
+    refitted with its weights and λ)."""
     status = engine.trust.status()
-    if status.state not in ("running", "elsewhere"):
+    if status.state != drawn:
         st.rerun()
+    if status.state == "queued":
+        st.progress(
+            0.0,
+            text="Automatic trust: the full assessment of the sources now (cross-validating on the labels, then "
+            f"each source's effect) is queued: it starts in the background once the sources have stood still "
+            f"{engine.trust.refine_after:g} s (an answer that changes them starts the wait again). Until it "
+            f"finishes, SSL uses {meanwhile}.",
+        )
+        return
     if status.state == "elsewhere":
         text = "in another Studio process on this store"
     else:

@@ -4,6 +4,7 @@ never on a rerun, and within its time limit; automatic trust and the GP run in t
 be cancelled; trust's weights and blend are worked out by hand; MPMR shows its tube and bound."""
 
 import re
+import time
 
 import numpy as np
 import pytest
@@ -354,8 +355,11 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     assert said in toggle.label and "λ2 above is not used" in toggle.help
     assert any(said in caption.value for caption in at.caption)
     assert not at.get("progress") and not any(info.value.startswith("Automatic trust") for info in at.info)
-    before = "from before the latest change"
-    assert not any(before in caption.value for caption in at.caption)
+    before = "the last full assessment's"
+    assert not any(before in info.value for info in at.info)
+    # the gain, the verdict and the effects are said to be of one assessment, and when it was made
+    one = next(caption.value for caption in at.caption if caption.value.startswith("One assessment"))
+    assert re.search(r"made at \d\d:\d\d UTC, \d+ (s|min) ago, gives the gain, the verdict and each source's", one)
     # a new user removed a rule and read the old figures for a minute: while the next assessment runs
     # (its state set by hand: a real one may end before the page looks), the page says they are the last one's
     from ordercore.studio.session_trust import TrustStatus
@@ -367,8 +371,67 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
         at.run()
     finally:
         del trust_now.status
-    assert not at.exception and at.get("progress") and any(before in caption.value for caption in at.caption)
+    said = next(info.value for info in at.info if before in info.value)
+    assert not at.exception and at.get("progress") and "of the sources as they were then" in said
+    assert "runs in the background (above)" in said
     assert metric(at, "CV MAE, SVR") == readable(trust.cv.mean()[0])  # still shown, as the last one's
+
+
+def test_a_red_verdict_of_a_warm_reassessment_names_its_unmeasured_sources_and_says_whose_figures_they_are(ready):
+    """A new user's red box sent them to "the sources below with a negative effect" while the table showed
+    none: the figures were those of the last full assessment, and the source that had hurt then (their
+    own clicks) had changed since, its effect "not measured"; nothing said so, or that anything would
+    measure it.  Here a warm re-assessment in force (its state set by hand: a real one's full assessment
+    may end before the page looks), whose cross-validation finds the preferences worse than SVR on every
+    fold, with a new annotator not measured: the red box says it is the last full assessment's, names
+    the source not measured, and points to no negative effect; above it, when that assessment was made,
+    what changed since, and that the full one of the sources now is queued."""
+    from dataclasses import replace
+
+    from ordercore.knowledge.label_cv import LabelCV
+    from ordercore.studio.session_trust import TrustStatus
+
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    full = engine(at).trust.in_force()
+    (rule,) = full.names
+    cv = full.trust.cv
+    worse = cv.predictions.copy()
+    worse[1:] = worse[0] + 3 * np.abs(cv.truth - worse[0]).mean() + 1.0  # every fit with preferences far off
+    made_at = time.time() - 11 * 60
+    worse_cv = LabelCV(cv.grid, worse, cv.folds, cv.truth)
+    warm = replace(
+        full,
+        names=("clicks: Jonas", rule),
+        checks=(None, full.checks[0]),
+        trust=replace(full.trust, weights=np.array([0.61, full.trust.weights[0]]), cv=worse_cv),
+        effects=np.array([np.nan, 59.0]),
+        effect_errors=np.array([np.nan, 72.0]),
+        basis=replace(full.basis, steps=2, made_at=made_at),
+        agreement=None,
+    )
+    trust_now = engine(at).trust
+    trust_now.status = lambda: TrustStatus("queued", warm)
+    try:
+        at.run()
+    finally:
+        del trust_now.status
+    assert not at.exception
+    (red,) = [error.value.replace("\\", "") for error in at.error]
+    clock = time.strftime("%H:%M UTC", time.gmtime(made_at))
+    assert red.startswith(f"At the last full assessment (made at {clock}, 11 min ago): The preferences raise")
+    assert "negative effect:" not in red and "Check the sources below" not in red
+    assert "No source measured below has a negative effect. Not measured: clicks: Jonas (new or changed since" in red
+    assert red.endswith("the full assessment of the sources now, queued (above), measures them.")
+    said = next(info.value.replace("\\", "") for info in at.info if "the last full assessment's" in info.value)
+    assert f"(made at {clock}, 11 min ago), of the sources as they were then" in said
+    assert "The weights below are measured on the sources now" in said and "is queued (above)" in said
+    (progress,) = at.get("progress")
+    assert "is queued" in progress.proto.text and "once the sources have stood still 3 s" in progress.proto.text
+    table = next(d.value for d in at.dataframe if EFFECT in d.value.columns).set_index("source")
+    assert table.loc["clicks: Jonas", EFFECT] == "not measured"
 
 
 def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):

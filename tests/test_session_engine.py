@@ -19,6 +19,7 @@ from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import data_settings
 from ordercore.studio.jobs.trust import BackgroundAssessment
 from ordercore.studio.session import ACTIVE, SessionEngine
+from ordercore.studio.session_trust import REFINE_SECONDS
 from ordercore.studio.store import Store
 
 TIMEOUT = 300
@@ -72,8 +73,12 @@ def start():
         job.cancel()
 
 
-def engines(store, session_id, start, owners=("studio A", "studio B")):
-    return [SessionEngine(Store(store.url), session_id, owner, start) for owner in owners]
+def engines(store, session_id, start, owners=("studio A", "studio B"), refine_after=REFINE_SECONDS):
+    """An engine for each of ``owners``, their full assessment after a warm one after ``refine_after`` s."""
+    made = [SessionEngine(Store(store.url), session_id, owner, start) for owner in owners]
+    for engine in made:
+        engine.trust.refine_after = refine_after
+    return made
 
 
 def more_rooms(name="more rooms") -> Rule:
@@ -156,22 +161,28 @@ def test_the_sources_assessed_are_of_one_revision_though_an_answer_lands_between
     assert "clicks: bob" in set(inputs.names)
 
 
-def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, session_id, start):
+def test_a_new_annotators_first_answer_is_reassessed_warm_at_once_then_in_full(store, session_id, start):
     """A new annotator's first answer makes a new source: the sources are assessed again at once, warm
-    from the last full assessment (no job starts), their weights those of a full assessment of the same
-    inputs (run here directly), the rule's effect kept and the new source's not measured.  Another
-    click of a source already assessed, between two unlabeled rows, changes no check: nothing at all."""
+    from the last full assessment (the answer starts no job), their weights those of a full assessment of
+    the same inputs (run here directly), the rule's effect kept and the new source's not measured; the
+    full assessment of them is queued, and (waited for here) replaces it: every effect measured, the
+    direct one's.  Another click of the new source, between two unlabeled rows, is warm again at once.
+    (A new user's second annotator stayed 'not measured' for good: nothing followed the warm
+    re-assessments.)"""
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     add_rule(engine, more_rooms())
     assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 1
     full = engine.trust.in_force()
+    assert full.is_full and full.basis.made_at is not None  # the job records when it was made
     pool = engine.data().pool
     rng = np.random.default_rng(1)
     pair, _ = engine.next_pair(ACTIVE, "bob", rng)
     engine.answer("bob", pair, "a")  # a new annotator: a new source of preferences
     engine.wait()
-    assert len(start.started) == 1 and engine.trust.status().state == "assessed"
-    warm, inputs = engine.trust.in_force(), engine.assessment_inputs()
+    status = engine.trust.status()
+    assert len(start.started) == 1 and status.state == "queued"
+    warm, inputs = status.in_force, engine.assessment_inputs()
+    assert not warm.is_full and warm.basis.made_at == full.basis.made_at  # the figures' age travels with them
     assert "clicks: bob" in warm.names and warm.basis.steps == full.basis.steps + 1
     direct = assess_sources(
         inputs.X,
@@ -186,25 +197,92 @@ def test_a_new_annotators_first_answer_is_reassessed_warm_and_exactly(store, ses
     assert warm.names == direct.names and np.array_equal(warm.trust.weights, direct.trust.weights)
     rule = warm.names.index(next(name for name in warm.names if name.startswith("rule")))
     assert warm.effects[rule] == full.effects[full.names.index(warm.names[rule])]
-    assert (
-        np.isnan(warm.effects[warm.names.index("clicks: bob")])
-        or warm.trust.weights[warm.names.index("clicks: bob")] == 0
-    )
-    # another click of a source already assessed, between two unlabeled rows, changes no check: nothing starts
+    bob = warm.names.index("clicks: bob")
+    assert np.isnan(warm.effects[bob]) or warm.trust.weights[bob] == 0
+    assert engine.trained(wait=True).trust is warm  # SSL uses it meanwhile
+    # the queued full assessment of the same sources, waited for: the direct one's, every effect measured
+    assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 2
+    refined = engine.trust.in_force()
+    assert refined.is_full and refined.names == direct.names
+    np.testing.assert_array_equal(refined.trust.weights, direct.trust.weights)
+    np.testing.assert_array_equal(refined.effects, direct.effects)
+    assert not np.isnan(refined.effects).any()
+    assert engine.trained(wait=True).trust is refined  # and SSL is refitted with it
+    # another click of a source already assessed, between two unlabeled rows, changes no check, but bob's
+    # clicks double (a new size class): warm again at once (no job starts), its full assessment queued
     engine.answer("bob", (int(pool[0]), int(pool[1])), "b")
     engine.wait()
-    assert len(start.started) == 1 and engine.trust.status().state == "assessed"
+    assert len(start.started) == 2 and engine.trust.status().state == "queued"
+    assert not engine.trust.in_force().is_full
+
+
+class HandTimer:
+    """Stands in for ``threading.Timer`` in ``SessionTrust.timer``: it waits until the test fires it."""
+
+    made: list = []
+
+    def __init__(self, seconds: float, function):
+        self.seconds, self.function, self.args, self.cancelled, self.started = seconds, function, (), False, False
+        HandTimer.made.append(self)
+
+    def start(self):
+        self.started = True
+
+    def cancel(self):
+        self.cancelled = True
+
+    def fire(self):
+        assert self.started and not self.cancelled
+        self.function(*self.args)
+
+
+def test_the_full_assessment_after_a_warm_one_waits_for_the_sources_to_stand_still(store, session_id, start):
+    """The full assessment queued after a warm re-assessment starts on its own once the sources have not
+    changed for ``refine_after`` seconds (its timer fired by hand); a change meanwhile starts the wait
+    again (the queued one is for sources gone); a change while it runs stops it; a cancel keeps the warm
+    one in force until Run again."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",), refine_after=4.0)
+    engine.trust.timer, HandTimer.made = HandTimer, []
+    add_rule(engine, more_rooms())
+    assert engine.trust.wait(TIMEOUT).state == "assessed" and len(start.started) == 1
+    labeled = engine.data().labeled
+
+    def answer(k: int):  # an answer between two labeled rows changes the annotator's checks: new sources
+        engine.answer("bob", (int(labeled[2 * k]), int(labeled[2 * k + 1])), "a")
+        engine.wait()
+        return engine.trust.key
+
+    first = answer(0)
+    assert engine.trust.status().state == "queued" and len(HandTimer.made) == 1
+    assert HandTimer.made[0].seconds == 4.0 and HandTimer.made[0].started
+    assert answer(1) != first and engine.trust.status().state == "queued"  # the wait starts again
+    assert HandTimer.made[0].cancelled and not HandTimer.made[-1].cancelled and len(start.started) == 1
+    HandTimer.made[-1].fire()  # the sources stood still 4 s
+    assert len(start.started) == 2 and engine.trust.status().state == "running"
+    running = start.started[1]
+    answer(2)  # the sources changed while it ran: it is stopped, the next one queued
+    assert running.status().state == "cancelled" and engine.trust.status().state == "queued"
+    HandTimer.made[-1].fire()
+    assert len(start.started) == 3
+    engine.trust.cancel()
+    status = engine.trust.status()
+    assert status.state == "cancelled" and not status.in_force.is_full  # the warm one stays in force
+    engine.trust.run_again()
+    assert len(start.started) == 4 and engine.trust.wait(TIMEOUT).state == "assessed"
+    assert engine.trust.in_force().is_full and not np.isnan(engine.trust.in_force().effects).any()
 
 
 def test_an_experts_clicks_are_assessed_again_as_they_grow(store, session_id, start):
     """Clicks alone, each ordering the highest row left above the lowest as SVR does: they agree with SVR
     on every pair, each of certainty 2 s - 1 near 1, so after m answers the accuracy reads 1 with standard
     error 1 / (2 sqrt(m)), a lower bound 1 - 1 / sqrt(m) and a weight (1/2 - 1 / sqrt(m)) / 0.2 in [0, 1].
+    Which changes are assessed warm and which in full, without the full one that follows a warm one in
+    the Studio (``refine_after=None``, as ``experiments session`` runs it):
     Up to 4 answers: weight 0, each answer a new size class and a full assessment (cheap: nothing to
     cross-validate).  The fifth weighs them in (a full assessment: lambda2 = 5 / 100); the sixth, a new
     size class, is re-assessed warm (no job); the seventh moved the clicks' weighed preferences more than
     threefold since the fifth (a full one: lambda2 = 7 / 100); then warm ones (the ninth is no new class)."""
-    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    (engine,) = engines(store, session_id, start, owners=("studio A",), refine_after=None)
     pool = engine.data().pool
     ranked = pool[np.argsort(engine.trained(wait=True).svr_all[pool])]
     started, weights, lambda2 = [], [], []

@@ -87,7 +87,14 @@ def test_the_inline_job_is_assess_sources_done_when_made():
     direct = assess_sources(X, y, preferences, names, checks, np.random.default_rng(3), 0.01, gamma=0.4)
     by_name = [preferences.weight[names == name].sum() for name in sorted(NAMES)]
     np.testing.assert_allclose(direct.basis.size, by_name)  # each source's preferences' w summed
-    assert_same(read_assessment(io.BytesIO(job.result_bytes())), direct)
+    restored = read_assessment(io.BytesIO(job.result_bytes()))
+    assert_same(restored, direct)
+    # the job records when the assessment was made (the Model page says how old its figures are); the
+    # library's own function, and an assessment written without the time (stored before), have none
+    assert direct.basis.made_at is None and 0 <= time.time() - restored.basis.made_at < 60
+    unstamped = io.BytesIO()
+    write_assessment(unstamped, direct)
+    assert read_assessment(io.BytesIO(unstamped.getvalue())).basis.made_at is None
 
 
 def test_an_assessment_without_cross_validation_reads_back_as_written(tmp_path):

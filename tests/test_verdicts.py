@@ -1,5 +1,7 @@
 """The Studio's verdicts in words (``ordercore/studio/verdicts.py``, issue 33 item 3), on hand-made cases."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from ordercore.knowledge.label_cv import Blend
@@ -198,3 +200,87 @@ def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
     assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
     assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]
     assert hurting_sources(SourceTrust(names, (None,) * 4, trust, effects, None, None), 133.6) == []
+
+
+def warm_assessment(effects, errors, steps=2, made_at=1_000_000.0):
+    """The new user's session as the Model page showed it: clicks of Jonas (new since the full assessment)
+    and Marta (her weight moved since: 0.92 -> 1), two rules; a warm re-assessment (``steps``) of a full
+    one made at ``made_at`` on Marta's 27 preferences and the rules' 41 and 69."""
+    from ordercore.knowledge.trust import AssessmentBasis
+
+    names = ("clicks: Jonas", "clicks: Marta", "rule #1: fewer km", "rule #2: younger")
+    trust = Trust(np.array([0.61, 1.0, 0.4, 0.4]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
+    then = ("clicks: Marta", "rule #1: fewer km", "rule #2: younger")
+    size = np.array([27.0, 41.0, 69.0])
+    basis = AssessmentBasis("digest", then, np.array([0.92, 0.4, 0.4]) * size, steps, size, made_at)
+    return SourceTrust(names, (None,) * 4, trust, np.array(effects), basis, None, np.array(errors))
+
+
+def test_a_raised_error_names_the_sources_with_a_negative_effect_or_none_measured():
+    """The red verdict's advice comes from the same assessment's effects, by name (a new user was sent to
+    "the sources below with a negative effect" by a table showing none: the clicks 'not measured', the
+    rules within the noise above 0)."""
+    from ordercore.studio.verdicts import raised_error_advice
+
+    then = "the full assessment running now measures them"
+    shown = warm_assessment([np.nan, np.nan, 59.0, 128.0], [np.nan, np.nan, 72.0, 137.0])
+    advice = raised_error_advice(shown, then)
+    assert "negative effect:" not in advice and "Measured to raise it" not in advice
+    assert advice == (
+        " No source measured below has a negative effect. Not measured: clicks: Jonas and clicks: Marta (new or "
+        f"changed since the full assessment these figures come from); {then}."
+    )
+    # Marta's clicks surely raise it (interval -400 ± 1.96 × 100 below 0), rule #1 within the noise below 0
+    hurting = warm_assessment([np.nan, -400.0, -20.0, 128.0], [np.nan, 100.0, 72.0, 137.0])
+    advice = raised_error_advice(hurting, then)
+    assert advice.startswith(" Measured to raise it: clicks: Marta ('hurts' below): audit its pairs on Pairwise")
+    assert "Also negative, but within the noise: rule #1: fewer km." in advice
+    since = "(new or changed since the full assessment these figures come from)"
+    assert f"Not measured: clicks: Jonas {since}; {then}." in advice
+    # every source measured (a full assessment), none negative: the preferences raise it together
+    together = replace(shown, effects=np.array([3.0, 10.0, 59.0, 128.0]), effect_errors=np.full(4, 50.0))
+    together = replace(together, basis=replace(together.basis, steps=0))
+    advice = raised_error_advice(together, then)
+    assert advice.startswith(" No source below has a negative effect: left out one at a time, none lowers")
+    assert "raise it together" in advice and "Not measured" not in advice
+    noisy = raised_error_advice(replace(together, effects=np.array([3.0, -10.0, 59.0, 128.0])), then)
+    assert noisy.startswith(" Negative, but within the noise: clicks: Marta: auditing their pairs")
+    none = raised_error_advice(replace(shown, effects=None), then)
+    assert none == f" This assessment measured no source's effect; {then}."
+
+
+def test_which_assessment_the_figures_come_from_and_what_changed_since():
+    """The gain, the verdict and the effects are one full assessment's: when it was made, and (a warm one
+    in force, or a full one of earlier sources) what changed in the sources since, from its basis."""
+    from ordercore.studio.verdicts import assessment_words, changes_since
+
+    made_at = 1_000_000.0  # 13:46:40 UTC
+    warm = warm_assessment([np.nan, np.nan, 59.0, 128.0], [np.nan, np.nan, 72.0, 137.0], made_at=made_at)
+    sizes = {"clicks: Jonas": 14.0, "clicks: Marta": 41.0, "rule #1: fewer km": 41.0, "rule #2: younger": 69.0}
+    assert changes_since(warm, sizes) == [
+        "clicks: Jonas: new, 14 preferences",
+        "clicks: Marta: 27 → 41 preferences, weight 0.92 → 1.00",
+    ]
+    stale, words = assessment_words(warm, sizes, current=False, now=made_at + 11 * 60 + 3)
+    assert stale and words == (
+        "The gain, the verdict and the effects below are the last full assessment's (made at 13:46 UTC, 11 min "
+        "ago), of the sources as they were then. Since then: clicks: Jonas: new, 14 preferences; clicks: Marta: "
+        "27 → 41 preferences, weight 0.92 → 1.00. The weights below are measured on the sources now; a source "
+        "new or changed since has no effect measured."
+    )
+    # a full assessment of the sources now: one assessment gives every figure
+    full = replace(warm, basis=replace(warm.basis, steps=0))
+    stale, words = assessment_words(full, sizes, current=True, now=made_at + 42)
+    assert not stale and words.startswith("One assessment, made at 13:46 UTC, 42 s ago, gives the gain, the verdict")
+    # a full one of earlier sources while theirs runs: a rule removed and one added since
+    earlier = {"clicks: Jonas": 14.0, "clicks: Marta": 41.0, "rule #2: younger": 69.0, "rule #3: new": 12.0}
+    assert changes_since(full, earlier) == [
+        "clicks: Jonas: new, 14 preferences",
+        "clicks: Marta: 27 → 41 preferences, weight 0.92 → 1.00",
+        "rule #1: fewer km: removed",
+        "rule #3: new: new, 12 preferences",
+    ]
+    stale, words = assessment_words(full, earlier, current=False, now=made_at + 42)
+    assert stale and words.endswith("A source new since is not in the table.")
+    unknown = replace(full, basis=replace(full.basis, made_at=None))  # stored before the time was kept
+    assert assessment_words(unknown, sizes, current=True)[1].startswith("One assessment gives the gain")

@@ -5,10 +5,11 @@ Each trial is a labelling session as the Studio makes it (``SessionEngine`` over
 session's data with l labeled rows drawn by the trial's seed and a held-out test split, the pairs chosen
 by the engine's ``next_pairs`` (the strategy and candidates the Pairwise page offers), each answered by a
 ``ProbitExpert`` and stored as the page stores it, SSL retrained warm and automatic trust assessed as in
-the Studio (here in the trial's own thread: ``InlineAssessment``).  The page holds pairs ahead and redraws
-them when the model changes; the trial asks ``batch`` pairs at a time from the last fit, then lets the
-engine catch up.  Every ``every`` answers it records the test MAE of SVR and SSL and the cross-validated
-MAE the Studio shows (the assessment's, NaN before there is one).
+the Studio (here in the trial's own thread: ``InlineAssessment``; the expert never pauses, so the full
+assessment the Studio runs once the answers pause after a warm one never starts).  The page holds pairs
+ahead and redraws them when the model changes; the trial asks ``batch`` pairs at a time from the last
+fit, then lets the engine catch up.  Every ``every`` answers it records the test MAE of SVR and SSL and
+the cross-validated MAE the Studio shows (the assessment's, NaN before there is one).
 
 The **labels-instead** arm spends the same expert time on value labels: a label costs ``label_cost``
 answers, so at a checkpoint of a answers SVR is fitted on l + floor(a / label_cost) labels (the extra
@@ -134,6 +135,7 @@ def session_trial(source: SessionSource, protocol: SessionProtocol, trial: int, 
             dataset_id = store.add_dataset("upload", source.frame, source.content)
         session = store.create_session("experiment", dataset_id, settings)
         engine = SessionEngine(store, session.id, owner="experiment", start_assessment=InlineAssessment)
+        engine.trust.refine_after = None  # the simulated expert never pauses: no full one follows a warm one
         if protocol.lambda2 is not None:
             parameters = engine.model_settings().parameters | {"lambda2": float(protocol.lambda2)}
             engine.set_model(automatic_trust=False, parameters=parameters)

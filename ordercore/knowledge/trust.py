@@ -155,13 +155,27 @@ class AssessmentBasis:
     """What an assessment of named sources rests on besides their checks, for ``reassess_sources``:
     ``inputs``, a digest of X, y, lambda1, the LP's options and the seed (``assessment_digest``);
     ``names`` and ``mass`` (k,), each source's weighed preferences (its weight times the sum of its
-    preferences' w) at the last full assessment; ``steps``, the incremental re-assessments since."""
+    preferences' w) at the last full assessment; ``steps``, the incremental re-assessments since;
+    ``size`` (k,), each source's sum of w then (None: stored before sizes were kept); ``made_at``, when the
+    last full assessment was made, in seconds since the epoch (None: not recorded; the Studio's jobs
+    record it)."""
 
     inputs: str
     names: tuple
     mass: np.ndarray
     steps: int = 0
     size: np.ndarray | None = None
+    made_at: float | None = None
+
+    def weights(self) -> dict:
+        """Each source's weight at the last full assessment by name (its mass over its size; None
+        where sizes were not kept)."""
+        if self.size is None:
+            return dict.fromkeys(self.names)
+        return {
+            name: float(mass / size) if size > 0 else 0.0
+            for name, mass, size in zip(self.names, self.mass, self.size, strict=True)
+        }
 
     def holds(self, names, mass: np.ndarray, size: np.ndarray | None = None) -> bool:
         """Whether the blend of the last full assessment still fits sources of weighed preferences
@@ -230,6 +244,24 @@ class SourceTrust:
     def contradicting(self) -> list[tuple[int, int]]:
         """Each source's (correct, total) where it contradicts SVR, what its weight rests on."""
         return [check.where_contradicting(self.trust.reference) if check else (0, 0) for check in self.checks]
+
+    @property
+    def is_full(self) -> bool:
+        """Whether this is a full assessment (``assess_sources``), not a warm one (``reassess_sources``:
+        its cross-validation, blend and kept effects are those of the last full one, of the sources as they
+        were then).  One without a basis (stored before there was one, or made by hand) counts as full."""
+        return self.basis is None or self.basis.steps == 0
+
+    def unmeasured(self) -> list[str]:
+        """The sources of weight above 0 whose effect is not measured (NaN: new, or whose weight changed,
+        since the last full assessment); [] without effects."""
+        if self.effects is None:
+            return []
+        return [
+            name
+            for name, weight, effect in zip(self.names, self.trust.weights, self.effects, strict=True)
+            if weight > 0 and np.isnan(effect)
+        ]
 
     @property
     def clicks_only(self) -> bool:

@@ -11,6 +11,14 @@ changed some checks) or, when only a full one will do, runs the job (``ordercore
 a thread of this process watches it, renews the claim (a claim not renewed for ``LEASE_SECONDS`` is
 taken over: its process died) and stores the result or the failure.
 Meanwhile SSL uses the newest assessment the session holds (of earlier sources), or none.
+
+A warm re-assessment is a stop-gap: its weights are the sources now's, but its cross-validation (the
+Model page's gain and verdict), blend and kept effects are the last full assessment's, of the sources as
+they were then, and a source new or changed since has no effect measured.  So (unless ``refine_after``
+is None) the full assessment of the same sources follows in the background once they have stood still
+``refine_after`` seconds (a new user's second annotator was never measured: each of their answers was
+re-assessed warm, and the red verdict of the last full assessment stayed for good).
+It is stored under ``full_key(key)``; while it is queued or runs, the warm one is in force.
 """
 
 from __future__ import annotations
@@ -46,6 +54,21 @@ DAMAGED = "the stored assessment could not be read; Run again computes it anew"
 
 SEED = 0
 """The assessment's random stream (its folds): fixed, so that one key always means one result."""
+
+REFINE_SECONDS = 3.0
+"""How long the sources must stand still after a warm re-assessment before the full one of them starts
+in the background (``SessionTrust.refine_after``): an expert answering pair after pair changes
+them every few answers (an audit answer, a size class), and a full assessment started at each change
+would be stopped at the next one while it took the cores from the retrain."""
+
+FULL_SUFFIX = ":full"
+"""What ``full_key`` appends to the key of sources whose warm re-assessment is stored under their key."""
+
+
+def full_key(key: str) -> str:
+    """The key the full assessment of sources of ``key`` is stored under when a warm one is stored under
+    ``key`` itself."""
+    return f"{key}{FULL_SUFFIX}"
 
 
 CLASSES_PER_DOUBLING = 4
@@ -100,9 +123,12 @@ class AssessmentInputs:
 @dataclass(frozen=True)
 class TrustStatus:
     """Where the session's assessment stands.  ``state``: 'off' (nothing to assess), 'assessed' (the
-    sources now are), 'running' (here: ``done`` of ``total`` folds after ``seconds``), 'elsewhere'
-    (another Studio process computes it), 'failed' (``message`` says why) or 'cancelled'.  ``in_force``:
-    the assessment SSL uses (of the sources now when 'assessed', else of earlier ones, or None)."""
+    sources now are), 'queued' (their full assessment starts once they have stood still a few seconds),
+    'running' (here: ``done`` of ``total`` folds after ``seconds``), 'elsewhere' (another Studio process
+    computes it), 'failed' (``message`` says why) or 'cancelled'.  ``in_force``: the assessment SSL uses:
+    of the sources now when 'assessed'; else their warm re-assessment (``SourceTrust.is_full`` False: its
+    weights the sources now's, its cross-validation and effects the last full one's), one of earlier
+    sources, or None.  (Without ``refine_after`` a warm one in force is 'assessed', as nothing follows it.)"""
 
     state: str
     in_force: SourceTrust | None
@@ -121,9 +147,16 @@ class SessionTrust:
     def __init__(self, store, session_id: int, owner: str, start=BackgroundAssessment, on_change=None):
         self.store, self.session_id, self.owner, self._start = store, session_id, owner, start
         self._on_change = on_change  # called (no arguments) once an assessment this engine ran is stored
+        self.refine_after: float | None = REFINE_SECONDS
+        """Seconds the sources stand still after a warm re-assessment before their full one starts (None:
+        it never does; set before the first ``update``, as a simulated session that never pauses does)."""
+        self.timer = threading.Timer
+        """What waits those seconds: ``timer(seconds, function)``, then ``.args``, ``.start()``, ``.cancel()``
+        (``threading.Timer``; a test fires one by hand rather than sleep)."""
         self._lock = threading.RLock()
         self._inputs: AssessmentInputs | None = None
-        self._job = None  # (key, job) of the assessment this engine runs
+        self._job = None  # (key, job) of the assessment this engine runs (the key, or full_key of it)
+        self._timer: threading.Timer | None = None  # the queued full assessment of a warm one (``_queue``)
         self._decoded: dict[str, SourceTrust] = {}
         self._watcher: threading.Thread | None = None
         self.version = 0
@@ -141,14 +174,16 @@ class SessionTrust:
             if inputs is not None and self._inputs is not None and inputs.key == self._inputs.key:
                 return
             self._inputs = inputs
-            if self._job is not None and self._job[0] != self.key:
+            self._unqueue()
+            if self._job is not None and self._job[0] not in (self.key, full_key(self.key or "")):
                 self._stop(release=True)
             if inputs is not None:
                 self._claim_and_start(retry=False)
             self.version += 1
 
     def run_again(self) -> None:
-        """Assess the sources now again after a failure or a cancel."""
+        """Assess the sources now again after a failure or a cancel (in full, also when a warm
+        re-assessment of them is in force)."""
         with self._lock:
             if self._inputs is not None and self._job is None:
                 self._claim_and_start(retry=True)
@@ -176,7 +211,7 @@ class SessionTrust:
             if record is not None and record.state == "done":
                 decoded = self._decode(record)
                 if decoded is not None:
-                    return TrustStatus("assessed", decoded)
+                    return self._full_status(decoded)
                 record = self.store.assessment(self.session_id, key)  # marked damaged: failed
             in_force = self._latest()
             if record is not None and record.state == "failed":
@@ -190,6 +225,34 @@ class SessionTrust:
             self._claim_and_start(retry=False)  # its claim expired, or this engine restarted
             return TrustStatus("running", in_force)
 
+    def _full_status(self, stored: SourceTrust) -> TrustStatus:
+        """The status when the store holds the sources now's assessment ``stored``: 'assessed' when it is
+        a full one (or no full one follows a warm one here); else, with the warm one in force, where its
+        full one (``full_key``) stands: stored ('assessed', in force), queued, running here or elsewhere,
+        failed or cancelled (until *Run again*); queued anew when none of these (this engine restarted)."""
+        if stored.is_full or self.refine_after is None:
+            return TrustStatus("assessed", stored)
+        key = full_key(self.key)
+        record = self.store.assessment(self.session_id, key)
+        if record is not None and record.state == "done":
+            decoded = self._decode(record)
+            if decoded is not None:
+                return TrustStatus("assessed", decoded)
+            record = self.store.assessment(self.session_id, key)  # marked damaged: failed
+        if record is not None and record.state == "failed":
+            state = "cancelled" if record.message.startswith(CANCELLED) else "failed"
+            return TrustStatus(state, stored, message=record.message)
+        if record is not None and record.state == "running" and self._job is None:
+            self._refine(self.key)  # takes the claim over only if it expired (its process died)
+        if self._job is not None and self._job[0] == key:
+            status = self._job[1].status()
+            return TrustStatus("running", stored, status.done, status.total, status.seconds)
+        if record is not None and record.state == "running":
+            return TrustStatus("elsewhere", stored, seconds=_age(record))
+        if self._timer is None:
+            self._queue()  # this engine restarted, or the sources came back to these (an undo)
+        return TrustStatus("queued", stored)
+
     def in_force(self) -> SourceTrust | None:
         """The assessment SSL uses: of the sources now if stored, else the session's newest."""
         return self.status().in_force
@@ -200,15 +263,22 @@ class SessionTrust:
         return None if self._job is None else self._job[1]
 
     def wait(self, timeout: float | None = None) -> TrustStatus:
-        """Block until this engine's job has ended and its result or failure is stored (scripts, tests)."""
-        watcher = self._watcher
+        """Block until this engine's job has ended and its result or failure is stored (scripts, tests);
+        a queued full assessment starts at once, and is waited for."""
+        with self._lock:
+            self.status()  # queues the full assessment of a warm one in force, if due
+            if self._timer is not None:
+                self._unqueue()
+                self._refine(self.key)
+            watcher = self._watcher
         if watcher is not None:
             watcher.join(timeout)
         return self.status()
 
     def close(self) -> None:
-        """Cancel this engine's job, if any, and let another engine take its claim at once."""
+        """Cancel this engine's job, if any (and a queued one), and let another engine take its claim at once."""
         with self._lock:
+            self._unqueue()
             if self._job is not None:
                 self._stop(release=True)
 
@@ -216,12 +286,24 @@ class SessionTrust:
     def _claim_and_start(self, retry: bool) -> None:
         key = self.key
         record = self.store.assessment(self.session_id, key)
-        if record is not None and (record.state == "done" or (record.state == "failed" and not retry)):
+        if record is not None and record.state == "done":
+            stored = self._decode(record)
+            if stored is not None and retry and not stored.is_full:  # Run again after its full one stopped
+                self._refine(key, retry=True)
+            elif stored is not None:
+                self._full_status(stored)  # a warm one: its full one queued, unless stored, running or failed
+            return
+        if record is not None and record.state == "failed" and not retry:
             return
         if not self.store.claim_assessment(self.session_id, key, self.owner, LEASE_SECONDS):
             return
         if not retry and self._reassess(key):
+            self._queue()
             return
+        self._run(key)
+
+    def _run(self, key: str) -> None:
+        """Start the full assessment of the sources now as job ``key`` (claimed) and watch it."""
         inputs = self._inputs
         job = self._start(
             inputs.X, inputs.y, inputs.preferences, inputs.names, inputs.checks, inputs.lambda1, SEED, **inputs.options
@@ -229,6 +311,45 @@ class SessionTrust:
         self._job = (key, job)
         self._watcher = threading.Thread(target=self._watch, args=(key, job), daemon=True, name=f"trust-{key[:8]}")
         self._watcher.start()
+
+    def _queue(self) -> None:
+        """Queue the full assessment of the sources now (a warm one of them is stored): it starts once they
+        have stood still ``refine_after`` seconds (``update`` unqueues it); nothing without ``refine_after``."""
+        if self.refine_after is None:
+            return
+        self._unqueue()
+        timer = self.timer(self.refine_after, self._queued)
+        timer.args, timer.daemon = (self.key, timer), True
+        self._timer = timer
+        timer.start()
+
+    def _unqueue(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _queued(self, key: str, timer: threading.Timer) -> None:
+        """The queued full assessment's time has come (``timer``'s): start it, if the sources are still
+        those of ``key`` and it was not unqueued meanwhile."""
+        with self._lock:
+            if self.key != key or self._timer is not timer:
+                return
+            self._timer = None
+            self._refine(key)
+            self.version += 1
+
+    def _refine(self, key: str, retry: bool = False) -> None:
+        """Claim and start the full assessment of the sources now (``key``, whose warm re-assessment is
+        stored) under ``full_key(key)``, unless it is stored, computed (here or elsewhere) or, without
+        ``retry``, failed or cancelled."""
+        refined = full_key(key)
+        if self._job is not None:
+            return
+        record = self.store.assessment(self.session_id, refined)
+        if record is not None and (record.state == "done" or (record.state == "failed" and not retry)):
+            return
+        if self.store.claim_assessment(self.session_id, refined, self.owner, LEASE_SECONDS):
+            self._run(refined)
 
     def _reassess(self, key: str) -> bool:
         """Store the sources now's assessment warm from the session's newest (``reassess_sources``), in

@@ -10,10 +10,16 @@
 - ``few_rows_warning``: a figure measured on fewer than ``FEW_ROWS`` rows is mostly noise.
 - ``effect_words`` and ``hurting_sources``: each source's effect worded by its interval as the gain is,
   and why a source that surely raises the cross-validated error keeps its weight, and what would change it.
+- ``raised_error_advice``: when the preferences raise the cross-validated error, which sources of the
+  same assessment's table have a negative effect or none measured, by name, and what to do (a new user
+  was sent to "the sources below with a negative effect" by a table that showed none).
+- ``assessment_words`` and ``changes_since``: which full assessment the gain, the verdict and the effects
+  come from (when it was made) and, when the sources have changed since, what changed.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -22,7 +28,7 @@ from scipy.stats import beta
 from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, AgreementEstimate
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
-from ordercore.studio.numbers import to_digits_of
+from ordercore.studio.numbers import duration, to_digits_of
 
 
 def zero_weight_reasons(trust: SourceTrust) -> list[str]:
@@ -121,6 +127,132 @@ def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
                 "with a lower weight w to keep some of its pull)."
             )
     return reasons
+
+
+def _listed(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
+    """What to do when the preferences raise the cross-validated error (the red verdict), from the effects
+    of the same assessment ``trust``, by name: the sources of weight above 0 whose effect is surely
+    negative (audit or remove them), negative within the noise, or not measured (new or changed since the
+    full assessment, or none computed), then ``unmeasured_next`` (what will measure them: 'the full
+    assessment running now measures them'); when no source shows a negative effect, that the preferences
+    raise it together, and what SSL does about it.  Never points to a negative effect the table lacks."""
+    if trust.effects is None:
+        return f" This assessment measured no source's effect; {unmeasured_next}."
+    intervals = trust.effect_intervals()
+    intervals = intervals if intervals is not None else np.full((len(trust.names), 2), np.nan)
+    surely, noisy = [], []
+    for name, weight, effect, (_, high) in zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True):
+        if weight > 0 and effect < 0:
+            (surely if high < 0 else noisy).append(str(name))
+    unmeasured = trust.unmeasured()
+    advice = []
+    if surely:
+        its, them = ("its", "it") if len(surely) == 1 else ("their", "them")
+        advice.append(
+            f"Measured to raise it: {_listed(surely)} ('hurts' below): audit {its} pairs on Pairwise (wrong "
+            f"answers lower a weight) or remove {them}."
+        )
+    if noisy:
+        advice.append(
+            f"Also negative, but within the noise: {_listed(noisy)}."
+            if surely
+            else f"Negative, but within the noise: {_listed(noisy)}: auditing their pairs on Pairwise measures "
+            "them on more; none surely raises it alone."
+        )
+    if not surely and not noisy:
+        advice.append(
+            "No source measured below has a negative effect."
+            if unmeasured
+            else "No source below has a negative effect: left out one at a time, none lowers the cross-validated "
+            "error, so the preferences raise it together. SSL takes only the share of their fit that "
+            "cross-validates best (its CV MAE above); more labels, or audit answers on Pairwise, tell the "
+            "sources apart."
+        )
+    if unmeasured:
+        why = " (new or changed since the full assessment these figures come from)" if not trust.is_full else ""
+        advice.append(f"Not measured: {_listed(unmeasured)}{why}; {unmeasured_next}.")
+    return " " + " ".join(advice)
+
+
+def changes_since(trust: SourceTrust, sizes: dict[str, float]) -> list[str]:
+    """What changed in the sources since the full assessment the cross-validation and effects of ``trust``
+    come from (its basis), given the sources now and the sum of their preferences' w (``sizes``, by name):
+    each source new since ('clicks: Jonas: new, 14 preferences'), removed since, or whose weight or
+    preferences moved ('clicks: Marta: 27 → 41 preferences, weight 0.92 → 1.00'); [] when nothing did, or
+    without a basis.  A weight now is ``trust``'s (its own sources'), unknown for a source it lacks."""
+    basis = trust.basis
+    if basis is None:
+        return []
+    weights_then = basis.weights()
+    sizes_then = dict(zip(basis.names, basis.size, strict=True)) if basis.size is not None else {}
+    weights_now = dict(zip(trust.names, trust.trust.weights, strict=True))
+    changes = []
+    for name in sorted(set(sizes) | set(basis.names)):
+        if name not in sizes:
+            changes.append(f"{name}: removed")
+        elif name not in weights_then:
+            changes.append(f"{name}: new, {_count(sizes[name])} preferences")
+        else:
+            moved = []
+            if name in sizes_then and not np.isclose(sizes_then[name], sizes[name]):
+                moved.append(f"{_count(sizes_then[name])} → {_count(sizes[name])} preferences")
+            then, now = weights_then[name], weights_now.get(name)
+            if then is not None and now is not None and f"{then:.2f}" != f"{now:.2f}":
+                moved.append(f"weight {then:.2f} → {now:.2f}")
+            if moved:
+                changes.append(f"{name}: {', '.join(moved)}")
+    return changes
+
+
+def _count(size: float) -> str:
+    """A sum of preferences' w as a count: '41' (w = 1, the default), '20.5' otherwise."""
+    return f"{size:,.0f}" if float(size).is_integer() else f"{size:,.1f}"
+
+
+def made_words(trust: SourceTrust, now: float | None = None) -> str:
+    """When the full assessment ``trust`` rests on was made: 'made at 21:34 UTC, 11 min ago' ('' when not
+    recorded: stored before it was)."""
+    made_at = None if trust.basis is None else trust.basis.made_at
+    if made_at is None:
+        return ""
+    age = max(0.0, (time.time() if now is None else now) - made_at)
+    age = age if age < 60 else 60 * round(age / 60)  # to the minute past the first: '11 min', not '11 min 3 s'
+    return f"made at {time.strftime('%H:%M UTC', time.gmtime(made_at))}, {duration(age)} ago"
+
+
+def assessment_words(
+    trust: SourceTrust, sizes: dict[str, float], current: bool, now: float | None = None
+) -> tuple[bool, str]:
+    """(stale, words): which assessment the Model page's gain, verdict and effects come from.  A full
+    assessment of the sources now (``current``): not stale, 'One assessment, made at 21:50 UTC, 2 min ago,
+    gives …'.  Else stale (a warm re-assessment in force, whose cross-validation and kept effects are the
+    last full one's; or a full one of earlier sources while theirs is queued, runs or was stopped): that they
+    are the last full assessment's, when it was made, of the sources as they were then, what changed since
+    (``changes_since``, on the sources now and their ``sizes``), and where a warm one measured the weights
+    on the sources now."""
+    made = made_words(trust, now)
+    if trust.is_full and current:
+        when = f", {made}," if made else ""
+        return False, f"One assessment{when} gives the gain, the verdict and each source's weight and effect below."
+    changes = changes_since(trust, sizes)
+    when = f" ({made})" if made else ""
+    since = f" Since then: {'; '.join(changes)}." if changes else ""
+    weights = (
+        " The weights below are measured on the sources now; a source new or changed since has no effect measured."
+        if not trust.is_full
+        else " A source new since is not in the table."
+        if any(name not in trust.names for name in sizes)
+        else ""
+    )
+    return True, (
+        f"The gain, the verdict and the effects below are the last full assessment's{when}, of the sources "
+        f"as they were then.{since}{weights}"
+    )
 
 
 def wrong_way_warning(name: str, accuracy: float, low: float, high: float) -> str | None:

@@ -17,6 +17,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import joblib
@@ -104,6 +105,8 @@ def write_assessment(path: Path, assessed: SourceTrust) -> None:
         }
         if basis.size is not None:
             arrays["basis_size"] = basis.size
+        if basis.made_at is not None:
+            arrays["basis_made_at"] = np.array(basis.made_at, dtype=np.float64)
     np.savez(path, **arrays)
 
 
@@ -126,6 +129,7 @@ def read_assessment(path) -> SourceTrust:
                 arrays["basis_mass"],
                 int(arrays["basis_steps"]),
                 arrays["basis_size"] if "basis_size" in arrays else None,
+                float(arrays["basis_made_at"]) if "basis_made_at" in arrays else None,  # (none stored before issue 33)
             )
         effects = arrays["effects"] if "effects" in arrays else None
         agreement = arrays["agreement"] if "agreement" in arrays else None
@@ -157,7 +161,15 @@ def _assess(inputs: dict, options: dict, progress, result: Path) -> None:
             executor=executor,
             **options["model_options"],
         )
-    write_assessment(result, assessed)
+    write_assessment(result, stamped(assessed))
+
+
+def stamped(assessed: SourceTrust) -> SourceTrust:
+    """``assessed`` (a full assessment) with the time it was made in its basis (``AssessmentBasis.made_at``):
+    the Model page says how old the cross-validation in force is, and warm re-assessments carry it on."""
+    if assessed.basis is None:
+        return assessed
+    return replace(assessed, basis=replace(assessed.basis, made_at=time.time()))
 
 
 PARENT_CHECK_SECONDS = 0.2
@@ -236,7 +248,7 @@ class InlineAssessment:
             X, y, preferences, names, checks, np.random.default_rng(seed), lambda1, **model_options
         )
         content = io.BytesIO()
-        write_assessment(content, assessed)
+        write_assessment(content, stamped(assessed))
         self._content = content.getvalue()
         self._status = AssessmentStatus("done", {}, time.perf_counter() - start)
 
