@@ -264,7 +264,8 @@ def choice_widgets() -> None:
         key="pair_candidates",
         horizontal=True,
         help="Similar rows: a row and one of its ten nearest neighbours of the same category (on the numeric "
-        "features, each scaled by its spread), so that 'all else roughly equal' holds.",
+        "features, each scaled by its spread) that is also close: within the closest tenth of that category's "
+        "pairs, so that 'all else roughly equal' holds.",
     )
     app_state.keep_choice("pair_strategy", "next_pair")
     app_state.keep_choice("pair_candidates", "candidates")
@@ -278,6 +279,7 @@ def offer_pairs(engine, offers, source) -> None:
     context = (engine.id, source, annotator if source == QUEUE else None)
     strategy = state.get("pair_strategy", next(iter(STRATEGIES)))
     candidates = state.get("pair_candidates", next(iter(CANDIDATES)))
+    basis = (engine.models.version, strategy, candidates)
     drawn = engine.next_pairs(
         source,
         annotator,
@@ -286,8 +288,9 @@ def offer_pairs(engine, offers, source) -> None:
         candidates,
         AHEAD,
         exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
+        ahead=offers.kept(context, basis),  # shown before the ones drawn: their rows are recent too
     )
-    offers.offer(context, drawn, basis=(engine.models.version, strategy, candidates))
+    offers.offer(context, drawn, basis=basis)
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:

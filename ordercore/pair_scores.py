@@ -11,7 +11,9 @@ their candidates with these; the Studio's choice of the next pair is ``ordercore
   SVR beside the SSL), the pair where the two fits differ most.
 
 Either way pairs that existing preferences already settle (asked before, or implied by a chain of
-strict preferences a ≻ ... ≻ b) are skipped.
+strict preferences a ≻ ... ≻ b) are skipped.  ``rank_unsettled`` can also keep out the rows of the last
+questions asked (``RecentRows``: the Studio's choices led by the models, so that no row dominates them)
+and fill places with pairs of a given kind (the committee's audit pairs).
 """
 
 from __future__ import annotations
@@ -186,28 +188,100 @@ def settled(preferences: PreferenceSet, candidate_pairs: np.ndarray) -> np.ndarr
     return np.array([settlement.settles(k) for k in range(len(candidate_pairs))], dtype=bool)
 
 
+@dataclass(frozen=True)
+class RecentRows:
+    """The questions an annotator was asked last, so that a choice spreads over the rows: ``asked`` (k, 2)
+    their row pairs, oldest first, of which the last ``window`` keep their rows out of the next pairs
+    (``rank_unsettled``)."""
+
+    asked: np.ndarray
+    window: int
+
+    def since(self, pairs: np.ndarray) -> np.ndarray:
+        """For each row of ``pairs`` (m, 2), how many questions ago it was last asked, that one counted
+        (1: in the last one), within the last ``window`` ones; ``window`` + 1 otherwise (m, 2)."""
+        since = np.full(pairs.shape, self.window + 1, dtype=np.int64)
+        asked = np.asarray(self.asked, dtype=np.int64).reshape(-1, 2)
+        last = asked[max(len(asked) - self.window, 0) :]
+        for ago, question in enumerate(last[::-1], start=1):  # newest first: the first match is the latest
+            hit = np.isin(pairs, question) & (since > self.window)
+            since[hit] = ago
+        return since
+
+
 def rank_unsettled(
     scores: np.ndarray,
     candidate_pairs: np.ndarray,
     k: int,
     preferences: PreferenceSet,
     graph: StrictGraph | None = None,
+    *,
+    recent: RecentRows | None = None,
+    kinds: np.ndarray | None = None,
+    slots: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k best-scoring candidate pairs (highest score first) that ``preferences`` (or their
     ``StrictGraph``, ``graph``, when given) do not settle: (pairs (<= k, 2), scores).  Candidates are
     checked best first until k are found, so a path is
-    searched for a few of them, not for all (at 500,000 preferences each search costs milliseconds)."""
+    searched for a few of them, not for all (at 500,000 preferences each search costs milliseconds).
+
+    With ``recent`` (``RecentRows``), the pairs are chosen in turn, each the best whose rows were not
+    asked in the last ``recent.window`` questions (those ``recent`` holds, then the pairs chosen before
+    it), unless every unsettled candidate has one: then the one whose rows were asked longest ago.  With
+    ``kinds`` (m,) and ``slots`` (k,) (small ints), the i-th pair is the best of kind ``slots[i]``, or,
+    when none of that kind is left (or, with ``recent``, none of it is free of recent rows), the best of
+    the others."""
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     settlement = Settlement(preferences, candidate_pairs, graph)
-    chosen = []
-    for position in np.argsort(-scores, kind="stable"):
-        if not settlement.settles(position):
-            chosen.append(position)
-            if len(chosen) == k:
-                break
-    chosen = np.asarray(chosen, dtype=np.int64)
+    if recent is None and kinds is None:
+        chosen = []
+        for position in np.argsort(-scores, kind="stable"):
+            if not settlement.settles(position):
+                chosen.append(position)
+                if len(chosen) == k:
+                    break
+        chosen = np.asarray(chosen, dtype=np.int64)
+        return candidate_pairs[chosen], scores[chosen]
+    chosen = _spread_choice(scores, candidate_pairs, k, settlement, recent, kinds, slots)
     return candidate_pairs[chosen], scores[chosen]
+
+
+def _spread_choice(scores, pairs, k, settlement, recent, kinds, slots) -> np.ndarray:
+    """``rank_unsettled``'s choice with ``recent``, ``kinds`` and ``slots``: the positions (<= k,) chosen."""
+    m = len(pairs)
+    kinds = np.zeros(m, dtype=np.int64) if kinds is None else np.asarray(kinds, dtype=np.int64)
+    slots = np.zeros(k, dtype=np.int64) if slots is None else np.asarray(slots, dtype=np.int64)
+    if kinds.shape != (m,) or slots.shape[0] < k:
+        raise ValueError(f"kinds must have one entry per candidate ({m}) and slots at least k ({k})")
+    slots = slots[:k]
+    window = 0 if recent is None else int(recent.window)
+    since = np.full((m, 2), window + 1, dtype=np.int64) if recent is None else recent.since(pairs)
+    orders = {kind: np.lexsort((-scores, kinds != kind)) for kind in np.unique(slots)}
+    unsettled = np.full(m, -1, dtype=np.int8)  # -1: not checked yet
+    taken = np.zeros(m, dtype=bool)
+    chosen = []
+    for kind in slots:
+        order = orders[kind]
+        latest = np.minimum(since.min(axis=1)[order], window + 1)  # questions since a row of it was asked
+        # Free of recent rows first (in the slot's order), then the ones whose rows were asked longest ago.
+        ranked = order[np.lexsort((np.arange(m), -latest))]
+        found = None
+        for position in ranked:
+            if taken[position]:
+                continue
+            if unsettled[position] < 0:
+                unsettled[position] = not settlement.settles(position)
+            if unsettled[position]:
+                found = position
+                break
+        if found is None:
+            break
+        taken[found] = True
+        chosen.append(found)
+        since += 1
+        since[np.isin(pairs, pairs[found])] = 1
+    return np.asarray(chosen, dtype=np.int64)
 
 
 def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences: PreferenceSet, reference=None):
@@ -256,10 +330,15 @@ def suggest_by_predictions(
     (≤ k, 2), scores (≤ k,))."""
     predictions = np.asarray(predictions, dtype=np.float64)
     pairs = check_candidate_pairs(candidate_pairs, predictions.shape[0])
+    return rank_unsettled(order_scores(predictions, pairs, reference), pairs, k, preferences, graph)
+
+
+def order_scores(predictions: np.ndarray, pairs: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """``suggest_by_predictions``'s scores (m,) of ``pairs`` (m, 2) from a fit's predictions f (n,) (and a
+    reference fit's (n,)): -|f(a) - f(b)|, or |Δ - Δ_reference|."""
+    predictions = np.asarray(predictions, dtype=np.float64)
     difference = predictions[pairs[:, 0]] - predictions[pairs[:, 1]]
     if reference is None:
-        scores = -np.abs(difference)
-    else:
-        reference = np.asarray(reference, dtype=np.float64)
-        scores = np.abs(difference - (reference[pairs[:, 0]] - reference[pairs[:, 1]]))
-    return rank_unsettled(scores, pairs, k, preferences, graph)
+        return -np.abs(difference)
+    reference = np.asarray(reference, dtype=np.float64)
+    return np.abs(difference - (reference[pairs[:, 0]] - reference[pairs[:, 1]]))

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from ordercore.knowledge import agreement
-from ordercore.knowledge.committee_choice import controls_wanted
+from ordercore.knowledge.committee_choice import audit_slots
 from ordercore.knowledge.experts import ProbitExpert, noise_for_accuracy
 from ordercore.knowledge.oracle import oracle_preferences
 from ordercore.knowledge.proxy import order_pairs, proxy_preferences
@@ -122,9 +122,9 @@ def test_kappa_of_two_agreeing_annotators_is_one():
     assert table[["agreement", "kappa"]].values.tolist() == [[1.0, 1.0]]
 
 
-def test_controls_wanted_refuses_a_negative_count():  # L61
+def test_audit_slots_refuse_a_negative_count():  # L61
     with pytest.raises(ValueError, match=r"^n must be a whole number >= 0, got -5$"):
-        controls_wanted(-5, 0, np.random.default_rng(0))
+        audit_slots(-5, 0, np.random.default_rng(0))
 
 
 NA_TABLE = "hid,a,region,heating,y\n1,0.5,EU,Electric,1.5\n2,2.0,NA,None,NA\n3,8.0,NA,Gas,13.0\n4,1.0,EU,None,2.0\n"

@@ -60,6 +60,18 @@ def test_offer_keeps_the_target_on_screen_and_tops_up_until_the_model_changes():
     assert offers.upcoming == [(7, 8)] and offers.answered == set()  # another session starts afresh
 
 
+def test_what_offer_keeps_is_said_before_the_draw_so_its_rows_count_as_recent():
+    """The page passes ``kept`` to the engine as the pairs shown before the ones it draws (``ahead``)."""
+    offers, context = Offers(), (1, "active", None)
+    offers.offer(context, [((1, 2), False), ((3, 4), False), ((5, 6), False)], basis=0)
+    offers.take((1, 2))
+    assert offers.kept(context, 0) == [(3, 4), (5, 6)]  # the same model: all held
+    assert offers.kept(context, 1) == [(3, 4)]  # the model moved: the one on screen
+    assert offers.kept((2, "active", None), 1) == []  # another session: none
+    offers.offer(context, [((7, 8), False), ((9, 10), False)], basis=1)
+    assert offers.upcoming[:1] == [(3, 4)]
+
+
 def test_a_pair_drawn_again_the_other_way_round_keeps_the_side_it_was_offered_with():
     """The browser went past (3, 4) (its answer is on the way) when the model changed; the new draw has
     the same pair reversed.  It stays (3, 4) with its mapping, so the browser, which holds an answer to

@@ -550,3 +550,20 @@ def test_the_engine_asks_audit_pairs_until_the_annotator_has_answered_enough_of_
     assert not any(is_audit_pair(*np.array(later).T))
     others = [pair for pair, _ in engine.next_pairs(ACTIVE, "bob", rng, "committee", count=5)]
     assert all(is_audit_pair(*np.array(others).T))
+
+
+def test_the_active_choice_keeps_out_the_rows_the_annotator_was_just_asked(store, session_id, start):
+    """New-user report 9, Major 3 (one car in 11 of 36 pairs): the engine gives the choice the rows of the
+    annotator's own last questions, their answers' and then the pairs held ahead of the draw; another
+    annotator's draw is not held back by them."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.wait()
+    first = [pair for pair, _ in engine.next_pairs(ACTIVE, "ann", np.random.default_rng(0), "margin", count=2)]
+    engine.answer("ann", first[0], "a")
+    engine.wait()
+    drawn = engine.next_pairs(ACTIVE, "ann", np.random.default_rng(1), "margin", count=5, ahead=first[1:])
+    assert len(drawn) == 5 and not (set(first[0]) | set(first[1])) & {row for pair, _ in drawn for row in pair}
+    bob = engine.next_pairs(ACTIVE, "bob", np.random.default_rng(1), "margin", count=5)
+    bench = engine.trained()
+    direct = bench.next_pairs("margin", np.random.default_rng(1), 5, preferences=engine.preferences()[0])
+    assert [frozenset(pair) for pair, _ in bob] == [frozenset(map(int, pair)) for pair in direct]

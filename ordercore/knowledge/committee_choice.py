@@ -14,8 +14,12 @@ random ones did (6.6 % and 6.2 % over SVR's test MAE), and 300 gained 10.2 %.
 Pairs chosen for the fit's errors are ones SVR gets wrong, so an annotator's agreement with SVR there
 reads low (``expert_accuracy``'s note).  Their first ``AUDIT_START`` answers are therefore audit pairs
 SVR is surest of (chosen by SVR's certainty alone, so the agreement with SVR measures them; sure pairs
-measure fastest), and afterwards one answer in ``1 / AUDIT_SHARE`` on average, so the measure follows
-them.
+measure fastest), and afterwards each pair with chance ``AUDIT_SHARE``, drawn per place in the order
+asked (``audit_slots``), so the measure follows them.  The surest pairs are far apart in value, easy to
+answer, by design: audit pairs SVR was only sure enough of (2 of its pair errors apart, the closest
+first) were half as far apart on new-user report 9's used cars, and the gain after 50 answers fell
+from 4.8 % to 0.5 % (docs/REPRODUCTION.md, "No row dominates the questions").  Like every choice led by
+the models, the pairs keep out the rows of the annotator's last questions (``pair_choice.recent_window``).
 """
 
 from __future__ import annotations
@@ -74,29 +78,20 @@ class FamilyCommittee:
         return (-side * members).max(axis=0)
 
 
-def controls_wanted(n: int, audited: int, rng: np.random.Generator) -> int:
-    """How many of the next n pairs are audit pairs for an annotator with ``audited`` answers on them:
-    what ``AUDIT_START`` still lacks, and each other pair with chance ``AUDIT_SHARE``."""
-    n = count(n, "n")
-    lacking = min(n, max(AUDIT_START - audited, 0))
-    return lacking + int(rng.binomial(n - lacking, AUDIT_SHARE))
+def audit_slots(n: int, audited: int, rng: np.random.Generator) -> np.ndarray:
+    """Which of the next n pairs, in the order they are asked, are audit pairs for an annotator with
+    ``audited`` answers on them (n,) bool: the first ones, as many as ``AUDIT_START`` still lacks, and each
+    other one with chance ``AUDIT_SHARE``.  Drawn per place, not as a count put first: the Pairwise page
+    draws pairs ahead and, once the model moved, asks the first of a new draw, which a count put first
+    made an audit pair nine times in ten (1 - 0.9^24 of its 24 pairs ahead)."""
+    slots = rng.random(count(n, "n")) < AUDIT_SHARE
+    slots[: max(AUDIT_START - audited, 0)] = True
+    return slots
 
 
-def committee_order(
-    pairs: np.ndarray,
-    dissent: np.ndarray,
-    certainty: np.ndarray,
-    controls: int,
-) -> np.ndarray:
-    """Scores (k,) ranking candidate ``pairs`` (k, 2), highest first: ``controls`` audit pairs of the
-    highest ``certainty`` (SVR's |difference|), then the other pairs by ``dissent``; the remaining audit
-    pairs last."""
+def committee_scores(pairs: np.ndarray, dissent: np.ndarray, certainty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(scores (k,), audit (k,) bool) of candidate ``pairs`` (k, 2): an audit pair's is its ``certainty``
+    (SVR's |difference|: the surest first), another's its ``dissent`` (the widest first), each ranked
+    among its kind (``pair_scores.rank_unsettled``'s kinds, with ``audit_slots`` as its slots)."""
     audit = is_audit_pair(pairs[:, 0], pairs[:, 1])
-    audits = np.flatnonzero(audit)
-    first = audits[np.argsort(-certainty[audits], kind="stable")[:controls]]
-    others = np.flatnonzero(~audit)
-    rest = np.setdiff1d(audits, first)
-    order = np.concatenate([first, others[np.argsort(-dissent[others], kind="stable")], rest])
-    scores = np.empty(len(pairs))
-    scores[order] = -np.arange(len(pairs), dtype=np.float64)
-    return scores
+    return np.where(audit, certainty, dissent), audit

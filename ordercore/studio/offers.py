@@ -5,6 +5,7 @@ tab and page (``app_state.Screen``), and its answer keys (``app_widgets.answer_k
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -43,9 +44,7 @@ class Offers:
         that name).  A new ``context`` starts afresh."""
         if context != self.offered_for:
             self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
-        kept = [
-            target for target in (self.upcoming if basis == self.basis else self.upcoming[:1]) if target in self.offered
-        ]
+        kept = self.kept(context, basis)
         held = set(map(frozenset, kept))
         fresh = []
         for target, extra in map(self._as_offered, drawn):
@@ -56,6 +55,14 @@ class Offers:
         for target, extra in fresh:
             self.offered.setdefault(target, extra)
         self.upcoming, self.basis = kept + [target for target, _ in fresh], basis
+
+    def kept(self, context: tuple, basis=None) -> list:
+        """The targets ``offer(context, drawn, basis)`` keeps, in the order shown, before those it tops up
+        with: all it holds for the same ``basis``, else the one on screen; none in another ``context``."""
+        if context != self.offered_for:
+            return []
+        held = self.upcoming if basis == self.basis else self.upcoming[:1]
+        return [target for target in held if target in self.offered]
 
     def _as_offered(self, drawn: tuple) -> tuple:
         """(target, extra) as offered already, either way round, or as ``drawn`` if it was not."""
@@ -137,8 +144,36 @@ def skipped_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:
     return mine[["row_a", "row_b"]].to_numpy(dtype=np.int64).reshape(-1, 2)
 
 
+def asked_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:
+    """The row pairs (k, 2) ``annotator`` was asked in the session, oldest first (``answers`` as
+    ``Store.answers``: every answer of theirs, skips and rule audits too, but not one read from a file):
+    what ``Workbench.next_pairs`` keeps their recent rows out of the next pairs by."""
+    mine = answers[(answers["annotator"] == annotator) & ~answers["imported"].astype(bool)]
+    return mine[["row_a", "row_b"]].to_numpy(dtype=np.int64).reshape(-1, 2)
+
+
 def audited_answers(answers: pd.DataFrame, annotator: str) -> int:
     """How many pairs ``annotator`` ordered (A or B higher, not for a rule's audit) are audit pairs
-    (``expert_accuracy.is_audit_pair``): what ``committee_choice.controls_wanted`` counts."""
+    (``expert_accuracy.is_audit_pair``): what ``committee_choice.audit_slots`` counts."""
     mine = answers[(answers["annotator"] == annotator) & answers["choice"].isin(("a", "b")) & answers["rule_id"].isna()]
     return int(is_audit_pair(mine["row_a"].to_numpy(dtype=np.int64), mine["row_b"].to_numpy(dtype=np.int64)).sum())
+
+
+class AnnotatorHistory(NamedTuple):
+    """What the active choice of an annotator's next pairs needs of their answers, in the order
+    ``Workbench.next_pairs`` takes it: the row pairs not to ask (k, 2), how many audit pairs they ordered,
+    and the row pairs they were asked last, oldest first (r, 2)."""
+
+    passed: np.ndarray
+    audited: int
+    recent: np.ndarray
+
+    @classmethod
+    def of(cls, answers: pd.DataFrame, annotator: str, exclude=(), ahead=(), audits: bool = True) -> AnnotatorHistory:
+        """From ``answers`` (as ``Store.answers``): ``exclude`` (row pairs offered already) and the pairs they
+        skipped; their audited answers (0 unless ``audits``: the 'committee' choice counts them); the pairs they
+        were asked (``asked_pairs``), then ``ahead`` (those shown before the next ones)."""
+        passed = np.vstack([np.reshape(list(exclude), (-1, 2)), skipped_pairs(answers, annotator)]).astype(np.int64)
+        audited = audited_answers(answers, annotator) if audits else 0
+        recent = np.vstack([asked_pairs(answers, annotator), np.reshape(list(ahead), (-1, 2))]).astype(np.int64)
+        return cls(passed, audited, recent)

@@ -28,7 +28,7 @@ from ordercore.studio import session_checks as checks
 from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
-from ordercore.studio.offers import audited_answers, skipped_pairs
+from ordercore.studio.offers import AnnotatorHistory
 from ordercore.studio.ratings import default_items
 from ordercore.studio.session_checks import check_file, check_model, check_options, check_rule, in_session, stored_ok
 from ordercore.studio.session_files import export_session_file, import_session_file, read_session_file
@@ -429,19 +429,19 @@ class SessionEngine:
         candidates=PAIR_CANDIDATES[0],
         count=1,
         exclude=(),
+        ahead=(),
     ) -> list[tuple[tuple[int, int], bool]]:
         """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's
-        id), none of the row pairs ``exclude`` (offered already, either way round), best first, from the last
-        finished fit (a retrain under way holds nothing up).  Sides in random order, kept with the answer: an
-        active or queued pair reversed half the time, a rule's with its winner as A half the time (swapped)."""
+        id), none of the row pairs ``exclude`` (offered already, either way round), in order, from the last finished
+        fit (a retrain under way holds nothing up); the active choice keeps out the rows of the annotator's last
+        questions, then of ``ahead`` (pairs shown before these).  Sides in random order, kept with the answer."""
         bench = self.trained() or self._need_data()  # before the data: said in words
         offered = {frozenset(pair) for pair in exclude}
         if source not in (ACTIVE, QUEUE):
             return self._rule_pairs(bench, int(source), rng, count, exclude)
         if source == ACTIVE:
-            passed = np.vstack([np.reshape(list(exclude), (-1, 2)), skipped_pairs(self.answers(), annotator)])
-            audited = audited_answers(self.answers(), annotator) if strategy == "committee" else 0
-            found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], passed, audited)
+            history = AnnotatorHistory.of(self.answers(), annotator, exclude, ahead, strategy == "committee")
+            found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], *history)
         else:
             found = open_queued_pairs(self.store.queued_pairs(self.id), self.answers(), annotator)
         pairs = [(int(a), int(b)) for a, b in found if frozenset((int(a), int(b))) not in offered][:count]

@@ -19,13 +19,13 @@ from sklearn.metrics import mean_absolute_error
 from sklearn.model_selection import KFold
 
 from ordercore.exceptions import SolverTimeLimitError
-from ordercore.knowledge.committee_choice import FamilyCommittee, committee_order, controls_wanted
-from ordercore.knowledge.pair_choice import NeighbourPairs
+from ordercore.knowledge.committee_choice import FamilyCommittee, audit_slots, committee_scores
+from ordercore.knowledge.pair_choice import NeighbourPairs, recent_window
 from ordercore.knowledge.source_weights import weighted
 from ordercore.knowledge.trust import SourceTrust
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
 from ordercore.models.registry import Learns, ModelFamily, Offer, families
-from ordercore.pair_scores import StrictGraph, expected_correction, rank_unsettled, suggest_by_predictions
+from ordercore.pair_scores import RecentRows, StrictGraph, expected_correction, order_scores, rank_unsettled
 from ordercore.preferences import COLUMNS, PreferenceSet, is_in, pair_codes
 from ordercore.studio.data import StudyData
 
@@ -80,7 +80,7 @@ class PreferenceRegressor(Protocol):
 
 WORKBENCH_OFFERS = frozenset({Offer.UPDATE_PREFERENCES, Offer.TIME_LIMIT})
 """What a family's estimator offers so that the Workbench can retrain it (``PreferenceRegressor``); the
-Workbench chooses pairs from its predictions (``pair_scores.suggest_by_predictions``)."""
+Workbench chooses pairs from its predictions (``pair_scores.order_scores``, ``rank_unsettled``)."""
 
 
 def studio_models() -> dict[str, ModelFamily]:
@@ -275,17 +275,21 @@ class Workbench:
         preferences: PreferenceSet | None = None,
         exclude: np.ndarray | None = None,
         audited: int = 0,
+        recent: np.ndarray | None = None,
     ) -> np.ndarray:
         """Up to n distinct pairs of pool rows (≤ n, 2) to ask next, none of ``exclude`` ((k, 2) row pairs,
-        either way round), best first: 'committee' (where other models order a pair against the fit by
-        the widest gap, after the audit pairs an annotator with ``audited`` answers on them still needs:
-        ``committee_choice``), 'correction' (an answer most likely corrects SSL:
-        ``pair_scores.expected_correction`` with the labels' ``Committee``), 'margin' (SSL least
-        sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
-        ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its nearest pool
+        either way round), in the order to ask them: 'committee' (where other models order a pair
+        against the fit by the widest gap, with audit pairs where ``audit_slots`` puts them for an
+        annotator with ``audited`` answers on them: ``committee_choice``), 'correction' (an answer most
+        likely corrects SSL: ``pair_scores.expected_correction`` with the labels' ``Committee``), 'margin'
+        (SSL least sure of the order), 'disagreement' (SSL and SVR differ most) or 'random', ranked among
+        ``N_CANDIDATES`` (at least 4n) candidates: 'neighbours' (a row and one of its close pool
         neighbours of its category: ``NeighbourPairs.alike``) or 'any' (two pool rows at
         random).  Scored from the last finished fits' predictions (SVR's before SSL's first), skipping
         pairs ``preferences`` (the session's now, which may be newer than the fit; default: SSL's) settle.
+        The choices led by the models (all but 'random') ask no row of the annotator's last
+        ``recent_window`` questions (``recent`` (k, 2): the row pairs they were asked, oldest first, then
+        those chosen before, ``pair_scores.RecentRows``) unless no other pair is left.
         Empty when the pool has < 2 rows."""
         if strategy not in PAIR_STRATEGIES:
             raise ValueError(f"strategy must be one of {PAIR_STRATEGIES}, got {strategy!r}")
@@ -302,23 +306,26 @@ class Workbench:
         if preferences is None:
             preferences = PreferenceSet.empty() if self.ssl is None else self.ssl.preferences_
         fitted = self.svr_all if self.ssl_all is None else self.ssl_all
+        kinds = slots = None
         if strategy == "random":  # in the candidates' random order, none the preferences settle (answered)
-            chosen, _ = rank_unsettled(np.zeros(len(pairs)), pairs, n, preferences, self._strict_graph(preferences))
+            scores = np.zeros(len(pairs))
         elif strategy == "committee":
             dissent = self.family_committee().dissent(pairs, fitted)
             certainty = np.abs(self.svr_all[pairs[:, 0]] - self.svr_all[pairs[:, 1]])
-            scores = committee_order(pairs, dissent, certainty, controls_wanted(n, audited, rng))
-            chosen, _ = rank_unsettled(scores, pairs, n, preferences, self._strict_graph(preferences))
+            scores, kinds = committee_scores(pairs, dissent, certainty)
+            slots = audit_slots(n, audited, rng)
         elif strategy == "correction":
             committee = self.committee()
             difference = fitted[pairs[:, 0]] - fitted[pairs[:, 1]]
             scores = expected_correction(difference, committee.spread(pairs), committee.scale)
-            chosen, _ = rank_unsettled(scores, pairs, n, preferences, self._strict_graph(preferences))
         else:
-            reference = self.svr_all if strategy == "disagreement" else None
-            chosen, _ = suggest_by_predictions(
-                fitted, pairs, n, preferences, reference, self._strict_graph(preferences)
-            )
+            scores = order_scores(fitted, pairs, self.svr_all if strategy == "disagreement" else None)
+        window = None  # random pairs spread over the rows by themselves; the models' choices do not
+        if strategy != "random":
+            asked = np.reshape(np.zeros((0, 2)) if recent is None else recent, (-1, 2)).astype(np.int64)
+            window = RecentRows(asked, recent_window(pool.size))
+        graph = self._strict_graph(preferences)
+        chosen, _ = rank_unsettled(scores, pairs, n, preferences, graph, recent=window, kinds=kinds, slots=slots)
         return chosen if len(chosen) else pairs[:n]
 
     def _strict_graph(self, preferences: PreferenceSet) -> StrictGraph:
