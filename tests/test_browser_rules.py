@@ -30,6 +30,24 @@ def session_on(store_path, source: str, name: str = "rules") -> None:
     store.engine.dispose()
 
 
+def session_with_rules(tmp_path, rules) -> Path:
+    """A session 'rules' on the sample homes holding ``rules``, each (name, miles, column, direction): rows
+    within ``miles`` of each other ordered by ``column``; its store's path."""
+    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
+
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("rules")
+    frame, _, _ = load_source("sample")
+    labeled = frame.index.isin(session.settings["labeled"])
+    for name, miles, column, direction in rules:
+        rule = Rule(name, [Near("latitude", "longitude", miles)], Ordering(column, direction))
+        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
+    store.engine.dispose()
+    return store_path
+
+
 def options_of(page, box) -> list[str]:
     """The options a selectbox offers, as the browser lists them when it is opened."""
     box.get_by_role("button", name="Open").click()
@@ -117,22 +135,14 @@ def test_the_rules_and_overlaps_tables_fit_a_1400_px_window(tmp_path):
     """At 1400 px a new user's rules table cut its weight column and the overlaps table cut 'right on
     labeled pairs': with three rules (one named at length, one no labeled pair meets), both tables show
     every column whole, no horizontal scroll."""
-    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
-
-    store_path = tmp_path / "studio.sqlite"
-    session_on(store_path, "sample")
-    store = Store(f"sqlite:///{store_path}")
-    session = store.session("rules")
-    frame, _, _ = load_source("sample")
-    labeled = frame.index.isin(session.settings["labeled"])
-    for name, miles, column, direction in (
-        ("more bedrooms sells higher for sure", 2.0, "bedrooms", "higher"),
-        ("younger sells higher", 1.0, "age", "lower"),
-        ("a tiny rule", 0.01, "income", "higher"),
-    ):
-        rule = Rule(name, [Near("latitude", "longitude", miles)], Ordering(column, direction))
-        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
-    store.engine.dispose()
+    store_path = session_with_rules(
+        tmp_path,
+        [
+            ("more bedrooms sells higher for sure", 2.0, "bedrooms", "higher"),
+            ("younger sells higher", 1.0, "age", "lower"),
+            ("a tiny rule", 0.01, "income", "higher"),
+        ],
+    )
     with running_studio(store_path) as studio:
         page = open_page(studio.browser, 120_000)
         page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
@@ -202,19 +212,10 @@ def test_long_rule_names_show_whole_in_the_rules_tables_at_1024_px(tmp_path):
     """New-user report 9, Minor 8: 'same make+body, age ±1: fewer km wor' in the session's rules.  At 1024 px each
     rule's name, wrapped at its spaces in the rule column (230 px, 8 px of padding each side), takes no more lines
     than its row holds (20 px a line, measured in the browser's own font) and no word is wider than the column."""
-    from ordercore.knowledge.rules import Near, Ordering, Rule, generate
-
-    store_path = tmp_path / "studio.sqlite"
-    session_on(store_path, "sample")
-    store = Store(f"sqlite:///{store_path}")
-    session = store.session("rules")
-    frame, _, _ = load_source("sample")
-    labeled = frame.index.isin(session.settings["labeled"])
     names = ["same make+body, age ±1: fewer km worth more for sure", "younger homes of the same block sell higher"]
-    for name, column in zip(names, ("bedrooms", "income"), strict=True):
-        rule = Rule(name, [Near("latitude", "longitude", 1.0)], Ordering(column))
-        store.add_rule(session.id, rule, generate(rule, frame, labeled).preferences, "ann")
-    store.engine.dispose()
+    store_path = session_with_rules(
+        tmp_path, [(name, 1.0, column, "higher") for name, column in zip(names, ("bedrooms", "income"), strict=True)]
+    )
     with running_studio(store_path) as studio:
         page = open_page(studio.browser, 120_000)
         page.set_viewport_size({"width": 1024, "height": 1400})

@@ -80,18 +80,23 @@ def test_with_a_window_the_outlier_row_is_asked_at_most_once_per_window(window):
     assert with_outlier.tolist() == list(range(0, 60, window + 1))[:29]  # (29 pairs with row 0)
 
 
+def one_at_a_time(pairs, scores, history, window: int, n: int) -> list[tuple]:
+    """The n pairs ``by_brute_force`` asks one question at a time after ``history`` (m, 2)."""
+    asked, taken = [tuple(pair) for pair in history], set()
+    for _ in range(n):
+        expected = by_brute_force(pairs, scores, asked, window, taken)
+        asked.append(tuple(pairs[expected]))
+        taken.add(expected)
+    return asked[len(history) :]
+
+
 def test_a_batch_is_what_one_question_at_a_time_would_ask():
     """The page draws pairs ahead: a batch of 24 keeps its own earlier pairs' rows out as the annotator's."""
     rng = np.random.default_rng(3)
     pairs, scores = outlier_scores(40, rng)
     history = np.array([[5, 6], [0, 7]])
     batch, _ = rank_unsettled(scores, pairs, 24, NONE, recent=RecentRows(history, 6))
-    asked, taken = [tuple(pair) for pair in history], set()
-    for _ in range(24):
-        expected = by_brute_force(pairs, scores, asked, 6, taken)
-        asked.append(tuple(pairs[expected]))
-        taken.add(expected)
-    assert [tuple(pair) for pair in batch] == asked[2:]
+    assert [tuple(pair) for pair in batch] == one_at_a_time(pairs, scores, history, 6, 24)
 
 
 def test_when_every_pair_has_a_recent_row_the_one_asked_longest_ago_is_asked():
@@ -101,12 +106,7 @@ def test_when_every_pair_has_a_recent_row_the_one_asked_longest_ago_is_asked():
     history = np.array([[0, 1]])
     chosen, _ = rank_unsettled(scores, pairs, 6, NONE, recent=RecentRows(history, 5))
     assert len({tuple(pair) for pair in chosen}) == 6
-    asked, taken = [(0, 1)], set()
-    for _ in range(6):
-        expected = by_brute_force(pairs, scores, asked, 5, taken)
-        asked.append(tuple(pairs[expected]))
-        taken.add(expected)
-    assert [tuple(pair) for pair in chosen] == asked[1:]
+    assert [tuple(pair) for pair in chosen] == one_at_a_time(pairs, scores, history, 5, 6)
 
 
 def test_settled_pairs_stay_out_whatever_the_window():
