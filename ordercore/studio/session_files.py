@@ -39,6 +39,7 @@ from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import shown
 from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.text_files import parse_json
+from ordercore.knowledge.quality import check_preference_graph
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS, split_fingerprints
@@ -226,7 +227,8 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         names = None
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
-        return _said(store.import_preferences(session_id, made, annotator, names), len(made), "preference")
+        added = store.import_preferences(session_id, made, annotator, names)
+        return _said(added, len(made), "preference") + (_graph_note(made) if added else "")
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
     pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
@@ -296,6 +298,26 @@ def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
         f" {len(missing):,} of them audited a rule this session does not hold ({rules}): they count as answers, "
         "not as its audit. Import the rules first, then the answers, to keep the audits."
     )
+
+
+def _graph_note(preferences: PreferenceSet) -> str:
+    """' The file itself states 2 pairs more than once, 1 pair both ways and 1 cycle: the Rules
+    page's preference graph counts them.' for what ``check_preference_graph`` finds among a preference
+    file's own lines; '' when it finds none (a file stating a pair both ways was imported without a word)."""
+    report = check_preference_graph(preferences)
+    found = [
+        f"{len(found):,} {what[0] if len(found) == 1 else what[1]}"
+        for found, what in (
+            (report.duplicates, ("pair more than once", "pairs more than once")),
+            (report.conflicts, ("pair both ways", "pairs both ways")),
+            (report.cycles, ("cycle", "cycles")),
+        )
+        if len(found)
+    ]
+    if not found:
+        return ""
+    listed = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
+    return f" The file itself states {listed}: the Rules page's preference graph counts them."
 
 
 def import_refusal(error: Exception) -> str:
