@@ -16,6 +16,7 @@ from ordercore.studio.figures import (
     mae_history_figure,
     tube_against_figure,
 )
+from ordercore.studio.held_out_change import HeldOutChange
 from ordercore.studio.monotone import monotone_column
 from ordercore.studio.numbers import (
     change,
@@ -215,7 +216,8 @@ def main() -> None:
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data), mae_unit(data))
+    held_out = HeldOutChange.of(data.y_true[data.test], bench.svr_test, bench.ssl_test)
+    metrics_section(last, held_out, mae_scale(data), mae_unit(data))
     if few := few_rows_warning("The test MAEs are", data.test.size):
         st.warning(few)
     if data.test.size:
@@ -312,11 +314,13 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> None:
+def metrics_section(last: dict, held_out: HeldOutChange, scale: float, unit: str) -> None:
     """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
-    as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
-    change grey: breaking fewer preferences is no better when they are wrong), time; ``unit`` the MAEs'."""
+    as every MAE of the page; its change grey when its interval ``held_out`` spans 0 or few rows measure it),
+    violations (their change grey: breaking fewer preferences is no better when they are wrong), time;
+    ``unit`` the MAEs'."""
     metrics = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px five cut "Test MAE, …" short
+    noise = held_out.within_noise() or held_out.rows < FEW_ROWS
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = f"Measured on held-out rows whose truth the models never see: a demonstration figure. {unit}"
     metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)
@@ -324,8 +328,10 @@ def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> 
         "Test MAE, SSL (demo)",
         to_digits_of(last["ssl_mae"], scale),
         help=demonstration,
-        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, few_held_out),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, noise),
     )
+    if words := held_out.words(scale):
+        metrics[2].caption(words)
     metrics[3].metric(
         "Violated by SSL",
         f"{last['ssl_violated']:,}",
