@@ -7,7 +7,7 @@ import app_state
 from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
-from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
+from ordercore.studio.comparisons import EPSILON_IN_SD, OMEGA_WORDS, monotone_boosting_mae, mpmr_comparison
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -177,7 +177,7 @@ def mpmr_section(engine, data) -> None:
         )
         return
     numbers = st.columns(4)
-    numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
+    numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help=OMEGA_WORDS)
     numbers[1].metric("Within ε on held-out rows", f"{result.coverage:.3f}", help=f"{result.actual.size:,} rows")
     numbers[2].metric(
         "Within ε, leave-one-out",
