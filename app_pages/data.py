@@ -3,11 +3,13 @@
 import streamlit as st
 
 import app_state
-from ordercore.studio.data import SOURCE_LABELS, load_source
+from ordercore.studio.data import SOURCE_LABELS, data_settings, load_source
 from ordercore.studio.data_choice import (
     DataForm,
     check_upload_size,
+    column_kinds,
     fixed_data_notice,
+    in_use,
     source_choice,
     split_choice,
     split_counts,
@@ -54,6 +56,8 @@ def main() -> None:
             return
         st.success(split_summary(name or SOURCE_LABELS[source], data))
         session = app_state.current_session()
+    if not in_use(session.settings, source, target, features, split):
+        preview_section(frame, source, target, features, split, name)
     show_data(app_state.session_data(session))
 
 
@@ -127,6 +131,26 @@ def choose_split(frame, form: DataForm) -> dict:
     )
     seed = right.number_input("Random split seed", 0, 10**6, form.seed, key="data_seed")
     return split_choice(n_labeled, test_fraction, seed, picked)
+
+
+def preview_section(frame, source: str, target: str, features, split: dict, name) -> None:
+    """Before use: the columns' kinds and roles (which is the target) and the first rows as the session
+    would show them, the split drawn as use would draw it (targets only on the labeled rows)."""
+    with st.expander("Preview before use: the columns and the first rows", expanded=True):
+        try:  # (tens of milliseconds on California's 20,640 rows)
+            _, data = data_settings(frame, source, target, features, split, name)
+        except ValueError as error:
+            st.caption(f"No preview: {error}.")
+            return
+        kinds = column_kinds(data)
+        st.dataframe(kinds, key="data_columns_before_use", hide_index=True, width="stretch")
+        st.dataframe(data.shown(20), key="data_rows_before_use", hide_index=True, width="stretch")
+        st.caption(
+            app_state.plain(
+                f"The target, {target}, is shown only on the rows this split labels: the held-out rows' targets, "
+                "which measure the models, are never shown."
+            )
+        )
 
 
 def show_data(data) -> None:

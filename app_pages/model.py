@@ -7,7 +7,7 @@ import app_state
 from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
-from ordercore.studio.comparisons import EPSILON_IN_SD, monotone_boosting_mae, mpmr_comparison
+from ordercore.studio.comparisons import EPSILON_IN_SD, OMEGA_WORDS, monotone_boosting_mae, mpmr_comparison
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -16,6 +16,7 @@ from ordercore.studio.figures import (
     mae_history_figure,
     tube_against_figure,
 )
+from ordercore.studio.held_out_change import HeldOutChange
 from ordercore.studio.monotone import monotone_column
 from ordercore.studio.numbers import (
     change,
@@ -176,7 +177,7 @@ def mpmr_section(engine, data) -> None:
         )
         return
     numbers = st.columns(4)
-    numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help="the paper's bound (its eq. (13))")
+    numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help=OMEGA_WORDS)
     numbers[1].metric("Within ε on held-out rows", f"{result.coverage:.3f}", help=f"{result.actual.size:,} rows")
     numbers[2].metric(
         "Within ε, leave-one-out",
@@ -215,7 +216,8 @@ def main() -> None:
     last = engine.models.last()
     if last is None:
         return
-    metrics_section(last, 0 < data.test.size < FEW_ROWS, mae_scale(data), mae_unit(data))
+    held_out = HeldOutChange.of(data.y_true[data.test], bench.svr_test, bench.ssl_test)
+    metrics_section(last, held_out, mae_scale(data), mae_unit(data))
     if few := few_rows_warning("The test MAEs are", data.test.size):
         st.warning(few)
     if data.test.size:
@@ -312,11 +314,13 @@ def settings_section(engine) -> None:
     )
 
 
-def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> None:
+def metrics_section(last: dict, held_out: HeldOutChange, scale: float, unit: str) -> None:
     """The last retrain: preferences, test MAE of SVR and SSL (a demonstration, to the digits of ``scale``
-    as every MAE of the page; its change grey when ``few_held_out`` rows measure it), violations (their
-    change grey: breaking fewer preferences is no better when they are wrong), time; ``unit`` the MAEs'."""
+    as every MAE of the page; its change grey when its interval ``held_out`` spans 0 or few rows measure it),
+    violations (their change grey: breaking fewer preferences is no better when they are wrong), time;
+    ``unit`` the MAEs'."""
     metrics = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px five cut "Test MAE, …" short
+    noise = held_out.within_noise() or held_out.rows < FEW_ROWS
     metrics[0].metric("Preferences", f"{last['preferences']:,}")
     demonstration = f"Measured on held-out rows whose truth the models never see: a demonstration figure. {unit}"
     metrics[1].metric("Test MAE, SVR (demo)", to_digits_of(last["svr_mae"], scale), help=demonstration)
@@ -324,8 +328,10 @@ def metrics_section(last: dict, few_held_out: bool, scale: float, unit: str) -> 
         "Test MAE, SSL (demo)",
         to_digits_of(last["ssl_mae"], scale),
         help=demonstration,
-        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, few_held_out),
+        **metric_delta(change(difference(last["ssl_mae"], last["svr_mae"]), scale), True, noise),
     )
+    if words := held_out.words(scale):
+        metrics[2].caption(words)
     metrics[3].metric(
         "Violated by SSL",
         f"{last['ssl_violated']:,}",

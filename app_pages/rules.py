@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
+from app_pages.rule_editing import CONDITION_SLOTS, NO_CONDITION, clear_form, edit_actions
 from ordercore.knowledge.quality import labeled_check
 from ordercore.knowledge.rules import (
     CONDITIONS,
@@ -41,8 +42,6 @@ from ordercore.studio.rule_view import (
 from ordercore.studio.session_files import export_file_name, import_refusal
 from ordercore.studio.verdicts import wrong_way_warning
 
-CONDITION_SLOTS = 4
-NO_CONDITION = "—"
 # A condition's kind on a row of its own (half the page), then its columns and amount on the next (wide
 # enough for California's column names to show whole in a 1024 px window; one row cut them short). A string
 # here would be drawn on the page (Streamlit's magic).
@@ -279,13 +278,15 @@ def trust_table(trust):
 def main() -> None:
     st.title("Rules")
     engine, data = app_state.need_engine_and_data()
+    editing = st.session_state.get("rule_editing")
     rule, cap, preview, left = build_rule(data, {rule.ordering.column for _, rule in engine.rules()})
-    if rule is not None:
-        made = rule_preview(preview, data, rule, cap)
-        if made is not None and left.button(
-            "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
-        ):
-            add_rule(engine, rule, made)
+    made = rule_preview(preview, data, rule, cap) if rule is not None else None
+    if editing in dict(engine.rules()):
+        edit_actions(engine, editing, rule, made, left)
+    elif made is not None and left.button(
+        "Add this rule to the session", type="primary", key="rule_add", disabled=not len(made.preferences)
+    ):
+        add_rule(engine, rule, made)
     export_and_import(engine)
     st.subheader("The session's rules")
     if removed := st.session_state.pop("rule_removed", None):
@@ -398,14 +399,24 @@ def stored_rules_section(engine, data) -> None:
         f"{counted(len(report.conflicts), 'conflicting pair')}, {counted(len(report.duplicates), 'duplicate')}."
     )
     for rule_id, stored_rule in engine.rules():
-        remove_buttons(engine, rule_id, stored_rule.name, trust)
+        remove_buttons(engine, rule_id, stored_rule, trust)
 
 
-def remove_buttons(engine, rule_id: int, name: str, trust) -> None:
+def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
     """Remove, in two steps: the first click says what goes (the rule's preferences) and asks; only
-    'Yes, remove it' removes the rule."""
+    'Yes, remove it' removes the rule.  Beside it, Edit fills the form with the rule."""
+    name = rule.name
     if st.session_state.get("rule_removing") != rule_id:
-        st.button(
+        edit, remove_cell = st.columns([1, 4])
+        edit.button(
+            f"Edit rule #{rule_id}",
+            key=f"rule_edit_{rule_id}",
+            on_click=clear_form,
+            args=(rule_id, rule),
+            disabled=len(rule.conditions) > CONDITION_SLOTS,  # (an imported rule may hold more)
+            help=f"Fills the form above with the rule; at most {CONDITION_SLOTS} conditions.",
+        )
+        remove_cell.button(
             app_state.plain(f"Remove {name!r}…"),
             key=f"rule_remove_{rule_id}",
             on_click=st.session_state.__setitem__,

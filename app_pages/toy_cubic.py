@@ -1,5 +1,5 @@
-"""Toy demos: order preferences pull a three-point fit towards a cubic (seed 000 Fig. 1), and MPMR's
-bound Ω beside the coverage it bounds on the noisy sinc (seed 003)."""
+"""Toy demos: order preferences pull a three-point fit towards a cubic (the paper's one-feature example), and
+MPMR's bound Ω beside the coverage it bounds on the noisy sinc."""
 
 from dataclasses import asdict
 
@@ -8,6 +8,7 @@ import streamlit as st
 
 from ordercore.experiments.figures import coverage_curve_figure, sinc_tube_figure
 from ordercore.experiments.mpmr import NOISE_LAWS, SINC_DEMO_EPSILONS, SINC_DEMO_NOISE, sinc_demo
+from ordercore.studio.comparisons import OMEGA_WORDS
 from ordercore.studio.figures import toy_cubic_figure
 from ordercore.studio.numbers import metric_delta
 from ordercore.studio.toy_cubic import (
@@ -57,10 +58,10 @@ def main() -> None:
         "higher target, without saying by how much, and watch the SSL fit (solid) leave SVR (dashed)."
     )
     st.caption(
-        f"Seed 001 §4.1 uses a linear kernel with λ1 = {PAPER_SETTING.lambda1:g}. In one dimension that "
-        "fits a straight line, which cannot pass through three points of a cubic nor bend towards it, "
+        f"The paper's one-feature example uses a linear kernel with λ1 = {PAPER_SETTING.lambda1:g}. In one "
+        "dimension that fits a straight line, which cannot pass through three points of a cubic nor bend towards it, "
         f"so this demo starts with the cubic kernel (x·x' + 1)³, λ1 = {DEMO_SETTING.lambda1:g} and SSL "
-        "expanded over every preference point. **Paper setting** restores §4.1 (the paper's cubic is "
+        "expanded over every preference point. **Paper setting** restores the paper's (its cubic is "
         "not given; ours is 4x³ − 3x)."
     )
     controls, plot = st.columns([1, 3])
@@ -95,9 +96,9 @@ def setting_controls() -> ToySetting:
         key="toy_paper_setting",
         on_click=use_paper_setting,
         width="stretch",
-        help=f"Seed 001 §4.1: linear kernel, λ1 = {PAPER_SETTING.lambda1:g}, SSL over the labeled points, "
+        help=f"The paper's example: linear kernel, λ1 = {PAPER_SETTING.lambda1:g}, SSL over the labeled points, "
         f"one preference between {PAPER_PAIR_X[0]} and {PAPER_PAIR_X[1]} (replaces the current ones); "
-        f"λ2 = {PAPER_SETTING.lambda2:g}, which §4.1 leaves unstated.",
+        f"λ2 = {PAPER_SETTING.lambda2:g}, which the paper leaves unstated.",
     )
     st.button("Demo setting", key="toy_demo_setting", on_click=use_setting, args=(DEMO_SETTING,), width="stretch")
     kernel = st.radio(
@@ -157,7 +158,7 @@ def sinc_section() -> None:
     demo = cached_sinc(noise, law, st.session_state.sinc_seed)
     with plots:
         numbers = st.columns(3)
-        numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{demo.omega(epsilon):.3f}", help="the paper's bound (eq. (13))")
+        numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{demo.omega(epsilon):.3f}", help=OMEGA_WORDS)
         numbers[1].metric("Measured coverage", f"{demo.coverage(epsilon)[0]:.3f}", help="on 2,000 fresh noisy points")
         numbers[2].metric(
             "Cross-validated estimate",

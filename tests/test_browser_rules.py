@@ -230,3 +230,37 @@ def test_long_rule_names_show_whole_in_the_rules_tables_at_1024_px(tmp_path):
     # the grid's height: a header row of 35 px and the rules' rows, each at least 8 px of padding and 20 px a line
     row = (height - 35) / len(names)
     assert all(count * 20 + 8 <= row for _, count, _ in lines), (lines, height, tmp_path)
+
+
+def test_a_rule_is_edited_in_place_keeping_its_number(tmp_path):
+    """New-user report 9, Minor 10: a rule could only be removed.  'Edit rule #1' fills the form with the rule
+    (its name, its 2 miles); typed down to 1 mile and saved, the session holds rule #1 with 1 mile and the
+    preferences that makes (fewer), and the page says what changed with the counts the store holds."""
+    from ordercore.knowledge.rules import Near
+
+    store_path = session_with_rules(tmp_path, [("more bedrooms nearby", 2.0, "bedrooms", "higher")])
+    store = Store(f"sqlite:///{store_path}")
+    session = store.session("rules")
+    before = len(store.preferences(session.id)[0])
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_role("button", name="Edit rule #1").click()
+        page.get_by_role("button", name="Save changes to rule #1").wait_for()
+        settle(page)
+        assert page.get_by_role("textbox", name="Rule name").input_value() == "more bedrooms nearby"
+        miles = page.get_by_label("miles")
+        assert float(miles.input_value()) == 2.0
+        page.get_by_text("no longer audit it").wait_for()  # what saving does to its audits, said first
+        miles.fill("1")
+        miles.press("Enter")
+        settle(page)
+        page.get_by_role("button", name="Save changes to rule #1").click()
+        page.get_by_text("Changed rule #1").wait_for()
+        shown = page.get_by_text("Changed rule #1").inner_text()
+    rules = store.rules(session.id)
+    after = len(store.preferences(session.id)[0])
+    store.engine.dispose()
+    assert [rule_id for rule_id, _ in rules] == [1] and rules[0][1].conditions == (Near("latitude", "longitude", 1.0),)
+    assert rules[0][1].name == "more bedrooms nearby" and 0 < after < before
+    assert f"miles 2 → 1 (latitude, longitude): {before:,} → {after:,} pairs" in shown, shown

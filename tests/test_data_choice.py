@@ -13,7 +13,9 @@ from ordercore.studio.data import SAMPLE_FEATURES, SAMPLE_PATH, data_settings, l
 from ordercore.studio.data_choice import (
     DataForm,
     check_upload_size,
+    column_kinds,
     fixed_data_notice,
+    in_use,
     source_choice,
     split_choice,
     split_counts,
@@ -161,3 +163,30 @@ def test_a_table_with_few_known_targets_holds_out_every_known_row_it_does_not_la
     assert (data.labeled.size, data.test.size) == (39, 10) and set(data.labeled) | set(data.test) == known
     full = frame.assign(price=rng.uniform(100, 900, 260))
     assert DataForm.of({}, "upload", full, "price", ["ram"]).test_fraction == 0.2
+
+
+def test_the_preview_before_use_names_each_columns_kind_and_role_and_goes_once_the_choice_is_used():
+    """A table with an id, a note, a category, a number and the target: each column's kind and role as written
+    here by hand; the preview shows until the session's settings hold this very choice."""
+    frame = pd.DataFrame(
+        {
+            "car_id": ["C1", "C2", "C3", "C4", "C5", "C6"],
+            "note": ["one owner, small dent", "garage kept, like new", "needs new tyres soon"] * 2,
+            "body": ["suv", "van", "suv", "van", "suv", "van"],
+            "age": [1.0, 2, 3, 4, 5, 6],
+            "price": [10.0, 9, 8, 7, 6, 5],
+        }
+    )
+    split = split_choice(3, 0.5, 0)
+    settings, data = data_settings(frame, "upload", "price", ["body", "age"], split, "cars.csv")
+    assert column_kinds(data).values.tolist() == [
+        ["car_id", "id", "names the rows"],
+        ["note", "text", "not a feature"],
+        ["body", "categories (2 values)", "feature"],
+        ["age", "numbers", "feature"],
+        ["price", "numbers", "target (what the model predicts)"],
+    ]
+    assert in_use(settings, "upload", "price", ["body", "age"], split)
+    assert not in_use({}, "upload", "price", ["body", "age"], split)  # nothing used yet
+    assert not in_use(settings, "upload", "price", ["age"], split)
+    assert not in_use(settings, "upload", "price", ["body", "age"], split_choice(3, 0.5, 1))

@@ -1,12 +1,16 @@
 """New-user report 9, Minor 9: research jargon on pages an expert uses ('MPMR … (seed 003)', "Seed 002's GP",
 'a Beta(7, 3) prior', 'log-odds', 'Refit and scoring 3 ms · cold').  The pages' words, tooltips too, name
-methods, not the papers' seed numbers, and say the prior and the weight's scale in plain words."""
+methods, not the papers' seed numbers, and say the prior and the weight's scale in plain words.  Issue 33, item 5:
+the Toy cubic page said "Seed 001 §4.1" and the README's Terms "seed 003": the Toy cubic and Data pages, and the
+README's part for users (up to "The library in a few lines"), name methods in words too."""
 
 import re
+from pathlib import Path
 
 from tests.studio_app import add_default_rule, engine, send_key
 
-JARGON = re.compile(r"\bseed 00\d|Beta\(|log-odds|\bcold\b", re.IGNORECASE)
+JARGON = re.compile(r"\bseeds? 00\d|§|Beta\(|log-odds|\bcold\b|\bwarm\b|eq\. \(", re.IGNORECASE)
+README = Path(__file__).parents[1] / "README.md"
 
 
 def words(at) -> list[str]:
@@ -40,3 +44,19 @@ def test_the_model_rules_and_ratings_pages_speak_without_seed_numbers_or_jargon(
         at.run()
     assert not at.exception and any(m.label == "Refit and scoring" for m in at.metric)
     assert not jargon(at), jargon(at)
+
+
+def test_the_toy_cubic_and_data_pages_speak_without_seed_numbers_or_jargon(ready):
+    at = ready.switch_page("app_pages/toy_cubic.py").run()
+    assert not at.exception and at.title[0].value == "Toy cubic"
+    assert not jargon(at), jargon(at)
+    at = at.switch_page("app_pages/data.py").run()
+    assert not at.exception and not jargon(at), jargon(at)
+
+
+def test_the_readmes_part_for_users_names_methods_not_seed_numbers():
+    """Its Terms, set-up, first five minutes and page-by-page guide; the library's and reproduction's parts
+    below cite the papers by number, as docs/REPRODUCTION.md does."""
+    users = README.read_text().split("## The library in a few lines")[0]
+    found = [line for line in users.splitlines() if JARGON.search(line)]
+    assert "## Terms" in users and not found, found

@@ -99,9 +99,11 @@ def test_the_default_rule_is_named_after_its_ordering_column_with_tolerances_fro
     assert at.text_input(key="rule_name").value == f"{starts(ordering)} {ordering}"
     # A column the rule orders by is neither the target, an identifier, nor one it pairs rows on.
     assert ordering != target and ordering not in condition_columns(at) and not ordering.lower().endswith("id")
-    bedrooms = [c for c in frame.columns if "bedroom" in c.lower()]
-    if bedrooms:  # seed 000's rule: the one with more bedrooms
+    bedrooms = [c for c in frame.columns if "bedroom" in c.lower() and not c.lower().startswith("total")]
+    if bedrooms:  # a home's bedrooms: the one with more bedrooms
         assert ordering == bedrooms[0]
+    if source == "california":  # a block's total_bedrooms follows its population: by its median income
+        assert ordering == "median_income"
     # Every data set starts from a rule that can be added
     assert "rule_add" in [button.key for button in at.button]
     for column, tolerance in within_conditions(at):

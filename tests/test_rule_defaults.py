@@ -92,11 +92,22 @@ def test_the_pairs_a_condition_holds_for_are_counted_as_brute_force_counts_them(
 
 def test_a_new_rule_orders_by_a_bedroom_column_else_one_it_does_not_pair_rows_on():
     frame = pd.DataFrame(
-        {"longitude": [1.0, 2], "latitude": [3.0, 4], "age": [1, 2], "total_bedrooms": [5, 6], "value": [1, 2]}
+        {"longitude": [1.0, 2], "latitude": [3.0, 4], "age": [1, 2], "bedrooms": [5, 6], "value": [1, 2]}
     )
-    assert default_ordering(frame, exclude=["value"]) == "total_bedrooms"
-    no_bedrooms = frame.drop(columns="total_bedrooms").assign(size=[7.0, 8])
+    assert default_ordering(frame, exclude=["value"]) == "bedrooms"
+    no_bedrooms = frame.drop(columns="bedrooms").assign(size=[7.0, 8])
     assert default_ordering(no_bedrooms, exclude=["value"]) == "size"  # not longitude, latitude or age
+
+
+def test_californias_rule_orders_blocks_by_median_income_never_by_a_blocks_total():
+    """California's columns: a block's total_bedrooms and total_rooms count its homes (they follow its
+    population), so 'more bedrooms' ordered blocks by size; an expert orders them by median income."""
+    columns = ["longitude", "latitude", "housing_median_age", "total_rooms", "total_bedrooms", "population"]
+    frame = pd.DataFrame({c: [1.0, 2.0] for c in [*columns, "households", "median_income", "median_house_value"]})
+    ordering = default_ordering(frame, exclude=["median_house_value"])
+    assert ordering == "median_income" and rule_name(ordering) == "more median_income"
+    without_income = frame.drop(columns="median_income")
+    assert default_ordering(without_income, exclude=["median_house_value"]) == "population"  # the first but totals
     assert rule_name("rm") == "more rm" and rule_name("crim", "lower") == "less crim"
 
 

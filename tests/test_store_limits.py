@@ -26,6 +26,7 @@ def write(store: Store, operation: str):
     rule = Rule("new rule", [Within("age", 5.0)], Ordering("rooms", direction="lower"))
     made = generate(rule, FRAME).preferences
     imported = PreferenceSet([1, 2, 3, 4], [0, 1, 2, 3], 0.25, 3.0)
+    tighter = Rule("main rule", [Within("age", 0.5)], Ordering("rooms"))  # its audit's pair (2, 1) no longer
     bobs = store.answers(main)
     last_bob = int(bobs[bobs["annotator"] == "bob"]["id"].iloc[-1])
     return {
@@ -38,6 +39,7 @@ def write(store: Store, operation: str):
         "add_answer audit": lambda: store.add_answer(main, 0, 1, "a", "carol", rule_id=rule_id),
         "import_preferences": lambda: store.import_preferences(main, imported, "carol"),
         "remove_rule": lambda: store.remove_rule(rule_id),
+        "replace_rule": lambda: store.replace_rule(rule_id, tighter, generate(tighter, FRAME).preferences, "carol"),
         "undo_answer": lambda: store.undo_answer(main, "bob"),
         "add_model_run": lambda: store.add_model_run(main, "svr", {"C": 1.0}, {"test_mae": 1.5}, 12),
     }[operation]
@@ -57,6 +59,7 @@ def is_write(statement: str) -> bool:
         "add_answer audit",
         "import_preferences",
         "remove_rule",
+        "replace_rule",
         "undo_answer",
         "edit_answer",
         "remove_answer",

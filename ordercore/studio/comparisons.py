@@ -59,6 +59,12 @@ MPMR_MAX_LABELS = 5_000
 """Most labeled rows the Model page fits MPMR on: 2.9 s and 0.84 GB at 5,000 (bench/mpmr_bench.py),
 then 11 fits with the cross-validated coverage; the N x N kernel grows as N²."""
 
+OMEGA_WORDS = (
+    "MPMR's bound: whatever the distribution with the labels' means and covariances, a new target lies within "
+    "±ε of the fit with probability at least Ω"
+)
+"""The Ω metric's tooltip, in words (it cited 'the paper's eq. (13)': new-user report 9, Minor 9)."""
+
 EPSILON_IN_SD = (0.1, 0.25, 0.5, 1.0, 2.0)
 """The MPMR tube's half-width ε the Model page offers, in standard deviations of the labels."""
 

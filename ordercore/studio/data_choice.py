@@ -19,6 +19,7 @@ from ordercore.studio.data import (
     StudyData,
     available_sources,
     data_settings,
+    is_free_text,
 )
 from ordercore.studio.store import describe_contents
 
@@ -166,3 +167,39 @@ def split_counts(data: StudyData) -> list[tuple[str, str]]:
         ("Held out for testing", f"{data.test.size:,}"),
         ("Unlabeled pool", f"{data.pool.size:,}"),
     ]
+
+
+def in_use(settings: dict, source: str, target: str, features, split: dict) -> bool:
+    """Whether the session's ``settings`` hold this choice already (its source, target, features and
+    ``split_choice``): the Data page then shows the session's table, not a preview before use."""
+    chosen = {"source": source, "target": target, "features": list(features), **split}
+    return all(settings.get(key) == value for key, value in chosen.items())
+
+
+def column_kinds(data: StudyData) -> pd.DataFrame:
+    """Each column of the table with its kind (numbers, categories, text, id) and its role in the session
+    (target, feature, the id naming the rows, or not used): the Data page's preview before use."""
+    target, features = data.dataset.metadata["target"], data.dataset.metadata["features"]
+    identifier = data.row_names.identifier
+    rows = []
+    for column in data.frame.columns:
+        values = data.frame[column]
+        if column == identifier:
+            kind = "id"
+        elif is_free_text(values):
+            kind = "text"
+        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            kind = "numbers"
+        else:
+            kind = f"categories ({values.nunique():,} values)"
+        role = (
+            "target (what the model predicts)"
+            if column == target
+            else "feature"
+            if column in features
+            else "names the rows"
+            if column == identifier
+            else "not a feature"
+        )
+        rows.append({"column": str(column), "kind": kind, "role": role})
+    return pd.DataFrame(rows)

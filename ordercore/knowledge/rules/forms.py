@@ -199,9 +199,12 @@ def condition_pairs(condition: Condition, frame: pd.DataFrame) -> tuple[float, i
     return condition.candidate_count(values, n), n * (n - 1) // 2
 
 
-ORDERING_NAMES = ("bedrooms", "total_bedrooms", "rooms", "total_rooms", "rm")
-"""Columns a new rule first orders by (seed 000's rule: the one with more bedrooms is worth more),
-then any column named with 'bedroom' or 'room'."""
+ORDERING_NAMES = ("bedrooms", "rooms", "rm", "median_income")
+"""Columns a new rule first orders by: a home's bedrooms or rooms (Boston's rm: rooms per dwelling), else a
+block's median income (California), then any column named with 'bedroom' or 'room' but a block's total.
+California's total_bedrooms and total_rooms count a block's homes and follow its population, not a home's
+value: seed 000 orders by total_bedrooms, and its experiment keeps that rule (``experiments``), but the
+Studio's default there was "more bedrooms" ordering blocks by their size (new-user pass on issue 33)."""
 
 CLOSENESS_NAMES = ("latitude", "longitude", "lat", "lon", "lng")
 
@@ -209,21 +212,28 @@ CLOSENESS_NAMES = ("latitude", "longitude", "lat", "lon", "lng")
 def default_ordering(frame: pd.DataFrame, exclude=(), taken=(), labels=None) -> str | None:
     """The column a new rule orders by: one of ``ORDERING_NAMES``, else one named with 'bedroom' or
     'room', else among the numeric columns the suggested conditions do not pair rows on (never the
-    location or the age and income columns of ``SUGGESTED_CLOSENESS``) the one ranking most strongly
+    location or the age and income columns of ``SUGGESTED_CLOSENESS``), never a block's total (``is_total``)
+    the one ranking most strongly
     with ``labels`` (n,), NaN off the labeled rows: the largest |Spearman's ρ| (``rank_correlation``;
     in the table's order where it cannot be measured), else the first numeric one; among each of those,
     first a column no rule of the session orders by yet (``taken``), so that the form does not offer
     again a rule the session holds."""
     numeric = rule_columns(frame, "numeric", exclude)
     named = [c for c in ORDERING_NAMES if c in numeric]
-    named += [c for part in ("bedroom", "room") for c in numeric if part in c.lower()]
+    named += [c for part in ("bedroom", "room") for c in numeric if part in c.lower() and not is_total(c)]
     closeness = {*CLOSENESS_NAMES, *(c for names in SUGGESTED_CLOSENESS for c in names)}
-    rest = [c for c in numeric if c.lower() not in closeness]
+    rest = [c for c in numeric if c.lower() not in closeness and not is_total(c)]
     if labels is not None:  # the strongest first; a column whose ρ is NaN after every measured one
         strength = {c: abs(rank_correlation(frame[c], labels)[0]) for c in rest}
         rest = sorted(rest, key=lambda c: -1.0 if np.isnan(strength[c]) else -strength[c])
     ranked = [*named, *rest, *numeric]
     return next((c for c in ranked if c not in taken), ranked[0] if ranked else None)
+
+
+def is_total(column: str) -> bool:
+    """Whether ``column`` is a block's total ('total_rooms', 'total bedrooms'): a count that grows with the
+    block's size, no rule's measure of a home."""
+    return column.lower().replace(" ", "_").startswith("total_")
 
 
 def rank_correlation(values: pd.Series, labels: np.ndarray) -> tuple[float, int]:

@@ -4,6 +4,8 @@ same pairs, whatever the rule is called."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sqlalchemy as sa
 
 from ordercore.knowledge.rules import Rule
@@ -14,14 +16,27 @@ from ordercore.studio.store.schema import answers, preference_blocks, preference
 from ordercore.studio.store.sessions import check_margins, lock_session, n_rows, now, session_of, touch
 
 
-def _repeated(connection, session_id: int, rule: Rule) -> str | None:
-    """Why ``rule`` may not be added, if the session holds the same rule (``Rule.identity``), else
-    None; read in the caller's transaction, which has locked the session."""
-    query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(rules.c.session_id == session_id)
+def _repeated(connection, session_id: int, rule: Rule, besides: int | None = None) -> str | None:
+    """Why ``rule`` may not be added, if the session holds the same rule (``Rule.identity``) but rule
+    ``besides`` (the one it replaces), else None; read in the caller's transaction, which has locked the
+    session."""
+    query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(
+        rules.c.session_id == session_id, rules.c.id != (-1 if besides is None else besides)
+    )
     for held in connection.execute(query.order_by(rules.c.id)):
         if Rule.from_json(held.spec).identity() == rule.identity():
             return f"this rule is the same as rule #{held.id} {held.name!r} (the same conditions and ordering)"
     return None
+
+
+@dataclass(frozen=True)
+class RuleReplacement:
+    """What replacing a rule did: its preferences before and after, its audit answers kept and unlinked."""
+
+    preferences_before: int
+    preferences_after: int
+    audits_kept: int
+    audits_unlinked: int
 
 
 class RuleStore:
@@ -77,3 +92,51 @@ class RuleStore:
             connection.execute(answers.update().where(answers.c.rule_id == rule_id).values(rule_id=None))
             connection.execute(rules.delete().where(rules.c.id == rule_id))
             touch(connection, session_id)
+
+    def replace_rule(self, rule_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> RuleReplacement:
+        """Rule ``rule_id`` becomes ``rule`` with the preferences it made, in one transaction (all or
+        nothing), keeping its id (its number).  Its audit answers to pairs ``made`` still orders (either
+        way round) stay its audits; the others stay as the annotators' answers, no longer linked to it (as
+        when a rule is removed).  ``ValueError`` as ``add_rule``'s (a rule held already), ``KeyError`` for
+        a rule no longer there; nothing written then."""
+        annotator = check_annotator(annotator)
+        if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
+            raise TypeError("replace_rule takes a Rule and the PreferenceSet it generated")
+        name = check_name(rule.name, "rule name", rules.c.name)
+        spec = check_size(rule.to_json(), "the rule")
+        content = check_size(encode_block(made), f"the rule's {len(made):,} preferences")
+        session_id = session_of(self.engine, rules, rule_id, "rule")
+        with self.engine.begin() as connection:
+            lock_session(connection, session_id)
+            if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
+                raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
+            made.check_indices(n_rows(connection, session_id))
+            check_margins(connection, session_id, made)
+            repeated = _repeated(connection, session_id, rule, besides=rule_id)
+            if repeated is not None:
+                raise ValueError(repeated)
+            before = (
+                connection.execute(
+                    sa.select(sa.func.coalesce(sa.func.sum(preference_blocks.c.n_preferences), 0)).where(
+                        preference_blocks.c.rule_id == rule_id
+                    )
+                ).scalar()
+                + connection.execute(
+                    sa.select(sa.func.count()).select_from(preferences).where(preferences.c.rule_id == rule_id)
+                ).scalar()
+            )
+            pairs = {frozenset((int(i), int(j))) for i, j in zip(made.i, made.j, strict=True)}
+            audits = connection.execute(
+                sa.select(answers.c.id, answers.c.row_a, answers.c.row_b).where(answers.c.rule_id == rule_id)
+            ).all()
+            dropped = [a.id for a in audits if frozenset((a.row_a, a.row_b)) not in pairs]
+            connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
+            connection.execute(preferences.delete().where(preferences.c.rule_id == rule_id))
+            if dropped:
+                connection.execute(answers.update().where(answers.c.id.in_(dropped)).values(rule_id=None))
+            revision = touch(connection, session_id)
+            created = now()
+            connection.execute(rules.update().where(rules.c.id == rule_id).values(name=name, spec=spec))
+            owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": created}
+            insert_block(connection, made, content, owner, "rule", rule_id)
+        return RuleReplacement(int(before), len(made), len(audits) - len(dropped), len(dropped))
