@@ -145,7 +145,7 @@ def violations_section(engine, bench, trust) -> None:
     if violations is None or not violations.fits(names):
         return
     for annotator in sorted({str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}):
-        why = ClickStanding.of(annotator, names, *violations, trust).why()
+        why = ClickStanding.of(annotator, names, violations.svr, violations.ssl, trust).why()
         if why:
             st.warning(app_state.plain(why))
 

@@ -9,8 +9,8 @@ from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
-from ordercore.studio.numbers import to_digits_of
-from ordercore.studio.row_names import session_numbers
+from ordercore.studio.numbers import to_digits_of, wrapped_row_height
+from ordercore.studio.row_names import session_numbers, without_defaults
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
 from ordercore.studio.verdicts import ClickStanding
@@ -34,6 +34,18 @@ STRATEGIES = {name: STRATEGY_LABELS[name] for name in PAIR_STRATEGIES}  # the li
 CANDIDATES = {
     "any": "Any two rows",
     "neighbours": "Similar rows (roughly equal in the other features)",
+}
+
+ANSWER_COLUMNS = {  # the answers table's columns: (label, width in px, help); the long labels as help
+    "answer": ("#", 50, "the answer's number in this session"),
+    "annotator": ("by", 70, "annotator"),
+    "A": ("A", 75, None),
+    "B": ("B", 75, None),
+    "answer given": ("answer", 70, "answer given"),
+    "confidence": ("confidence", 85, None),
+    "margin": ("margin", 60, None),
+    "from": ("from", 75, "where the pair came from"),
+    "when (UTC)": ("when (UTC)", 95, None),
 }
 
 # The "pairs from" choices are ACTIVE (the pairs the strategy below picks), QUEUE (the shared queue: each
@@ -171,7 +183,6 @@ def main() -> None:
     elif source == QUEUE:
         queue_section(engine, bench, named)
     answer_area(engine, data, source, rules, named)
-    agreement_section(engine)
     model_status(engine)
 
 
@@ -179,7 +190,8 @@ def main() -> None:
 def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     """The pair on screen with its answer keys (the browser shows the next pair the moment a key goes
     down: ``app_widgets.answer_keys``), its confidence, margin and map, the answers so far and this
-    annotator's own: an answer reruns this part alone, and the retrain does not hold it up."""
+    annotator's own, and the agreement: an answer reruns this part alone, and the retrain does not hold
+    it up.  Every count is drawn in the run that stored the answer (``answer_counts``)."""
     screen = app_state.screen()
     read = take_sent(engine)
     offer_pairs(engine, screen.pairs, source)
@@ -203,25 +215,38 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     if len(answers):
         names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
         numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
-        shown = data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers)
-        st.dataframe(shown, key="answers_table", width="stretch", hide_index=True)
+        shown = without_defaults(
+            data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers)
+        )
+        recent_answers(shown)
         st.caption(NUMBERED)
         if named:
             history_section(engine, data, answers, numbers)
+    agreement_section(engine)
+
+
+def recent_answers(shown) -> None:
+    """The newest answers (``answers_table``), each column as narrow as its longest word and its cells
+    wrapped: every column fits at 1024 px (a grid scrolled its 'from' column out of sight there)."""
+    config = {
+        c: st.column_config.Column(label, width=width, help=help) for c, (label, width, help) in ANSWER_COLUMNS.items()
+    }
+    rows = max(wrapped_row_height(shown[c], ANSWER_COLUMNS[c][1]) or 0 for c in shown.columns)
+    st.dataframe(
+        shown, key="answers_table", width="stretch", hide_index=True, column_config=config, row_height=rows or None
+    )
 
 
 @st.fragment(run_every=1.0)
 def model_status(engine) -> None:
-    """What the model made of the answers, as of its last retrain (they run in the background: this
-    part redraws itself every second)."""
-    bench = engine.trained()  # asks for a retrain if the trust in force changed meanwhile (another process's)
+    """How far the last retrain moved the model, and why it ran (they run in the background: this part
+    redraws itself every second)."""
+    engine.trained()  # asks for a retrain if the trust in force changed meanwhile (another process's)
     app_state.warn_if_retrain_stopped(engine)
     last = engine.models.last()
-    cells = st.columns(2)
-    cells[0].metric("Preferences in force", f"{len(engine.preferences()[0]):,}")
     moved = to_digits_of(last["moved"], last["ssl_mae"]) if last else "—"  # to the digits of the model's error
     target = engine.data().dataset.metadata["target"]
-    cells[1].metric(
+    st.columns(2)[0].metric(
         "Model moved (mean |Δ| on test rows)",
         moved,
         help=f"How far the last retrain moved SSL's predictions, on average over the held-out test rows, in "
@@ -229,20 +254,26 @@ def model_status(engine) -> None:
     )
     if last and moved != "—" and (why := last["cause"].words(moved)):
         st.caption(why)
-    annotator, names = app_state.annotator(), engine.sources()
+
+
+def own_clicks(engine, annotator: str, revision: int) -> tuple[str, bool]:
+    """What SSL and SVR make of ``annotator``'s answers, as of the last retrain, preceded by what that
+    retrain had of them while the one of the newest answers runs (``ClickStanding.as_of``); and whether it
+    is a warning ('', False: nothing to say)."""
+    bench = engine.models.workbench
     violations = None if bench is None else bench.violations  # read once: a retrain may replace it
-    if annotator and violations is not None and violations.fits(names):
-        # (until the retrain of the newest answers finishes, its violations are of fewer preferences)
-        standing = app_state.memo(
-            "own_clicks",
-            (engine.id, engine.models.version, engine.revision(), annotator),
-            lambda: ClickStanding.of(annotator, names, *violations, engine.trust.in_force()),
-        )
-        why = standing.why()
-        if why:
-            st.warning(app_state.plain(why))
-        elif standing.preferences:
-            st.caption(app_state.plain(standing.summary()))
+    if not annotator or violations is None or violations.names is None:
+        return "", False
+    standing = app_state.memo(
+        "own_clicks",
+        (engine.id, engine.models.version, revision, annotator),
+        lambda: ClickStanding.of(annotator, violations.names, violations.svr, violations.ssl, engine.trust.in_force()),
+    )
+    why = standing.why()
+    text = why or standing.summary()
+    if violations.revision != revision:  # the retrain of the newest answers has not finished: said so
+        text = f"{standing.as_of(engine.sources())} {text}".strip()
+    return text, bool(why)
 
 
 NOTHING_LEFT = {
@@ -308,7 +339,7 @@ def audit_caption(engine, data, rule, rule_id) -> None:
 def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
     """What the browser shows of ``pair``: its two rows named once (``RowNames``) and every context
     column side by side, each number in its column's decimals, with the difference B − A coloured by
-    its sign (computed once)."""
+    its sign, as strongly as it is large against the column's spread (``RowNames.shade``; computed once)."""
     if pair not in offers.entries:
         names, frame = data.row_names, data.frame
         a, b = (frame.iloc[row] for row in pair)
@@ -321,13 +352,13 @@ def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
             )
             for column in names.columns
         ]
-        signs = [names.sign(column, a[column], b[column]) for column in names.columns]
+        shades = [names.shade(column, a[column], b[column]) for column in names.columns]
         offers.entries[pair] = entry(
             pair,
             f"A: {names.name(pair[0])} · B: {names.name(pair[1])}",
             ["", f"A: {names.name(pair[0])}", f"B: {names.name(pair[1])}", "B − A"],
             rows,
-            signs,
+            shades,
         )
     return offers.entries[pair]
 
@@ -349,11 +380,9 @@ def set_goal(engine) -> None:
 
 
 def progress_section(engine) -> None:
-    """Answers toward the session's goal (answered of N, redrawn every 2 s: ``answer_count``) and the goal."""
-    progress = st.columns(2)
-    with progress[0]:
-        answer_count(engine)
-    progress[1].number_input(
+    """The counts (``answer_counts``) and the session's goal."""
+    answer_counts(engine)
+    st.columns(2)[0].number_input(
         "Goal (answers; 0: none)",
         0,
         1_000_000,
@@ -366,15 +395,23 @@ def progress_section(engine) -> None:
 
 
 @st.fragment(run_every=2.0)
-def answer_count(engine) -> None:
-    """The session's answers by everyone (and this annotator's), toward the goal: redrawn every 2 s, so
-    that other annotators' answers count without a key of one's own (the pair and its keys stay)."""
-    answers, goal = engine.answers(), engine.options("labelling")["goal"]
-    own = int(np.count_nonzero(answers["annotator"] == app_state.annotator()))
+def answer_counts(engine) -> None:
+    """The session's answers by everyone (and this annotator's) toward the goal, the preferences in force,
+    and what SSL makes of this annotator's answers: read together, right after the answers just sent are
+    stored, and drawn together (apart, the preferences lagged 15 s behind a new user's quick answers);
+    redrawn every 2 s, so that other annotators' answers and a retrain that finished show without a key."""
+    annotator, revision = app_state.annotator(), engine.revision()
+    answers, goal, preferences = engine.answers(), engine.options("labelling")["goal"], engine.preferences()[0]
+    own = int(np.count_nonzero(answers["annotator"] == annotator))
+    standing, warn = own_clicks(engine, annotator, revision)
     if goal:
         st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    st.metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
-    st.caption(f"{own:,} of them yours ({app_state.annotator()})")
+    cells = st.columns(2)
+    cells[0].metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
+    cells[1].metric("Preferences in force", f"{len(preferences):,}", help="Made by the rules, answers and imports.")
+    st.caption(f"{own:,} of them yours ({annotator})")
+    if standing:
+        (st.warning if warn else st.caption)(app_state.plain(standing))
 
 
 def set_weighing(engine) -> None:

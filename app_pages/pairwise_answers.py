@@ -64,7 +64,10 @@ def history_section(engine, data, answers, numbers) -> None:
         labels = {int(row.id): answer_text(data, row, numbers[row.id]) for row in own.itertuples()}
         if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
             st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
-        chosen = st.selectbox("Answer", list(labels), format_func=labels.get, key="history_answer")
+        # "contains", not fuzzy: "#7:" finds answer #7 alone (fuzzy listed #27, #17, #9 … with it)
+        chosen = st.selectbox(
+            "Answer", list(labels), format_func=labels.get, key="history_answer", filter_mode="contains"
+        )
         # The question and the buttons in the same places whether asking or not: each run draws over the
         # last, so no 'Yes, remove it' is left standing after a removal (a new user's stale one, clicked,
         # said 'answer #15 is not one of this session's').

@@ -51,12 +51,14 @@ function table(entry) {
   const head = `<tr>${entry.head.map((cell) => `<th>${cell}</th>`).join("")}</tr>`;
   const rows = entry.rows
     .map(([name, ...cells], i) => {
-      const last = entry.signs ? `d${entry.signs[i]}` : "";
-      const tds = cells.map((cell, k) => `<td class="${k === cells.length - 1 ? last : ""}">${cell}</td>`).join("");
+      // The last cell (B − A) coloured by its sign, as strongly as its size against its column's spread.
+      const shade = entry.shades ? entry.shades[i] : 0;
+      const last = shade ? ` class="d${Math.sign(shade)}" style="--shade: ${Math.abs(shade)}"` : "";
+      const tds = cells.map((cell, k) => `<td${k === cells.length - 1 ? last : ""}>${cell}</td>`).join("");
       return `<tr><th>${name}</th>${tds}</tr>`;
     })
     .join("");
-  return `<table>${head}${rows}</table>`;
+  return `<table class="${entry.shades ? "differences" : ""}">${head}${rows}</table>`;
 }
 
 function draw(view) {

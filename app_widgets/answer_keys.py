@@ -24,19 +24,19 @@ _mount = st.components.v2.component(
 
 
 def entry(
-    target: tuple[int, ...], caption: str, head: list[str], rows: list[tuple], signs=None, text: str | None = None
+    target: tuple[int, ...], caption: str, head: list[str], rows: list[tuple], shades=None, text: str | None = None
 ) -> dict:
     """What the browser shows of one target (a pair (a, b) or an item (row,)): its caption, its text if
-    any, and its table (``head``: the column names; ``rows``: (name, values...); ``signs``: per row, the
-    sign of its last value, coloured: a pair's difference B − A), escaped (the values come from the
-    user's data)."""
+    any, and its table (``head``: the column names; ``rows``: (name, values...); ``shades``: per row, how
+    its last value is coloured, −1 … 1: its sign the hue, its size the strength (a pair's difference
+    B − A)), escaped (the values come from the user's data)."""
     return {
         "target": [int(v) for v in target],
         "caption": caption,
         "text": text,
         "head": [html.escape(str(h)) for h in head],
         "rows": [[html.escape(str(cell)) for cell in row] for row in rows],
-        "signs": None if signs is None else [int(sign) for sign in signs],
+        "shades": None if shades is None else [round(float(shade), 3) for shade in shades],
     }
 
 

@@ -28,7 +28,7 @@ def test_a_pair_names_its_rows_once_and_shows_every_column_apart(tmp_path):
         assert shown["neighbourhood"][:2] == [frame.at[a, "neighbourhood"], frame.at[b, "neighbourhood"]]
         for column in ("latitude", "longitude", "income"):  # two different values never read the same
             assert (shown[column][0] == shown[column][1]) == (frame.at[a, column] == frame.at[b, column])
-            assert float(shown[column][0].replace(",", "")) == frame.at[a, column]  # written exactly
+            assert float(shown[column][0].replace(",", "").replace("−", "-")) == frame.at[a, column]  # exactly
 
 
 TABLE = """() => Array.from(document.querySelectorAll('.answer-keys .table tr'))

@@ -38,7 +38,8 @@ def test_the_preview_shows_a_target_only_on_labeled_rows_and_tells_every_value_a
         texts, values = preview[column].astype(str), truth[column]
         assert texts.nunique() == values.nunique(), column
         if pd.api.types.is_numeric_dtype(values):
-            assert np.allclose([float(v.replace(",", "")) for v in texts], values, rtol=1e-12, atol=0), column
+            numbers = [float(v.replace(",", "").replace("−", "-")) for v in texts]  # a minus is "−" on the page
+            assert np.allclose(numbers, values, rtol=1e-12, atol=0), column
 
 
 def test_data_page_refuses_bad_choices_and_keeps_the_settings(ready, store_path):

@@ -3,6 +3,8 @@ page shows is checked against the store, read directly): answers stored, undone,
 by their own annotator; presses for a pair no longer on screen dropped; the shared queue, the goal and
 the agreement between annotators; inputs the models cannot take refused before they are stored."""
 
+import pytest
+
 import app_state
 from ordercore.studio.store import Store
 from tests.studio_app import engine, metric, pairs_sent, press
@@ -275,17 +277,24 @@ def test_a_pair_shows_every_context_column_each_number_telling_its_column_apart(
     sent = pairs_sent(at)[0]
     rows = {row[0]: row[1:] for row in sent["rows"]}
     assert list(rows) == [c for c in frame.columns if c not in ("home_id", "price")]
-    expected = [0 if c == "neighbourhood" else int(np.sign(frame.at[b, c] - frame.at[a, c])) for c in rows]
-    assert sent["signs"] == expected  # each difference coloured by its sign, none for text
+
+    def shade(column):  # sign × |B − A| over the column's interquartile range / 1.349, at most 1
+        low, high = np.percentile(frame[column], [25, 75])
+        difference = frame.at[b, column] - frame.at[a, column]
+        return float(np.sign(difference) * min(1.0, abs(difference) / ((high - low) / 1.349)))
+
+    expected = [0.0 if c == "neighbourhood" else shade(c) for c in rows]
+    assert sent["shades"] == pytest.approx(expected, abs=1e-3)  # coloured by sign and size, none for text
     assert rows["neighbourhood"] == [frame.at[a, "neighbourhood"], frame.at[b, "neighbourhood"], ""]
     assert rows["floor_area"][:2] == [f"{frame.at[a, 'floor_area']:,}", f"{frame.at[b, 'floor_area']:,}"]
     for column in ("latitude", "longitude", "income"):
         shown_a, shown_b, shown_difference = rows[column]
         decimals = len(shown_a.partition(".")[2])
         for shown, value in ((shown_a, frame.at[a, column]), (shown_b, frame.at[b, column])):
-            assert abs(float(shown.replace(",", "")) - value) <= 0.5 * 10**-decimals + 1e-12
+            assert abs(float(shown.replace(",", "").replace("−", "-")) - value) <= 0.5 * 10**-decimals + 1e-12
         difference = frame.at[b, column] - frame.at[a, column]
-        assert abs(float(shown_difference.replace(",", "")) - difference) <= 10**-decimals + 1e-12
+        assert abs(float(shown_difference.replace(",", "").replace("−", "-")) - difference) <= 10**-decimals + 1e-12
+        assert "-" not in shown_a + shown_b + shown_difference  # a minus is "−", as everywhere on the page
         assert (shown_a == shown_b) == (frame.at[a, column] == frame.at[b, column])
 
 

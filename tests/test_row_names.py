@@ -21,7 +21,7 @@ def test_a_column_gets_the_fewest_decimals_that_keep_its_values_apart():
 def test_numbers_beyond_the_fixed_decimals_are_written_in_full_without_exponents():
     frame = pd.DataFrame({"tiny": [1e-9, -2.5e-9, 12345.0000001], "y": [1.0, 2.0, 3.0]})
     names = RowNames.of(frame, "y", None)
-    assert [names.value("tiny", v) for v in frame["tiny"]] == ["0.000000001", "-0.0000000025", "12,345.0000001"]
+    assert [names.value("tiny", v) for v in frame["tiny"]] == ["0.000000001", "−0.0000000025", "12,345.0000001"]
 
 
 def test_in_every_sample_column_two_different_values_never_read_the_same():
@@ -41,8 +41,37 @@ def test_rows_are_named_by_the_identifier_or_by_position_and_differences_carry_n
     assert (names.value("size", 1234.5), names.difference("size", 1234.5, 1234.5)) == ("1,234.5", "0.0")
     assert names.difference("size", 1.0, 0.98) == "0.0"  # rounds to zero: no sign
     assert names.difference("size", 1000.0, 2234.5) == "+1,234.5" and names.difference("note", "a", "b") == ""
-    signs = [names.sign("size", 1.0, 0.98), names.sign("size", 1.0, 2.0), names.sign("size", 2.0, 1.0)]
-    assert signs == [0, 1, -1] and names.sign("note", "a", "b") == 0 and names.sign("size", np.nan, 1.0) == 0
+    shades = [names.shade("size", 1.0, 0.98), names.shade("size", 1.0, 2.0), names.shade("size", 2.0, 1.0)]
+    assert shades == [0, 1, -1] and names.shade("note", "a", "b") == 0 and names.shade("size", np.nan, 1.0) == 0
+
+
+def test_negative_numbers_and_differences_are_written_with_the_minus_sign():
+    """As every other number the Studio shows ('−0.5' on an axis; a new user read "-62" on Pairwise):
+    a value, a difference B − A, in fixed decimals and in full, never the ASCII hyphen; text as typed."""
+    frame = pd.DataFrame({"longitude": [-105.25, -104.5], "tiny": [-1e-9, 2e-9], "note": ["a-b", "c"], "y": [1, 2]})
+    names = RowNames.of(frame, "y", None)
+    assert (names.value("longitude", -105.25), names.difference("longitude", -104.5, -105.25)) == ("−105.25", "−0.75")
+    assert names.value("tiny", -1e-9) == "−0.000000001"  # in full (beyond the fixed decimals)
+    assert names.difference("longitude", -105.25, -104.5) == "+0.75" and names.value("note", "a-b") == "a-b"
+
+
+def test_a_difference_is_coloured_by_its_size_against_its_columns_spread():
+    """A hand-made table like the new user's cars: mileage's spread (interquartile range / 1.349) is
+    (150,000 − 50,000) / 1.349 = 74,129.0 km and horsepower's (200 − 100) / 1.349 = 74.13 hp, so 62 km
+    is faint (62 / 74,129 = 0.00084) and 87 hp full (87 / 74.13 > 1, capped at 1); 37 hp half of it."""
+    frame = pd.DataFrame(
+        {
+            "mileage_km": [0.0, 50_000.0, 100_000.0, 150_000.0, 200_000.0],
+            "horsepower": [50.0, 100.0, 150.0, 200.0, 250.0],
+            "y": [1.0, 2.0, 3.0, 4.0, 5.0],
+        }
+    )
+    names = RowNames.of(frame, "y", None)
+    assert names.shade("mileage_km", 206_006, 205_944) == pytest.approx(-62 / (100_000 / 1.349))
+    assert names.shade("horsepower", 216, 129) == -1.0 and names.shade("horsepower", 129, 216) == 1.0
+    assert names.shade("horsepower", 100, 137) == pytest.approx(37 / (100 / 1.349))
+    constant = RowNames.of(frame.assign(owners=3), "y", None)
+    assert constant.shade("owners", 3, 4) == 1.0  # a column without spread: any difference in full
 
 
 def test_answers_read_in_words_with_rows_by_name():

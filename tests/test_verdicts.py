@@ -284,3 +284,17 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
     assert stale and words.endswith("A source new since is not in the table.")
     unknown = replace(full, basis=replace(full.basis, made_at=None))  # stored before the time was kept
     assert assessment_words(unknown, sizes, current=True)[1].startswith("One assessment gives the gain")
+
+
+def test_while_ssl_is_refitted_the_figures_say_which_fit_they_are_of():
+    """A new user read "SSL breaks 3 of the 27 preferences from Marta's answers" beside 32 answers, with
+    no mark: until the refit of the newest answers ends, the page says the last fit had 2 of the 5
+    preferences her answers make now (counted by hand from the sources' names)."""
+    fitted = np.array(["clicks: ann", "rule #1: r", "clicks: ann"], dtype=object)
+    now = np.array(
+        ["clicks: ann", "rule #1: r", "clicks: ann", "clicks: ann", "clicks: bo", "clicks: ann", "clicks: ann"]
+    )
+    standing = ClickStanding.of("ann", fitted, np.zeros(3, bool), np.array([1, 0, 0], bool), None)
+    assert standing.summary() == "SSL breaks 1 of the 2 preferences from ann's answers, SVR 0."
+    said = standing.as_of(now)
+    assert said.startswith("Updating:") and "the last fit, which had 2 of the 5 preferences from ann's answers" in said

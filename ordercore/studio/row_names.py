@@ -7,22 +7,25 @@ held-out row; numbers written per column so that two different values of a colum
 - ``name(row)``: 'home_id 1960' (the identifier column and value) or 'row 1959' (a 0-based position).
 - ``context_columns``: what a pair shows side by side: every column but the target and the identifier
   (which heads the pair already).
-- ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators and the
-  column's own decimals (``decimals_to_tell_apart``), text as it is.
+- ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators, the
+  column's own decimals (``decimals_to_tell_apart``) and ``MINUS`` for a minus, text as it is;
+  ``shade(column, a, b)``: how strongly B − A is coloured, by its size against the column's spread.
 - ``answers_table(answers, rule_names, numbers=...)``: the stored answers in words, rows by name, each by
   its number in the session (``session_numbers``); ``preferences_table(preferences)``: preferences likewise.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_ids import as_held_ids
+from ordercore.knowledge.rules.forms import column_spread
 from ordercore.studio.fingerprints import row_fingerprints
+from ordercore.studio.numbers import MINUS, reads_as_zero
 
 MAX_DECIMALS = 6
 """The most decimals a column is written with in a fixed format (``decimals_to_tell_apart``)."""
@@ -56,7 +59,8 @@ class RowNames:
     (n,) the identifier's values as text, ``columns`` the context columns, ``decimals`` per numeric
     column, ``years`` the numeric columns written without thousands separators (``is_year``),
     ``fingerprints`` (n,) a digest of each row's values, which exports write beside its name
-    (``fingerprints.row_fingerprints``; None: not taken)."""
+    (``fingerprints.row_fingerprints``; None: not taken), ``spreads`` per numeric column
+    (``column_spread``, as the rules' tolerances: its interquartile range / 1.349)."""
 
     identifier: str | None
     labels: np.ndarray | None
@@ -64,6 +68,7 @@ class RowNames:
     decimals: dict
     years: frozenset = frozenset()
     fingerprints: np.ndarray | None = None
+    spreads: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, frame: pd.DataFrame, target: str, identifier: str | None) -> RowNames:
@@ -76,7 +81,8 @@ class RowNames:
         decimals = {c: decimals_to_tell_apart(frame[c]) for c in numeric}
         labels = None if identifier is None else frame[identifier].astype(str).to_numpy()
         years = frozenset(c for c in numeric if is_year(c, frame[c]))
-        return cls(identifier, labels, columns, decimals, years, row_fingerprints(frame))
+        spreads = {c: column_spread(pd.to_numeric(frame[c], errors="coerce")) for c in numeric}
+        return cls(identifier, labels, columns, decimals, years, row_fingerprints(frame), spreads)
 
     def name(self, row: int) -> str:
         """'ID_COLUMN VALUE', or 'row K' (0-based) without an identifier."""
@@ -110,9 +116,20 @@ class RowNames:
             return ""
         difference = float(b) - float(a)
         text = _number(difference, self.decimals[column])
-        if float(text.replace(",", "")) == 0:
+        if reads_as_zero(text):
             return _number(0.0, self.decimals[column])
         return "+" + text if difference > 0 else text
+
+    def shade(self, column: str, a, b) -> float:
+        """How strongly B − A is coloured, signed: its size over the column's spread, at most 1 (a
+        difference of 62 km where the spread is 54,000 km is faint, one of 87 hp where it is 40 hp full);
+        0 for text, a missing value, or a difference that reads as 0; 1 for any other in a column without spread."""
+        text = self.difference(column, a, b)
+        if not text or reads_as_zero(text):
+            return 0.0
+        difference, spread = float(b) - float(a), self.spreads.get(column, 0.0)
+        size = 1.0 if spread <= 0 else min(1.0, abs(difference) / spread)
+        return float(np.copysign(size, difference))
 
     def preferences_table(self, preferences, frame: pd.DataFrame | None = None, columns=(), known=None) -> pd.DataFrame:
         """A ``PreferenceSet`` as the expert reads it: f(higher) − f(lower) ≥ margin, rows by id, the id
@@ -139,11 +156,6 @@ class RowNames:
         table["target higher by at least"] = [f"{m:,g}" for m in preferences.margin]
         table["weight"] = [f"{w:g}" for w in preferences.weight]
         return pd.DataFrame(table)
-
-    def sign(self, column: str, a, b) -> int:
-        """The sign B − A is coloured by: 0 for text, a missing value, or a difference that reads as 0."""
-        text = self.difference(column, a, b)
-        return 0 if not text or float(text.replace(",", "")) == 0 else (1 if text.startswith("+") else -1)
 
     def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None, *, numbers) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number (of
@@ -175,6 +187,18 @@ class RowNames:
         )
 
 
+DEFAULT_ANSWER = {"confidence": "1", "margin": "0"}
+"""An answer's confidence and margin unless the annotator set others, as ``answers_table`` writes them."""
+
+
+def without_defaults(table: pd.DataFrame) -> pd.DataFrame:
+    """An ``answers_table`` without the columns of ``DEFAULT_ANSWER`` in which every answer has the
+    default: a column of 1s and one of 0s said nothing and pushed the table past 1,024 px."""
+    return table.drop(
+        columns=[c for c, default in DEFAULT_ANSWER.items() if c in table and (table[c] == default).all()]
+    )
+
+
 def is_year(column: str, values: pd.Series) -> bool:
     """Whether a numeric column holds calendar years (written 2013, not 2,013): named with 'year', its
     values whole numbers within 1000 … 2999."""
@@ -184,12 +208,12 @@ def is_year(column: str, values: pd.Series) -> bool:
 
 
 def _number(value: float, decimals: int | None, grouped: bool = True) -> str:
-    """``value`` with thousands separators (unless not ``grouped``) and ``decimals`` decimals (None:
-    every digit it needs)."""
+    """``value`` with thousands separators (unless not ``grouped``), ``decimals`` decimals (None: every
+    digit it needs) and ``MINUS`` for a minus (the Pairwise page read "-62" beside "−0.5" elsewhere)."""
     if not grouped:
         return _number(value, decimals).replace(",", "")
     if decimals is None:
         whole, _, fraction = np.format_float_positional(value, trim="-").partition(".")
-        sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+        sign, digits = (MINUS, whole[1:]) if whole.startswith("-") else ("", whole)
         return f"{sign}{int(digits):,}" + (f".{fraction}" if fraction else "")
-    return f"{value:,.{decimals}f}"
+    return f"{value:,.{decimals}f}".replace("-", MINUS)

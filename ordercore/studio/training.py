@@ -151,7 +151,7 @@ class SessionModels:
             if trust is not bench.trust:
                 bench.use_trust(trust) if trust is not None else bench.clear_trust()
             try:
-                report = bench.update(preferences, names if trust is not None else None)
+                report = bench.update(preferences, names, revision)
             except (ValueError, SolverError) as error:
                 self._finished(error=str(error))
                 return

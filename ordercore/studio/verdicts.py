@@ -349,6 +349,16 @@ class ClickStanding:
             f"SVR {self.svr_violated}."
         )
 
+    def as_of(self, names_now) -> str:
+        """Said before the figures while SSL is refitted on newer answers (``names_now`` (p,): the sources of
+        the preferences now): what they are of (a new user read "SSL breaks 3 of the 27 preferences from
+        Marta's answers" beside 32 answers, with no mark)."""
+        now = int(np.count_nonzero(np.asarray(names_now, dtype=object) == f"{CLICKS}{self.annotator}"))
+        return (
+            f"Updating: SSL is being refitted on the newest answers. Until then, as of the last fit, which had "
+            f"{self.preferences} of the {now} preferences from {self.annotator}'s answers now."
+        )
+
     def why(self) -> str | None:
         """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet,
         or that SSL is SVR for now (said whatever SSL breaks: the annotator should know their answers move

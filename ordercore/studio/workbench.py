@@ -110,10 +110,14 @@ class Retrain:
 
 class Violations(NamedTuple):
     """Which preferences (p,) the last retrain's SVR and SSL violate (bool), set at once: a page reading
-    it while another thread retrains never pairs one retrain's SVR with the next one's SSL."""
+    it while another thread retrains never pairs one retrain's SVR with the next one's SSL; ``names``
+    (p,) their sources and ``revision`` the store's revision they were read at (None: not said), so that
+    a page tells figures of the answers now from those of a fit that has not caught up."""
 
     svr: np.ndarray
     ssl: np.ndarray
+    names: np.ndarray | None = None
+    revision: int | None = None
 
     def fits(self, names) -> bool:
         """Whether these are of the preferences ``names`` (p,) name (a newer answer is not in them yet)."""
@@ -234,10 +238,13 @@ class Workbench:
         self._svr_checked = preferences
         return np.concatenate([known, self.svr.violated(preferences[known.size :])])
 
-    def update(self, preferences: PreferenceSet, names: np.ndarray | None = None) -> Retrain:
+    def update(
+        self, preferences: PreferenceSet, names: np.ndarray | None = None, revision: int | None = None
+    ) -> Retrain:
         """Retrain SSL for ``preferences`` (p,) and recompute the plot data for them: with the new
-        fit, or with the last one if the retrain stopped at the time limit.  With ``trust`` assessed,
-        ``names`` (p,) says each preference's source, whose weight multiplies the preference's."""
+        fit, or with the last one if the retrain stopped at the time limit.  ``names`` (p,) says each
+        preference's source (with ``trust`` assessed, its weight multiplies the preference's);
+        ``revision``, the store's revision they were read at, is kept with the ``violations``."""
         start = time.perf_counter()
         if self.trust is not None and names is not None:
             preferences = weighted(preferences, np.arange(len(preferences)), self.trust.preference_weights(names))
@@ -246,7 +253,7 @@ class Workbench:
         serving = self.svr if self.ssl is None else self.ssl
         self.ssl_all = serving.predict(self.data.dataset.X)
         previous, self.ssl_test = self.ssl_test, self.ssl_all[self.data.test]
-        self.violations = Violations(self._svr_violations(preferences), serving.violated(preferences))
+        self.violations = Violations(self._svr_violations(preferences), serving.violated(preferences), names, revision)
         svr_mae = ssl_mae = moved = float("nan")
         if self.data.test.size:
             truth = self.data.y_true[self.data.test]
