@@ -1,0 +1,76 @@
+"""The tenth corpus's store and session-engine cases (issue 32): a write under another connection's lock
+gives up in words after the store's lock wait, on PostgreSQL as on SQLite (F12, F04); a PostgreSQL
+schema that is not there is named (F10); a table with renamed columns is a data set of its own (SQ12,
+PG12); the store refuses settings no session could open with (S092-S095); the ratings' text is never
+a column of numbers (S074); ``next_pairs`` names what is wrong with its arguments (S042-S045, S047)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import sqlalchemy as sa
+
+from ordercore.studio.store import Store, StoreBusyError
+from tests.test_store_refusals import new_session, table
+
+LOCK_WAIT = 0.2
+"""The tests' store lock wait, in seconds (the Studio's is 10)."""
+
+STUCK = 60
+"""Seconds after which a write still waiting for the held lock counts as waiting without limit."""
+
+
+@contextlib.contextmanager
+def holding_the_session(url: str, session_id: int):
+    """Another connection holding what a write to the session needs, until the block ends: on SQLite the
+    file's write lock (BEGIN EXCLUSIVE), on PostgreSQL the session's row (SELECT ... FOR UPDATE)."""
+    if url.startswith("sqlite"):
+        locker = sqlite3.connect(sa.make_url(url).database, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")
+        try:
+            yield
+        finally:
+            locker.rollback()
+            locker.close()
+        return
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    with engine.connect() as connection:
+        connection.execute(sa.text("SELECT id FROM sessions WHERE id = :id FOR UPDATE"), {"id": session_id})
+        try:
+            yield
+        finally:
+            connection.rollback()
+    engine.dispose()
+
+
+def test_a_write_under_another_connections_lock_gives_up_in_words_and_stores_nothing(database_url):
+    """F12 (PostgreSQL waited as long as the lock was held: 25 s for 25 s) and F04 (SQLite gave up with
+    its raw "database is locked" and the SQL)."""
+    store = Store(database_url, lock_wait=LOCK_WAIT)
+    session_id = new_session(store, "homes", table())
+    before = store.session_by_id(session_id).settings
+    changed = {**before, "labelling": {"goal": 5}}
+    with ThreadPoolExecutor(1) as pool, holding_the_session(database_url, session_id):  # released, then joined
+        write = pool.submit(store.update_settings, session_id, changed)
+        try:
+            error = write.exception(timeout=STUCK)
+        except TimeoutError:
+            pytest.fail(f"the write was still waiting for the lock after {STUCK} s")
+    assert isinstance(error, StoreBusyError) and isinstance(error, ValueError), repr(error)
+    named = sa.make_url(database_url).database  # the SQLite file, or the PostgreSQL database
+    assert str(error).startswith("the store ") and named in str(error)
+    assert f"is busy: this write waited {LOCK_WAIT:g} s for a lock another" in str(error)
+    assert "nothing was stored" in str(error) and "SQL" not in str(error)
+    assert store.session_by_id(session_id).settings == before
+    store.update_settings(session_id, changed)  # the lock released, the same write goes through
+    assert store.session_by_id(session_id).settings == changed
+
+
+@pytest.mark.parametrize("wait", [0, -1, float("nan"), "10", True])
+def test_a_lock_wait_that_is_no_positive_number_is_refused(tmp_path, wait):
+    """F04/F12's lock wait, a new parameter of ``Store``."""
+    with pytest.raises(ValueError, match="a store's lock wait must be a positive number of seconds"):
+        Store(f"sqlite:///{tmp_path / 's.sqlite'}", lock_wait=wait)
