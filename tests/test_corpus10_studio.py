@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
 
 from ordercore.studio.store import Store, StoreBusyError
+from tests.conftest import POSTGRES_URL
 from tests.test_store_refusals import new_session, table
 
 LOCK_WAIT = 0.2
@@ -74,3 +76,18 @@ def test_a_lock_wait_that_is_no_positive_number_is_refused(tmp_path, wait):
     """F04/F12's lock wait, a new parameter of ``Store``."""
     with pytest.raises(ValueError, match="a store's lock wait must be a positive number of seconds"):
         Store(f"sqlite:///{tmp_path / 's.sqlite'}", lock_wait=wait)
+
+
+def test_a_postgresql_schema_that_does_not_exist_is_named():
+    """F10: PostgreSQL said "no schema has been selected to create in"."""
+    if POSTGRES_URL is None:
+        pytest.skip("PostgreSQL: set ORDERCORE_TEST_POSTGRES_URL")
+    schema = f"no_such_schema_{uuid.uuid4().hex[:8]}"
+    url = sa.make_url(POSTGRES_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    with pytest.raises(ValueError, match=f"its search_path '{schema}' names no schema of the database"):
+        Store(url.render_as_string(hide_password=False))
+    admin = sa.create_engine(POSTGRES_URL, poolclass=sa.pool.NullPool)
+    with admin.connect() as connection:
+        query = sa.text("SELECT count(*) FROM information_schema.schemata WHERE schema_name = :name")
+        assert connection.execute(query, {"name": schema}).scalar() == 0
+    admin.dispose()

@@ -92,6 +92,8 @@ class Store(
         try:
             with self.engine.connect() as connection:
                 current = is_current(connection)
+                if not current:
+                    _check_schema(connection, self.engine.url)
             if not current:  # made or completed under the schema lock (``migrate``)
                 with self.engine.begin() as connection:
                     migrate(connection)
@@ -99,7 +101,7 @@ class Store(
             self.engine.dispose()
             reason = str(error) if isinstance(error, NotAStore) else _reason(error)
             raise ValueError(f"cannot open the store {_shown(self.engine.url)}: {reason}") from None
-        except ValueError:  # a lock held too long (``locking``): said in words
+        except ValueError:  # a schema that is not there, a lock held too long (``locking``): said in words
             self.engine.dispose()
             raise
 
@@ -144,6 +146,19 @@ def _check_sqlite_path(url: sa.engine.URL) -> None:
     if path is not None and path.exists() and not path.is_file():
         raise ValueError(
             f"cannot open the store {_shown(url)}: it is not a regular file (a device or pipe); give a file's path"
+        )
+
+
+def _check_schema(connection, url: sa.engine.URL) -> None:
+    """``ValueError`` for a PostgreSQL URL whose search_path names no schema of the database (PostgreSQL
+    said "no schema has been selected to create in"), naming it."""
+    if connection.dialect.name != "postgresql":
+        return
+    if connection.execute(sa.text("SELECT current_schema()")).scalar() is None:
+        path = connection.execute(sa.text("SHOW search_path")).scalar()
+        raise ValueError(
+            f"cannot open the store {_shown(url)}: its search_path {path!r} names no schema of the database "
+            f"{url.database!r}: create the schema (CREATE SCHEMA) or name one that exists"
         )
 
 
