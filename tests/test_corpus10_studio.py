@@ -91,3 +91,16 @@ def test_a_postgresql_schema_that_does_not_exist_is_named():
         query = sa.text("SELECT count(*) FROM information_schema.schemata WHERE schema_name = :name")
         assert connection.execute(query, {"name": schema}).scalar() == 0
     admin.dispose()
+
+
+def test_a_table_with_renamed_columns_is_a_data_set_of_its_own(store):
+    """SQ12, PG12: the same values under other column names got the first table's id, name and columns."""
+    frame = table(10)
+    first = store.add_dataset("p1", frame)
+    renamed = store.add_dataset("p2", frame.rename(columns={"x": "dist"}))
+    assert renamed != first
+    assert (store.dataset(renamed)["name"], store.dataset(renamed)["columns"]) == (
+        "p2",
+        '["dist", "rooms", "age", "price", "home_id"]',
+    )
+    assert store.add_dataset("p3", frame.copy()) == first  # the same table is still found again

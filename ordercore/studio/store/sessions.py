@@ -249,6 +249,14 @@ def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
         row_numbers(settings.get(key) or [], n_rows, f"{key} row")
 
 
+def _frame_bytes(frame: pd.DataFrame) -> bytes:
+    """What identifies a table given without its CSV: its column names and types, then its index and
+    values (``hash_pandas_object`` hashes values only: a table with renamed columns was taken for the
+    first, and given its id, name and columns)."""
+    header = json.dumps([[str(name), str(dtype)] for name, dtype in frame.dtypes.items()]).encode()
+    return header + b"\n" + pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
+
+
 def _dataset_with_content(connection, digest: str) -> int | None:
     """The id of the data set whose content hashes to ``digest``, or None."""
     return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
@@ -260,16 +268,15 @@ class SessionStore:
     engine: sa.Engine
 
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:
-        """The id of the data set with this content (added if new).  ``content`` (CSV bytes of an
-        upload, at most ``MAX_DATASET_BYTES``) is kept so that a session can reopen it."""
+        """The id of the data set with this content (added if new): ``content`` (CSV bytes of an upload, at
+        most ``MAX_DATASET_BYTES``, kept so that a session can reopen it), else the table's column names,
+        types and values (``_frame_bytes``)."""
         name = check_name(name, "data set name", datasets.c.name)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
         if content is None:
             _check_cells(frame)
-        digest = hashlib.sha256(
-            content if content is not None else pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
-        ).hexdigest()
+        digest = hashlib.sha256(content if content is not None else _frame_bytes(frame)).hexdigest()
         values = {
             "content_hash": digest,
             "name": name,
