@@ -14,9 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import sqlalchemy as sa
 
+from ordercore.studio.session import SessionEngine
 from ordercore.studio.store import Store, StoreBusyError
 from tests.conftest import POSTGRES_URL
-from tests.test_store_refusals import new_session, table
+from tests.test_store_refusals import NoJob, new_session, table
 
 LOCK_WAIT = 0.2
 """The tests' store lock wait, in seconds (the Studio's is 10)."""
@@ -104,3 +105,26 @@ def test_a_table_with_renamed_columns_is_a_data_set_of_its_own(store):
         '["dist", "rooms", "age", "price", "home_id"]',
     )
     assert store.add_dataset("p3", frame.copy()) == first  # the same table is still found again
+
+
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        ({"labeled": [1, 1, 1, 2]}, "labeled row 1 is named 3 times; name each row once"),  # S092
+        ({"features": ["x", "x", "rooms"]}, r"feature column\(s\) \['x'\] are named more than once"),  # S093
+        ({"test_fraction": 1.5}, "the test share must be between 0 and 1, got 1.5"),  # S094
+        ({"labeled": [0, 1, 2], "test": [2, 3]}, "labeled and test rows overlap: row 2 is both labeled and held out"),
+    ],
+    ids=["S092", "S093", "S094", "S095"],
+)
+def test_update_settings_refuses_a_split_no_session_could_open_with(store, change, said):
+    """S092-S095: stored, and every later ``data()`` raised."""
+    session_id = new_session(store, "homes", table())
+    before = store.session_by_id(session_id).settings
+    with pytest.raises(ValueError, match=said):
+        store.update_settings(session_id, {**before, **change})
+    assert store.session_by_id(session_id).settings == before
+    with pytest.raises(ValueError, match=said):
+        store.create_session("another", settings={**before, **change})
+    assert store.sessions()["name"].tolist() == ["homes"]
+    assert SessionEngine(store, session_id, "t", NoJob()).data() is not None  # the session still opens

@@ -22,6 +22,7 @@ from ordercore.inputs.counts import row_numbers
 from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.splits import check_split
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
 from ordercore.studio.store.schema import (
     answers,
@@ -309,10 +310,12 @@ class SessionStore:
 
     def create_session(self, name: str, dataset_id: int | None = None, settings: dict | None = None) -> SessionInfo:
         """A new, empty session; ``ValueError`` if the name is taken (also by another process at the
-        same moment), ``KeyError`` for an unknown data set; nothing is written then."""
+        same moment) or for data settings no session can open with (``splits.check_split``), ``KeyError``
+        for an unknown data set; nothing is written then."""
         name = check_name(name, "session name", sessions.c.name)
         settings = {} if settings is None else settings
         stored = _settings_json(settings)
+        check_split(settings)
         taken = ValueError(f"a session named {name!r} already exists; resume it or choose another name")
         try:
             with self.engine.begin() as connection:
@@ -358,7 +361,8 @@ class SessionStore:
     def update_settings(self, session_id: int, settings: dict, dataset_id: int | None = None) -> None:
         """Replace a session's settings (and data set, if given).  Once the session holds rules,
         answers or imported preferences its table is fixed (their row numbers refer to it): a change
-        of data set, source or number of rows raises ``ValueError`` and changes nothing."""
+        of data set, source or number of rows raises ``ValueError`` and changes nothing, as do columns
+        and rows the table lacks and a split no session can open with (``splits.check_split``)."""
         values = {"settings": _settings_json(settings), "updated_at": now()}
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
@@ -373,6 +377,7 @@ class SessionStore:
             table = _dataset_shape(connection, dataset_id if dataset_id is not None else current.dataset_id)
             if table is not None:
                 _check_on_table(settings, *table)
+            check_split(settings)  # what study_data checks: a session can open with them
             changed = (
                 (dataset_id is not None and dataset_id != current.dataset_id)
                 or settings.get("source") != held_settings.get("source")
