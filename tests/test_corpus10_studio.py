@@ -7,6 +7,7 @@ a column of numbers (S074); ``next_pairs`` names what is wrong with its argument
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -128,3 +129,25 @@ def test_update_settings_refuses_a_split_no_session_could_open_with(store, chang
         store.create_session("another", settings={**before, **change})
     assert store.sessions()["name"].tolist() == ["homes"]
     assert SessionEngine(store, session_id, "t", NoJob()).data() is not None  # the session still opens
+
+
+@pytest.fixture
+def engine(tmp_path):
+    """A session on 60 homes, 20 labeled, in a SQLite store (these are the engine's checks, not the store's)."""
+    store = Store(f"sqlite:///{tmp_path / 'studio.sqlite'}")
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    yield engine
+    engine.wait(60)
+    engine.close()
+
+
+@pytest.mark.parametrize("column, why", [("price", " (it is the session's target)"), ("rooms", "")])
+def test_a_column_of_numbers_is_refused_as_the_ratings_text(engine, column, why):
+    """S074: text='price' was stored, and the items' "texts" were the target's values."""
+    said = f"column '{column}' holds numbers, not texts{why}: grade the table's rows"
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}"):
+        engine.set_options("ratings", text=column)
+    assert engine.options("ratings")["text"] is None
+    with pytest.raises(ValueError, match="holds numbers, not texts"):
+        engine.rating_items(column)

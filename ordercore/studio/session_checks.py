@@ -18,6 +18,7 @@ from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sig
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
 from ordercore.studio.fingerprints import refuse_another_table
+from ordercore.studio.ratings import refuse_numbers_as_texts
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
 
@@ -195,7 +196,7 @@ def check_options(group, groups: dict, changes=(), data=None):
     """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones,
     or an option of ``changes`` the group does not have (a typo would be stored and do nothing);
     ``ValueError`` for a value ``OPTION_VALUES`` refuses, or a 'text' column the session's ``data``
-    (when chosen) lacks (stored, every grading then failed with a bare KeyError)."""
+    (when chosen) lacks (stored, every grading then failed with a bare KeyError) or that holds numbers."""
     if not isinstance(group, str) or group not in groups:
         raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
     unknown = [name for name in changes if name not in groups[group]]
@@ -210,6 +211,8 @@ def check_options(group, groups: dict, changes=(), data=None):
             f"option 'text' must be None (grade the rows) or one of the table's columns "
             f"{list(map(str, data.frame.columns))}, got {text!r}"
         )
+    if text is not None and data is not None:
+        refuse_numbers_as_texts(data, text)
     return groups[group]
 
 
