@@ -12,12 +12,14 @@ import sqlite3
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from ordercore.studio.session import SessionEngine
+from ordercore.studio.session import ACTIVE, SessionEngine
 from ordercore.studio.store import Store, StoreBusyError
 from tests.conftest import POSTGRES_URL
+from tests.test_session_engine import add_rule, more_rooms
 from tests.test_store_refusals import NoJob, new_session, table
 
 LOCK_WAIT = 0.2
@@ -151,3 +153,43 @@ def test_a_column_of_numbers_is_refused_as_the_ratings_text(engine, column, why)
     assert engine.options("ratings")["text"] is None
     with pytest.raises(ValueError, match="holds numbers, not texts"):
         engine.rating_items(column)
+
+
+def test_pairs_of_a_rule_the_session_does_not_hold_are_refused_naming_it(engine):
+    """S042: rule 999 gave no pairs, without a word."""
+    with pytest.raises(KeyError, match="rule #999 is not one of this session's"):
+        engine.next_pairs(999, "ann", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="source must be 'active' or 'queue' or a rule's id, got 'actve'"):
+        engine.next_pairs("actve", "ann", np.random.default_rng(0))
+    rule_id = add_rule(engine, more_rooms())
+    preferences, provenance = engine.preferences()
+    made = {frozenset(pair) for pair in zip(preferences.i.tolist(), preferences.j.tolist(), strict=True)}
+    drawn = engine.next_pairs(rule_id, "ann", np.random.default_rng(0), count=3)
+    assert len(drawn) == 3 and all(frozenset(pair) in made for pair, _ in drawn)
+
+
+@pytest.mark.parametrize(
+    "options, said",
+    [
+        ({"count": -3}, r"count \(the number of pairs\) must be a whole number >= 0, got -3"),  # S044
+        ({"count": 2.5}, r"count \(the number of pairs\) must be a whole number >= 0, got 2.5"),
+        ({"exclude": [(1, 2, 3)]}, r"exclude holds pairs of two rows \(a, b\), got \(1, 2, 3\)"),  # S045
+        ({"exclude": [(1, "b")]}, "exclude's row 'b' is not a row number"),
+        ({"rng": 7}, "rng must be a numpy Generator"),
+    ],
+    ids=["S044", "count 2.5", "S045", "exclude text", "rng 7"],
+)
+def test_next_pairs_names_the_argument_it_cannot_take(engine, options, said):
+    """S044, S045: refused as "n must be ...", or in numpy's words about reshaping."""
+    arguments = {"source": ACTIVE, "annotator": "ann", "rng": np.random.default_rng(0)} | options
+    with pytest.raises((ValueError, TypeError), match=f"^{said}"):
+        engine.next_pairs(**arguments)
+
+
+def test_next_pairs_gives_none_for_count_0_and_draws_with_a_fresh_generator_for_rng_none(engine):
+    """S043 ("k must be a positive integer, got 0") and S047 (AttributeError on None's 'choice')."""
+    assert engine.next_pairs(ACTIVE, "ann", np.random.default_rng(0), count=0) == []
+    drawn = engine.next_pairs(ACTIVE, "ann", None, count=2)
+    pool = set(engine.data().pool.tolist())
+    assert len(drawn) == 2
+    assert all(a != b and {a, b} <= pool and isinstance(swapped, bool) for (a, b), swapped in drawn)

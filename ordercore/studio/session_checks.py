@@ -1,6 +1,6 @@
 """What the session engine checks before it writes (issue 32): imported margins the models can fit,
 rules that do not read the target, items of this session, model settings the Studio offers, and
-option groups and options it knows.  Each check raises one ``ValueError``
+option groups and options it knows, and what ``next_pairs`` is asked for.  Each check raises one ``ValueError``
 (``KeyError`` for an unknown option group) in words, before the store is touched."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
@@ -227,6 +228,29 @@ def check_answer(data, pair, margin) -> tuple:
     if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
         raise ValueError(f"an answer's pair is two rows (a, b), got {pair!r}")
     return tuple(pair)
+
+
+def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
+    """``next_pairs``' arguments as it uses them: (source, rng, count, exclude as a list of two-row pairs).
+    ``source`` is one of ``sources`` or the id of one of the session's ``rules`` ((id, rule) pairs; ``KeyError``
+    naming another: 999 gave no pairs without a word); ``rng`` None is a fresh generator (as numpy's and
+    scikit-learn's); ``count`` a whole number >= 0 (0: no pairs); ``ValueError`` naming the argument otherwise."""
+    if isinstance(source, str):
+        if source not in sources:
+            raise ValueError(f"source must be {' or '.join(map(repr, sources))} or a rule's id, got {source!r}")
+    else:
+        source = in_session(source, [rule_id for rule_id, _ in rules], "rule")
+    if rng is None:
+        rng = np.random.default_rng()
+    elif not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng()) or None, got {quoted(rng)}")
+    count = whole_number(count, "count (the number of pairs)")
+    pairs = []
+    for pair in exclude:
+        if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
+            raise ValueError(f"exclude holds pairs of two rows (a, b), got {quoted(pair)}")
+        pairs.append(tuple(row_numbers(pair, None, "exclude's row")))
+    return source, rng, count, pairs
 
 
 def in_session(item_id, held, kind: str) -> int:
