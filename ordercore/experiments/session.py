@@ -32,8 +32,9 @@ from ordercore.experiments.parallel import trial_backend
 from ordercore.experiments.protocol import trial_seeds
 from ordercore.knowledge.experts import ProbitExpert
 from ordercore.knowledge.label_curve import LABEL_COST
-from ordercore.studio.data import DEFAULT_TEST_FRACTION, data_settings
+from ordercore.studio.data import data_settings
 from ordercore.studio.jobs.trust import InlineAssessment
+from ordercore.studio.splits import DEFAULT_TEST_FRACTION
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES, Workbench
 

@@ -22,6 +22,7 @@ from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.numbers import significant
 from ordercore.studio.row_names import RowNames
+from ordercore.studio.splits import check_split, held_out_share
 
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "homes.csv"
 SAMPLE_TARGET = "price"
@@ -34,7 +35,6 @@ SOURCE_LABELS = {
     "upload": "Upload a CSV",
 }
 DEFAULT_N_LABELED = 60
-DEFAULT_TEST_FRACTION = 0.2
 
 
 def available_sources() -> list[str]:
@@ -188,16 +188,16 @@ def study_data(frame: pd.DataFrame, target: str, features: list[str], settings: 
     row lists; missing, they are drawn from settings['n_labeled'] (default 60), settings['test_fraction']
     (the share of the other rows with a target held out; default 0.2, the rest pooled with their target
     hidden) and settings['seed'] (default 0) among rows whose target is known.  With
-    settings['labeled'] alone (rows chosen by hand), only the test rows are drawn."""
+    settings['labeled'] alone (rows chosen by hand), only the test rows are drawn.  The settings pass
+    ``splits.check_split``, as the store's do."""
+    check_split(settings)
     repeated = frame.columns[frame.columns.duplicated()]
     if len(repeated):
         name = repeated[0]
         count = int((frame.columns == name).sum())
         raise ValueError(f"the table has {count} columns named {quoted(name)}: rename all but one")
     dataset = prepare(frame, target, features, name=settings.get("name", "data"))
-    fraction = float(settings.get("test_fraction", DEFAULT_TEST_FRACTION))
-    if not 0 <= fraction <= 1:
-        raise ValueError(f"the test share must be between 0 and 1, got {fraction:g}")
+    fraction = held_out_share(settings)
     known = np.flatnonzero(~np.isnan(dataset.y))
     rng = np.random.default_rng(whole_number(settings.get("seed", 0), "the seed"))
     if "labeled" in settings and "test" in settings:

@@ -15,12 +15,12 @@ from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.studio import store as store_module
 from ordercore.studio.data import (
     DEFAULT_N_LABELED,
-    DEFAULT_TEST_FRACTION,
     StudyData,
     available_sources,
     data_settings,
     is_free_text,
 )
+from ordercore.studio.splits import DEFAULT_TEST_FRACTION
 from ordercore.studio.store import describe_contents
 
 

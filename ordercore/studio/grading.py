@@ -23,6 +23,7 @@ from ordercore.studio.ratings import (
     cross_validate,
     cross_validation_due,
     cross_validation_needs,
+    refuse_numbers_as_texts,
     table_items,
     text_items,
     why_no_model,
@@ -46,12 +47,14 @@ class SessionGrading:
     def items(self, data: StudyData, data_key, text: str | None) -> RatingItems:
         """What is graded: the table's rows (``text`` None) or the texts of column ``text`` (TF-IDF of
         10,000 texts: about 0.5 s, once per data and choice).  ``ValueError`` when they cannot be graded
-        (or the table has no column ``text``)."""
+        (the table has no column ``text``, or it holds numbers)."""
         if text is not None and text not in data.frame.columns:
             raise ValueError(
                 f"the session's table has no column {quoted(text)} whose texts could be graded; its columns "
                 f"are {[str(c) for c in data.frame.columns]}"
             )
+        if text is not None:
+            refuse_numbers_as_texts(data, text)
         key = (data_key, text)
         with self._lock:
             if self._items is None or self._items[0] != key:

@@ -110,6 +110,17 @@ def default_items(data: StudyData) -> str | None:
     return None if any(str(f) != identifier for f in metadata["features"]) else default_text_column(frame)
 
 
+def refuse_numbers_as_texts(data: StudyData, text: str) -> None:
+    """``ValueError`` when column ``text`` of ``data``'s table holds numbers (the target, say): its
+    "texts" would be numbers written out, nearly every item an empty TF-IDF vector, and the target's
+    would grade each item by its label."""
+    if pd.api.types.is_numeric_dtype(data.frame[text]):
+        target = " (it is the session's target)" if text == data.dataset.metadata["target"] else ""
+        raise ValueError(
+            f"column {text!r} holds numbers, not texts{target}: grade the table's rows (text None) or a column of texts"
+        )
+
+
 def text_items(texts: pd.Series) -> RatingItems:
     """Texts as items: TF-IDF of unigrams and bigrams as in seed 004's text experiments (``SNIPPET_TFIDF``),
     fitted on all the texts (no grade is read); ``ValueError`` when they share too few words."""

@@ -415,8 +415,7 @@ class SessionEngine:
         strategy=PAIR_STRATEGIES[0],
         candidates=PAIR_CANDIDATES[0],
     ):
-        """(pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's id), or (None,
-        False): ``next_pairs``'s first."""
+        """``next_pairs``'s first (pair, swapped) from ``source``, or (None, False)."""
         found = self.next_pairs(source, annotator, rng, strategy, candidates)
         return found[0] if found else (None, False)
 
@@ -432,13 +431,14 @@ class SessionEngine:
         ahead=(),
     ) -> list[tuple[tuple[int, int], bool]]:
         """Up to ``count`` distinct (pair, swapped) to show next from ``source`` (``ACTIVE``, ``QUEUE`` or a rule's
-        id), none of the row pairs ``exclude`` (offered already, either way round), in order, from the last finished
-        fit (a retrain under way holds nothing up); the active choice keeps out the rows of the annotator's last
-        questions, then of ``ahead`` (pairs shown before these).  Sides in random order, kept with the answer."""
+        id; all checked by ``session_checks.pair_request``), none of the row pairs ``exclude`` (offered already,
+        either way round), in order, from the last finished fit (a retrain under way holds nothing up); the active
+        choice keeps out the rows of the annotator's last questions, then of ``ahead``.  Sides in random order."""
+        source, rng, count, exclude = checks.pair_request(source, rng, count, exclude, (ACTIVE, QUEUE), self.rules())
         bench = self.trained() or self._need_data()  # before the data: said in words
         offered = {frozenset(pair) for pair in exclude}
-        if source not in (ACTIVE, QUEUE):
-            return self._rule_pairs(bench, int(source), rng, count, exclude)
+        if source not in (ACTIVE, QUEUE) or count == 0:
+            return self._rule_pairs(bench, source, rng, count, exclude) if count else []
         if source == ACTIVE:
             history = AnnotatorHistory.of(self.answers(), annotator, exclude, ahead, strategy == "committee")
             found = bench.next_pairs(strategy, rng, count, candidates, self.preferences()[0], *history)

@@ -1,6 +1,6 @@
 """What the session engine checks before it writes (issue 32): imported margins the models can fit,
 rules that do not read the target, items of this session, model settings the Studio offers, and
-option groups and options it knows.  Each check raises one ``ValueError``
+option groups and options it knows, and what ``next_pairs`` is asked for.  Each check raises one ``ValueError``
 (``KeyError`` for an unknown option group) in words, before the store is touched."""
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
 from ordercore.studio.fingerprints import refuse_another_table
+from ordercore.studio.ratings import refuse_numbers_as_texts
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
 
@@ -195,7 +197,7 @@ def check_options(group, groups: dict, changes=(), data=None):
     """``groups[group]`` (an option group's defaults); ``KeyError`` naming the group and the known ones,
     or an option of ``changes`` the group does not have (a typo would be stored and do nothing);
     ``ValueError`` for a value ``OPTION_VALUES`` refuses, or a 'text' column the session's ``data``
-    (when chosen) lacks (stored, every grading then failed with a bare KeyError)."""
+    (when chosen) lacks (stored, every grading then failed with a bare KeyError) or that holds numbers."""
     if not isinstance(group, str) or group not in groups:
         raise KeyError(f"no option group {group!r}; the session's are {', '.join(map(repr, groups))}")
     unknown = [name for name in changes if name not in groups[group]]
@@ -210,6 +212,8 @@ def check_options(group, groups: dict, changes=(), data=None):
             f"option 'text' must be None (grade the rows) or one of the table's columns "
             f"{list(map(str, data.frame.columns))}, got {text!r}"
         )
+    if text is not None and data is not None:
+        refuse_numbers_as_texts(data, text)
     return groups[group]
 
 
@@ -224,6 +228,29 @@ def check_answer(data, pair, margin) -> tuple:
     if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
         raise ValueError(f"an answer's pair is two rows (a, b), got {pair!r}")
     return tuple(pair)
+
+
+def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
+    """``next_pairs``' arguments as it uses them: (source, rng, count, exclude as a list of two-row pairs).
+    ``source`` is one of ``sources`` or the id of one of the session's ``rules`` ((id, rule) pairs; ``KeyError``
+    naming another: 999 gave no pairs without a word); ``rng`` None is a fresh generator (as numpy's and
+    scikit-learn's); ``count`` a whole number >= 0 (0: no pairs); ``ValueError`` naming the argument otherwise."""
+    if isinstance(source, str):
+        if source not in sources:
+            raise ValueError(f"source must be {' or '.join(map(repr, sources))} or a rule's id, got {source!r}")
+    else:
+        source = in_session(source, [rule_id for rule_id, _ in rules], "rule")
+    if rng is None:
+        rng = np.random.default_rng()
+    elif not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (np.random.default_rng()) or None, got {quoted(rng)}")
+    count = whole_number(count, "count (the number of pairs)")
+    pairs = []
+    for pair in exclude:
+        if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
+            raise ValueError(f"exclude holds pairs of two rows (a, b), got {quoted(pair)}")
+        pairs.append(tuple(row_numbers(pair, None, "exclude's row")))
+    return source, rng, count, pairs
 
 
 def in_session(item_id, held, kind: str) -> int:

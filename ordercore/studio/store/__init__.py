@@ -23,13 +23,15 @@ meanwhile is a ``ValueError`` like any taken name.
 - ``preferences``: preference rows and blocks, read back in the order written;
 - ``transfer``: exports and imports; ``queue``: the shared queue; ``model_runs``: model runs;
 - ``assessments``: trust assessments computed once and shared by everyone on the store;
-- ``limits``: the checks of every value against the database's limits.
+- ``limits``: the checks of every value against the database's limits;
+- ``locking``: how long a write waits for another's lock, and ``StoreBusyError`` when it gives up.
 """
 
 from ordercore.studio.store.assessments import MAX_DONE_ASSESSMENTS, AssessmentRecord
 from ordercore.studio.store.database import DEFAULT_PATH, SQLITE_BUSY_SECONDS, Store, store_url
 from ordercore.studio.store.items import CHOICES
 from ordercore.studio.store.limits import ANNOTATOR_MAX_LENGTH, MAX_INTEGER, MAX_VALUE_BYTES, check_annotator
+from ordercore.studio.store.locking import LOCK_WAIT_SECONDS, StoreBusyError
 from ordercore.studio.store.migrations import MIGRATIONS, SCHEMA_LOCK
 from ordercore.studio.store.preferences import decode_block, encode_block
 from ordercore.studio.store.queue import MAX_COPIES
@@ -50,6 +52,7 @@ __all__ = [
     "CONTENT_WORDS",
     "DEFAULT_PATH",
     "DEFAULT_RATING_SCALE",
+    "LOCK_WAIT_SECONDS",
     "MAX_COPIES",
     "MAX_DATASET_BYTES",
     "MAX_DONE_ASSESSMENTS",
@@ -62,6 +65,7 @@ __all__ = [
     "AssessmentRecord",
     "SessionInfo",
     "Store",
+    "StoreBusyError",
     "check_annotator",
     "decode_block",
     "describe_contents",

@@ -4,6 +4,7 @@ of the store that ``Store`` is made of, one concern per module."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import time
@@ -14,6 +15,7 @@ import sqlalchemy as sa
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.assessments import AssessmentStore
 from ordercore.studio.store.items import ItemStore
+from ordercore.studio.store.locking import LOCK_WAIT_SECONDS, milliseconds, wait_for_locks
 from ordercore.studio.store.migrations import NotAStore, is_current, migrate
 from ordercore.studio.store.model_runs import ModelRunStore
 from ordercore.studio.store.preferences import PreferenceStore
@@ -26,8 +28,8 @@ DEFAULT_PATH = Path("ordercore_studio.sqlite")
 """The SQLite file used when neither ORDERCORE_STORE_URL nor ORDERCORE_STORE is set (in the
 directory the app runs from)."""
 
-SQLITE_BUSY_SECONDS = 10.0
-"""How long a SQLite connection waits for another's lock before it gives up."""
+SQLITE_BUSY_SECONDS = LOCK_WAIT_SECONDS
+"""How long a SQLite connection waits for another's lock before it gives up (``locking``)."""
 
 
 def store_url() -> str:
@@ -37,23 +39,23 @@ def store_url() -> str:
     return f"sqlite:///{Path(os.environ.get('ORDERCORE_STORE', DEFAULT_PATH)).resolve()}"
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection, _record, seconds: float = SQLITE_BUSY_SECONDS) -> None:
     """Foreign keys on; WAL with synchronous=FULL, so every committed transaction is on disk; a
-    connection waits up to ``SQLITE_BUSY_SECONDS`` for another's write to end."""
+    connection waits up to ``seconds`` for another's write to end."""
     cursor = dbapi_connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+    cursor.execute(f"PRAGMA busy_timeout={milliseconds(seconds)}")
     cursor.execute("PRAGMA foreign_keys=ON")
-    _use_wal(cursor)
+    _use_wal(cursor, seconds)
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
 
 
-def _use_wal(cursor) -> None:
+def _use_wal(cursor, seconds: float) -> None:
     """Put the file in WAL mode, which it keeps: only a new file's first connections switch.  A switch
     that meets another connection's lock fails at once, without the busy timeout (four annotators
     opening one new file together failed so about one time in fifteen), so it is tried again until
-    ``SQLITE_BUSY_SECONDS`` have passed."""
-    deadline = time.monotonic() + SQLITE_BUSY_SECONDS
+    ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
     while True:
         try:
             if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
@@ -71,23 +73,27 @@ class Store(
     """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
     it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
     migrations it lacks; a current one is only read, no lock taken); ``Store("sqlite:///path")`` opens
-    another.
+    another.  A write waits at most ``lock_wait`` seconds for another connection's lock, then raises
+    ``locking.StoreBusyError`` and stores nothing.
 
     Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
     answers and grades (``items``), preferences (``preferences``), exports and imports
     (``transfer``), the shared queue (``queue``), model runs (``model_runs``) and shared trust
     assessments (``assessments``)."""
 
-    def __init__(self, url: str | None = None):
+    def __init__(self, url: str | None = None, lock_wait: float = LOCK_WAIT_SECONDS):
         self.url = url or store_url()
         self._blocks: dict[int, dict[tuple[int, int], PreferenceSet]] = {}  # see PreferenceStore._block_contents
         self.engine = _engine(self.url)
         if self.engine.dialect.name == "sqlite":
             _check_sqlite_path(self.engine.url)
-            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+            sa.event.listen(self.engine, "connect", functools.partial(_sqlite_pragmas, seconds=lock_wait))
+        wait_for_locks(self.engine, lock_wait, _shown(self.engine.url))
         try:
             with self.engine.connect() as connection:
                 current = is_current(connection)
+                if not current:
+                    _check_schema(connection, self.engine.url)
             if not current:  # made or completed under the schema lock (``migrate``)
                 with self.engine.begin() as connection:
                     migrate(connection)
@@ -95,6 +101,9 @@ class Store(
             self.engine.dispose()
             reason = str(error) if isinstance(error, NotAStore) else _reason(error)
             raise ValueError(f"cannot open the store {_shown(self.engine.url)}: {reason}") from None
+        except ValueError:  # a schema that is not there, a lock held too long (``locking``): said in words
+            self.engine.dispose()
+            raise
 
 
 def _engine(url: str) -> sa.Engine:
@@ -137,6 +146,19 @@ def _check_sqlite_path(url: sa.engine.URL) -> None:
     if path is not None and path.exists() and not path.is_file():
         raise ValueError(
             f"cannot open the store {_shown(url)}: it is not a regular file (a device or pipe); give a file's path"
+        )
+
+
+def _check_schema(connection, url: sa.engine.URL) -> None:
+    """``ValueError`` for a PostgreSQL URL whose search_path names no schema of the database (PostgreSQL
+    said "no schema has been selected to create in"), naming it."""
+    if connection.dialect.name != "postgresql":
+        return
+    if connection.execute(sa.text("SELECT current_schema()")).scalar() is None:
+        path = connection.execute(sa.text("SHOW search_path")).scalar()
+        raise ValueError(
+            f"cannot open the store {_shown(url)}: its search_path {path!r} names no schema of the database "
+            f"{url.database!r}: create the schema (CREATE SCHEMA) or name one that exists"
         )
 
 

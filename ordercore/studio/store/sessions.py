@@ -22,6 +22,7 @@ from ordercore.inputs.counts import row_numbers
 from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.splits import check_split
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
 from ordercore.studio.store.schema import (
     answers,
@@ -249,6 +250,14 @@ def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
         row_numbers(settings.get(key) or [], n_rows, f"{key} row")
 
 
+def _frame_bytes(frame: pd.DataFrame) -> bytes:
+    """What identifies a table given without its CSV: its column names and types, then its index and
+    values (``hash_pandas_object`` hashes values only: a table with renamed columns was taken for the
+    first, and given its id, name and columns)."""
+    header = json.dumps([[str(name), str(dtype)] for name, dtype in frame.dtypes.items()]).encode()
+    return header + b"\n" + pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
+
+
 def _dataset_with_content(connection, digest: str) -> int | None:
     """The id of the data set whose content hashes to ``digest``, or None."""
     return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
@@ -260,16 +269,15 @@ class SessionStore:
     engine: sa.Engine
 
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:
-        """The id of the data set with this content (added if new).  ``content`` (CSV bytes of an
-        upload, at most ``MAX_DATASET_BYTES``) is kept so that a session can reopen it."""
+        """The id of the data set with this content (added if new): ``content`` (CSV bytes of an upload, at
+        most ``MAX_DATASET_BYTES``, kept so that a session can reopen it), else the table's column names,
+        types and values (``_frame_bytes``)."""
         name = check_name(name, "data set name", datasets.c.name)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
         if content is None:
             _check_cells(frame)
-        digest = hashlib.sha256(
-            content if content is not None else pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
-        ).hexdigest()
+        digest = hashlib.sha256(content if content is not None else _frame_bytes(frame)).hexdigest()
         values = {
             "content_hash": digest,
             "name": name,
@@ -302,10 +310,12 @@ class SessionStore:
 
     def create_session(self, name: str, dataset_id: int | None = None, settings: dict | None = None) -> SessionInfo:
         """A new, empty session; ``ValueError`` if the name is taken (also by another process at the
-        same moment), ``KeyError`` for an unknown data set; nothing is written then."""
+        same moment) or for data settings no session can open with (``splits.check_split``), ``KeyError``
+        for an unknown data set; nothing is written then."""
         name = check_name(name, "session name", sessions.c.name)
         settings = {} if settings is None else settings
         stored = _settings_json(settings)
+        check_split(settings)
         taken = ValueError(f"a session named {name!r} already exists; resume it or choose another name")
         try:
             with self.engine.begin() as connection:
@@ -351,7 +361,8 @@ class SessionStore:
     def update_settings(self, session_id: int, settings: dict, dataset_id: int | None = None) -> None:
         """Replace a session's settings (and data set, if given).  Once the session holds rules,
         answers or imported preferences its table is fixed (their row numbers refer to it): a change
-        of data set, source or number of rows raises ``ValueError`` and changes nothing."""
+        of data set, source or number of rows raises ``ValueError`` and changes nothing, as do columns
+        and rows the table lacks and a split no session can open with (``splits.check_split``)."""
         values = {"settings": _settings_json(settings), "updated_at": now()}
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
@@ -366,6 +377,7 @@ class SessionStore:
             table = _dataset_shape(connection, dataset_id if dataset_id is not None else current.dataset_id)
             if table is not None:
                 _check_on_table(settings, *table)
+            check_split(settings)  # what study_data checks: a session can open with them
             changed = (
                 (dataset_id is not None and dataset_id != current.dataset_id)
                 or settings.get("source") != held_settings.get("source")
