@@ -1,0 +1,55 @@
+"""The tenth corpus's library cases (issue 32): the GP's ordinal label graph ordering ranks as NPSVOR does
+(L061, L065) and refusing continuous labels in its words (L064)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ordercore import GPLabelPreferenceModel
+
+
+@pytest.fixture(scope="module")
+def problem():
+    """30 rows of 3 features, a linear target, each row's tercile rank 0, 1, 2 (10 rows each)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = X @ [1.0, 2.0, -1.0]
+    rank = np.argsort(np.argsort(y)) // 10
+    return X, y, rank
+
+
+def gp_ordinal(X, labels):
+    return GPLabelPreferenceModel(graph="ordinal", random_state=0).fit(X, labels)
+
+
+@pytest.mark.parametrize(
+    "names, numbers",
+    [
+        (pd.Categorical(["lo", "mid", "hi"], categories=["lo", "mid", "hi"], ordered=True), [0, 1, 2]),
+        (np.array(["1", "2", "10"]), [1, 2, 10]),
+    ],
+    ids=["ordered Categorical", "text numbers"],
+)
+def test_the_gp_ordinal_graph_orders_ranks_as_npsvor_does(problem, names, numbers):
+    """L061, L065: classes_ hi < lo < mid (an ordered Categorical lo < mid < hi) and '1' < '10' < '2', the
+    chain of the ordinal graph built over that alphabetical order, with no word."""
+    X, _, rank = problem
+    labels = names[rank] if isinstance(names, np.ndarray) else pd.Categorical.from_codes(rank, dtype=names.dtype)
+    model = gp_ordinal(X, labels)
+    assert [str(c) for c in model.classes_] == [str(c) for c in np.asarray(names)]
+    by_number = gp_ordinal(X, np.asarray(numbers)[rank])  # numbers order by value: the graph meant
+    np.testing.assert_allclose(model.latent_, by_number.latent_)
+
+
+def test_gp_labels_that_are_not_whole_numbers_are_refused_as_npsvor_refuses_them(problem):
+    """L064: labels 1.5, 2.5, 3.5 got scikit-learn's 'Unknown label type: continuous. Maybe you are trying to
+    fit a classifier ...'."""
+    X, _, rank = problem
+    with pytest.raises(ValueError) as raised:
+        gp_ordinal(X, rank + 1.5)
+    assert str(raised.value).startswith(
+        "GPLabelPreferenceModel's labels are ranks, not a continuous target: y holds 3 distinct values, some not "
+        f"whole numbers (e.g. {rank[0] + 1.5}); give ranks as whole numbers or text"
+    )
