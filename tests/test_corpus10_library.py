@@ -1,5 +1,6 @@
 """The tenth corpus's library cases (issue 32): the GP's ordinal label graph ordering ranks as NPSVOR does
-(L061, L065) and refusing continuous labels in its words (L064)."""
+(L061, L065) and refusing continuous labels in its words (L064); ``branch`` checking lambda1 and lambda2
+(L001, L002, L004)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore import GPLabelPreferenceModel
+from ordercore import GPLabelPreferenceModel, OrderPreferenceRegressor, PreferenceSet
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +54,17 @@ def test_gp_labels_that_are_not_whole_numbers_are_refused_as_npsvor_refuses_them
         "GPLabelPreferenceModel's labels are ranks, not a continuous target: y holds 3 distinct values, some not "
         f"whole numbers (e.g. {rank[0] + 1.5}); give ranks as whole numbers or text"
     )
+
+
+@pytest.mark.parametrize(
+    "lambda1, lambda2, named", [(-1.0, 1.0, "lambda1"), (np.nan, 1.0, "lambda1"), (1e-3, np.inf, "lambda2")]
+)
+def test_branch_refuses_a_lambda_the_constructor_refuses(problem, lambda1, lambda2, named):
+    """L001, L002, L004: branch(-1, 1), branch(nan, 1), branch(1e-3, inf) ended in HiGHS's errors ('the dual
+    LP infeasible', 'refused changeRowsBounds', 'duality gap is nan')."""
+    X, y, _ = problem
+    labels = np.where(np.arange(30) < 10, y, np.nan)
+    model = OrderPreferenceRegressor().fit(X, labels, PreferenceSet([12, 14], [11, 13], 0.5))
+    with pytest.raises(ValueError, match=rf"^The '{named}' parameter of OrderPreferenceRegressor must be a float "):
+        model.branch(lambda1, lambda2)
+    assert (model.lambda1, model.lambda2) == (1e-3, 1.0)  # the model branched from is unchanged
