@@ -1,8 +1,10 @@
 """The tenth corpus's library cases (issue 32): the GP's ordinal label graph ordering ranks as NPSVOR does
 (L061, L065) and refusing continuous labels in its words (L064); ``branch`` checking lambda1 and lambda2
-(L001, L002, L004)."""
+(L001, L002, L004); feature names that differ invisibly (L018, L019)."""
 
 from __future__ import annotations
+
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -68,3 +70,27 @@ def test_branch_refuses_a_lambda_the_constructor_refuses(problem, lambda1, lambd
     with pytest.raises(ValueError, match=rf"^The '{named}' parameter of OrderPreferenceRegressor must be a float "):
         model.branch(lambda1, lambda2)
     assert (model.lambda1, model.lambda2) == (1e-3, 1.0)  # the model branched from is unchanged
+
+
+@pytest.mark.parametrize(
+    "fitted, given, differ",
+    [
+        ("caf\u00e9", unicodedata.normalize("NFD", "caf\u00e9"), "Unicode normalisation"),
+        ("b ", "b", "spaces at the ends"),
+    ],
+    ids=["NFC and NFD", "a trailing space"],
+)
+def test_a_feature_name_that_differs_invisibly_is_shown_escaped_with_what_differs(problem, fitted, given, differ):
+    """L018, L019: scikit-learn's 'Feature names unseen at fit time: - café ... seen at fit time, yet now
+    missing: - café' printed two names that read alike."""
+    X, y, _ = problem
+    model = OrderPreferenceRegressor().fit(pd.DataFrame(X, columns=["a", fitted, "c"]), np.where(y > 0, y, np.nan))
+    with pytest.raises(ValueError) as raised:
+        model.predict(pd.DataFrame(X, columns=["a", given, "c"]))
+    shown = {"caf\u00e9": "'caf\\xe9'", "cafe\u0301": "'cafe\\u0301'", "b": "'b'", "b ": "'b '"}
+    assert str(raised.value) == (
+        f"X's column {shown[given]} is not the feature {shown[fitted]} the model was fitted on: the names differ "
+        f"only in {differ}"
+        + (" (one composes its accented letters, NFC; the other does not, NFD)" if "Uni" in differ else "")
+        + f"; rename it {shown[fitted]}"
+    )
