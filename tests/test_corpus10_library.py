@@ -1,16 +1,21 @@
 """The tenth corpus's library cases (issue 32): the GP's ordinal label graph ordering ranks as NPSVOR does
 (L061, L065) and refusing continuous labels in its words (L064); ``branch`` checking lambda1 and lambda2
-(L001, L002, L004); feature names that differ invisibly (L018, L019)."""
+(L001, L002, L004); feature names that differ invisibly (L018, L019); ``solve_order_preference_lp``'s
+arguments (L086-L088, L101, L102)."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ordercore import GPLabelPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore import GPLabelPreferenceModel, OrderPreferenceRegressor, PreferenceSet, solve_order_preference_lp
+from ordercore.lp.engine import IncrementalOrderPreferenceLP
+from ordercore.numerics.kernels import kernel_matrix
+from tests.test_lp import center_rows, random_problem, reference_objective
 
 
 @pytest.fixture(scope="module")
@@ -93,4 +98,62 @@ def test_a_feature_name_that_differs_invisibly_is_shown_escaped_with_what_differ
         f"only in {differ}"
         + (" (one composes its accented letters, NFC; the other does not, NFD)" if "Uni" in differ else "")
         + f"; rename it {shown[fitted]}"
+    )
+
+
+RBF = functools.partial(kernel_matrix, kernel="rbf", gamma=0.4)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"labeled": np.zeros(40, bool)}, "labeled names no row: at least one labeled row is needed"),
+        ({"kernel": "rbf"}, "kernel must be a callable K(A, B) -> kernel matrix"),
+        ({"labeled": np.arange(30) < 8}, "labeled is a boolean mask of 30 entries but X has 40 rows"),
+        ({"y": "nan at row 3"}, "y holds nan at 1 labeled row(s) (the first: row 3 of X)"),
+        ({"labeled": [3, 3]}, "labeled names row 3 more than once"),
+        ({"labeled": [0.5]}, "labeled must be row positions (integers) or a boolean mask of X's rows"),
+        ({"y": np.ones(12)}, "y has shape (12,), but labeled names 8 rows of X's 40"),
+    ],
+    ids=["no labeled row", "kernel 'rbf'", "short mask", "NaN label", "a row twice", "fractions", "y's length"],
+)
+def test_solve_order_preference_lp_names_a_bad_argument(change, message):
+    """L086, L087, L101, L102: scikit-learn's 'Found array with 0 sample(s)', "'str' object is not callable",
+    numpy's 'boolean index did not match', and a NaN label called 'too close to float64's limit'."""
+    X, y, _, preferences = random_problem(1)
+    arguments = {"labeled": ~np.isnan(y), "y": y, "kernel": RBF} | change
+    if isinstance(arguments["y"], str):
+        arguments["y"] = np.where(np.arange(40) == 3, np.nan, np.nan_to_num(y))
+        arguments["labeled"] = np.union1d(np.flatnonzero(~np.isnan(y)), [3])
+    with pytest.raises((TypeError, ValueError)) as raised:
+        solve_order_preference_lp(
+            X, arguments["labeled"], arguments["y"], preferences, arguments["kernel"], lambda1=1e-2, lambda2=2.0
+        )
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize("as_mask", [False, True], ids=["positions", "mask"])
+def test_solve_order_preference_lp_reads_a_target_per_row_of_x_at_the_labeled_rows(as_mask):
+    """L088: labeled positions with y for every row of X ended in numpy's 'all the input array dimensions
+    ... must match'; a mask with such a y solved another problem (the mask taken as 40 center rows)."""
+    X, y, _, preferences = random_problem(2)
+    labeled = ~np.isnan(y) if as_mask else np.flatnonzero(~np.isnan(y))
+    solution = solve_order_preference_lp(X, labeled, y, preferences, RBF, lambda1=1e-2, lambda2=2.0)
+    expected = reference_objective(X, y, preferences, center_rows("labeled", y, preferences), 1e-2, 2.0, 0.0, 0.4)
+    assert solution.objective == pytest.approx(expected, rel=1e-6)
+    assert solution.center_rows.tolist() == np.flatnonzero(~np.isnan(y)).tolist()
+
+
+def test_the_lp_calls_a_nan_label_what_it_is():
+    """L102: IncrementalOrderPreferenceLP, given a NaN among the labeled targets, said 'the labels reach nan,
+    too close to float64's limit ... rescale the target'."""
+    X, y, _, _ = random_problem(3)
+    labeled = np.flatnonzero(~np.isnan(y))
+    targets = y[labeled]
+    targets[2] = np.nan
+    with pytest.raises(ValueError) as raised:
+        IncrementalOrderPreferenceLP(X, labeled, targets, RBF, lambda1=1e-2, lambda2=2.0)
+    assert str(raised.value) == (
+        "the labeled targets y hold nan at 1 of their 8 entries (the first: entry 2): every labeled row needs a "
+        "finite target"
     )
