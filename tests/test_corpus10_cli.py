@@ -1,11 +1,15 @@
 """The tenth corpus's command-line and experiments cases (issue 32): a --data target empty in every row
-(E11, E14, E15)."""
+(E11, E14, E15), an --out suffix written as another format (C14)."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pandas as pd
 import pytest
 
+from ordercore.cli.main import main
 from ordercore.knowledge.rules import Ordering, Rule, Within
 from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a fixture)
 
@@ -40,3 +44,41 @@ def test_an_experiment_on_a_table_without_any_target_value_says_the_column_is_em
         "error: the target column 'price' is empty: label at least one row"
     )
     assert not out.exists()
+
+
+def test_predict_to_a_jsonl_file_writes_a_json_record_per_line(tmp_path, homes):  # noqa: F811
+    """C14: --out x.jsonl got CSV text ('prediction' and a number a line)."""
+    main(["fit", str(homes), "--target", "price", "--id", "home_id", "--out", str(tmp_path / "m.npz")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.jsonl")])
+    main(["predict", str(tmp_path / "m.npz"), str(homes), "--out", str(tmp_path / "p.csv")])
+    records = [json.loads(line) for line in (tmp_path / "p.jsonl").read_text().splitlines()]
+    assert len(records) == 60 and all(set(record) == {"home_id", "prediction"} for record in records)
+    assert [record["home_id"] for record in records] == [str(k) for k in range(1, 61)]  # ids are read as text
+    np.testing.assert_array_equal([r["prediction"] for r in records], pd.read_csv(tmp_path / "p.csv")["prediction"])
+
+
+@pytest.mark.parametrize("command", ["predict", "rules"])
+def test_an_out_suffix_no_format_is_written_for_is_refused_naming_those_that_are(tmp_path, homes, command):  # noqa: F811
+    """C14 (and corpus 7's X026, .tsv): any suffix but .json was written as CSV."""
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
+    main(["fit", str(homes), "--target", "price", "--out", str(tmp_path / "m.npz")])
+    out = tmp_path / "p.xlsx"
+    inputs = {"predict": ["predict", tmp_path / "m.npz", homes], "rules": ["rules", "apply", rules, homes]}[command]
+    assert refusal([*inputs, "--out", out]) == (
+        f"error: --out {out}: a table is written as .csv (CSV), .tsv (tab-separated), .json (a JSON list of "
+        "records), .jsonl (JSON Lines, a record a line), not .xlsx: name a file ending in one"
+    )
+    assert not out.exists()
+
+
+def test_preferences_written_as_json_lines_are_read_back(tmp_path, homes, capsys):  # noqa: F811
+    """C14: rules apply's .jsonl is a preference file fit and check read, as its .csv."""
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
+    for suffix in ("csv", "jsonl"):
+        main(["rules", "apply", str(rules), str(homes), "--out", str(tmp_path / f"p.{suffix}")])
+    written = pd.read_csv(tmp_path / "p.csv")
+    first = json.loads((tmp_path / "p.jsonl").read_text().splitlines()[0])
+    assert first == {k: float(v) for k, v in written.iloc[0].items()}  # the CSV's first row as a record
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "p.jsonl")]) == 0
+    assert capsys.readouterr().out.startswith(f"{tmp_path / 'p.jsonl'}: {len(written)} preferences: 0 cycles")

@@ -125,7 +125,9 @@ def _add_max_pairs(parser: argparse.ArgumentParser) -> None:
 def _fit_parser(commands) -> None:
     fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
     _add_own_data(fit, target_required=True)
-    fit.add_argument("--preferences", type=file_path, nargs="+", default=[], help="CSV or JSON preference files")
+    fit.add_argument(
+        "--preferences", type=file_path, nargs="+", default=[], help="CSV, JSON or JSON Lines preference files"
+    )
     fit.add_argument("--rules", type=file_path, nargs="+", default=[], help="JSON files of one rule or a list")
     _add_max_pairs(fit)
     models = table_models()
@@ -146,8 +148,8 @@ def _fit_parser(commands) -> None:
         "--out",
         type=file_path,
         required=True,
-        help="CSV to write ('-': standard output; .json: a list of records): prediction (and std for the GP, "
-        "lower, upper for MPMR)",
+        help="table to write, .csv, .tsv, .json (a list of records) or .jsonl (JSON Lines) ('-': CSV on standard "
+        "output): prediction (and std for the GP, lower, upper for MPMR)",
     )
 
 
@@ -163,10 +165,11 @@ def _preference_parsers(commands) -> None:
         "--out",
         type=file_path,
         required=True,
-        help="preference CSV to write ('-': standard output; .json: a list of records): i, j, margin, weight",
+        help="preferences to write, .csv, .tsv, .json (a list of records) or .jsonl (JSON Lines) ('-': CSV on "
+        "standard output): i, j, margin, weight",
     )
     check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
-    check.add_argument("preferences", type=file_path, nargs="+", help="CSV or JSON preference files")
+    check.add_argument("preferences", type=file_path, nargs="+", help="CSV, JSON or JSON Lines preference files")
 
 
 def _experiment_parsers(commands) -> None:
