@@ -406,14 +406,16 @@ def _preference_document(document) -> dict:
 def read_preference_table(path) -> pd.DataFrame:
     """A preference file as a table whose i and j are text, for rows named by position or by id:
     CSV with columns i, j[, margin, weight, ...] (the Studio's export), ``PreferenceSet.to_json``'s
-    document, a JSON list of records (the Studio's JSON export) or JSON Lines, a record a
+    document, a JSON list of records (the Studio's JSON export; [] holds none) or JSON Lines, a record a
     line (.jsonl, as ``rules apply`` writes them).  ``ValueError`` if unreadable."""
     path, text = Path(path), read_utf8(path)
     suffix = path.suffix.lower()
     if suffix in (".json", ".jsonl"):
         lines = [line for line in text.splitlines() if line.strip()]
         document = _parse_json(text) if suffix == ".json" else [_parse_json(line) for line in lines]
-        if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+        if document == []:
+            frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
+        elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
             frame = pd.DataFrame.from_records(document)
         else:
             document = _preference_document(document)

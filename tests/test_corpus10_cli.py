@@ -1,5 +1,5 @@
 """The tenth corpus's command-line and experiments cases (issue 32): a --data target empty in every row
-(E11, E14, E15), an --out suffix written as another format (C14)."""
+(E11, E14, E15), an --out suffix written as another format (C14), a JSON [] (C10)."""
 
 from __future__ import annotations
 
@@ -82,3 +82,10 @@ def test_preferences_written_as_json_lines_are_read_back(tmp_path, homes, capsys
     capsys.readouterr()
     assert main(["check", str(tmp_path / "p.jsonl")]) == 0
     assert capsys.readouterr().out.startswith(f"{tmp_path / 'p.jsonl'}: {len(written)} preferences: 0 cycles")
+
+
+def test_check_on_an_empty_json_list_says_the_file_holds_no_preferences(tmp_path, capsys):
+    """C10: '[]' was said to lack the columns i and j ('expected [...], found' nothing), exit 1."""
+    (tmp_path / "empty.json").write_text("[]")
+    assert main(["check", str(tmp_path / "empty.json")]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'empty.json'}: holds no preferences\n"

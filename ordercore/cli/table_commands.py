@@ -199,6 +199,9 @@ def check(args) -> int:
         if equal:  # not a problem, but said: both ways with margins <= 0 from one source reads "about equal"
             counts += f"; {len(equal)} pair{'s' * (len(equal) != 1)} stated both ways at margin 0, read as about equal"
             problems.append(("about equal", equal))
+        if n_preferences == 0:  # a JSON [] was said to lack the columns i and j
+            print(f"{shown(str(path))}: holds no preferences")
+            continue
         print(f"{shown(str(path))}: {n_preferences} preferences: {counts}")
         for kind, items in problems:
             for item in items[:MAX_LISTED]:
