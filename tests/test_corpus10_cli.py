@@ -1,5 +1,6 @@
 """The tenth corpus's command-line and experiments cases (issue 32): a --data target empty in every row
-(E11, E14, E15), an --out suffix written as another format (C14), a JSON [] (C10)."""
+(E11, E14, E15), an --out suffix written as another format (C14), a JSON [] (C10), '-' as an input file
+(C28)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,20 @@ def test_check_on_an_empty_json_list_says_the_file_holds_no_preferences(tmp_path
     (tmp_path / "empty.json").write_text("[]")
     assert main(["check", str(tmp_path / "empty.json")]) == 0
     assert capsys.readouterr().out == f"{tmp_path / 'empty.json'}: holds no preferences\n"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["fit", "-", "--target", "price"], ["predict", "{tmp}/m.npz", "-"], ["check", "-"]],
+    ids=["fit", "predict", "check"],
+)
+def test_a_dash_for_an_input_file_is_refused_naming_dev_stdin(tmp_path, capsys, arguments):
+    """C28: 'fit -' said '[Errno 2] No such file or directory: '-''."""
+    arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]
+    out = [] if arguments[0] == "check" else ["--out", str(tmp_path / "o.csv")]
+    assert refusal([*arguments, *out]) == "2"  # argparse's exit status
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("'-' (standard input) is not read: name a file, or /dev/stdin to read the table through a pipe")
+    )
