@@ -1,6 +1,6 @@
 """The tenth corpus's command-line and experiments cases (issue 32): a --data target empty in every row
 (E11, E14, E15), an --out suffix written as another format (C14), a JSON [] (C10), '-' as an input file
-(C28)."""
+(C28), rules that make no preference (E04)."""
 
 from __future__ import annotations
 
@@ -106,4 +106,22 @@ def test_a_dash_for_an_input_file_is_refused_naming_dev_stdin(tmp_path, capsys, 
         capsys.readouterr()
         .err.splitlines()[-1]
         .endswith("'-' (standard input) is not read: name a file, or /dev/stdin to read the table through a pipe")
+    )
+
+
+def test_rules_that_make_no_preference_in_any_trial_say_so(tmp_path, homes, capsys):  # noqa: F811
+    """E04: a rule no pair meets reported 'improvement 0.0%' with nothing said of its 0 preferences."""
+    frame = pd.read_csv(homes)
+    age, income = frame["age"].to_numpy(), frame["income"].to_numpy()
+    close = (np.abs(age[:, None] - age) <= 0.5) & (np.abs(income[:, None] - income) <= 0.05)
+    assert close.sum() == len(frame)  # no two homes meet the rule: each row is close to itself only
+    rules = rules_file(
+        tmp_path, Rule("r", [Within("age", 0.5), Within("income", 0.05)], Ordering("bedrooms")).to_dict()
+    )
+    arguments = ["experiments", "rules", "--data", homes, "--target", "price", "--features", "age,income,bedrooms"]
+    main([*map(str, arguments), "--rules", str(rules), "--labeled", "8", "--unlabeled", "10", "--trials", "1",
+          "--quick", "--out", str(tmp_path / "r.json")])  # fmt: skip
+    assert capsys.readouterr().out.startswith(
+        "homes: the rules made no preferences in any trial (no pair of a trial's rows meets their conditions), so "
+        "SSL is SVR: SVR "
     )

@@ -439,6 +439,11 @@ def _summary_line(args, name: str, result: dict) -> str:
         f"SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
         f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
     )
+    if args.experiment == "rules" and summary["n_preferences_mean"] == 0:  # said 'improvement 0.0%' alone
+        return (
+            f"{name}: the rules made no preferences in any trial (no pair of a trial's rows meets their "
+            f"conditions), so SSL is SVR: {line}"
+        )
     if args.experiment == "bedroom":
         return (
             f"bedroom rule ({args.bedrooms}, weights {args.weights}): {summary['n_preferences_mean']:.0f} "
