@@ -114,21 +114,39 @@ RBF = functools.partial(kernel_matrix, kernel="rbf", gamma=0.4)
         ({"labeled": [3, 3]}, "labeled names row 3 more than once"),
         ({"labeled": [0.5]}, "labeled must be row positions (integers) or a boolean mask of X's rows"),
         ({"y": np.ones(12)}, "y has shape (12,), but labeled names 8 rows of X's 40"),
+        ({"labeled": [3, 40]}, "labeled names row 40, which X's 40 rows (0 ... 39) do not have"),
+        ({"X": "inf at row 5"}, "X holds NaN or ±inf in 1 row(s) (the first: row 5): features must be finite"),
+        ({"preferences": [(1, 2)]}, "preferences must be an ordercore.PreferenceSet, got list"),
+        ({"lambda1": -1.0}, "lambda1 must be a finite number >= 0, got -1.0"),
     ],
-    ids=["no labeled row", "kernel 'rbf'", "short mask", "NaN label", "a row twice", "fractions", "y's length"],
+    ids=[
+        "no labeled row",
+        "kernel 'rbf'",
+        "short mask",
+        "NaN label",
+        "a row twice",
+        "fractions",
+        "y's length",
+        "row 40 of 40",
+        "X infinite",
+        "preference pairs",
+        "lambda1 -1",
+    ],
 )
 def test_solve_order_preference_lp_names_a_bad_argument(change, message):
     """L086, L087, L101, L102: scikit-learn's 'Found array with 0 sample(s)', "'str' object is not callable",
     numpy's 'boolean index did not match', and a NaN label called 'too close to float64's limit'."""
     X, y, _, preferences = random_problem(1)
-    arguments = {"labeled": ~np.isnan(y), "y": y, "kernel": RBF} | change
+    arguments = {"X": X, "labeled": ~np.isnan(y), "y": y, "kernel": RBF, "preferences": preferences}
+    arguments |= {"lambda1": 1e-2} | change
     if isinstance(arguments["y"], str):
         arguments["y"] = np.where(np.arange(40) == 3, np.nan, np.nan_to_num(y))
         arguments["labeled"] = np.union1d(np.flatnonzero(~np.isnan(y)), [3])
+    if isinstance(arguments["X"], str):
+        arguments["X"] = X.copy()
+        arguments["X"][5, 1] = np.inf
     with pytest.raises((TypeError, ValueError)) as raised:
-        solve_order_preference_lp(
-            X, arguments["labeled"], arguments["y"], preferences, arguments["kernel"], lambda1=1e-2, lambda2=2.0
-        )
+        solve_order_preference_lp(**arguments, lambda2=2.0)
     assert str(raised.value).startswith(message)
 
 

@@ -18,10 +18,10 @@ KERNEL_EXAMPLE = "functools.partial(ordercore.numerics.kernels.kernel_matrix, ke
 
 def solve_order_preference_lp(X, labeled, y, preferences: PreferenceSet, kernel: Kernel, **options) -> LPSolution:
     """One cold solve of LP (13).  X (n, n_features) numbers; labeled: the labeled rows of X, as row
-    positions (l,) or a boolean mask (n,); y: their targets (l,), in labeled's order, or a target for every
-    row of X (n,), of which the labeled rows' are read; kernel(A, B) -> K(A, B),
-    a callable; preferences: a PreferenceSet over the rows of X; the keyword ``options`` (lambda1, lambda2,
-    epsilon, centers, method, time_limit) as for ``IncrementalOrderPreferenceLP``."""
+    positions (l,) or a boolean mask (n,); y: their targets (l,), in labeled's order, or a target for
+    every row of X (n,), read at the labeled rows; kernel(A, B) -> K(A, B), a callable; preferences: a
+    PreferenceSet over the rows of X; the keyword ``options`` (lambda1, lambda2, epsilon, centers, method,
+    time_limit) as for ``IncrementalOrderPreferenceLP``."""
     if not callable(kernel):
         raise TypeError(f"kernel must be a callable K(A, B) -> kernel matrix, such as {KERNEL_EXAMPLE}; got {kernel!r}")
     X = _features(X)
