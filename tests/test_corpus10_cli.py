@@ -98,8 +98,9 @@ def test_check_on_an_empty_json_list_says_the_file_holds_no_preferences(tmp_path
     [["fit", "-", "--target", "price"], ["predict", "{tmp}/m.npz", "-"], ["check", "-"]],
     ids=["fit", "predict", "check"],
 )
-def test_a_dash_for_an_input_file_is_refused_naming_dev_stdin(tmp_path, capsys, arguments):
+def test_a_dash_for_an_input_file_is_refused_naming_dev_stdin(tmp_path, homes, capsys, arguments):  # noqa: F811
     """C28: 'fit -' said '[Errno 2] No such file or directory: '-''."""
+    main(["fit", str(homes), "--target", "price", "--out", str(tmp_path / "m.npz")])
     arguments = [a.replace("{tmp}", str(tmp_path)) for a in arguments]
     out = [] if arguments[0] == "check" else ["--out", str(tmp_path / "o.csv")]
     assert refusal([*arguments, *out]) == "2"  # argparse's exit status
