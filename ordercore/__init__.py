@@ -32,7 +32,7 @@ from ordercore.exceptions import (
 )
 from ordercore.gp.estimator import GPPreferenceModel
 from ordercore.gp.labels import GPLabelPreferenceModel
-from ordercore.lp.engine import solve_order_preference_lp
+from ordercore.lp.cold_solve import solve_order_preference_lp
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.lp.solution import LPSolution
 from ordercore.lp.two_norm import TwoNormOrderPreferenceRegressor

@@ -406,11 +406,16 @@ def _preference_document(document) -> dict:
 def read_preference_table(path) -> pd.DataFrame:
     """A preference file as a table whose i and j are text, for rows named by position or by id:
     CSV with columns i, j[, margin, weight, ...] (the Studio's export), ``PreferenceSet.to_json``'s
-    document, or a JSON list of records (the Studio's JSON export).  ``ValueError`` if unreadable."""
+    document, a JSON list of records (the Studio's JSON export; [] holds none) or JSON Lines, a record a
+    line (.jsonl, as ``rules apply`` writes them).  ``ValueError`` if unreadable."""
     path, text = Path(path), read_utf8(path)
-    if path.suffix.lower() == ".json":
-        document = _parse_json(text)
-        if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".jsonl"):
+        lines = [line for line in text.splitlines() if line.strip()]
+        document = _parse_json(text) if suffix == ".json" else [_parse_json(line) for line in lines]
+        if document == []:
+            frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
+        elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
             frame = pd.DataFrame.from_records(document)
         else:
             document = _preference_document(document)
@@ -434,7 +439,7 @@ def read_preference_table(path) -> pd.DataFrame:
             )
     require_pairs(frame.columns)
     refuse_unknown_columns(frame.columns)
-    unit = "line" if path.suffix.lower() != ".json" else "record"
+    unit = "line" if suffix != ".json" else "record"
     refuse_text_numbers(frame, unit)
     refuse_empty_cells(frame, unit)
     return frame

@@ -396,9 +396,9 @@ def _experiment_setup(args):
     not_directories(args.data, "CSV table")
     table = Table.read(args.data, args.target, args.features)
     known = table.frame[args.target].notna().to_numpy()
+    _refuse_constant(table.frame.loc[known, args.target], args.target)
     if not known.all():
         print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
-    _refuse_constant(table.frame.loc[known, args.target], args.target)
     data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
     return data, args.data.stem, _enough_unlabeled(Protocol.create(quick=args.quick, **changes))
 
@@ -415,8 +415,11 @@ def _enough_unlabeled(protocol: Protocol) -> Protocol:
 
 
 def _refuse_constant(values: pd.Series, target: str) -> None:
-    """``ValueError`` for a --data target with one value in every row that has one: both models fit it
-    exactly, and the comparison read 'improvement nan%' after numpy's warning of a division by 0."""
+    """``ValueError`` for a --data target empty in every row (formatting its one value raised IndexError),
+    or with one value in every row that has one: both models fit it exactly, and the comparison read
+    'improvement nan%' after numpy's warning of a division by 0."""
+    if values.empty:
+        raise ValueError(f"the target column {target!r} is empty: label at least one row")
     if values.nunique() < 2:
         raise ValueError(
             f"the target column {target!r} holds one value ({values.iloc[0]}) in every row that has one: "
@@ -436,6 +439,11 @@ def _summary_line(args, name: str, result: dict) -> str:
         f"SSL {summary['ssl_mae_mean']:.4g} ± {summary['ssl_mae_std']:.3g}, "
         f"improvement {100 * summary['improvement']:.1f}%, paired t-test p = {summary.get('p_value', 1.0):.2g}"
     )
+    if args.experiment == "rules" and summary["n_preferences_mean"] == 0:  # said 'improvement 0.0%' alone
+        return (
+            f"{name}: the rules made no preferences in any trial (no pair of a trial's rows meets their "
+            f"conditions), so SSL is SVR: {line}"
+        )
     if args.experiment == "bedroom":
         return (
             f"bedroom rule ({args.bedrooms}, weights {args.weights}): {summary['n_preferences_mean']:.0f} "

@@ -38,6 +38,16 @@ def file_path(text: str) -> Path:
     return Path(text)
 
 
+def input_path(text: str) -> Path:
+    """A file to read (``file_path``); '-' is refused: standard input is not read ('fit -' said '[Errno 2] No
+    such file or directory'), a pipe is named as /dev/stdin."""
+    if text == "-":
+        raise argparse.ArgumentTypeError(
+            "'-' (standard input) is not read: name a file, or /dev/stdin to read the table through a pipe"
+        )
+    return file_path(text)
+
+
 def rho(text: str) -> float | str:
     """MPMR's ρ: 'auto' (chosen from the data) or a number >= 0."""
     return "auto" if text == "auto" else non_negative(text)
@@ -110,7 +120,7 @@ def _same_file(path: Path, other: Path) -> bool:
 
 
 def _add_own_data(parser: argparse.ArgumentParser, target_required: bool) -> None:
-    parser.add_argument("data", type=file_path, help="CSV table, one row per item, with a header")
+    parser.add_argument("data", type=input_path, help="CSV table, one row per item, with a header")
     parser.add_argument("--target", required=target_required, help="column to predict; empty cells: unlabeled rows")
     parser.add_argument("--features", type=columns, help="comma-separated feature columns (default: all others)")
     parser.add_argument("--id", dest="id_column", help="column naming the rows in preference files")
@@ -125,8 +135,10 @@ def _add_max_pairs(parser: argparse.ArgumentParser) -> None:
 def _fit_parser(commands) -> None:
     fit = commands.add_parser("fit", help="fit a model to a CSV table, its labels, preferences and rules")
     _add_own_data(fit, target_required=True)
-    fit.add_argument("--preferences", type=file_path, nargs="+", default=[], help="CSV or JSON preference files")
-    fit.add_argument("--rules", type=file_path, nargs="+", default=[], help="JSON files of one rule or a list")
+    fit.add_argument(
+        "--preferences", type=input_path, nargs="+", default=[], help="CSV, JSON or JSON Lines preference files"
+    )
+    fit.add_argument("--rules", type=input_path, nargs="+", default=[], help="JSON files of one rule or a list")
     _add_max_pairs(fit)
     models = table_models()
     fit.add_argument(
@@ -140,14 +152,14 @@ def _fit_parser(commands) -> None:
     fit.add_argument("--lambda2", type=non_negative, help="LP: weight of the preferences")
     fit.add_argument("--out", type=file_path, required=True, help="model file to write (.npz)")
     predict = commands.add_parser("predict", help="predict every row of a CSV table with a saved model")
-    predict.add_argument("model", type=file_path, help="model file written by 'fit'")
-    predict.add_argument("data", type=file_path, help="CSV table with the model's feature columns")
+    predict.add_argument("model", type=input_path, help="model file written by 'fit'")
+    predict.add_argument("data", type=input_path, help="CSV table with the model's feature columns")
     predict.add_argument(
         "--out",
         type=file_path,
         required=True,
-        help="CSV to write ('-': standard output; .json: a list of records): prediction (and std for the GP, "
-        "lower, upper for MPMR)",
+        help="table to write, .csv, .tsv, .json (a list of records) or .jsonl (JSON Lines) ('-': CSV on standard "
+        "output): prediction (and std for the GP, lower, upper for MPMR)",
     )
 
 
@@ -156,17 +168,18 @@ def _preference_parsers(commands) -> None:
         dest="action", required=True
     )
     apply = rules.add_parser("apply", help="the preferences rules make over a CSV table's rows")
-    apply.add_argument("rules", type=file_path, help="JSON file of one rule or a list")
+    apply.add_argument("rules", type=input_path, help="JSON file of one rule or a list")
     _add_own_data(apply, target_required=False)
     _add_max_pairs(apply)
     apply.add_argument(
         "--out",
         type=file_path,
         required=True,
-        help="preference CSV to write ('-': standard output; .json: a list of records): i, j, margin, weight",
+        help="preferences to write, .csv, .tsv, .json (a list of records) or .jsonl (JSON Lines) ('-': CSV on "
+        "standard output): i, j, margin, weight",
     )
     check = commands.add_parser("check", help="cycles, conflicts and duplicates in preference files (exit 1: some)")
-    check.add_argument("preferences", type=file_path, nargs="+", help="CSV or JSON preference files")
+    check.add_argument("preferences", type=input_path, nargs="+", help="CSV, JSON or JSON Lines preference files")
 
 
 def _experiment_parsers(commands) -> None:
@@ -209,14 +222,14 @@ def _experiment_parsers(commands) -> None:
     table = argparse.ArgumentParser(add_help=False)
     source = table.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=sorted(BENCHMARKS), help="a benchmark in ORDERCORE_DATA")
-    source.add_argument("--data", type=file_path, help="any CSV table (with --target, --labeled, --unlabeled)")
+    source.add_argument("--data", type=input_path, help="any CSV table (with --target, --labeled, --unlabeled)")
     table.add_argument("--target", help="with --data: the column to predict (rows without it are dropped)")
     table.add_argument("--features", type=columns, help="with --data: comma-separated features (default: all)")
     table.add_argument("--labeled", type=positive_int, help="l, labeled rows per trial (benchmarks: the seeds')")
     table.add_argument("--unlabeled", type=count, help="u, unlabeled rows per trial (benchmarks: the seeds')")
     rules = kinds.add_parser("rules", parents=[table, common], help="Table 1's protocol with a rule file's preferences")
     rules.add_argument(
-        "--rules", type=file_path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
+        "--rules", type=input_path, required=True, help="JSON rule file (one rule or a list, as 'rules apply')"
     )
     oracle = argparse.ArgumentParser(add_help=False, parents=[table])
     oracle.add_argument(
@@ -246,9 +259,9 @@ def _experiment_parsers(commands) -> None:
     _gp_label_parsers(kinds)
     _gp_parsers(kinds, local)
     report = kinds.add_parser("report", help="a Markdown table of table1 (or sentiment) result files")
-    report.add_argument("files", type=file_path, nargs="+", help="JSON files written by 'experiments table1'")
+    report.add_argument("files", type=input_path, nargs="+", help="JSON files written by 'experiments table1'")
     compare = kinds.add_parser("compare", help="the 2-norm beside the 1-norm on the same trials, paired t-tests")
-    compare.add_argument("files", type=file_path, nargs="+", help="per data set a table1 file of each --norm")
+    compare.add_argument("files", type=input_path, nargs="+", help="per data set a table1 file of each --norm")
     sweep = kinds.add_parser("figure2", parents=[oracle, common], help="seed 001 Fig. 2: vary p, l or beta")
     sweep.add_argument("--vary", choices=sorted(SWEEPS), required=True)
     sweep.add_argument("--values", type=float, **DISTINCT, help="values of the varied parameter (defaults: the seeds')")
@@ -301,7 +314,7 @@ def _session_parser(kinds, runs) -> None:
     )
     source = session.add_mutually_exclusive_group(required=True)
     source.add_argument("--dataset", choices=["sample", *sorted(BENCHMARKS)], help="the sample homes or a benchmark")
-    source.add_argument("--data", type=file_path, help="any CSV table (with --target)")
+    source.add_argument("--data", type=input_path, help="any CSV table (with --target)")
     session.add_argument("--target", help="with --data: the column to predict")
     session.add_argument(
         "--features", type=columns, help="with --data: comma-separated features (default: every other column "

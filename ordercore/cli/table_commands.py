@@ -85,30 +85,58 @@ def status(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _csv_out(path: Path, inputs) -> Path | None:
-    """Where a command's CSV goes: ``path`` (checked writable), or None for '-' (standard output)."""
-    return None if str(path) == "-" else writable(path, inputs)
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """``frame``'s rows as JSON records, a missing value None (null)."""
+    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+
+def _write_csv(frame: pd.DataFrame, path, separator: str = ",") -> None:
+    frame.to_csv(path, index=False, float_format="%.17g", sep=separator)
+
+
+def _write_tsv(frame: pd.DataFrame, path: Path) -> None:
+    _write_csv(frame, path, "\t")
+
+
+def _write_json(frame: pd.DataFrame, path: Path) -> None:
+    path.write_text(json.dumps(_records(frame), allow_nan=False))
+
+
+def _write_json_lines(frame: pd.DataFrame, path: Path) -> None:
+    path.write_text("".join(json.dumps(record, allow_nan=False) + "\n" for record in _records(frame)))
+
+
+TABLE_FORMATS = {
+    ".csv": ("CSV", _write_csv),
+    ".tsv": ("tab-separated", _write_tsv),
+    ".json": ("a JSON list of records", _write_json),
+    ".jsonl": ("JSON Lines, a record a line", _write_json_lines),
+}
+"""What ``predict`` and ``rules apply`` write, by --out's suffix (none: CSV): (what it is, writer(frame, path)).
+Any other suffix is refused before work starts: .tsv got commas (corpus 7), .jsonl CSV text (corpus 10)."""
+
+
+def _table_out(path: Path, inputs) -> Path | None:
+    """Where a command's table goes: ``path`` (checked writable, its suffix one of ``TABLE_FORMATS`` or none),
+    or None for '-' (standard output)."""
+    if str(path) == "-":
+        return None
+    writable(path, inputs)  # first: an --out that is an input file is refused as such, whatever its suffix
+    suffix = path.suffix.lower()
+    if suffix and suffix not in TABLE_FORMATS:
+        offered = ", ".join(f"{ending} ({what})" for ending, (what, _) in TABLE_FORMATS.items())
+        raise ValueError(f"--out {path}: a table is written as {offered}, not {suffix}: name a file ending in one")
+    return path
 
 
 def _write_table(frame: pd.DataFrame, path: Path | None) -> str:
-    """``frame`` to ``path``: a JSON list of records when it ends in .json (a missing value null), else
-    CSV (None: standard output); where it went, for the status line.  ``predict --out x.json`` wrote CSV
-    text into the .json file."""
-    if path is not None and path.suffix.lower() == ".json":
-        records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
-        path.write_text(json.dumps(records, allow_nan=False))
-        return str(path)
-    return _write_csv(frame, path)
-
-
-def _write_csv(frame: pd.DataFrame, path: Path | None) -> str:
-    """``frame`` as CSV to ``path`` (None: standard output), tab-separated when it ends in .tsv (``predict
-    --out x.tsv`` wrote commas into it); where it went, for the status line."""
-    if path is not None:
-        frame.to_csv(path, index=False, float_format="%.17g", sep="\t" if path.suffix.lower() == ".tsv" else ",")
-        return str(path)
-    to_stdout(frame.to_csv(index=False, float_format="%.17g"))
-    return "standard output"
+    """``frame`` to ``path`` in the format its suffix names (``TABLE_FORMATS``; none: CSV), or as CSV to
+    standard output (None); where it went, for the status line."""
+    if path is None:
+        to_stdout(frame.to_csv(index=False, float_format="%.17g"))  # CSV, as _write_csv writes it
+        return "standard output"
+    TABLE_FORMATS.get(path.suffix.lower(), TABLE_FORMATS[".csv"])[1](frame, path)
+    return str(path)
 
 
 def to_stdout(text: str) -> None:
@@ -126,7 +154,7 @@ def to_stdout(text: str) -> None:
 
 
 def predict(args) -> int:
-    out = _csv_out(args.out, [args.model, args.data])
+    out = _table_out(args.out, [args.model, args.data])
     model_file = read_model(args.model)
     not_directories(args.data, "CSV table")
     table = Table.read(args.data, text_columns=[model_file.metadata["id"]] if model_file.metadata.get("id") else ())
@@ -136,9 +164,9 @@ def predict(args) -> int:
 
 
 def apply_rules(args) -> int:
-    """The rules' preferences over the table, as CSV, or as a JSON list of records (what ``fit
-    --preferences`` reads) when --out ends in .json (``_write_table``)."""
-    out = _csv_out(args.out, [args.rules, args.data])
+    """The rules' preferences over the table, in the format --out's suffix names (``TABLE_FORMATS``; ``fit
+    --preferences`` reads each)."""
+    out = _table_out(args.out, [args.rules, args.data])
     not_directories(args.rules, "rules JSON file", args.data, "CSV table")
     rules = read_rules(args.rules)
     table = Table.read(args.data, args.target, args.features, args.id_column)
@@ -171,6 +199,9 @@ def check(args) -> int:
         if equal:  # not a problem, but said: both ways with margins <= 0 from one source reads "about equal"
             counts += f"; {len(equal)} pair{'s' * (len(equal) != 1)} stated both ways at margin 0, read as about equal"
             problems.append(("about equal", equal))
+        if n_preferences == 0:  # a JSON [] was said to lack the columns i and j
+            print(f"{shown(str(path))}: holds no preferences")
+            continue
         print(f"{shown(str(path))}: {n_preferences} preferences: {counts}")
         for kind, items in problems:
             for item in items[:MAX_LISTED]:

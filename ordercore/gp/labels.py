@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
 from ordercore.inputs.fit_inputs import LabelsScored, finite_labels, ordinal_labels
+from ordercore.inputs.ordinal_ranks import declared_classes, declared_ranks, ordinal_classes, refuse_continuous
 
 GRAPHS = ("multiclass", "ordinal", "ranking")
 
@@ -43,7 +44,7 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
     label_index : (n,) position of each sample's true label in 0..n_labels-1.
     'multiclass' (seed 002 Fig. 1(a)): the true label over every other label.
     'ordinal' (Fig. 1(b)): a chain pointing away from the true label r: r ≻ r-1 ≻ ... ≻ 0 and
-    r ≻ r+1 ≻ ... ≻ L-1 (labels in sorted order are the ordinal scale).
+    r ≻ r+1 ≻ ... ≻ L-1 (label positions in rank order are the ordinal scale).
     """
     samples = np.arange(label_index.size)
     winners, losers, owners = [], [], []
@@ -81,7 +82,7 @@ class GPLabelPreferenceModel(LaplaceGPMixin, LabelsScored, ClassifierMixin, Base
     Parameters
     ----------
     graph : 'multiclass' (the true label preferred to every other), 'ordinal' (a chain over the
-        sorted labels, pointing away from the true one) or 'ranking' (y is (n, L), each row the labels
+        labels in rank order, pointing away from the true one) or 'ranking' (y is (n, L), each row the labels
         0..L-1 from most to least preferred; a chain along it).
     kernel, length_scale, length_scale_prior, signal_variance, noise, optimizer, n_restarts, normalize,
     random_state, method, n_inducing, memory_limit : as in ``GPPreferenceModel``, counting the n·L
@@ -94,7 +95,9 @@ class GPLabelPreferenceModel(LaplaceGPMixin, LabelsScored, ClassifierMixin, Base
 
     Attributes
     ----------
-    classes_ : ndarray (L,), the labels in sorted order (the ordinal scale for 'ordinal').
+    classes_ : ndarray (L,), the labels in sorted order; for 'ordinal' their ranks' order, as NPSVOR takes
+        it (``ordinal_classes``: text that reads as numbers by those numbers, '2' before '10'; an ordered
+        pandas Categorical by its declared order).
     latent_ : ndarray (n, L), MAP latent values f_a(x_t) at the training samples.
     length_scale_, noise_, signal_variance_, log_evidence_ (eq. (24)), n_iter_ as in GPPreferenceModel.
     """
@@ -139,13 +142,20 @@ class GPLabelPreferenceModel(LaplaceGPMixin, LabelsScored, ClassifierMixin, Base
         if not ranking:
             ordinal_labels(y)  # a missing label named with its row (pd.NA: "boolean value of NA is ambiguous")
         finite_labels(y, "fit")
+        declared = declared_classes(y)
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=ranking, y_numeric=ranking)
         if ranking:
             classes = np.arange(y.shape[1] if y.ndim == 2 else 0)
             winner, loser, sample = ranking_preference_graph(y.astype(np.int64).reshape(len(y), -1))
         else:
+            refuse_continuous(y, type(self).__name__, "ranks" if self.graph == "ordinal" else "classes")
             check_classification_targets(y)
-            classes, label_index = np.unique(y, return_inverse=True)
+            if self.graph == "multiclass":  # every order of the labels makes the same graph
+                classes, label_index = np.unique(y, return_inverse=True)
+            elif declared is None:
+                classes, label_index = ordinal_classes(y, type(self).__name__)
+            else:
+                classes, label_index = declared_ranks(y, declared)
             winner, loser, sample = label_preference_graph(label_index, classes.size, self.graph)
         if classes.size < 2:
             raise ValueError(f"label preferences need at least 2 classes; y has {classes.size} class")

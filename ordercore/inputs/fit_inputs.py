@@ -12,6 +12,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, InvalidParameterError
 from sklearn.utils.validation import validate_data as sklearn_validate_data
 
+from ordercore.inputs.feature_names import check_feature_names
 from ordercore.inputs.printable import quoted
 
 
@@ -141,8 +142,11 @@ def _numeric(constraints) -> bool:
 
 
 def validate_data(estimator, X, *args, **options):
-    """scikit-learn's ``validate_data``, after ``check_table(X)``."""
+    """scikit-learn's ``validate_data``, after ``check_table(X)`` and, on a fitted estimator (``reset=False``),
+    ``check_feature_names``."""
     check_table(X)
+    if options.get("reset") is False:
+        check_feature_names(estimator, X)
     return sklearn_validate_data(estimator, X, *args, **options)
 
 

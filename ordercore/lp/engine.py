@@ -492,9 +492,3 @@ class IncrementalOrderPreferenceLP:
             seconds=seconds,
             start=start,
         )
-
-
-def solve_order_preference_lp(X, labeled, y, preferences: PreferenceSet, kernel: Kernel, **options) -> LPSolution:
-    """One cold solve of LP (13).  X, labeled, y, kernel and the keyword ``options`` (lambda1,
-    lambda2, epsilon, centers, method, time_limit) are as for ``IncrementalOrderPreferenceLP``."""
-    return IncrementalOrderPreferenceLP(X, labeled, y, kernel, **options).solve_cold(preferences)

@@ -276,12 +276,15 @@ class OrderPreferenceRegressor(KernelPreferenceRegressor):
         """A new fitted regressor at (lambda1, lambda2), every other parameter, the data and the
         preferences this one's, solved from this fit's optimal basis and working set in a HiGHS
         instance of its own (``IncrementalOrderPreferenceLP.branch``): the same optimum as a cold fit,
-        found faster.  This one is left as it was; each re-solves warm on its own from then on."""
+        found faster.  This one is left as it was; each re-solves warm on its own from then on.  The
+        constructor's checks apply to lambda1 and lambda2 (HiGHS's words for a negative, NaN or
+        infinite one were no help)."""
         check_is_fitted(self)
-        if self._lp._highs is None:  # read from a file or unpickled: no basis to start from
-            return clone(self).set_params(lambda1=lambda1, lambda2=lambda2).fit(*self._problem[:2], self.preferences_)
-        lp, solution = self._lp.branch(lambda1, lambda2)
         branched = clone(self).set_params(lambda1=lambda1, lambda2=lambda2)
+        branched._validate_params()
+        if self._lp._highs is None:  # read from a file or unpickled: no basis to start from
+            return branched.fit(*self._problem[:2], self.preferences_)
+        lp, solution = self._lp.branch(lambda1, lambda2)
         branched._lp, branched._problem = lp, self._problem
         branched.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):

@@ -65,7 +65,14 @@ class TargetScaling:
     @classmethod
     def from_labels(cls, y: np.ndarray) -> TargetScaling:
         """Median and standard deviation of the labeled targets y, shape (l,) (one that does not
-        overflow for labels near 1e300).  ``ValueError`` for labels beyond ``LARGEST_LABEL``."""
+        overflow for labels near 1e300).  ``ValueError`` for a label that is not finite (NaN was called
+        'too close to float64's limit') or beyond ``LARGEST_LABEL``."""
+        bad = np.flatnonzero(~np.isfinite(y))
+        if bad.size:
+            raise ValueError(
+                f"the labeled targets y hold {y[bad[0]]} at {bad.size} of their {y.size} entries (the first: "
+                f"entry {bad[0]}): every labeled row needs a finite target"
+            )
         largest = float(np.max(np.abs(y)))
         if not largest <= LARGEST_LABEL:
             raise ValueError(

@@ -8,13 +8,12 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ordercore.inputs.fit_inputs import (
@@ -25,6 +24,7 @@ from ordercore.inputs.fit_inputs import (
     ordinal_labels,
     validate_data,
 )
+from ordercore.inputs.ordinal_ranks import declared_classes, declared_ranks, ordinal_classes, refuse_continuous
 from ordercore.models.files import save_model
 from ordercore.npsvor.problem import PREDICTION_RULES, SOLVERS
 from ordercore.npsvor.solver import NPSVORSolution, solve_npsvor
@@ -35,53 +35,6 @@ PAPER_EPSILON_S = 0.1
 
 PAPER_MAX_ITER = 1000
 """Cap on sweeps over the data per rank: the authors' code's (and LIBLINEAR's) 1000."""
-
-
-def ordinal_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The labels of y (n,) in rank order (K,) and each sample's rank (n,): numbers by value; text that
-    all reads as distinct numbers ('1' ... '10') by the numbers it reads as, not alphabetically ('10'
-    before '2'); other text alphabetically (as scikit-learn orders classes: 'a' < 'b'), with a
-    ``UserWarning`` that says the order taken, since text ranks rarely sort so ('high' < 'low')."""
-    classes, ranks = np.unique(y, return_inverse=True)
-    if classes.dtype.kind not in "OUS":
-        return classes, ranks
-    try:
-        values = np.array([float(label) for label in classes])
-    except (TypeError, ValueError):
-        shown = " < ".join(repr(str(label))[:40] for label in classes[:6]) + (" < ..." if classes.size > 6 else "")
-        warnings.warn(
-            f"NPSVOR orders text labels alphabetically: {shown}; if that is not their order, give the ranks "
-            "as numbers (1 < 2 < ...), or y as an ordered pandas Categorical",
-            UserWarning,
-            stacklevel=4,  # the caller of fit (through scikit-learn's fit wrapper)
-        )
-        return classes, ranks
-    if np.isnan(values).any() or np.unique(values).size < values.size:
-        raise ValueError(f"NPSVOR's labels read as numbers must be distinct numbers; got {list(map(str, classes))}")
-    return _ordered(classes, ranks, np.argsort(values, kind="stable"))
-
-
-def declared_classes(y) -> np.ndarray | None:
-    """The categories of y in their declared order when y is an ordered pandas Categorical (or a Series of
-    one), which ``fit`` takes as the ranks' order; None otherwise."""
-    dtype = getattr(y, "dtype", None)
-    if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered:
-        return np.asarray(dtype.categories)
-    return None
-
-
-def _declared_ranks(y: np.ndarray, declared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``ordinal_classes`` for labels whose order ``declared`` gives (the categories y holds, in that order)."""
-    classes, ranks = np.unique(y, return_inverse=True)
-    position = {label: k for k, label in enumerate(declared)}
-    return _ordered(classes, ranks, np.argsort([position[label] for label in classes], kind="stable"))
-
-
-def _ordered(classes: np.ndarray, ranks: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``classes`` taken in ``order`` and each sample's rank in it."""
-    position = np.empty_like(order)
-    position[order] = np.arange(order.size)
-    return classes[order], position[ranks]
 
 
 class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
@@ -180,15 +133,9 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
         finite_labels(y, "fit")
         declared = declared_classes(y)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
-        if type_of_target(y) == "continuous":  # scikit-learn's words ('Unknown label type') kept at the end
-            example = float(next(v for v in y.ravel() if v != np.round(v)))
-            raise ValueError(
-                f"NPSVOR's labels are ranks, not a continuous target: y holds {np.unique(y).size} distinct values, "
-                f"some not whole numbers (e.g. {example}); give ranks as whole numbers or text (Unknown label "
-                "type: continuous)"
-            )
+        refuse_continuous(y, "NPSVOR")
         check_classification_targets(y)
-        classes, ranks = ordinal_classes(y) if declared is None else _declared_ranks(y, declared)
+        classes, ranks = ordinal_classes(y, "NPSVOR") if declared is None else declared_ranks(y, declared)
         if classes.size < 2:
             raise ValueError(f"NPSVOR needs y with at least 2 ranks; got {classes.size} class")
         X = sp.csr_matrix(X)
@@ -278,7 +225,8 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
             raise ValueError(f"classes must be one label (number or text) per rank: {scalars['classes']!r}")
         with warnings.catch_warnings():  # the fit warned of an alphabetical order already
             warnings.simplefilter("ignore", UserWarning)
-            in_order = scalars["class_order"] == "declared" or np.array_equal(ordinal_classes(classes)[0], classes)
+            sorted_classes = ordinal_classes(classes, "NPSVOR")[0]
+            in_order = scalars["class_order"] == "declared" or np.array_equal(sorted_classes, classes)
         if scalars["class_order"] not in ("sorted", "declared"):
             raise ValueError(f"class_order must be 'sorted' or 'declared', got {scalars['class_order']!r}")
         if np.unique(classes).size < n_ranks or not in_order:
