@@ -170,11 +170,12 @@ def mpmr_section(engine, data) -> None:
     except ValueError as problem:
         st.error(str(problem))
         return
+    st.caption(  # before any figure: Ω and ρ defined where first shown (new-user pass 10, Minor 8)
+        "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
+        "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances; ρ, its ridge penalty "
+        "(larger: a smoother fit)."
+    )
     if result is None:
-        st.caption(
-            "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
-            "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances."
-        )
         return
     numbers = st.columns(4)
     numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help=OMEGA_WORDS)
@@ -188,7 +189,9 @@ def mpmr_section(engine, data) -> None:
     numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)), help=mae_unit(data))
     if result.warning:
         st.warning(app_state.plain(result.warning))
-    st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
+    st.caption(
+        f"Ridge penalty ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error)."
+    )
     target = data.dataset.metadata["target"]
     title = f"Held-out rows (demo): MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
     st.plotly_chart(
@@ -203,7 +206,7 @@ def difference(a: float, b: float) -> float:
 
 def main() -> None:
     st.title("Model")
-    st.caption(app_state.MODELS_IN_WORDS)
+    st.caption(f"{app_state.MODELS_IN_WORDS} {app_state.LAMBDAS_IN_WORDS}")
     engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         settings_section(engine)
