@@ -346,17 +346,20 @@ def metrics_section(last: dict, held_out: HeldOutChange, scale: float, unit: str
 
 
 def boosting_section(engine, data) -> None:
-    """Gradient boosting with a monotone constraint: the usual way to state one order relation; by
-    default in the column the session's rules or the labels support (``monotone_column``).  The result
-    stays on the page until the column or the data change."""
+    """Gradient boosting on the same labels, with no constraint or monotone increasing in a column (the usual
+    way to state one order relation), by default in the column a rule of the session orders by
+    (``monotone_column``), beside SVR's test MAE.  The result stays on the page until the column or the data
+    change."""
     numeric = data.numeric_features()
     default, why = monotone_column(data, engine.rules())
+    options = [None, *numeric]
     column = st.selectbox(
         "Gradient boosting, monotone increasing in",
-        numeric,
-        index=numeric.index(default) if default in numeric else 0,
+        options,
+        index=options.index(default) if default in options else 0,
+        format_func=lambda option: "no constraint" if option is None else option,
         key="model_monotone",
-        help=f"Starts at {default}: {why}.",
+        help=f"Starts at {default or 'no constraint'}: {why}.",
     )
     pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
     try:
@@ -368,8 +371,10 @@ def boosting_section(engine, data) -> None:
         st.error(str(problem))
         return
     if error is not None:
-        shown = to_digits_of(error, mae_scale(data))
-        st.metric("Test MAE, gradient boosting (same labels)", shown, help=mae_unit(data))
+        scale, cells, last = mae_scale(data), st.columns(3), engine.models.last()
+        cells[0].metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, scale), help=mae_unit(data))
+        if last is not None:  # beside SVR's, on the same held-out rows
+            cells[1].metric("Test MAE, SVR (same labels)", to_digits_of(last["svr_mae"], scale), help=mae_unit(data))
 
 
 main()
