@@ -32,7 +32,8 @@ ABOUT = (
     "rule on California (of two blocks within 25 miles, of similar age and income, the one with more bedrooms, "
     "read as you choose, is worth more), weighed by automatic trust."
 )
-"""What the page reproduces and why one would run it (new-user pass 10, Minor 9: it was only controls)."""
+# What the page reproduces and why one would run it (new-user pass 10, Minor 9: it was only controls); a
+# comment, not a docstring: Streamlit would draw a bare string.
 
 OWN_TABLE = (
     "These run on the papers' data sets only: Table 1's simulated expert reads the target of every row it "
@@ -45,7 +46,7 @@ OWN_TABLE = (
     "`python -m ordercore experiments rules --data TABLE.csv --target TARGET --features A,B,C --labeled 40 "
     "--unlabeled 150 --rules RULES.json --trials 20 --out rules.json`"
 )
-"""Why the page offers no session table, and the commands that run the protocols on one."""
+# Why the page offers no session table, and the commands that run the protocols on one.
 
 
 def show(result: dict, prefix: str) -> None:
