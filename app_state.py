@@ -41,6 +41,12 @@ MODELS_IN_WORDS = (
 )
 """SVR, SSL and MAE in one short sentence each: where a page first names them, and the sidebar's terms."""
 
+LAMBDAS_IN_WORDS = (
+    "**λ1**: what a complex fit costs (the 1-norm of its kernel weights) against the labels' errors; **λ2**: what "
+    "SSL pays for each violated preference (λ2 = 0: SSL is SVR)."
+)
+"""λ1 and λ2 in a sentence, where the Model page first names them (new-user pass 10, Minor 8)."""
+
 WEIGHT = {"weight": st.column_config.NumberColumn(format="%.2f")}
 """A table's column of sources' weights (0 … 1) shown to two decimals ('0.53', not '0.5334')."""
 

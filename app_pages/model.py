@@ -170,11 +170,12 @@ def mpmr_section(engine, data) -> None:
     except ValueError as problem:
         st.error(str(problem))
         return
+    st.caption(  # before any figure: Ω and ρ defined where first shown (new-user pass 10, Minor 8)
+        "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
+        "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances; ρ, its ridge penalty "
+        "(larger: a smoother fit)."
+    )
     if result is None:
-        st.caption(
-            "Minimax probability machine regression, from the labels alone: a fit f, and Ω, a lower bound on "
-            "P(|f − y| ≤ ε) over every distribution with the labels' means and covariances."
-        )
         return
     numbers = st.columns(4)
     numbers[0].metric("P(|f − y| ≤ ε) ≥ Ω", f"{result.omega:.3f}", help=OMEGA_WORDS)
@@ -188,7 +189,9 @@ def mpmr_section(engine, data) -> None:
     numbers[3].metric("Test MAE, MPMR (demo)", to_digits_of(result.mae, mae_scale(data)), help=mae_unit(data))
     if result.warning:
         st.warning(app_state.plain(result.warning))
-    st.caption(f"ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error).")
+    st.caption(
+        f"Ridge penalty ρ = {significant(result.rho, 2)}, chosen from the labels (least leave-one-out squared error)."
+    )
     target = data.dataset.metadata["target"]
     title = f"Held-out rows (demo): MPMR ± ε (ε = {readable(result.epsilon)}) against actual"
     st.plotly_chart(
@@ -203,7 +206,7 @@ def difference(a: float, b: float) -> float:
 
 def main() -> None:
     st.title("Model")
-    st.caption(app_state.MODELS_IN_WORDS)
+    st.caption(f"{app_state.MODELS_IN_WORDS} {app_state.LAMBDAS_IN_WORDS}")
     engine, data = app_state.need_engine_and_data()
     with st.expander("Model and hyperparameters", expanded=False):
         settings_section(engine)
@@ -343,17 +346,20 @@ def metrics_section(last: dict, held_out: HeldOutChange, scale: float, unit: str
 
 
 def boosting_section(engine, data) -> None:
-    """Gradient boosting with a monotone constraint: the usual way to state one order relation; by
-    default in the column the session's rules or the labels support (``monotone_column``).  The result
-    stays on the page until the column or the data change."""
+    """Gradient boosting on the same labels, with no constraint or monotone increasing in a column (the usual
+    way to state one order relation), by default in the column a rule of the session orders by
+    (``monotone_column``), beside SVR's test MAE.  The result stays on the page until the column or the data
+    change."""
     numeric = data.numeric_features()
     default, why = monotone_column(data, engine.rules())
+    options = [None, *numeric]
     column = st.selectbox(
         "Gradient boosting, monotone increasing in",
-        numeric,
-        index=numeric.index(default) if default in numeric else 0,
+        options,
+        index=options.index(default) if default in options else 0,
+        format_func=lambda option: "no constraint" if option is None else option,
         key="model_monotone",
-        help=f"Starts at {default}: {why}.",
+        help=f"Starts at {default or 'no constraint'}: {why}.",
     )
     pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
     try:
@@ -365,8 +371,10 @@ def boosting_section(engine, data) -> None:
         st.error(str(problem))
         return
     if error is not None:
-        shown = to_digits_of(error, mae_scale(data))
-        st.metric("Test MAE, gradient boosting (same labels)", shown, help=mae_unit(data))
+        scale, cells, last = mae_scale(data), st.columns(3), engine.models.last()
+        cells[0].metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, scale), help=mae_unit(data))
+        if last is not None:  # beside SVR's, on the same held-out rows
+            cells[1].metric("Test MAE, SVR (same labels)", to_digits_of(last["svr_mae"], scale), help=mae_unit(data))
 
 
 main()

@@ -12,6 +12,7 @@ import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
 from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done, wrapped_row_height
 from ordercore.studio.verdicts import (
+    GAIN_WAY,
     assessment_words,
     effect_words,
     gain_verdict,
@@ -51,6 +52,11 @@ def ssl_metric(cell, label: str, compared: dict, scale: float, unit: str) -> Non
     cell.metric(label, to_digits_of(compared["ssl"], scale), help=unit, **delta)
 
 
+def gain_interval(compared: dict, in_digits) -> str:
+    """The gain's 95 % interval, saying which way it runs (``GAIN_WAY``), as every interval of the page."""
+    return f"95 % interval of the gain (SVR − SSL): {in_digits(compared['low'])} to {in_digits(compared['high'])}"
+
+
 def cv_summary(trust, status, origin: str, scale: float, unit: str) -> None:
     """SVR against the fit with preferences (the path's average) and against the blend in force, by
     cross-validation of ``trust`` (the assessment in force), and what automatic trust decided, its verdict
@@ -64,8 +70,8 @@ def cv_summary(trust, status, origin: str, scale: float, unit: str) -> None:
     columns[0].metric("CV MAE, SVR", in_digits(path["svr"]), help=unit)
     ssl_metric(columns[1], "CV MAE, with preferences", path, scale, unit)
     ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale, unit)
-    columns[3].metric("CV gain over SVR", in_digits(path["gain"]), help=unit)
-    columns[3].caption(f"95 % interval: {in_digits(path['low'])} to {in_digits(path['high'])}")
+    columns[3].metric("CV gain over SVR", in_digits(path["gain"]), help=f"{GAIN_WAY}. {unit}")
+    columns[3].caption(gain_interval(path, in_digits))
     kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
     advice = app_state.plain(raised_error_advice(trust, next_full(status))) if kind == "error" else ""
@@ -87,8 +93,8 @@ def click_summary(cv, blend, origin: str, scale: float, unit: str) -> None:
     in_digits = partial(to_digits_of, of=scale)
     columns[0].metric("CV MAE, SVR", in_digits(compared["svr"]), help=unit)
     ssl_metric(columns[1], "CV MAE, SSL in force", compared, scale, unit)
-    columns[2].metric("CV gain over SVR", in_digits(compared["gain"]), help=unit)
-    columns[2].caption(f"95 % interval: {in_digits(compared['low'])} to {in_digits(compared['high'])}")
+    columns[2].metric("CV gain over SVR", in_digits(compared["gain"]), help=f"{GAIN_WAY}. {unit}")
+    columns[2].caption(gain_interval(compared, in_digits))
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"], scale)
     getattr(st, kind)(f"{origin}{words}")
     st.info(
@@ -139,6 +145,7 @@ def trust_section(engine, status, scale: float) -> None:
 
 
 EFFECT = "effect (CV MAE without it − with it)"
+EFFECT_SHOWN = "effect, + helps (95 %)"  # which way it runs, as the gain; short: the table fits 1024 px
 EFFECT_WORDS = "effect, in words"
 SOURCE_WIDTH = 200  # px, Streamlit's "medium": the table fits 1024 px; a longer name wraps
 
@@ -170,7 +177,9 @@ def sources_table(engine, trust, scale: float) -> None:
     table = pd.DataFrame({"source": trust.names, "weight": trust.trust.weights, EFFECT: effects, EFFECT_WORDS: words})
     config = app_state.compact(table, **app_state.WEIGHT) | {
         "source": st.column_config.Column(width=SOURCE_WIDTH),
-        EFFECT: st.column_config.Column("effect (95 % interval)", help=f"{EFFECT}; positive: the source helps"),
+        EFFECT: st.column_config.Column(
+            EFFECT_SHOWN, help=f"{EFFECT}, with its 95 % interval; positive: the source helps"
+        ),
         EFFECT_WORDS: st.column_config.Column(
             "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
         ),
@@ -193,10 +202,11 @@ def sources_table(engine, trust, scale: float) -> None:
     st.markdown("**What each weight rests on**")
     st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
-        "Weight: how much more often the source is right than wrong (its odds, on a log scale, in units of 7 right "
-        "to 3 wrong) where SVR (labels only, each labeled row predicted out of fold) orders its checked pairs the "
-        "other way, the only pairs where its preferences move the fit; its accuracy counts as if it had been right "
-        "on 7 of 10 such pairs before any check (1 when nothing checks it, 0 when there it is no better than a coin); "
+        "Weight: a measure of how often the source is right where SVR (labels only, each labeled row predicted out "
+        "of fold) orders its checked pairs the other way, the only pairs where its preferences move the fit: 0 when "
+        "there it is right no more often than wrong, 1 when right 7 times in 10, 2 at about 84 % (each step of 1 "
+        "multiplies its odds of being right by 7/3); it counts as right on 7 of 10 such pairs before any check (1 "
+        "when nothing checks it); "
         "an annotator's clicks, times how far their accuracy's lower bound (estimate − 2 standard errors, "
         "from how often they order pairs as SVR does, given how sure SVR is of each) is above a coin, "
         "in full from 0.7. "

@@ -150,7 +150,11 @@ def grade_area(engine, data, options: dict, model_name: str, named: bool) -> Non
         st.error(screen.error)
         screen.error = None
     scale = options["scale"]
-    st.caption(f"Keys: **1** … **{scale}** grade the item, **U** undoes your last grade.")
+    target = app_state.plain(data.dataset.metadata["target"])  # what a grade grades (new-user pass 10, Minor 10)
+    st.caption(
+        f"Grade the item by its {target}: **1** = lowest {target} … **{scale}** = highest {target}, as you judge it "
+        f"among this table's items. Keys: **1** … **{scale}** grade the item, **U** undoes your last grade."
+    )
     entries = [item_entry(data, options, screen.items, item) for item in screen.items.upcoming]
     buttons = [(str(value), str(value), str(value), True) for value in range(1, scale + 1)]
     answer_keys(KEY, entries, read, named, [*buttons, (UNDO, "Undo my last", "U", False)], repr(context))

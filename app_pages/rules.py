@@ -369,11 +369,12 @@ def stored_rules_section(engine, data) -> None:
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
         "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
-        "(Model page) gives the rule's preferences: the stored weight times how much more often the rule is right than "
-        "wrong (its odds of being right, on a log scale, in units of 7 right to 3 wrong) on the checked pairs where "
-        "SVR (labels only, each labeled row predicted out of fold) orders the other way: only there do its "
-        "preferences move the fit (1 while nothing checks it, 0 when there it is no better than a coin). Until the "
-        "Model page has assessed trust, the stored weight is in force."
+        "(Model page) gives the rule's preferences: the stored weight times a measure of how often the rule is right "
+        "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way "
+        "(only there do its preferences move the fit): 0 when there it is right no more often than wrong, 1 when "
+        "right 7 times in 10, 2 at about 84 % (each step of 1 multiplies its odds of being right by 7/3); it counts "
+        "as right on 7 of 10 such pairs before any check (1 while nothing checks it). Until the Model page has "
+        "assessed trust, the stored weight is in force."
     )
     for row in trust.itertuples():
         warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)

@@ -17,6 +17,13 @@ def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
     result = at.session_state["experiment_result"]
     assert result["experiment"] == "table1" and len(result["trials"]) == 2
     assert metric(at, "SVR test MAE") == f"{result['summary']['svr_mae_mean']:,.4g}"
+    # in Boston's units, medv in thousands of dollars, on the figure's axes and above the metrics (pass 10, Minor 9)
+    assert any("thousands of USD" in caption.value for caption in at.caption)
+    import json
+
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert all("thousands of USD" in figure[axis]["title"]["text"] for axis in ("xaxis", "yaxis")), figure
+    assert "if neither were better" in next(m for m in at.metric if m.label == "Paired t-test p").help
     p_value, change = result["summary"]["p_value"], abs(result["summary"]["improvement"])
     said = [box.value for box in [*at.info, *at.success, *at.error]]
     assert any(f"{change:.1%}" in words and f"(p = {p_value:.2g})" in words for words in said), said
@@ -45,5 +52,39 @@ def test_the_experiments_page_without_benchmark_data_says_what_to_do(store_path,
     monkeypatch.delenv("ORDERCORE_DATA", raising=False)
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("app_pages/experiments.py").run()
-    assert not at.exception and "set ORDERCORE_DATA" in at.info[0].value
+    assert not at.exception and any("set ORDERCORE_DATA" in box.value for box in at.info)
     assert "experiment_run" not in [button.key for button in at.button]
+
+
+def test_the_experiments_page_says_what_it_reproduces_and_how_to_run_it_on_ones_own_table(store_path, tmp_path):
+    """New-user pass 10, Minor 9: only controls ('Table 1 / Fig. 2 sweep / Bedroom rule'), no word of what a
+    protocol does, and no way to run one on the user's own table.  The page says what it reproduces and
+    defines each protocol where it first names it; it says the protocols run on the papers' data sets and gives
+    the commands that run them on one's own table, each a command the CLI's own parser takes."""
+    import re
+    import shlex
+
+    import pandas as pd
+
+    from ordercore.cli.main import parser
+    from tests.test_page_terms import texts
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("app_pages/experiments.py").run()
+    assert not at.exception
+    shown = texts(at.main)
+    assert "main table" in next(text for text in shown if "Table 1" in text)
+    assert "one setting varies" in next(text for text in shown if "Fig. 2 sweep" in text)
+    assert "Zhu and Goldberg" in next(text for text in shown if "Bedroom rule" in text)
+    own = next(box.value for box in at.info if "your table" in box.value)
+    commands = re.findall(r"`(python -m ordercore experiments [^`]+)`", own)
+    assert [c.split()[4] for c in commands] == ["table1", "rules"], own
+    table, rules = tmp_path / "TABLE.csv", tmp_path / "RULES.json"
+    pd.DataFrame({"x": [1.0, 2.0], "TARGET": [3.0, 4.0]}).to_csv(table, index=False)
+    rules.write_text("[]")
+    for command in commands:
+        argv = [str(tmp_path / word) if word in ("TABLE.csv", "RULES.json") else word for word in shlex.split(command)]
+        argv = [str(tmp_path / word) if word.endswith(".json") and "/" not in word else word for word in argv]
+        args = parser("").parse_args(argv[3:])  # after 'python -m ordercore'
+        assert args.data == table and args.target == "TARGET" and args.features == ["A", "B", "C"]
+        assert args.labeled == 40 and args.unlabeled == 150

@@ -33,6 +33,39 @@ def no_automatic_trust(at):
     engine(at).set_model(automatic_trust=False)
 
 
+def number(text: str) -> float:
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+def shown_as(text: str, value: float) -> bool:
+    """Whether ``text`` (a number as the page shows it) is ``value`` to its last shown digit."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return abs(number(text) - value) <= 0.5 * 10.0**-decimals + 1e-9
+
+
+def intervals_say_which_way(at) -> None:
+    """New-user pass 10, Minor 6: 'CV gain over SVR … 95 % interval −1.84 to 2.18' (SVR − SSL) beside the test
+    MAE's '95 % interval −3.78 to 0.21' (SSL − SVR), neither saying which way.  Every interval the Model page
+    gives says which way it runs; the test MAE's is the gain, SVR − SSL, worked out here from the held-out rows
+    (a paired t interval of |SVR's error| − |SSL's| per row)."""
+    from scipy.stats import t
+
+    texts = [e.value for kind in (at.caption, at.info, at.warning, at.error, at.success, at.markdown) for e in kind]
+    shown = [text for text in texts if re.search(r"95 % interval\D{0,60}[−\d]", text)]
+    assert len(shown) >= 3, texts  # the gain's caption, its verdict, the test MAE's
+    for text in shown:
+        assert "(SVR − SSL)" in text or "how much lower" in text, text
+    data, bench = engine(at).data(), engine(at).trained(wait=True)
+    truth = data.y_true[data.test]
+    gains = np.abs(bench.svr_test - truth) - np.abs(bench.ssl_test - truth)
+    half = t.ppf(0.975, gains.size - 1) * gains.std(ddof=1) / np.sqrt(gains.size)
+    said = next(text for text in shown if "held-out rows" in text)
+    found = re.fullmatch(r"Gain \(SVR − SSL\) (\S+), 95 % interval (\S+) to (\S+) over [\d,]+ held-out rows: .*", said)
+    assert found, said
+    for text, value in zip(found.groups(), (gains.mean(), gains.mean() - half, gains.mean() + half), strict=True):
+        assert shown_as(text, value), (said, value)
+
+
 def test_adding_a_rule_raises_the_preference_count_and_the_model_retrains(ready, store_path):
     no_automatic_trust(ready)  # the page's lambda2 = 1: SSL moves with the rule
     at = ready.switch_page("app_pages/model.py").run()
@@ -167,11 +200,11 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     at = ready.switch_page("app_pages/model.py").run()
     finish_trust(at)
     # the verdict follows the interval the page shows: here it spans 0, so "within the noise", not red
-    interval = next(c.value for c in at.caption if c.value.startswith("95 % interval: "))
-    low, high = (
-        float(v.replace(",", "").replace("−", "-")) for v in interval.removeprefix("95 % interval: ").split(" to ")
-    )
+    prefix = "95 % interval of the gain (SVR − SSL): "
+    interval = next(c.value for c in at.caption if c.value.startswith(prefix))
+    low, high = (number(v) for v in interval.removeprefix(prefix).split(" to "))
     assert not at.exception and low < 0 < high and not at.error
+    intervals_say_which_way(at)
     assert at.info[0].value.startswith("Within the noise") and "SSL is " in at.info[0].value
     # and the change under SSL's CV MAE is grey, not a green or red win or loss (a new user's green "↓ -11.61")
     from streamlit.proto.Metric_pb2 import Metric
@@ -454,8 +487,8 @@ def test_the_model_page_shows_mpmr_with_its_tube_and_bound(ready):
     counts = {t["name"].split(" (")[0]: int(t["name"].split("(")[1].rstrip(")")) for t in chart["data"][:2]}
     assert within == pytest.approx(counts["within ε"] / (counts["within ε"] + counts["outside ε"]), abs=1e-3)
     left_out = float(metric(at, "Within ε, leave-one-out"))  # a label that fits its column (was cut)
-    (rho,) = [caption.value for caption in at.caption if caption.value.startswith("ρ = ")]
-    assert 0 <= left_out <= 1 and re.fullmatch(r"ρ = [0-9.,]+, chosen from the labels .*", rho)
+    (rho,) = [caption.value for caption in at.caption if caption.value.startswith("Ridge penalty ρ = ")]
+    assert 0 <= left_out <= 1 and re.fullmatch(r"Ridge penalty ρ = [0-9.,]+, chosen from the labels .*", rho)
     at.button(key="model_fit_hgb").click().run()  # another button: the MPMR fit stays on the page, and so
     assert float(metric(at, "P(|f − y| ≤ ε) ≥ Ω")) == omega  # does boosting's after MPMR's button
     boosting = metric(at, "Test MAE, gradient boosting (same labels)")

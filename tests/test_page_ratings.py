@@ -252,3 +252,19 @@ def test_the_least_sure_distances_read_to_one_precision(ready):
     assert values == sorted(values) and values[0] > 0
     decimals = max(0, 1 - math.floor(math.log10(values[0])))
     assert [len(text.partition(".")[2]) for text in texts] == [decimals] * len(texts), texts
+
+
+def test_the_ratings_page_says_what_a_grade_means_in_the_targets_words(ready, store_path):
+    """New-user pass 10, Minor 10: the buttons read '1 (1) … 5 (5)' and nothing said whether 5 is best or what a
+    grade is about.  Where the expert grades, the page says 1 is the lowest of the target and K the highest, in
+    the target's name (the sample homes': 'price', the last column of sample_data/homes.csv), for the scale set."""
+    from pathlib import Path
+
+    target = (Path(__file__).parents[1] / "sample_data" / "homes.csv").read_text().splitlines()[0].split(",")[-1]
+    at = ready.switch_page("app_pages/ratings.py").run()
+    session_id = Store(f"sqlite:///{store_path}").session("s1").id
+    for scale in (5, 3):
+        at.number_input(key=f"rating_scale_{session_id}").set_value(scale).run()
+        assert not at.exception
+        said = next(caption.value for caption in at.caption if "Keys:" in caption.value)
+        assert f"**1** = lowest {target} … **{scale}** = highest {target}" in said, said

@@ -3,9 +3,13 @@ ordercore.studio.rule_view), against brute force and pandas on small tables: a c
 tolerance a "within" starts from, the pairs a condition holds for, the column a new rule orders by,
 the preview's random sample, and the overlaps table in words."""
 
+import math
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
 
 from ordercore.knowledge.quality import rule_quality
 from ordercore.knowledge.rules import (
@@ -27,7 +31,7 @@ from ordercore.knowledge.rules import (
 )
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
-from ordercore.studio.rule_view import checked_line, preview_sample, quality_words
+from ordercore.studio.rule_view import checked_line, direction_reason, preview_sample, quality_words
 
 
 def test_the_spread_is_the_interquartile_range_over_1_349_and_the_sd_where_it_is_0():
@@ -266,3 +270,35 @@ def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
     assert one.endswith("of its one pair of labeled rows, 1."), one
     two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks, 0)
     assert two.startswith("The rule makes no pairs, and 2 pairs of labeled rows"), two
+
+
+def hand_interval(rho: float, rows: int) -> tuple[float, float]:
+    """The 95 % interval of Spearman's ρ by Fisher's z, written out: tanh(atanh ρ ± 1.96 √(1.06 / (n − 3)))."""
+    z, half = math.atanh(rho), 1.959964 * math.sqrt(1.06 / (rows - 3))
+    return math.tanh(z - half), math.tanh(z + half)
+
+
+def test_a_rank_correlation_within_the_noise_picks_no_direction_and_never_reads_minus_zero():
+    """New-user pass 10, Minor 3: alcohol_pct, which plays no part in the price, read "Spearman's ρ -0.00 over
+    40 rows" and the rule started at 'lower', stated as fact.  By hand: x = 1 … 5 against ranks 2, 5, 3, 1,
+    4 gives Σd² = 1 + 9 + 0 + 9 + 1 = 20 = n(n² − 1)/6, ρ = 0 exactly; over 40 rows, permutations of ρ
+    −0.004 and −0.25 (scipy's Spearman) have a 95 % interval spanning 0: 'higher' by default and said to show
+    no direction; ρ −0.50 lies surely below 0: 'lower'.  No ρ reads '-0.00' or with a hyphen-minus."""
+    x = pd.Series([1.0, 2.0, 3.0, 4.0, 5.0])
+    y = np.array([2.0, 5.0, 3.0, 1.0, 4.0])
+    assert spearmanr(x, y).statistic == 0.0
+    assert default_direction(x, y) == "higher"
+    said = direction_reason("alcohol_pct", "price_eur", *rank_correlation(x, y))
+    assert said.startswith("Higher to start with, by default: the labeled rows show no direction") and "0.00" in said
+    x = pd.Series(np.arange(1.0, 41.0))
+    for seed, expected in ((1669, "none"), (502, "none"), (69, "lower")):
+        y = np.random.default_rng(seed).permutation(40).astype(float)
+        rho = spearmanr(x, y).statistic
+        low, high = hand_interval(rho, 40)
+        assert (low <= 0 <= high) == (expected == "none"), (seed, rho, low, high)
+        assert default_direction(x, y) == ("lower" if expected == "lower" else "higher")
+        said = direction_reason("alcohol_pct", "price_eur", *rank_correlation(x, y))
+        assert ("show no direction" in said) == (expected == "none")
+        assert f"{abs(rho):.2f} over 40 rows" in said and f"{abs(low):.2f} to " in said, said
+        assert not re.search(r"-\d|[−-]0\.00\b", said), said  # no hyphen-minus, no signed zero
+        assert ("−" + f"{abs(rho):.2f}" in said) == (round(rho, 2) < 0)

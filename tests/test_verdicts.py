@@ -16,7 +16,8 @@ def test_a_gain_is_worded_by_its_interval():
     kind, words = gain_verdict(-50.0, -90.0, -10.0, 1000.0)
     assert kind == "error" and "by 50 (5%)" in words
     # to the digits of the MAE (96.48: two decimals), as a new user expected beside it, not '-14.59 to 11.2'
-    assert "95 % interval −14.59 to 11.20 spans 0" in gain_verdict(-1.695, -14.59, 11.2, 96.48)[1]
+    said = gain_verdict(-1.695, -14.59, 11.2, 96.48)[1]
+    assert "95 % interval of the gain (SVR − SSL) −14.59 to 11.20 spans 0" in said
 
 
 def trust_of(names, weights, agreement, lambda2=0.17):
@@ -195,7 +196,8 @@ def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
     assert len(reasons) == 2
     assert reasons[0].startswith(
         "rule #5: younger sells higher: with its weight set to 0 the cross-validated error is 7.5 lower "
-        "(95 % interval 3.6 to 11.4), yet its weight is 1.00. Its weight comes from the accuracy check on labeled pairs"
+        "(95 % interval of how much lower: 3.6 to 11.4), yet its weight is 1.00. Its weight comes from the "
+        "accuracy check on labeled pairs"
     )
     assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
     assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ordercore.data.benchmarks import BENCHMARKS
 from ordercore.experiments.mpmr import SincDemo, sinc
 from ordercore.studio.figures import OKABE_ITO, SSL_COLOUR, SVR_COLOUR, styled
 
@@ -13,6 +14,13 @@ SWEEP_TITLES = {
     "l": "number of labeled points l",
     "beta": "β in f(x_i) − f(x_j) ≥ β(y_i − y_j)",
 }
+
+
+def mae_units(result: dict) -> str:
+    """What a result's MAEs are in: its benchmark's target and units ('medv, thousands of USD'), else the
+    target's own units (a table of one's own, run from the command line)."""
+    spec = BENCHMARKS.get(result.get("dataset"))
+    return f"{spec.target}, {spec.units}" if spec else "the target's units"
 
 
 def sweep_figure(result: dict) -> go.Figure:
@@ -31,7 +39,7 @@ def sweep_figure(result: dict) -> go.Figure:
     figure.update_layout(
         title=f"{result['dataset']}: test MAE as {SWEEP_TITLES[result['vary']]} varies",
         xaxis=dict(title=SWEEP_TITLES[result["vary"]], type="log" if result["vary"] == "p" else "linear"),
-        yaxis=dict(title="test mean absolute error"),
+        yaxis=dict(title=f"test mean absolute error ({mae_units(result)})"),
         margin=dict(t=50),
     )
     return styled(figure)

@@ -120,13 +120,14 @@ def mpmr_comparison(data: StudyData, epsilon_in_sd: float) -> MPMRComparison:
     )
 
 
-def monotone_boosting_mae(data: StudyData, column: str) -> float:
+def monotone_boosting_mae(data: StudyData, column: str | None) -> float:
     """Test MAE of gradient boosting on the same labels and numeric features, constrained to
-    increase with ``column``: the usual way to state one order relation without preferences."""
+    increase with ``column`` (the usual way to state one order relation without preferences), or with
+    no constraint (None)."""
     numeric = data.numeric_features()
     if not numeric:
         raise ValueError("this session has no numeric feature for gradient boosting to increase with")
-    if column not in numeric:
+    if column is not None and column not in numeric:
         raise ValueError(f"{column!r} is not a numeric feature of this session; choose one of {numeric}")
     if not data.test.size:
         raise ValueError("this session holds out no test rows to measure the error on")

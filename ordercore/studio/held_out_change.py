@@ -42,10 +42,11 @@ class HeldOutChange:
         return not (self.high < 0 or self.low > 0)
 
     def words(self, scale: float) -> str:
-        """'95 % interval −40 to 36 over 36 held-out rows: within the noise' ('SSL surely lower' or 'SSL
-        surely higher' when it lies below or above 0), to the digits of ``scale``; '' with no interval."""
+        """'Gain (SVR − SSL) 2, 95 % interval −36 to 40 over 36 held-out rows: within the noise' ('SSL surely
+        lower' or 'SSL surely higher' when the change lies below or above 0), the gain running as every gain of
+        the Model page (SVR's MAE − SSL's: positive, SSL lower), to the digits of ``scale``; '' with no interval."""
         if np.isnan(self.low):
             return ""
-        interval = f"95 % interval {to_digits_of(self.low, scale)} to {to_digits_of(self.high, scale)}"
+        gain, low, high = (to_digits_of(-value, scale) for value in (self.change, self.high, self.low))
         verdict = "SSL surely lower" if self.high < 0 else "SSL surely higher" if self.low > 0 else "within the noise"
-        return f"{interval} over {self.rows:,} held-out rows: {verdict}"
+        return f"Gain (SVR − SSL) {gain}, 95 % interval {low} to {high} over {self.rows:,} held-out rows: {verdict}"

@@ -71,6 +71,16 @@ def to_digits_of(value: float, of: float) -> str:
     return "0" if reads_as_zero(text) else text.replace("-", MINUS)
 
 
+def fixed(value: float, decimals: int = 2) -> str:
+    """``value`` to ``decimals`` places with ``MINUS``, never a signed zero ('0.00', not '-0.00': a new user
+    read "Spearman's ρ -0.00" and a direction taken from it); '—' when not finite."""
+    value = float(value)
+    if not math.isfinite(value):
+        return "—"
+    text = f"{value:,.{decimals}f}"
+    return text.lstrip("-") if reads_as_zero(text) else text.replace("-", MINUS)
+
+
 def reads_as_zero(text: str) -> bool:
     """Whether a formatted number (with any sign, separators, words after it) shows only zeros."""
     number = re.match(r"\s*[-+−]?[\d,.\s]*", text).group()

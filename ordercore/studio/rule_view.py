@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ordercore.inputs.counts import whole_number
-from ordercore.knowledge.rules import Rule, generate
+from ordercore.knowledge.rules import Rule, generate, rank_correlation_interval
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.numbers import fixed
 
 PREVIEW_PAIRS = 300
 """Pairs the preview draws on its map."""
@@ -99,15 +100,26 @@ GAP_SAMPLE = 100_000
 
 
 def direction_reason(column: str, target: str, rho: float, rows: int) -> str:
-    """Why a new rule ordering by ``column`` starts 'higher' or 'lower' (``default_direction``: the sign
-    of Spearman's ``rho`` over the ``rows`` labeled rows), said for every column, whichever way it goes,
-    and when the labeled rows cannot tell."""
+    """Why a new rule ordering by ``column`` starts 'higher' or 'lower' (``default_direction``: 'lower' only
+    when the 95 % interval of Spearman's ``rho`` over the ``rows`` labeled rows lies below 0), said for every
+    column, whichever way it goes; that the labeled rows show no direction when the interval spans 0, and
+    that they cannot tell when ρ cannot be measured."""
     if np.isnan(rho):
         return f"Higher to start with: the labeled rows cannot tell which way {column} goes with the {target}."
-    way = "lower" if rho < 0 else "higher"
+    low, high = rank_correlation_interval(rho, rows)
+    measured = (
+        f"Spearman's ρ (rank correlation, −1 to 1) {fixed(rho)} over {rows:,} rows, 95 % interval "
+        f"{fixed(low)} to {fixed(high)}"
+    )
+    if low <= 0 <= high:
+        return (
+            f"Higher to start with, by default: the labeled rows show no direction between {column} and the "
+            f"{target} ({measured}: it spans 0). Choose the direction you know."
+        )
+    way = "lower" if high < 0 else "higher"
     return (
         f"{way.capitalize()} to start with: over the labeled rows, the higher the {column}, the {way} the "
-        f"{target} (Spearman's ρ {rho:.2f} over {rows:,} rows)."
+        f"{target} ({measured})."
     )
 
 

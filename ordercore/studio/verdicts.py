@@ -110,7 +110,8 @@ def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
             continue
         measured = (
             f"{name}: with its weight set to 0 the cross-validated error is {to_digits_of(-effect, scale)} lower "
-            f"(95 % interval {to_digits_of(-high, scale)} to {to_digits_of(-low, scale)}), yet its weight is "
+            f"(95 % interval of how much lower: {to_digits_of(-high, scale)} to {to_digits_of(-low, scale)}), yet its "
+            "weight is "
             f"{weight:.2f}."
         )
         if str(name).startswith(CLICKS):
@@ -277,13 +278,18 @@ def surely_below_half(right: int, checked: int) -> bool:
     return checked > right and float(beta.ppf(0.975, right + 1, checked - right)) < 0.5
 
 
+GAIN_WAY = "Gain = SVR's MAE − SSL's: positive, SSL's error is lower"
+"""Which way every gain and interval of the Model page runs (a new user read "CV gain over SVR … 95 % interval
+−1.84 to 2.18" beside the test MAE's "95 % interval −3.78 to 0.21", SSL − SVR, with nothing saying which way)."""
+
+
 def gain_verdict(gain: float, low: float, high: float, svr: float, scale: float | None = None) -> tuple[str, str]:
     """('success' | 'error' | 'info', words) for the preferences' cross-validated gain over SVR's MAE
     ``svr`` with its 95 % interval [low, high]: clearly better when the interval is above 0, clearly
     worse below 0, within the noise when it spans 0.  Each figure to the digits of ``scale`` (default: the
     MAE; a new user read '-14.59 to 11.2' beside MAEs of two decimals)."""
     of = svr if scale is None else scale
-    interval = f"95 % interval {to_digits_of(low, of)} to {to_digits_of(high, of)}"
+    interval = f"95 % interval of the gain (SVR − SSL) {to_digits_of(low, of)} to {to_digits_of(high, of)}"
     if low > 0:
         return "success", f"The preferences lower the cross-validated error by {to_digits_of(gain, of)} ({interval})."
     if high < 0:

@@ -249,12 +249,30 @@ def rank_correlation(values: pd.Series, labels: np.ndarray) -> tuple[float, int]
     return float(np.corrcoef(rankdata(x[both]), rankdata(y[both]))[0, 1]), rows
 
 
+RHO_Z = 1.959964
+"""Standard normal 97.5 % quantile: the 95 % interval of Spearman's ρ."""
+
+
+def rank_correlation_interval(rho: float, rows: int) -> tuple[float, float]:
+    """The 95 % interval of Spearman's ``rho`` over ``rows`` rows by Fisher's z with Fieller, Hartley and
+    Pearson's (1957) variance 1.06 / (rows − 3): tanh(atanh ρ ± z √(1.06 / (rows − 3))); (−1, 1) with 3 rows
+    or fewer (nothing to tell), (NaN, NaN) for a NaN ρ."""
+    if np.isnan(rho):
+        return float("nan"), float("nan")
+    if rows <= 3:
+        return -1.0, 1.0
+    # ρ = ±1 stays there: atanh(±1) = ±inf
+    with np.errstate(divide="ignore"):
+        z, half = np.arctanh(rho), RHO_Z * np.sqrt(1.06 / (rows - 3))
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
 def default_direction(values: pd.Series, labels: np.ndarray) -> str:
     """The direction a new rule ordering by ``values`` (n,) starts in: 'lower' when, over the rows with a
     label (``labels`` (n,), NaN elsewhere: the labeled rows only, never held-out targets), the column and
-    the labels rank in opposite orders (Spearman's ρ < 0, ``rank_correlation``), else 'higher' (also
-    when ρ cannot be measured)."""
-    return "lower" if rank_correlation(values, labels)[0] < 0 else "higher"
+    the labels surely rank in opposite orders (the 95 % interval of Spearman's ρ below 0,
+    ``rank_correlation_interval``), else 'higher' (also when ρ is within the noise or cannot be measured)."""
+    return "lower" if rank_correlation_interval(*rank_correlation(values, labels))[1] < 0 else "higher"
 
 
 def rule_name(column: str, direction: str = "higher") -> str:
