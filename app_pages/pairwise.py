@@ -247,7 +247,7 @@ def model_status(engine) -> None:
     moved = to_digits_of(last["moved"], last["ssl_mae"]) if last else "—"  # to the digits of the model's error
     target = engine.data().dataset.metadata["target"]
     st.columns(2)[0].metric(
-        "Model moved (mean |Δ| on test rows)",
+        f"Model moved ({target}, mean |Δ| on test rows)",
         moved,
         help=f"How far the last retrain moved SSL's predictions, on average over the held-out test rows, in "
         f"{target}, the target's units.",
