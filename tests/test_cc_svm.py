@@ -15,7 +15,7 @@ from ordercore.cli.main import main
 from ordercore.exceptions import SolverError
 from ordercore.experiments import cc_svm
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM, doubled_pairs, pairwise_kernel, qp_dual
-from ordercore.experiments.gp_instance import split_pairs
+from ordercore.experiments.gp_instance import _compare, _share_seen, split_pairs
 from ordercore.experiments.gp_scaling import time_exponent
 from ordercore.lp.highs import solve_qp
 from ordercore.preferences import ZERO, PreferenceSet
@@ -191,6 +191,21 @@ def test_pairs_are_drawn_without_ties_or_repeats_and_read_higher_over_lower():
     assert np.all(y[np.r_[train.i, test.i]] > y[np.r_[train.j, test.j]])
     with pytest.raises(ValueError, match="9 pairs"):
         split_pairs(y, 9, 10, np.random.default_rng(0))
+
+
+def test_table1_pairs_the_trials_in_its_signed_rank_test():
+    """Six trials, the first model worse in each: the signed-rank statistic is the smallest possible,
+    and its exact two-sided p is 2 / 2^6 (two of the 2^6 equally likely sign patterns are as extreme)."""
+    better = np.array([10.0, 11.0, 12.0, 13.0, 14.0, 15.0])
+    compared = _compare(list(better + [0.5, 0.1, 0.3, 0.2, 0.4, 0.6]), list(better))
+    assert compared["p_paired"] == pytest.approx(2 / 2**6)
+    assert _compare(list(better), list(better))["p_paired"] == 1.0  # no difference at all
+
+
+def test_table1_counts_test_pairs_between_training_instances():
+    train = PreferenceSet([0, 2], [1, 3])
+    test = PreferenceSet([0, 0, 5, 3], [2, 4, 6, 1])  # (0, 2) and (3, 1) seen in training; (0, 4), (5, 6) not
+    assert _share_seen(train, test) == 0.5
 
 
 def test_the_time_exponent_of_a_power_law_is_its_power():

@@ -33,6 +33,9 @@ MAX_SCORE_PAIRS = 200_000
 
 KERNELS = ("rbf", "ard", "linear")
 
+ISOTROPIC_START = "isotropic"
+"""``length_scale`` that starts an ARD search at the optimum of the shared length scale's evidence."""
+
 METHODS = ("auto", "exact", "sparse")
 """'exact': seed 002's Laplace fit over every latent value (``laplace``), O(N³) time, O(N²) memory;
 'sparse': the subset-of-regressors prior on inducing inputs (``sparse``), O(N M²) and O((N + p) M);
@@ -85,10 +88,11 @@ def standardisation(X: np.ndarray, normalize: bool) -> tuple[np.ndarray, np.ndar
 
 
 def starting_theta(n_features: int, kernel: str, length_scale, noise: float) -> np.ndarray:
-    """θ = (ln ℓ..., ln σ) to start from; ℓ = √n_features by default, seed 002's κ = 1/d.  The linear
+    """θ = (ln ℓ..., ln σ) to start from; ℓ = √n_features by default (and for 'isotropic', whose ARD
+    search starts where the shared length scale's, started here, ends), seed 002's κ = 1/d.  The linear
     kernel has no length scale: θ = (ln σ)."""
     n_length_scales = {"ard": n_features, "linear": 0}.get(kernel, 1)
-    start_length = np.sqrt(n_features) if length_scale is None else length_scale
+    start_length = np.sqrt(n_features) if length_scale in (None, ISOTROPIC_START) else length_scale
     return np.append(np.full(n_length_scales, np.log(start_length)), np.log(noise))
 
 
@@ -148,7 +152,7 @@ def _instance_pairs(preferences: PreferenceSet) -> tuple[np.ndarray, PairData]:
 
 GP_PARAMETER_CONSTRAINTS: dict = {
     "kernel": [StrOptions(set(KERNELS))],
-    "length_scale": [Interval(Real, 0, None, closed="neither"), None],
+    "length_scale": [Interval(Real, 0, None, closed="neither"), StrOptions({ISOTROPIC_START}), None],
     "length_scale_prior": [tuple, None],
     "signal_variance": [Interval(Real, 0, None, closed="neither")],
     "noise": [Interval(Real, 0, None, closed="neither")],
@@ -189,10 +193,13 @@ class LaplaceGPMixin:
             basis = inducing_inputs(inputs, self.n_inducing, rng)
             problem = SparseEvidenceProblem(inputs, basis, pairs, float(self.signal_variance), n_blocks, prior, linear)
         start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
+        isotropic_first = self.length_scale == ISOTROPIC_START
         if self.optimizer is None:
+            if isotropic_first:
+                raise ValueError("length_scale='isotropic' starts a search: it needs optimizer='lbfgs'")
             theta, (kernel, _, fit) = start, problem.laplace(start)
         else:
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress)
+            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress, isotropic_first)
         self._mean, self._scale, self._inputs = center, scale, basis
         self.method_ = method
         self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
@@ -285,8 +292,11 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         length_scale_prior are then unused, length_scale_ is empty, and the evidence learns σ alone
         (only s / σ matters).  With ``normalize`` the features are centred, and f(x) = w·x then has no
         constant term across inputs (which pairwise preferences of one function never need).
-    length_scale : float > 0 or None, the starting length scale(s); None means √n_features, the
-        seed's start κ = 1/d, in units of standardised features.
+    length_scale : float > 0, None or 'isotropic', the starting length scale(s), in units of standardised
+        features; None means √n_features, the seed's start κ = 1/d.  'isotropic' (for 'ard'; the same as
+        None for 'rbf'): first maximise the evidence over one shared length scale from √n_features, then
+        start every ARD length scale at its optimum ℓ̂ and σ at σ̂ (GPML's practice): the ARD evidence is
+        then at least the shared one's (``maximize_evidence``).  Needs optimizer='lbfgs'.
     length_scale_prior : (shape, rate) of a Gamma prior on each length scale, in units of standardised
         features, or None.  With a prior, hyperparameters maximise evidence plus log prior (MAP-II);
         None is the seed's plain evidence.  The default ``DEFAULT_LENGTH_SCALE_PRIOR`` = (2.4, 2.16)

@@ -76,6 +76,11 @@ synthetic benches, every kernel and prior) and 18 (California, 40,000 of a rule'
 the cap stops only a search that wanders; the best evidence met then wins, as always."""
 
 
+ISOTROPIC_EVALUATIONS = MAX_EVALUATIONS // 2
+"""Most evaluations the shared length scale's search may spend before an ARD search started from its
+optimum (``maximize_evidence(isotropic_first=True)``), leaving the ARD search at least the other half."""
+
+
 class _OutOfEvaluations(Exception):
     """Raised inside L-BFGS-B's objective once a search has spent ``MAX_EVALUATIONS``."""
 
@@ -272,7 +277,7 @@ class _Search:
 
 
 def maximize_evidence(
-    problem: EvidenceProblem, start: np.ndarray, n_restarts: int, rng, progress=None
+    problem: EvidenceProblem, start: np.ndarray, n_restarts: int, rng, progress=None, isotropic_first: bool = False
 ) -> tuple[np.ndarray, SquaredExponential, LaplaceFit]:
     """θ maximising the Laplace evidence (12) from ``start`` and n_restarts random starts around it,
     with the kernel and the Laplace fit there.
@@ -282,16 +287,14 @@ def maximize_evidence(
     evidence (it is climbing to that optimum), or still below the best evidence after
     ``SCREEN_ITERATIONS``.  All starts together make at most ``MAX_EVALUATIONS`` evaluations.  The
     highest evidence met wins.  ``problem`` is an ``EvidenceProblem`` or a ``sparse.SparseEvidenceProblem``.
+
+    isotropic_first : for an ARD θ = (ln ℓ_1 ... ln ℓ_d, ln σ), d > 1, first maximise over one shared
+    length scale θ = (ln ℓ, ln σ) from (start[0], start[-1]) (at most ``ISOTROPIC_EVALUATIONS``), then
+    start the ARD search at (ln ℓ̂ ... ln ℓ̂, ln σ̂): the isotropic optimum is a point of the ARD space,
+    so the ARD evidence found is at least the isotropic one (Rasmussen & Williams 2006 §5.4; GPML).
     progress : optional callable(evaluations, best log evidence plus log prior so far) after each
     evaluation.
     """
-    bounds = [LOG_LENGTH_SCALE_BOUNDS] * (start.size - 1) + [LOG_NOISE_BOUNDS]
-    low, high = np.array(bounds).T
-    starts = [np.clip(start, low, high)] + [
-        np.clip(start + rng.uniform(-RESTART_SPREAD, RESTART_SPREAD, start.size), low, high) for _ in range(n_restarts)
-    ]
-    optima: list[tuple[np.ndarray, float]] = []  # (θ, objective) where runs converged
-    best = None
     evaluations, top = 0, -np.inf
 
     def on_evaluation(value: float) -> None:
@@ -299,29 +302,52 @@ def maximize_evidence(
         evaluations, top = evaluations + 1, max(top, value)
         progress(evaluations, top)
 
+    report = None if progress is None else on_evaluation
+    with blas_threads():
+        spent = 0
+        if isotropic_first and start.size > 2:
+            isotropic, spent = _best_of_starts(problem, start[[0, -1]], n_restarts, rng, report, ISOTROPIC_EVALUATIONS)
+            log_length_scale, log_noise = isotropic.best[0]
+            start = np.append(np.full(start.size - 1, log_length_scale), log_noise)
+        best, _ = _best_of_starts(problem, start, n_restarts, rng, report, MAX_EVALUATIONS - spent)
+        # The fit a model predicts with is Newton's to the final tolerance (one or two more steps).
+        theta, _, fit = best.best
+        kernel, _, fit = problem.laplace(theta, fit.latent, fit.posterior_factor)
+    return theta, kernel, fit
+
+
+def _best_of_starts(
+    problem, start: np.ndarray, n_restarts: int, rng, on_evaluation, budget: int
+) -> tuple[_Search, int]:
+    """The search with the highest evidence from ``start`` and n_restarts random starts around it
+    (``maximize_evidence``'s rules), in at most ``budget`` evaluations, and the evaluations spent."""
+    bounds = [LOG_LENGTH_SCALE_BOUNDS] * (start.size - 1) + [LOG_NOISE_BOUNDS]
+    low, high = np.array(bounds).T
+    starts = [np.clip(start, low, high)] + [
+        np.clip(start + rng.uniform(-RESTART_SPREAD, RESTART_SPREAD, start.size), low, high) for _ in range(n_restarts)
+    ]
+    optima: list[tuple[np.ndarray, float]] = []  # (θ, objective) where runs converged
+    best = None
+
     def abandon(search: _Search) -> bool:
         theta, value = search.last.theta, search.best_value
         if any(np.max(np.abs(theta - optimum)) < SAME_OPTIMUM_RADIUS and value < top for optimum, top in optima):
             return True
         return search.n_iter >= SCREEN_ITERATIONS and value < best.best_value
 
-    with blas_threads():
-        spent = 0
-        for theta0 in starts:
-            if spent >= MAX_EVALUATIONS:
-                break
-            search = _Search(problem, bounds, None if progress is None else on_evaluation, MAX_EVALUATIONS - spent)
-            converged = search.run(theta0, abandon if optima else None)
-            spent += search.n_evaluations
-            if search.best is None:
-                continue
-            if converged:
-                optima.append((search.best[0], search.best_value))
-            if best is None or search.best_value > best.best_value:
-                best = search
-        if best is None:
-            raise ValueError("evidence maximisation failed from every start (non-finite evidence)")
-        # The fit a model predicts with is Newton's to the final tolerance (one or two more steps).
-        theta, _, fit = best.best
-        kernel, _, fit = problem.laplace(theta, fit.latent, fit.posterior_factor)
-    return theta, kernel, fit
+    spent = 0
+    for theta0 in starts:
+        if spent >= budget:
+            break
+        search = _Search(problem, bounds, on_evaluation, budget - spent)
+        converged = search.run(theta0, abandon if optima else None)
+        spent += search.n_evaluations
+        if search.best is None:
+            continue
+        if converged:
+            optima.append((search.best[0], search.best_value))
+        if best is None or search.best_value > best.best_value:
+            best = search
+    if best is None:
+        raise ValueError("evidence maximisation failed from every start (non-finite evidence)")
+    return best, spent
