@@ -9,6 +9,7 @@ from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
+from ordercore.studio.held_pairs import hold_pairs
 from ordercore.studio.numbers import to_digits_of, wrapped_row_height
 from ordercore.studio.row_names import session_numbers, without_defaults
 from ordercore.studio.session import ACTIVE, QUEUE
@@ -303,25 +304,12 @@ def choice_widgets() -> None:
 
 
 def offer_pairs(engine, offers, source) -> None:
-    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh after the one on screen once the
-    model, the strategy or the candidates changed: the next pair follows a new choice at once); a change
-    of session, source or annotator (for the shared queue) starts afresh."""
-    annotator, state = app_state.annotator(), st.session_state
-    context = (engine.id, source, annotator if source == QUEUE else None)
+    """Hold ``AHEAD`` pairs for the browser, drawn for this annotator under the choices set now
+    (``held_pairs.hold_pairs``: another annotator, strategy or candidates draws afresh)."""
+    state = st.session_state
     strategy = state.get("pair_strategy", next(iter(STRATEGIES)))
     candidates = state.get("pair_candidates", next(iter(CANDIDATES)))
-    basis = (engine.models.version, strategy, candidates)
-    drawn = engine.next_pairs(
-        source,
-        annotator,
-        app_state.rng(),
-        strategy,
-        candidates,
-        AHEAD,
-        exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
-        ahead=offers.kept(context, basis),  # shown before the ones drawn: their rows are recent too
-    )
-    offers.offer(context, drawn, basis=basis)
+    hold_pairs(engine, offers, source, app_state.annotator(), app_state.rng(), strategy, candidates, AHEAD)
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
