@@ -13,6 +13,14 @@ SAID = "history_said"
 # docstring: Streamlit's magic would show a bare string).
 REMOVING = "history_removing"
 # The answer id whose removal waits for 'Yes, remove it'.
+OPEN, WAS_OPEN = "history_open", "history_was_open"
+# The section's key, and whether the user left it open (``keep_open``): a rerun, even one that changes its
+# label (a new answer), neither closes nor opens it (a new user's closed by itself after an answer was
+# picked in it: its 'expanded', True after an edit was said, went back to False).
+
+
+def keep_open() -> None:
+    st.session_state[WAS_OPEN] = bool(st.session_state[OPEN])
 
 
 def answer_text(data, answer, number: int) -> str:
@@ -55,7 +63,10 @@ def history_section(engine, data, answers, numbers) -> None:
     annotator = app_state.annotator()
     own = answers[answers["annotator"] == annotator].iloc[::-1]
     said, removing = st.session_state.pop(SAID, None), st.session_state.get(REMOVING)
-    with st.expander(f"My answers ({len(own)}): change or remove one", expanded=bool(said or removing)):
+    if said or removing:  # what was done is said inside: opened (else the user's own opening or closing is kept)
+        st.session_state[WAS_OPEN] = True
+    st.session_state[OPEN] = st.session_state.get(WAS_OPEN, False)  # its label, hence its widget, changes
+    with st.expander(f"My answers ({len(own)}): change or remove one", key=OPEN, on_change=keep_open):
         if said:
             (st.success if said[0] == "success" else st.error)(said[1])
         if own.empty:

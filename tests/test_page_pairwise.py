@@ -225,7 +225,10 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
     for a, b in pairs:  # bob says the opposite every time: kappa -1, so both weigh nothing
         store.add_answer(session_id, a, b, "b", "bob")
     at.run()
-    assert "4 of 5 answers (2 yours)" in at.get("progress")[0].proto.text
+    # the goal counts the annotator's own answers (2 of 5), and says everyone's (4) beside them (a new user
+    # read '54 of 40 answers (39 yours)': everyone's against the goal, past 100 %)
+    assert at.get("progress")[0].proto.text == "2 of 5 answers of yours; 4 in all, by everyone"
+    assert at.get("progress")[0].proto.value == 40
     made = engine(at).preferences()[0]
     assert made.weight.tolist() == [1.0] * 4
     at.toggle(key=f"weigh_annotators_{session_id}").set_value(True).run()
