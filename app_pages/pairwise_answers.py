@@ -18,14 +18,11 @@ SAID = "history_said"
 # docstring: Streamlit's magic would show a bare string).
 REMOVING = "history_removing"
 # The answer id whose removal waits for 'Yes, remove it'.
-OPEN, WAS_OPEN = "history_open", "history_was_open"
-# The section's key, and whether the user left it open (``keep_open``): a rerun, even one that changes its
-# label (a new answer), neither closes nor opens it (a new user's closed by itself after an answer was
-# picked in it: its 'expanded', True after an edit was said, went back to False).
-
-
-def keep_open() -> None:
-    st.session_state[WAS_OPEN] = bool(st.session_state[OPEN])
+OPEN, OPENED = "history_open", "history_opened"
+# The section's key (its identity in the browser, whatever its label: a new answer changes the count in
+# it), and whether the page has opened it once: 'expanded' then stays True, so the browser keeps the
+# user's own opening or closing (a new user's closed by itself after an answer was picked in it: its
+# 'expanded', True the run an edit was said, went back to False the next).
 
 
 def answer_text(data, answer, number: int) -> str:
@@ -69,9 +66,9 @@ def history_section(engine, data, answers, numbers) -> None:
     own = answers[answers["annotator"] == annotator].iloc[::-1]
     said, removing = st.session_state.pop(SAID, None), st.session_state.get(REMOVING)
     if said or removing:  # what was done is said inside: opened (else the user's own opening or closing is kept)
-        st.session_state[WAS_OPEN] = True
-    st.session_state[OPEN] = st.session_state.get(WAS_OPEN, False)  # its label, hence its widget, changes
-    with st.expander(f"My answers ({len(own)}): change or remove one", key=OPEN, on_change=keep_open):
+        st.session_state[OPENED] = True
+    opened = st.session_state.get(OPENED, False)
+    with st.expander(f"My answers ({len(own)}): change or remove one", opened, key=OPEN):
         if said:
             (st.success if said[0] == "success" else st.error)(said[1])
         if own.empty:
