@@ -29,10 +29,10 @@ def answer_on_screen(engine, offers: Offers, annotator: str, rng) -> tuple[int, 
 
 
 def test_a_second_annotator_in_the_same_tab_gets_their_own_audit_pairs_first(
-    store,
-    session_id,
-    start,
-    monkeypatch,  # noqa: F811 (fixtures)
+    store,  # noqa: F811 (fixtures)
+    session_id,  # noqa: F811
+    start,  # noqa: F811
+    monkeypatch,
 ):
     monkeypatch.setattr(committee_choice, "AUDIT_SHARE", 0.0)  # after the first AUDIT_START, none
     (engine,) = engines(store, session_id, start, owners=("studio A",))
