@@ -18,6 +18,7 @@ NEEDS_EXTRA = {
     "ordercore.studio.session_files": "app (sqlalchemy: it checks files against the store it imports into)",
     "ordercore.studio.data_choice": "app (sqlalchemy: it writes the session's data choice to the store)",
     "ordercore.studio.session": "app (sqlalchemy: the session engine works over the store)",
+    "ordercore.studio.held_pairs": "app (sqlalchemy: it draws through the session engine)",
     "ordercore.studio.workspace": "app (sqlalchemy: the engines of a store)",
     "ordercore.studio.figures": "app (plotly)",
     "ordercore.experiments.figures": "app (plotly)",

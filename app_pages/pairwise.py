@@ -9,6 +9,7 @@ from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.figures import rows_map
+from ordercore.studio.held_pairs import hold_pairs
 from ordercore.studio.numbers import to_digits_of, wrapped_row_height
 from ordercore.studio.row_names import session_numbers, without_defaults
 from ordercore.studio.session import ACTIVE, QUEUE
@@ -171,17 +172,18 @@ def queue_section(engine, bench, named: bool) -> None:
 def main() -> None:
     st.title("Pairwise")
     engine, data = app_state.need_engine_and_data()
-    named = bool(app_state.annotator())
+    named, unnamed, choices = bool(app_state.annotator()), st.empty(), st.empty()  # places kept (``answer_area``)
     if not named:
-        st.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
+        unnamed.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
     bench = engine.trained()  # a retrain, if one is due, runs in the background: nothing here waits for it
     rules = dict(engine.rules())
-    source = choose_source(rules)
-    take_sent(engine)  # before the counts below: they include the answers just sent
-    if source == ACTIVE:
-        choice_widgets()
-    elif source == QUEUE:
-        queue_section(engine, bench, named)
+    with choices.container():
+        source = choose_source(rules)
+        take_sent(engine)  # before the counts below: they include the answers just sent
+        if source == ACTIVE:
+            choice_widgets()
+        elif source == QUEUE:
+            queue_section(engine, bench, named)
     answer_area(engine, data, source, rules, named)
     model_status(engine)
 
@@ -191,38 +193,56 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     """The pair on screen with its answer keys (the browser shows the next pair the moment a key goes
     down: ``app_widgets.answer_keys``), its confidence, margin and map, the answers so far and this
     annotator's own, and the agreement: an answer reruns this part alone, and the retrain does not hold
-    it up.  Every count is drawn in the run that stored the answer (``answer_counts``)."""
+    it up.  Every count is drawn in the run that stored the answer (``answer_counts``).  Every part is in
+    a place of its own, the same in every run (``st.empty``: what is not said this run is cleared), so
+    that the fragments inside it keep their places: one that moved left its old copy on screen, as
+    Streamlit's nested ``run_every`` fragments do (streamlit#16708; new-user report 10, Major 2)."""
     screen = app_state.screen()
     read = take_sent(engine)
     offer_pairs(engine, screen.pairs, source)
+    said = st.empty()
+    if screen.error or screen.notice or source not in (ACTIVE, QUEUE):
+        with said.container():
+            say_once(screen)
+            if source not in (ACTIVE, QUEUE):
+                audit_caption(engine, data, rules[source], source)
+    st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
+    entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
+    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
+    controls = st.empty()
+    if screen.pair is None:
+        controls.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
+    else:
+        with controls.container():
+            pair_controls(data, screen.pair)
+    progress_section(engine)
+    answers_list = st.empty()
+    answers = engine.answers()
+    if len(answers):
+        with answers_list.container():
+            answers_section(engine, data, answers, rules, named)
+    agreement_section(engine)
+
+
+def say_once(screen) -> None:
+    """The error and the notice the answer area says once (read, then forgotten)."""
     if screen.error:
         st.error(screen.error)
         screen.error = None
     if screen.notice:
         st.success(screen.notice)
         screen.notice = None
-    if source not in (ACTIVE, QUEUE):
-        audit_caption(engine, data, rules[source], source)
-    st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
-    entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
-    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
-    if screen.pair is None:
-        st.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
-    else:
-        pair_controls(data, screen.pair)
-    progress_section(engine)
-    answers = engine.answers()
-    if len(answers):
-        names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
-        numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
-        shown = without_defaults(
-            data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers)
-        )
-        recent_answers(shown)
-        st.caption(NUMBERED)
-        if named:
-            history_section(engine, data, answers, numbers)
-    agreement_section(engine)
+
+
+def answers_section(engine, data, answers, rules: dict, named: bool) -> None:
+    """The newest answers of the session, and this annotator's own (*My answers*)."""
+    names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
+    numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
+    shown = without_defaults(data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers))
+    recent_answers(shown)
+    st.caption(NUMBERED)
+    if named:
+        history_section(engine, data, answers, numbers)
 
 
 def recent_answers(shown) -> None:
@@ -303,25 +323,12 @@ def choice_widgets() -> None:
 
 
 def offer_pairs(engine, offers, source) -> None:
-    """Hold ``AHEAD`` pairs for the browser, drawn by the engine (afresh after the one on screen once the
-    model, the strategy or the candidates changed: the next pair follows a new choice at once); a change
-    of session, source or annotator (for the shared queue) starts afresh."""
-    annotator, state = app_state.annotator(), st.session_state
-    context = (engine.id, source, annotator if source == QUEUE else None)
+    """Hold ``AHEAD`` pairs for the browser, drawn for this annotator under the choices set now
+    (``held_pairs.hold_pairs``: another annotator, strategy or candidates draws afresh)."""
+    state = st.session_state
     strategy = state.get("pair_strategy", next(iter(STRATEGIES)))
     candidates = state.get("pair_candidates", next(iter(CANDIDATES)))
-    basis = (engine.models.version, strategy, candidates)
-    drawn = engine.next_pairs(
-        source,
-        annotator,
-        app_state.rng(),
-        strategy,
-        candidates,
-        AHEAD,
-        exclude=[tuple(pair) for pair in offers.answered] if offers.offered_for == context else (),
-        ahead=offers.kept(context, basis),  # shown before the ones drawn: their rows are recent too
-    )
-    offers.offer(context, drawn, basis=basis)
+    hold_pairs(engine, offers, source, app_state.annotator(), app_state.rng(), strategy, candidates, AHEAD)
 
 
 def audit_caption(engine, data, rule, rule_id) -> None:
@@ -388,6 +395,8 @@ def progress_section(engine) -> None:
         1_000_000,
         engine.options("labelling")["goal"],
         10,
+        help="How many answers each annotator aims at: your own answers count toward it (the session keeps one "
+        "goal for everyone).",
         key=f"answer_goal_{engine.id}",
         on_change=set_goal,
         args=(engine,),
@@ -404,14 +413,21 @@ def answer_counts(engine) -> None:
     answers, goal, preferences = engine.answers(), engine.options("labelling")["goal"], engine.preferences()[0]
     own = int(np.count_nonzero(answers["annotator"] == annotator))
     standing, warn = own_clicks(engine, annotator, revision)
+    toward_goal, cells = st.empty(), st.columns(2)  # each in its place in every run (``answer_area``)
     if goal:
-        st.progress(min(len(answers) / goal, 1.0), text=f"{len(answers):,} of {goal:,} answers ({own:,} yours)")
-    cells = st.columns(2)
+        toward_goal.progress(min(own / goal, 1.0), text=goal_words(own, goal, len(answers)))
     cells[0].metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
     cells[1].metric("Preferences in force", f"{len(preferences):,}", help="Made by the rules, answers and imports.")
     st.caption(f"{own:,} of them yours ({annotator})")
+    said = st.empty()
     if standing:
-        (st.warning if warn else st.caption)(app_state.plain(standing))
+        (said.warning if warn else said.caption)(app_state.plain(standing))
+
+
+def goal_words(own: int, goal: int, everyone: int) -> str:
+    """The goal counts each annotator's own answers: '40 of 40 answers of yours; 54 in all'."""
+    reached = "goal reached: " if own >= goal else ""
+    return f"{reached}{own:,} of {goal:,} answers of yours; {everyone:,} in all, by everyone"
 
 
 def set_weighing(engine) -> None:

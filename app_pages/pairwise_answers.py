@@ -5,6 +5,11 @@ and the list names each answer as now stored."""
 import streamlit as st
 
 import app_state
+from ordercore.studio.broken_answers import last_retrain_breaks
+
+BROKEN = "SSL (the last retrain) orders this pair the other way: it breaks this answer."
+# What *My answers* says under an answer the last retrain's SSL breaks (a comment: Streamlit's magic shows
+# a bare string).
 
 CHOICE_LABELS = {"a": "A higher", "b": "B higher", "equal": "about equal", "skip": "skip"}
 
@@ -13,6 +18,11 @@ SAID = "history_said"
 # docstring: Streamlit's magic would show a bare string).
 REMOVING = "history_removing"
 # The answer id whose removal waits for 'Yes, remove it'.
+OPEN, OPENED = "history_open", "history_opened"
+# The section's key (its identity in the browser, whatever its label: a new answer changes the count in
+# it), and whether the page has opened it once: 'expanded' then stays True, so the browser keeps the
+# user's own opening or closing (a new user's closed by itself after an answer was picked in it: its
+# 'expanded', True the run an edit was said, went back to False the next).
 
 
 def answer_text(data, answer, number: int) -> str:
@@ -55,7 +65,10 @@ def history_section(engine, data, answers, numbers) -> None:
     annotator = app_state.annotator()
     own = answers[answers["annotator"] == annotator].iloc[::-1]
     said, removing = st.session_state.pop(SAID, None), st.session_state.get(REMOVING)
-    with st.expander(f"My answers ({len(own)}): change or remove one", expanded=bool(said or removing)):
+    if said or removing:  # what was done is said inside: opened (else the user's own opening or closing is kept)
+        st.session_state[OPENED] = True
+    opened = st.session_state.get(OPENED, False)
+    with st.expander(f"My answers ({len(own)}): change or remove one", opened, key=OPEN):
         if said:
             (st.success if said[0] == "success" else st.error)(said[1])
         if own.empty:
@@ -64,10 +77,18 @@ def history_section(engine, data, answers, numbers) -> None:
         labels = {int(row.id): answer_text(data, row, numbers[row.id]) for row in own.itertuples()}
         if st.session_state.get("history_newest") != own["id"].iloc[0]:  # a new answer: it is chosen, first
             st.session_state.history_newest = st.session_state.history_answer = int(own["id"].iloc[0])
+        broken = last_retrain_breaks(engine)
+        labels = only_broken(labels, broken)
+        if not labels:
+            st.caption("SSL orders none of your answers the other way.")
+            return
         # "contains", not fuzzy: "#7:" finds answer #7 alone (fuzzy listed #27, #17, #9 … with it)
         chosen = st.selectbox(
             "Answer", list(labels), format_func=labels.get, key="history_answer", filter_mode="contains"
         )
+        mark = st.empty()
+        if broken is not None and chosen in broken.ssl:
+            mark.caption(BROKEN)
         # The question and the buttons in the same places whether asking or not: each run draws over the
         # last, so no 'Yes, remove it' is left standing after a removal (a new user's stale one, clicked,
         # said 'answer #15 is not one of this session's').
@@ -86,6 +107,26 @@ def history_section(engine, data, answers, numbers) -> None:
             args=(REMOVING, chosen),
             width="stretch",
         )
+
+
+def only_broken(labels: dict, broken) -> dict:
+    """The answers' ``labels`` (id: text), or, when its toggle is on, those SSL orders the other way only
+    (``BrokenAnswers``; None while SSL is refitted: the toggle is off); the box then shows one of them."""
+    count = "" if broken is None else f" ({len(broken.ssl & set(labels)):,} of {len(labels):,})"
+    only = st.toggle(
+        f"Only those SSL orders the other way{count}",
+        key="history_broken_only",
+        disabled=broken is None,
+        help="The answers at least one of whose preferences the last retrain's SSL breaks (the ones its count "
+        "above is of): often a slip, sometimes where the labels or a rule disagree with you. Shown once SSL has "
+        "been refitted on your newest answers.",
+    )
+    if not only or broken is None:
+        return labels
+    kept = {k: text for k, text in labels.items() if k in broken.ssl}
+    if kept and st.session_state.get("history_answer") not in kept:
+        st.session_state.history_answer = next(iter(kept))
+    return kept
 
 
 def neighbour(ids: list[int], answer_id: int) -> int | None:

@@ -67,13 +67,13 @@ def test_the_answer_count_follows_other_annotators_without_a_key(tmp_path):
         page = annotator_page(studio.browser, studio.url, "ann", 60_000)
         page.get_by_role("button", name="A higher").click()
         wait_for_metric(page, "Answers given", "1", tmp_path / "failure.png")
-        page.get_by_text("1 of 10 answers (1 yours)").wait_for(timeout=10_000)
+        page.get_by_text("1 of 10 answers of yours; 1 in all, by everyone").wait_for(timeout=10_000)
         caption = page.get_by_text(PAIR_CAPTION).inner_text()
         for row_a, row_b in ((0, 1), (2, 3)):
             store.add_answer(session_id, row_a, row_b, "a", "bob")
         store.engine.dispose()
         wait_for_metric(page, "Answers given", "3", tmp_path / "failure.png", timeout=15.0)
-        page.get_by_text("3 of 10 answers (1 yours)").wait_for(timeout=10_000)
+        page.get_by_text("1 of 10 answers of yours; 3 in all, by everyone").wait_for(timeout=10_000)
         assert page.get_by_text(PAIR_CAPTION).inner_text() == caption
 
 

@@ -61,3 +61,36 @@ def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(t
         section.get_by_role("button", name="Cancel").click()
         section.get_by_role("button", name="Remove…").wait_for(timeout=60_000)
         assert stored_answers(store_path, session_id)["id"].size == 2
+
+
+def test_my_answers_stays_open_after_a_change_a_choice_in_its_box_and_a_new_answer(tmp_path):
+    """New-user report 10: *My answers* closed by itself after an answer was picked in its box (it had been
+    opened by the change said in it).  Open, it stays open through a change, another answer picked in its
+    box and a new answer (which changes its label); closed by the user, it stays closed."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        open_my_answers_after(ann, "bab", store_path, session_id)
+        section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
+        section.get_by_role("button", name="about equal", exact=True).click()
+        section.get_by_text("Answer #3 is now 'about equal'.").wait_for()
+        choose_option(ann, section.get_by_role("combobox", name="Answer"), "#1: ")
+        settle(ann)
+        assert section.get_by_role("combobox", name="Answer").input_value().startswith("#1: ")
+        assert section.get_by_role("combobox", name="Answer").is_visible()
+        ann.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the shortcuts
+        ann.keyboard.press("a")
+        wait_for_answers(store_path, session_id, 4)
+        section = ann.locator('[data-testid="stExpander"]', has_text="My answers (4)")
+        section.wait_for()
+        settle(ann)
+        assert section.get_by_role("combobox", name="Answer").is_visible()
+        section.get_by_text("My answers (4)").click()  # closed by the user
+        settle(ann)
+        ann.evaluate("document.activeElement && document.activeElement.blur()")
+        ann.keyboard.press("b")
+        wait_for_answers(store_path, session_id, 5)
+        ann.locator('[data-testid="stExpander"]', has_text="My answers (5)").wait_for()
+        settle(ann)
+        assert not ann.get_by_role("combobox", name="Answer").is_visible()

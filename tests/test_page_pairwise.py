@@ -225,7 +225,10 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
     for a, b in pairs:  # bob says the opposite every time: kappa -1, so both weigh nothing
         store.add_answer(session_id, a, b, "b", "bob")
     at.run()
-    assert "4 of 5 answers (2 yours)" in at.get("progress")[0].proto.text
+    # the goal counts the annotator's own answers (2 of 5), and says everyone's (4) beside them (a new user
+    # read '54 of 40 answers (39 yours)': everyone's against the goal, past 100 %)
+    assert at.get("progress")[0].proto.text == "2 of 5 answers of yours; 4 in all, by everyone"
+    assert at.get("progress")[0].proto.value == 40
     made = engine(at).preferences()[0]
     assert made.weight.tolist() == [1.0] * 4
     at.toggle(key=f"weigh_annotators_{session_id}").set_value(True).run()
@@ -379,3 +382,29 @@ def test_a_stored_answer_the_model_cannot_fit_is_one_line_and_can_be_removed(rea
     engine(at).wait()
     at.run()
     assert not at.exception and not at.error and store.answers(session_id).empty
+
+
+def test_my_answers_can_list_only_the_answers_ssl_breaks(ready, store_path):
+    """New-user report 10, Minor 4: the expert read that SSL breaks 8 of their answers and could not find
+    which.  The toggle lists only those, each said under the box.  The last retrain is made to break the
+    preferences of answers #2 and #4 (``test_broken_answers`` checks which answers a real fit breaks)."""
+    from app_pages.pairwise_answers import BROKEN
+
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    for choice in ("a", "b", "equal", "a", "b"):
+        press(at, choice)
+    bench = engine(at).trained(wait=True)
+    answers = Store(f"sqlite:///{store_path}").answers(engine(at).id)
+    provenance = engine(at).preferences()[1]
+    chosen = answers.set_index("number").loc[[2, 4], "id"].tolist()
+    bench.violations = bench.violations._replace(ssl=provenance["answer_id"].isin(chosen).to_numpy())
+    at.run()
+    at.toggle(key="history_broken_only").set_value(True).run()
+    assert not at.exception
+    options = at.selectbox(key="history_answer").options
+    assert sorted(option.split(":")[0] for option in options) == ["#2", "#4"]
+    expander = next(e for e in at.expander if e.label.startswith("My answers"))
+    assert BROKEN in [caption.value for caption in expander.caption]
+    assert "(2 of 5)" in at.toggle(key="history_broken_only").label
+    at.toggle(key="history_broken_only").set_value(False).run()
+    assert len(at.selectbox(key="history_answer").options) == 5

@@ -1,0 +1,44 @@
+"""Which of the session's answers the models of the last retrain order the other way (new-user report
+10, Minor 4: the expert read 'SSL breaks 8 of the 42 preferences from Petra's answers' and could not
+find which 8, their own slips among them).  From the retrain the counts are from (``Violations``)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+
+class BrokenAnswers(NamedTuple):
+    """The ids of the answers (the store's) at least one of whose preferences SSL, resp. SVR, violates
+    (an 'about equal' makes two)."""
+
+    ssl: frozenset[int]
+    svr: frozenset[int]
+
+
+def broken_answers(provenance: pd.DataFrame, ssl_violated, svr_violated) -> BrokenAnswers:
+    """From the preferences' provenance (p rows, its ``answer_id`` column: NA for a rule's or an import's)
+    and the violations (p,) bool of SSL and SVR."""
+    ids = pd.array(provenance["answer_id"], dtype="Int64")
+    answered = ~np.asarray(ids.isna(), dtype=bool)
+
+    def of(violated) -> frozenset[int]:
+        return frozenset(int(k) for k in ids[answered & np.asarray(violated, dtype=bool)])
+
+    return BrokenAnswers(of(ssl_violated), of(svr_violated))
+
+
+def last_retrain_breaks(engine) -> BrokenAnswers | None:
+    """``broken_answers`` of a ``SessionEngine``'s last retrain, if it fitted the session's preferences as
+    they are now; None before the first, or while the retrain of the newest change runs (its violations
+    are of other preferences: which answers they are is not known here)."""
+    bench = engine.models.workbench
+    violations = None if bench is None else bench.violations  # read once: a retrain may replace it
+    if violations is None or violations.revision is None or violations.revision != engine.revision():
+        return None
+    provenance = engine.preferences()[1]
+    if not violations.fits(provenance["answer_id"]):
+        return None
+    return broken_answers(provenance, violations.ssl, violations.svr)

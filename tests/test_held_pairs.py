@@ -1,0 +1,58 @@
+"""The pairs a tab holds ahead (``held_pairs``) when its annotator changes: new-user report 10, Major 1.
+Petra answered her audit pairs and some model-led ones; Jonas, named next in the same tab, was handed the
+pairs drawn for her (the very pair on screen, then hard close pairs) instead of his own audit pairs.
+Checked by the rows alone (``is_audit_pair``: a hash of the two rows), not by what the draw says."""
+
+import numpy as np
+
+from ordercore.knowledge import committee_choice
+from ordercore.knowledge.expert_accuracy import is_audit_pair
+from ordercore.studio.held_pairs import hold_pairs
+from ordercore.studio.offers import Offers
+from ordercore.studio.session import ACTIVE
+from tests.test_session_engine import engines, session_id, start, store  # noqa: F401 (fixtures)
+
+AHEAD = 24
+
+
+def audits(pairs) -> list[bool]:
+    return [bool(v) for v in is_audit_pair(*np.array(pairs, dtype=np.int64).reshape(-1, 2).T)]
+
+
+def answer_on_screen(engine, offers: Offers, annotator: str, rng) -> tuple[int, int]:
+    """Hold the pairs for ``annotator``, then answer the one on screen as the page does."""
+    hold_pairs(engine, offers, ACTIVE, annotator, rng, "committee", "any", AHEAD)
+    pair = offers.upcoming[0]
+    offers.take(pair)
+    engine.answer(annotator, pair, "a")
+    return pair
+
+
+def test_a_second_annotator_in_the_same_tab_gets_their_own_audit_pairs_first(
+    store,  # noqa: F811 (fixtures)
+    session_id,  # noqa: F811
+    start,  # noqa: F811
+    monkeypatch,
+):
+    monkeypatch.setattr(committee_choice, "AUDIT_SHARE", 0.0)  # after the first AUDIT_START, none
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    engine.wait()
+    offers, rng = Offers(), np.random.default_rng(0)
+    petra = []
+    while sum(audits(petra)) < committee_choice.AUDIT_START:  # her audit pairs answered
+        petra.append(answer_on_screen(engine, offers, "petra", rng))
+    petra.append(answer_on_screen(engine, offers, "petra", rng))
+    hold_pairs(engine, offers, ACTIVE, "petra", rng, "committee", "any", AHEAD)
+    petra_held = list(offers.upcoming)
+    assert not any(audits(petra_held[:1]))  # she is past her audit pairs: the pair on screen is model-led
+    # Jonas is named in the same tab, and the two answer in turns: each gets their own draw.
+    jonas = []
+    for _ in range(3):
+        hold_pairs(engine, offers, ACTIVE, "jonas", rng, "committee", "any", AHEAD)
+        held = list(offers.upcoming)
+        assert held[0] not in petra_held and all(audits(held[: committee_choice.AUDIT_START - len(jonas)]))
+        jonas.append(answer_on_screen(engine, offers, "jonas", rng))
+        assert not any(audits([answer_on_screen(engine, offers, "petra", rng)]))
+    assert all(audits(jonas))
+    answers = engine.answers()
+    assert (answers["annotator"] == "jonas").sum() == 3 and (answers["annotator"] == "petra").sum() == len(petra) + 3
