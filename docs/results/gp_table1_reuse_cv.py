@@ -9,7 +9,7 @@ GP column must equal the earlier run's to the digit, or the script stops (then t
 run's trials).  CC-SVM's errors are compared and differences printed.  With ``--trials`` beyond the
 earlier run's, the further trials cross validate as ``gp-table1`` does.
 
-    ORDERCORE_DATA=../shared/data python bench/gp_table1_reuse_cv.py docs/results/gp_table1_california.json \
+    ORDERCORE_DATA=../shared/data python docs/results/gp_table1_reuse_cv.py docs/results/gp_table1_california.json \
         --out docs/results/gp_table1_california.json [--dataset NAME]   (NAME: the set, if renamed since)
 """
 
@@ -58,7 +58,7 @@ def main(argv=None) -> int:
         if new["results"]["cc_svm"]["error"] != old["results"]["cc_svm"]["error"]:
             errors = new["results"]["cc_svm"]["error"], old["results"]["cc_svm"]["error"]
             print(f"trial {new['trial']}: CC-SVM {errors[0]} (earlier {errors[1]})")
-    result["command"] = "python bench/gp_table1_reuse_cv.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    result["command"] = "python docs/results/gp_table1_reuse_cv.py " + " ".join(sys.argv[1:] if argv is None else argv)
     result["cross_validation_from"] = {"file": str(args.earlier), "command": earlier.get("command")}
     args.out.write_text(json.dumps(result, indent=1))
     print(gp_instance.table1_report(result))
