@@ -39,6 +39,16 @@ class RuleReplacement:
     audits_unlinked: int
 
 
+def _checked(rule: Rule, made: PreferenceSet, annotator: str, method: str) -> tuple[str, str, str, bytes]:
+    """(annotator, name, spec, content) of a rule to store, each checked before any write."""
+    annotator = check_annotator(annotator)
+    if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
+        raise TypeError(f"{method} takes a Rule and the PreferenceSet it generated")
+    name = check_name(rule.name, "rule name", rules.c.name)
+    spec = check_size(rule.to_json(), "the rule")
+    return annotator, name, spec, check_size(encode_block(made), f"the rule's {len(made):,} preferences")
+
+
 class RuleStore:
     """``Store``'s rules (a part of it: ``engine`` is the store's)."""
 
@@ -48,12 +58,7 @@ class RuleStore:
         """Store a rule and the preferences it made, in one transaction; returns the rule's id.
         ``ValueError`` naming the rule it repeats if the session holds the same rule (``Rule.identity``;
         also one added by another process at the same moment), nothing written then."""
-        annotator = check_annotator(annotator)
-        if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
-            raise TypeError("add_rule takes a Rule and the PreferenceSet it generated")
-        name = check_name(rule.name, "rule name", rules.c.name)
-        spec = check_size(rule.to_json(), "the rule")
-        content = check_size(encode_block(made), f"the rule's {len(made):,} preferences")
+        annotator, name, spec, content = _checked(rule, made, annotator, "add_rule")
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
@@ -99,12 +104,7 @@ class RuleStore:
         way round) stay its audits; the others stay as the annotators' answers, no longer linked to it (as
         when a rule is removed).  ``ValueError`` as ``add_rule``'s (a rule held already), ``KeyError`` for
         a rule no longer there; nothing written then."""
-        annotator = check_annotator(annotator)
-        if not isinstance(rule, Rule) or not isinstance(made, PreferenceSet):
-            raise TypeError("replace_rule takes a Rule and the PreferenceSet it generated")
-        name = check_name(rule.name, "rule name", rules.c.name)
-        spec = check_size(rule.to_json(), "the rule")
-        content = check_size(encode_block(made), f"the rule's {len(made):,} preferences")
+        annotator, name, spec, content = _checked(rule, made, annotator, "replace_rule")
         session_id = session_of(self.engine, rules, rule_id, "rule")
         with self.engine.begin() as connection:
             lock_session(connection, session_id)
