@@ -56,14 +56,14 @@ ANSWER_COLUMNS = {  # the answers table's columns: (label, width in px, help); t
 
 def take_sent(engine) -> list[str]:
     """Apply the answers the browser sent (``Offers.apply``) with the confidence and margin set now, as
-    answers from the source their pairs were offered from; the ids read."""
+    answers of the annotator and from the source their pairs were offered for (``PairContext``: a key
+    pressed while another source's pairs were on their way answered the pair it was shown); the ids read."""
     screen, state, annotator = app_state.screen(), st.session_state, app_state.annotator()
-    source = screen.pairs.offered_for[1] if screen.pairs.offered_for else ACTIVE
-    rule_id = None if source in (ACTIVE, QUEUE) else int(source)
     weight, margin = float(state.get("pair_weight", 1.0)), float(state.get("pair_margin", 0.0))
 
-    def answer(pair, choice, swapped) -> None:
-        engine.answer(annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
+    def answer(pair, choice, swapped, context) -> None:
+        rule_id = None if context.source in (ACTIVE, QUEUE) else int(context.source)
+        engine.answer(context.annotator, pair, choice, weight=weight, margin=margin, rule_id=rule_id, swapped=swapped)
 
     def undo():  # the undone pair is shown again, first, its sides as answered: the expert answers it anew
         answers = engine.answers()

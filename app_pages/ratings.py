@@ -36,7 +36,7 @@ def take_sent(engine) -> list[str]:
     read."""
     screen, annotator = app_state.screen(), app_state.annotator()
 
-    def grade(item, value, _) -> None:
+    def grade(item, value, _extra, _context) -> None:
         engine.grade(annotator, item[0], int(value))
 
     def undo():

@@ -4,6 +4,7 @@ pairs drawn for her (the very pair on screen, then hard close pairs) instead of 
 Checked by the rows alone (``is_audit_pair``: a hash of the two rows), not by what the draw says."""
 
 import numpy as np
+import pytest
 
 from ordercore.knowledge import committee_choice
 from ordercore.knowledge.expert_accuracy import is_audit_pair
@@ -56,3 +57,20 @@ def test_a_second_annotator_in_the_same_tab_gets_their_own_audit_pairs_first(
     assert all(audits(jonas))
     answers = engine.answers()
     assert (answers["annotator"] == "jonas").sum() == 3 and (answers["annotator"] == "petra").sum() == len(petra) + 3
+
+
+def test_a_count_beyond_what_a_tab_holds_and_no_offers_are_refused_in_words(
+    store,  # noqa: F811 (fixtures)
+    session_id,  # noqa: F811
+    start,  # noqa: F811
+):
+    """Corpus 11, S035 and S045: 10**9 pairs ran out of memory (29.8 GiB); offers None said only that
+    None has no 'offered_for'.  Both refused naming the argument; nothing held, nothing stored."""
+    (engine,) = engines(store, session_id, start, owners=("studio A",))
+    offers, rng = Offers(), np.random.default_rng(0)
+    for count in (10**9, 10_001):
+        with pytest.raises(ValueError, match=r"count \(the number of pairs\) must be a whole number from 0 to 10,000"):
+            hold_pairs(engine, offers, ACTIVE, "ann", rng, "random", "any", count)
+    with pytest.raises(TypeError, match="offers must be the Offers a tab holds"):
+        hold_pairs(engine, None, ACTIVE, "ann", rng, "random", "any", 2)
+    assert offers.upcoming == [] and offers.offered_for is None and len(engine.answers()) == 0

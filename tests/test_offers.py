@@ -8,6 +8,10 @@ def event(id_, choice, target=None):
     return {"id": id_, "choice": choice, "target": None if target is None else list(target)}
 
 
+ACTIVE = (1, "active", None)
+"""A context: the session, the source, the annotator."""
+
+
 def offered(pairs, session_id=1):
     offers = Offers()
     offers.offer((session_id, "active", None), [(pair, pair[0] > pair[1]) for pair in pairs])
@@ -20,7 +24,8 @@ def test_events_are_applied_once_in_order_and_only_to_pairs_offered_and_unanswer
     events.append(event("x5", UNDO))
     read, error = offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))
     assert read == ["x1", "x2", "x3", "x4", "x5"] and undone == [1]
-    assert given == [((4, 3), "a", True), ((1, 2), "b", False)]  # (4, 3) twice and (7, 8) never sent: refused
+    # (4, 3) twice and (7, 8) never sent: refused
+    assert given == [((4, 3), "a", True, ACTIVE), ((1, 2), "b", False, ACTIVE)]
     assert "(7, 8) was not stored" in error  # said; (4, 3) again is no news: its first answer was stored
     assert offers.upcoming == [(5, 6)] and offers.answered == {frozenset((3, 4)), frozenset((1, 2))}
     offers.apply(events, 1, lambda *answer: given.append(answer), lambda: undone.append(1))  # sent again
@@ -83,7 +88,7 @@ def test_a_pair_drawn_again_the_other_way_round_keeps_the_side_it_was_offered_wi
     assert (4, 3) not in offers.offered
     events = [event("w1", "a", (1, 2)), event("w2", "b", (3, 4)), event("w3", "a", (8, 7))]
     offers.apply(events, 1, lambda *answer: given.append(answer), lambda: None)
-    assert given == [((1, 2), "a", False), ((3, 4), "b", False), ((8, 7), "a", True)]
+    assert given == [((1, 2), "a", False, ACTIVE), ((3, 4), "b", False, ACTIVE), ((8, 7), "a", True, ACTIVE)]
 
 
 def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw():
@@ -96,7 +101,7 @@ def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw
     given = []
     answered = {**event("w1", "a", (1, 2)), "next": [5, 6]}
     offers.apply([answered], 1, lambda *answer: given.append(answer), lambda: None)
-    assert given == [((1, 2), "a", False)] and offers.upcoming == [(5, 6), (3, 4)]
+    assert given == [((1, 2), "a", False, ACTIVE)] and offers.upcoming == [(5, 6), (3, 4)]
     offers.offer((1, "active", None), [((7, 8), False), ((9, 10), False)], basis=1)
     assert offers.upcoming == [(5, 6), (7, 8)]
     stray = {**event("w2", "b", (7, 8)), "next": [11, 12]}  # (11, 12) was never offered here
@@ -107,3 +112,31 @@ def test_the_target_the_browser_shows_next_goes_first_and_stays_through_a_redraw
     answered_then_undone = [{**event("w4", "a", (5, 6)), "next": [13, 14]}, event("w5", UNDO)]
     offers.apply(answered_then_undone, 1, lambda *answer: given.append(answer), lambda: ((5, 6), None))
     assert offers.upcoming[0] == (5, 6)
+
+
+def test_a_key_pressed_while_a_new_context_arrives_answers_its_pair_in_the_context_it_was_shown():
+    """Ann switches from a rule's audit to the active choice; before the browser sees the new pairs she
+    answers the audit pair on screen (3, 4) and the next one (5, 6): both count, as audit answers of
+    hers, not refused, and each once; the new context's pairs are untouched.  A refused one stays
+    answerable in its own context; another session keeps none of them."""
+    audit, given = (1, 7, "ann"), []
+    offers = Offers()
+    offers.offer(audit, [((3, 4), False), ((5, 6), True), ((9, 10), False)])
+    offers.offer(ACTIVE, [((1, 2), False), ((7, 8), False)])
+    events = [event("k1", "a", (3, 4)), event("k2", "b", (5, 6)), event("k3", "a", (3, 4))]
+    read, error = offers.apply(events, 1, lambda *answer: given.append(answer), lambda: None)
+    assert error is None and read == ["k1", "k2", "k3"]
+    assert given == [((3, 4), "a", False, audit), ((5, 6), "b", True, audit)]
+    assert offers.upcoming == [(1, 2), (7, 8)] and offers.offered_for == ACTIVE
+
+    def refuse(*_):
+        raise ValueError("no margin like that")
+
+    _, error = offers.apply([event("k4", "b", (9, 10))], 1, refuse, lambda: None)
+    assert error == "no margin like that" and offers.upcoming == [(1, 2), (7, 8)]
+    offers.apply([event("k5", "b", (9, 10))], 1, lambda *answer: given.append(answer), lambda: None)
+    assert given[-1] == ((9, 10), "b", False, audit)
+    offers.offer(ACTIVE, [((11, 12), False)])
+    offers.offer((2, "active", None), [((13, 14), False)])  # another session: the first's pairs are gone
+    _, error = offers.apply([event("k6", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
+    assert "(1, 2) was not stored" in error and len(given) == 3

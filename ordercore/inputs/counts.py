@@ -12,9 +12,10 @@ import numpy as np
 from ordercore.inputs.printable import quoted
 
 
-def whole_number(value, name: str, least: int = 0) -> int:
+def whole_number(value, name: str, least: int = 0, most: int | None = None) -> int:
     """``value`` as an int: a whole number (an int, a numpy integer, a float or text such as '3' or 3.0
-    holding one) at least ``least``; ``ValueError`` naming ``name``, the value and what is allowed."""
+    holding one) at least ``least`` (and at most ``most``, if given); ``ValueError`` naming ``name``, the
+    value and what is allowed."""
     number = value
     if isinstance(value, str):
         try:
@@ -25,6 +26,8 @@ def whole_number(value, name: str, least: int = 0) -> int:
         raise ValueError(f"{name} must be a whole number >= {least}, got {quoted(value)}")
     if not float(number).is_integer() or number < least:
         raise ValueError(f"{name} must be a whole number >= {least}, got {quoted(value)}")
+    if most is not None and number > most:
+        raise ValueError(f"{name} must be a whole number from {least} to {most:,}, got {quoted(value)}")
     return int(number)
 
 

@@ -26,7 +26,10 @@ class Offers:
     ...) and not yet answered, with what its answer needs (a pair's side mapping: swapped), so that an
     answer to any of them counts; ``answered`` the targets answered here (a pair either way round);
     ``read`` the ids of the answer events applied or refused; ``entries`` what the browser shows of each
-    target, computed once; ``basis`` what the targets were drawn from (the model's version)."""
+    target, computed once; ``basis`` what the targets were drawn from (the model's version); ``earlier``
+    the targets offered in the context just left (the same session) and unanswered, each with (its extra,
+    that context): a key pressed while a new context's targets were on their way answered one of them
+    (the browser showed it), and its answer counts, under the context it was shown in."""
 
     upcoming: list = field(default_factory=list)
     offered: dict = field(default_factory=dict)
@@ -35,14 +38,19 @@ class Offers:
     read: set = field(default_factory=set)
     entries: dict = field(default_factory=dict)
     basis: object = None
+    earlier: dict = field(default_factory=dict)
 
     def offer(self, context: tuple, drawn: list, basis=None) -> None:
         """Hold ``len(drawn)`` targets for the browser: those sent already, topped up from ``drawn``
         ((target, extra), best first); when ``basis`` (the model they were drawn from) changed, only the
         one on screen is kept (the browser shows it now) and the rest are ``drawn`` afresh.  A target
         offered already keeps the side it was offered with (the browser may hold an answer to it, under
-        that name).  A new ``context`` starts afresh."""
+        that name).  A new ``context`` starts afresh (those offered in the one left stay answerable:
+        ``earlier``)."""
         if context != self.offered_for:
+            same_session = self.offered_for is not None and self.offered_for[0] == context[0]
+            self.earlier = {target: (extra, self.offered_for) for target, extra in self.offered.items()}
+            self.earlier = self.earlier if same_session else {}
             self.upcoming, self.offered, self.offered_for, self.answered, self.entries = [], {}, context, set(), {}
         kept = self.kept(context, basis)
         held = set(map(frozenset, kept))
@@ -72,16 +80,22 @@ class Offers:
                 return same, self.offered[same]
         return drawn
 
-    def take(self, target: tuple) -> tuple[bool, object]:
-        """Withdraw an offered ``target`` being answered: (True, its extra), or (False, None) if it was
-        not offered (or is answered already)."""
-        if target not in self.offered:
-            return False, None
-        self.answered.add(frozenset(target))
-        self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(target)]
-        extra = self.offered.pop(target)
-        self.offered.pop(target[::-1], None)
-        return True, extra
+    def take(self, target: tuple) -> tuple[bool, object, tuple | None]:
+        """Withdraw an offered ``target`` being answered: (True, its extra, the context it was offered in:
+        ``offered_for``, or the one just left for a target of ``earlier``), or (False, None, None) if it
+        was not offered (or is answered already)."""
+        if target in self.offered:
+            self.answered.add(frozenset(target))
+            self.upcoming = [shown for shown in self.upcoming if frozenset(shown) != frozenset(target)]
+            self.earlier.pop(target, None)
+            extra = self.offered.pop(target)
+            self.offered.pop(target[::-1], None)
+            return True, extra, self.offered_for
+        if target in self.earlier:
+            self.answered.add(frozenset(target))
+            extra, context = self.earlier.pop(target)
+            return True, extra, context
+        return False, None, None
 
     def give_back(self, target: tuple, extra=None) -> None:
         """Offer ``target`` again, first (its answer was refused or undone)."""
@@ -91,11 +105,12 @@ class Offers:
 
     def apply(self, events: list[dict], session_id: int, answer, undo) -> tuple[list[str], str | None]:
         """Apply the answer events the browser sent (dicts: ``id``, ``choice``, ``target``: a list of ints,
-        None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra)`` for a target
-        offered here and still unanswered (one answered already is ignored; one not offered in this
-        context is refused, and said); ``undo()`` for ``UNDO``, which returns (target, extra) to show again
-        first (the undone target and what its answer needs, as ``offer`` holds it), or None.  Events for
-        another session than ``session_id`` are read and refused (and said).  A ``ValueError`` of either
+        None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra, context)`` for
+        a target offered here and still unanswered, ``context`` the one it was offered in (``take``; one
+        answered already is ignored; one not offered is refused, and said); ``undo()`` for ``UNDO``, which
+        returns (target, extra) to show again first (the undone target and what its answer needs, as
+        ``offer`` holds it), or None.  Events for another session than ``session_id`` are read and refused
+        (and said).  A ``ValueError`` of either
         gives the target back.  The target the browser shows after the last of them (an event's ``next``,
         optional) goes first (``_show_first``).  Call no Streamlit function meanwhile: a key pressed then
         cannot cut a write short.
@@ -107,20 +122,23 @@ class Offers:
             return ids, (f"{len(unread)} answer(s) were not stored: {NOT_OFFERED}" if unread else None)
         error = None
         for event in unread:
-            target, extra = None if event["target"] is None else tuple(event["target"]), None
+            target, extra, context = None if event["target"] is None else tuple(event["target"]), None, None
             try:
                 if event["choice"] == UNDO:
                     shown_again = undo()
                     if shown_again is not None:
                         self.give_back(tuple(shown_again[0]), shown_again[1])
                     continue
-                offered, extra = self.take(target)
+                offered, extra, context = self.take(target)
                 if offered:
-                    answer(target, event["choice"], extra)
+                    answer(target, event["choice"], extra, context)
                 elif frozenset(target) not in self.answered:
                     error = f"the answer for {target} was not stored: {NOT_OFFERED}"
             except ValueError as refused:
-                if target is not None:
+                if target is not None and context not in (None, self.offered_for):
+                    self.answered.discard(frozenset(target))
+                    self.earlier[target] = (extra, context)  # answerable again, in the context it was shown in
+                elif target is not None:
                     self.give_back(target, extra)
                 error = str(refused)
         self._show_first(unread)

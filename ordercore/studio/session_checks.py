@@ -230,11 +230,16 @@ def check_answer(data, pair, margin) -> tuple:
     return tuple(pair)
 
 
+MOST_PAIRS_AT_ONCE = 10_000
+"""The most pairs ``next_pairs`` draws in one call (a tab holds a few dozen ahead; 10**9 ran out of memory)."""
+
+
 def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
     """``next_pairs``' arguments as it uses them: (source, rng, count, exclude as a list of two-row pairs).
     ``source`` is one of ``sources`` or the id of one of the session's ``rules`` ((id, rule) pairs; ``KeyError``
     naming another: 999 gave no pairs without a word); ``rng`` None is a fresh generator (as numpy's and
-    scikit-learn's); ``count`` a whole number >= 0 (0: no pairs); ``ValueError`` naming the argument otherwise."""
+    scikit-learn's); ``count`` a whole number from 0 (no pairs) to ``MOST_PAIRS_AT_ONCE``; ``ValueError``
+    naming the argument otherwise."""
     if isinstance(source, str):
         if source not in sources:
             raise ValueError(f"source must be {' or '.join(map(repr, sources))} or a rule's id, got {source!r}")
@@ -244,7 +249,7 @@ def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
         rng = np.random.default_rng()
     elif not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng()) or None, got {quoted(rng)}")
-    count = whole_number(count, "count (the number of pairs)")
+    count = whole_number(count, "count (the number of pairs)", most=MOST_PAIRS_AT_ONCE)
     pairs = []
     for pair in exclude:
         if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
