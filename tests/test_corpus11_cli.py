@@ -1,6 +1,7 @@
 """The eleventh corpus's command-line and experiments cases (issue 32): --out named only by its ending or
 ending in a dot (C01, C03), a .tsv that ``rules apply`` wrote and ``fit`` and ``check`` could not read (C08,
-C11), an experiment's JSON written under any ending (E07)."""
+C11), an experiment's JSON written under any ending (E07), and gp-table1 on an abalone.csv without its columns
+or with fewer rows than a trial samples (E02, E04, E05)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from tests.test_corpus4_cli import homes, refusal, rules_file  # noqa: F401 (a f
 
 ENDINGS = (".csv", ".tsv", ".json", ".jsonl")
 """Every ending the CLI's tables are written in, as its help and README list them."""
+
+ABALONE = ["Gender", "Length", "Diameter", "Height", "Whole weight", "Shucked weight", "Viscera weight"]
+ABALONE += ["Shell weight", "Rings"]
+"""abalone.csv's header, as /work/shared/data's file and the UCI description have it."""
 
 
 @pytest.fixture
@@ -121,3 +126,50 @@ def test_an_experiment_out_not_ending_in_json_is_refused_before_the_run(tmp_path
         )
     )
     assert not (tmp_path / out).exists()
+
+
+def abalone_csv(directory, rows: int, columns: list[str]):
+    """An abalone.csv of ``rows`` random rows with ``columns`` in ``directory`` (ORDERCORE_DATA's)."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.uniform(0.1, 1.0, size=(rows, len(columns))), columns=columns)
+    if "Gender" in columns:
+        frame["Gender"] = rng.choice(["M", "F", "I"], rows)
+    frame["Rings"] = rng.integers(1, 30, rows)
+    frame.to_csv(directory / "abalone.csv", index=False)
+    return directory / "abalone.csv"
+
+
+@pytest.mark.parametrize(
+    "columns, wrong",
+    [
+        (ABALONE[1:], "it lacks the column(s) ['Gender']"),
+        ([*ABALONE[:3], *ABALONE[4:]], "it lacks the column(s) ['Height']"),
+        ([*ABALONE, "Age"], "it holds the column(s) ['Age']"),
+        ([*ABALONE[1:], "Sex"], "it lacks the column(s) ['Gender'] and it holds the column(s) ['Sex']"),
+    ],
+    ids=["no Gender", "no Height", "an extra column", "Sex for Gender"],
+)
+@pytest.mark.parametrize("dataset", ["abalone", "abalone-500"])
+def test_gp_table1_on_an_abalone_file_with_other_columns_names_the_file_and_the_columns(
+    tmp_path, monkeypatch, dataset, columns, wrong
+):
+    """E02: an abalone.csv without its Gender column ran, its results called 'Abalone, all 4,177 rows'."""
+    monkeypatch.setenv("ORDERCORE_DATA", str(tmp_path))
+    path = abalone_csv(tmp_path, 600, columns)
+    out = tmp_path / "out" / "e02.json"
+    assert refusal(["experiments", "gp-table1", "--dataset", dataset, "--quick", "--trials", "1", "--out", out]) == (
+        f"error: {path} is not the abalone data set: {wrong}; the abalone data set's columns are {ABALONE}"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("rows", [2, 300, 499])
+def test_gp_table1_abalone_500_on_a_file_of_fewer_rows_says_how_many_it_holds(tmp_path, monkeypatch, rows):
+    """E04, E05: numpy's 'Cannot take a larger sample than population when replace is False'."""
+    monkeypatch.setenv("ORDERCORE_DATA", str(tmp_path))
+    path = abalone_csv(tmp_path, rows, ABALONE)
+    out = tmp_path / "e04.json"
+    assert refusal(
+        ["experiments", "gp-table1", "--dataset", "abalone-500", "--quick", "--trials", "1", "--out", out]
+    ) == (f"error: abalone-500 samples 500 rows per trial, but {path} holds {rows}: give the whole abalone data set")
+    assert not out.exists()
