@@ -1,15 +1,20 @@
 """The eleventh corpus's library cases (issue 32): ``solve_order_preference_lp``'s options and its kernel's
-output (L029, L053-L056, L059)."""
+output (L029, L053-L056, L059); internal helpers given arguments that do not match (L038, L049, L052)."""
 
 from __future__ import annotations
 
 import functools
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from ordercore import solve_order_preference_lp
+from ordercore import PreferenceSet, solve_order_preference_lp
+from ordercore.inputs.lengths import one_length
 from ordercore.numerics.kernels import kernel_matrix
+from ordercore.studio.broken_answers import broken_answers
+from ordercore.studio.held_out_change import HeldOutChange
+from ordercore.studio.rule_edits import audit_split
 from tests.test_lp import random_problem, reference_objective
 
 RBF = functools.partial(kernel_matrix, kernel="rbf", gamma=0.4)
@@ -118,3 +123,39 @@ def test_a_kernel_returning_no_kernel_matrix_is_named_with_what_it_returned(kern
     with pytest.raises(error) as raised:
         solve(kernel, lambda1=1e-2, lambda2=2.0)
     assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: HeldOutChange.of(np.arange(5.0), np.arange(4.0), np.arange(5.0)),
+            "HeldOutChange.of: truth, svr and ssl must have one length (a value per held-out row); got truth 5, svr 4, "
+            "ssl 5",
+        ),
+        (
+            lambda: broken_answers(pd.DataFrame({"answer_id": [1, 2, None]}), [True, False], [True, True, True]),
+            "broken_answers: provenance, ssl_violated and svr_violated must have one length (an entry per "
+            "preference); got provenance 3, ssl_violated 2, svr_violated 3",
+        ),
+        (
+            lambda: audit_split(pd.DataFrame({"row_a": [1], "row_b": [2]}), 1, PreferenceSet([0], [1])),
+            "audit_split: answers lacks the column(s) ['rule_id']; it needs row_a, row_b and rule_id (the session's "
+            "answers), and has ['row_a', 'row_b']",
+        ),
+    ],
+    ids=["HeldOutChange", "broken_answers", "audit_split"],
+)
+def test_an_internal_helper_given_arguments_that_do_not_match_names_them(call, message):
+    """L038, L049, L052: numpy's 'operands could not be broadcast together with shapes (4,) (5,)' and pandas'
+    bare KeyError 'rule_id'."""
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert str(raised.value) == message
+
+
+def test_one_length_names_every_argument_and_passes_arrays_of_one_length():
+    """The helper itself: equal lengths pass (a list, an array, a Series, a frame's rows), others are named."""
+    one_length("f", "a value per row", a=[1, 2], b=np.zeros(2), c=pd.Series([3, 4]), d=pd.DataFrame({"x": [5, 6]}))
+    with pytest.raises(ValueError, match=r"^f: a and b must have one length \(a value per row\); got a 2, b 0$"):
+        one_length("f", "a value per row", a=[1, 2], b=[])
