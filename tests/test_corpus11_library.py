@@ -1,5 +1,5 @@
 """The eleventh corpus's library cases (issue 32): ``solve_order_preference_lp``'s options and its kernel's
-output (L029, L053-L056, L059); internal helpers given arguments that do not match (L038, L049, L052)."""
+output (L029, L053-L056, L059); internal helpers given arguments that do not match (L038, L049, L052, L071)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from ordercore import PreferenceSet, solve_order_preference_lp
 from ordercore.inputs.lengths import one_length
+from ordercore.knowledge.rules.forms import rank_correlation
 from ordercore.numerics.kernels import kernel_matrix
 from ordercore.studio.broken_answers import broken_answers
 from ordercore.studio.held_out_change import HeldOutChange
@@ -159,3 +160,12 @@ def test_one_length_names_every_argument_and_passes_arrays_of_one_length():
     one_length("f", "a value per row", a=[1, 2], b=np.zeros(2), c=pd.Series([3, 4]), d=pd.DataFrame({"x": [5, 6]}))
     with pytest.raises(ValueError, match=r"^f: a and b must have one length \(a value per row\); got a 2, b 0$"):
         one_length("f", "a value per row", a=[1, 2], b=[])
+
+
+def test_rank_correlation_of_values_and_labels_of_two_lengths_names_both():
+    """L071: numpy's 'operands could not be broadcast together with shapes (3,) (2,)'."""
+    with pytest.raises(ValueError) as raised:
+        rank_correlation(pd.Series([1, 2, 3]), np.array([1.0, 2.0]))
+    assert str(raised.value) == (
+        "rank_correlation: values and labels must have one length (a value per row); got values 3, labels 2"
+    )
