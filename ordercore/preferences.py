@@ -19,6 +19,7 @@ import pandas as pd
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_numbers
 from ordercore.inputs.printable import quoted
+from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
 from ordercore.inputs.text_files import parse_json, read_utf8
 
 ZERO = -1
@@ -405,14 +406,15 @@ def _preference_document(document) -> dict:
 
 def read_preference_table(path) -> pd.DataFrame:
     """A preference file as a table whose i and j are text, for rows named by position or by id:
-    CSV with columns i, j[, margin, weight, ...] (the Studio's export), ``PreferenceSet.to_json``'s
-    document, a JSON list of records (the Studio's JSON export; [] holds none) or JSON Lines, a record a
-    line (.jsonl, as ``rules apply`` writes them).  ``ValueError`` if unreadable."""
+    CSV with columns i, j[, margin, weight, ...] (the Studio's export) or the same tab-separated (.tsv),
+    ``PreferenceSet.to_json``'s document, a JSON list of records (the Studio's JSON export; [] holds none)
+    or JSON Lines, a record a line (.jsonl): the format the ending of its name names (``TABLE_FORMATS``, as
+    ``rules apply`` writes them), CSV for any other.  ``ValueError`` if unreadable."""
     path, text = Path(path), read_utf8(path)
-    suffix = path.suffix.lower()
-    if suffix in (".json", ".jsonl"):
+    format_ = TABLE_FORMATS.get(ending(path), TABLE_FORMATS[".csv"])  # any other ending: CSV, as ever
+    if format_.separator is None:
         lines = [line for line in text.splitlines() if line.strip()]
-        document = _parse_json(text) if suffix == ".json" else [_parse_json(line) for line in lines]
+        document = [_parse_json(line) for line in lines] if format_.lines else _parse_json(text)
         if document == []:
             frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
         elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
@@ -421,27 +423,37 @@ def read_preference_table(path) -> pd.DataFrame:
             document = _preference_document(document)
             frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
     else:
-        try:
-            frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str} | AS_TEXT)
-        except pd.errors.EmptyDataError:
-            raise ValueError("the file is empty (no header, no rows)") from None
-        except pd.errors.ParserError as error:
-            raise ValueError(f"not a readable preference CSV: {error}") from None
-        repeated = repeated_column(io.StringIO(text))
-        if repeated:
-            raise ValueError(f"{repeated}: which one is meant?")
-        unnamed = [k for k, c in enumerate(frame.columns, 1) if str(c).startswith("Unnamed: ")]  # pandas' names
-        if unnamed:
-            raise ValueError(f"the header's column {unnamed[0]} has no name: name it, or remove it")
-        if len(frame.columns) == 1 and any(mark in str(frame.columns[0]) for mark in ";\t|"):
-            raise ValueError(
-                f"the CSV's header {str(frame.columns[0])!r} is one column: separate the columns with commas"
-            )
+        frame = _delimited(text, format_)
     require_pairs(frame.columns)
     refuse_unknown_columns(frame.columns)
-    unit = "line" if suffix != ".json" else "record"
-    refuse_text_numbers(frame, unit)
-    refuse_empty_cells(frame, unit)
+    refuse_text_numbers(frame, format_.unit)
+    refuse_empty_cells(frame, format_.unit)
+    return frame
+
+
+def _delimited(text: str, format_: TableFormat) -> pd.DataFrame:
+    """A preference CSV or tab-separated file's ``text`` as a table, i and j as text; ``ValueError`` if
+    unreadable or if its header is one column with another separator in it."""
+    options, name = {"sep": format_.separator}, "CSV" if format_.separator == "," else f"{format_.what} file"
+    try:
+        frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str} | AS_TEXT, **options)
+    except pd.errors.EmptyDataError:
+        raise ValueError("the file is empty (no header, no rows)") from None
+    except pd.errors.ParserError as error:
+        raise ValueError(f"not a readable preference {name}: {error}") from None
+    repeated = repeated_column(io.StringIO(text), **options)
+    if repeated:
+        raise ValueError(f"{repeated}: which one is meant?")
+    unnamed = [k for k, c in enumerate(frame.columns, 1) if str(c).startswith("Unnamed: ")]  # pandas' names
+    if unnamed:
+        raise ValueError(f"the header's column {unnamed[0]} has no name: name it, or remove it")
+    marks = [mark for mark in ",;\t|" if mark != format_.separator and mark in str(frame.columns[0])]
+    if len(frame.columns) == 1 and marks:
+        tab = " (or, tab-separated, name the file .tsv)" if "\t" in marks else ""
+        raise ValueError(
+            f"the {name}'s header {str(frame.columns[0])!r} is one column: separate the columns with "
+            f"{'commas' if format_.separator == ',' else 'tabs'}{tab}"
+        )
     return frame
 
 

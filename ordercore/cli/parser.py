@@ -21,6 +21,7 @@ from ordercore.experiments.protocol import NORMS, TUNINGS
 from ordercore.experiments.sentiment import SentimentProtocol
 from ordercore.experiments.session import SessionProtocol
 from ordercore.experiments.table1 import SWEEPS
+from ordercore.inputs.table_formats import ending
 from ordercore.mpmr.estimator import PAPER_RHO
 from ordercore.studio.workbench import PAIR_CANDIDATES, PAIR_STRATEGIES
 
@@ -36,6 +37,17 @@ def file_path(text: str) -> Path:
             f"the path {text!r} ends in {text[-1]!r}, which names a directory; name a file"
         )
     return Path(text)
+
+
+def json_path(text: str) -> Path:
+    """An experiment's --out (``file_path``): its results are JSON, so its name ends in .json or in no format;
+    any other ending is refused before the run (.csv and .jsonl got JSON, corpus 11's E07)."""
+    path = file_path(text)
+    if ending(path) not in ("", ".json"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} ends in {ending(path)!r}: an experiment writes its results as JSON; name a file ending in .json"
+        )
+    return path
 
 
 def input_path(text: str) -> Path:
@@ -189,7 +201,7 @@ def _experiment_parsers(commands) -> None:
     local.add_argument("--trials", type=trial_count, default=20, help="random trials (default 20, as the seeds)")
     local.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     local.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    local.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+    local.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
     runs = argparse.ArgumentParser(add_help=False, parents=[local])  # ... or on a Dask cluster
     runs.add_argument("--backend", choices=["local", "dask"], default="local", help="'dask': on --scheduler")
     runs.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (with --backend dask)")
@@ -302,7 +314,7 @@ def _sentiment_parser(kinds) -> None:
         "--flip", action="store_true", help="reverse every proxy preference (the seed's sanity check)"
     )
     sentiment.add_argument("--quick", action="store_true", help="a 3-point lambda1 grid and 3 folds: a smoke run")
-    sentiment.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+    sentiment.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
 
 
 def _session_parser(kinds, runs) -> None:
@@ -369,7 +381,7 @@ def _mpmr_parsers(kinds) -> None:
         parser = kinds.add_parser(name, help=text)
         parser.add_argument("--trials", type=trial_count, default=trials, help=f"random trials (default {trials})")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
-        parser.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+        parser.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
         parser.add_argument(
             "--rho",
             type=rho,
@@ -391,7 +403,7 @@ def _npsvor_parser(kinds) -> None:
     npsvor.add_argument("--trials", type=trial_count, default=1, help="splits (default 1; Treebank's is fixed)")
     npsvor.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
     npsvor.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-    npsvor.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+    npsvor.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
     figure4 = kinds.add_parser(
         "npsvor-figure4", help="seed 004 Fig. 4: DCD-1 against DCD-2, time to the dual optimum on one rank"
     )
@@ -405,7 +417,7 @@ def _npsvor_parser(kinds) -> None:
         "--repeats", type=positive_int, default=5, help="runs of each trial, each sweep timed by its fastest (5)"
     )
     figure4.add_argument("--quick", action="store_true", help="loose stopping rules: a fast smoke run")
-    figure4.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+    figure4.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
     figure4.add_argument("--figure", type=figure_path, help="also write the figure (.html; .png needs kaleido)")
 
 
@@ -442,7 +454,7 @@ def _gp_label_parsers(kinds) -> None:
         parser.add_argument(
             "--quick", action="store_true", help="3-point grids (and Table 2: 60 / 100 rows): a smoke run"
         )
-        parser.add_argument("--out", type=file_path, required=True, help="JSON file to write")
+        parser.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
 
 
 def _gp_parsers(kinds, local) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from ordercore.cli.tabular import (
     rule_preferences,
 )
 from ordercore.inputs.printable import shown
+from ordercore.inputs.table_formats import table_format
 from ordercore.models.files import read_model
 from ordercore.preferences import PreferenceSet
 
@@ -85,57 +85,27 @@ def status(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    """``frame``'s rows as JSON records, a missing value None (null)."""
-    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
-
-
-def _write_csv(frame: pd.DataFrame, path, separator: str = ",") -> None:
-    frame.to_csv(path, index=False, float_format="%.17g", sep=separator)
-
-
-def _write_tsv(frame: pd.DataFrame, path: Path) -> None:
-    _write_csv(frame, path, "\t")
-
-
-def _write_json(frame: pd.DataFrame, path: Path) -> None:
-    path.write_text(json.dumps(_records(frame), allow_nan=False))
-
-
-def _write_json_lines(frame: pd.DataFrame, path: Path) -> None:
-    path.write_text("".join(json.dumps(record, allow_nan=False) + "\n" for record in _records(frame)))
-
-
-TABLE_FORMATS = {
-    ".csv": ("CSV", _write_csv),
-    ".tsv": ("tab-separated", _write_tsv),
-    ".json": ("a JSON list of records", _write_json),
-    ".jsonl": ("JSON Lines, a record a line", _write_json_lines),
-}
-"""What ``predict`` and ``rules apply`` write, by --out's suffix (none: CSV): (what it is, writer(frame, path)).
-Any other suffix is refused before work starts: .tsv got commas (corpus 7), .jsonl CSV text (corpus 10)."""
-
-
 def _table_out(path: Path, inputs) -> Path | None:
-    """Where a command's table goes: ``path`` (checked writable, its suffix one of ``TABLE_FORMATS`` or none),
-    or None for '-' (standard output)."""
+    """Where a command's table goes: ``path`` (checked writable, its name ending in one of ``TABLE_FORMATS``
+    or in none), or None for '-' (standard output).  Any other ending is refused before work starts: .tsv got
+    commas (corpus 7), .jsonl CSV text (corpus 10), a file named just .jsonl or x.json. CSV (corpus 11)."""
     if str(path) == "-":
         return None
     writable(path, inputs)  # first: an --out that is an input file is refused as such, whatever its suffix
-    suffix = path.suffix.lower()
-    if suffix and suffix not in TABLE_FORMATS:
-        offered = ", ".join(f"{ending} ({what})" for ending, (what, _) in TABLE_FORMATS.items())
-        raise ValueError(f"--out {path}: a table is written as {offered}, not {suffix}: name a file ending in one")
+    try:
+        table_format(path)
+    except ValueError as error:
+        raise ValueError(f"--out {path}: {error}") from None
     return path
 
 
 def _write_table(frame: pd.DataFrame, path: Path | None) -> str:
-    """``frame`` to ``path`` in the format its suffix names (``TABLE_FORMATS``; none: CSV), or as CSV to
-    standard output (None); where it went, for the status line."""
+    """``frame`` to ``path`` in the format its name's ending names (``TABLE_FORMATS``; none: CSV), or as CSV
+    to standard output (None); where it went, for the status line."""
     if path is None:
-        to_stdout(frame.to_csv(index=False, float_format="%.17g"))  # CSV, as _write_csv writes it
+        to_stdout(frame.to_csv(index=False, float_format="%.17g"))  # CSV, as TABLE_FORMATS[".csv"] writes it
         return "standard output"
-    TABLE_FORMATS.get(path.suffix.lower(), TABLE_FORMATS[".csv"])[1](frame, path)
+    table_format(path).write(frame, path)
     return str(path)
 
 
@@ -164,8 +134,8 @@ def predict(args) -> int:
 
 
 def apply_rules(args) -> int:
-    """The rules' preferences over the table, in the format --out's suffix names (``TABLE_FORMATS``; ``fit
-    --preferences`` reads each)."""
+    """The rules' preferences over the table, in the format --out's ending names (``TABLE_FORMATS``; ``fit
+    --preferences`` and ``check`` read each)."""
     out = _table_out(args.out, [args.rules, args.data])
     not_directories(args.rules, "rules JSON file", args.data, "CSV table")
     rules = read_rules(args.rules)

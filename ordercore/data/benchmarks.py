@@ -19,21 +19,39 @@ DATA_ENVIRONMENT_VARIABLE = "ORDERCORE_DATA"
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """Where a benchmark lives, what it predicts, and the seeds' partition (seed 001 Table 1)."""
+    """Where a benchmark lives, what it predicts, the seeds' partition (seed 001 Table 1), and the features
+    its file holds beside the target."""
 
     file: str
     target: str
     units: str
     n_labeled: int
     n_unlabeled: int
+    features: tuple[str, ...]
     categorical: tuple[str, ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The file's columns: the features and the target."""
+        return (*self.features, self.target)
 
 
 BENCHMARKS = {
-    "boston": DatasetSpec("boston_housing.csv", "medv", "thousands of USD", 20, 200),
-    "abalone": DatasetSpec("abalone.csv", "Rings", "rings", 30, 1000, categorical=("Gender",)),
-    "california": DatasetSpec("cal_housing.csv", "median_house_value", "USD", 60, 1000),
-}
+    "boston": DatasetSpec(
+        "boston_housing.csv", "medv", "thousands of USD", 20, 200,
+        ("crim", "zn", "indus", "chas", "nox", "rm", "age", "dis", "rad", "tax", "ptratio", "bbtown", "lstat"),
+    ),
+    "abalone": DatasetSpec(
+        "abalone.csv", "Rings", "rings", 30, 1000,
+        ("Gender", "Length", "Diameter", "Height", "Whole weight", "Shucked weight", "Viscera weight", "Shell weight"),
+        categorical=("Gender",),
+    ),
+    "california": DatasetSpec(
+        "cal_housing.csv", "median_house_value", "USD", 60, 1000,
+        ("longitude", "latitude", "housing_median_age", "total_rooms", "total_bedrooms", "population", "households",
+         "median_income"),
+    ),
+}  # fmt: skip
 
 
 def data_directory() -> Path | None:
@@ -94,6 +112,22 @@ def load_dataset(name: str) -> Dataset:
                 f"{DATA_ENVIRONMENT_VARIABLE}={directory} holds no {spec.file} (the {name} data set)"
             )
         frame, source = read_csv(path), str(path)
+    _check_columns(frame, spec, name, source)
     dataset = prepare(frame, spec.target, categorical=spec.categorical, name=name)
     dataset.metadata.update(source=source, units=spec.units)
     return dataset
+
+
+def _check_columns(frame: pd.DataFrame, spec: DatasetSpec, name: str, source: str) -> None:
+    """``ValueError`` naming the file and the columns it lacks or holds beyond the data set's (an abalone.csv
+    without its Gender column ran on the other columns, its results called Abalone's)."""
+    missing = [c for c in spec.columns if c not in frame.columns]
+    extra = [str(c) for c in frame.columns if c not in spec.columns]
+    if missing or extra:
+        wrong = [f"it lacks the column(s) {missing}"] * bool(missing) + [f"it holds the column(s) {extra}"] * bool(
+            extra
+        )
+        raise ValueError(
+            f"{source} is not the {name} data set: {' and '.join(wrong)}; the {name} data set's columns are "
+            f"{list(spec.columns)}"
+        )

@@ -83,12 +83,18 @@ PAPER_TABLE1 = {
 
 
 def load_instances(name: str):
-    """(X (n, d), y (n,), metadata) of one of ``INSTANCE_SETS``, features preprocessed as the seeds do."""
+    """(X (n, d), y (n,), metadata) of one of ``INSTANCE_SETS``, features preprocessed as the seeds do;
+    ``ValueError`` naming the file when it holds fewer rows than a trial samples."""
     spec = INSTANCE_SETS[name]
     if spec.source.endswith(".csv"):
         data = load_csv(data_file(spec.source, name), "y", name=name)
     else:
         data = load_dataset(spec.source)
+    if spec.n_rows is not None and data.y.size < spec.n_rows:
+        raise ValueError(
+            f"{name} samples {spec.n_rows} rows per trial, but {data.metadata['source']} holds {data.y.size}: "
+            f"give the whole {spec.source} data set"
+        )
     return data.X, data.y, data.metadata
 
 

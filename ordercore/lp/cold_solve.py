@@ -3,8 +3,10 @@ refused in words (numpy's, scikit-learn's and HiGHS's named neither the argument
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,13 +17,19 @@ from ordercore.preferences import PreferenceSet
 KERNEL_EXAMPLE = "functools.partial(ordercore.numerics.kernels.kernel_matrix, kernel='rbf', gamma=0.5)"
 """A kernel as ``solve_order_preference_lp`` takes it, for its refusal of another."""
 
+OPTIONS = ("lambda1", "lambda2", "epsilon", "centers", "method", "time_limit")
+"""The keyword options ``solve_order_preference_lp`` passes to ``IncrementalOrderPreferenceLP``."""
+
+LAMBDAS = "lambda1 (the weight of ‖α‖₁ against the labels' errors) and lambda2 (of the preferences' violations)"
+"""What the two options without a default are, for the refusal of a call that lacks them."""
+
 
 def solve_order_preference_lp(X, labeled, y, preferences: PreferenceSet, kernel: Kernel, **options) -> LPSolution:
     """One cold solve of LP (13).  X (n, n_features) numbers; labeled: the labeled rows of X, as row
     positions (l,) or a boolean mask (n,); y: their targets (l,), in labeled's order, or a target for
     every row of X (n,), read at the labeled rows; kernel(A, B) -> K(A, B), a callable; preferences: a
-    PreferenceSet over the rows of X; the keyword ``options`` (lambda1, lambda2, epsilon, centers, method,
-    time_limit) as for ``IncrementalOrderPreferenceLP``."""
+    PreferenceSet over the rows of X; the keyword ``options`` (``OPTIONS``: lambda1 and lambda2, required,
+    epsilon, centers, method, time_limit) as for ``IncrementalOrderPreferenceLP``."""
     if not callable(kernel):
         raise TypeError(f"kernel must be a callable K(A, B) -> kernel matrix, such as {KERNEL_EXAMPLE}; got {kernel!r}")
     X = _features(X)
@@ -30,9 +38,56 @@ def solve_order_preference_lp(X, labeled, y, preferences: PreferenceSet, kernel:
     if not isinstance(preferences, PreferenceSet):
         raise TypeError(f"preferences must be an ordercore.PreferenceSet, got {type(preferences).__name__}")
     preferences.check_indices(X.shape[0])
+    _check_options(options)
+    return IncrementalOrderPreferenceLP(X, labeled, y, CheckedKernel(kernel), **options).solve_cold(preferences)
+
+
+@dataclass(frozen=True)
+class CheckedKernel:
+    """The caller's ``kernel``, every block it returns checked before the LP reads it: K(A, B) must be
+    numbers of shape (len(A), len(B)), all finite (numpy's concatenation and HiGHS's 'refused passModel'
+    named neither the kernel nor what it returned)."""
+
+    kernel: Kernel
+
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        block = np.asarray(self.kernel(A, B))
+        expected = (len(A), len(B))
+        if block.shape != expected:
+            raise ValueError(
+                f"kernel(A, B) returned shape {block.shape} for A of {len(A)} rows and B of {len(B)}: it must "
+                f"return K(A, B), shape (len(A), len(B)) = {expected}, such as {KERNEL_EXAMPLE}"
+            )
+        if block.dtype.kind not in "iuf":
+            raise TypeError(f"kernel(A, B) returned {block.dtype} values: it must return numbers, K(A, B)")
+        bad = int(np.count_nonzero(~np.isfinite(block)))
+        if bad:
+            raise ValueError(
+                f"kernel(A, B) returned NaN or ±inf in {bad} of the {block.size} entries of a {expected} block: "
+                "a kernel's values must be finite"
+            )
+        return block
+
+
+def _check_options(options: dict) -> None:
+    """``TypeError`` for an option ``solve_order_preference_lp`` does not take (naming the nearest one it
+    does) or for lambda1, lambda2 not given; ``ValueError`` for a value out of range."""
+    for name in options:
+        if name not in OPTIONS:
+            meant = _nearest(name)
+            meant = f" (did you mean {' or '.join(meant)}?)" if meant else ""
+            raise TypeError(
+                f"solve_order_preference_lp has no option {name!r}{meant}; the options are {', '.join(OPTIONS)}"
+            )
+    missing = [name for name in ("lambda1", "lambda2") if name not in options]
+    if missing:
+        raise TypeError(f"solve_order_preference_lp needs {LAMBDAS}; {' and '.join(missing)} not given")
     for name in ("lambda1", "lambda2", "epsilon"):
         _non_negative(name, options.get(name, 0.0))
-    return IncrementalOrderPreferenceLP(X, labeled, y, kernel, **options).solve_cold(preferences)
+    time_limit = options.get("time_limit")
+    number = isinstance(time_limit, numbers.Real) and not isinstance(time_limit, bool | np.bool_)
+    if time_limit is not None and not (number and time_limit > 0):
+        raise ValueError(f"time_limit must be a number of seconds > 0, or None (no limit); got {time_limit!r}")
 
 
 def _non_negative(name: str, value) -> None:
@@ -101,3 +156,11 @@ def _targets(y, labeled: np.ndarray, n: int) -> np.ndarray:
             "finite target"
         )
     return y
+
+
+def _nearest(name: str) -> list[str]:
+    """The options nearest to a misspelt ``name`` (difflib's ratio, at least its 0.6 cut-off), every one as
+    near as the nearest ('lamda' is as near lambda1 as lambda2), in ``OPTIONS``' order."""
+    ratio = {option: difflib.SequenceMatcher(None, name, option).ratio() for option in OPTIONS}
+    best = max(ratio.values())
+    return [option for option in OPTIONS if ratio[option] == best >= 0.6]

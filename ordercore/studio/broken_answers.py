@@ -9,6 +9,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.lengths import one_length
+
 
 class BrokenAnswers(NamedTuple):
     """The ids of the answers (the store's) at least one of whose preferences SSL, resp. SVR, violates
@@ -21,6 +23,10 @@ class BrokenAnswers(NamedTuple):
 def broken_answers(provenance: pd.DataFrame, ssl_violated, svr_violated) -> BrokenAnswers:
     """From the preferences' provenance (p rows, its ``answer_id`` column: NA for a rule's or an import's)
     and the violations (p,) bool of SSL and SVR."""
+    one_length(
+        "broken_answers", "an entry per preference", provenance=provenance, ssl_violated=ssl_violated,
+        svr_violated=svr_violated,
+    )  # fmt: skip
     ids = pd.array(provenance["answer_id"], dtype="Int64")
     answered = ~np.asarray(ids.isna(), dtype=bool)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import t
 
+from ordercore.inputs.lengths import one_length
 from ordercore.studio.numbers import to_digits_of
 
 
@@ -27,6 +28,7 @@ class HeldOutChange:
         """From the held-out rows' targets and the two models' predictions (each (n,)): a paired t interval
         of the per-row differences d_i = |ssl_i − y_i| − |svr_i − y_i|, mean(d) ± t(0.975, n − 1) · sd(d) / √n
         (the test MAEs' difference is mean(d); pairing by row removes what the rows' difficulty shares)."""
+        one_length("HeldOutChange.of", "a value per held-out row", truth=truth, svr=svr, ssl=ssl)
         truth = np.asarray(truth, dtype=np.float64)
         differences = np.abs(np.asarray(ssl, dtype=np.float64) - truth) - np.abs(np.asarray(svr) - truth)
         rows = differences.size

@@ -39,6 +39,12 @@ def edit_rule(engine, rule_id: int, annotator: str, rule: Rule, made: Preference
 def audit_split(answers: pd.DataFrame, rule_id: int, made: PreferenceSet) -> tuple[int, int]:
     """(kept, unlinked): of the rule's audit answers (``answers``: the session's, with row_a, row_b and
     rule_id), how many judge a pair ``made`` holds (either way round) and how many do not."""
+    missing = [c for c in ("row_a", "row_b", "rule_id") if c not in answers.columns]
+    if missing:
+        raise ValueError(
+            f"audit_split: answers lacks the column(s) {missing}; it needs row_a, row_b and rule_id (the session's "
+            f"answers), and has {list(answers.columns)}"
+        )
     audits = answers[answers["rule_id"].eq(rule_id).fillna(False)]
     pairs = {frozenset((int(i), int(j))) for i, j in zip(made.i, made.j, strict=True)}
     kept = sum(frozenset((int(a), int(b))) in pairs for a, b in zip(audits["row_a"], audits["row_b"], strict=True))

@@ -240,6 +240,11 @@ def rank_correlation(values: pd.Series, labels: np.ndarray) -> tuple[float, int]
     """(Spearman's ρ, rows) of ``values`` (n,) and ``labels`` (n,) over the rows with both (``labels``
     NaN elsewhere: the labeled rows only, never held-out targets); ρ is NaN with fewer than 3 such rows
     or a side that does not vary."""
+    if len(values) != len(labels):
+        raise ValueError(
+            "rank_correlation: values and labels must have one length (a value per row); got values "
+            f"{len(values)}, labels {len(labels)}"
+        )
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
     both = np.isfinite(x) & np.isfinite(y)
