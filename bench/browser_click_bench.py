@@ -11,10 +11,11 @@ presses a key (A, or a grade) and the page itself times, from the keydown, the f
 showing a new pair (item) whose answer buttons are enabled: **ready** (a key pressed now answers it).
 It also times **stored**: the page's answer (grade) count showing the new answer, the server's
 round trip.  The next press follows once stored, then --pause ms (an expert reading).  Prints p50 and
-p95 of both and their ratio to the issue's targets (ready p50 ≤ 150 ms, p95 ≤ 300 ms).
+p95 of both and their ratio to the issue's targets (ready p50 ≤ 150 ms, p95 ≤ 300 ms).  Anything the
+page does not show within --wait s ends the run, saying what it waited for.
 
 Run: ORDERCORE_DATA=../shared/data python bench/browser_click_bench.py [--preferences 40k] [--trust]
-     [--page ratings --grades 5000] [--presses 20] [--quick]
+     [--page ratings --grades 5000] [--presses 20] [--wait 600] [--quick]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +85,10 @@ def main(argv=None) -> None:
     parser.add_argument("--presses", type=int, default=20)
     parser.add_argument("--pause", type=float, default=300.0, help="ms between a stored answer and the next key")
     parser.add_argument("--max-pairs", type=int, default=None, help="at most this many pairs per rule")
-    args = parse_arguments(parser, argv, preferences="40k", max_pairs=500, grades=100, presses=3, pause=100.0)
+    parser.add_argument("--wait", type=float, default=600.0, help="s the page may take to show anything awaited")
+    args = parse_arguments(
+        parser, argv, preferences="40k", max_pairs=500, grades=100, presses=3, pause=100.0, wait=180.0
+    )
     with tempfile.TemporaryDirectory() as directory:
         store_path = Path(directory) / "studio.sqlite"
         store = Store(f"sqlite:///{store_path}")
@@ -140,19 +145,25 @@ def presses_in_browser(url: str, args) -> list[dict]:
     )
     with sync_playwright() as driver:
         browser = launch(driver)
-        page = open_page(browser, 900_000)
-        page.goto(url)
-        page.get_by_role("link", name=page_name).click()
-        page.wait_for_function(SHOWN, polling="raf")
-        page.evaluate(TIMER.replace("SHOWN", SHOWN), metric)
-        timings = []
-        for _ in range(args.presses):
-            page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the page
-            page.keyboard.press(key)
-            page.wait_for_function("window.timing && window.timing.ready !== null && window.timing.stored !== null")
-            timings.append(page.evaluate("window.timing"))
-            page.wait_for_timeout(args.pause)
-        browser.close()
+        page = open_page(browser, args.wait * 1000)
+        awaiting = f"the {page_name} page ready to answer"
+        try:
+            page.goto(url)
+            page.get_by_role("link", name=page_name).click()
+            page.wait_for_function(SHOWN, polling="raf")
+            page.evaluate(TIMER.replace("SHOWN", SHOWN), metric)
+            timings = []
+            for press in range(1, args.presses + 1):
+                awaiting = f"press {press} of {args.presses}: the next one ready and the answer counted"
+                page.evaluate("document.activeElement && document.activeElement.blur()")  # keys go to the page
+                page.keyboard.press(key)
+                page.wait_for_function("window.timing && window.timing.ready !== null && window.timing.stored !== null")
+                timings.append(page.evaluate("window.timing"))
+                page.wait_for_timeout(args.pause)
+        except PlaywrightTimeoutError:
+            raise SystemExit(f"waited {args.wait:g} s (--wait) for {awaiting}: it never came") from None
+        finally:
+            browser.close()
     return timings
 
 
