@@ -140,11 +140,24 @@ def _sweep_values(args, y: np.ndarray) -> list | None:
 
 
 def write_result(args, result: dict) -> int:
-    """Write an experiment's ``result`` to ``args.out`` as JSON, with the command that made it."""
+    """Write an experiment's ``result`` to ``args.out`` as JSON, with the command that made it; a number
+    that is not finite (NaN: not computed) as null, as JSON has no NaN (Python's ``json`` wrote the
+    bare ``NaN`` other readers refuse)."""
     result["command"] = "python -m ordercore " + " ".join(sys.argv[1:] if args.argv is None else args.argv)
-    args.out.write_text(json.dumps(result, indent=1))
+    args.out.write_text(json.dumps(_finite(result), indent=1, allow_nan=False))
     status(f"wrote {args.out}")  # on standard error, as every command's status line
     return 0
+
+
+def _finite(value):
+    """``value`` (JSON-like: dicts, lists, numbers, text) with every float that is not finite as None."""
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def sentiment_experiment(args) -> int:
