@@ -10,6 +10,7 @@ from ordercore.studio.data_choice import (
     column_kinds,
     fixed_data_notice,
     in_use,
+    kept_upload,
     source_choice,
     split_choice,
     split_counts,
@@ -56,7 +57,8 @@ def main() -> None:
             return
         st.success(split_summary(name or SOURCE_LABELS[source], data))
         session = app_state.current_session()
-    if not in_use(session.settings, source, target, features, split):
+    same_table = kept_upload(app_state.store(), session, upload)
+    if not in_use(session.settings, source, target, features, split, same_table):
         preview_section(frame, source, target, features, split, name)
     show_data(app_state.session_data(session))
 

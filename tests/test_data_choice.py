@@ -16,6 +16,7 @@ from ordercore.studio.data_choice import (
     column_kinds,
     fixed_data_notice,
     in_use,
+    kept_upload,
     source_choice,
     split_choice,
     split_counts,
@@ -122,6 +123,10 @@ def test_using_data_stores_the_split_and_a_refused_choice_changes_nothing(tmp_pa
     )
     kept = store.session("s2")
     assert kept.settings["name"] == "flats.csv" and store.dataset(kept.dataset_id)["name"] == "flats.csv"
+    # the Data page's preview: the kept file is in use; another of the same columns and size is not
+    assert kept_upload(store, kept, upload) and kept_upload(store, stored, None)
+    assert not kept_upload(store, kept, upload.replace(b"F-5,35,80", b"F-5,35,81"))
+    assert not kept_upload(store, stored, upload)  # s1 uses the sample, no upload
     with pytest.raises(ValueError):
         use_data(store, session.id, frame, "sample", target, [], split)  # no features
     assert store.session("s1") == stored
@@ -187,6 +192,7 @@ def test_the_preview_before_use_names_each_columns_kind_and_role_and_goes_once_t
         ["price", "numbers", "target (what the model predicts)"],
     ]
     assert in_use(settings, "upload", "price", ["body", "age"], split)
+    assert not in_use(settings, "upload", "price", ["body", "age"], split, same_table=False)  # another file
     assert not in_use({}, "upload", "price", ["body", "age"], split)  # nothing used yet
     assert not in_use(settings, "upload", "price", ["age"], split)
     assert not in_use(settings, "upload", "price", ["body", "age"], split_choice(3, 0.5, 1))

@@ -169,11 +169,20 @@ def split_counts(data: StudyData) -> list[tuple[str, str]]:
     ]
 
 
-def in_use(settings: dict, source: str, target: str, features, split: dict) -> bool:
+def in_use(settings: dict, source: str, target: str, features, split: dict, same_table: bool = True) -> bool:
     """Whether the session's ``settings`` hold this choice already (its source, target, features and
-    ``split_choice``): the Data page then shows the session's table, not a preview before use."""
+    ``split_choice``) on ``same_table`` (``kept_upload``: another file of the same columns is not in use):
+    the Data page then shows the session's table, not a preview before use."""
     chosen = {"source": source, "target": target, "features": list(features), **split}
-    return all(settings.get(key) == value for key, value in chosen.items())
+    return same_table and all(settings.get(key) == value for key, value in chosen.items())
+
+
+def kept_upload(store, session, upload: bytes | None) -> bool:
+    """Whether ``upload`` (a CSV file's bytes; None: no upload) is, byte for byte, the upload the
+    ``session`` (``SessionInfo``) uses, as ``store`` keeps it; True without an upload."""
+    if upload is None:
+        return True
+    return session.dataset_id is not None and store.dataset(session.dataset_id)["content"] == upload
 
 
 def column_kinds(data: StudyData) -> pd.DataFrame:
