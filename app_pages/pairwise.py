@@ -292,7 +292,7 @@ def own_clicks(engine, annotator: str, revision: int) -> tuple[str, bool]:
     why = standing.why()
     text = why or standing.summary()
     if violations.revision != revision:  # the retrain of the newest answers has not finished: said so
-        text = f"{standing.as_of(engine.sources())} {text}".strip()
+        text = f"{standing.as_of(engine.sources(), failed=bool(engine.models.error))} {text}".strip()
     return text, bool(why)
 
 

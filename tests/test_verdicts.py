@@ -300,3 +300,6 @@ def test_while_ssl_is_refitted_the_figures_say_which_fit_they_are_of():
     assert standing.summary() == "SSL breaks 1 of the 2 preferences from ann's answers, SVR 0."
     said = standing.as_of(now)
     assert said.startswith("Updating:") and "the last fit, which had 2 of the 5 preferences from ann's answers" in said
+    failed = standing.as_of(now, failed=True)  # the refit raised: no "Updating" beside its error
+    assert "Updating" not in failed and failed.startswith("The refit on the newest answers failed")
+    assert "the last fit, which had 2 of the 5 preferences from ann's answers" in failed

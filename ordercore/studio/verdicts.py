@@ -355,15 +355,18 @@ class ClickStanding:
             f"SVR {self.svr_violated}."
         )
 
-    def as_of(self, names_now) -> str:
+    def as_of(self, names_now, failed: bool = False) -> str:
         """Said before the figures while SSL is refitted on newer answers (``names_now`` (p,): the sources of
-        the preferences now): what they are of (a new user read "SSL breaks 3 of the 27 preferences from
-        Marta's answers" beside 32 answers, with no mark)."""
+        the preferences now), or once that refit ``failed``: what they are of (a new user read "SSL breaks 3
+        of the 27 preferences from Marta's answers" beside 32 answers, with no mark; "Updating" stayed
+        beside a failed refit's error)."""
         now = int(np.count_nonzero(np.asarray(names_now, dtype=object) == f"{CLICKS}{self.annotator}"))
-        return (
-            f"Updating: SSL is being refitted on the newest answers. Until then, as of the last fit, which had "
-            f"{self.preferences} of the {now} preferences from {self.annotator}'s answers now."
+        state = (
+            "The refit on the newest answers failed (said above). As of the last fit"
+            if failed
+            else "Updating: SSL is being refitted on the newest answers. Until then, as of the last fit"
         )
+        return f"{state}, which had {self.preferences} of the {now} preferences from {self.annotator}'s answers now."
 
     def why(self) -> str | None:
         """Why SSL breaks more of them than SVR, and what would change it; or that they weigh nothing yet,
