@@ -9,10 +9,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+from ordercore.preferences import PreferenceSet
+from ordercore.studio.rule_edits import edit_rule
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.splits import held_out_share
-from tests.store_checks import snapshot
+from tests.store_checks import pairs_of, snapshot
 from tests.test_store_refusals import NoJob, new_session, table
+
+
+def training_preferences(engine: SessionEngine, rule: Rule) -> PreferenceSet:
+    """The preferences ``rule`` makes on the session's training pairs, as the Rules page makes them."""
+    data = engine.data()
+    labeled = np.zeros(len(data.frame), dtype=bool)
+    labeled[data.labeled] = True
+    return generate(rule, data.frame, labeled, random_state=0).preferences
 
 
 # ------------------------------------------------------------------------ R1: settings data() refused
@@ -57,3 +68,74 @@ def test_labeled_rows_chosen_by_hand_without_test_rows_open_as_given(store):
     data = SessionEngine(store, session_id, "t", NoJob()).data()
     assert data.labeled.tolist() == [3, 7, 12]
     assert not set(data.test.tolist()) & {3, 7, 12} and len(data.test) == round(0.2 * 57)  # of the other 57 rows
+
+
+# ------------------------------------------------------------------------ R2: numpy integer ids
+def writes(store, session_id, rule_id) -> None:
+    """A write of every kind to a session through ids of the type given (ints or numpy integers)."""
+    tighter = Rule("tighter", [Within("age", 2.0)], Ordering("rooms"))
+    store.replace_rule(rule_id, tighter, PreferenceSet.order([4, 6], [3, 5]), "ann")
+    store.add_rule(session_id, Rule("other", [Within("x", 1.0)], Ordering("age")), PreferenceSet.order(8, 9), "ann")
+    answer = store.add_answer(session_id, 10, 11, "a", "ann", rule_id=rule_id)
+    store.add_answer(session_id, 12, 13, "equal", "bob", margin=0.5)
+    store.edit_answer(type(rule_id)(answer), "ann", "b")
+    store.undo_answer(session_id, "bob")
+    grade = store.add_grade(session_id, 3, 2, "ann")
+    store.edit_grade(type(rule_id)(grade), "ann", 4)
+    store.queue_pairs(session_id, [(1, 2), (2, 3)], 2, "ann")
+    store.import_preferences(session_id, PreferenceSet([20, 21], [22, 23], 1.0, 0.5), "bob")
+    settings = store.session_by_id(session_id).settings
+    store.update_settings(session_id, settings | {"labelling": {"goal": 7}})
+    store.add_model_run(session_id, "svr", {"C": 1.0}, {"test_mae": 2.0}, 3)
+
+
+def read(store, session_id) -> tuple:
+    """What a session holds, read through int ids, without ids and times (two sessions compared)."""
+    made, provenance = store.preferences(session_id)
+    answers = store.answers(session_id)[["row_a", "row_b", "choice", "margin", "annotator"]]
+    return (
+        store.contents(session_id),
+        store.revision(session_id),
+        [rule for _, rule in store.rules(session_id)],
+        pairs_of(made),
+        made.margin.tolist(),
+        provenance["source"].tolist(),
+        answers.to_dict("records"),
+        store.grades(session_id)[["row", "grade"]].to_dict("records"),
+        store.queued_pairs(session_id)[["row_a", "row_b", "copies"]].to_dict("records"),
+        store.session_by_id(session_id).settings["labelling"],
+        len(store.export_rules(session_id)),
+    )
+
+
+def test_numpy_integer_ids_reach_the_same_rows_as_ints(store):
+    """SQ01, SQ02 (SQLite said "no rule 1" for np.int64(1), PostgreSQL found it), and every other write
+    (add_rule, add_answer, queue_pairs, import_preferences, update_settings … read nothing for a numpy
+    session id on SQLite and failed in json's words): the same writes through ints and through numpy
+    integers leave two sessions holding the same."""
+    held = []
+    for name, number in (("ints", int), ("numpy", np.int64)):
+        session_id = store.create_session(name, settings={"n_rows": 30}).id
+        rule_id = store.add_rule(
+            session_id, Rule("r", [Within("age", 5.0)], Ordering("rooms")), PreferenceSet.order(0, 1), "ann"
+        )
+        writes(store, number(session_id), number(rule_id))
+        held.append(read(store, session_id))
+        store.remove_rule(number(rule_id))
+        assert [rule.name for _, rule in store.rules(session_id)] == ["other"]
+    assert held[0] == held[1]
+    assert held[0][0] == {"rules": 2, "answers": 1, "imported": 2, "queued": 2, "grades": 1}  # counted by hand
+
+
+def test_a_rule_edited_through_a_numpy_id(store):
+    """S019: ``edit_rule(engine, np.int64(1), ...)`` said "no rule 1" on SQLite."""
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    wide, narrow = (Rule("r1", [Within("age", tolerance)], Ordering("rooms", "higher")) for tolerance in (5.0, 0.5))
+    rule_id = engine.add_rule("ann", wide, training_preferences(engine, wide))
+    said = edit_rule(engine, np.int64(rule_id), "ann", narrow, training_preferences(engine, narrow))
+    assert said.startswith(f"rule #{rule_id}: within ± 5 → 0.5 (age)")
+    assert store.rules(engine.id) == [(rule_id, narrow)]
+    assert pairs_of(store.preferences(engine.id)[0]) == pairs_of(training_preferences(engine, narrow))
+    engine.wait(60)
+    engine.close()

@@ -60,7 +60,7 @@ class RuleStore:
         also one added by another process at the same moment), nothing written then."""
         annotator, name, spec, content = _checked(rule, made, annotator, "add_rule")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
             check_margins(connection, session_id, made)
             repeated = _repeated(connection, session_id, rule)
@@ -86,9 +86,10 @@ class RuleStore:
 
     def remove_rule(self, rule_id: int) -> None:
         """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""
+        rule_id = id_number(rule_id, "rule")  # bound as an int: SQLite never matched a numpy integer (SQ02)
         session_id = session_of(self.engine, rules, rule_id, "rule")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
                 raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
             connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
@@ -105,9 +106,10 @@ class RuleStore:
         when a rule is removed).  ``ValueError`` as ``add_rule``'s (a rule held already), ``KeyError`` for
         a rule no longer there; nothing written then."""
         annotator, name, spec, content = _checked(rule, made, annotator, "replace_rule")
+        rule_id = id_number(rule_id, "rule")  # bound as an int: SQLite never matched a numpy integer (SQ01)
         session_id = session_of(self.engine, rules, rule_id, "rule")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
                 raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
             made.check_indices(n_rows(connection, session_id))

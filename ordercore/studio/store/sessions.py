@@ -66,15 +66,17 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def lock_session(connection, session_id) -> None:
+def lock_session(connection, session_id) -> int:
     """Lock the session's row until the caller's transaction ends (an update changing nothing): the
     writes to one session are made one after another, each seeing all committed before it (the
-    first statement of a write, so that on SQLite the transaction starts as a writer).  ``KeyError``
-    for an unknown session."""
-    query = sessions.update().where(sessions.c.id == id_number(session_id, "session"))
-    query = query.values(revision=sessions.c.revision)
+    first statement of a write, so that on SQLite the transaction starts as a writer).  Returns the
+    session's id as an int (``id_number``), which the write binds from then on: SQLite never matched a
+    numpy integer with a row, PostgreSQL did (corpus 11, SQ01, SQ02).  ``KeyError`` for an unknown session."""
+    session_id = id_number(session_id, "session")
+    query = sessions.update().where(sessions.c.id == session_id).values(revision=sessions.c.revision)
     if connection.execute(query).rowcount != 1:
         raise KeyError(f"no session {session_id}")
+    return session_id
 
 
 def touch(connection, session_id: int, content: bool = True) -> int | None:
@@ -367,7 +369,7 @@ class SessionStore:
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
         with self.engine.begin() as connection:  # checked and written in one transaction: no answer slips in
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if dataset_id is not None and not _dataset_exists(connection, dataset_id):
                 raise KeyError(f"no data set {dataset_id}")
             current = connection.execute(
