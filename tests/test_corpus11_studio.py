@@ -139,3 +139,42 @@ def test_a_rule_edited_through_a_numpy_id(store):
     assert pairs_of(store.preferences(engine.id)[0]) == pairs_of(training_preferences(engine, narrow))
     engine.wait(60)
     engine.close()
+
+
+# ------------------------------------------------------------------------ R3: label_scaling
+@pytest.mark.parametrize(
+    "scaling",
+    [["a", "b"], [0, 0], [0], [50.0, -2.0], [50.0, float("inf")], [float("nan"), 2.0], [True, 2.0], [1, 10**400], "ab"],
+    ids=["S040 text", "S041 zero scale", "S050 one number", "negative", "infinite", "nan", "bool", "huge int", "str"],
+)
+def test_a_label_scaling_the_margins_cannot_be_checked_with_is_not_stored(store, scaling):
+    """S040, S041, S050: stored; every later answer and rule was then refused in float()'s or
+    TargetScaling's words (S047-S049, S051), or checked against a spread of 0."""
+    session_id = new_session(store, "homes", table())
+    settings = store.session_by_id(session_id).settings
+    before = snapshot(store)
+    said = (
+        r"^label_scaling \(the labels' center and scale, .*\) must be two finite numbers \[center, scale\], the scale"
+    )
+    with pytest.raises(ValueError, match=said):
+        store.update_settings(session_id, settings | {"label_scaling": scaling})
+    with pytest.raises(ValueError, match=said):
+        store.create_session("another", settings=settings | {"label_scaling": scaling})
+    assert snapshot(store) == before
+    store.add_answer(session_id, 7, 9, "a", "ann", margin=1.0)  # S047, S049, S051: the session takes answers
+    assert store.answers(session_id)[["row_a", "row_b", "margin"]].to_dict("records") == [
+        {"row_a": 7, "row_b": 9, "margin": 1.0}
+    ]
+
+
+def test_a_stored_label_scaling_checks_margins_in_the_labels_units(store):
+    """What a good label_scaling does (center 50, scale 2: 1e9 spreads are a margin of 2e9), an int and a
+    numpy float taken as numbers."""
+    session_id = new_session(store, "homes", table())
+    store.update_settings(session_id, store.session_by_id(session_id).settings | {"label_scaling": [50, np.float64(2)]})
+    assert store.session_by_id(session_id).settings["label_scaling"] == [50, 2.0]
+    store.add_answer(session_id, 1, 2, "a", "ann", margin=1.9e9)
+    with pytest.raises(
+        ValueError, match=r"a preference margin of 2\.1e\+09 is more than 1e\+09 times the labels' spread \(2\)"
+    ):
+        store.add_answer(session_id, 3, 4, "a", "ann", margin=2.1e9)
