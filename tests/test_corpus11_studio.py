@@ -6,14 +6,20 @@ is checked to leave the store as it was (``store_checks.snapshot``), on SQLite a
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
 import numpy as np
 import pytest
+import sqlalchemy as sa
 
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.rule_edits import edit_rule
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.splits import held_out_share
+from ordercore.studio.store import Store
 from tests.store_checks import pairs_of, snapshot
 from tests.test_store_refusals import NoJob, new_session, table
 
@@ -178,3 +184,50 @@ def test_a_stored_label_scaling_checks_margins_in_the_labels_units(store):
         ValueError, match=r"a preference margin of 2\.1e\+09 is more than 1e\+09 times the labels' spread \(2\)"
     ):
         store.add_answer(session_id, 3, 4, "a", "ann", margin=2.1e9)
+
+
+# ------------------------------------------------------------------------ R4: the store's lock wait
+def lock_wait_set(store: Store) -> int:
+    """The lock wait a connection of ``store`` runs with, in milliseconds, as the database reports it."""
+    with store.engine.connect() as connection:
+        if store.engine.dialect.name == "sqlite":
+            return connection.execute(sa.text("PRAGMA busy_timeout")).scalar()
+        return int(connection.execute(sa.text("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'")).scalar())
+
+
+@pytest.mark.parametrize(
+    "lock_wait, milliseconds",
+    [(Decimal("2"), 2_000), (Fraction(1, 2), 500), (np.float64(0.25), 250), (86_400, 86_400_000)],
+    ids=["F03 Decimal", "Fraction", "numpy", "one day"],
+)
+def test_a_lock_wait_of_any_real_number_up_to_a_day_is_set_in_milliseconds(database_url, lock_wait, milliseconds):
+    """F03: Decimal("2") was refused as no positive number; a day's wait is within both databases'
+    32-bit milliseconds (2,147,483,647)."""
+    assert lock_wait_set(Store(database_url, lock_wait=lock_wait)) == milliseconds
+
+
+@pytest.mark.parametrize(
+    "lock_wait",
+    [1e308, 3e6, 86_400.5, 10**400, Decimal("NaN"), Decimal("sNaN"), Decimal("Infinity"), np.True_, "2", None],
+    ids=[
+        "F04 F09 1e308",
+        "F10 F14 35 days",
+        "a day and a half second",
+        "huge int",
+        "NaN",
+        "sNaN",
+        "inf",
+        "bool",
+        "text",
+        "None",
+    ],
+)
+def test_a_lock_wait_beyond_a_day_or_no_number_is_refused_naming_lock_wait(database_url, lock_wait):
+    """F04, F09 (OverflowError), F10 (PostgreSQL's own words about "lock_timeout") and F14 (SQLite's
+    busy_timeout wrapped to 0: a write gave up at once, saying it had waited 3e+06 s); refused before
+    anything is opened (no SQLite file made)."""
+    said = r"^a store's lock wait must be a positive number of seconds, at most 86,400 \(one day\): lock_wait is "
+    with pytest.raises(ValueError, match=said):
+        Store(database_url, lock_wait=lock_wait)
+    if database_url.startswith("sqlite"):
+        assert not Path(sa.make_url(database_url).database).exists()
