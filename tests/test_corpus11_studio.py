@@ -231,3 +231,62 @@ def test_a_lock_wait_beyond_a_day_or_no_number_is_refused_naming_lock_wait(datab
         Store(database_url, lock_wait=lock_wait)
     if database_url.startswith("sqlite"):
         assert not Path(sa.make_url(database_url).database).exists()
+
+
+# ------------------------------------------------------------------------ R5: a rule's own preferences
+def brute_force_pairs(engine: SessionEngine, tolerance: float) -> list:
+    """The pairs (i, j) "age within ± tolerance, more rooms worth more" makes on the session's training
+    pairs (not both labeled), by looping over every pair of rows."""
+    data = engine.data()
+    age, rooms, labeled = data.frame["age"].to_numpy(), data.frame["rooms"].to_numpy(), set(data.labeled.tolist())
+    n = len(data.frame)
+    return sorted(
+        (i, j)
+        for i in range(n)
+        for j in range(n)
+        if abs(age[i] - age[j]) <= tolerance and rooms[i] > rooms[j] and not {i, j} <= labeled
+    )
+
+
+@pytest.fixture
+def rule_engine(store):
+    """A session on 60 homes with rule #1, 'age within ± 5, more rooms worth more'."""
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    wide = Rule("r1", [Within("age", 5.0)], Ordering("rooms", "higher"))
+    engine.rule_id = engine.add_rule("ann", wide, training_preferences(engine, wide))
+    engine.wait(60)  # its retrain stored (a model run): the store is still from here on
+    yield engine
+    engine.wait(60)
+    engine.close()
+
+
+def test_a_rule_is_not_replaced_with_another_rules_preferences(store, rule_engine):
+    """S004: ``Store.replace_rule`` took the preferences of 'x within ± 2, younger worth more' for rule #1
+    ('age within ± 0.5, more rooms'), and unlinked its audits on their basis."""
+    narrow = Rule("r1", [Within("age", 0.5)], Ordering("rooms", "higher"))
+    other = training_preferences(rule_engine, Rule("r2", [Within("x", 2.0)], Ordering("age", "lower")))
+    before = snapshot(store)
+    said = r"^rule 'r1' does not make the given preference row \d+ over row \d+ on this table"
+    with pytest.raises(ValueError, match=said):
+        store.replace_rule(rule_engine.rule_id, narrow, other, "ann")
+    assert snapshot(store) == before
+    assert pairs_of(store.preferences(rule_engine.id)[0]) == brute_force_pairs(rule_engine, 5.0)
+
+
+def test_a_rule_replaced_with_its_own_preferences_holds_the_pairs_it_makes(store, rule_engine):
+    """The check leaves a rule's own preferences through: those of 'age within ± 0.5', counted by looping."""
+    narrow = Rule("r1", [Within("age", 0.5)], Ordering("rooms", "higher"))
+    replaced = store.replace_rule(rule_engine.rule_id, narrow, training_preferences(rule_engine, narrow), "ann")
+    assert replaced.preferences_before == len(brute_force_pairs(rule_engine, 5.0))
+    assert pairs_of(store.preferences(rule_engine.id)[0]) == brute_force_pairs(rule_engine, 0.5)
+
+
+def test_a_session_without_data_takes_a_rules_preferences_on_its_row_count(store):
+    """Where the store has no table to make a rule's pairs on (a session of a row count alone), it checks
+    the rows only, as before."""
+    session_id = store.create_session("rows only", settings={"n_rows": 10}).id
+    rule = Rule("r", [Within("age", 1.0)], Ordering("rooms"))
+    rule_id = store.add_rule(session_id, rule, PreferenceSet.order([0, 1], [1, 2]), "ann")
+    store.replace_rule(rule_id, rule, PreferenceSet.order(3, 4), "ann")
+    assert pairs_of(store.preferences(session_id)[0]) == [(3, 4)]
