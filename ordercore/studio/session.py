@@ -216,7 +216,7 @@ class SessionEngine:
 
     def add_rule(self, annotator: str, rule: Rule, made: PreferenceSet) -> int:
         """Store ``rule`` with the preferences it made; ``ValueError`` (nothing stored) for a margin the
-        models cannot fit, a rule the session holds, or ``made`` it does not make (``check_made``)."""
+        models cannot fit, a rule the session holds, or ``made`` it does not make (``rule_preferences``)."""
         check_rule(self._need_data(), rule, made)  # made checked: count, margin, weight and a sample of pairs
         return self._changed(self.store.add_rule(self.id, rule, made, annotator))
 

@@ -14,12 +14,13 @@ import pandas as pd
 
 from ordercore.inputs.counts import row_numbers, whole_number
 from ordercore.inputs.printable import quoted
-from ordercore.knowledge.rules import Rule, generate
+from ordercore.knowledge.rules import Rule
 from ordercore.lp.problem import LARGEST_SCALED_MARGIN, TargetScaling, unary_sign
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.data import check_margin
 from ordercore.studio.fingerprints import refuse_another_table
 from ordercore.studio.ratings import refuse_numbers_as_texts
+from ordercore.studio.rule_preferences import check_made
 from ordercore.studio.training import ModelSettings
 from ordercore.studio.workbench import studio_models
 
@@ -28,10 +29,6 @@ MODEL_SETTINGS = tuple(setting.name for setting in fields(ModelSettings))
 
 TIME_LIMIT_RANGE = (5.0, 600.0)
 """The seconds a retrain may take, as the Model page offers them (its shortest and longest)."""
-
-
-SAMPLED_PAIRS = 100
-"""How many of a rule's given preferences ``check_made`` makes again (on their rows alone)."""
 
 
 def check_rule(data, rule: Rule, made: PreferenceSet | None = None) -> None:
@@ -47,52 +44,7 @@ def check_rule(data, rule: Rule, made: PreferenceSet | None = None) -> None:
     if target in {rule.ordering.column, *(c for condition in rule.conditions for c in condition.columns())}:
         raise ValueError(f"rule {rule.name!r} reads the target column {target!r}: its preferences would leak labels")
     if made is not None:
-        check_made(data, rule, made)
-
-
-def check_made(data, rule: Rule, made: PreferenceSet) -> None:
-    """``ValueError`` unless ``made`` are preferences ``rule`` makes on ``data``'s training pairs (as the
-    Rules page and an import make them, perhaps a sample): none when it makes some, another margin or
-    weight, a pair twice, or one of ``SAMPLED_PAIRS`` sampled pairs it does not make.  Cheap (0.05 s at
-    475,000 pairs): the sample is made again on its rows alone, the whole set is not (that costs what
-    making it did, seconds for a wide rule on a large table), so a set missing some of its pairs passes."""
-    labeled = np.zeros(len(data.frame), dtype=bool)
-    labeled[data.labeled] = True
-    if len(made) == 0:
-        n = generate(rule, data.frame, labeled, max_pairs=0).n_matched
-        if n:
-            raise ValueError(f"rule {rule.name!r} makes {n:,} preferences on this table, but none were given")
-        return
-    if np.any(made.margin != rule.margin) or np.any(made.weight != rule.weight):
-        raise ValueError(f"the preferences given for rule {rule.name!r} do not all have its margin and weight")
-    beyond = np.flatnonzero((made.i >= len(data.frame)) | (made.j >= len(data.frame)))
-    if beyond.size:  # made on another table (its codes would collide: said as 'a pair twice')
-        row = int(max(made.i[beyond[0]], made.j[beyond[0]]))
-        raise ValueError(
-            f"the preferences given for rule {rule.name!r} are not the ones it makes on this session's table: "
-            f"row {row} is beyond its {len(data.frame):,} rows"
-        )
-    keys = np.sort(made.pair_codes(len(data.frame))[0])
-    if np.any(keys[1:] == keys[:-1]):
-        raise ValueError(f"the preferences given for rule {rule.name!r} name a pair twice; it makes each once")
-    _check_sample(data.frame, labeled, rule, made)
-
-
-def _check_sample(frame: pd.DataFrame, labeled: np.ndarray, rule: Rule, made: PreferenceSet) -> None:
-    """``ValueError`` naming a pair of a sample of ``made`` that ``rule`` does not make (made again on the
-    sample's rows: its conditions and ordering compare two rows at a time)."""
-    if made.is_unary.any() or max(made.i.max(), made.j.max()) >= len(frame):
-        raise ValueError(f"the preferences given for rule {rule.name!r} name rows outside the table")
-    sample = made[np.random.default_rng(0).permutation(len(made))[:SAMPLED_PAIRS]]
-    rows = np.unique(np.concatenate([sample.i, sample.j]))
-    again = generate(rule, frame.iloc[rows].reset_index(drop=True), labeled[rows]).preferences
-    held = set(zip(rows[again.i].tolist(), rows[again.j].tolist(), strict=True))
-    pairs = zip(sample.i.tolist(), sample.j.tolist(), strict=True)
-    stray = next(((i, j) for i, j in pairs if (i, j) not in held), None)
-    if stray is not None:
-        raise ValueError(
-            f"rule {rule.name!r} does not make the given preference row {stray[0]} over row {stray[1]} on this table"
-        )
+        check_made(data.frame, data.labeled, rule, made)
 
 
 def check_file(file, data) -> None:

@@ -130,7 +130,7 @@ class AssessmentStore:
             if not _claimable(_held(connection, session_id, key), owner, lease_seconds, now()):
                 return False
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             held, at = _held(connection, session_id, key), now()
             if not _claimable(held, owner, lease_seconds, at):
                 return False
@@ -148,7 +148,7 @@ class AssessmentStore:
         over, released, or never had)."""
         key, owner = _key(key), _owner(owner)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             held = _held(connection, session_id, key)
             if held is None or held.state != "running" or held.owner != owner:
                 return False
@@ -179,7 +179,7 @@ class AssessmentStore:
         """End ``owner``'s claim with ``values`` (state, content, message), under the session's lock;
         a finished one prunes the session's older finished ones."""
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             held = _held(connection, session_id, key)
             _check_holder(held, key, owner)
             connection.execute(
@@ -195,7 +195,7 @@ class AssessmentStore:
         session_id, key = id_number(session_id, "session"), _key(key)
         message = check_size(str(message).replace("\x00", ""), "the failure's message")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             connection.execute(
                 assessments.update()
                 .where(assessments.c.session_id == session_id, assessments.c.key == key, assessments.c.state == "done")
@@ -207,7 +207,7 @@ class AssessmentStore:
         ``owner`` does not hold it."""
         key, owner = _key(key), _owner(owner)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             connection.execute(
                 assessments.delete().where(
                     assessments.c.session_id == session_id,

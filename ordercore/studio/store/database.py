@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.store.assessments import AssessmentStore
 from ordercore.studio.store.items import ItemStore
-from ordercore.studio.store.locking import LOCK_WAIT_SECONDS, milliseconds, wait_for_locks
+from ordercore.studio.store.locking import LOCK_WAIT_SECONDS, lock_wait_seconds, milliseconds, wait_for_locks
 from ordercore.studio.store.migrations import NotAStore, is_current, migrate
 from ordercore.studio.store.model_runs import ModelRunStore
 from ordercore.studio.store.preferences import PreferenceStore
@@ -73,8 +73,9 @@ class Store(
     """The project's database.  ``Store()`` opens the configured one (see ``store_url``) and brings
     it to the current tables (``migrations.migrate``: a new database gets them all, an older store the
     migrations it lacks; a current one is only read, no lock taken); ``Store("sqlite:///path")`` opens
-    another.  A write waits at most ``lock_wait`` seconds for another connection's lock, then raises
-    ``locking.StoreBusyError`` and stores nothing.
+    another.  A write waits at most ``lock_wait`` seconds (above 0, at most a day:
+    ``locking.lock_wait_seconds``) for another connection's lock, then raises ``locking.StoreBusyError``
+    and stores nothing.
 
     Its methods are those of its parts: sessions and data sets (``sessions``), rules (``rules``),
     answers and grades (``items``), preferences (``preferences``), exports and imports
@@ -82,6 +83,7 @@ class Store(
     assessments (``assessments``)."""
 
     def __init__(self, url: str | None = None, lock_wait: float = LOCK_WAIT_SECONDS):
+        lock_wait = lock_wait_seconds(lock_wait)  # before anything is opened
         self.url = url or store_url()
         self._blocks: dict[int, dict[tuple[int, int], PreferenceSet]] = {}  # see PreferenceStore._block_contents
         self.engine = _engine(self.url)

@@ -253,7 +253,7 @@ class ItemStore:
         """Store a new item (``values``: its columns, checked as far as they can be without the
         session), checked against the session and committed before returning; its id."""
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             values = kind.checked(connection, session_id, values)
             revision = touch(connection, session_id, content=kind.preferences is not None)
             return insert_items(connection, kind, session_id, [values], revision)[0]
@@ -264,7 +264,7 @@ class ItemStore:
         annotator, item_id = check_annotator(annotator), id_number(item_id, kind.word)
         session_id = session_of(self.engine, kind.table, item_id, kind.word)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             item = _own(connection, kind, item_id, annotator)
             item[kind.field] = kind.checked_field(connection, session_id, value)
             _delete_preferences(connection, kind, item_id)
@@ -279,7 +279,7 @@ class ItemStore:
         annotator, item_id = check_annotator(annotator), id_number(item_id, kind.word)
         session_id = session_of(self.engine, kind.table, item_id, kind.word)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             _own(connection, kind, item_id, annotator)
             _delete(connection, kind, item_id, session_id)
 
@@ -288,7 +288,7 @@ class ItemStore:
         stay); its id, or None if they have none."""
         annotator = check_annotator(annotator)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             last = connection.execute(
                 sa.select(sa.func.max(kind.table.c.id)).where(
                     kind.table.c.session_id == session_id, kind.table.c.annotator == annotator

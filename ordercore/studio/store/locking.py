@@ -10,13 +10,22 @@ transaction is rolled back, so nothing of it is stored.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 
 import sqlalchemy as sa
 
+from ordercore.inputs.printable import quoted
+
 LOCK_WAIT_SECONDS = 10.0
 """How long a connection waits for another's lock before it gives up (SQLite and PostgreSQL alike)."""
+
+MAX_LOCK_WAIT_SECONDS = 86_400.0
+"""The longest lock wait a store takes: one day.  Both databases count it in milliseconds in a 32-bit
+integer (SQLite's busy_timeout, PostgreSQL's lock_timeout: at most 2,147,483 s, about 24.8 days); beyond
+that PostgreSQL refused the setting in its own words and SQLite's wrapped to no wait at all (corpus 11,
+F10, F14), and a write that waits longer than a day for a lock is waiting for a lock nobody releases."""
 
 LOCK_NOT_AVAILABLE = "55P03"
 """PostgreSQL's SQLSTATE for a lock wait that ran out (``lock_timeout``)."""
@@ -27,12 +36,26 @@ class StoreBusyError(TimeoutError, ValueError):
     ``TimeoutError``, and a ``ValueError`` as every refused write is (the pages show it in words)."""
 
 
+def lock_wait_seconds(lock_wait) -> float:
+    """``Store``'s ``lock_wait`` as a float number of seconds: a real number (an int, a float, a Fraction or
+    a Decimal; not a bool) above 0 and at most ``MAX_LOCK_WAIT_SECONDS``; ``ValueError`` naming it else."""
+    real = isinstance(lock_wait, numbers.Real | decimal.Decimal) and not isinstance(lock_wait, bool)
+    try:
+        seconds = float(lock_wait) if real else math.nan
+    except (OverflowError, ValueError):  # an int beyond float64, Decimal('sNaN')
+        seconds = math.nan
+    if not 0 < seconds <= MAX_LOCK_WAIT_SECONDS:
+        raise ValueError(
+            f"a store's lock wait must be a positive number of seconds, at most {MAX_LOCK_WAIT_SECONDS:,.0f} (one "
+            f"day): lock_wait is {quoted(lock_wait)}"
+        )
+    return seconds
+
+
 def wait_for_locks(engine: sa.Engine, seconds: float, shown: str) -> None:
-    """Make ``engine``'s connections wait at most ``seconds`` for another's lock (on PostgreSQL; SQLite's
-    wait is set with its pragmas), and turn a wait that runs out into ``StoreBusyError`` naming the store
-    as ``shown``; ``ValueError`` unless ``seconds`` is a positive number."""
-    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 < seconds < math.inf:
-        raise ValueError(f"a store's lock wait must be a positive number of seconds, got {seconds!r}")
+    """Make ``engine``'s connections wait at most ``seconds`` (checked by ``lock_wait_seconds``) for
+    another's lock (on PostgreSQL; SQLite's wait is set with its pragmas), and turn a wait that runs out
+    into ``StoreBusyError`` naming the store as ``shown``."""
     if engine.dialect.name == "postgresql":
         sa.event.listen(engine, "connect", lambda connection, _record: _set_lock_timeout(connection, seconds))
     sa.event.listen(engine, "handle_error", lambda context: _refuse_busy(context, seconds, shown))

@@ -30,7 +30,7 @@ class QueueStore:
         if isinstance(copies, bool) or not isinstance(copies, numbers.Integral) or not 1 <= copies <= MAX_COPIES:
             raise ValueError(f"each queued pair goes to 1 to {MAX_COPIES} annotators, got {copies!r}")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             n = n_rows(connection, session_id)
             pairs = [(check_row(a, n, "row A"), check_row(b, n, "row B")) for a, b in _pairs(pairs)]
             if any(a == b for a, b in pairs):

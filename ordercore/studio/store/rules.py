@@ -1,18 +1,22 @@
 """A session's rules, each stored with the preferences it made (one block), and refused when the
 session holds the same rule already: the same conditions (in any order) and the same ordering make the
-same pairs, whatever the rule is called."""
+same pairs, whatever the rule is called.  A rule replaced through the store is refused with preferences
+it does not make on the session's table."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from ordercore.knowledge.rules import Rule
 from ordercore.preferences import PreferenceSet
+from ordercore.studio.data import load_source, study_data
+from ordercore.studio.rule_preferences import check_made
 from ordercore.studio.store.limits import check_annotator, check_name, check_size, id_number
 from ordercore.studio.store.preferences import encode_block, insert_block
-from ordercore.studio.store.schema import answers, preference_blocks, preferences, rules
+from ordercore.studio.store.schema import answers, datasets, preference_blocks, preferences, rules, sessions
 from ordercore.studio.store.sessions import check_margins, lock_session, n_rows, now, session_of, touch
 
 
@@ -49,6 +53,27 @@ def _checked(rule: Rule, made: PreferenceSet, annotator: str, method: str) -> tu
     return annotator, name, spec, check_size(encode_block(made), f"the rule's {len(made):,} preferences")
 
 
+def _check_made_on_table(engine: sa.Engine, session_id: int, rule: Rule, made: PreferenceSet) -> None:
+    """``ValueError`` unless ``made`` are preferences ``rule`` makes on the session's table and split
+    (``rule_preferences.check_made``, as the engine checks them), where the session's data is chosen: its
+    table read as the engine reads it (``data.load_source``: an upload's CSV from the store, a data set
+    from ORDERCORE_DATA).  A session without data (its row count alone) is checked against that only.
+    Read before the write's transaction: a session holding rules keeps its table (``update_settings``)."""
+    query = sa.select(sessions.c.settings, datasets.c.content).where(sessions.c.id == session_id)
+    query = query.select_from(sessions.outerjoin(datasets, datasets.c.id == sessions.c.dataset_id))
+    with engine.connect() as connection:
+        held = connection.execute(query).first()
+        if held is None:  # no such session: the write says so (``lock_session``)
+            return
+        check_margins(connection, session_id, made)  # first, in its words (checked again under the lock)
+    settings, content = json.loads(held.settings), held.content
+    if not settings.get("source"):
+        return
+    data = study_data(load_source(settings["source"], content)[0], settings["target"], settings["features"], settings)
+    rule.check_columns(data.frame)
+    check_made(data.frame, data.labeled, rule, made)
+
+
 class RuleStore:
     """``Store``'s rules (a part of it: ``engine`` is the store's)."""
 
@@ -57,10 +82,11 @@ class RuleStore:
     def add_rule(self, session_id: int, rule: Rule, made: PreferenceSet, annotator: str) -> int:
         """Store a rule and the preferences it made, in one transaction; returns the rule's id.
         ``ValueError`` naming the rule it repeats if the session holds the same rule (``Rule.identity``;
-        also one added by another process at the same moment), nothing written then."""
+        also one added by another process at the same moment), nothing written then.  Whether ``made`` is
+        what ``rule`` makes is the caller's to check (the engine's ``check_rule``; ``replace_rule`` checks)."""
         annotator, name, spec, content = _checked(rule, made, annotator, "add_rule")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
             check_margins(connection, session_id, made)
             repeated = _repeated(connection, session_id, rule)
@@ -86,9 +112,10 @@ class RuleStore:
 
     def remove_rule(self, rule_id: int) -> None:
         """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""
+        rule_id = id_number(rule_id, "rule")  # bound as an int: SQLite never matched a numpy integer (SQ02)
         session_id = session_of(self.engine, rules, rule_id, "rule")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
                 raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
             connection.execute(preference_blocks.delete().where(preference_blocks.c.rule_id == rule_id))
@@ -102,12 +129,15 @@ class RuleStore:
         """Rule ``rule_id`` becomes ``rule`` with the preferences it made, in one transaction (all or
         nothing), keeping its id (its number).  Its audit answers to pairs ``made`` still orders (either
         way round) stay its audits; the others stay as the annotators' answers, no longer linked to it (as
-        when a rule is removed).  ``ValueError`` as ``add_rule``'s (a rule held already), ``KeyError`` for
-        a rule no longer there; nothing written then."""
+        when a rule is removed).  ``ValueError`` as ``add_rule``'s (a rule held already, preferences
+        ``rule`` does not make: S004 replaced a rule's preferences by another rule's), ``KeyError`` for a
+        rule no longer there; nothing written then."""
         annotator, name, spec, content = _checked(rule, made, annotator, "replace_rule")
+        rule_id = id_number(rule_id, "rule")  # bound as an int: SQLite never matched a numpy integer (SQ01)
         session_id = session_of(self.engine, rules, rule_id, "rule")
+        _check_made_on_table(self.engine, session_id, rule, made)
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if connection.execute(sa.select(rules.c.id).where(rules.c.id == rule_id)).scalar() is None:
                 raise KeyError(f"no rule {rule_id}")  # removed by another process meanwhile
             made.check_indices(n_rows(connection, session_id))

@@ -66,15 +66,17 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def lock_session(connection, session_id) -> None:
+def lock_session(connection, session_id) -> int:
     """Lock the session's row until the caller's transaction ends (an update changing nothing): the
     writes to one session are made one after another, each seeing all committed before it (the
-    first statement of a write, so that on SQLite the transaction starts as a writer).  ``KeyError``
-    for an unknown session."""
-    query = sessions.update().where(sessions.c.id == id_number(session_id, "session"))
-    query = query.values(revision=sessions.c.revision)
+    first statement of a write, so that on SQLite the transaction starts as a writer).  Returns the
+    session's id as an int (``id_number``), which the write binds from then on: SQLite never matched a
+    numpy integer with a row, PostgreSQL did (corpus 11, SQ01, SQ02).  ``KeyError`` for an unknown session."""
+    session_id = id_number(session_id, "session")
+    query = sessions.update().where(sessions.c.id == session_id).values(revision=sessions.c.revision)
     if connection.execute(query).rowcount != 1:
         raise KeyError(f"no session {session_id}")
+    return session_id
 
 
 def touch(connection, session_id: int, content: bool = True) -> int | None:
@@ -109,14 +111,36 @@ def n_rows(connection, session_id: int) -> int:
     return int(settings["n_rows"])
 
 
+def label_scaling(settings: dict) -> TargetScaling | None:
+    """The models' scaling of the session's labels, y~ = (y - center) / scale, that its settings record
+    as 'label_scaling' = [center, scale] (written with its data by ``studio.data.data_settings``), or None
+    when they record none; ``ValueError`` unless it is two finite numbers, the scale above 0 (a session
+    storing ["a", "b"], [0, 0] or [0] refused every later answer and rule: corpus 11, S040-S051)."""
+    value = settings.get("label_scaling")
+    if value is None:
+        return None
+    numbers_given = isinstance(value, list | tuple) and len(value) == 2
+    numbers_given = numbers_given and all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in value)
+    try:
+        center, scale = map(float, value) if numbers_given else (np.nan, np.nan)
+    except OverflowError:  # an int beyond float64
+        center, scale = np.inf, np.inf
+    if not (np.isfinite(center) and np.isfinite(scale) and scale > 0):
+        raise ValueError(
+            "label_scaling (the labels' center and scale, which the store checks margins with) must be two finite "
+            f"numbers [center, scale], the scale above 0, got {quoted(value)}"
+        )
+    return TargetScaling(center, scale)
+
+
 def check_margins(connection, session_id: int, made: PreferenceSet) -> None:
     """``ValueError`` in ``TargetScaling.margins``' words for preferences whose margin the models cannot
     fit on the session's labels (over 1e9 times their spread), from the scaling its settings record
-    ('label_scaling', written with its data by ``studio.data.data_settings``); a session whose data was
-    chosen before that was recorded is checked by the engine only (``studio.data.check_margin``)."""
-    scaling = session_settings(connection, session_id).get("label_scaling")
+    (``label_scaling``); a session whose data was chosen before that was recorded is checked by the
+    engine only (``studio.data.check_margin``)."""
+    scaling = label_scaling(session_settings(connection, session_id))
     if scaling is not None and len(made):
-        TargetScaling(*map(float, scaling)).margins(made)
+        scaling.margins(made)
 
 
 def session_of(engine: sa.Engine, table: sa.Table, key, what: str) -> int:
@@ -154,8 +178,8 @@ def rating_scale(settings: dict) -> int:
 
 def _settings_json(settings) -> str:
     """A session's settings as stored: a dict of JSON values (text escaped, so NUL is stored as
-    \\u0000), its 'n_rows', if set, a row count, its rating scale one ``rating_scale`` takes;
-    ``TypeError``/``ValueError`` otherwise."""
+    \\u0000), its 'n_rows', if set, a row count, its rating scale one ``rating_scale`` takes, its
+    'label_scaling', if set, one ``label_scaling`` takes; ``TypeError``/``ValueError`` otherwise."""
     if not isinstance(settings, dict):
         raise TypeError(f"session settings must be a dict, got {type(settings).__name__}")
     if settings.get("n_rows") is not None:
@@ -163,6 +187,7 @@ def _settings_json(settings) -> str:
     if not isinstance(settings.get("ratings", {}), dict):
         raise TypeError("the session's rating settings ('ratings') must be a dict")
     rating_scale(settings)
+    label_scaling(settings)
     try:
         text = json.dumps(settings, default=_python_number)
     except (TypeError, ValueError) as error:
@@ -367,7 +392,7 @@ class SessionStore:
         if dataset_id is not None:
             values["dataset_id"] = dataset_id
         with self.engine.begin() as connection:  # checked and written in one transaction: no answer slips in
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             if dataset_id is not None and not _dataset_exists(connection, dataset_id):
                 raise KeyError(f"no data set {dataset_id}")
             current = connection.execute(

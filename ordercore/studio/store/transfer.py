@@ -16,7 +16,7 @@ from ordercore.knowledge.rules import Rule
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS
 from ordercore.studio.store.items import ANSWERS, GRADES, answer_in_table, answer_values, check_grade, insert_items
-from ordercore.studio.store.limits import check_annotator, check_row, check_size
+from ordercore.studio.store.limits import check_annotator, check_row, check_size, id_number
 from ordercore.studio.store.preferences import decode_block, encode_block, insert_block
 from ordercore.studio.store.schema import answers, grades, preference_blocks, preferences, rules
 from ordercore.studio.store.sessions import (
@@ -255,7 +255,7 @@ class TransferStore:
         names = _annotator_column(annotators, len(made), annotator)
         check_size(encode_block(made), f"the {len(made):,} imported preferences")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             made.check_indices(n_rows(connection, session_id))
             check_margins(connection, session_id, made)
             new = ~rows_in(made, _held(connection, session_id))
@@ -276,7 +276,7 @@ class TransferStore:
         margin) are left out.  Returns how many were added; ``ValueError`` naming the first bad line (its
         rows as ``name(row)`` names them: 'row 7' by default), nothing written."""
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             checked = _checked_answers(table, n_rows(connection, session_id), name or _row)
             held = connection.execute(
                 sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
@@ -302,7 +302,7 @@ class TransferStore:
         if missing:
             raise ValueError(f"a grades table needs the columns row, grade and annotator; {missing} missing")
         with self.engine.begin() as connection:
-            lock_session(connection, session_id)
+            session_id = lock_session(connection, session_id)
             n, scale = n_rows(connection, session_id), rating_scale(session_settings(connection, session_id))
             held = connection.execute(
                 sa.select(grades.c.row, grades.c.annotator, grades.c.grade).where(grades.c.session_id == session_id)
@@ -352,6 +352,7 @@ class TransferStore:
         with who added it ("annotator") and how many preferences it made ("pairs"), so that the same
         rule on the same data and split makes the same preferences again (``generate`` with
         ``max_pairs=pairs``, ``random_state=0``, as the Rules page)."""
+        session_id = id_number(session_id, "session")
         made, provenance = self.preferences(session_id)
         counts = provenance["rule_id"].value_counts()
         query = sa.select(rules.c.id, rules.c.spec, rules.c.annotator).where(rules.c.session_id == session_id)
