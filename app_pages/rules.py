@@ -367,7 +367,9 @@ def stored_rules_section(engine, data) -> None:
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
-        "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
+        "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % interval: the range its "
+        "share right over all such pairs would lie in 19 times in 20, wide enough for pairs that share rows (each "
+        "labeled row is in several pairs, so 100 pairs of 40 rows are far fewer than 100 independent checks). "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
         "(Model page) gives the rule's preferences: the stored weight times a measure of how often the rule is right "
         "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way "

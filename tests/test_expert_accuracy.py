@@ -21,6 +21,22 @@ def test_tau_is_the_scale_of_the_references_errors():
     assert order.tau == pytest.approx(np.sqrt(2) * 0.4, rel=0.08)
 
 
+def test_answers_that_share_rows_have_a_wider_standard_error_by_hand():
+    """tau = 1 and every |df| = 1: c = 2 Phi(1) - 1 for each of four answers, two agreeing with the reference
+    and two not: the estimate is 1/2 and the bound 1 / (2 sqrt(4 c²)) = 1 / (4c) when no row repeats.
+    Rows 0 and 1 each in two answers (0 agreeing twice, 1 disagreeing twice): terms ±c/2, row sums c, -c
+    and ±c/2 at the four others, design effect (2c² + c² - c²) / c² = 2, so the bound is √2 / (4c)."""
+    c = 2 * ndtr(1.0) - 1
+    apart = AgreementEstimate.of(
+        ReferenceOrder(np.array([1.0, 0, 1, 0, 0, 1, 0, 1]), 1.0), np.array([0, 2, 4, 6]), np.array([1, 3, 5, 7])
+    )
+    assert (apart.accuracy, apart.standard_error) == pytest.approx((0.5, 1 / (4 * c)))
+    shared = AgreementEstimate.of(
+        ReferenceOrder(np.array([1.0, 1, 0, 0, 2, 2]), 1.0), np.array([0, 0, 1, 1]), np.array([2, 3, 4, 5])
+    )
+    assert (shared.accuracy, shared.standard_error) == pytest.approx((0.5, np.sqrt(2) / (4 * c)))
+
+
 def test_too_few_or_perfect_labels_measure_nothing():
     f = np.arange(6.0)
     assert ReferenceOrder.fit(f, f.copy(), np.random.default_rng(0)).tau is None  # every pair right

@@ -14,10 +14,13 @@ of fold).  The least-squares estimate over an annotator's answers q,
 
     a - 1/2 = sum_q (g_q - 1/2) c_q / sum_q c_q^2,   c_q = 2 s_q - 1,   g_q = 1 if they agree,
 
-has standard error at most 1 / (2 sqrt(sum_q c_q^2)) (each g_q's variance is at most 1/4):
-``AgreementEstimate``.  Both err more on close pairs, so the errors correlate and the estimate reads
-high (an expert right on 80 % of random pairs reads 0.96 on random pairs); what it tells apart surely is
-an expert from a coin (0.51 on the same pairs), which is what ``AgreementEstimate.weight`` rests on.
+has standard error at most 1 / (2 sqrt(sum_q c_q^2)) (each g_q's variance is at most 1/4) when the answers
+share no row; answers that share rows (a row asked again, similar rows) are not independent, so the bound
+is widened by their design effect (``pair_share.shared_row_factor`` of the terms c_q (g_q - 1/2 - (a - 1/2) c_q),
+as a rule's checked pairs are): ``AgreementEstimate``. Both err more on close pairs, so the errors correlate
+and the estimate reads high (an expert right on 80 % of random pairs reads 0.96 on random pairs); what it
+tells apart surely is an expert from a coin (0.51 on the same pairs), which is what
+``AgreementEstimate.weight`` rests on.
 
 The estimate assumes the pairs were not chosen for SVR's errors: pairs chosen where SVR is likely wrong
 (``pair_scores.expected_correction``, ``committee_choice``) read lower than the annotator is: an expert
@@ -36,6 +39,7 @@ import numpy as np
 import scipy.optimize
 from scipy.special import log_ndtr, ndtr
 
+from ordercore.knowledge.pair_share import shared_row_factor
 from ordercore.preferences import PreferenceSet, code_rows, pair_codes
 
 PAIRS_FOR_TAU = 20_000
@@ -133,7 +137,9 @@ class AgreementEstimate:
             return cls(0.5, np.inf, int(winner.size))
         agree = reference.predictions[winner] > reference.predictions[loser]
         excess = float(np.sum((agree - 0.5) * certainty)) / information
-        return cls(0.5 + excess, 0.5 / np.sqrt(information), int(winner.size))
+        # answers that share a row err together: the bound widened by their design effect (pair_share)
+        shared = shared_row_factor(winner, loser, certainty * (agree - 0.5 - excess * certainty))
+        return cls(0.5 + excess, 0.5 * np.sqrt(shared / information), int(winner.size))
 
     @classmethod
     def of_annotator(cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray) -> AgreementEstimate:

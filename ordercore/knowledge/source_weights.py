@@ -27,6 +27,7 @@ from sklearn.model_selection import KFold
 
 from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
 from ordercore.knowledge.label_cv import FOLDS
+from ordercore.knowledge.pair_share import pair_share_interval
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import MAX_WEIGHT, PreferenceSet
 
@@ -79,6 +80,11 @@ class SourceCheck:
     def counts(self) -> tuple[int, int]:
         """(correct, total) over every checked pair."""
         return int(self.right.sum()), int(self.right.size)
+
+    def share_interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """The interval at ``confidence`` for the share of its checked pairs right, knowing they share rows
+        (``pair_share.pair_share_interval``); (nan, nan) when nothing checks it."""
+        return pair_share_interval(self.winner, self.loser, self.right, confidence)
 
     def where_contradicting(self, reference: np.ndarray | None) -> tuple[int, int]:
         """(correct, total) over the checked pairs the ``reference`` predictions (n,) do not order as
