@@ -3,6 +3,7 @@ ordercore.studio.rule_view), against brute force and pandas on small tables: a c
 tolerance a "within" starts from, the pairs a condition holds for, the column a new rule orders by,
 the preview's random sample, and the overlaps table in words."""
 
+import itertools
 import math
 import re
 
@@ -26,6 +27,7 @@ from ordercore.knowledge.rules import (
     generate,
     offered_conditions,
     rank_correlation,
+    rank_correlation_interval,
     rule_name,
     spread_amount,
 )
@@ -302,3 +304,25 @@ def test_a_rank_correlation_within_the_noise_picks_no_direction_and_never_reads_
         assert f"{abs(rho):.2f} over 40 rows" in said and f"{abs(low):.2f} to " in said, said
         assert not re.search(r"-\d|[−-]0\.00\b", said), said  # no hyphen-minus, no signed zero
         assert ("−" + f"{abs(rho):.2f}" in said) == (round(rho, 2) < 0)
+
+
+@pytest.mark.parametrize("rows", [4, 5, 6])
+def test_a_perfect_order_of_a_few_rows_gets_an_interval_as_wide_as_the_permutation_test_says(rows):
+    """Bad-input corpus R10 (L064, L065): ρ = ±1 on 4 or 5 rows read "95 % interval −1.00 to −1.00".  A perfect
+    order is 2 of the rows! orders of the labels (counted here by brute force over every permutation), so it
+    is surely not chance (two-sided p ≤ 0.05) from 5 rows on: the interval spans 0 on 4 rows and not from 5,
+    and never reaches ±1.  On 4 rows by hand: ρ = −1 is taken as −0.8 (1 − 12/60), atanh 0.8 = ln 9 / 2 =
+    1.098612, half-width 1.959964 √1.06 = 2.017906: (tanh(−3.116518), tanh(0.919294)) = (−0.99608, 0.72556)."""
+    x = np.arange(1.0, rows + 1)
+    perfect = sum(abs(spearmanr(x, order).statistic) > 1 - 1e-12 for order in itertools.permutations(range(rows)))
+    assert perfect == 2
+    surely = perfect / math.factorial(rows) <= 0.05
+    for sign in (1.0, -1.0):
+        low, high = rank_correlation_interval(sign, rows)
+        assert -1 < low < high < 1
+        assert (low <= 0 <= high) == (not surely)
+    if rows == 4:
+        assert rank_correlation_interval(-1.0, 4) == pytest.approx((-0.99608, 0.72556), abs=1e-5)
+        said = direction_reason("rooms", "price", -1.0, 4)
+        assert "−1.00 over 4 rows, 95 % interval −1.00 to 0.73: it spans 0" in said
+        assert said.startswith("Higher to start with, by default: the labeled rows show no direction")
