@@ -113,7 +113,9 @@ def build_rule(data, taken=()):
     ordering_default = default_ordering(frame, exclude, taken, data.y_train())
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
-    suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS)
+    suggested = suggested_conditions(
+        frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS, labels=data.y_train()
+    )
     conditions = [
         condition_widgets(slot, frame, exclude, suggested[slot] if slot < len(suggested) else None)
         for slot in range(CONDITION_SLOTS)

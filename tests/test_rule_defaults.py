@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import spearmanr
+from scipy.stats import f_oneway, spearmanr
 
 from ordercore.knowledge.quality import rule_quality
 from ordercore.knowledge.rules import (
@@ -30,7 +30,9 @@ from ordercore.knowledge.rules import (
     rank_correlation_interval,
     rule_name,
     spread_amount,
+    suggested_conditions,
 )
+from ordercore.knowledge.rules.forms import category_share
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.rule_view import checked_line, direction_reason, preview_sample, quality_words
@@ -154,7 +156,7 @@ def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id
         }
     )
     offered = offered_conditions(cars, exclude=["price", "car_id"])
-    assert offered == ["within", "relative_within", "same_category"]
+    assert offered == ["within", "relative_within"]  # three notes of three rows are free text, no categories
     assert all("car_id" not in p.options for p in condition_form("within", cars, ["price", "car_id"]) if p.options)
     homes = cars.assign(Latitude=[40.0, 40.1, 40.2], LON=[-105.0, -105.1, -105.2])
     assert "near" in offered_conditions(homes, exclude=["price", "car_id"])
@@ -164,9 +166,9 @@ def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id
 
 
 def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
-    """A new user's cars: 'same category' started on the free-text note.  Offered first: text repeated in
-    few values (fuel), then whole numbers of few values (owners), then the rest in table order (the id,
-    the note, mileage: every value its own)."""
+    """A new user's cars: 'same category' started on the free-text note.  Offered: text repeated in few
+    values (fuel) alone; never the id or the note (every value its own) nor a number (owners: 'within ± 0'
+    is its 'same'; mileage), which a first-time expert was offered too."""
     rng = np.random.default_rng(0)
     n = 40
     cars = pd.DataFrame(
@@ -179,7 +181,44 @@ def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
         }
     )
     (column,) = condition_form("same_category", cars)
-    assert column.default == "fuel" and column.options == ["fuel", "owners", "car_id", "note", "mileage"]
+    assert column.default == "fuel" and column.options == ["fuel"]
+    # a stored rule on another column (made before, or by a file) keeps it when edited
+    (column,) = condition_form("same_category", cars, start=SameCategory("owners"))
+    assert column.default == "owners" and column.options == ["fuel", "owners"]
+
+
+def test_the_first_rule_holds_equal_the_category_the_labels_vary_most_between():
+    """A first-time expert's bikes were held to the same condition (3 values) where their type (5 values)
+    drives the price.  Here the type moves the target by 0-800 and the condition by 0-60 (noise SD 50), and a
+    'colour' of 20 values does nothing: over 40 labeled rows the type is chosen, whatever the order of the
+    columns, and without labels the fewest values come first as before.  The share of variance between
+    categories is checked against scipy's one-way ANOVA F: ε² = (k − 1)(F − 1) / ((k − 1) F + N − k)."""
+    rng = np.random.default_rng(7)
+    n = 200
+    table = pd.DataFrame(
+        {
+            "condition": rng.choice(["excellent", "good", "fair"], n),
+            "colour": rng.choice([f"colour {k}" for k in range(20)], n),
+            "bike_type": rng.choice(["road", "gravel", "mountain", "city", "touring"], n),
+            "age": rng.uniform(0, 15, n),
+        }
+    )
+    effect = {"road": 800, "gravel": 600, "mountain": 500, "touring": 300, "city": 0}
+    bonus = {"excellent": 60, "good": 30, "fair": 0}
+    price = table["bike_type"].map(effect) + table["condition"].map(bonus) + rng.normal(0, 50, n)
+    labels = np.full(n, np.nan)
+    labeled = rng.choice(n, 40, replace=False)
+    labels[labeled] = price.to_numpy()[labeled]
+    for column in ("bike_type", "condition", "colour"):
+        groups = [labels[labeled][(table[column].to_numpy()[labeled] == v)] for v in table[column].unique()]
+        groups = [g for g in groups if g.size]
+        k, rows, f = len(groups), 40, f_oneway(*groups).statistic
+        expected = (k - 1) * (f - 1) / ((k - 1) * f + rows - k)
+        assert category_share(table[column], labels) == pytest.approx(expected)
+    assert suggested_conditions(table, ["age"], labels=labels)[0] == SameCategory("bike_type")
+    assert suggested_conditions(table[["bike_type", "colour", "condition"]], labels=labels)[0].column == "bike_type"
+    assert suggested_conditions(table, ["age"])[0] == SameCategory("condition")  # no labels: fewest values
+    assert np.isnan(category_share(table["bike_type"], np.full(n, np.nan)))
 
 
 def test_a_new_rule_starts_in_the_direction_the_labeled_rows_rank():
