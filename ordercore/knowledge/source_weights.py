@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
 
-from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
+from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, answered_pairs
 from ordercore.knowledge.label_cv import FOLDS
 from ordercore.knowledge.pair_share import pair_share_interval
 from ordercore.lp.estimator import OrderPreferenceRegressor
@@ -177,15 +177,16 @@ def click_agreement(reference, y, preferences: PreferenceSet, source, names, see
     """Each source's ``AgreementEstimate`` (k, 4: accuracy, standard error, answers, and all they ordered when
     those answers are their audit pairs alone, else NaN) for the click
     sources among ``names`` (k,) (NaN rows for the others), their preferences those of ``source`` (p,)
-    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure (all
-    NaN without them)."""
+    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure, and on pairs
+    of labeled rows against the labels, "about equal" answers too (``answered_pairs``); all NaN without a
+    reference."""
     table = np.full((len(names), 4), np.nan)
     clicks = [k for k, name in enumerate(names) if str(name).startswith(CLICKS)]
     if reference is None or not clicks:
         return table
     order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
     for k in clicks:
-        estimate = AgreementEstimate.of_annotator(order, *ordered_pairs(preferences[source == k], reference.size))
+        estimate = AgreementEstimate.of_annotator(order, *answered_pairs(preferences[source == k], y))
         ordered = np.nan if estimate.ordered is None else estimate.ordered
         table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers, ordered)
     return table
