@@ -29,6 +29,7 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted, wrapped_row_height
+from ordercore.studio.rule_edits import rule_number
 from ordercore.studio.rule_view import (
     checked_line,
     direction_reason,
@@ -414,7 +415,7 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
     if st.session_state.get("rule_removing") != rule_id:
         edit, remove_cell = st.columns([1, 4])
         edit.button(
-            f"Edit rule #{rule_id}",
+            f"Edit rule #{rule_number(engine, rule_id)}",
             key=f"rule_edit_{rule_id}",
             on_click=clear_form,
             args=(rule_id, rule),

@@ -314,3 +314,27 @@ def test_sessions_whose_names_differ_get_different_file_names():
     """A111: 'a/b' and 'a?b' were both 'a_b-answers.csv'."""
     names = ["a/b", "a?b", "a b", "a_b", "a:b", "a\\b", "ab", "*", "**", ""]
     assert len({export_file_name(name, "answers", "csv") for name in names}) == len(names)
+
+
+def test_a_fresh_sessions_rules_are_numbered_from_1_in_its_files_and_a_copy(store, homes, source):
+    """Issue 33, a first-time expert's Minor 4: rules imported into a fresh session read #3 and #4 (their store
+    ids run across sessions).  The source's rules are #1 and #2 (its audit answer audits #1, and its rules'
+    preferences say #1 and #2 in the exports); imported into a fresh session after another session's rules
+    they are #1 and #2 there too, with ids that are not."""
+    frame, _ = homes
+    other = store.create_session("other", settings={"n_rows": len(frame)})
+    store.add_rule(other.id, Rule("elsewhere", [Within("age", 1)], Ordering("rooms")), PreferenceSet.order(0, 1), "z")
+    files = exported(store, source.id)
+    answers = pd.read_csv(io.StringIO(files["answers.csv"]))
+    assert answers["rule_number"].dropna().tolist() == [1] and "rule_id" not in answers
+    preferences = pd.read_csv(io.StringIO(files["preferences.csv"]))
+    assert set(preferences["rule_number"].dropna()) == {1, 2} and "rule_id" not in preferences
+    target = store.create_session("copy", settings={"n_rows": len(frame)})
+    imported(store, target.id, "rules.json", files["rules.json"], homes)
+    numbers = store.rule_numbers(target.id)
+    assert sorted(numbers.values()) == [1, 2] and sorted(numbers) != [1, 2]
+    named = {number: rule.name for rule_id, rule in store.rules(target.id) for number in [numbers[rule_id]]}
+    assert named == {1: "bedrooms nearby", 2: "rooms"}
+    # an answers file of before (its rules by store id) still imports
+    old = answers.rename(columns={"rule_number": "rule_id"}).to_csv(index=False)
+    assert imported(store, target.id, "answers.csv", old, homes).startswith("Imported 4 answers")

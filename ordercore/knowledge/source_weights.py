@@ -135,14 +135,15 @@ CLICKS = "clicks: "
 """How a click source's name starts (``source_names``: 'clicks: ANNOTATOR')."""
 
 
-def rule_source(rule_id: int, name: str) -> str:
-    """A rule's source name (its id keeps two rules of one name apart)."""
-    return f"rule #{rule_id}: {name}"
+def rule_source(number: int, name: str) -> str:
+    """A rule's source name, by its number in the session (which keeps two rules of one name apart)."""
+    return f"rule #{number}: {name}"
 
 
-def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
-    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by
-    rule_id), 'clicks: ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
+def source_names(provenance: pd.DataFrame, rule_names: dict, numbers: dict | None = None) -> np.ndarray:
+    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by the
+    rule's number in the session, ``numbers`` {rule_id: number}; by its id without them), 'clicks:
+    ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
     provenance ``Store.preferences`` gives.  Vectorised over the few distinct sources: a click at
     500,000 preferences stays fast."""
     kinds, kind_names = pd.factorize(provenance["source"])
@@ -156,7 +157,8 @@ def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
         kind, rest = divmod(int(key), n_rules * n_annotators)
         rule_id, annotator = rest // n_annotators - 1, rest % n_annotators
         if kind_names[kind] == "rule":
-            labels.append(rule_source(int(rule_id), rule_names.get(int(rule_id), "?")))
+            number = int(rule_id) if numbers is None else numbers.get(int(rule_id), int(rule_id))
+            labels.append(rule_source(number, rule_names.get(int(rule_id), "?")))
         elif kind_names[kind] == "click":
             labels.append(f"{CLICKS}{annotator_names[annotator] or 'anonymous'}")
         else:
