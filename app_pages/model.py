@@ -292,7 +292,7 @@ def settings_section(engine) -> None:
             disabled=trusted,
             help="Not used under automatic trust, which weighs each source itself: turn it off below to set λ2."
             if trusted
-            else None,
+            else setting.help,
             on_change=lambda name=name, key=key: set_model(
                 engine, parameters={**engine.model_settings().parameters, name: state[key]}
             ),
@@ -361,7 +361,12 @@ def boosting_section(engine, data) -> None:
         key="model_monotone",
         help=f"Starts at {default or 'no constraint'}: {why}.",
     )
-    pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
+    pressed = st.button(
+        "Fit gradient boosting",
+        key="model_fit_hgb",
+        help="scikit-learn's HistGradientBoostingRegressor: a sum of small decision trees, each fitted to what the "
+        "trees before it got wrong, on the labels alone.",
+    )
     try:
         key = (engine.id, engine.data_key(), column)
         error = app_state.kept_result(
