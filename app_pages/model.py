@@ -251,7 +251,7 @@ def answers_bought_section(engine, runs, data) -> None:
     """The session's cross-validated error against the number of answers, beside the labels-instead
     estimate (issue 31): what the expert's time bought, seen without test labels."""
     cost = st.number_input(
-        "A value label costs … answers", 1.0, 1000.0, float(LABEL_COST), key="label_cost",
+        "A value label costs … answers", 1, 1000, int(LABEL_COST), step=1, key="label_cost",
         help="How many pairwise answers an expert gives in the time one value label takes (the "
         "labels-instead line). A value has to be looked up or estimated from the whole row: about ten answers.",
     )  # fmt: skip

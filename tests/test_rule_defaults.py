@@ -309,8 +309,13 @@ def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
     one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks, 5)
     assert one.startswith("The table lists 1 of the rule's 5 pairs, and 1 pair of labeled rows (they check"), one
     assert one.endswith("of its one pair of labeled rows, 1."), one
+    # one listed pair is 'it', right or wrong (a first-time expert read 'the rule orders 1 of those 1 rightly')
+    assert "the rule orders it rightly (a tie counts as wrong)" in one and "of those" not in one, one
+    wrong = checked_line(PreferenceSet.order([0, 2], [1, 0], 0.0, 1.0), labels, checks, 5)
+    assert "the rule orders it wrongly" in wrong, wrong
     two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks, 0)
     assert two.startswith("The rule makes no pairs, and 2 pairs of labeled rows"), two
+    assert "the rule orders 2 of those 2 rightly" in two, two
 
 
 def hand_interval(rho: float, rows: int) -> tuple[float, float]:

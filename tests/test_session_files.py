@@ -269,6 +269,11 @@ def test_a_bad_grades_file_is_refused_whole_naming_its_line(store, homes, graded
     assert held_grades(store, target.id) == [(9, 1, "007")]
 
 
+def seconds(table: pd.DataFrame) -> list:
+    """A stored table's created_at to the second, in UTC (SQLite keeps UTC without its zone)."""
+    return [pd.Timestamp(t).floor("s").tz_localize(None) for t in table["created_at"]]
+
+
 def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes, source, graded):
     """An export's created_at is when each answer or grade was given: the import keeps it (the answers
     table shows when, not the import's time); a time without a zone is UTC; a line whose time is not one,
@@ -277,9 +282,13 @@ def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes,
     target = store.create_session("target", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
     text = store.export_answers(source.id)
     assert imported(store, target.id, "answers.csv", text, homes).startswith("Imported")
-    assert store.answers(target.id)["created_at"].tolist() == store.answers(source.id)["created_at"].tolist()
+    assert seconds(store.answers(target.id)) == seconds(store.answers(source.id))
     assert imported(store, target.id, "grades.csv", store.export_grades(graded.id), homes).startswith("Imported")
-    assert store.grades(target.id)["created_at"].tolist() == store.grades(graded.id)["created_at"].tolist()
+    assert seconds(store.grades(target.id)) == seconds(store.grades(graded.id))
+    # written to the second and marked UTC (a first-time expert read '2026-11-28 02:44:58.066317', no zone)
+    written = pd.read_csv(io.StringIO(text))["created_at"]
+    assert written.str.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").all()
+    assert written.tolist() == [f"{pd.Timestamp(t):%Y-%m-%dT%H:%M:%S}Z" for t in store.answers(source.id)["created_at"]]
 
     by_hand = store.create_session("by hand", settings={"n_rows": len(frame)})
     line = "row_a,row_b,choice,annotator,created_at\n5,6,a,dee,{}\n"

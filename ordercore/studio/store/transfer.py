@@ -236,6 +236,12 @@ def _given_at(row: dict) -> dict:
     return {"created_at": when.to_pydatetime()}
 
 
+def iso_utc(times: pd.Series) -> pd.Series:
+    """Stored times (UTC, with or without their zone) as exports write them: ISO 8601 to the second, marked
+    UTC ('2026-11-28T02:44:58Z'; '2026-11-28 02:44:58.066317' named no zone).  ``_given_at`` reads both."""
+    return pd.to_datetime(times, utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class TransferStore:
     """``Store``'s exports and imports (a part of it: ``engine`` is the store's; it reads through the
     store's ``preferences``, ``answers`` and ``grades``)."""
@@ -326,16 +332,19 @@ class TransferStore:
         audited = answers["rule_id"].map(lambda rule_id: "" if pd.isna(rule_id) else named.get(int(rule_id), ""))
         answers.insert(answers.columns.get_loc("rule_id") + 1, "rule", audited)
         answers["rule_winner"] = rule_winner(answers)
+        answers["created_at"] = iso_utc(answers["created_at"])
         numbers = self._numbered(session_id, answers["rule_id"])
         answers.insert(answers.columns.get_loc("rule_id"), "rule_number", numbers)
         frame = by_id(answers.drop(columns=["id", "swapped", "imported", "rule_id"]), "answers", ids, fingerprints)
         return frame.to_csv(index=False, float_format="%.17g")
 
     def export_grades(self, session_id: int, ids: IDS = None, fingerprints=None) -> str:
-        """The session's grades as CSV, oldest first: row, grade, annotator, created_at; the rows by id
+        """The session's grades as CSV, oldest first: row, grade, annotator, created_at (``iso_utc``); the rows by id
         with ``ids``, their ``fingerprints`` with them (``by_id``).  ``import_grades`` reads it back
         (``session_files``: by id)."""
-        return by_id(self.grades(session_id).drop(columns="id"), "grades", ids, fingerprints).to_csv(index=False)
+        grades = self.grades(session_id).drop(columns="id")
+        grades["created_at"] = iso_utc(grades["created_at"])
+        return by_id(grades, "grades", ids, fingerprints).to_csv(index=False)
 
     def export_preferences(self, session_id: int, format: str = "csv", ids: IDS = None, fingerprints=None) -> str:
         """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
