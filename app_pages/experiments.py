@@ -16,7 +16,7 @@ from ordercore.experiments.results import read_result, run_experiment
 from ordercore.experiments.table1 import SWEEPS
 from ordercore.studio.data import available_sources
 from ordercore.studio.figures import against_figure
-from ordercore.studio.numbers import significant, work_done
+from ordercore.studio.numbers import counted, significant, work_done
 from ordercore.studio.verdicts import trials_verdict
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
@@ -54,17 +54,21 @@ def show(result: dict, prefix: str) -> None:
         st.plotly_chart(sweep_figure(result), key=f"{prefix}_sweep")
         return
     summary, units = result["summary"], mae_units(result)
-    st.caption(f"Test MAE in {units}, the mean over {len(result['trials'])} trial(s).")
+    st.caption(
+        f"Test MAE in {units}, the mean over {counted(len(result['trials']), 'trial')}. p (paired t-test): how often "
+        "chance alone would make a difference this large if neither model were better."
+    )
     cells = st.columns(4)
     cells[0].metric("SVR test MAE", significant(summary["svr_mae_mean"]), help=f"In {units}.")
     cells[1].metric("SSL test MAE", significant(summary["ssl_mae_mean"]), help=f"In {units}.")
     cells[2].metric("Improvement", f"{100 * summary['improvement']:.1f}%", help="(SVR − SSL) / SVR, test MAE.")
     p_value = summary.get("p_value")
     cells[3].metric(
-        "Paired t-test p",
+        "p (paired t-test)",
         "—" if p_value is None else significant(p_value, 2),
-        help="The chance of a difference between SSL and SVR at least this large over these trials if neither "
-        "were better (Student's t on the per-trial differences); below 0.05: more than chance explains.",
+        help="The p-value of a paired t-test: the chance of a difference between SSL and SVR at least this large "
+        "over these trials if neither were better (Student's t on the difference of the two in each trial, the "
+        "trials paired because both models see the same split); below 0.05: more than chance explains.",
     )
     kind, words = trials_verdict(summary["improvement"], p_value, len(result["trials"]))
     getattr(st, kind)(words)

@@ -251,7 +251,7 @@ def answers_bought_section(engine, runs, data) -> None:
     """The session's cross-validated error against the number of answers, beside the labels-instead
     estimate (issue 31): what the expert's time bought, seen without test labels."""
     cost = st.number_input(
-        "A value label costs … answers", 1.0, 1000.0, float(LABEL_COST), key="label_cost",
+        "A value label costs … answers", 1, 1000, int(LABEL_COST), step=1, key="label_cost",
         help="How many pairwise answers an expert gives in the time one value label takes (the "
         "labels-instead line). A value has to be looked up or estimated from the whole row: about ten answers.",
     )  # fmt: skip
@@ -292,7 +292,7 @@ def settings_section(engine) -> None:
             disabled=trusted,
             help="Not used under automatic trust, which weighs each source itself: turn it off below to set λ2."
             if trusted
-            else None,
+            else setting.help,
             on_change=lambda name=name, key=key: set_model(
                 engine, parameters={**engine.model_settings().parameters, name: state[key]}
             ),
@@ -361,7 +361,12 @@ def boosting_section(engine, data) -> None:
         key="model_monotone",
         help=f"Starts at {default or 'no constraint'}: {why}.",
     )
-    pressed = st.button("Fit HistGradientBoostingRegressor", key="model_fit_hgb")
+    pressed = st.button(
+        "Fit gradient boosting",
+        key="model_fit_hgb",
+        help="scikit-learn's HistGradientBoostingRegressor: a sum of small decision trees, each fitted to what the "
+        "trees before it got wrong, on the labels alone.",
+    )
     try:
         key = (engine.id, engine.data_key(), column)
         error = app_state.kept_result(

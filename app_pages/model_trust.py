@@ -200,7 +200,8 @@ def sources_table(engine, trust, scale: float) -> None:
         }
     )
     st.markdown("**What each weight rests on**")
-    st.table(checks.style.format({"weight": "{:.2f}"}), hide_index=True)  # its cells wrap: it fits 1024 px
+    shown = checks.style.format({"weight": "{:.2f}", "preferences": "{:,}"})  # 3,285 as everywhere else
+    st.table(shown, hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
         "Weight: a measure of how often the source is right where SVR (labels only, each labeled row predicted out "
         "of fold) orders its checked pairs the other way, the only pairs where its preferences move the fit: 0 when "

@@ -206,7 +206,11 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
             say_once(screen)
             if source not in (ACTIVE, QUEUE):
                 audit_caption(engine, data, rules[source], source)
-    st.caption("Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last).")
+    st.caption(
+        "Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last). B − A: blue where B's value "
+        "is the larger, orange where it is the smaller, the stronger the larger the difference against the column's "
+        "spread (a difference, not better or worse)."
+    )
     entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
     answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
     controls = st.empty()
@@ -426,8 +430,8 @@ def answer_counts(engine) -> None:
 
 def goal_words(own: int, goal: int, everyone: int) -> str:
     """The goal counts each annotator's own answers: '40 of 40 answers of yours; 54 in all'."""
-    reached = "goal reached: " if own >= goal else ""
-    return f"{reached}{own:,} of {goal:,} answers of yours; {everyone:,} in all, by everyone"
+    said = f"{own:,} of {goal:,} answers of yours; {everyone:,} in all, by everyone"
+    return f"Goal reached: {said}" if own >= goal else said
 
 
 def set_weighing(engine) -> None:

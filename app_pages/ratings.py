@@ -219,9 +219,10 @@ def model_section(engine, fit: dict, grades: pd.DataFrame, scale: int, data, tex
     )
     too_few = cross_validation_needs(len(grades))
     done = None if too_few else engine.grading.cross_validation(fit["key"][0])
-    if done is None:
-        cells[1].metric("CV MAE (grades)", "—")
-        st.info(f"No cross-validated MAE yet: {too_few or 'it runs in the background'}.")
+    if done is None:  # why not, in the metric itself: a separate box outlived it once, beside a CV MAE drawn later
+        why = f"No cross-validated MAE yet: {too_few or 'it runs in the background'}."
+        not_yet = "too few grades" if too_few else "runs in the background"
+        cells[1].metric("CV MAE (grades)", "—", not_yet, delta_color="off", delta_arrow="off", help=why)
     else:
         cv, on = done
         if on < len(grades):

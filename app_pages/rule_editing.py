@@ -9,7 +9,7 @@ import streamlit as st
 
 import app_state
 from ordercore.knowledge.rules import Rule
-from ordercore.studio.rule_edits import audit_split, edit_rule
+from ordercore.studio.rule_edits import audit_split, edit_rule, rule_number
 
 CONDITION_SLOTS = 4
 NO_CONDITION = "—"
@@ -51,15 +51,16 @@ def form_values(rule: Rule) -> dict:
 def edit_actions(engine, rule_id: int, rule, made, left) -> None:
     """While a stored rule is edited: what saving does to its audit answers, then Save and Stop editing."""
     with left:
+        number = rule_number(engine, rule_id)  # in the session, as users see it
         if made is not None:
             kept, unlinked = audit_split(engine.answers(), rule_id, made.preferences)
             st.info(
-                f"Editing rule #{rule_id}: saving replaces its preferences with these {len(made.preferences):,} and "
+                f"Editing rule #{number}: saving replaces its preferences with these {len(made.preferences):,} and "
                 f"keeps its number. Its audit answers to pairs it still makes stay its audits ({kept:,}); those to "
                 f"pairs it no longer makes stay as answers but no longer audit it ({unlinked:,})."
             )
         save, stop = st.columns([2, 1])
-        saved = save.button(f"Save changes to rule #{rule_id}", type="primary", key="rule_save", disabled=made is None)
+        saved = save.button(f"Save changes to rule #{number}", type="primary", key="rule_save", disabled=made is None)
         stop.button("Stop editing", key="rule_edit_stop", on_click=clear_form)
     if saved:
         try:

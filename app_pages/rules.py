@@ -29,6 +29,7 @@ from ordercore.knowledge.rules import (
 from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted, wrapped_row_height
+from ordercore.studio.rule_edits import rule_number
 from ordercore.studio.rule_view import (
     checked_line,
     direction_reason,
@@ -113,7 +114,9 @@ def build_rule(data, taken=()):
     ordering_default = default_ordering(frame, exclude, taken, data.y_train())
     name_slot = st.container()
     st.markdown("**Roughly equal when**")
-    suggested = suggested_conditions(frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS)
+    suggested = suggested_conditions(
+        frame, exclude=[*exclude, ordering_default], slots=CONDITION_SLOTS, labels=data.y_train()
+    )
     conditions = [
         condition_widgets(slot, frame, exclude, suggested[slot] if slot < len(suggested) else None)
         for slot in range(CONDITION_SLOTS)
@@ -367,7 +370,9 @@ def stored_rules_section(engine, data) -> None:
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
         "Accuracy: how often the rule's order is right, on pairs of labeled rows that meet its conditions and on "
-        "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % Wilson interval. "
+        "the pairs of it you answered (Pairwise page, *Pairs from* the rule), with a 95 % interval: the range its "
+        "share right over all such pairs would lie in 19 times in 20, wide enough for pairs that share rows (each "
+        "labeled row is in several pairs, so 100 pairs of 40 rows are far fewer than 100 independent checks). "
         "An 'about equal' answer counts as the rule being wrong, a skip not at all. Weight: what automatic trust "
         "(Model page) gives the rule's preferences: the stored weight times a measure of how often the rule is right "
         "on the checked pairs where SVR (labels only, each labeled row predicted out of fold) orders the other way "
@@ -410,7 +415,7 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
     if st.session_state.get("rule_removing") != rule_id:
         edit, remove_cell = st.columns([1, 4])
         edit.button(
-            f"Edit rule #{rule_id}",
+            f"Edit rule #{rule_number(engine, rule_id)}",
             key=f"rule_edit_{rule_id}",
             on_click=clear_form,
             args=(rule_id, rule),

@@ -27,9 +27,10 @@ ZERO = -1
 
 COLUMNS = ("i", "j", "margin", "weight")
 
-EXPORT_COLUMNS = ("source", "rule_id", "answer_id", "annotator", "i_fingerprint", "j_fingerprint")
+EXPORT_COLUMNS = ("source", "rule_number", "rule_id", "answer_id", "annotator", "i_fingerprint", "j_fingerprint")
 """Columns a preference file may hold beside ``COLUMNS``: the Studio's export of who made each and how
-(``Store.export_preferences``) and of the rows' fingerprints (the Studio's import and the CLI's ``fit`` check
+(``Store.export_preferences``; a rule by its number in the session, by its store id in exports made before)
+and of the rows' fingerprints (the Studio's import and the CLI's ``fit`` check
 them; ``PreferenceSet`` reads past them), and the rows' ids as ``<id>_i``, ``<id>_j`` beside i and j."""
 
 AS_TEXT = {"i_fingerprint": str, "j_fingerprint": str}

@@ -97,7 +97,7 @@ def test_the_model_page_reads_at_a_glance(tmp_path):
                 assert not re.search(r"\de[+-−]?\d|\d[kMGTmµ]$", tick), (plot["names"], tick)
 
         assert boosting_choice(page) == "rooms"
-        page.get_by_role("button", name="Fit HistGradientBoostingRegressor").click()
+        page.get_by_role("button", name="Fit gradient boosting").click()
         settle(page, 120)
         shown = page.get_by_test_id("stMetric").filter(has_text="gradient boosting").get_by_test_id("stMetricValue")
         assert re.fullmatch(r"\d{1,3}(,\d{3})+", shown.inner_text().strip()), shown.inner_text()

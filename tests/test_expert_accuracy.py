@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
+from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, answered_pairs
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, assess_sources
 from ordercore.preferences import PreferenceSet
 from tests.test_lp import random_problem
@@ -19,6 +19,22 @@ def test_tau_is_the_scale_of_the_references_errors():
     y = f + rng.normal(scale=0.4, size=600)
     order = ReferenceOrder.fit(f, y, rng)
     assert order.tau == pytest.approx(np.sqrt(2) * 0.4, rel=0.08)
+
+
+def test_answers_that_share_rows_have_a_wider_standard_error_by_hand():
+    """tau = 1 and every |df| = 1: c = 2 Phi(1) - 1 for each of four answers, two agreeing with the reference
+    and two not: the estimate is 1/2 and the bound 1 / (2 sqrt(4 c²)) = 1 / (4c) when no row repeats.
+    Rows 0 and 1 each in two answers (0 agreeing twice, 1 disagreeing twice): terms ±c/2, row sums c, -c
+    and ±c/2 at the four others, design effect (2c² + c² - c²) / c² = 2, so the bound is √2 / (4c)."""
+    c = 2 * ndtr(1.0) - 1
+    apart = AgreementEstimate.of(
+        ReferenceOrder(np.array([1.0, 0, 1, 0, 0, 1, 0, 1]), 1.0), np.array([0, 2, 4, 6]), np.array([1, 3, 5, 7])
+    )
+    assert (apart.accuracy, apart.standard_error) == pytest.approx((0.5, 1 / (4 * c)))
+    shared = AgreementEstimate.of(
+        ReferenceOrder(np.array([1.0, 1, 0, 0, 2, 2]), 1.0), np.array([0, 0, 1, 1]), np.array([2, 3, 4, 5])
+    )
+    assert (shared.accuracy, shared.standard_error) == pytest.approx((0.5, np.sqrt(2) / (4 * c)))
 
 
 def test_too_few_or_perfect_labels_measure_nothing():
@@ -73,15 +89,31 @@ def test_a_coin_is_rarely_informative_an_expert_is():
     assert np.mean(coins) < 0.06 and all(experts)
 
 
-def test_ordered_pairs_are_the_strict_answers_once():
-    preferences = PreferenceSet(
-        [0, 2, 3, 4, 0, 5, 6, 1],
-        [1, 3, 2, 5, 1, 4, 7, -1],
-        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
-        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0],
-    )  # 0 > 1 twice; 2 ~ 3 and 4 ~ 5 both ways; 6 > 7 of weight 0; a unary one
-    winner, loser = ordered_pairs(preferences, 8)
-    assert list(zip(winner.tolist(), loser.tolist(), strict=True)) == [(0, 1)]
+def test_answers_on_labeled_pairs_are_checked_by_the_labels_about_equal_too():
+    """Issue 33, Minor 5: an "about equal" was never checked.  Labels 5, 3, 4, 4 on rows 0-3 and 10, 12 on rows
+    8, 9.  Answers: 0 > 1 twice (right, 5 > 3, once); 2 ~ 3 within 0 (right: 4 = 4); 8 ~ 9 within 1 (wrong:
+    |10 - 12| = 2); 0 ~ 9 within 10 (right: 7); 4 ~ 5 (unlabeled: nothing checks it); 6 > 7 (unlabeled: for the
+    reference); 3 > 2 of weight 0 and a unary one left out.  With a reference that orders every labeled pair
+    rightly (tau unmeasured) the labels alone measure them: 3 of 4, c = 1 each, so a = 1/2 + (3/2 - 1/2) / 4 =
+    0.75, standard error 1 / (2 √4) = 0.25 (residuals 1/4, 1/4, 1/4, -3/4; row sums 1/2, 1/4, 1/4, 1/4, -1/2,
+    -3/4 at rows 0, 1, 2, 3, 9, 8: 1.25 - 0.75 < 0.75, design effect 1)."""
+    from ordercore.knowledge.source_weights import click_agreement
+
+    y = np.array([5.0, 3, 4, 4, np.nan, np.nan, np.nan, np.nan, 10, 12])
+    preferences = PreferenceSet.concatenate(
+        [
+            PreferenceSet.order([0, 0, 6, 3], [1, 1, 7, 2], 0.0, [1.0, 1.0, 1.0, 0.0]),
+            PreferenceSet.close([2, 8, 0, 4], [3, 9, 9, 5], [0.0, 1.0, 10.0, 0.0]),
+            PreferenceSet([1], [-1], [1.0], [1.0]),
+        ]
+    )
+    winner, loser, labeled = answered_pairs(preferences, y)
+    assert list(zip(winner.tolist(), loser.tolist(), strict=True)) == [(6, 7)]
+    checked = set(zip(labeled.a.tolist(), labeled.b.tolist(), labeled.right.tolist(), strict=True))
+    assert checked == {(0, 1, True), (2, 3, True), (8, 9, False), (0, 9, True)}
+    reference = np.nan_to_num(y)  # orders every labeled pair of different labels rightly
+    (row,) = click_agreement(reference, y, preferences, np.zeros(len(preferences), int), ["clicks: Jonas"], 0)
+    assert row[:3] == pytest.approx([0.75, 0.25, 4])
 
 
 def clicks_problem(accuracy, answers=150, seed=3):

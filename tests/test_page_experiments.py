@@ -19,11 +19,13 @@ def test_experiments_page_runs_a_quick_table1(store_path, data_directory):
     assert metric(at, "SVR test MAE") == f"{result['summary']['svr_mae_mean']:,.4g}"
     # in Boston's units, medv in thousands of dollars, on the figure's axes and above the metrics (pass 10, Minor 9)
     assert any("thousands of USD" in caption.value for caption in at.caption)
+    # 'trial(s)' read as unsure; the p-value is defined in words where it is shown (issue 33, Minor 6)
+    assert any("the mean over 2 trials. p (paired t-test): how often chance" in c.value for c in at.caption)
     import json
 
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     assert all("thousands of USD" in figure[axis]["title"]["text"] for axis in ("xaxis", "yaxis")), figure
-    assert "if neither were better" in next(m for m in at.metric if m.label == "Paired t-test p").help
+    assert "if neither were better" in next(m for m in at.metric if m.label == "p (paired t-test)").help
     p_value, change = result["summary"]["p_value"], abs(result["summary"]["improvement"])
     said = [box.value for box in [*at.info, *at.success, *at.error]]
     assert any(f"{change:.1%}" in words and f"(p = {p_value:.2g})" in words for words in said), said

@@ -60,3 +60,23 @@ def test_the_readmes_part_for_users_names_methods_not_seed_numbers():
     users = README.read_text().split("## The library in a few lines")[0]
     found = [line for line in users.splitlines() if JARGON.search(line)]
     assert "## Terms" in users and not found, found
+
+
+def test_terms_are_defined_in_plain_words_where_they_appear(ready):
+    """Issue 33, a first-time expert's Minor 6: "Wilson interval", "RBF γ (auto = 1 / features)", the button
+    "Fit HistGradientBoostingRegressor" and "a Laplace fit of the latent values" were left undefined.  The
+    Rules page says what its interval is, the Model page names the button in words (the class in its help)
+    and says what γ is, and the GP's progress says what an evidence evaluation does."""
+    from ordercore.studio.numbers import gp_starting_text
+
+    add_default_rule(ready)
+    at = ready.switch_page("app_pages/rules.py").run()
+    said = " ".join(words(at))
+    assert not at.exception and "Wilson" not in said and "19 times in 20" in said and "independent checks" in said
+    at = at.switch_page("app_pages/model.py").run()
+    (button,) = [b for b in at.button if b.key == "model_fit_hgb"]
+    assert button.label == "Fit gradient boosting" and "HistGradientBoostingRegressor" in button.help
+    gamma = [s for s in at.select_slider if "γ" in s.label]
+    assert gamma and all("radial basis function" in s.help and "RBF" not in s.label for s in gamma)
+    text = gp_starting_text("exact", 0, 100, 3.0)
+    assert "Laplace approximation" in text and "hidden value of every row" in text and "latent" not in text

@@ -229,6 +229,10 @@ def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_
     # read '54 of 40 answers (39 yours)': everyone's against the goal, past 100 %)
     assert at.get("progress")[0].proto.text == "2 of 5 answers of yours; 4 in all, by everyone"
     assert at.get("progress")[0].proto.value == 40
+    at.number_input(key=f"answer_goal_{session_id}").set_value(2).run()
+    # reached, it starts a sentence (a first-time expert read 'goal reached: 40 of 40 …')
+    assert at.get("progress")[0].proto.text == "Goal reached: 2 of 2 answers of yours; 4 in all, by everyone"
+    at.number_input(key=f"answer_goal_{session_id}").set_value(5).run()
     made = engine(at).preferences()[0]
     assert made.weight.tolist() == [1.0] * 4
     at.toggle(key=f"weigh_annotators_{session_id}").set_value(True).run()

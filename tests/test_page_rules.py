@@ -14,7 +14,8 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     page then counts the four judged answers, right where the answer names the row with more of
     the rule's ordering column (worked out here from the table), pooled with its labeled pairs."""
 
-    from ordercore.knowledge.quality import labeled_accuracy, wilson_interval
+    from ordercore.knowledge.pair_share import pair_share_interval
+    from ordercore.knowledge.quality import labeled_check
 
     at = ready
     add_default_rule(at)
@@ -41,19 +42,19 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     assert answers["rule_id"].tolist() == [rule_id] * 5
     assert list(zip(answers["row_a"], answers["row_b"], strict=True)) == shown
     column = engine(at).data().frame[rule.ordering.column].to_numpy()
-    right = [
-        (choice == "a") == (column[a] > column[b])
-        for (a, b), choice in zip(shown, ["a", "b", "equal", "a"], strict=False)
-        if choice != "equal"
-    ]
-    correct, total = sum(right), 4  # 'about equal' is judged, and wrong; the skip is not judged
+    judged = list(zip(shown, ["a", "b", "equal", "a"], strict=False))  # the skip is not judged
+    winners = [a if column[a] > column[b] else b for (a, b), _ in judged]
+    # 'about equal' is judged, and wrong
+    right = [choice != "equal" and (choice == "a") == (column[a] > column[b]) for (a, b), choice in judged]
+    correct, total = sum(right), 4
     at.switch_page("app_pages/rules.py").run()
     assert not at.exception
     row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
     assert int(row["audit answers"]) == total and int(row["labeled pairs"]) == labeled_pairs
-    labeled_correct, _ = labeled_accuracy(rule, engine(at).data().frame, engine(at).data().y_train())
-    pooled = (correct + labeled_correct, total + labeled_pairs)
-    low, high = wilson_interval(*pooled)
+    labeled = labeled_check(rule, engine(at).data().frame, engine(at).data().y_train())
+    pooled = (correct + int(labeled.right.sum()), total + labeled_pairs)
+    losers = [b if winner == a else a for ((a, b), _), winner in zip(judged, winners, strict=True)]
+    low, high = pair_share_interval([*labeled.winner, *winners], [*labeled.loser, *losers], [*labeled.right, *right])
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
     assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
     # Not assessed by automatic trust yet (the Model page): the stored weight is the one in force

@@ -13,7 +13,6 @@ from ordercore.knowledge.quality import (
     rule_quality,
     rule_trust,
     weights_from_accuracy,
-    wilson_interval,
 )
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.preferences import PreferenceSet
@@ -75,23 +74,6 @@ def test_graph_checks_find_cycles_conflicts_and_duplicates():
 def test_a_pair_stated_three_times_is_one_duplicate():
     report = check_preference_graph(PreferenceSet.order([4, 4, 4, 1, 1], [2, 2, 2, 0, 0]))
     assert report.duplicates.tolist() == [[1, 0], [4, 2]]
-
-
-def test_wilson_interval_by_hand():
-    """8 right of 10 at 95 %: z = 1.959964, p = 0.8, z² = 3.841459;
-    centre (0.8 + 3.841459/20) / (1 + 0.3841459) = 0.992073 / 1.384146 = 0.716740,
-    half-width 1.959964 √(0.016 + 3.841459/400) / 1.384146 = 1.959964 · 0.160011 / 1.384146 = 0.226578:
-    (0.49016, 0.94332)."""
-    low, high = wilson_interval(8, 10)
-    assert (low, high) == pytest.approx((0.490162, 0.943318), abs=1e-5)
-    # 0 of 5: the lower end is 0 and the upper z²/(n + z²) = 3.841459 / 8.841459 = 0.434482.
-    assert wilson_interval(0, 5) == pytest.approx((0.0, 0.434482), abs=1e-5)
-    assert all(np.isnan(wilson_interval(0, 0)))
-    assert wilson_interval(8, 10, confidence=0.99)[0] < low
-    with pytest.raises(ValueError):
-        wilson_interval(11, 10)
-    with pytest.raises(ValueError):
-        wilson_interval(1, 2, confidence=1.0)
 
 
 def test_labeled_accuracy_counts_every_labeled_pair_meeting_the_conditions():
@@ -181,7 +163,10 @@ def test_rule_trust_reads_pairs_from_the_stored_preferences_and_pools_the_eviden
     trust = rule_trust([(7, rooms)], frame, y, preferences, provenance, answers)
     assert trust["accuracy_source"][0] == "labeled pairs + audit answers"
     assert (trust["labeled_pairs"][0], trust["audit_answers"][0], trust["accuracy"][0]) == (1, 2, pytest.approx(2 / 3))
-    assert (trust["accuracy_low"][0], trust["accuracy_high"][0]) == pytest.approx(wilson_interval(2, 3))
+    # The pooled pairs (2 over 0 right, 1 over 0 right, 2 over 0 wrong): residuals about p~ = 3/5 are
+    # 0.4, 0.4, -0.6, row sums 0.2 (row 0), 0.4 (row 1), -0.2 (row 2): 0.24 < 0.68, so the design effect is
+    # 1 and the interval Wilson's for 2 of 3: (4/3 + z²/6 ± z √(2/27 + z²/36)) / (1 + z²/3) = (0.20766, 0.93850)
+    assert (trust["accuracy_low"][0], trust["accuracy_high"][0]) == pytest.approx((0.20766, 0.93850), abs=1e-5)
     trust = rule_trust([(7, rooms)], frame, y, preferences, provenance)
     assert trust["accuracy_source"][0] == "labeled pairs" and trust["accuracy"][0] == 1.0
 

@@ -3,13 +3,14 @@ ordercore.studio.rule_view), against brute force and pandas on small tables: a c
 tolerance a "within" starts from, the pairs a condition holds for, the column a new rule orders by,
 the preview's random sample, and the overlaps table in words."""
 
+import itertools
 import math
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import spearmanr
+from scipy.stats import f_oneway, spearmanr
 
 from ordercore.knowledge.quality import rule_quality
 from ordercore.knowledge.rules import (
@@ -26,9 +27,12 @@ from ordercore.knowledge.rules import (
     generate,
     offered_conditions,
     rank_correlation,
+    rank_correlation_interval,
     rule_name,
     spread_amount,
+    suggested_conditions,
 )
+from ordercore.knowledge.rules.forms import category_share
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.rule_view import checked_line, direction_reason, preview_sample, quality_words
@@ -152,7 +156,7 @@ def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id
         }
     )
     offered = offered_conditions(cars, exclude=["price", "car_id"])
-    assert offered == ["within", "relative_within", "same_category"]
+    assert offered == ["within", "relative_within"]  # three notes of three rows are free text, no categories
     assert all("car_id" not in p.options for p in condition_form("within", cars, ["price", "car_id"]) if p.options)
     homes = cars.assign(Latitude=[40.0, 40.1, 40.2], LON=[-105.0, -105.1, -105.2])
     assert "near" in offered_conditions(homes, exclude=["price", "car_id"])
@@ -162,9 +166,9 @@ def test_near_is_offered_only_with_columns_named_for_degrees_and_never_on_the_id
 
 
 def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
-    """A new user's cars: 'same category' started on the free-text note.  Offered first: text repeated in
-    few values (fuel), then whole numbers of few values (owners), then the rest in table order (the id,
-    the note, mileage: every value its own)."""
+    """A new user's cars: 'same category' started on the free-text note.  Offered: text repeated in few
+    values (fuel) alone; never the id or the note (every value its own) nor a number (owners: 'within ± 0'
+    is its 'same'; mileage), which a first-time expert was offered too."""
     rng = np.random.default_rng(0)
     n = 40
     cars = pd.DataFrame(
@@ -177,7 +181,44 @@ def test_same_category_starts_on_a_column_of_categories_not_a_note_or_an_id():
         }
     )
     (column,) = condition_form("same_category", cars)
-    assert column.default == "fuel" and column.options == ["fuel", "owners", "car_id", "note", "mileage"]
+    assert column.default == "fuel" and column.options == ["fuel"]
+    # a stored rule on another column (made before, or by a file) keeps it when edited
+    (column,) = condition_form("same_category", cars, start=SameCategory("owners"))
+    assert column.default == "owners" and column.options == ["fuel", "owners"]
+
+
+def test_the_first_rule_holds_equal_the_category_the_labels_vary_most_between():
+    """A first-time expert's bikes were held to the same condition (3 values) where their type (5 values)
+    drives the price.  Here the type moves the target by 0-800 and the condition by 0-60 (noise SD 50), and a
+    'colour' of 20 values does nothing: over 40 labeled rows the type is chosen, whatever the order of the
+    columns, and without labels the fewest values come first as before.  The share of variance between
+    categories is checked against scipy's one-way ANOVA F: ε² = (k − 1)(F − 1) / ((k − 1) F + N − k)."""
+    rng = np.random.default_rng(7)
+    n = 200
+    table = pd.DataFrame(
+        {
+            "condition": rng.choice(["excellent", "good", "fair"], n),
+            "colour": rng.choice([f"colour {k}" for k in range(20)], n),
+            "bike_type": rng.choice(["road", "gravel", "mountain", "city", "touring"], n),
+            "age": rng.uniform(0, 15, n),
+        }
+    )
+    effect = {"road": 800, "gravel": 600, "mountain": 500, "touring": 300, "city": 0}
+    bonus = {"excellent": 60, "good": 30, "fair": 0}
+    price = table["bike_type"].map(effect) + table["condition"].map(bonus) + rng.normal(0, 50, n)
+    labels = np.full(n, np.nan)
+    labeled = rng.choice(n, 40, replace=False)
+    labels[labeled] = price.to_numpy()[labeled]
+    for column in ("bike_type", "condition", "colour"):
+        groups = [labels[labeled][(table[column].to_numpy()[labeled] == v)] for v in table[column].unique()]
+        groups = [g for g in groups if g.size]
+        k, rows, f = len(groups), 40, f_oneway(*groups).statistic
+        expected = (k - 1) * (f - 1) / ((k - 1) * f + rows - k)
+        assert category_share(table[column], labels) == pytest.approx(expected)
+    assert suggested_conditions(table, ["age"], labels=labels)[0] == SameCategory("bike_type")
+    assert suggested_conditions(table[["bike_type", "colour", "condition"]], labels=labels)[0].column == "bike_type"
+    assert suggested_conditions(table, ["age"])[0] == SameCategory("condition")  # no labels: fewest values
+    assert np.isnan(category_share(table["bike_type"], np.full(n, np.nan)))
 
 
 def test_a_new_rule_starts_in_the_direction_the_labeled_rows_rank():
@@ -268,8 +309,13 @@ def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
     one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks, 5)
     assert one.startswith("The table lists 1 of the rule's 5 pairs, and 1 pair of labeled rows (they check"), one
     assert one.endswith("of its one pair of labeled rows, 1."), one
+    # one listed pair is 'it', right or wrong (a first-time expert read 'the rule orders 1 of those 1 rightly')
+    assert "the rule orders it rightly (a tie counts as wrong)" in one and "of those" not in one, one
+    wrong = checked_line(PreferenceSet.order([0, 2], [1, 0], 0.0, 1.0), labels, checks, 5)
+    assert "the rule orders it wrongly" in wrong, wrong
     two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks, 0)
     assert two.startswith("The rule makes no pairs, and 2 pairs of labeled rows"), two
+    assert "the rule orders 2 of those 2 rightly" in two, two
 
 
 def hand_interval(rho: float, rows: int) -> tuple[float, float]:
@@ -302,3 +348,25 @@ def test_a_rank_correlation_within_the_noise_picks_no_direction_and_never_reads_
         assert f"{abs(rho):.2f} over 40 rows" in said and f"{abs(low):.2f} to " in said, said
         assert not re.search(r"-\d|[−-]0\.00\b", said), said  # no hyphen-minus, no signed zero
         assert ("−" + f"{abs(rho):.2f}" in said) == (round(rho, 2) < 0)
+
+
+@pytest.mark.parametrize("rows", [4, 5, 6])
+def test_a_perfect_order_of_a_few_rows_gets_an_interval_as_wide_as_the_permutation_test_says(rows):
+    """Bad-input corpus R10 (L064, L065): ρ = ±1 on 4 or 5 rows read "95 % interval −1.00 to −1.00".  A perfect
+    order is 2 of the rows! orders of the labels (counted here by brute force over every permutation), so it
+    is surely not chance (two-sided p ≤ 0.05) from 5 rows on: the interval spans 0 on 4 rows and not from 5,
+    and never reaches ±1.  On 4 rows by hand: ρ = −1 is taken as −0.8 (1 − 12/60), atanh 0.8 = ln 9 / 2 =
+    1.098612, half-width 1.959964 √1.06 = 2.017906: (tanh(−3.116518), tanh(0.919294)) = (−0.99608, 0.72556)."""
+    x = np.arange(1.0, rows + 1)
+    perfect = sum(abs(spearmanr(x, order).statistic) > 1 - 1e-12 for order in itertools.permutations(range(rows)))
+    assert perfect == 2
+    surely = perfect / math.factorial(rows) <= 0.05
+    for sign in (1.0, -1.0):
+        low, high = rank_correlation_interval(sign, rows)
+        assert -1 < low < high < 1
+        assert (low <= 0 <= high) == (not surely)
+    if rows == 4:
+        assert rank_correlation_interval(-1.0, 4) == pytest.approx((-0.99608, 0.72556), abs=1e-5)
+        said = direction_reason("rooms", "price", -1.0, 4)
+        assert "−1.00 over 4 rows, 95 % interval −1.00 to 0.73: it spans 0" in said
+        assert said.startswith("Higher to start with, by default: the labeled rows show no direction")

@@ -269,6 +269,11 @@ def test_a_bad_grades_file_is_refused_whole_naming_its_line(store, homes, graded
     assert held_grades(store, target.id) == [(9, 1, "007")]
 
 
+def seconds(table: pd.DataFrame) -> list:
+    """A stored table's created_at to the second, in UTC (SQLite keeps UTC without its zone)."""
+    return [pd.Timestamp(t).floor("s").tz_localize(None) for t in table["created_at"]]
+
+
 def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes, source, graded):
     """An export's created_at is when each answer or grade was given: the import keeps it (the answers
     table shows when, not the import's time); a time without a zone is UTC; a line whose time is not one,
@@ -277,9 +282,13 @@ def test_imported_answers_and_grades_keep_the_time_they_were_given(store, homes,
     target = store.create_session("target", settings={"n_rows": len(frame), "ratings": {"scale": 7}})
     text = store.export_answers(source.id)
     assert imported(store, target.id, "answers.csv", text, homes).startswith("Imported")
-    assert store.answers(target.id)["created_at"].tolist() == store.answers(source.id)["created_at"].tolist()
+    assert seconds(store.answers(target.id)) == seconds(store.answers(source.id))
     assert imported(store, target.id, "grades.csv", store.export_grades(graded.id), homes).startswith("Imported")
-    assert store.grades(target.id)["created_at"].tolist() == store.grades(graded.id)["created_at"].tolist()
+    assert seconds(store.grades(target.id)) == seconds(store.grades(graded.id))
+    # written to the second and marked UTC (a first-time expert read '2026-11-28 02:44:58.066317', no zone)
+    written = pd.read_csv(io.StringIO(text))["created_at"]
+    assert written.str.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ").all()
+    assert written.tolist() == [f"{pd.Timestamp(t):%Y-%m-%dT%H:%M:%S}Z" for t in store.answers(source.id)["created_at"]]
 
     by_hand = store.create_session("by hand", settings={"n_rows": len(frame)})
     line = "row_a,row_b,choice,annotator,created_at\n5,6,a,dee,{}\n"
@@ -314,3 +323,27 @@ def test_sessions_whose_names_differ_get_different_file_names():
     """A111: 'a/b' and 'a?b' were both 'a_b-answers.csv'."""
     names = ["a/b", "a?b", "a b", "a_b", "a:b", "a\\b", "ab", "*", "**", ""]
     assert len({export_file_name(name, "answers", "csv") for name in names}) == len(names)
+
+
+def test_a_fresh_sessions_rules_are_numbered_from_1_in_its_files_and_a_copy(store, homes, source):
+    """Issue 33, a first-time expert's Minor 4: rules imported into a fresh session read #3 and #4 (their store
+    ids run across sessions).  The source's rules are #1 and #2 (its audit answer audits #1, and its rules'
+    preferences say #1 and #2 in the exports); imported into a fresh session after another session's rules
+    they are #1 and #2 there too, with ids that are not."""
+    frame, _ = homes
+    other = store.create_session("other", settings={"n_rows": len(frame)})
+    store.add_rule(other.id, Rule("elsewhere", [Within("age", 1)], Ordering("rooms")), PreferenceSet.order(0, 1), "z")
+    files = exported(store, source.id)
+    answers = pd.read_csv(io.StringIO(files["answers.csv"]))
+    assert answers["rule_number"].dropna().tolist() == [1] and "rule_id" not in answers
+    preferences = pd.read_csv(io.StringIO(files["preferences.csv"]))
+    assert set(preferences["rule_number"].dropna()) == {1, 2} and "rule_id" not in preferences
+    target = store.create_session("copy", settings={"n_rows": len(frame)})
+    imported(store, target.id, "rules.json", files["rules.json"], homes)
+    numbers = store.rule_numbers(target.id)
+    assert sorted(numbers.values()) == [1, 2] and sorted(numbers) != [1, 2]
+    named = {number: rule.name for rule_id, rule in store.rules(target.id) for number in [numbers[rule_id]]}
+    assert named == {1: "bedrooms nearby", 2: "rooms"}
+    # an answers file of before (its rules by store id) still imports
+    old = answers.rename(columns={"rule_number": "rule_id"}).to_csv(index=False)
+    assert imported(store, target.id, "answers.csv", old, homes).startswith("Imported 4 answers")

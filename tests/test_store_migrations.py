@@ -52,12 +52,37 @@ def test_a_store_from_before_answer_numbers_numbers_each_sessions_answers_in_the
     first.engine.dispose()
     with sqlite3.connect(path) as connection:  # the answers as version 3 made them
         connection.execute("ALTER TABLE answers DROP COLUMN number")
-        connection.execute("DELETE FROM schema_versions WHERE id = 4")
+        connection.execute("ALTER TABLE rules DROP COLUMN number")
+        connection.execute("DELETE FROM schema_versions WHERE id >= 4")
     store = Store(f"sqlite:///{path}")
     assert store.answers(one)[["id", "number"]].values.tolist() == [[given[0], 1], [given[4], 2]]
     assert store.answers(two)[["id", "number"]].values.tolist() == [[given[1], 1], [given[3], 2]]
     store.add_answer(one, 7, 8, "b", "ann")
     assert store.answers(one)["number"].tolist() == [1, 2, 3]
+
+
+def test_a_store_from_before_rule_numbers_numbers_each_sessions_rules_in_the_order_added(tmp_path):
+    """Migration 5 on a store of version 4 (issue 33, a first-time expert's Minor 4: a fresh session's rules
+    read #3, #4, then #6): two sessions' rules interleaved (ids across sessions), one removed; each session's
+    read 1, 2 … by id, kept when another is removed, and a new rule is numbered after the highest."""
+    path = tmp_path / "old.sqlite"
+    first = Store(f"sqlite:///{path}")
+    one, two = (first.create_session(name, settings={"n_rows": 10}).id for name in ("one", "two"))
+    added = [
+        first.add_rule(session, Rule(f"r{k}", [Within("x", k)], Ordering("y")), PreferenceSet.order(k, k + 1), "ann")
+        for k, session in enumerate([one, two, one, two, one])
+    ]
+    first.remove_rule(added[2])
+    first.engine.dispose()
+    with sqlite3.connect(path) as connection:  # the rules as version 4 made them
+        connection.execute("ALTER TABLE rules DROP COLUMN number")
+        connection.execute("DELETE FROM schema_versions WHERE id = 5")
+    store = Store(f"sqlite:///{path}")
+    assert store.rule_numbers(one) == {added[0]: 1, added[4]: 2}
+    assert store.rule_numbers(two) == {added[1]: 1, added[3]: 2}
+    store.remove_rule(added[0])
+    new = store.add_rule(one, Rule("r9", [Within("x", 9)], Ordering("y")), PreferenceSet.order(0, 9), "ann")
+    assert store.rule_numbers(one) == {added[4]: 2, new: 3}
 
 
 OLD_ANSWERS = """CREATE TABLE answers (
@@ -235,7 +260,8 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     store = Store(database_url)
     assert old_rows(database_url, tables) == before
     with store.engine.connect() as connection:
-        assert connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all() == [1, 2, 3, 4]
+        versions_held = connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all()
+        assert versions_held == [1, 2, 3, 4, 5]
 
     assert store.session("old").settings == SETTINGS and store.session_by_id(2).settings == {"n_rows": 6}
     assert bytes(store.dataset(1)["content"]) == b"a\n1\x00" and store.dataset(2)["content"] is None
@@ -390,10 +416,10 @@ def test_each_migration_is_applied_once_even_by_stores_opening_together(new_data
     for thread in threads:
         thread.join()
     Store(url).engine.dispose()
-    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4, 5]
+    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4, 5, 6]
     new = new_database()
     Store(new).engine.dispose()
-    assert calls == [1] and versions(new) == [1, 2, 3, 4, 5]
+    assert calls == [1] and versions(new) == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeypatch):
@@ -407,7 +433,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeyp
         Store(url)
     assert (old_rows(url, tables), described(url)) == before
     monkeypatch.undo()
-    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3, 4]
+    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3, 4, 5]
 
 
 def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
@@ -415,10 +441,10 @@ def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
     store.create_session("s", settings={"n_rows": 3})
     with store.engine.begin() as connection:
         connection.execute(
-            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (5, 'later', :at)"),
+            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (6, 'later', :at)"),
             {"at": WRITTEN},
         )
     store.engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 5, newer than this ordercore knows \\(4\\)"):
+    with pytest.raises(RuntimeError, match="schema version 6, newer than this ordercore knows \\(5\\)"):
         Store(database_url)
-    assert versions(database_url) == [1, 2, 3, 4, 5]
+    assert versions(database_url) == [1, 2, 3, 4, 5, 6]

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from ordercore.knowledge.expert_accuracy import is_audit_pair, ordered_pairs
+from ordercore.knowledge.expert_accuracy import answered_pairs, is_audit_pair
 from ordercore.knowledge.label_cv import FOLDS, REPEATS, Blend
 from ordercore.knowledge.source_weights import SourceCheck
 from ordercore.knowledge.trust import SourceTrust, Trust, assess_sources
@@ -74,8 +74,10 @@ def test_the_jobs_result_is_assess_sources_in_this_process():
     # every fold of the cross-validation and of the effects of the 2 sources that weigh
     assert direct.trust.weights[0] == 0 and np.all(direct.trust.weights[1:] > 0)  # clicks, imported, rule
     # the clicks' accuracy rests on their 10 answers, or on those of audit pairs (``of_annotator``)
-    winner, loser = ordered_pairs(preferences[names == NAMES[1]], len(X))
-    assert direct.agreement[0, 2] in (10, is_audit_pair(winner, loser).sum()) and np.isnan(direct.agreement[1:]).all()
+    winner, loser, labeled = answered_pairs(preferences[names == NAMES[1]], y)
+    assert winner.size + labeled.a.size == 10  # those on labeled pairs are checked by the labels, in either look
+    audited = is_audit_pair(winner, loser).sum() + labeled.a.size
+    assert direct.agreement[0, 2] in (10, audited) and np.isnan(direct.agreement[1:]).all()
     assert status.done == status.total == FOLDS * REPEATS * (1 + 2)
     assert not job.directory.exists()
 

@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from ordercore.knowledge.label_cv import Blend
 from ordercore.knowledge.trust import SourceTrust, Trust
@@ -115,21 +116,26 @@ def test_an_accuracy_measured_on_audit_pairs_says_on_how_many_of_all_answers():
     assert trust_of(["clicks: a"], [1.0], agreement[:1, :3]).agreement_text() == ["0.81 on 12 answers, at least 0.61"]
 
 
-def test_a_rule_surely_worse_than_a_coin_is_called_reversed():
-    """Right on 1 of 64 labeled pairs: the Clopper–Pearson upper end 1 − 0.025^(1/64)… is far below 1/2
-    (for 0 of n it is 1 − 0.025^(1/n): 0.056 at 64); 2 of 8 is not sure (upper end 0.65)."""
+def test_a_rule_surely_worse_than_a_coin_is_called_reversed_only_when_its_pairs_rows_say_so():
+    """Right on 1 of 64 labeled pairs with no row in common: Wilson's upper end on 64 pairs,
+    (1/64 + z²/128 + z √(63/64³ + z²/4·64²)) / (1 + z²/64) = 0.0834, is far below ½: reversed.  Wrong on
+    all 16 pairs of rows 0 and 1 with rows 2-9 (each of 0 and 1 in 8 pairs): residuals -1/18 each, row
+    sums -8/18 (rows 0, 1) and -2/18 (the other eight), design effect (2·64 + 8·4 - 16) / 16 = 9, so 16/9
+    effective pairs and an upper end z² / (16/9 + z²) = 0.684: not sure, no reason given for reversing."""
     from ordercore.knowledge.source_weights import SourceCheck
-    from ordercore.studio.verdicts import surely_below_half
 
-    assert surely_below_half(0, 64) and 1 - 0.025 ** (1 / 64) < 0.06
-    assert surely_below_half(1, 64) and not surely_below_half(2, 8) and not surely_below_half(5, 8)
-    wrong = SourceCheck.of([1] * 63 + [0], [0] * 63 + [1], [False] * 63 + [True])
-    trust = Trust(np.array([0.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), np.array([0.0, 1.0]))
+    trust = Trust(np.array([0.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), np.zeros(128))
+    wrong = SourceCheck.of(np.arange(0, 128, 2), np.arange(1, 128, 2), [True] + [False] * 63)
     reasons = zero_weight_reasons(SourceTrust(("rule #4: reversed",), (wrong,), trust, None, None, None))
+    assert wrong.share_interval()[1] == pytest.approx(0.0834, abs=1e-4)
     assert reasons == [
         "rule #4: reversed: weight 0: right on only 1 of 64 labeled pairs (2%), surely worse than a coin: it "
         "orders the rows the wrong way round. Is its direction reversed (higher and lower swapped)?"
     ]
+    shared = SourceCheck.of([0] * 8 + [1] * 8, list(range(2, 10)) * 2, [False] * 16)
+    assert shared.share_interval()[1] == pytest.approx(3.841459 / (16 / 9 + 3.841459), abs=1e-5)
+    (reason,) = zero_weight_reasons(SourceTrust(("rule #5: few rows",), (shared,), trust, None, None, None))
+    assert "surely worse" not in reason and "reversed" not in reason
 
 
 def test_an_experiments_improvement_is_worded_by_its_p_value():
@@ -147,13 +153,13 @@ def test_an_experiments_improvement_is_worded_by_its_p_value():
 
 def test_a_rule_more_often_wrong_than_right_is_said_so_whatever_its_weight():
     """A new user's reversed rule: right on 38 % (18–64 %) at weight 0.14, and no word.  Below half but
-    the interval reaching above it: 'so far, though not surely'; all of it below half: 'surely', and is
-    it reversed?  Half or more, or nothing checked: nothing said."""
+    the interval reaching above it: 'so far, but not surely', as likely irrelevant as reversed; all of it
+    below half: 'surely', and is it reversed?  Half or more, or nothing checked: nothing said."""
     from ordercore.studio.verdicts import wrong_way_warning
 
     so_far = wrong_way_warning("more owners", 0.38, 0.18, 0.64)
     assert "'more owners' is right on only 38% of the pairs checked (95 % interval 18%–64%)" in so_far
-    assert "not surely" in so_far and "other way round" in so_far
+    assert "not surely" in so_far and "as well be irrelevant as reversed" in so_far
     surely = wrong_way_warning("more owners", 0.2, 0.08, 0.41)
     assert "surely more often wrong than right" in surely and "reversed" in surely
     assert wrong_way_warning("fine", 0.5, 0.3, 0.7) is None and wrong_way_warning("unchecked", np.nan, 0, 1) is None

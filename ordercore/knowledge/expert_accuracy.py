@@ -14,10 +14,13 @@ of fold).  The least-squares estimate over an annotator's answers q,
 
     a - 1/2 = sum_q (g_q - 1/2) c_q / sum_q c_q^2,   c_q = 2 s_q - 1,   g_q = 1 if they agree,
 
-has standard error at most 1 / (2 sqrt(sum_q c_q^2)) (each g_q's variance is at most 1/4):
-``AgreementEstimate``.  Both err more on close pairs, so the errors correlate and the estimate reads
-high (an expert right on 80 % of random pairs reads 0.96 on random pairs); what it tells apart surely is
-an expert from a coin (0.51 on the same pairs), which is what ``AgreementEstimate.weight`` rests on.
+has standard error at most 1 / (2 sqrt(sum_q c_q^2)) (each g_q's variance is at most 1/4) when the answers
+share no row; answers that share rows (a row asked again, similar rows) are not independent, so the bound
+is widened by their design effect (``pair_share.shared_row_factor`` of the terms c_q (g_q - 1/2 - (a - 1/2) c_q),
+as a rule's checked pairs are): ``AgreementEstimate``. Both err more on close pairs, so the errors correlate
+and the estimate reads high (an expert right on 80 % of random pairs reads 0.96 on random pairs); what it
+tells apart surely is an expert from a coin (0.51 on the same pairs), which is what
+``AgreementEstimate.weight`` rests on.
 
 The estimate assumes the pairs were not chosen for SVR's errors: pairs chosen where SVR is likely wrong
 (``pair_scores.expected_correction``, ``committee_choice``) read lower than the annotator is: an expert
@@ -36,6 +39,7 @@ import numpy as np
 import scipy.optimize
 from scipy.special import log_ndtr, ndtr
 
+from ordercore.knowledge.pair_share import shared_row_factor
 from ordercore.preferences import PreferenceSet, code_rows, pair_codes
 
 PAIRS_FOR_TAU = 20_000
@@ -122,28 +126,39 @@ class AgreementEstimate:
     ordered: int | None = None
 
     @classmethod
-    def of(cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray) -> AgreementEstimate:
-        """From the pairs an annotator ordered, the row they preferred (``winner``, (m,)) over ``loser``."""
+    def of(
+        cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray, labeled: LabeledAnswers | None = None
+    ) -> AgreementEstimate:
+        """From the pairs an annotator ordered, the row they preferred (``winner``, (m,)) over ``loser``,
+        compared with the reference, and their answers the labels check (``labeled``), each of these an
+        agreement with a reference that is always right (c_q = 1, g_q = right)."""
         winner, loser = np.asarray(winner, dtype=np.int64), np.asarray(loser, dtype=np.int64)
-        if reference.tau is None or winner.size == 0:
-            return cls(0.5, np.inf, int(winner.size))
-        certainty = reference.certainty(winner, loser)
+        labeled = labeled or LabeledAnswers.of([], [], [])
+        if reference.tau is None:
+            winner, loser = winner[:0], loser[:0]
+        certainty = np.concatenate([reference.certainty(winner, loser) if winner.size else [], np.ones(labeled.a.size)])
+        agree = np.concatenate([reference.predictions[winner] > reference.predictions[loser], labeled.right])
+        first, second = np.concatenate([winner, labeled.a]), np.concatenate([loser, labeled.b])
         information = float(np.sum(certainty**2))
         if information == 0:
-            return cls(0.5, np.inf, int(winner.size))
-        agree = reference.predictions[winner] > reference.predictions[loser]
+            return cls(0.5, np.inf, int(agree.size))
         excess = float(np.sum((agree - 0.5) * certainty)) / information
-        return cls(0.5 + excess, 0.5 / np.sqrt(information), int(winner.size))
+        # answers that share a row err together: the bound widened by their design effect (pair_share)
+        shared = shared_row_factor(first, second, certainty * (agree - 0.5 - excess * certainty))
+        return cls(0.5 + excess, 0.5 * np.sqrt(shared / information), int(agree.size))
 
     @classmethod
-    def of_annotator(cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray) -> AgreementEstimate:
+    def of_annotator(
+        cls, reference: ReferenceOrder, winner: np.ndarray, loser: np.ndarray, labeled: LabeledAnswers | None = None
+    ) -> AgreementEstimate:
         """``of`` their answers, or of their answers on audit pairs alone when its ``lower_bound`` is higher:
         over audit pairs the pairs were not chosen for SVR's errors (the module's note).  Two looks let a
-        coin pass a little more often than one (the weight's ramp keeps what it costs small)."""
+        coin pass a little more often than one (the weight's ramp keeps what it costs small).  The answers
+        the labels check count in both: the labels are right whichever way the pairs were chosen."""
         winner, loser = np.asarray(winner, dtype=np.int64), np.asarray(loser, dtype=np.int64)
-        every = cls.of(reference, winner, loser)
+        every = cls.of(reference, winner, loser, labeled)
         audit = is_audit_pair(winner, loser)
-        audited = cls.of(reference, winner[audit], loser[audit])
+        audited = cls.of(reference, winner[audit], loser[audit], labeled)
         return replace(audited, ordered=every.answers) if audited.lower_bound > every.lower_bound else every
 
     def words(self) -> str:
@@ -188,9 +203,43 @@ def is_audit_pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return mixed % np.uint64(AUDIT_EVERY) == 0
 
 
-def ordered_pairs(preferences: PreferenceSet, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs one annotator's answers order strictly, as (winner (m,), loser (m,)): their pairwise
-    preferences of weight > 0 whose reverse they do not also hold ("about equal" holds both), each pair once."""
+@dataclass(frozen=True)
+class LabeledAnswers:
+    """An annotator's answers on pairs of labeled rows, which the labels check: the rows (``a``, ``b``) (m,)
+    and whether each answer is ``right`` (m,) bool.  An order is right when the labels order the pair so (a
+    tie is wrong, as for a rule); an "about equal" is right when the labels are within its margin, |y_a −
+    y_b| <= margin, what the Studio's "about equal" asks of the fit (``PreferenceSet.close``), else wrong
+    (a first-time expert's "about equal" on bikes worth €333 and €1,467 was never checked)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    right: np.ndarray
+
+    @classmethod
+    def of(cls, a, b, right) -> LabeledAnswers:
+        return cls(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64), np.asarray(right, dtype=bool))
+
+
+def answered_pairs(preferences: PreferenceSet, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, LabeledAnswers]:
+    """One annotator's pairwise preferences of weight > 0, each pair once, split by what checks them: the
+    pairs they order strictly (whose reverse they do not also hold) with a row unlabeled in y (n,), as
+    (winner (m,), loser (m,)) for the reference; and the ``LabeledAnswers`` on pairs of labeled rows, orders
+    and "about equal" (a pair held both ways, |f_a − f_b| <= margin, its margin minus the preferences')."""
+    n_rows = y.size
     kept = preferences[~preferences.is_unary & (preferences.weight > 0)]
-    codes = np.unique(pair_codes(kept.i, kept.j, n_rows)[1])
-    return code_rows(codes[~np.isin(codes ^ 1, codes)], n_rows)
+    keys, codes = pair_codes(kept.i, kept.j, n_rows)
+    unique = np.unique(codes)
+    both_ways = np.isin(unique ^ 1, unique)
+    winner, loser = code_rows(unique[~both_ways], n_rows)
+    labeled = ~np.isnan(y[winner]) & ~np.isnan(y[loser])
+    equal = np.unique(unique[both_ways] >> 1)  # the keys of the pairs held both ways
+    a, b = np.divmod(equal, n_rows)
+    slack, held = np.full(equal.size, -np.inf), np.isin(keys, equal)
+    np.maximum.at(slack, np.searchsorted(equal, keys[held]), -kept.margin[held])  # |f_a - f_b| <= slack
+    equal_labeled = ~np.isnan(y[a]) & ~np.isnan(y[b])
+    checked = LabeledAnswers.of(
+        np.concatenate([winner[labeled], a[equal_labeled]]),
+        np.concatenate([loser[labeled], b[equal_labeled]]),
+        np.concatenate([y[winner[labeled]] > y[loser[labeled]], (np.abs(y[a] - y[b]) <= slack)[equal_labeled]]),
+    )
+    return winner[~labeled], loser[~labeled], checked

@@ -7,8 +7,9 @@
 - ``accuracy_weight`` / ``weights_from_accuracy``: denoising for pairs; a rule's preference weight
   becomes the log-odds of its estimated accuracy (the optimal vote weight of an independent voter
   with that accuracy, Nitzan & Paroush 1982), 0 for a rule no better than a coin.
-- ``wilson_interval``, ``audit_accuracy`` and ``rule_trust``: how far each rule can be trusted, from
-  its labeled pairs and the expert's audit answers (issue 14), with a Wilson interval, beside the
+- ``audit_accuracy`` and ``rule_trust``: how far each rule can be trusted, from its labeled pairs and
+  the expert's audit answers (issue 14), with an interval that knows the pairs share rows
+  (``pair_share.pair_share_interval``: 103 pairs of 40 labeled rows are not 103 independent checks), beside the
   pairs it made, the rows they cover and the weight in force (``weight_in_force``, the one place
   that says which weight a rule's preferences carry).
 - ``check_preference_graph``: cycles among strict preferences (strongly connected components),
@@ -23,7 +24,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import scipy.sparse
-import scipy.stats
 from scipy.sparse.csgraph import connected_components
 
 from ordercore.knowledge.rules import Rule, RulePreferences, generate
@@ -72,24 +72,6 @@ def labeled_check(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> SourceCheck
 def labeled_accuracy(rule: Rule, frame: pd.DataFrame, y: np.ndarray) -> tuple[int, int]:
     """(correct, total) of ``labeled_check``."""
     return labeled_check(rule, frame, y).counts()
-
-
-def wilson_interval(correct: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval for a proportion correct / total (Wilson 1927): with z the normal
-    quantile at (1 + confidence) / 2 and p = correct / total,
-    (p + z²/2n ± z √(p(1 - p)/n + z²/4n²)) / (1 + z²/n).  (nan, nan) when total is 0."""
-    if total < 0 or not 0 <= correct <= total:
-        raise ValueError(f"need 0 <= correct <= total, got correct={correct}, total={total}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if total == 0:
-        return np.nan, np.nan
-    z = float(scipy.stats.norm.ppf((1 + confidence) / 2))
-    p, n = correct / total, total
-    center = p + z * z / (2 * n)
-    spread = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    scale = 1 + z * z / n
-    return max(0.0, (center - spread) / scale), min(1.0, (center + spread) / scale)
 
 
 def weights_from_accuracy(rules: list[Rule], frame: pd.DataFrame, y) -> list[Rule]:
@@ -187,11 +169,12 @@ def rule_trust(
     rule is generated again over the table.  answers : ``Store.answers`` (its rule_id links an audit
     answer to the rule whose pair it answers).
 
-    accuracy is correct / total with a Wilson interval at ``confidence``; accuracy_source says where
-    the counts come from: 'labeled pairs' (``labeled_accuracy``), 'audit answers'
-    (``audit_accuracy``) or, with both, 'labeled pairs + audit answers', their counts pooled (each
-    pair is one independent check of the rule; labeled pairs and audited pairs are different
-    pairs).  With neither, accuracy is NaN and the source says to audit ``AUDIT_SUGGESTED`` pairs.
+    accuracy is correct / total with ``SourceCheck.share_interval`` at ``confidence`` (a Wilson interval
+    on as many pairs as the rows they share are worth); accuracy_source says where the counts come from:
+    'labeled pairs' (``labeled_accuracy``), 'audit answers' (``audit_accuracy``) or, with both,
+    'labeled pairs + audit answers', their pairs pooled (labeled pairs and audited pairs are different
+    pairs, and pairs of either kind that share a row count as the interval says).
+    With neither, accuracy is NaN and the source says to audit ``AUDIT_SUGGESTED`` pairs.
     contradicting_svr, right_contradicting_svr : of those pairs, how many SVR's ``reference``
     predictions (n,) order the other way, and how many of these the rule has right (NaN before an
     assessment: reference None).  weight : ``weight_in_force``, from those."""
@@ -211,7 +194,7 @@ def rule_trust(
         right_contradicting, contradicting = (
             check.where_contradicting(reference) if reference is not None else (np.nan, np.nan)
         )
-        low, high = wilson_interval(correct, total, confidence)
+        low, high = check.share_interval(confidence)
         sources = [name for name, count in (("labeled pairs", labeled_total), ("audit answers", audit_total)) if count]
         source = " + ".join(sources) or f"unknown — audit {AUDIT_SUGGESTED} pairs to find out"
         rows.append(

@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import KFold
 
-from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, ordered_pairs
+from ordercore.knowledge.expert_accuracy import AgreementEstimate, ReferenceOrder, answered_pairs
 from ordercore.knowledge.label_cv import FOLDS
+from ordercore.knowledge.pair_share import pair_share_interval
 from ordercore.lp.estimator import OrderPreferenceRegressor
 from ordercore.preferences import MAX_WEIGHT, PreferenceSet
 
@@ -80,6 +81,11 @@ class SourceCheck:
         """(correct, total) over every checked pair."""
         return int(self.right.sum()), int(self.right.size)
 
+    def share_interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """The interval at ``confidence`` for the share of its checked pairs right, knowing they share rows
+        (``pair_share.pair_share_interval``); (nan, nan) when nothing checks it."""
+        return pair_share_interval(self.winner, self.loser, self.right, confidence)
+
     def where_contradicting(self, reference: np.ndarray | None) -> tuple[int, int]:
         """(correct, total) over the checked pairs the ``reference`` predictions (n,) do not order as
         the source does (reference[winner] <= reference[loser]: there its preference is violated and
@@ -129,14 +135,15 @@ CLICKS = "clicks: "
 """How a click source's name starts (``source_names``: 'clicks: ANNOTATOR')."""
 
 
-def rule_source(rule_id: int, name: str) -> str:
-    """A rule's source name (its id keeps two rules of one name apart)."""
-    return f"rule #{rule_id}: {name}"
+def rule_source(number: int, name: str) -> str:
+    """A rule's source name, by its number in the session (which keeps two rules of one name apart)."""
+    return f"rule #{number}: {name}"
 
 
-def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
-    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by
-    rule_id), 'clicks: ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
+def source_names(provenance: pd.DataFrame, rule_names: dict, numbers: dict | None = None) -> np.ndarray:
+    """Which source each of a session's preferences comes from, as a name (p,): ``rule_source`` (by the
+    rule's number in the session, ``numbers`` {rule_id: number}; by its id without them), 'clicks:
+    ANNOTATOR' (answers, by who gave them) or 'imported' (files), from the
     provenance ``Store.preferences`` gives.  Vectorised over the few distinct sources: a click at
     500,000 preferences stays fast."""
     kinds, kind_names = pd.factorize(provenance["source"])
@@ -150,7 +157,8 @@ def source_names(provenance: pd.DataFrame, rule_names: dict) -> np.ndarray:
         kind, rest = divmod(int(key), n_rules * n_annotators)
         rule_id, annotator = rest // n_annotators - 1, rest % n_annotators
         if kind_names[kind] == "rule":
-            labels.append(rule_source(int(rule_id), rule_names.get(int(rule_id), "?")))
+            number = int(rule_id) if numbers is None else numbers.get(int(rule_id), int(rule_id))
+            labels.append(rule_source(number, rule_names.get(int(rule_id), "?")))
         elif kind_names[kind] == "click":
             labels.append(f"{CLICKS}{annotator_names[annotator] or 'anonymous'}")
         else:
@@ -171,15 +179,16 @@ def click_agreement(reference, y, preferences: PreferenceSet, source, names, see
     """Each source's ``AgreementEstimate`` (k, 4: accuracy, standard error, answers, and all they ordered when
     those answers are their audit pairs alone, else NaN) for the click
     sources among ``names`` (k,) (NaN rows for the others), their preferences those of ``source`` (p,)
-    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure (all
-    NaN without them)."""
+    codes; against the ``reference`` predictions (n,) whose order the labels of y (n,) measure, and on pairs
+    of labeled rows against the labels, "about equal" answers too (``answered_pairs``); all NaN without a
+    reference."""
     table = np.full((len(names), 4), np.nan)
     clicks = [k for k, name in enumerate(names) if str(name).startswith(CLICKS)]
     if reference is None or not clicks:
         return table
     order = ReferenceOrder.fit(reference, y, np.random.default_rng(seed))
     for k in clicks:
-        estimate = AgreementEstimate.of_annotator(order, *ordered_pairs(preferences[source == k], reference.size))
+        estimate = AgreementEstimate.of_annotator(order, *answered_pairs(preferences[source == k], y))
         ordered = np.nan if estimate.ordered is None else estimate.ordered
         table[k] = (estimate.accuracy, estimate.standard_error, estimate.answers, ordered)
     return table

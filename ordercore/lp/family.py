@@ -12,7 +12,13 @@ from ordercore.models.registry import Learns, ModelFamily, Offer, Setting, regis
 
 LAMBDA_CHOICES = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 3.0, 10.0)
 GAMMA_CHOICES = (None, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
-GAMMA = Setting(GAMMA_CHOICES, "RBF γ (auto = 1 / features)")
+GAMMA = Setting(
+    GAMMA_CHOICES,
+    "kernel width γ (auto = 1 / number of features)",
+    help="How far apart two rows may be and still count as similar: the RBF (radial basis function) kernel "
+    "exp(−γ ‖x − x′‖²) says how alike two rows' values are. A larger γ fits more locally, row by row; a smaller "
+    "one more smoothly. Auto: 1 divided by the number of features.",
+)
 LAMBDA2 = Setting(LAMBDA_CHOICES, "λ2 (weight of preferences)", weighs_preferences=True)
 KERNEL_REGRESSOR_OFFERS = {Offer.UPDATE_PREFERENCES, Offer.SUGGEST_PAIRS, Offer.TIME_LIMIT, Offer.SEEDS_PROTOCOL}
 """What both kernel regressors with order preferences offer."""

@@ -98,11 +98,13 @@ class Offer(StrEnum):
 class Setting:
     """A hyperparameter the Studio lets the user set: the values it offers and their label.  The
     default is the estimator's own.  ``weighs_preferences``: it only weighs the preferences (the LP's
-    lambda2), so a fit on labels alone (SVR) does not depend on it and a change refits SSL alone."""
+    lambda2), so a fit on labels alone (SVR) does not depend on it and a change refits SSL alone.  ``help``:
+    what it means in plain words, where its label names a term."""
 
     values: tuple
     label: str
     weighs_preferences: bool = False
+    help: str | None = None
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,8 @@ def gp_starting_text(method: str, n_inducing: int, most: int, seconds: float) ->
     it was placing inducing inputs, which only a sparse one has)."""
     places = f", placing the {n_inducing:,} inducing inputs" if method == "sparse" else ""
     return (
-        f"loading the data{places}, then the first evidence evaluation (a Laplace fit of the latent values): "
+        f"loading the data{places}, then the first evidence evaluation (one fit of the hidden value of every row, "
+        "by the Laplace approximation, to score a choice of the GP's settings; it searches for the best): "
         f"0 of at most {most:,} evidence evaluations, {duration(seconds)} so far"
     )
 

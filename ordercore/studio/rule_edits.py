@@ -27,13 +27,19 @@ def edit_rule(engine, rule_id: int, annotator: str, rule: Rule, made: Preference
     replaced = engine.store.replace_rule(rule_id, rule, made, annotator)
     engine.changed()
     changes = "; ".join(rule_changes(old, rule)) or "nothing changed"
-    words = f"rule #{rule_id}: {changes}: {replaced.preferences_before:,} → {replaced.preferences_after:,} pairs"
+    number = rule_number(engine, rule_id)
+    words = f"rule #{number}: {changes}: {replaced.preferences_before:,} → {replaced.preferences_after:,} pairs"
     if replaced.audits_kept or replaced.audits_unlinked:
         words += (
             f"; {replaced.audits_kept:,} audit answer(s) still audit it, {replaced.audits_unlinked:,} no longer "
             "(kept as answers)"
         )
     return words
+
+
+def rule_number(engine, rule_id: int) -> int:
+    """The rule's number in its session, as users see it (``Store.rule_numbers``; the id runs across sessions)."""
+    return engine.store.rule_numbers(engine.id)[rule_id]
 
 
 def audit_split(answers: pd.DataFrame, rule_id: int, made: PreferenceSet) -> tuple[int, int]:

@@ -67,10 +67,14 @@ def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck, 
         if total == 1
         else f"of all its {total:,} pairs of labeled rows, {right:,}"
     )
+    ordered = int((higher[known] > lower[known]).sum())
+    if n_known == 1:  # 'orders 1 of those 1 rightly' read oddly
+        verdict = f"the rule orders it {'rightly' if ordered else 'wrongly'} (a tie counts as wrong)"
+    else:
+        verdict = f"the rule orders {ordered:,} of those {n_known:,} rightly (a tie counts as wrong)"
     return (
         f"{lists}, and {n_known:,} pair{'' if n_known == 1 else 's'} of labeled rows (they check the rule and are "
-        f"not among its preferences): the rule orders {int((higher[known] > lower[known]).sum()):,} of those "
-        f"{n_known:,} rightly (a tie counts as wrong); {of_all}."
+        f"not among its preferences): {verdict}; {of_all}."
     )
 
 

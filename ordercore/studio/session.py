@@ -168,21 +168,22 @@ class SessionEngine:
         return self.store.grades(self.id)
 
     def sources(self) -> np.ndarray:
-        """The source name of each preference (p,): 'rule #ID: NAME', 'clicks: ANNOTATOR' or 'imported'."""
+        """The source name of each preference (p,): 'rule #NUMBER: NAME', 'clicks: ANNOTATOR' or 'imported'."""
         return self.memo("sources", self.revision(), lambda: self._source_names(self.preferences()[1]))
 
     def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
         """``sources`` of the preferences whose ``provenance`` is given (one read of the store's)."""
-        return source_names(provenance, {rule_id: rule.name for rule_id, rule in self.rules()})
+        names, numbers = {rule_id: rule.name for rule_id, rule in self.rules()}, self.store.rule_numbers(self.id)
+        return source_names(provenance, names, numbers)
 
     def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
         """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
         audit answers to its pairs; clicks' and imports' own preferences between two labeled rows."""
 
         def checks() -> dict:
-            stored, y = self.rules(), data.y_train()
+            stored, y, numbers = self.rules(), data.y_train(), self.store.rule_numbers(self.id)
             found = {
-                rule_source(rule_id, rule.name): SourceCheck.concatenate(pair)
+                rule_source(numbers[rule_id], rule.name): SourceCheck.concatenate(pair)
                 for (rule_id, rule), pair in zip(
                     stored, rule_checks(stored, data.frame, y, self.answers()), strict=True
                 )
@@ -249,8 +250,7 @@ class SessionEngine:
 
     def undo_grade(self, annotator: str) -> int | None:
         """Remove ``annotator``'s own last grade; the row it graded, or None."""
-        own = self.grades()
-        own = own[own["annotator"] == check_annotator(annotator)]
+        own = self.grades().loc[lambda grades: grades["annotator"] == check_annotator(annotator)]
         if self.store.undo_grade(self.id, annotator) is None:
             return None
         return int(own["row"].iloc[-1])

@@ -18,7 +18,7 @@ KNOWN = {
         "margin",
         "annotator",
         "created_at",
-        "rule_id",
+        "rule_number",
         "rule",
         "number",
         "rule_winner",
@@ -27,8 +27,9 @@ KNOWN = {
 }
 """The columns ``Store.export_answers`` and ``Store.export_grades`` write (rows by position)."""
 
-OLDER = {"answers": ("swapped",), "grades": ()}
-"""Columns older exports wrote that an import still reads (``rule_winner`` was ``swapped``)."""
+OLDER = {"answers": ("swapped", "rule_id"), "grades": ()}
+"""Columns older exports wrote that an import still reads (``rule_winner`` was ``swapped``; ``rule_number``, the
+rule's number in the session, was ``rule_id``, its store id; an audit is linked by the rule's name either way)."""
 
 NEEDED = {
     "answers": (("_a", "row_a"), ("_b", "row_b"), (None, "choice"), (None, "annotator")),

@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.stats import beta
 
 from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, AgreementEstimate
 from ordercore.knowledge.source_weights import CLICKS
@@ -32,16 +31,17 @@ from ordercore.studio.numbers import duration, to_digits_of
 
 
 def zero_weight_reasons(trust: SourceTrust) -> list[str]:
-    """For each source but clicks (``ClickStanding`` says theirs) of weight 0: why, in words.  Its weight
+    """For each source but clicks (``ClickStanding`` says theirs) of weight 0: why, in words ("surely worse
+    than a coin" when ``SourceCheck.share_interval``, which knows its pairs share rows, lies below ½).  Its weight
     rests on the labeled pairs where it orders the rows against SVR (``SourceTrust.contradicting``), the
     only pairs where its preferences move the fit; right on most labeled pairs says little, since SVR
     orders most of them rightly too."""
     reasons = []
-    rows = zip(trust.names, trust.trust.weights, trust.contradicting(), trust.checked(), strict=True)
-    for name, weight, (right, against), (agreed, checked) in rows:
+    rows = zip(trust.names, trust.trust.weights, trust.contradicting(), trust.checked(), trust.checks, strict=True)
+    for name, weight, (right, against), (agreed, checked), check in rows:
         if weight > 0 or str(name).startswith(CLICKS) or not checked:
             continue
-        if surely_below_half(agreed, checked):
+        if check.share_interval()[1] < 0.5:
             reasons.append(
                 f"{name}: weight 0: right on only {agreed:,} of {checked:,} labeled pairs ({agreed / checked:.0%}), "
                 "surely worse than a coin: it orders the rows the wrong way round. Is its direction reversed "
@@ -258,24 +258,19 @@ def assessment_words(
 
 def wrong_way_warning(name: str, accuracy: float, low: float, high: float) -> str | None:
     """Words for a rule more often wrong than right on the pairs checked (``accuracy`` below ½, its 95 %
-    interval [low, high]), whatever its weight, or None: surely so when the interval lies below ½, else
-    so far; what to do either way (a rule written the wrong way round reads like this)."""
+    interval [low, high], ``SourceCheck.share_interval``'s: it knows the pairs share rows), whatever its weight,
+    or None: surely so, and perhaps reversed, when the interval lies below ½; else so far, as likely irrelevant as
+    reversed (a first-time expert was told to reverse a rule that was a coin, on 103 pairs of 40 rows)."""
     if not accuracy < 0.5:  # NaN (nothing checked) too
         return None
     measured = f"{name!r} is right on only {accuracy:.0%} of the pairs checked (95 % interval {low:.0%}–{high:.0%})"
     if high < 0.5:
         return f"{measured}: surely more often wrong than right. Is its direction reversed (higher and lower swapped)?"
     return (
-        f"{measured}: more often wrong than right so far, though not surely (the interval reaches above half). "
-        "If its direction is reversed, remove it and add it the other way round; auditing its pairs on Pairwise "
-        "measures it on more."
+        f"{measured}: more often wrong than right so far, but not surely (the interval reaches above half): "
+        "it may as well be irrelevant as reversed. Audit its pairs on Pairwise to measure it on more before you "
+        "reverse it."
     )
-
-
-def surely_below_half(right: int, checked: int) -> bool:
-    """Whether ``right`` of ``checked`` pairs is surely below half: the Clopper–Pearson 95 % interval's
-    upper end (the Beta(right + 1, checked − right) quantile at 0.975) under 1/2."""
-    return checked > right and float(beta.ppf(0.975, right + 1, checked - right)) < 0.5
 
 
 GAIN_WAY = "Gain = SVR's MAE − SSL's: positive, SSL's error is lower"

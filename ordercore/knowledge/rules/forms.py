@@ -36,29 +36,23 @@ class ConditionParameter:
 
 
 def rule_columns(frame: pd.DataFrame, kind: str, exclude=()) -> list[str]:
-    """The table's columns a rule may use: 'numeric' (numbers, not booleans) or 'any', the columns that
-    look like categories first (``category_likeness``), so that 'same category' starts on one."""
+    """The table's columns a rule may use: 'numeric' (numbers, not booleans) or 'any', for 'same
+    category': the columns of categories in words (``is_category``), fewest values first (a frame type of 4
+    values before a note written in 12 stock phrases); never free text (nearly every value distinct: 'same
+    description' holds for no pair) nor numbers, whose 'same' is 'within ± 0' (a first-time expert was offered
+    both)."""
     columns = [str(c) for c in frame.columns if c not in exclude]
     if kind == "any":
-        return sorted(columns, key=lambda c: category_likeness(frame[c]))
+        return sorted((c for c in columns if is_category(frame[c])), key=lambda c: frame[c].nunique())
     return [c for c in columns if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
 
 
-MOST_CATEGORIES = 50
-"""Most distinct values a numeric column may have to be offered early as a category (bedrooms, not prices)."""
-
-
-def category_likeness(values: pd.Series) -> tuple[int, int]:
-    """A sort key, categories first: (0, distinct values) for text repeated in few values (at most half
-    the rows distinct: a neighbourhood, not an id), (1, distinct) for whole numbers of at most
-    ``MOST_CATEGORIES`` values, (2, 0) for any other column.  Fewer values first within a kind: a
-    frame type of 4 values before a note written in 12 stock phrases."""
+def is_category(values: pd.Series) -> bool:
+    """Whether a column holds categories in words: text (or booleans) repeated in few values, at least 2
+    and at most half the rows distinct (a neighbourhood, not an id or a free-text note)."""
     distinct = values.nunique()
     numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-    if not numeric and 2 <= distinct <= max(2, values.notna().sum() // 2):
-        return 0, distinct
-    whole = numeric and bool((values.dropna() % 1 == 0).all())
-    return (1, distinct) if whole and 2 <= distinct <= MOST_CATEGORIES else (2, 0)
+    return not numeric and 2 <= distinct <= max(2, values.notna().sum() // 2)
 
 
 def offered_conditions(frame: pd.DataFrame, exclude=()) -> list[str]:
@@ -93,6 +87,8 @@ def condition_form(
         if "column" in f.metadata:
             options = rule_columns(frame, f.metadata["column"], exclude)
             suggested = [c for name in f.metadata["suggest"] for c in options if c.lower() == name]
+            if current is not None and current in frame.columns and current not in options:
+                options = [*options, current]  # a stored rule's column stays its own, offered or not
             default = current if current in options else (suggested or options or [None])[0]
             chosen.setdefault(f.name, default)
             parameters.append(ConditionParameter(f.name, f.name, default, options))
@@ -261,14 +257,17 @@ RHO_Z = 1.959964
 def rank_correlation_interval(rho: float, rows: int) -> tuple[float, float]:
     """The 95 % interval of Spearman's ``rho`` over ``rows`` rows by Fisher's z with Fieller, Hartley and
     Pearson's (1957) variance 1.06 / (rows − 3): tanh(atanh ρ ± z √(1.06 / (rows − 3))); (−1, 1) with 3 rows
-    or fewer (nothing to tell), (NaN, NaN) for a NaN ρ."""
+    or fewer (nothing to tell), (NaN, NaN) for a NaN ρ.  ρ = ±1 is taken as the next value ρ can take on
+    ``rows`` rows (ranks without ties, two neighbours swapped: |ρ| = 1 − 12 / (rows³ − rows)), where atanh is
+    finite: a perfect order of 4 or 5 rows, which chance gives 1 time in 12 or 60, had read "95 % interval
+    −1.00 to −1.00".  On 4 rows the interval then spans 0 and on 5 it does not, as the exact permutation
+    test says (two of 24 orders of 4 rows are perfect, p = 0.083; two of 120, p = 0.017)."""
     if np.isnan(rho):
         return float("nan"), float("nan")
     if rows <= 3:
         return -1.0, 1.0
-    # ρ = ±1 stays there: atanh(±1) = ±inf
-    with np.errstate(divide="ignore"):
-        z, half = np.arctanh(rho), RHO_Z * np.sqrt(1.06 / (rows - 3))
+    nearest = 1.0 - 12.0 / (rows**3 - rows)  # the largest |ρ| below 1 on rows rows
+    z, half = np.arctanh(np.clip(rho, -nearest, nearest)), RHO_Z * np.sqrt(1.06 / (rows - 3))
     return float(np.tanh(z - half)), float(np.tanh(z + half))
 
 
@@ -289,19 +288,43 @@ SUGGESTED_CLOSENESS = (("age", "housing_median_age"), ("income", "median_income"
 """Columns the Rules page first offers as "roughly equal" (seed 000's rule: age and income)."""
 
 
-def suggested_conditions(frame: pd.DataFrame, exclude=(), slots: int = 4) -> list[Condition]:
+def category_share(values: pd.Series, labels: np.ndarray) -> float:
+    """How much of the labels' variance lies between the categories of ``values`` (n,), over the rows with
+    a label (``labels`` (n,), NaN elsewhere) and a value: ε² (Kelley 1935), η² = SS_between / SS_total
+    adjusted for the number of categories k among N rows, 1 − (SS_within / (N − k)) / (SS_total / (N − 1)),
+    so that a column of one row per category does not explain everything by chance.  NaN with fewer than 2
+    categories, no row left within them (N = k) or labels that do not vary."""
+    y = np.asarray(labels, dtype=np.float64)
+    known = np.isfinite(y) & values.notna().to_numpy()
+    codes, y = pd.factorize(values[known])[0], y[known]
+    k, rows = int(codes.max(initial=-1)) + 1, y.size
+    total = float(np.sum((y - y.mean()) ** 2)) if rows else 0.0
+    if k < 2 or rows <= k or total == 0:
+        return float("nan")
+    means = np.bincount(codes, weights=y) / np.bincount(codes)
+    within = float(np.sum((y - means[codes]) ** 2))
+    return 1.0 - (within / (rows - k)) / (total / (rows - 1))
+
+
+def suggested_conditions(frame: pd.DataFrame, exclude=(), slots: int = 4, labels=None) -> list[Condition]:
     """The conditions a new rule starts from.  On a table of places (latitude and longitude): near on
     them, and within ``spread_amount`` on its age and income columns (seed 000's kind of rule).  Else
-    "everything else about equal", in up to ``slots`` conditions: the same category in its first category
-    column of text, then within ``spread_amount`` on its numeric columns, age and income first (a new
-    user's laptops started from one condition, 'ssd within ± 47', true of 27 % of the pairs).
-    ``exclude``: columns not to pair rows on (the target, an identifier, the column the rule orders by)."""
+    "everything else about equal", in up to ``slots`` conditions: the same category in the column of text
+    categories between which the ``labels`` (n,; NaN off the labeled rows) vary most (largest
+    ``category_share``; without labels, or where none is measured, the one of fewest values: a first-time
+    expert's bikes were held to the same condition, 3 values, where their type, 5 values, drives the price),
+    then within ``spread_amount`` on its numeric columns, age and income first (a new user's laptops
+    started from one condition, 'ssd within ± 47', true of 27 % of the pairs).  ``exclude``: columns not
+    to pair rows on (the target, an identifier, the column the rule orders by)."""
     numeric = rule_columns(frame, "numeric", exclude)
     closeness = [next((c for c in names if c in numeric), None) for names in SUGGESTED_CLOSENESS]
     closeness = [c for c in closeness if c is not None]
     if {"latitude", "longitude"} <= set(numeric):
         return [Near("latitude", "longitude", 2.0), *(Within(c, spread_amount(frame[c])) for c in closeness)]
-    texts = [c for c in rule_columns(frame, "any", exclude) if category_likeness(frame[c])[0] == 0 and c not in numeric]
+    texts = rule_columns(frame, "any", exclude)
+    if labels is not None:  # the most telling first; a column whose share is NaN after every measured one
+        share = {c: category_share(frame[c], labels) for c in texts}
+        texts = sorted(texts, key=lambda c: np.inf if np.isnan(share[c]) else -share[c])
     ordered = closeness + [c for c in numeric if c not in closeness]
     suggested = [SameCategory(texts[0])] if texts else []
     suggested += [Within(c, spread_amount(frame[c])) for c in ordered]

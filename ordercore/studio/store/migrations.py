@@ -185,11 +185,26 @@ def _number_answers(connection) -> None:
     )
 
 
+# ---------------------------------------------------------------------------------------- 5
+def _number_rules(connection) -> None:
+    """Migration 5: the rules' column ``number`` (frozen here), each rule numbered by its place in its
+    session in the order added (by id)."""
+    column = sa.Table("rules", sa.MetaData(), sa.Column("number", sa.Integer, nullable=True)).c.number
+    _add_column(connection, column)
+    connection.execute(
+        sa.text(
+            "UPDATE rules SET number = (SELECT COUNT(*) FROM rules AS older "
+            "WHERE older.session_id = rules.session_id AND older.id <= rules.id)"
+        )
+    )
+
+
 MIGRATIONS = (
     Migration(1, "the tables of release 0.2.0 (columns and tables added since the first store)", _complete_release_0_2),
     Migration(2, "shared trust assessments", lambda connection: _assessments_table().create(connection)),
     Migration(3, "answers read from a file marked as imported", lambda c: _add_column(c, _answers_imported())),
     Migration(4, "answers numbered in their session, the numbers kept when others are removed", _number_answers),
+    Migration(5, "rules numbered in their session, the numbers kept when others are removed", _number_rules),
 )
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 

@@ -24,12 +24,12 @@ def _repeated(connection, session_id: int, rule: Rule, besides: int | None = Non
     """Why ``rule`` may not be added, if the session holds the same rule (``Rule.identity``) but rule
     ``besides`` (the one it replaces), else None; read in the caller's transaction, which has locked the
     session."""
-    query = sa.select(rules.c.id, rules.c.name, rules.c.spec).where(
+    query = sa.select(rules.c.id, rules.c.number, rules.c.name, rules.c.spec).where(
         rules.c.session_id == session_id, rules.c.id != (-1 if besides is None else besides)
     )
     for held in connection.execute(query.order_by(rules.c.id)):
         if Rule.from_json(held.spec).identity() == rule.identity():
-            return f"this rule is the same as rule #{held.id} {held.name!r} (the same conditions and ordering)"
+            return f"this rule is the same as rule #{held.number} {held.name!r} (the same conditions and ordering)"
     return None
 
 
@@ -94,9 +94,11 @@ class RuleStore:
                 raise ValueError(repeated)
             revision = touch(connection, session_id)
             created = now()
+            held = connection.execute(sa.select(sa.func.max(rules.c.number)).where(rules.c.session_id == session_id))
+            number = (held.scalar() or 0) + 1  # after the session's highest: kept when another is removed
             rule_id = connection.execute(
                 rules.insert().values(
-                    session_id=session_id, name=name, spec=spec, annotator=annotator, created_at=created
+                    session_id=session_id, name=name, spec=spec, annotator=annotator, created_at=created, number=number
                 )
             ).inserted_primary_key[0]
             owner = {"session_id": session_id, "revision": revision, "annotator": annotator, "created_at": created}
@@ -109,6 +111,14 @@ class RuleStore:
         query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id).order_by(rules.c.id)
         with self.engine.connect() as connection:
             return [(row.id, Rule.from_json(row.spec)) for row in connection.execute(query)]
+
+    def rule_numbers(self, session_id: int) -> dict[int, int]:
+        """Each of a session's rules' number in the session by its id: 1, 2, 3 … in the order added, kept
+        when another is removed (the ids run across sessions; users see the numbers)."""
+        session_id = id_number(session_id, "session")
+        query = sa.select(rules.c.id, rules.c.number).where(rules.c.session_id == session_id)
+        with self.engine.connect() as connection:
+            return {row.id: row.number for row in connection.execute(query)}
 
     def remove_rule(self, rule_id: int) -> None:
         """Delete a rule and every preference it made (a block, or rows in a store from before blocks)."""

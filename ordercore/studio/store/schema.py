@@ -60,6 +60,9 @@ rules = sa.Table(
     sa.Column("spec", sa.Text, nullable=False),  # Rule.to_json()
     sa.Column("annotator", sa.String(200), nullable=False),
     _created(),
+    # The rule's number in its session, 1, 2, 3 … in the order added (the ids run across sessions: a fresh
+    # session's first rules read #3, #4), kept when other rules are removed (migration 5 numbers older ones).
+    sa.Column("number", sa.Integer, nullable=True),
 )
 
 answers = sa.Table(

@@ -236,6 +236,12 @@ def _given_at(row: dict) -> dict:
     return {"created_at": when.to_pydatetime()}
 
 
+def iso_utc(times: pd.Series) -> pd.Series:
+    """Stored times (UTC, with or without their zone) as exports write them: ISO 8601 to the second, marked
+    UTC ('2026-11-28T02:44:58Z'; '2026-11-28 02:44:58.066317' named no zone).  ``_given_at`` reads both."""
+    return pd.to_datetime(times, utc=True).dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class TransferStore:
     """``Store``'s exports and imports (a part of it: ``engine`` is the store's; it reads through the
     store's ``preferences``, ``answers`` and ``grades``)."""
@@ -315,8 +321,9 @@ class TransferStore:
 
     def export_answers(self, session_id: int, ids: IDS = None, fingerprints=None) -> str:
         """The session's answers as CSV, oldest first: row_a, row_b (A and B as shown), choice, weight,
-        margin, annotator, created_at, rule_id and rule (the rule audited, by id and by name; empty for
-        other pairs) and rule_winner (``rule_winner``); the rows by id with ``ids``, and their
+        margin, annotator, created_at, rule_number and rule (the rule audited, by its number in the session
+        as users see it, and by name; empty for other pairs) and rule_winner (``rule_winner``); the rows by id
+        with ``ids``, and their
         ``fingerprints`` (n,) with them (``by_id``).
         ``import_answers`` reads it back (``session_files``: by id), linking each audit to the rule of
         its name."""
@@ -325,27 +332,38 @@ class TransferStore:
         audited = answers["rule_id"].map(lambda rule_id: "" if pd.isna(rule_id) else named.get(int(rule_id), ""))
         answers.insert(answers.columns.get_loc("rule_id") + 1, "rule", audited)
         answers["rule_winner"] = rule_winner(answers)
-        frame = by_id(answers.drop(columns=["id", "swapped", "imported"]), "answers", ids, fingerprints)
+        answers["created_at"] = iso_utc(answers["created_at"])
+        numbers = self._numbered(session_id, answers["rule_id"])
+        answers.insert(answers.columns.get_loc("rule_id"), "rule_number", numbers)
+        frame = by_id(answers.drop(columns=["id", "swapped", "imported", "rule_id"]), "answers", ids, fingerprints)
         return frame.to_csv(index=False, float_format="%.17g")
 
     def export_grades(self, session_id: int, ids: IDS = None, fingerprints=None) -> str:
-        """The session's grades as CSV, oldest first: row, grade, annotator, created_at; the rows by id
+        """The session's grades as CSV, oldest first: row, grade, annotator, created_at (``iso_utc``); the rows by id
         with ``ids``, their ``fingerprints`` with them (``by_id``).  ``import_grades`` reads it back
         (``session_files``: by id)."""
-        return by_id(self.grades(session_id).drop(columns="id"), "grades", ids, fingerprints).to_csv(index=False)
+        grades = self.grades(session_id).drop(columns="id")
+        grades["created_at"] = iso_utc(grades["created_at"])
+        return by_id(grades, "grades", ids, fingerprints).to_csv(index=False)
 
     def export_preferences(self, session_id: int, format: str = "csv", ids: IDS = None, fingerprints=None) -> str:
         """The session's preferences with their provenance, as CSV or JSON text.  The columns i, j,
         margin and weight read back with ``PreferenceSet.from_frame`` (ZERO = -1 for unary ones); with
-        ``ids``, the rows' ids beside i and j, with ``fingerprints`` theirs (``by_id``; empty for ZERO)."""
+        ``ids``, the rows' ids beside i and j, with ``fingerprints`` theirs (``by_id``; empty for ZERO).  A rule's
+        by its number in the session (rule_number, as users see it)."""
         made, provenance = self.preferences(session_id)
-        frame = pd.concat([made.to_frame(), provenance[["source", "rule_id", "answer_id", "annotator"]]], axis=1)
+        provenance = provenance.assign(rule_number=self._numbered(session_id, provenance["rule_id"]))
+        frame = pd.concat([made.to_frame(), provenance[["source", "rule_number", "answer_id", "annotator"]]], axis=1)
         frame = by_id(frame, "preferences", ids, fingerprints)
         if format == "csv":
             return frame.to_csv(index=False, float_format="%.17g")
         if format == "json":  # Python's float repr: every weight reads back exactly (to_json keeps 10 digits)
             return json.dumps(frame.astype(object).where(frame.notna(), None).to_dict("records"), default=_json_number)
         raise ValueError(f"format must be 'csv' or 'json', got {format!r}")
+
+    def _numbered(self, session_id: int, rule_ids: pd.Series) -> pd.Series:
+        """Rule ids (NaN: none) as the rules' numbers in the session (``rule_numbers``), nullable integers."""
+        return rule_ids.map(self.rule_numbers(session_id)).astype("Int64")
 
     def export_rules(self, session_id: int) -> str:
         """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each), each
