@@ -186,9 +186,16 @@ def gp_table1(name: str, trials: int = 20, seed: int = 0, jobs: int = 1, quick: 
         rows.append(row)
         if progress is not None:
             progress(len(rows), trials)
+    return table1_result(name, rows, seed, quick, int(X.shape[1]), metadata)
+
+
+def table1_result(name: str, rows: list[dict], seed: int, quick: bool, n_features: int, metadata: dict) -> dict:
+    """``gp_table1``'s result from its trials (``run_trial``'s rows): each model's mean ± sd error (%)
+    and the rank-sum tests."""
+    spec = INSTANCE_SETS[name]
     errors = {model: [row["results"][model]["error"] for row in rows] for model in MODELS}
     summary = {
-        model: {"error_mean": float(np.mean(found)), "error_sd": float(np.std(found, ddof=1)) if trials > 1 else 0.0}
+        model: {"error_mean": float(np.mean(found)), "error_sd": float(np.std(found, ddof=1)) if len(rows) > 1 else 0.0}
         for model, found in errors.items()
     }
     tests = {
@@ -205,7 +212,7 @@ def gp_table1(name: str, trials: int = 20, seed: int = 0, jobs: int = 1, quick: 
             "n_train_pairs": spec.n_pairs,
             "n_test_pairs": N_TEST_PAIRS,
             "rows_per_trial": spec.n_rows,
-            "n_features": int(X.shape[1]),
+            "n_features": n_features,
             "quick": quick,
             "significance": SIGNIFICANCE,
         },  # fmt: skip
