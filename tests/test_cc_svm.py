@@ -222,10 +222,14 @@ def test_gp_table1_writes_every_models_errors_and_the_rank_sum_tests(tmp_path, d
     y = pd.read_csv(data_directory / "pyrim.csv")["y"].to_numpy()
     untied = int(np.sum(y[:, None] != y[None, :])) // 2  # fewer than 20,000 pairs: every other one is tested
     assert [trial["n_test"] for trial in result["trials"]] == [untied - 100] * 2
-    for model in ("cc_svm", "gp", "gp_ard", "gp_ard_prior"):
+    for model in ("cc_svm", "gp", "gp_ard", "gp_ard_prior", "gp_ard_isotropic", "gp_ard_evidence"):
         errors = [trial["results"][model]["error"] for trial in result["trials"]]
         assert all(0 <= error < 50 for error in errors)  # better than chance on every trial
         assert result["summary"][model]["error_mean"] == pytest.approx(np.mean(errors))
+    for trial in result["trials"]:  # the seed's rule among ARD's two starts: the higher evidence wins
+        starts = [trial["results"][start] for start in ("gp_ard", "gp_ard_isotropic")]
+        assert trial["results"]["gp_ard_evidence"]["log_evidence"] == max(fit["log_evidence"] for fit in starts)
+        assert trial["results"]["gp_ard_evidence"]["error"] in [fit["error"] for fit in starts]
     assert 0 < result["tests"]["cc_svm_worse_than_gp"]["p_value"] <= 1
     assert result["command"].startswith("python -m ordercore experiments gp-table1")
 

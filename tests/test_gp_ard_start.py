@@ -9,6 +9,7 @@ from scipy.special import log_ndtr
 from scipy.stats import norm
 
 from ordercore import GPPreferenceModel, PreferenceSet
+from ordercore.experiments.gp_instance import GP_SETTINGS
 
 
 def one_relevant_feature(seed=3, n_rows=40, n_features=3, n_pairs=80, frequency=3.0):
@@ -88,3 +89,13 @@ def test_isotropic_start_needs_a_search():
         model.fit(X, preferences)
     with pytest.raises(ValueError, match="length_scale"):
         GPPreferenceModel(length_scale="shared").fit(X, preferences)
+
+
+def test_table1_ard_column_starts_at_the_seeds_kappa():
+    """Table 1's GP-ARD column (``gp_instance.GP_SETTINGS['gp_ard']``) starts as seed 002 does: every
+    κ_l = 1/ℓ_l² = 1/d, here d = 3, on plain evidence."""
+    X, preferences = one_relevant_feature()
+    settings = GP_SETTINGS["gp_ard"]
+    model = GPPreferenceModel(method="exact", optimizer=None, **settings).fit(X, preferences)
+    assert settings.get("length_scale_prior", "default") is None
+    assert np.allclose(1.0 / model.length_scale_**2, [1 / 3] * 3)

@@ -44,6 +44,22 @@ def test_log_evidence_gradient_matches_finite_differences(small_problem, ard):
         assert np.allclose(tangent[:, index], latent, rtol=1e-3, atol=2e-4)
 
 
+def test_ard_with_tied_length_scales_is_the_isotropic_kernel(small_problem):
+    """ARD with every ℓ_l = ℓ is the Gaussian kernel (its special case; two code paths here): the same
+    evidence (12), and by the chain rule ∂/∂ln ℓ = Σ_l ∂/∂ln ℓ_l, ∂/∂ln σ equal."""
+    X, _, pairs = small_problem
+    problem = EvidenceProblem(X, pairs, signal_variance=1.3)
+    isotropic, tied = np.array([0.3, -0.4]), np.array([0.3, 0.3, 0.3, -0.4])
+    found = {}
+    for theta in (isotropic, tied):
+        kernel, K, fit = problem.laplace(theta)
+        found[theta.size] = fit.log_evidence, problem.gradient(theta, kernel, K, fit)[0]
+    (evidence, gradient), (tied_evidence, tied_gradient) = found[2], found[4]
+    assert tied_evidence == pytest.approx(evidence, rel=0, abs=1e-8)
+    assert tied_gradient[:-1].sum() == pytest.approx(gradient[0], rel=1e-8, abs=1e-10)
+    assert tied_gradient[-1] == pytest.approx(gradient[-1], rel=1e-8, abs=1e-10)
+
+
 def test_noise_and_signal_variance_enter_only_through_their_ratio(small_problem):
     """ln p(D) depends on s/σ only, so ∂/∂ln σ = -2 ∂/∂ln s², and ∂/∂ln s² = Σ G ⊙ K."""
     X, _, pairs = small_problem
