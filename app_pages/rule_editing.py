@@ -2,7 +2,6 @@
 with the rule's settings; while it is edited, Save replaces it (``ordercore.studio.rule_edits``) and the
 page says first what saving does to its audit answers."""
 
-import re
 from dataclasses import fields
 
 import streamlit as st
@@ -13,16 +12,14 @@ from ordercore.studio.rule_edits import audit_split, edit_rule, rule_number
 
 CONDITION_SLOTS = 4
 NO_CONDITION = "—"
-FORM_KEYS = re.compile(r"rule_(kind_|\d+_|min_difference_|name|direction|ordering|margin|weight|max_pairs)")
 
 
-def clear_form(rule_id: int | None = None, rule: Rule | None = None) -> None:
-    """Empty the rule form's widgets, so that they start again from a new rule's defaults, or fill them
-    with stored rule ``rule_id``'s settings (a callback: before the widgets are drawn)."""
-    for key in [k for k in st.session_state if FORM_KEYS.match(str(k))]:
-        del st.session_state[key]
-    if rule is not None:
-        st.session_state.update(form_values(rule))
+def fill_form(rule_id: int | None, rule: Rule) -> None:
+    """Fill the rule form's widgets with ``rule``'s settings, as edits of stored rule ``rule_id`` (None: as a
+    new rule), a callback: before the widgets are drawn.  Values are set, never deleted: a widget whose key
+    is deleted keeps its value in the browser while the server starts it from its default, and the form
+    then showed one rule and made another (new-user report 12, Major 1)."""
+    st.session_state.update(form_values(rule))
     st.session_state["rule_editing"] = rule_id
 
 
@@ -49,7 +46,8 @@ def form_values(rule: Rule) -> dict:
 
 
 def edit_actions(engine, rule_id: int, rule, made, left) -> None:
-    """While a stored rule is edited: what saving does to its audit answers, then Save and Stop editing."""
+    """While a stored rule is edited: what saving does to its audit answers, then Save and Stop editing
+    (the form then shows the rule saved, or as stored, as a new rule)."""
     with left:
         number = rule_number(engine, rule_id)  # in the session, as users see it
         if made is not None:
@@ -60,14 +58,27 @@ def edit_actions(engine, rule_id: int, rule, made, left) -> None:
                 f"pairs it no longer makes stay as answers but no longer audit it ({unlinked:,})."
             )
         save, stop = st.columns([2, 1])
-        saved = save.button(f"Save changes to rule #{number}", type="primary", key="rule_save", disabled=made is None)
-        stop.button("Stop editing", key="rule_edit_stop", on_click=clear_form)
-    if saved:
-        try:
-            words = edit_rule(engine, rule_id, app_state.annotator(), rule, made.preferences)
-        except (ValueError, KeyError) as error:
-            st.error(app_state.plain(f"The rule was not changed: {error}"))
-            return
-        clear_form()
-        st.session_state["rule_removed"] = app_state.plain(f"Changed {words}.")  # said on the next run
-        st.rerun()
+        save.button(
+            f"Save changes to rule #{number}",
+            type="primary",
+            key="rule_save",
+            disabled=made is None,
+            on_click=save_edit,
+            args=(engine, rule_id, rule, None if made is None else made.preferences),
+        )
+        stored = dict(engine.rules())[rule_id]
+        stop.button("Stop editing", key="rule_edit_stop", on_click=fill_form, args=(None, stored))
+        if error := st.session_state.pop("rule_edit_error", None):
+            st.error(error)
+
+
+def save_edit(engine, rule_id: int, rule, preferences) -> None:
+    """Save's callback: replace the rule, then show it in the form as a new rule (``fill_form``); what
+    happened is said in this run."""
+    try:
+        words = edit_rule(engine, rule_id, app_state.annotator(), rule, preferences)
+    except (ValueError, KeyError) as error:
+        st.session_state["rule_edit_error"] = app_state.plain(f"The rule was not changed: {error}")
+        return
+    fill_form(None, rule)
+    st.session_state["rule_removed"] = app_state.plain(f"Changed {words}.")

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import app_state
-from app_pages.rule_editing import CONDITION_SLOTS, NO_CONDITION, clear_form, edit_actions
+from app_pages.rule_editing import CONDITION_SLOTS, NO_CONDITION, edit_actions, fill_form
 from ordercore.knowledge.quality import labeled_check
 from ordercore.knowledge.rules import (
     CONDITIONS,
@@ -417,7 +417,7 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
         edit.button(
             f"Edit rule #{rule_number(engine, rule_id)}",
             key=f"rule_edit_{rule_id}",
-            on_click=clear_form,
+            on_click=fill_form,
             args=(rule_id, rule),
             disabled=len(rule.conditions) > CONDITION_SLOTS,  # (an imported rule may hold more)
             help=f"Fills the form above with the rule; at most {CONDITION_SLOTS} conditions.",

@@ -232,10 +232,17 @@ def test_long_rule_names_show_whole_in_the_rules_tables_at_1024_px(tmp_path):
     assert all(count * 20 + 8 <= row for _, count, _ in lines), (lines, height, tmp_path)
 
 
+FORM_SHOWN = """() => [...document.querySelectorAll('[data-testid="stMain"] input, [data-testid="stSelectbox"]')]
+    .filter((node) => node.offsetParent !== null)
+    .map((node) => node.tagName === "INPUT" ? `${node.getAttribute("aria-label")}=${node.value}` : node.innerText)"""
+"""What the page's form shows: each visible input's label and value, and each drop-down's text."""
+
+
 def test_a_rule_is_edited_in_place_keeping_its_number(tmp_path):
     """New-user report 9, Minor 10: a rule could only be removed.  'Edit rule #1' fills the form with the rule
     (its name, its 2 miles); typed down to 1 mile and saved, the session holds rule #1 with 1 mile and the
-    preferences that makes (fewer), and the page says what changed with the counts the store holds."""
+    preferences that makes (fewer), and the page says what changed with the counts the store holds; the form
+    then shows the saved rule, and makes it (adding it is refused: it is rule #1)."""
     from ordercore.knowledge.rules import Near
 
     store_path = session_with_rules(tmp_path, [("more bedrooms nearby", 2.0, "bedrooms", "higher")])
@@ -254,10 +261,20 @@ def test_a_rule_is_edited_in_place_keeping_its_number(tmp_path):
         page.get_by_text("no longer audit it").wait_for()  # what saving does to its audits, said first
         miles.fill("1")
         miles.press("Enter")
+        page.get_by_text(f"with these {before:,} and").wait_for(state="detached")  # the form's rule: 1 mile
         settle(page)
         page.get_by_role("button", name="Save changes to rule #1").click()
         page.get_by_text("Changed rule #1").wait_for()
         shown = page.get_by_text("Changed rule #1").inner_text()
+        settle(page)
+        form = page.evaluate(FORM_SHOWN)
+        page.get_by_role("button", name="Add this rule to the session").click()  # the form's rule: the saved one
+        page.get_by_text("The rule was not added").wait_for()
+        refused = page.get_by_text("The rule was not added").inner_text()
+    # new-user report 12, Major 1: after saving, the form showed one rule (the edited one's widgets beside the
+    # next one's) and made another; now it shows the saved rule, and adding it is refused as rule #1 again
+    assert "Rule name=more bedrooms nearby" in form and "miles=1.0" in form, "\n".join(form)
+    assert "the same as rule #1 'more bedrooms nearby'" in refused, refused
     rules = store.rules(session.id)
     after = len(store.preferences(session.id)[0])
     store.engine.dispose()
