@@ -1,0 +1,104 @@
+"""The twelfth corpus's library cases (issue 32, "nothing silently wrong"): ``PreferenceSet``'s methods
+given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ordercore import PreferenceSet
+from ordercore.preferences import ZERO, pair_codes
+
+
+# ------------------------------------------------------------------------ R4: PreferenceSet's methods
+@pytest.mark.parametrize("n_rows, top", [(3, 5), (0, 4), (5, 5)], ids=["S18", "S19", "n_rows = top"])
+def test_pair_codes_refuses_n_rows_not_above_every_row_named(n_rows, top):
+    """S18, S19: pairs (0, top) and (1, 2) (or (1, top)) got one key and code: two pairs taken for one."""
+    preferences = PreferenceSet.order([0, 1], [top, 2 if top == 5 else top])
+    with pytest.raises(ValueError, match=rf"^n_rows is {n_rows} but the pairs name row {top}: n_rows must exceed"):
+        preferences.pair_codes(n_rows)
+    with pytest.raises(ValueError, match=rf"^n_rows is {n_rows} but the pairs name row {top}"):
+        pair_codes(preferences.i, preferences.j, n_rows)
+
+
+@pytest.mark.parametrize("n_rows", [3.5, "x", -1, True])
+def test_pair_codes_refuses_an_n_rows_that_is_no_count(n_rows):
+    with pytest.raises(ValueError, match=r"^n_rows must be a whole number >= 0, got "):
+        PreferenceSet.order([0], [1]).pair_codes(n_rows)
+
+
+def test_pair_codes_over_enough_rows_name_each_pair_once():
+    """The check leaves the codes alone: over 6 rows every ordered pair (brute force: all 30) has its own
+    code, the two directions of a pair one key, and codes ^ 1 is the reverse."""
+    i, j = np.array(list(itertools.permutations(range(6), 2))).T
+    keys, codes = PreferenceSet.order(i, j).pair_codes(6)
+    assert len(set(codes.tolist())) == 30
+    assert len(set(keys.tolist())) == 15
+    reverse = {(a, b): c for a, b, c in zip(i, j, codes, strict=True)}
+    assert all(reverse[(b, a)] == c ^ 1 for (a, b), c in reverse.items())
+    unary_keys, _ = pair_codes(np.array([0, ZERO]), np.array([ZERO, 1]), 6)  # unary preferences still coded
+    assert len(set(unary_keys.tolist()) & set(keys.tolist())) == 0
+
+
+@pytest.mark.parametrize(
+    "scale, given", [(-1, "-1"), (0, "0"), (float("nan"), "nan"), (float("inf"), "inf"), ("1", "'1'"), (True, "True")]
+)
+def test_violated_refuses_a_scale_that_is_no_spread(scale, given):
+    """S21 (scale -1 called a preference met exactly violated) and S22 (scale NaN called all violated
+    ones satisfied)."""
+    f = np.zeros(4)
+    f[0] = 0.5
+    with pytest.raises(ValueError, match=rf"^scale must be a finite number > 0 \(the target's spread\), got {given}$"):
+        PreferenceSet.order([0, 2], [1, 3], 0.5).violated(f, scale=scale)
+
+
+def test_violated_by_hand():
+    """f(0) - f(1) = 0.5 meets margin 0.5 exactly; f(2) - f(3) = 0 falls 0.5 short: violated at any scale
+    up to 0.5 / 1e-6 = 5e5, satisfied above."""
+    f = np.array([0.5, 0.0, 0.0, 0.0])
+    preferences = PreferenceSet.order([0, 2], [1, 3], 0.5)
+    assert preferences.violated(f).tolist() == [False, True]
+    assert preferences.violated(f, scale=4e5).tolist() == [False, True]
+    assert preferences.violated(f, scale=6e5).tolist() == [False, False]
+    assert preferences.violation(f).tolist() == [0.0, 0.5]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_violation_refuses_f_not_finite_at_a_row_compared(bad):
+    """S25: f all NaN called every preference satisfied (NaN compares False)."""
+    f = np.zeros(30)
+    f[5] = bad
+    preferences = PreferenceSet.order([0, 1, 2], [4, 5, 6], 0.5)
+    for method in (preferences.violation, preferences.violated):
+        with pytest.raises(ValueError, match=rf"^f holds {bad} at row 5 \(1 of the rows the preferences compare"):
+            method(f)
+    with pytest.raises(ValueError, match=r"^f holds nan at row 0 \(6 of the rows"):
+        preferences.violated(np.full(30, np.nan))
+
+
+def test_violation_reads_past_values_at_rows_not_compared():
+    """NaN where no preference looks (the LP estimator's f is NaN at rows it does not predict) is fine;
+    unary preferences (``ZERO``) read 0 there."""
+    f = np.array([1.0, np.nan, 3.0, np.nan])
+    preferences = PreferenceSet.order([0, 2], [2, ZERO], [0.0, 4.0])
+    assert preferences.violation(f).tolist() == [2.0, 1.0]  # max(0 - (1 - 3), 0), max(4 - (3 - 0), 0)
+
+
+@pytest.mark.parametrize(
+    "f, said",
+    [
+        (np.zeros((30, 1)), r"f must be one-dimensional, a value per row \(n_samples,\), got shape \(30, 1\) \(use "),
+        (np.zeros((2, 30)), r"f must be one-dimensional, a value per row \(n_samples,\), got shape \(2, 30\)$"),
+        (np.float64(1.0), r"f must be one-dimensional, a value per row \(n_samples,\), got shape \(\)$"),
+        (np.zeros(7), r"f has 7 values but the preferences name rows up to 7$"),
+        (np.array(["1"] * 30), r"f must hold numbers, got <U1$"),
+    ],
+    ids=["S24 column", "2-D", "scalar", "too short", "text"],
+)
+def test_violation_refuses_f_of_another_shape_in_words(f, said):
+    """S24: a (30, 1) column was told 'f has 30 values but the preferences name rows up to 7' (30 are
+    enough; the shape was wrong).  A column is refused, not raveled (``ordercore.inputs.row_values``)."""
+    with pytest.raises(ValueError, match="^" + said):
+        PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7], 0.5).violation(f)
