@@ -1,14 +1,17 @@
 """The twelfth corpus's library cases (issue 32, "nothing silently wrong"): ``PreferenceSet``'s methods
-given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24)."""
+given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24);
+NPSVOR stopping at max_iter without a word and taking an intercept_scaling that overflows (R5: V16, V17)."""
 
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
-from ordercore import PreferenceSet
+from ordercore import NPSVOR, PreferenceSet
 from ordercore.preferences import ZERO, pair_codes
 
 
@@ -102,3 +105,49 @@ def test_violation_refuses_f_of_another_shape_in_words(f, said):
     enough; the shape was wrong).  A column is refused, not raveled (``ordercore.inputs.row_values``)."""
     with pytest.raises(ValueError, match="^" + said):
         PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7], 0.5).violation(f)
+
+
+# ------------------------------------------------------------------------ R5: NPSVOR's max_iter and intercept_scaling
+def ranked_problem():
+    """30 rows, 3 features, ranks 1-3 by a linear score (the corpus's data)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = X @ [1.0, 2.0, -1.0] + rng.normal(0, 0.1, 30)
+    return X, np.digitize(y, [-1, 1]) + 1
+
+
+def test_npsvor_warns_of_the_ranks_max_iter_cut_short():
+    """V16: max_iter=1 stopped every rank after one sweep (coefficients 0.24 off) without a word.  Which
+    ranks are cut short is read independently from an uncapped fit with the same seed (the same visiting
+    order, so the capped run is its first sweeps): those that needed more sweeps than the cap."""
+    X, ranks = ranked_problem()
+    needed = NPSVOR(random_state=0).fit(X, ranks).n_iter_
+    cap = 20
+    assert (needed > cap).any() and (needed < cap).any()  # the data give both kinds
+    with pytest.warns(
+        ConvergenceWarning, match=r"^NPSVOR stopped at max_iter=20 sweeps before its stopping rule"
+    ) as got:
+        NPSVOR(random_state=0, max_iter=cap).fit(X, ranks)
+    short = [str(rank) for rank, n in zip([1, 2, 3], needed, strict=True) if n > cap]
+    assert len(got) == 1 and f"for rank{'s' if len(short) > 1 else ''} {', '.join(short)}: the fit is not" in str(
+        got[0].message
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        NPSVOR(random_state=0, max_iter=int(needed.max()) + 1).fit(X, ranks)  # room to converge: no warning
+
+
+@pytest.mark.parametrize("scaling", [1e300, 1.0000001e6, np.inf])
+def test_npsvor_refuses_an_intercept_scaling_that_drowns_the_features(scaling):
+    """V17: 1e300 was accepted and its b² = inf (overflow, checked here by hand) left the fit one rank
+    for every row.  The bound is ``MAX_INTERCEPT_SCALING`` (its docstring says why)."""
+    X, ranks = ranked_problem()
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(1e300) ** 2)
+    with pytest.raises(
+        ValueError, match=r"'intercept_scaling' parameter of NPSVOR must be a float in the range \(0.0, "
+    ):
+        NPSVOR(intercept_scaling=scaling).fit(X, ranks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert np.isfinite(NPSVOR(intercept_scaling=1e6, max_iter=5).fit(X, ranks).coef_).all()  # the bound is taken
