@@ -1,0 +1,54 @@
+"""The twelfth corpus's session-engine and store cases (issue 32, "nothing silently wrong"): an answer
+edited to 'about equal' whose stored margin it keeps (R3: A16).  Each refusal is checked to leave the
+store as it was (``store_checks.snapshot``), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from ordercore.studio.session import SessionEngine
+from tests.store_checks import snapshot
+from tests.test_store_refusals import NoJob, new_session, table
+
+
+@pytest.fixture
+def engine(store):
+    """A session on 60 homes, automatic trust off (no assessment row written behind a refusal)."""
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    yield engine
+    engine.wait(60)
+    engine.close()
+
+
+def triples(store, session_id) -> list:
+    """The session's preferences as (i, j, margin), in the order stored."""
+    made = store.preferences(session_id)[0]
+    return list(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), strict=True))
+
+
+# ------------------------------------------------------------------------ R3: an edit keeps the margin
+def test_an_edit_to_equal_names_the_negative_margin_it_would_keep(store, engine):
+    """A16: 'a' with margin -1 edited to 'equal' was told "'about equal' takes a closeness margin >= 0"
+    though the user gave only a choice; now the stored margin is named, and nothing changes."""
+    answer_id = engine.answer("ann", (30, 31), "a", margin=-1.0)
+    engine.wait(60)  # the retrain it started has stored its run
+    number = int(engine.answers().set_index("id").loc[answer_id, "number"])
+    before = snapshot(store)
+    with pytest.raises(
+        ValueError,
+        match=rf"^answer {answer_id} \(#{number} of the session\) has margin -1, which an edit keeps, and 'about "
+        r"equal' takes a closeness margin >= 0: remove the answer and answer the pair again$",
+    ):
+        engine.edit_answer("ann", answer_id, "equal")
+    assert snapshot(store) == before
+    engine.edit_answer("ann", answer_id, "b")  # 'b' keeps it as written: f(31) - f(30) >= -1
+    assert triples(store, engine.id) == [(31, 30, -1.0)]
+
+
+def test_an_edit_to_equal_keeps_a_margin_it_can_take(store, engine):
+    """What the check leaves alone: margin 0.5 edited to 'equal' is |f(30) - f(31)| <= 0.5, the two
+    preferences f(30) - f(31) >= -0.5 and f(31) - f(30) >= -0.5 (by hand)."""
+    answer_id = engine.answer("ann", (30, 31), "a", margin=0.5)
+    engine.edit_answer("ann", answer_id, "equal")
+    assert sorted(triples(store, engine.id)) == [(30, 31, -0.5), (31, 30, -0.5)]
