@@ -1,8 +1,11 @@
 """The twelfth corpus's session-engine and store cases (issue 32, "nothing silently wrong"): an answer
-edited to 'about equal' whose stored margin it keeps (R3: A16).  Each refusal is checked to leave the
+edited to 'about equal' whose stored margin it keeps (R3: A16); an annotator given as bytes or a number told
+it needed a name (R1: N15, N22).  Each refusal is checked to leave the
 store as it was (``store_checks.snapshot``), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -16,6 +19,7 @@ def engine(store):
     """A session on 60 homes, automatic trust off (no assessment row written behind a refusal)."""
     engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
     engine.set_model(automatic_trust=False)
+    engine.wait(60)  # the fit it started has stored its run
     yield engine
     engine.wait(60)
     engine.close()
@@ -52,3 +56,24 @@ def test_an_edit_to_equal_keeps_a_margin_it_can_take(store, engine):
     answer_id = engine.answer("ann", (30, 31), "a", margin=0.5)
     engine.edit_answer("ann", answer_id, "equal")
     assert sorted(triples(store, engine.id)) == [(30, 31, -0.5), (31, 30, -0.5)]
+
+
+# ------------------------------------------------------------------------ R1: an annotator of another type
+@pytest.mark.parametrize(
+    "annotator, said",
+    [(b"ann", "bytes b'ann'"), (123, "int 123"), (1.5, "float 1.5"), (["ann"], "list ['ann']")],
+    ids=["N15 bytes", "N22 int", "float", "list"],
+)
+def test_an_annotator_of_another_type_is_told_its_type(store, engine, annotator, said):
+    """N15, N22: a name given as bytes or int was told "an annotator needs a name"; nothing is stored."""
+    before = snapshot(store)
+    for write in (lambda: engine.answer(annotator, (7, 9), "a"), lambda: engine.grade(annotator, 7, 2)):
+        with pytest.raises(ValueError, match=rf"^an annotator name is text, got {re.escape(said)}$"):
+            write()
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("annotator", [None, float("nan"), "", "   "])
+def test_no_annotator_still_needs_a_name(engine, annotator):
+    with pytest.raises(ValueError, match=r"^an annotator needs a name: type yours in the sidebar$"):
+        engine.answer(annotator, (7, 9), "a")
