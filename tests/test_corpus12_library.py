@@ -1,6 +1,7 @@
 """The twelfth corpus's library cases (issue 32, "nothing silently wrong"): ``PreferenceSet``'s methods
 given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24);
-NPSVOR stopping at max_iter without a word and taking an intercept_scaling that overflows (R5: V16, V17)."""
+NPSVOR stopping at max_iter without a word and taking an intercept_scaling that overflows (R5: V16, V17);
+arguments handed on unchecked to code that calls them (R6: P12, LP08, LP09, R22)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from ordercore import NPSVOR, PreferenceSet
+from ordercore import NPSVOR, GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.preferences import ZERO, pair_codes
 
 
@@ -151,3 +154,76 @@ def test_npsvor_refuses_an_intercept_scaling_that_drowns_the_features(scaling):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert np.isfinite(NPSVOR(intercept_scaling=1e6, max_iter=5).fit(X, ranks).coef_).all()  # the bound is taken
+
+
+# ------------------------------------------------------------------------ R6: arguments handed on unchecked
+@pytest.mark.parametrize("progress, said", [("x", "str 'x'"), (3, "int 3")])
+def test_gp_fit_refuses_a_progress_that_is_no_function(progress, said):
+    """P12: progress='x' failed deep in the evidence search ('str' object is not callable)."""
+    X, _ = ranked_problem()
+    with pytest.raises(
+        ValueError, match=rf"^progress must be a function \(evaluations, log_evidence\) or None, got {said}$"
+    ):
+        GPPreferenceModel().fit(X, PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7]), progress=progress)
+
+
+def test_gp_fit_calls_a_progress_function_once_per_evaluation():
+    """What the check leaves alone: a function is called with evaluations 1, 2, 3, ... (counted here)."""
+    X, _ = ranked_problem()
+    calls = []
+    GPPreferenceModel(n_restarts=0).fit(
+        X, PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7]), progress=lambda *a: calls.append(a)
+    )
+    assert [evaluations for evaluations, _ in calls] == list(range(1, len(calls) + 1)) and calls
+
+
+@pytest.mark.parametrize(
+    "reference, said",
+    [("bogus", "str 'bogus'"), (np.zeros(3), r"ndarray array\(\[0\., 0\., 0\.\]\)")],
+    ids=["LP08", "LP09"],
+)
+def test_lp_suggest_pairs_refuses_a_reference_without_predict(reference, said):
+    """LP08, LP09: a string or an array of predictions met "'str' object has no attribute 'predict'"."""
+    X, y = ranked_problem()
+    labels = np.where(np.arange(30) < 10, y.astype(float), np.nan)
+    model = OrderPreferenceRegressor().fit(X, labels, PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7], 0.5))
+    with pytest.raises(
+        ValueError,
+        match=rf"^reference must be a fitted model with predict \(e\.g\. the SVR beside this fit\) or None, got {said}",
+    ):
+        model.suggest_pairs(np.array([[10, 11], [12, 13]]), reference=reference)
+
+
+def test_lp_suggest_pairs_takes_any_object_with_predict():
+    """A reference predicting the fit's own values plus row 12's bump differs from the fit on pair (12, 13)
+    alone, by hand: that pair is chosen first."""
+    X, y = ranked_problem()
+    labels = np.where(np.arange(30) < 10, y.astype(float), np.nan)
+    model = OrderPreferenceRegressor().fit(X, labels, PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7], 0.5))
+
+    class Bumped:
+        def predict(self, rows):
+            return model.predict(rows) + 100.0 * np.all(rows == X[12], axis=1)
+
+    chosen = model.suggest_pairs(np.array([[10, 11], [12, 13]]), k=1, reference=Bumped())
+    assert chosen.tolist() == [[12, 13]]
+
+
+@pytest.mark.parametrize("random_state", ["x", -1, 1.5, True, [1, 2]])
+def test_rules_generate_refuses_a_random_state_numpy_cannot_seed_with_in_words(random_state):
+    """R22: random_state='x' met numpy's 'SeedSequence expects int or sequence of ints for entropy not x'."""
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0], "v": [1.0, 2.0, 3.0]})
+    rule = Rule("w", [Within("x", 10)], Ordering("v", "higher"))
+    with pytest.raises(
+        ValueError, match=r"^random_state must be a whole number >= 0, a numpy Generator .* or None, got "
+    ):
+        generate(rule, frame, max_pairs=1, random_state=random_state)
+
+
+def test_rules_generate_draws_the_same_sample_from_a_seed_or_its_generator():
+    """A seed and ``np.random.default_rng`` of it are one draw; 1 of the 3 pairs kept."""
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0], "v": [1.0, 2.0, 3.0]})
+    rule = Rule("w", [Within("x", 10)], Ordering("v", "higher"))
+    by_seed = generate(rule, frame, max_pairs=1, random_state=np.int64(7)).preferences
+    assert by_seed == generate(rule, frame, max_pairs=1, random_state=np.random.default_rng(7)).preferences
+    assert len(by_seed) == 1 and (int(by_seed.i[0]), int(by_seed.j[0])) in {(1, 0), (2, 0), (2, 1)}

@@ -1,12 +1,13 @@
 """The twelfth corpus's session-engine and store cases (issue 32, "nothing silently wrong"): an answer
 edited to 'about equal' whose stored margin it keeps (R3: A16); an annotator given as bytes or a number told
-it needed a name (R1: N15, N22).  Each refusal is checked to leave the
-store as it was (``store_checks.snapshot``), on SQLite and PostgreSQL."""
+it needed a name (R1: N15, N22); next_pairs' ahead handed unchecked to numpy (R6: NP05).  Each refusal is
+checked to leave the store as it was (``store_checks.snapshot``), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from ordercore.studio.session import SessionEngine
@@ -77,3 +78,32 @@ def test_an_annotator_of_another_type_is_told_its_type(store, engine, annotator,
 def test_no_annotator_still_needs_a_name(engine, annotator):
     with pytest.raises(ValueError, match=r"^an annotator needs a name: type yours in the sidebar$"):
         engine.answer(annotator, (7, 9), "a")
+
+
+# ------------------------------------------------------------------------ R6: next_pairs' ahead
+@pytest.mark.parametrize(
+    "ahead, said",
+    [
+        ([(1, 2, 3)], r"ahead holds pairs of two rows \(a, b\), got \(1, 2, 3\)"),
+        (["ab"], r"ahead holds pairs of two rows \(a, b\), got 'ab'"),
+        ([(1, 2.5)], r"ahead's row 2\.5 is not a row number \(a whole number from 0\)"),
+    ],
+    ids=["NP05", "text", "fraction"],
+)
+def test_next_pairs_checks_ahead_as_it_checks_exclude(store, engine, ahead, said):
+    """NP05: ahead=[(1, 2, 3)] met numpy's 'cannot reshape array of size 3 into shape (2)'; exclude with the
+    same value was refused in words, and now both are (``session_checks.row_pairs``)."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=f"^{said}$"):
+        engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", ahead=ahead)
+    with pytest.raises(ValueError, match="^" + said.replace("ahead", "exclude") + "$"):
+        engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", exclude=ahead)
+    assert snapshot(store) == before
+
+
+def test_next_pairs_takes_ahead_as_pairs_of_numpy_integers(engine):
+    """What the check leaves alone: ahead as tuples of numpy integers (as a tab holds them) is taken, and
+    three pairs of two different rows of the 60 are drawn."""
+    ahead = [(np.int64(a), np.int64(a + 1)) for a in range(4, 58, 2)]
+    drawn = engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", count=3, ahead=ahead)
+    assert len(drawn) == 3 and all(a != b and 0 <= min(a, b) and max(a, b) < 60 for (a, b), _ in drawn)
