@@ -394,6 +394,8 @@ def _preference_document(document) -> dict:
     """``PreferenceSet.to_json``'s parsed document, checked; ``ValueError`` for anything else."""
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
         raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}" (or be a list of records)')
+    if "version" not in document:  # was 'unsupported preference JSON version None', as if None were written
+        raise ValueError(f'preference JSON lacks its "version" field ({JSON_VERSION})')
     if document.get("version") != JSON_VERSION:
         raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
     missing = [c for c in COLUMNS if c not in document]

@@ -6,6 +6,7 @@ arguments handed on unchecked to code that calls them (R6: P12, LP08, LP09, R22)
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
 
 import numpy as np
@@ -227,3 +228,14 @@ def test_rules_generate_draws_the_same_sample_from_a_seed_or_its_generator():
     by_seed = generate(rule, frame, max_pairs=1, random_state=np.int64(7)).preferences
     assert by_seed == generate(rule, frame, max_pairs=1, random_state=np.random.default_rng(7)).preferences
     assert len(by_seed) == 1 and (int(by_seed.i[0]), int(by_seed.j[0])) in {(1, 0), (2, 0), (2, 1)}
+
+
+# ------------------------------------------------------------------------ R2: the file readers' words
+def test_a_preference_json_without_its_version_says_so(tmp_path):
+    """C19: a document with "format" but no "version" was 'unsupported preference JSON version None'."""
+    document = {"format": "ordercore.preferences", "i": [1, 2], "j": [3, 4], "margin": [0, 0], "weight": [1, 1]}
+    with pytest.raises(ValueError, match=r'^preference JSON lacks its "version" field \(1\)$'):
+        PreferenceSet.from_json(json.dumps(document))
+    with pytest.raises(ValueError, match=r"^unsupported preference JSON version None$"):  # one written as null
+        PreferenceSet.from_json(json.dumps(document | {"version": None}))
+    assert PreferenceSet.from_json(json.dumps(document | {"version": 1})) == PreferenceSet.order([1, 2], [3, 4])

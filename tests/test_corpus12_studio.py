@@ -107,3 +107,15 @@ def test_next_pairs_takes_ahead_as_pairs_of_numpy_integers(engine):
     ahead = [(np.int64(a), np.int64(a + 1)) for a in range(4, 58, 2)]
     drawn = engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", count=3, ahead=ahead)
     assert len(drawn) == 3 and all(a != b and 0 <= min(a, b) and max(a, b) < 60 for (a, b), _ in drawn)
+
+
+# ------------------------------------------------------------------------ R2: the file readers' words
+@pytest.mark.parametrize("content", [b"", b"  \n", "\ufeff".encode()], ids=["J17 0 bytes", "blank", "BOM only"])
+def test_an_empty_json_file_is_told_empty_as_a_csv_is(store, engine, content):
+    """J17: a 0-byte rules file got the decoder's 'Expecting value: line 1 column 1 (char 0)'."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=r"^could not read the JSON: the file is empty \(no JSON value in it\)$"):
+        engine.import_file("homes-rules.json", content, "imp")
+    with pytest.raises(ValueError, match=r"^could not read the CSV: the file is empty \(no header, no rows\)$"):
+        engine.import_file("homes-grades.csv", content, "imp")
+    assert snapshot(store) == before
