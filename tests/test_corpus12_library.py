@@ -1,7 +1,8 @@
 """The twelfth corpus's library cases (issue 32, "nothing silently wrong"): ``PreferenceSet``'s methods
 given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24);
 NPSVOR stopping at max_iter without a word and taking an intercept_scaling that overflows (R5: V16, V17);
-arguments handed on unchecked to code that calls them (R6: P12, LP08, LP09, R22)."""
+arguments handed on unchecked to code that calls them (R6: P12, LP08, LP09, R22); a preference JSON lacking
+"version" (R2: C19); GP labels' graph='ranking' given class labels (R8: B08)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from ordercore import NPSVOR, GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore import NPSVOR, GPLabelPreferenceModel, GPPreferenceModel, OrderPreferenceRegressor, PreferenceSet
+from ordercore.gp.labels import ranking_preference_graph, whole_rankings
 from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 from ordercore.preferences import ZERO, pair_codes
 
@@ -239,3 +241,33 @@ def test_a_preference_json_without_its_version_says_so(tmp_path):
     with pytest.raises(ValueError, match=r"^unsupported preference JSON version None$"):  # one written as null
         PreferenceSet.from_json(json.dumps(document | {"version": None}))
     assert PreferenceSet.from_json(json.dumps(document | {"version": 1})) == PreferenceSet.order([1, 2], [3, 4])
+
+
+# ------------------------------------------------------------------------ R8: GP labels' rankings
+@pytest.mark.parametrize(
+    "y, said",
+    [
+        (np.array(["y", "x"] * 15), "'y'"),
+        (np.tile([[0.5, 1.2]], (30, 1)), "0.5"),  # was cut to [0, 1], a ranking, without a word
+        (np.tile([[0.0, np.nan]], (30, 1)), None),  # refused before as a missing value (finite_labels)
+    ],
+    ids=["B08 class labels", "fractions", "nan"],
+)
+def test_gp_labels_ranking_refuses_y_that_is_no_ranking(y, said):
+    """B08: class labels with graph='ranking' met int()'s "invalid literal for int() with base 10"."""
+    X, _ = ranked_problem()
+    message = (
+        r"^graph='ranking' takes y as rankings \(n, L\), each row the labels 0\.\.L-1 from most to least preferred; "
+        rf"got {said} \(class labels take graph='multiclass' or 'ordinal'\)$"
+    )
+    with pytest.raises(ValueError, match=message if said else None):
+        GPLabelPreferenceModel(graph="ranking").fit(X, y)
+
+
+def test_ranking_rows_make_the_chain_from_first_to_last():
+    """What the check leaves alone: rows [1, 0, 2] and [2, 1, 0] as floats make the edges 1 ≻ 0, 0 ≻ 2
+    and 2 ≻ 1, 1 ≻ 0 (by hand)."""
+    winner, loser, sample = ranking_preference_graph(whole_rankings(np.array([[1.0, 0.0, 2.0], [2.0, 1.0, 0.0]])))
+    assert sorted(zip(sample.tolist(), winner.tolist(), loser.tolist(), strict=True)) == [
+        (0, 0, 2), (0, 1, 0), (1, 1, 0), (1, 2, 1)
+    ]  # fmt: skip
