@@ -2,7 +2,7 @@
 given arguments that made them answer wrongly (R4: S18, S19, S21, S22, S25) or in misleading words (S24);
 NPSVOR stopping at max_iter without a word and taking an intercept_scaling that overflows (R5: V16, V17);
 arguments handed on unchecked to code that calls them (R6: P12, LP08, LP09, R22); a preference JSON lacking
-"version" (R2: C19); GP labels' graph='ranking' given class labels (R8: B08)."""
+"version" (R2: C19); GP labels' graph='ranking' given class labels (R8: B08); score's sample_weight (R9: V09)."""
 
 from __future__ import annotations
 
@@ -271,3 +271,22 @@ def test_ranking_rows_make_the_chain_from_first_to_last():
     assert sorted(zip(sample.tolist(), winner.tolist(), loser.tolist(), strict=True)) == [
         (0, 0, 2), (0, 1, 0), (1, 1, 0), (1, 2, 1)
     ]  # fmt: skip
+
+
+# ------------------------------------------------------------------------ R9: score's sample_weight
+@pytest.mark.parametrize("weights, shape", [(np.ones(3), r"\(3,\)"), (np.ones((30, 2)), r"\(30, 2\)"), (1.0, r"\(\)")])
+def test_score_names_a_sample_weight_of_another_length(weights, shape):
+    """V09: scikit-learn's 'Found input variables with inconsistent numbers of samples: [30, 30, 3]'."""
+    X, ranks = ranked_problem()
+    model = NPSVOR(random_state=0).fit(X, ranks)
+    with pytest.raises(ValueError, match=rf"^sample_weight must hold a weight per row of y \(30\), got shape {shape}$"):
+        model.score(X, ranks, sample_weight=weights)
+
+
+def test_score_weighs_rows_by_sample_weight():
+    """Weights of the right length: accuracy weighted by hand, Σ w·[right] / Σ w."""
+    X, ranks = ranked_problem()
+    model = NPSVOR(random_state=0).fit(X, ranks)
+    weights = np.arange(1.0, 31.0)
+    right = model.predict(X) == ranks
+    assert model.score(X, ranks, sample_weight=list(weights)) == pytest.approx((weights * right).sum() / weights.sum())
