@@ -119,3 +119,25 @@ def test_an_empty_json_file_is_told_empty_as_a_csv_is(store, engine, content):
     with pytest.raises(ValueError, match=r"^could not read the CSV: the file is empty \(no header, no rows\)$"):
         engine.import_file("homes-grades.csv", content, "imp")
     assert snapshot(store) == before
+
+
+@pytest.mark.parametrize(
+    "cells, said",
+    [
+        ('"1,5",0', r"weight '1,5' is not a number \(use a dot for decimals\)"),  # I20
+        ('1,"-0,25"', r"margin '-0,25' is not a number \(use a dot for decimals\)"),
+        ("heavy,0", r"weight 'heavy' is not a number"),
+    ],
+    ids=["I20 weight", "margin", "word"],
+)
+def test_an_answers_file_names_the_column_of_a_cell_that_is_no_number(store, engine, cells, said):
+    """I20: a weight '1,5' got float()'s 'could not convert string to float: '1,5'', no column named."""
+    content = f"home_id_a,home_id_b,choice,weight,margin,annotator\n143,144,a,{cells},imp2\n".encode()
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=f"^line 2 of the answers: {said}$"):
+        engine.import_file("homes-answers.csv", content, "imp")
+    assert snapshot(store) == before
+    if "heavy" not in cells:  # with a dot the same cell reads: 1.5 or -0.25
+        engine.import_file("homes-answers.csv", content.replace(b'"1,5"', b"1.5").replace(b'"-0,25"', b"-0.25"), "imp")
+        stored = store.answers(engine.id).iloc[-1]
+        assert (stored["weight"], stored["margin"]) in {(1.5, 0.0), (1.0, -0.25)}
