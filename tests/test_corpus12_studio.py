@@ -141,3 +141,16 @@ def test_an_answers_file_names_the_column_of_a_cell_that_is_no_number(store, eng
         engine.import_file("homes-answers.csv", content.replace(b'"1,5"', b"1.5").replace(b'"-0,25"', b"-0.25"), "imp")
         stored = store.answers(engine.id).iloc[-1]
         assert (stored["weight"], stored["margin"]) in {(1.5, 0.0), (1.0, -0.25)}
+
+
+@pytest.mark.parametrize(
+    "content, line",
+    [("home_id,grade,annotator\n150,2,imp2\n\x00\n", 3), ("home_id,grade,annotator\n150,2,im\x00p2\n", 2)],
+    ids=["I28 NUL line", "NUL in a name"],
+)
+def test_a_csv_holding_a_nul_byte_is_refused_naming_its_line(store, engine, content, line):
+    """I28: a lone NUL line was read as home id '\\x00' ('home_id   is not in this session's table')."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=rf"^could not read the CSV: line {line} holds a NUL byte \(a binary file"):
+        engine.import_file("homes-grades.csv", content.encode(), "imp")
+    assert snapshot(store) == before
