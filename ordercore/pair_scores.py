@@ -25,6 +25,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import breadth_first_order
 from scipy.special import ndtr
 
+from ordercore.inputs.printable import quoted
 from ordercore.preferences import PreferenceSet, code_rows, is_in, pair_codes, sorted_unique
 
 BALD_CONSTANT = np.sqrt(np.pi * np.log(2.0) / 2.0)
@@ -288,6 +289,11 @@ def suggest_by_order(model, X: np.ndarray, candidate_pairs, k: int, preferences:
     """The k candidate pairs (rows of X, shape (m, 2)) to ask a fitted regressor ``model`` next, best
     first, skipping pairs ``preferences`` settle: (pairs (≤ k, 2), scores (≤ k,)).  Model-agnostic:
     it needs only ``model.predict`` (and ``reference.predict``); see ``suggest_by_predictions``."""
+    if reference is not None and not callable(getattr(reference, "predict", None)):
+        raise ValueError(
+            f"reference must be a fitted model with predict (e.g. the SVR beside this fit) or None, got "
+            f"{type(reference).__name__} {quoted(reference)} (predictions go to suggest_by_predictions)"
+        )
     pairs = check_candidate_pairs(candidate_pairs, X.shape[0])
     rows = np.unique(pairs)
     predictions = np.zeros(X.shape[0])

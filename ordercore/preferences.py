@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.counts import whole_number
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_numbers
 from ordercore.inputs.printable import quoted
+from ordercore.inputs.row_values import positive_scale, row_values
 from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
 from ordercore.inputs.text_files import parse_json, read_utf8
 
@@ -82,8 +84,14 @@ def _real_array(values, name: str) -> np.ndarray:
 def pair_codes(i: np.ndarray, j: np.ndarray, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Integer names of row pairs, for set operations (``is_in``): keys min·n + max (the same
     two rows either way round) and codes 2·key + (i < j) (also the direction); ``code ^ 1`` is the
-    reverse.  i, j : int arrays (p,) of rows in [0, n_rows)."""
+    reverse.  i, j : int arrays (p,) of rows in [0, n_rows) (or ``ZERO``); other rows would share codes."""
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    low, top = int(min(i.min(initial=0), j.min(initial=0))), int(max(i.max(initial=0), j.max(initial=0)))
+    if top >= n_rows or low < ZERO:
+        raise ValueError(
+            f"n_rows is {n_rows} but the pairs name row {top if top >= n_rows else low}: n_rows must exceed "
+            "every row named (rows 0 … n_rows - 1), or two different pairs would share a code"
+        )
     keys = np.minimum(i, j) * n_rows + np.maximum(i, j)
     return keys, 2 * keys + (i < j)
 
@@ -293,13 +301,11 @@ class PreferenceSet:
     def pair_codes(self, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         """For pairwise preferences over n_rows rows: keys (p,) naming the two rows in either order,
         and codes (p,) naming them with their direction (see ``pair_codes``)."""
-        return pair_codes(self.i, self.j, n_rows)
+        return pair_codes(self.i, self.j, whole_number(n_rows, "n_rows"))
 
     def violation(self, f: np.ndarray) -> np.ndarray:
         """Shortfall max(d - (f_i - f_j), 0), shape (p,), for values f of shape (n_samples,)."""
-        f, top = np.asarray(f), int(max(self.i.max(initial=ZERO), self.j.max(initial=ZERO)))
-        if f.ndim != 1 or f.size <= top:
-            raise ValueError(f"f has {f.size} values (shape {f.shape}) but the preferences name rows up to {top}")
+        f = row_values(f, np.concatenate([self.i[self.i != ZERO], self.j[self.j != ZERO]]))
         f_i = np.where(self.i == ZERO, 0.0, f[self.i])
         f_j = np.where(self.j == ZERO, 0.0, f[self.j])
         return np.maximum(self.margin - (f_i - f_j), 0.0)
@@ -308,7 +314,7 @@ class PreferenceSet:
         """Boolean mask (p,): the preferences f (n_samples,) violates, those whose shortfall exceeds
         ``VIOLATION_TOLERANCE`` times ``scale`` (the target's spread, e.g. the labels' standard
         deviation).  The one definition of "violated" in ordercore."""
-        return self.violation(f) > VIOLATION_TOLERANCE * scale
+        return self.violation(f) > VIOLATION_TOLERANCE * positive_scale(scale)
 
     # ------------------------------------------------------------------ round trips
     def to_frame(self) -> pd.DataFrame:
@@ -388,6 +394,8 @@ def _preference_document(document) -> dict:
     """``PreferenceSet.to_json``'s parsed document, checked; ``ValueError`` for anything else."""
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
         raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}" (or be a list of records)')
+    if "version" not in document:  # was 'unsupported preference JSON version None', as if None were written
+        raise ValueError(f'preference JSON lacks its "version" field ({JSON_VERSION})')
     if document.get("version") != JSON_VERSION:
         raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
     missing = [c for c in COLUMNS if c not in document]

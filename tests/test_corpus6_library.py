@@ -29,7 +29,7 @@ def data():
 # ---------------------------------------------------------------------------------------- W068
 def test_violation_of_values_too_few_for_the_rows_named_says_so():
     _, _, preferences = data()
-    with pytest.raises(ValueError, match=r"^f has 3 values \(shape \(3,\)\) but the preferences name rows up to 20$"):
+    with pytest.raises(ValueError, match=r"^f has 3 values but the preferences name rows up to 20$"):
         preferences.violation(np.zeros(3))
     assert preferences.violation(np.zeros(21)).tolist() == [0.0, 0.0, 0.0]  # margin 0: f = 0 meets each
 

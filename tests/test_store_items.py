@@ -119,7 +119,7 @@ def test_row_numbers_are_checked_against_the_sessions_table(store):
         ("   ", "needs a name"),
         ("a\x00b", "control"),
         ("a\nb", "control"),
-        (7, "needs a name"),
+        (7, "an annotator name is text, got int 7"),
     ],
 )
 def test_annotator_names_are_checked_before_anything_is_written(store, name, message):

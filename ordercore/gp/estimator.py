@@ -23,6 +23,7 @@ from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
+from ordercore.inputs.printable import quoted
 from ordercore.models.files import save_model
 from ordercore.numerics.magnitudes import check_kernel_input, standard_deviation
 from ordercore.pair_scores import bald_information, check_candidate_pairs, rank_unsettled
@@ -374,6 +375,11 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         """Fit on X (n, n_features) and preferences over its rows (or scores y, shape (n,)).
         progress : optional callable(evaluations, log_evidence) called after each evaluation of the
         hyperparameter search (e.g. to show progress; raising from it abandons the fit)."""
+        if progress is not None and not callable(progress):  # 'x' failed deep in the search: 'str' not callable
+            raise ValueError(
+                f"progress must be a function (evaluations, log_evidence) or None, got {type(progress).__name__} "
+                f"{quoted(progress)}"
+            )
         check_rows(X)
         X = validate_data(self, X, dtype=np.float64)
         preferences = _pairwise_preferences(preferences, X.shape[0])

@@ -21,6 +21,7 @@ from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS,
 from ordercore.gp.laplace import PairData
 from ordercore.inputs.fit_inputs import LabelsScored, finite_labels, ordinal_labels
 from ordercore.inputs.ordinal_ranks import declared_classes, declared_ranks, ordinal_classes, refuse_continuous
+from ordercore.inputs.printable import quoted
 
 GRAPHS = ("multiclass", "ordinal", "ranking")
 
@@ -61,6 +62,23 @@ def label_preference_graph(label_index: np.ndarray, n_labels: int, graph: str) -
             losers.append(np.full(keep.sum(), other))
         owners.append(samples[keep])
     return np.concatenate(winners), np.concatenate(losers), np.concatenate(owners)
+
+
+def whole_rankings(y: np.ndarray) -> np.ndarray:
+    """y (n, L) as int64 rankings; ``ValueError`` naming an entry that is no whole number (class labels
+    'x', 'y' met int()'s "invalid literal"; 1.5 was cut to 1 without a word)."""
+    flat = y.ravel()
+    whole = np.zeros(flat.size, bool)
+    if y.dtype.kind in "iub":
+        whole[:] = True
+    elif y.dtype.kind == "f":
+        whole = np.isfinite(flat) & (flat == np.round(flat))
+    if not whole.all():
+        raise ValueError(
+            "graph='ranking' takes y as rankings (n, L), each row the labels 0..L-1 from most to least preferred; "
+            f"got {quoted(flat[~whole][0].item())} (class labels take graph='multiclass' or 'ordinal')"
+        )
+    return y.astype(np.int64)
 
 
 def ranking_preference_graph(rankings: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,7 +164,7 @@ class GPLabelPreferenceModel(LaplaceGPMixin, LabelsScored, ClassifierMixin, Base
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=ranking, y_numeric=ranking)
         if ranking:
             classes = np.arange(y.shape[1] if y.ndim == 2 else 0)
-            winner, loser, sample = ranking_preference_graph(y.astype(np.int64).reshape(len(y), -1))
+            winner, loser, sample = ranking_preference_graph(whole_rankings(y).reshape(len(y), -1))
         else:
             refuse_continuous(y, type(self).__name__, "ranks" if self.graph == "ordinal" else "classes")
             check_classification_targets(y)

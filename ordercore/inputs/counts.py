@@ -43,3 +43,20 @@ def row_numbers(rows, n_rows: int | None, what: str) -> np.ndarray:
         if n_rows is not None and not 0 <= row < n_rows:
             raise ValueError(f"{what} {int(row)} is not one of the table's rows 0 … {n_rows - 1}")
     return np.asarray([int(row) for row in values], dtype=int)
+
+
+def random_generator(random_state, name: str = "random_state") -> np.random.Generator:
+    """``np.random.default_rng(random_state)`` for a seed numpy takes (None, a whole number >= 0, a numpy
+    Generator, BitGenerator or SeedSequence); ``ValueError`` naming ``name`` otherwise ('x' met numpy's
+    'SeedSequence expects int or sequence of ints for entropy', naming no argument)."""
+    if random_state is None or isinstance(
+        random_state, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence
+    ):
+        return np.random.default_rng(random_state)
+    whole = isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+    if not whole or random_state < 0:
+        raise ValueError(
+            f"{name} must be a whole number >= 0, a numpy Generator (np.random.default_rng()) or None, "
+            f"got {quoted(random_state)}"
+        )
+    return np.random.default_rng(int(random_state))

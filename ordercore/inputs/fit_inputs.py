@@ -103,10 +103,17 @@ def infinite_labels(y: np.ndarray, hint: str = "") -> None:
 
 class LabelsScored:
     """A mixin (left of scikit-learn's ``RegressorMixin`` or ``ClassifierMixin``) whose ``score`` says in words
-    where y holds NaN or ±inf (``finite_labels``) before scikit-learn's R² or accuracy."""
+    where y holds NaN or ±inf (``finite_labels``), and a sample_weight of another length than y, before scikit-learn's
+    R² or accuracy."""
 
     def score(self, X, y, sample_weight=None) -> float:
         finite_labels(y)
+        n_weights, n_labels = np.shape(sample_weight), np.shape(y)[:1]
+        if sample_weight is not None and n_weights != n_labels:  # was 'inconsistent numbers of samples: [30, 30, 3]'
+            raise ValueError(
+                f"sample_weight must hold a weight per row of y ({n_labels[0] if n_labels else 'a scalar y'}), got "
+                f"shape {n_weights}"
+            )
         return super().score(X, y, sample_weight)
 
 

@@ -61,7 +61,9 @@ def parse_json(text: str | bytes):
     """``json.loads(text)``, ``ValueError`` for a key that appears twice in one object, for lists and
     objects nested deeper than Python's reader goes (it said "maximum recursion depth exceeded while
     decoding a JSON array from a unicode string") and, as ``json.JSONDecodeError``, for text that is no
-    JSON."""
+    JSON, and for text with nothing in it (the decoder said 'Expecting value: line 1 column 1 (char 0)')."""
+    if not text.removeprefix(b"\xef\xbb\xbf" if isinstance(text, bytes) else "\ufeff").strip():  # a BOM alone too
+        raise ValueError("the file is empty (no JSON value in it)")
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except RecursionError:

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -36,6 +37,13 @@ PAPER_EPSILON_S = 0.1
 PAPER_MAX_ITER = 1000
 """Cap on sweeps over the data per rank: the authors' code's (and LIBLINEAR's) 1000."""
 
+MAX_INTERCEPT_SCALING = 1e6
+"""The largest ``intercept_scaling`` b.  The constant feature's b² enters every A_i = x_iᵀx_i + b² (eq. (10))
+and its weight every step: from b ≈ 1e2 the descent already needs more than 1,000 sweeps on unit-scale
+features, beyond 1/√ε ≈ 1e8 such features' share of A_i is below float64's precision, and beyond 1e154 b²
+overflows; the fit then ignores x (1e300 predicted one rank for every row).  1e6 leaves b² = 1e12
+with a unit feature still in the sums."""
+
 
 class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
     """One hyperplane f_k(x) = w_kᵀx + b_k per rank k, each from its own problem (eq. (2)/(4)): the
@@ -58,10 +66,11 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
     prediction : {'order', 'nearest'}: rule (36), r(x) = 1 + Σ_k I(f_k(x) + f_{k+1}(x) > 0), or
         rule (5), the rank whose hyperplane is nearest, argmin_k |f_k(x)|.
     epsilon_s : float > 0, ε_s of the stopping rule ‖vᵗ‖₁ < ε_s ‖v⁰‖₁ (eq. (31)).
-    max_iter : int >= 1, cap on the sweeps over the data per rank.
+    max_iter : int >= 1, cap on the sweeps over the data per rank; a rank that reaches it before the
+        stopping rule (31) is met warns (``ConvergenceWarning``, as LIBLINEAR's estimators: n_iter_ = max_iter).
     fit_intercept : bool, augment x with a constant feature ``intercept_scaling`` (§3: x ← [x, 1]);
         its weight is regularised with w as in the paper.  False: f_k(x) = w_kᵀx.
-    intercept_scaling : float > 0, the constant feature's value.
+    intercept_scaling : float in (0, 1e6], the constant feature's value (``MAX_INTERCEPT_SCALING``).
     warm_start : bool, start from the previous fit's duals when its ranks are the same and X has at
         least as many rows (the rows it saw first, new rows appended), as when the data grow.
     random_state : int, RandomState or None, the coordinates' visiting order (Algorithm 2, line 5).
@@ -87,7 +96,7 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
         "epsilon_s": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "intercept_scaling": [Interval(Real, 0, MAX_INTERCEPT_SCALING, closed="right")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -161,6 +170,15 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
         )
         self.classes_, self._class_order = classes, "sorted" if declared is None else "declared"
         self._set_solution(solution)
+        short = self.classes_[self.n_iter_ >= self.max_iter]
+        if short.size:
+            warnings.warn(
+                f"NPSVOR stopped at max_iter={self.max_iter} sweeps before its stopping rule (31) was met for "
+                f"rank{'s' if short.size > 1 else ''} {', '.join(map(str, short.tolist()))}: the fit is not "
+                "converged; increase max_iter or epsilon_s",
+                ConvergenceWarning,
+                stacklevel=3,  # the caller of fit, past scikit-learn's _fit_context
+            )
         return self
 
     def _set_solution(self, solution: NPSVORSolution) -> None:

@@ -49,7 +49,7 @@ RATINGS = {"scale": DEFAULT_RATING_SCALE, "text": None}
 """The rating options and their defaults: the number of grades K (grades are 1 … K), and the text column
 whose texts are graded (None: the table's rows)."""
 
-ACTIVE, QUEUE = "active", "queue"
+ACTIVE, QUEUE = checks.PAIR_SOURCES
 """Where the next pair comes from besides a rule's id: the active choice, or the shared queue."""
 
 
@@ -434,7 +434,7 @@ class SessionEngine:
         id; all checked by ``session_checks.pair_request``), none of the row pairs ``exclude`` (offered already,
         either way round), in order, from the last finished fit (a retrain under way holds nothing up); the active
         choice keeps out the rows of the annotator's last questions, then of ``ahead``.  Sides in random order."""
-        source, rng, count, exclude = checks.pair_request(source, rng, count, exclude, (ACTIVE, QUEUE), self.rules())
+        source, rng, count, exclude, ahead = checks.pair_request(source, rng, count, exclude, ahead, self.rules())
         bench = self.trained() or self._need_data()  # before the data: said in words
         offered = {frozenset(pair) for pair in exclude}
         if source not in (ACTIVE, QUEUE) or count == 0:

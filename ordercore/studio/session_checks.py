@@ -186,15 +186,19 @@ MOST_PAIRS_AT_ONCE = 10_000
 """The most pairs ``next_pairs`` draws in one call (a tab holds a few dozen ahead; 10**9 ran out of memory)."""
 
 
-def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
-    """``next_pairs``' arguments as it uses them: (source, rng, count, exclude as a list of two-row pairs).
-    ``source`` is one of ``sources`` or the id of one of the session's ``rules`` ((id, rule) pairs; ``KeyError``
-    naming another: 999 gave no pairs without a word); ``rng`` None is a fresh generator (as numpy's and
-    scikit-learn's); ``count`` a whole number from 0 (no pairs) to ``MOST_PAIRS_AT_ONCE``; ``ValueError``
-    naming the argument otherwise."""
+PAIR_SOURCES = ("active", "queue")
+"""Where the next pair comes from besides a rule's id: the active choice, or the shared queue."""
+
+
+def pair_request(source, rng, count, exclude, ahead, rules) -> tuple:
+    """``next_pairs``' arguments as it uses them: (source, rng, count, exclude and ahead as lists of two-row
+    pairs).  ``source`` is one of ``PAIR_SOURCES`` or the id of one of the session's ``rules`` ((id, rule)
+    pairs; ``KeyError`` naming another: 999 gave no pairs without a word); ``rng`` None is a fresh generator
+    (as numpy's and scikit-learn's); ``count`` a whole number from 0 (no pairs) to ``MOST_PAIRS_AT_ONCE``;
+    ``ValueError`` naming the argument otherwise."""
     if isinstance(source, str):
-        if source not in sources:
-            raise ValueError(f"source must be {' or '.join(map(repr, sources))} or a rule's id, got {source!r}")
+        if source not in PAIR_SOURCES:
+            raise ValueError(f"source must be {' or '.join(map(repr, PAIR_SOURCES))} or a rule's id, got {source!r}")
     else:
         source = in_session(source, [rule_id for rule_id, _ in rules], "rule")
     if rng is None:
@@ -202,12 +206,18 @@ def pair_request(source, rng, count, exclude, sources: tuple, rules) -> tuple:
     elif not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (np.random.default_rng()) or None, got {quoted(rng)}")
     count = whole_number(count, "count (the number of pairs)", most=MOST_PAIRS_AT_ONCE)
-    pairs = []
-    for pair in exclude:
+    return source, rng, count, row_pairs(exclude, "exclude"), row_pairs(ahead, "ahead")
+
+
+def row_pairs(pairs, name: str) -> list[tuple[int, int]]:
+    """``pairs`` (an iterable of (a, b)) as a list of two-row tuples; ``ValueError`` naming ``name`` for an
+    entry that is not two row numbers (ahead=[(1, 2, 3)] met numpy's 'cannot reshape array of size 3')."""
+    checked = []
+    for pair in pairs:
         if isinstance(pair, str | bytes) or np.ndim(pair) != 1 or len(pair) != 2:
-            raise ValueError(f"exclude holds pairs of two rows (a, b), got {quoted(pair)}")
-        pairs.append(tuple(row_numbers(pair, None, "exclude's row")))
-    return source, rng, count, pairs
+            raise ValueError(f"{name} holds pairs of two rows (a, b), got {quoted(pair)}")
+        checked.append(tuple(row_numbers(pair, None, f"{name}'s row")))
+    return checked
 
 
 def in_session(item_id, held, kind: str) -> int:

@@ -101,6 +101,9 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
         raise ValueError("could not read the CSV: the file is empty (no header, no rows)") from None
     except (pd.errors.ParserError, ValueError) as error:
         raise ValueError(f"could not read the CSV: {error}") from None
+    if b"\x00" in content:  # UTF-8 takes NUL: a lone NUL line was read as a row id, quoted invisibly
+        line = content.count(b"\n", 0, content.index(b"\x00")) + 1
+        raise ValueError(f"could not read the CSV: line {line} holds a NUL byte (a binary file, or UTF-16 text?)")
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
     refuse_second_header(content)

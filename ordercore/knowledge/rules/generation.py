@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.counts import random_generator
 from ordercore.knowledge.rules.conditions import candidate_pairs
 from ordercore.knowledge.rules.rule import Rule
 from ordercore.preferences import PreferenceSet
@@ -101,13 +102,12 @@ def generate(
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
     if max_pairs is not None and (not isinstance(max_pairs, int | np.integer) or max_pairs < 0):
         raise ValueError(f"max_pairs must be a non-negative integer or None, got {max_pairs!r}")
-    n = len(frame)
+    rng, n = random_generator(random_state), len(frame)
     labeled = np.zeros(n, dtype=bool) if labeled is None else np.asarray(labeled, dtype=bool)
     if labeled.shape != (n,):
         raise ValueError(f"labeled must be a boolean mask of shape ({n},), got {labeled.shape}")
     rows, values = complete_values(rule, frame)
     labeled = labeled[rows]
-    rng = np.random.default_rng(random_state)
     # The most selective condition generates candidates, and filters first.
     conditions = sorted(rule.conditions, key=lambda condition: condition.candidate_count(values, rows.size))
     pieces, n_kept, n_matched = [], 0, 0

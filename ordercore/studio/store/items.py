@@ -55,7 +55,8 @@ class ItemKind:
     field : the column an edit changes.
     checked : (connection, session_id, values) -> a new item's values checked against the session,
         in the transaction that writes it; ``ValueError`` refuses it.
-    checked_field : (connection, session_id, value) -> an edited value, checked likewise.
+    checked_field : (connection, session_id, item, value) -> an edited value, checked likewise against the
+        item's stored row (what the edit keeps).
     preferences : an item's row -> the preferences it makes; None for a kind that makes none (its
         writes leave the session's revision as it is).
     """
@@ -64,7 +65,7 @@ class ItemKind:
     table: sa.Table
     field: str
     checked: Callable[[sa.Connection, int, dict], dict]
-    checked_field: Callable[[sa.Connection, int, object], object]
+    checked_field: Callable[[sa.Connection, int, dict, object], object]
     preferences: Callable[[Mapping], PreferenceSet] | None = None
 
 
@@ -148,12 +149,23 @@ def _new_answer(connection, session_id: int, values: dict) -> dict:
     return values | {"rule_id": rule_id}
 
 
+def _edited_choice(connection, session_id: int, answer: dict, choice) -> str:
+    """A new choice for a stored ``answer``, whose margin the edit keeps: 'about equal' refused for a
+    margin < 0 (|f(a) - f(b)| <= margin could not hold), naming that margin."""
+    if check_choice(choice) == "equal" and answer["margin"] < 0:
+        raise ValueError(
+            f"answer {answer['id']} (#{answer['number']} of the session) has margin {answer['margin']:g}, which an "
+            "edit keeps, and 'about equal' takes a closeness margin >= 0: remove the answer and answer the pair again"
+        )
+    return choice
+
+
 ANSWERS = ItemKind(
     word="answer",
     table=answers,
     field="choice",
     checked=_new_answer,
-    checked_field=lambda connection, session_id, choice: check_choice(choice),
+    checked_field=_edited_choice,
     preferences=lambda row: answer_preferences(row["row_a"], row["row_b"], row["choice"], row["margin"], row["weight"]),
 )
 
@@ -166,7 +178,7 @@ def check_grade(value, scale: int) -> int:
     return int(value)
 
 
-def _edited_grade(connection, session_id: int, grade) -> int:
+def _edited_grade(connection, session_id: int, item: dict, grade) -> int:
     return check_grade(grade, rating_scale(session_settings(connection, session_id)))
 
 
@@ -174,7 +186,7 @@ def _new_grade(connection, session_id: int, values: dict) -> dict:
     """A new grade checked against its session: a row of its table, on its scale, not graded by the
     annotator already (one grade per row and annotator: edit it to change it)."""
     row = check_row(values["row"], n_rows(connection, session_id), "the graded row")
-    grade, annotator = _edited_grade(connection, session_id, values["grade"]), values["annotator"]
+    grade, annotator = _edited_grade(connection, session_id, values, values["grade"]), values["annotator"]
     held = connection.execute(
         sa.select(grades.c.id, grades.c.grade).where(
             grades.c.session_id == session_id, grades.c.row == row, grades.c.annotator == annotator
@@ -266,7 +278,7 @@ class ItemStore:
         with self.engine.begin() as connection:
             session_id = lock_session(connection, session_id)
             item = _own(connection, kind, item_id, annotator)
-            item[kind.field] = kind.checked_field(connection, session_id, value)
+            item[kind.field] = kind.checked_field(connection, session_id, item, value)
             _delete_preferences(connection, kind, item_id)
             connection.execute(
                 kind.table.update().where(kind.table.c.id == item_id).values({kind.field: item[kind.field]})

@@ -9,7 +9,7 @@ import unicodedata
 
 import sqlalchemy as sa
 
-from ordercore.inputs.printable import unprintable
+from ordercore.inputs.printable import quoted, unprintable
 
 MAX_VALUE_BYTES = 500_000_000
 """Largest binary or text value written (a block of preferences holds about 15 million): half of
@@ -26,7 +26,10 @@ def check_annotator(name) -> str:
     """An annotator's name, stripped and in Unicode's composed form (NFC: 'René' typed as e + a combining
     accent on one keyboard and as 'é' on another is one person, not two): 1 to ``ANNOTATOR_MAX_LENGTH``
     printable characters; else ``ValueError`` saying what is wrong."""
-    if not isinstance(name, str) or not name.strip():
+    missing = name is None or (isinstance(name, float) and name != name)  # NaN: a table's empty cell
+    if not missing and not isinstance(name, str):  # b'ann' and 123 were told they needed a name
+        raise ValueError(f"an annotator name is text, got {type(name).__name__} {quoted(name)}")
+    if missing or not name.strip():
         raise ValueError("an annotator needs a name: type yours in the sidebar")
     name = unicodedata.normalize("NFC", name.strip())
     if len(name) > ANNOTATOR_MAX_LENGTH:

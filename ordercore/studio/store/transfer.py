@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
+from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules import Rule
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS
@@ -187,7 +188,7 @@ def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
     for line, row in enumerate(table.to_dict("records"), start=2):
         try:
             swapped = _swapped(row)
-            weight, margin = float(row.get("weight", 1.0)), float(row.get("margin", 0.0))
+            weight, margin = _number(row, "weight", 1.0), _number(row, "margin", 0.0)
             row_a, row_b = _integer(row["row_a"]), _integer(row["row_b"])
             values = answer_values(row_a, row_b, row["choice"], row["annotator"], weight, margin, swapped)
             if row_a == row_b and check_row(row_a, n_rows, "row A") == row_a:
@@ -196,6 +197,18 @@ def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
         except (ValueError, TypeError) as error:
             raise ValueError(f"line {line} of the answers: {error}") from None
     return checked
+
+
+def _number(row: dict, column: str, default: float) -> float:
+    """``row[column]`` (an answers file's weight or margin) as a float, or ``ValueError`` naming the column and
+    the cell ('1,5' met float()'s "could not convert string to float")."""
+    value = row.get(column, default)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        comma = isinstance(value, str) and value.count(",") == 1 and value.replace(",", ".").strip().lstrip("+-")
+        hint = " (use a dot for decimals)" if comma and comma.replace(".", "", 1).isdigit() else ""
+        raise ValueError(f"{column} {quoted(value)} is not a number{hint}") from None
 
 
 def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict, name=_row) -> list[dict]:

@@ -1,0 +1,156 @@
+"""The twelfth corpus's session-engine and store cases (issue 32, "nothing silently wrong"): an answer
+edited to 'about equal' whose stored margin it keeps (R3: A16); an annotator given as bytes or a number told
+it needed a name (R1: N15, N22); next_pairs' ahead handed unchecked to numpy (R6: NP05).  Each refusal is
+checked to leave the store as it was (``store_checks.snapshot``), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ordercore.studio.session import SessionEngine
+from tests.store_checks import snapshot
+from tests.test_store_refusals import NoJob, new_session, table
+
+
+@pytest.fixture
+def engine(store):
+    """A session on 60 homes, automatic trust off (no assessment row written behind a refusal)."""
+    engine = SessionEngine(store, new_session(store, "homes", table()), "test", NoJob())
+    engine.set_model(automatic_trust=False)
+    engine.wait(60)  # the fit it started has stored its run
+    yield engine
+    engine.wait(60)
+    engine.close()
+
+
+def triples(store, session_id) -> list:
+    """The session's preferences as (i, j, margin), in the order stored."""
+    made = store.preferences(session_id)[0]
+    return list(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), strict=True))
+
+
+# ------------------------------------------------------------------------ R3: an edit keeps the margin
+def test_an_edit_to_equal_names_the_negative_margin_it_would_keep(store, engine):
+    """A16: 'a' with margin -1 edited to 'equal' was told "'about equal' takes a closeness margin >= 0"
+    though the user gave only a choice; now the stored margin is named, and nothing changes."""
+    answer_id = engine.answer("ann", (30, 31), "a", margin=-1.0)
+    engine.wait(60)  # the retrain it started has stored its run
+    number = int(engine.answers().set_index("id").loc[answer_id, "number"])
+    before = snapshot(store)
+    with pytest.raises(
+        ValueError,
+        match=rf"^answer {answer_id} \(#{number} of the session\) has margin -1, which an edit keeps, and 'about "
+        r"equal' takes a closeness margin >= 0: remove the answer and answer the pair again$",
+    ):
+        engine.edit_answer("ann", answer_id, "equal")
+    assert snapshot(store) == before
+    engine.edit_answer("ann", answer_id, "b")  # 'b' keeps it as written: f(31) - f(30) >= -1
+    assert triples(store, engine.id) == [(31, 30, -1.0)]
+
+
+def test_an_edit_to_equal_keeps_a_margin_it_can_take(store, engine):
+    """What the check leaves alone: margin 0.5 edited to 'equal' is |f(30) - f(31)| <= 0.5, the two
+    preferences f(30) - f(31) >= -0.5 and f(31) - f(30) >= -0.5 (by hand)."""
+    answer_id = engine.answer("ann", (30, 31), "a", margin=0.5)
+    engine.edit_answer("ann", answer_id, "equal")
+    assert sorted(triples(store, engine.id)) == [(30, 31, -0.5), (31, 30, -0.5)]
+
+
+# ------------------------------------------------------------------------ R1: an annotator of another type
+@pytest.mark.parametrize(
+    "annotator, said",
+    [(b"ann", "bytes b'ann'"), (123, "int 123"), (1.5, "float 1.5"), (["ann"], "list ['ann']")],
+    ids=["N15 bytes", "N22 int", "float", "list"],
+)
+def test_an_annotator_of_another_type_is_told_its_type(store, engine, annotator, said):
+    """N15, N22: a name given as bytes or int was told "an annotator needs a name"; nothing is stored."""
+    before = snapshot(store)
+    for write in (lambda: engine.answer(annotator, (7, 9), "a"), lambda: engine.grade(annotator, 7, 2)):
+        with pytest.raises(ValueError, match=rf"^an annotator name is text, got {re.escape(said)}$"):
+            write()
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("annotator", [None, float("nan"), "", "   "])
+def test_no_annotator_still_needs_a_name(engine, annotator):
+    with pytest.raises(ValueError, match=r"^an annotator needs a name: type yours in the sidebar$"):
+        engine.answer(annotator, (7, 9), "a")
+
+
+# ------------------------------------------------------------------------ R6: next_pairs' ahead
+@pytest.mark.parametrize(
+    "ahead, said",
+    [
+        ([(1, 2, 3)], r"ahead holds pairs of two rows \(a, b\), got \(1, 2, 3\)"),
+        (["ab"], r"ahead holds pairs of two rows \(a, b\), got 'ab'"),
+        ([(1, 2.5)], r"ahead's row 2\.5 is not a row number \(a whole number from 0\)"),
+    ],
+    ids=["NP05", "text", "fraction"],
+)
+def test_next_pairs_checks_ahead_as_it_checks_exclude(store, engine, ahead, said):
+    """NP05: ahead=[(1, 2, 3)] met numpy's 'cannot reshape array of size 3 into shape (2)'; exclude with the
+    same value was refused in words, and now both are (``session_checks.row_pairs``)."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=f"^{said}$"):
+        engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", ahead=ahead)
+    with pytest.raises(ValueError, match="^" + said.replace("ahead", "exclude") + "$"):
+        engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", exclude=ahead)
+    assert snapshot(store) == before
+
+
+def test_next_pairs_takes_ahead_as_pairs_of_numpy_integers(engine):
+    """What the check leaves alone: ahead as tuples of numpy integers (as a tab holds them) is taken, and
+    three pairs of two different rows of the 60 are drawn."""
+    ahead = [(np.int64(a), np.int64(a + 1)) for a in range(4, 58, 2)]
+    drawn = engine.next_pairs("active", "ann", np.random.default_rng(0), strategy="random", count=3, ahead=ahead)
+    assert len(drawn) == 3 and all(a != b and 0 <= min(a, b) and max(a, b) < 60 for (a, b), _ in drawn)
+
+
+# ------------------------------------------------------------------------ R2: the file readers' words
+@pytest.mark.parametrize("content", [b"", b"  \n", "\ufeff".encode()], ids=["J17 0 bytes", "blank", "BOM only"])
+def test_an_empty_json_file_is_told_empty_as_a_csv_is(store, engine, content):
+    """J17: a 0-byte rules file got the decoder's 'Expecting value: line 1 column 1 (char 0)'."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=r"^could not read the JSON: the file is empty \(no JSON value in it\)$"):
+        engine.import_file("homes-rules.json", content, "imp")
+    with pytest.raises(ValueError, match=r"^could not read the CSV: the file is empty \(no header, no rows\)$"):
+        engine.import_file("homes-grades.csv", content, "imp")
+    assert snapshot(store) == before
+
+
+@pytest.mark.parametrize(
+    "cells, said",
+    [
+        ('"1,5",0', r"weight '1,5' is not a number \(use a dot for decimals\)"),  # I20
+        ('1,"-0,25"', r"margin '-0,25' is not a number \(use a dot for decimals\)"),
+        ("heavy,0", r"weight 'heavy' is not a number"),
+    ],
+    ids=["I20 weight", "margin", "word"],
+)
+def test_an_answers_file_names_the_column_of_a_cell_that_is_no_number(store, engine, cells, said):
+    """I20: a weight '1,5' got float()'s 'could not convert string to float: '1,5'', no column named."""
+    content = f"home_id_a,home_id_b,choice,weight,margin,annotator\n143,144,a,{cells},imp2\n".encode()
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=f"^line 2 of the answers: {said}$"):
+        engine.import_file("homes-answers.csv", content, "imp")
+    assert snapshot(store) == before
+    if "heavy" not in cells:  # with a dot the same cell reads: 1.5 or -0.25
+        engine.import_file("homes-answers.csv", content.replace(b'"1,5"', b"1.5").replace(b'"-0,25"', b"-0.25"), "imp")
+        stored = store.answers(engine.id).iloc[-1]
+        assert (stored["weight"], stored["margin"]) in {(1.5, 0.0), (1.0, -0.25)}
+
+
+@pytest.mark.parametrize(
+    "content, line",
+    [("home_id,grade,annotator\n150,2,imp2\n\x00\n", 3), ("home_id,grade,annotator\n150,2,im\x00p2\n", 2)],
+    ids=["I28 NUL line", "NUL in a name"],
+)
+def test_a_csv_holding_a_nul_byte_is_refused_naming_its_line(store, engine, content, line):
+    """I28: a lone NUL line was read as home id '\\x00' ('home_id   is not in this session's table')."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=rf"^could not read the CSV: line {line} holds a NUL byte \(a binary file"):
+        engine.import_file("homes-grades.csv", content.encode(), "imp")
+    assert snapshot(store) == before
