@@ -50,8 +50,8 @@ def test_a_preferences_export_then_its_rules_export_holds_each_pair_once(store, 
     "name, text, unknown, known",
     [
         ("a.csv", "home_id_a,home_id_b,choice,wieght,margin,annotator\n130,131,a,9,0,ann\n", "'wieght'",
-         "home_id_a, home_id_b, choice, weight, margin, annotator, created_at, rule_id, rule, number, "
-         "rule_winner (older files: swapped)"),
+         "home_id_a, home_id_b, choice, weight, margin, annotator, created_at, rule_number, rule, number, "
+         "rule_winner (older files: swapped, rule_id)"),
         ("g.csv", "home_id,grade,annotator,note\n105,2,ann,good\n", "'note'", "home_id, grade, annotator, created_at"),
         ("a.csv", "row_a,row_b,choice,annotator,Weight\n1,2,a,ann,3\n", "'Weight'", "row_a, row_b, choice, weight"),
     ],

@@ -114,7 +114,7 @@ def test_a_session_without_answers_or_grades_exports_their_headers_by_id(store, 
     answers = export_session_file(store, session.id, "answers", names(frame))
     assert grades.splitlines() == ["home_id,grade,annotator,created_at,fingerprint"]
     header = (
-        "home_id_a,home_id_b,choice,weight,margin,annotator,created_at,rule_id,rule,number,rule_winner,a_fingerprint,"
+        "home_id_a,home_id_b,choice,weight,margin,annotator,created_at,rule_number,rule,number,rule_winner,a_fingerprint,"
     )
     header += "b_fingerprint"
     assert answers.splitlines() == [header]
