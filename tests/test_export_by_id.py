@@ -113,8 +113,6 @@ def test_a_session_without_answers_or_grades_exports_their_headers_by_id(store, 
     grades = export_session_file(store, session.id, "grades", names(frame))
     answers = export_session_file(store, session.id, "answers", names(frame))
     assert grades.splitlines() == ["home_id,grade,annotator,created_at,fingerprint"]
-    header = (
-        "home_id_a,home_id_b,choice,weight,margin,annotator,created_at,rule_number,rule,number,rule_winner,a_fingerprint,"
-    )
-    header += "b_fingerprint"
+    header = "home_id_a,home_id_b,choice,weight,margin,annotator,created_at,rule_number,rule,number,rule_winner,"
+    header += "a_fingerprint,b_fingerprint"
     assert answers.splitlines() == [header]
