@@ -1,6 +1,8 @@
 """End to end in a real browser (tests/browser.py): Pairwise › *My answers* after a removal, checked
 against the store."""
 
+from contextlib import contextmanager
+
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import running_studio, settle, shared_session
@@ -22,16 +24,23 @@ def choose_option(page, box, text: str) -> None:
     raise AssertionError(f"no option {text!r} in the drop-down")
 
 
-def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(tmp_path):
-    """A new user removed an older answer: the box still showed it, and the next button ('skip') changed
-    their newest answer instead.  After a removal the box shows one of the remaining answers, and a
-    button changes that one (checked against the store)."""
+@contextmanager
+def my_answers_open(tmp_path):
+    """Ann in a shared session on a running Studio, having answered B, A, B, with *My answers* open:
+    (her page, the section, the store's path, the session's id)."""
     store_path = tmp_path / "studio.sqlite"
     session_id = shared_session(store_path)
     with running_studio(store_path) as studio:
         ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
         open_my_answers_after(ann, "bab", store_path, session_id)
-        section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
+        yield ann, ann.locator('[data-testid="stExpander"]', has_text="My answers"), store_path, session_id
+
+
+def test_after_a_removal_my_answers_shows_an_answer_that_exists_and_acts_on_it(tmp_path):
+    """A new user removed an older answer: the box still showed it, and the next button ('skip') changed
+    their newest answer instead.  After a removal the box shows one of the remaining answers, and a
+    button changes that one (checked against the store)."""
+    with my_answers_open(tmp_path) as (ann, section, store_path, session_id):
         choose_option(ann, section.get_by_role("combobox", name="Answer"), "#1: ")
         settle(ann)
         removed = section.get_by_role("combobox", name="Answer").input_value().split(": ", 1)[1]
@@ -67,12 +76,7 @@ def test_my_answers_stays_open_after_a_change_a_choice_in_its_box_and_a_new_answ
     """New-user report 10: *My answers* closed by itself after an answer was picked in its box (it had been
     opened by the change said in it).  Open, it stays open through a change, another answer picked in its
     box and a new answer (which changes its label); closed by the user, it stays closed."""
-    store_path = tmp_path / "studio.sqlite"
-    session_id = shared_session(store_path)
-    with running_studio(store_path) as studio:
-        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
-        open_my_answers_after(ann, "bab", store_path, session_id)
-        section = ann.locator('[data-testid="stExpander"]', has_text="My answers")
+    with my_answers_open(tmp_path) as (ann, section, store_path, session_id):
         section.get_by_role("button", name="about equal", exact=True).click()
         section.get_by_text("Answer #3 is now 'about equal'.").wait_for()
         choose_option(ann, section.get_by_role("combobox", name="Answer"), "#1: ")
