@@ -1,6 +1,7 @@
-"""``experiments gp-table1`` writes each trial to ``<out>.trials.jsonl`` as it finishes, and ``--resume`` runs
-only the missing ones (issue 34: a stopped 2-hour Abalone run lost every trial).  The check of a resumed run
-is an uninterrupted run of the same trials; progress files of other runs are refused and left as they were."""
+"""``experiments gp-table1 --out run.json`` writes each trial to ``run.trials.jsonl`` as it finishes, and
+``--resume`` runs only the missing ones (issue 34: a stopped 2-hour Abalone run lost every trial).  The check
+of a resumed run is an uninterrupted run of the same trials; progress files of other runs are refused and left
+as they were."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from ordercore.cli.main import main
 from ordercore.cli.trial_progress import TrialProgress
 from ordercore.experiments import gp_instance
+from ordercore.experiments.trial_log import progress_path
 
 CPU_TIMES = ("trial_seconds", "fit_seconds", "cv_seconds")
 """CPU seconds differ between any two runs of the same trial; every other number must not."""
@@ -40,7 +42,7 @@ def test_a_run_stopped_after_two_trials_and_resumed_writes_the_uninterrupted_run
 ):
     stopped = tmp_path / "stopped.json"
     gp_table1(stopped, "--trials", "2")
-    progress = tmp_path / "stopped.json.trials.jsonl"
+    progress = tmp_path / "stopped.trials.jsonl"
     before = records(progress)
     with progress.open("a") as file:  # stopped while writing trial 2: half its line on disk
         file.write(json.dumps(before[1] | {"trial": 2})[:40])
@@ -64,7 +66,7 @@ def test_a_run_stopped_after_two_trials_and_resumed_writes_the_uninterrupted_run
 
 def test_trials_finishing_in_any_order_on_two_workers_give_the_one_worker_result(tmp_path, data_directory):
     parallel = gp_table1(tmp_path / "parallel.json", "--trials", "3", "--jobs", "2")
-    assert sorted(record["trial"] for record in records(tmp_path / "parallel.json.trials.jsonl")[1:]) == [0, 1, 2]
+    assert sorted(record["trial"] for record in records(tmp_path / "parallel.trials.jsonl")[1:]) == [0, 1, 2]
     serial = gp_table1(tmp_path / "serial.json", "--trials", "3", "--jobs", "1")
     assert without_times(parallel) == without_times(serial)
 
@@ -82,7 +84,7 @@ def test_a_progress_file_of_another_run_or_without_resume_is_refused_and_nothing
 ):
     out = tmp_path / "run.json"
     gp_table1(out, "--trials", "1")
-    progress = tmp_path / "run.json.trials.jsonl"
+    progress = tmp_path / "run.trials.jsonl"
     stored = out.read_bytes(), progress.read_bytes()
     capsys.readouterr()
     with pytest.raises(SystemExit) as stop:
@@ -93,10 +95,11 @@ def test_a_progress_file_of_another_run_or_without_resume_is_refused_and_nothing
 
 def test_a_progress_file_of_another_protocol_or_no_progress_file_is_refused(tmp_path, data_directory):
     out = tmp_path / "run.json"
-    progress = tmp_path / "run.json.trials.jsonl"
+    progress = tmp_path / "run.trials.jsonl"
     run = {"experiment": "gp-table1", "dataset": "pyrimidines", "seed": 0}
     protocol = {"n_train_pairs": 100, "n_test_pairs": 20_000, "rows_per_trial": None, "n_features": 27}
-    progress.write_text(json.dumps({"run": run | {"protocol": protocol | {"quick": False, "significance": 0.01}}}) + "\n")
+    header = {"run": run | {"protocol": protocol | {"quick": False, "significance": 0.01}}}
+    progress.write_text(json.dumps(header) + "\n")
     with pytest.raises(SystemExit, match=r"its protocol .*'quick': False"):
         gp_table1(out, "--trials", "1", "--resume")
     progress.write_text("trial,error\n0,17.9\n")
@@ -116,3 +119,10 @@ def test_each_finished_trial_prints_the_time_left_at_this_runs_pace():
         "gp-table1 abalone: trial 13 done in 95 s CPU; 13 of 20 trials done, about 18 min left",
         "gp-table1 abalone: trial 19 done in 40 s CPU; 20 of 20 trials done",
     ]
+
+
+def test_the_progress_file_is_named_after_the_result_file_in_its_folder(tmp_path):
+    assert progress_path(tmp_path / "gp_table1_abalone.json") == tmp_path / "gp_table1_abalone.trials.jsonl"
+    assert progress_path(tmp_path / "run.JSON") == tmp_path / "run.trials.jsonl"
+    assert progress_path(tmp_path / "run") == tmp_path / "run.trials.jsonl"
+    assert progress_path(tmp_path / "run.v2") == tmp_path / "run.v2.trials.jsonl"  # not run.trials.jsonl as run.v1's

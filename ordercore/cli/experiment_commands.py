@@ -276,7 +276,7 @@ def _refuse_labels_beyond_memory(labels: list[int], n_rows: int) -> None:
 
 def gp_table1_command(args) -> int:
     """``experiments gp-table1``: seed 002 Table 1 on one set, per-trial JSON and the summary table; each
-    trial also in ``<out>.trials.jsonl`` as it finishes, which ``--resume`` continues."""
+    trial also in ``<out without .json>.trials.jsonl`` as it finishes, which ``--resume`` continues."""
     writable(args.out)
     progress = TrialProgress(f"gp-table1 {args.dataset}")
     result = gp_instance.gp_table1(

@@ -1,6 +1,6 @@
 """A run's finished trials on disk as they finish, so that a stopped run loses only the trials under way.
 
-The progress file (``<out>.trials.jsonl`` beside the result file) is JSON Lines: a header line
+The progress file (``run.trials.jsonl`` beside the result file ``run.json``) is JSON Lines: a header line
 ``{"run": {...}}`` naming the run (experiment, data set, seed, protocol: what makes two runs' trial k the
 same), then one trial record per line, appended in one write and flushed to disk as each trial finishes.
 A line cut short by a stop mid-write is dropped on resuming; every complete line is a whole trial.
@@ -16,9 +16,11 @@ SUFFIX = ".trials.jsonl"
 
 
 def progress_path(out: Path) -> Path:
-    """The progress file beside the result file ``out``: ``out`` with ``.trials.jsonl`` added."""
+    """The progress file beside the result file ``out``: ``run.json`` -> ``run.trials.jsonl`` (a name not
+    ending in .json: ``.trials.jsonl`` added)."""
     out = Path(out)
-    return out.with_name(out.name + SUFFIX)
+    stem = out.name[: -len(".json")] if out.suffix.lower() == ".json" else out.name
+    return out.with_name(stem + SUFFIX)
 
 
 class TrialLog:
