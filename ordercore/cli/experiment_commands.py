@@ -19,6 +19,7 @@ from ordercore.cli.arguments import not_directories
 from ordercore.cli.parser import MPMR_EXPERIMENTS, writable
 from ordercore.cli.table_commands import status
 from ordercore.cli.tabular import Table, check_rules, read_rules
+from ordercore.cli.trial_progress import TrialProgress
 from ordercore.data.benchmarks import load_dataset
 from ordercore.data.tables import prepare
 from ordercore.experiments import gp_instance, npsvor_figure4
@@ -43,6 +44,7 @@ from ordercore.experiments.session import (
     session_experiment,
     session_report,
 )
+from ordercore.experiments.trial_log import progress_path
 from ordercore.knowledge.experts import noise_for_accuracy
 from ordercore.studio.data import IDENTIFIER_NAMES, load_source, named_like, upload_features
 
@@ -273,10 +275,14 @@ def _refuse_labels_beyond_memory(labels: list[int], n_rows: int) -> None:
 
 
 def gp_table1_command(args) -> int:
-    """``experiments gp-table1``: seed 002 Table 1 on one set, per-trial JSON and the summary table."""
+    """``experiments gp-table1``: seed 002 Table 1 on one set, per-trial JSON and the summary table; each
+    trial also in ``<out without .json>.trials.jsonl`` as it finishes, which ``--resume`` continues."""
     writable(args.out)
-    progress = TerminalProgress(f"gp-table1 {args.dataset}")
-    result = gp_instance.gp_table1(args.dataset, args.trials, args.seed, args.jobs, args.quick, progress)
+    progress = TrialProgress(f"gp-table1 {args.dataset}")
+    result = gp_instance.gp_table1(
+        args.dataset, args.trials, args.seed, args.jobs, args.quick, progress,
+        log_path=progress_path(args.out), resume=args.resume,
+    )  # fmt: skip
     print(gp_instance.table1_report(result))
     return write_result(args, result)
 

@@ -468,6 +468,7 @@ def _gp_parsers(kinds, local) -> None:
         help="a regression set (abalone: pairs among all 4,177 rows; abalone-500: among 500 rows sampled per trial)",
     )  # fmt: skip
     table1.add_argument("--quick", action="store_true", help="CC-SVM on a 3 x 3 grid, no fine search: a smoke run")
+    table1.add_argument("--resume", action="store_true", help="take the trials in OUT.trials.jsonl, run the rest")
     figure2 = kinds.add_parser(
         "gp-figure2", parents=[local], help="seed 002 Fig. 2: error and CPU time of CC-SVM and the GP against p"
     )

@@ -176,23 +176,58 @@ def _compare(worse: list, better: list) -> dict:
             "p_paired": paired, "significant": bool(p_value < SIGNIFICANCE)}  # fmt: skip
 
 
-def gp_table1(name: str, trials: int = 20, seed: int = 0, jobs: int = 1, quick: bool = False, progress=None) -> dict:
+def gp_table1(
+    name: str,
+    trials: int = 20,
+    seed: int = 0,
+    jobs: int = 1,
+    quick: bool = False,
+    progress=None,
+    log_path=None,
+    resume: bool = False,
+) -> dict:
     """Table 1's protocol on one of ``INSTANCE_SETS`` over ``trials`` trials (``jobs`` in parallel): the
-    per-trial results, each model's mean ± sd error (%), and the rank-sum tests."""
-    from joblib import Parallel, delayed
+    per-trial results in trial order, each model's mean ± sd error (%), and the rank-sum tests.
 
-    from ordercore.experiments.parallel import workers
+    ``log_path``: each trial is appended to this progress file (``trial_log``) as it finishes; with ``resume``
+    the trials it holds are taken from it and only the missing ones run (trial k's random stream is seeded
+    by (seed, k) alone, so the result is the uninterrupted run's).  ``ValueError`` before any trial runs when
+    the file is another run's, or exists without ``resume``.  ``progress(trial, cpu_seconds, done, total)``
+    is called as each trial finishes."""
+    from joblib import delayed
+
+    from ordercore.experiments.parallel import trial_backend
+    from ordercore.experiments.trial_log import TrialLog
 
     X, y, metadata = load_instances(name)
     spec = INSTANCE_SETS[name]
-    rows = []
-    for row in Parallel(n_jobs=workers(jobs, trials), return_as="generator")(
-        delayed(run_trial)(X, y, spec, t, seed, quick) for t in range(trials)
-    ):
-        rows.append(row)
-        if progress is not None:
-            progress(len(rows), trials)
-    return table1_result(name, rows, seed, quick, int(X.shape[1]), metadata)
+    protocol = _protocol(spec, int(X.shape[1]), quick)
+    log = None
+    if log_path is not None:
+        run = {"experiment": "gp-table1", "dataset": name, "seed": seed, "protocol": protocol}
+        log = TrialLog.open(log_path, run, resume)
+    rows = {t: log.finished[t] for t in range(trials) if log is not None and t in log.finished}
+    missing = [t for t in range(trials) if t not in rows]
+    with trial_backend(jobs, tasks=len(missing)) as parallel:
+        for row in parallel(delayed(run_trial)(X, y, spec, t, seed, quick) for t in missing):
+            rows[row["trial"]] = row
+            if log is not None:
+                log.append(row)
+            if progress is not None:
+                progress(row["trial"], row["trial_seconds"], len(rows), trials)
+    return table1_result(name, [rows[t] for t in range(trials)], seed, quick, int(X.shape[1]), metadata)
+
+
+def _protocol(spec: InstanceSet, n_features: int, quick: bool) -> dict:
+    """The settings that make two runs' trial k the same (with the data set and seed)."""
+    return {
+        "n_train_pairs": spec.n_pairs,
+        "n_test_pairs": N_TEST_PAIRS,
+        "rows_per_trial": spec.n_rows,
+        "n_features": n_features,
+        "quick": quick,
+        "significance": SIGNIFICANCE,
+    }
 
 
 def table1_result(name: str, rows: list[dict], seed: int, quick: bool, n_features: int, metadata: dict) -> dict:
@@ -214,14 +249,7 @@ def table1_result(name: str, rows: list[dict], seed: int, quick: bool, n_feature
         "experiment": "gp-table1",
         "dataset": name,
         "paper_set": spec.paper_set,
-        "protocol": {
-            "n_train_pairs": spec.n_pairs,
-            "n_test_pairs": N_TEST_PAIRS,
-            "rows_per_trial": spec.n_rows,
-            "n_features": n_features,
-            "quick": quick,
-            "significance": SIGNIFICANCE,
-        },  # fmt: skip
+        "protocol": _protocol(spec, n_features, quick),
         "data": metadata,
         "seed": seed,
         "trials": rows,
