@@ -73,10 +73,10 @@ def cv_summary(trust, status, origin: str, scale: float, unit: str) -> None:
     in_digits = partial(to_digits_of, of=scale)
     columns[0].metric("CV MAE, SVR", in_digits(path["svr"]), help=unit)
     columns[1].metric("CV MAE, SSL in force", in_digits(mixed["ssl"]), help=unit, **headline.in_force_delta(scale))
-    columns[2].metric("CV gain over SVR, SSL in force", in_digits(mixed["gain"]), help=f"{GAIN_WAY}. {unit}")
+    columns[2].metric("CV gain, SSL in force", in_digits(mixed["gain"]), help=f"{GAIN_WAY}. {unit}")
     columns[2].caption(gain_interval(mixed, in_digits))
-    ssl_metric(columns[3], "CV MAE, with preferences unblended", path, scale, unit)
-    columns[4].metric("CV gain over SVR, unblended", in_digits(path["gain"]), help=f"{GAIN_WAY}. {unit}")
+    ssl_metric(columns[3], "CV MAE, unblended", path, scale, unit)
+    columns[4].metric("CV gain, unblended", in_digits(path["gain"]), help=f"{GAIN_WAY}. {unit}")
     columns[4].caption(gain_interval(path, in_digits))
     decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else ""
     advice = app_state.plain(raised_error_advice(trust, next_full(status))) if headline.unblended_raises else ""

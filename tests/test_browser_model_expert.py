@@ -115,7 +115,7 @@ def test_f5_skips_are_counted_apart(tmp_path):
 def test_f8_gradient_boosting_on_too_few_labels_says_so(tmp_path):
     with model_page(tmp_path) as (page, *_):
         page.get_by_role("button", name="Fit gradient boosting").click()
-        page.get_by_text("Test MAE, the labels' median for every row").wait_for()
+        page.get_by_text("Test MAE, labels' median").wait_for()
         settle(page)
         page.get_by_text("With 30 labels gradient boosting cannot learn").wait_for()
 

@@ -211,7 +211,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     # "↓ -11.61")
     from streamlit.proto.Metric_pb2 import Metric
 
-    shown = next(m for m in at.metric if m.label == "CV MAE, with preferences unblended")
+    shown = next(m for m in at.metric if m.label == "CV MAE, unblended")
     assert shown.proto.delta not in ("", "no change") and shown.proto.color == Metric.MetricColor.GRAY
     # the share of their fit SSL takes: the mixture with SVR of least error, fold by fold, by hand
     cv = engine(at).models.workbench.trust.trust.cv
