@@ -7,7 +7,15 @@ import app_state
 from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settings, trust_section
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
-from ordercore.studio.comparisons import EPSILON_IN_SD, OMEGA_WORDS, monotone_boosting_mae, mpmr_comparison
+from ordercore.studio.answer_counts import AnswerCounts
+from ordercore.studio.comparisons import (
+    EPSILON_IN_SD,
+    OMEGA_WORDS,
+    boosting_note,
+    median_mae,
+    monotone_boosting_mae,
+    mpmr_comparison,
+)
 from ordercore.studio.data import readable
 from ordercore.studio.figures import (
     against_figure,
@@ -259,8 +267,10 @@ def answers_bought_section(engine, runs, data) -> None:
     figure = answers_bought_figure(runs, engine.label_curve(), cost, data.labeled.size, target)
     if figure is None:
         st.caption("What the answers bought shows once automatic trust has cross-validated a retrain with answers.")
-    else:
-        st.plotly_chart(figure, key="answers_bought")
+        return
+    st.plotly_chart(figure, key="answers_bought")
+    counts = AnswerCounts.of(engine.answers())
+    st.caption(f"{counts.given:,} answers given in the session{counts.skipped_words()} (a skip buys nothing).")
 
 
 def set_model(engine, **changes) -> None:
@@ -278,6 +288,8 @@ def settings_section(engine) -> None:
         list(models),
         format_func=lambda key: models[key].label,
         key="model_select",
+        help="Sparse: the fit rests on few rows, a linear programme (the default). Smooth: a quadratic penalty "
+        "instead, a smoother fit. docs/LP.md gives the papers they come from.",
         on_change=lambda: set_model(engine, family=state.model_select, parameters={}),
     )
     for name, setting in models[settings.family].studio_settings.items():
@@ -380,6 +392,15 @@ def boosting_section(engine, data) -> None:
         cells[0].metric("Test MAE, gradient boosting (same labels)", to_digits_of(error, scale), help=mae_unit(data))
         if last is not None:  # beside SVR's, on the same held-out rows
             cells[1].metric("Test MAE, SVR (same labels)", to_digits_of(last["svr_mae"], scale), help=mae_unit(data))
+        constant = median_mae(data)
+        cells[2].metric(  # short: at 1024 px three labels a row are cut beyond about 24 characters
+            "Test MAE, labels' median",
+            to_digits_of(constant, scale),
+            help=f"The median of the labels predicted for every held-out row: a model that learned nothing. "
+            f"{mae_unit(data)}",
+        )
+        if note := boosting_note(error, constant, data.labeled.size, scale):
+            st.info(note)
 
 
 main()

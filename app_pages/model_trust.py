@@ -10,6 +10,8 @@ import streamlit as st
 
 import app_state
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, LAMBDA1_FACTORS, LAMBDA2_GRID
+from ordercore.studio.assessment_age import answers_since, preferences_then_and_now, since_words
+from ordercore.studio.cv_headline import CVHeadline
 from ordercore.studio.numbers import change, metric_delta, significant, to_digits_of, work_done, wrapped_row_height
 from ordercore.studio.verdicts import (
     GAIN_WAY,
@@ -58,29 +60,33 @@ def gain_interval(compared: dict, in_digits) -> str:
 
 
 def cv_summary(trust, status, origin: str, scale: float, unit: str) -> None:
-    """SVR against the fit with preferences (the path's average) and against the blend in force, by
-    cross-validation of ``trust`` (the assessment in force), and what automatic trust decided, its verdict
-    led by ``origin`` (``verdict_origin``); when the preferences raise the error, which sources of the same
-    assessment's table show it, by name, and what to do (``raised_error_advice``, with the state of the
-    sources' assessment ``status``); every figure to the digits of ``scale``."""
+    """SVR against the blend in force (the headline: what the preferences do to the model in use) and
+    against the fit with preferences unblended (a secondary figure), by cross-validation of ``trust`` (the
+    assessment in force), worded by ``CVHeadline`` led by ``origin`` (``verdict_origin``); when the
+    unblended fit surely raises the error, which sources of the same assessment's table show it, by name,
+    and what to do (``raised_error_advice``, with the state of the sources' assessment ``status``); every
+    figure to the digits of ``scale``."""
     cv, blend = trust.trust.cv, trust.trust.blend
-    path, mixed = cv.comparison(cv.path()), cv.comparison(blend)
+    headline = CVHeadline(cv.comparison(blend), cv.comparison(cv.path()), blend.alpha)
+    mixed, path = headline.in_force, headline.unblended
     columns = [*st.columns(3), *st.columns(3)]  # three a row: at 1024 px four cut "CV MAE, with prefer…"
     in_digits = partial(to_digits_of, of=scale)
     columns[0].metric("CV MAE, SVR", in_digits(path["svr"]), help=unit)
-    ssl_metric(columns[1], "CV MAE, with preferences", path, scale, unit)
-    ssl_metric(columns[2], "CV MAE, SSL in force", mixed, scale, unit)
-    columns[3].metric("CV gain over SVR", in_digits(path["gain"]), help=f"{GAIN_WAY}. {unit}")
-    columns[3].caption(gain_interval(path, in_digits))
-    kind, words = gain_verdict(path["gain"], path["low"], path["high"], path["svr"], scale)
-    decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else "SSL is SVR (λ2 = 0) until they help."
-    advice = app_state.plain(raised_error_advice(trust, next_full(status))) if kind == "error" else ""
-    getattr(st, kind)(f"{origin}{words} {decision}{advice}")
+    columns[1].metric("CV MAE, SSL in force", in_digits(mixed["ssl"]), help=unit, **headline.in_force_delta(scale))
+    columns[2].metric("CV gain, SSL in force", in_digits(mixed["gain"]), help=f"{GAIN_WAY}. {unit}")
+    columns[2].caption(gain_interval(mixed, in_digits))
+    ssl_metric(columns[3], "CV MAE, unblended", path, scale, unit)
+    columns[4].metric("CV gain, unblended", in_digits(path["gain"]), help=f"{GAIN_WAY}. {unit}")
+    columns[4].caption(gain_interval(path, in_digits))
+    decision = f"SSL is {blend.describe()}." if blend.alpha > 0 else ""
+    advice = app_state.plain(raised_error_advice(trust, next_full(status))) if headline.unblended_raises else ""
+    getattr(st, headline.kind())(" ".join(filter(None, (f"{origin}{headline.words(scale)}", decision, advice))))
     st.caption(
-        f"With preferences: the fits at {path_settings()} (SVR's is the λ1 under *Model and hyperparameters*), "
-        "averaged (one of them chosen by so few labels would be chosen by noise). SSL in force: the average of "
-        "the weakest of those fits (from the smallest λ2 up, as many as cross-validate best) mixed with SVR in "
-        "the share that cross-validates best, both chosen on these same folds, so its CV MAE flatters it a little."
+        f"With preferences unblended: the fits at {path_settings()} (SVR's is the λ1 under *Model and "
+        "hyperparameters*), averaged (one of them chosen by so few labels would be chosen by noise). SSL in force, "
+        "the model in use: the average of the weakest of those fits (from the smallest λ2 up, as many as "
+        "cross-validate best) mixed with SVR in the share that cross-validates best, both chosen on these same "
+        "folds, so its CV MAE flatters it a little."
     )
 
 
@@ -92,7 +98,8 @@ def click_summary(cv, blend, origin: str, scale: float, unit: str) -> None:
     columns = st.columns(3)
     in_digits = partial(to_digits_of, of=scale)
     columns[0].metric("CV MAE, SVR", in_digits(compared["svr"]), help=unit)
-    ssl_metric(columns[1], "CV MAE, SSL in force", compared, scale, unit)
+    in_force_delta = CVHeadline(compared, compared, blend.alpha).in_force_delta(scale)
+    columns[1].metric("CV MAE, SSL in force", in_digits(compared["ssl"]), help=unit, **in_force_delta)
     columns[2].metric("CV gain over SVR", in_digits(compared["gain"]), help=f"{GAIN_WAY}. {unit}")
     columns[2].caption(gain_interval(compared, in_digits))
     kind, words = gain_verdict(compared["gain"], compared["low"], compared["high"], compared["svr"], scale)
@@ -126,6 +133,8 @@ def trust_section(engine, status, scale: float) -> None:
         st.info(f"{app_state.plain(words)} {full_status_words(status)}")
     else:
         st.caption(words)
+    if trust.is_full and (since := since_words(answers_since(engine.answers(), made_at(trust)))):
+        st.info(since)  # a warm one in force: what changed since its full one is said above
     origin = verdict_origin(trust) if stale else ""
     cv = trust.trust.cv
     if cv is None:
@@ -188,19 +197,19 @@ def sources_table(engine, trust, scale: float) -> None:
     st.dataframe(
         table, key="model_trust_sources", hide_index=True, width="stretch", column_config=config, row_height=rows
     )
-    counts = pd.Series(engine.sources(), dtype=object).value_counts()
+    counts = pd.Series(engine.sources(), dtype=object).value_counts().to_dict()
     checks = pd.DataFrame(
         {
             "source": trust.names,
             "weight": trust.trust.weights,
-            "preferences": [int(counts.get(name, 0)) for name in trust.names],
+            "preferences (assessed → now)": preferences_then_and_now(trust, counts, source_sizes(engine)),
             "accuracy checked": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.checked()],
             "right where SVR disagrees": ["—" if not m[1] else f"{m[0]} of {m[1]}" for m in trust.contradicting()],
             "accuracy from agreement with SVR": trust.agreement_text(),
         }
     )
-    st.markdown("**What each weight rests on**")
-    shown = checks.style.format({"weight": "{:.2f}", "preferences": "{:,}"})  # 3,285 as everywhere else
+    st.markdown("**What each weight rests on**, as of the assessment (preferences: then → now where they differ)")
+    shown = checks.style.format({"weight": "{:.2f}"})
     st.table(shown, hide_index=True)  # its cells wrap: it fits 1024 px
     st.caption(
         "Weight: a measure of how often the source is right where SVR (labels only, each labeled row predicted out "
@@ -216,6 +225,11 @@ def sources_table(engine, trust, scale: float) -> None:
         "of weight 0 has none. Its 95 % interval is the headline gain's kind (the paired differences over the "
         "same folds): within the noise when it spans 0."
     )
+
+
+def made_at(trust) -> float | None:
+    """When the full assessment ``trust`` rests on took its inputs (None: not recorded)."""
+    return None if trust.basis is None else trust.basis.made_at
 
 
 def verdict_origin(trust) -> str:

@@ -5,6 +5,7 @@ and the list names each answer as now stored."""
 import streamlit as st
 
 import app_state
+from ordercore.studio.answer_counts import AnswerCounts
 from ordercore.studio.broken_answers import last_retrain_breaks
 
 BROKEN = "SSL (the last retrain) orders this pair the other way: it breaks this answer."
@@ -68,7 +69,9 @@ def history_section(engine, data, answers, numbers) -> None:
     if said or removing:  # what was done is said inside: opened (else the user's own opening or closing is kept)
         st.session_state[OPENED] = True
     opened = st.session_state.get(OPENED, False)
-    with st.expander(f"My answers ({len(own)}): change or remove one", opened, key=OPEN):
+    skipped = AnswerCounts.of(own).skipped  # said apart: a skip orders nothing (new-user report 12, F5)
+    of_them = f" ({skipped:,} of them {'skips' if skipped > 1 else 'a skip'})" if skipped else ""
+    with st.expander(f"My answers ({len(own)}): change or remove one{of_them}", opened, key=OPEN):
         if said:
             (st.success if said[0] == "success" else st.error)(said[1])
         if own.empty:

@@ -92,7 +92,7 @@ def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weig
         page.get_by_text("Test MAE, SSL (demo)").wait_for()
         settle(page, 120)
         labels = page.evaluate(LABELS)
-        assert {"CV MAE, SVR", "CV MAE, with preferences", "Test MAE, SVR (demo)"} <= set(labels), page_alerts(page)
+        assert {"CV MAE, SVR", "CV MAE, unblended", "Test MAE, SVR (demo)"} <= set(labels), page_alerts(page)
         assert len(set(labels)) == len(labels), labels
         page.screenshot(path=str(tmp_path / "model_1024.png"), full_page=True)  # to look at when it fails
         assert page.evaluate(CUT) == [], tmp_path / "model_1024.png"

@@ -2,7 +2,8 @@
 'a Beta(7, 3) prior', 'log-odds', 'Refit and scoring 3 ms · cold').  The pages' words, tooltips too, name
 methods, not the papers' seed numbers, and say the prior and the weight's scale in plain words.  Issue 33, item 5:
 the Toy cubic page said "Seed 001 §4.1" and the README's Terms "seed 003": the Toy cubic and Data pages, and the
-README's part for users (up to "The library in a few lines"), name methods in words too."""
+README's part for users (up to "The library in a few lines"), name methods in words too; so do the choices of
+a box (new-user report 12, F10: the Model page's regressors)."""
 
 import re
 from pathlib import Path
@@ -23,6 +24,8 @@ def words(at) -> list[str]:
         for kind in ("radio", "selectbox", "number_input", "button")
         for w in getattr(at, kind)
     ]
+    # the choices a box offers too (new-user report 12, F10: "Regressor: Order-preference LP (seeds 000/001)")
+    said += [option for kind in ("radio", "selectbox") for w in getattr(at, kind) for option in w.options]
     return said
 
 

@@ -302,12 +302,16 @@ def test_an_experts_clicks_are_assessed_again_as_they_grow(store, session_id, st
 
 
 def test_each_retrain_records_the_answers_and_the_cross_validated_errors_it_was_judged_by(store, session_id, start):
-    """The Model page's 'what the answers bought' reads them: the number of answers, and SVR's and the
-    blend's mean held-out MAE on the assessment's folds (computed here from its table by hand)."""
+    """The Model page's 'what the answers bought' reads them: the number of answers given, skips apart (new-user
+    report 12, F5: a skip buys nothing), and SVR's and the blend's mean held-out MAE on the assessment's folds
+    (computed here from its table by hand)."""
     (engine,) = engines(store, session_id, start, owners=("studio A",))
     pool = engine.data().pool
     ranked = pool[np.argsort(engine.trained(wait=True).svr_all[pool])]
     for k in range(8):  # the highest rows over the lowest, as SVR orders them: an annotator better than a coin
+        if k == 4:  # three skips among them, of pairs of middle rows
+            for j in range(3):
+                engine.answer("ann", (int(ranked[20 + 2 * j]), int(ranked[21 + 2 * j])), "skip")
         engine.answer("ann", (int(ranked[-1 - k]), int(ranked[k])), "a")
         engine.wait()
         engine.trust.wait(TIMEOUT)
@@ -315,7 +319,7 @@ def test_each_retrain_records_the_answers_and_the_cross_validated_errors_it_was_
     last = engine.store.model_runs(session_id)["metrics"].iloc[-1]
     trust = engine.trust.in_force().trust
     held_out = trust.cv.fold_errors(np.tensordot(trust.blend.weights, trust.cv.predictions, axes=1))
-    assert last["answers"] == 8
+    assert (last["answers"], last["skipped"]) == (8, 3)
     assert last["cv_svr_mae"] == pytest.approx(trust.cv.errors[0].mean())
     assert last["cv_ssl_mae"] == pytest.approx(held_out.mean())
     curve = engine.label_curve()

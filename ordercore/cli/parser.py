@@ -157,7 +157,11 @@ def _fit_parser(commands) -> None:
         "--model",
         choices=list(models),
         default="lp",
-        help="; ".join(f"'{key}': {family.label}" for key, family in models.items()) + " (default 'lp')",
+        help="; ".join(
+            f"'{key}': {family.label}{f' ({family.reference})' if family.reference else ''}"
+            for key, family in models.items()
+        )
+        + " (default 'lp')",
     )
     fit.add_argument("--gamma", type=positive, help="LP: RBF kernel width (default 1 / features)")
     fit.add_argument("--lambda1", type=non_negative, help="LP: weight of the 1-norm of alpha")

@@ -13,7 +13,8 @@ MAX_GRADES = 100
 GP = register(
     ModelFamily(
         key="gp",
-        label="GP preference model (seed 002)",
+        label="Gaussian-process preference model",
+        reference="seed 002",
         estimator=GPPreferenceModel,
         learns={Learns.PREFERENCES, Learns.GRADES},
         offers={Offer.SUGGEST_PAIRS, Offer.UNCERTAINTY},

@@ -157,8 +157,8 @@ class AssessmentBasis:
     ``names`` and ``mass`` (k,), each source's weighed preferences (its weight times the sum of its
     preferences' w) at the last full assessment; ``steps``, the incremental re-assessments since;
     ``size`` (k,), each source's sum of w then (None: stored before sizes were kept); ``made_at``, when the
-    last full assessment was made, in seconds since the epoch (None: not recorded; the Studio's jobs
-    record it)."""
+    last full assessment was made (when it took its inputs: answers stored later are not in it), in seconds
+    since the epoch (None: not recorded; the Studio's jobs record it)."""
 
     inputs: str
     names: tuple

@@ -26,7 +26,8 @@ KERNEL_REGRESSOR_OFFERS = {Offer.UPDATE_PREFERENCES, Offer.SUGGEST_PAIRS, Offer.
 LP = register(
     ModelFamily(
         key="lp",
-        label="Order-preference LP (seeds 000/001)",
+        label="Regression with order preferences (sparse)",
+        reference="the order-preference LP, seeds 000/001",
         estimator=OrderPreferenceRegressor,
         learns={Learns.LABELS, Learns.PREFERENCES},
         offers={*KERNEL_REGRESSOR_OFFERS, Offer.AUTOMATIC_TRUST},
@@ -38,7 +39,8 @@ LP = register(
 TWO_NORM = register(
     ModelFamily(
         key="two_norm",
-        label="2-norm order-preference QP (seed 001 eq. (7))",
+        label="Regression with order preferences (smooth)",
+        reference="the 2-norm order-preference QP, seed 001 eq. (7)",
         estimator=TwoNormOrderPreferenceRegressor,
         learns={Learns.LABELS, Learns.PREFERENCES},
         offers=KERNEL_REGRESSOR_OFFERS,

@@ -144,6 +144,8 @@ class ModelFamily:
         (parameters of ``estimator``).
     saved : the classes a model file may hold for this family (each with ``_saved_arrays`` etc.).
     grading : how it learns grades (``Grading``), or None.
+    reference : the paper it comes from, as docs/REPRODUCTION.md cites it ('seeds 000/001'): the command
+        line's help names it; the Studio, which speaks the expert's words, does not.
     """
 
     key: str
@@ -154,6 +156,7 @@ class ModelFamily:
     studio_settings: Mapping[str, Setting] = field(default_factory=dict)
     saved: tuple[type, ...] = ()
     grading: Grading | None = None
+    reference: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "learns", frozenset(Learns(item) for item in self.learns))

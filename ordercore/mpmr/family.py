@@ -7,7 +7,8 @@ from ordercore.mpmr.estimator import MPMRegressor
 MPMR = register(
     ModelFamily(
         key="mpmr",
-        label="Minimax probability machine regression (seed 003)",
+        label="Minimax probability machine regression",
+        reference="seed 003",
         estimator=MPMRegressor,
         learns={Learns.LABELS},
         offers={Offer.INTERVALS},

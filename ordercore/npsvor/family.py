@@ -11,7 +11,8 @@ STUDIO_C = 1.0
 NPSVOR_FAMILY = register(
     ModelFamily(
         key="npsvor",
-        label="NPSVOR ordinal regression (seed 004)",
+        label="Ordinal regression on grades (NPSVOR)",
+        reference="seed 004",
         estimator=NPSVOR,
         learns={Learns.GRADES},
         saved=(NPSVOR,),

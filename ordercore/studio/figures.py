@@ -278,7 +278,8 @@ def mae_history_figure(runs: pd.DataFrame, unit: str | None = None) -> go.Figure
 def answers_bought_figure(
     runs: pd.DataFrame, curve, label_cost: float, n_labeled: int, unit: str | None = None
 ) -> go.Figure | None:
-    """The session's cross-validated MAE against the number of answers: SSL's at each retrain under
+    """The session's cross-validated MAE against the number of answers given (skips apart: runs recorded
+    before they were counted apart include them): SSL's at each retrain under
     automatic trust (``runs``, the store's model runs, whose metrics hold answers, cv_svr_mae and
     cv_ssl_mae), SVR's, and the labels-instead estimate: SVR's scaled by its learning curve (``LabelCurve``)
     at l + answers / label_cost labels; MAEs in ``unit``.  None when no run was cross-validated."""
@@ -302,7 +303,7 @@ def answers_bought_figure(
                            name=f"labels instead (1 per {label_cost:g} answers)", line={"dash": "dot"})  # fmt: skip
     figure.update_layout(
         title="What the answers bought (cross-validated on the labels)",
-        xaxis_title="answers",
+        xaxis_title="answers given (a, b or about equal; skips not counted)",
         yaxis_title=mae_axis("cross-validated MAE", unit),
         legend=LEGEND_ABOVE,
     )

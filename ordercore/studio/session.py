@@ -25,6 +25,7 @@ from ordercore.knowledge.rules import Rule
 from ordercore.knowledge.source_weights import SourceCheck, labeled_pair_check, rule_source, source_names
 from ordercore.preferences import PreferenceSet
 from ordercore.studio import session_checks as checks
+from ordercore.studio.answer_counts import AnswerCounts
 from ordercore.studio.data import StudyData, load_source, study_data
 from ordercore.studio.grading import SessionGrading
 from ordercore.studio.jobs.trust import BackgroundAssessment
@@ -46,8 +47,7 @@ LABELLING = {"goal": 0, "weigh_annotators": False}
 annotator's clicks weigh by their agreement with the others (``agreement.weigh_clicks``)."""
 
 RATINGS = {"scale": DEFAULT_RATING_SCALE, "text": None}
-"""The rating options and their defaults: the number of grades K (grades are 1 … K), and the text column
-whose texts are graded (None: the table's rows)."""
+"""The rating options and their defaults: the number of grades K (1 … K), and the text column graded (None: rows)."""
 
 ACTIVE, QUEUE = checks.PAIR_SOURCES
 """Where the next pair comes from besides a rule's id: the active choice, or the shared queue."""
@@ -388,7 +388,7 @@ class SessionEngine:
         if trust is not None:  # what was fitted: automatic trust's blend, not the page's lambdas
             parameters["trust_blend"] = trust.trust.blend.active().parameters()
         metrics = {"svr_mae": report.svr_mae, "ssl_mae": report.ssl_mae, "seconds": report.seconds}
-        metrics["answers"] = len(self.answers())
+        metrics |= AnswerCounts.of(self.answers()).metrics()  # skips apart: the answers-bought chart's x
         if trust is not None and trust.trust.cv is not None:  # the cross-validated errors the Model page shows
             compared = trust.trust.cv.comparison(trust.trust.blend)
             metrics |= {"cv_svr_mae": compared["svr"], "cv_ssl_mae": compared["ssl"]}

@@ -197,11 +197,11 @@ def changes_since(trust: SourceTrust, sizes: dict[str, float]) -> list[str]:
         if name not in sizes:
             changes.append(f"{name}: removed")
         elif name not in weights_then:
-            changes.append(f"{name}: new, {_count(sizes[name])} preferences")
+            changes.append(f"{name}: new, {preference_count(sizes[name])} preferences")
         else:
             moved = []
             if name in sizes_then and not np.isclose(sizes_then[name], sizes[name]):
-                moved.append(f"{_count(sizes_then[name])} → {_count(sizes[name])} preferences")
+                moved.append(f"{preference_count(sizes_then[name])} → {preference_count(sizes[name])} preferences")
             then, now = weights_then[name], weights_now.get(name)
             if then is not None and now is not None and f"{then:.2f}" != f"{now:.2f}":
                 moved.append(f"weight {then:.2f} → {now:.2f}")
@@ -210,7 +210,7 @@ def changes_since(trust: SourceTrust, sizes: dict[str, float]) -> list[str]:
     return changes
 
 
-def _count(size: float) -> str:
+def preference_count(size: float) -> str:
     """A sum of preferences' w as a count: '41' (w = 1, the default), '20.5' otherwise."""
     return f"{size:,.0f}" if float(size).is_integer() else f"{size:,.1f}"
 

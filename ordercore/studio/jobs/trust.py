@@ -145,6 +145,7 @@ def _settings(array: np.ndarray) -> tuple:
 def _assess(inputs: dict, options: dict, progress, result: Path) -> None:
     """The child process: ``assess_sources`` on ``fold_workers``, reporting after each fold, written to
     ``result``."""
+    started = time.time()  # when it took its inputs: answers stored later are not in it
     preferences = PreferenceSet(*(inputs[name] for name in COLUMNS))
     names = inputs["source_names"][inputs["source"]]
     check_names, checks = _checks(inputs, "check_")
@@ -161,15 +162,16 @@ def _assess(inputs: dict, options: dict, progress, result: Path) -> None:
             executor=executor,
             **options["model_options"],
         )
-    write_assessment(result, stamped(assessed))
+    write_assessment(result, stamped(assessed, started))
 
 
-def stamped(assessed: SourceTrust) -> SourceTrust:
-    """``assessed`` (a full assessment) with the time it was made in its basis (``AssessmentBasis.made_at``):
-    the Model page says how old the cross-validation in force is, and warm re-assessments carry it on."""
+def stamped(assessed: SourceTrust, made_at: float) -> SourceTrust:
+    """``assessed`` (a full assessment) with the time it was made, ``made_at`` (when it took its inputs), in
+    its basis (``AssessmentBasis.made_at``): the Model page says how old the cross-validation in force is and
+    how many answers came since, and warm re-assessments carry it on."""
     if assessed.basis is None:
         return assessed
-    return replace(assessed, basis=replace(assessed.basis, made_at=time.time()))
+    return replace(assessed, basis=replace(assessed.basis, made_at=made_at))
 
 
 PARENT_CHECK_SECONDS = 0.2
@@ -243,12 +245,12 @@ class InlineAssessment:
     def __init__(
         self, X, y, preferences: PreferenceSet, names, checks: dict, lambda1: float, seed: int, **model_options
     ):
-        start = time.perf_counter()
+        start, made_at = time.perf_counter(), time.time()
         assessed = assess_sources(
             X, y, preferences, names, checks, np.random.default_rng(seed), lambda1, **model_options
         )
         content = io.BytesIO()
-        write_assessment(content, stamped(assessed))
+        write_assessment(content, stamped(assessed, made_at))
         self._content = content.getvalue()
         self._status = AssessmentStatus("done", {}, time.perf_counter() - start)
 
