@@ -1,0 +1,73 @@
+"""The twelfth corpus's cases left after its first fixes (issue 32, "nothing silently wrong"): parameters in
+range but so large that float64 gave way, surfacing as numpy's or the solver's words (R7: B02, TN05); a
+restart count built in full before the first start (B03); score's sample_weight of any sign (M08)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ordercore import GPLabelPreferenceModel, GPPreferenceModel, PreferenceSet
+
+
+def corpus_problem():
+    """30 rows, 3 features, labels 'x' < 'y' < 'z' by a linear score, and 4 preferences (the corpus's data)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = X @ [1.0, 2.0, -1.0] + rng.normal(0, 0.1, 30)
+    return X, y, np.array(["x", "y", "z"])[np.digitize(y, [-1, 1])], PreferenceSet.order([0, 1, 2, 3], [4, 5, 6, 7])
+
+
+def gp_fit(family: str, **parameters):
+    X, y, classes, preferences = corpus_problem()
+    if family == "labels":
+        model = GPLabelPreferenceModel(**parameters)
+        return model, lambda: model.fit(X, classes)
+    model = GPPreferenceModel(**parameters)
+    return model, lambda: model.fit(X, preferences if family == "pairs" else y)
+
+
+# ------------------------------------------------------------------------ R7: B02, the GP's variances
+@pytest.mark.parametrize("family", ["labels", "pairs", "scores"])
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"optimizer": None}, {"method": "sparse"}, {"kernel": "linear"}],
+    ids=["search", "fixed", "sparse", "linear"],
+)
+def test_gp_refuses_a_signal_variance_that_swamps_the_noise(family, extra):
+    """B02: signal_variance 1e300 met numpy's "61-th leading minor of the array is not positive definite"."""
+    model, fit = gp_fit(family, signal_variance=1e300, **extra)
+    said = "noise 1" if extra.get("optimizer", "lbfgs") is None else r"the noise searched \(σ from 0\.001\)"
+    with pytest.raises(
+        ValueError,
+        match=rf"^signal_variance 1e\+300 makes the Laplace fit's matrix I \+ K Λ singular in float64: over {said}",
+    ):
+        fit()
+    assert not hasattr(model, "log_evidence_") and not hasattr(model, "noise_")  # nothing of a fit kept
+
+
+@pytest.mark.parametrize("family", ["labels", "pairs"])
+@pytest.mark.parametrize(
+    "name, value", [("noise", 1e-300), ("noise", 1e300), ("length_scale", 1e-300), ("length_scale", 1e300)]
+)
+def test_gp_refuses_a_noise_or_length_scale_float64_cannot_square(family, name, value):
+    """noise=1e-300 with optimizer=None gave log_evidence_ NaN without a word; length_scale=1e-300 "covariance
+    matrix has a non-positive or non-finite diagonal (mean nan)" after numpy's divide-by-zero warnings."""
+    model, fit = gp_fit(family, optimizer=None, **{name: value})
+    with pytest.raises(
+        ValueError, match="^" + re.escape(f"{name} {value:g}") + r" is outside what the GP fit computes with in float64"
+    ):
+        fit()
+    assert not hasattr(model, "log_evidence_")
+
+
+def test_gp_fixed_hyperparameters_matter_only_as_signal_variance_over_noise_squared():
+    """What the message says, checked: scaling s² by c² and σ by c scales the MAP latent f̂ by c (the probit's
+    z = (f_i - f_j) / (√2 σ) and the prior f / s are unchanged), so a fit that is singular at s² = 1e300 is the
+    fit at s² = 1, σ = 1e-150: lowering signal_variance loses nothing."""
+    X, _, _, preferences = corpus_problem()
+    unit = GPPreferenceModel(signal_variance=1.0, noise=0.5, optimizer=None).fit(X, preferences)
+    scaled = GPPreferenceModel(signal_variance=1e6, noise=500.0, optimizer=None).fit(X, preferences)
+    np.testing.assert_allclose(scaled.predict(X[:10]), 1e3 * unit.predict(X[:10]), rtol=1e-6, atol=1e-9)
