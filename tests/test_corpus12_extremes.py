@@ -5,11 +5,12 @@ restart count built in full before the first start (B03); score's sample_weight 
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 
-from ordercore import GPLabelPreferenceModel, GPPreferenceModel, PreferenceSet
+from ordercore import GPLabelPreferenceModel, GPPreferenceModel, PreferenceSet, TwoNormOrderPreferenceRegressor
 
 
 def corpus_problem():
@@ -71,3 +72,42 @@ def test_gp_fixed_hyperparameters_matter_only_as_signal_variance_over_noise_squa
     unit = GPPreferenceModel(signal_variance=1.0, noise=0.5, optimizer=None).fit(X, preferences)
     scaled = GPPreferenceModel(signal_variance=1e6, noise=500.0, optimizer=None).fit(X, preferences)
     np.testing.assert_allclose(scaled.predict(X[:10]), 1e3 * unit.predict(X[:10]), rtol=1e-6, atol=1e-9)
+
+
+# ------------------------------------------------------------------------ R7: TN05, the 2-norm's lambda2
+def two_norm_problem():
+    X, y, _, preferences = corpus_problem()
+    return X, np.where(np.arange(30) < 10, y, np.nan), preferences  # l = 10 labels, p = 4 preferences of weight 1
+
+
+def test_two_norm_refuses_a_lambda2_that_drowns_the_labels_before_solving():
+    """TN05: lambda2=1e300 gave three numpy overflow warnings and "duality gap inf", naming nothing."""
+    X, y, preferences = two_norm_problem()
+    model = TwoNormOrderPreferenceRegressor(lambda2=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning on the way
+        with pytest.raises(
+            ValueError, match=r"^lambda2 = 1e\+300 weighs a preference \(lambda2 w / p, up to 2\.5e\+299\)"
+        ):
+            model.fit(X, y, preferences)
+    assert not hasattr(model, "dual_coef_")
+
+
+def test_two_norm_takes_lambda2_up_to_its_bound_and_keeps_the_last_fit_beyond():
+    """The bound by hand: a preference's weight lambda2 w / p at most 1 / eps times a label's 1 / l, so lambda2
+    <= p / (l w eps) = 4 / (10 * 2.22e-16) = 1.8e15.  Just under it the fit is certified and meets every
+    preference (f read back from predict); preferences of weight 10 then need lambda2 ten times smaller, and an
+    update refused for them keeps the fit made before."""
+    X, y, preferences = two_norm_problem()
+    bound = 4 / (10 * 2.220446049250313e-16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = TwoNormOrderPreferenceRegressor(lambda2=0.99 * bound).fit(X, y, preferences)
+    assert model.duality_gap_ <= 1e-8
+    f = model.predict(X)
+    assert np.all(f[preferences.i] - f[preferences.j] >= preferences.margin - 1e-6)
+    with pytest.raises(ValueError, match=r"Give lambda2 <= 1\.8e\+14 for these 4 preferences and 10 labels"):
+        model.update_preferences(PreferenceSet.order(preferences.i, preferences.j, weight=10.0))
+    np.testing.assert_array_equal(model.predict(X), f)
+    with pytest.raises(ValueError, match=r"^lambda2 = 1\.8\d*e\+15 .* Give lambda2 <= 1\.8e\+15 for these 4"):
+        TwoNormOrderPreferenceRegressor(lambda2=1.01 * bound).fit(X, y, preferences)
