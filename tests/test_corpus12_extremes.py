@@ -10,7 +10,16 @@ import warnings
 import numpy as np
 import pytest
 
-from ordercore import GPLabelPreferenceModel, GPPreferenceModel, PreferenceSet, TwoNormOrderPreferenceRegressor
+from ordercore import (
+    NPSVOR,
+    GPLabelPreferenceModel,
+    GPPreferenceModel,
+    MPMRegressor,
+    OrderPreferenceRegressor,
+    PreferenceSet,
+    TwoNormOrderPreferenceRegressor,
+)
+from ordercore.experiments.label_svms import ConstraintClassificationSVM
 
 
 def corpus_problem():
@@ -111,3 +120,56 @@ def test_two_norm_takes_lambda2_up_to_its_bound_and_keeps_the_last_fit_beyond():
     np.testing.assert_array_equal(model.predict(X), f)
     with pytest.raises(ValueError, match=r"^lambda2 = 1\.8\d*e\+15 .* Give lambda2 <= 1\.8e\+15 for these 4"):
         TwoNormOrderPreferenceRegressor(lambda2=1.01 * bound).fit(X, y, preferences)
+
+
+# ------------------------------------------------------------------------ M08: score's sample_weight
+def scored_models():
+    """Every estimator family whose score takes sample_weight, fitted on the corpus's data, with its y."""
+    X, y, classes, preferences = corpus_problem()
+    ranks = np.digitize(y, [-1, 1]) + 1
+    labeled = np.where(np.arange(30) < 10, y, np.nan)
+    return X, [
+        (MPMRegressor().fit(X, y), y),
+        (NPSVOR(random_state=0).fit(X, ranks), ranks),
+        (OrderPreferenceRegressor().fit(X, labeled, preferences), y),
+        (TwoNormOrderPreferenceRegressor().fit(X, labeled, preferences), y),
+        (GPLabelPreferenceModel().fit(X, classes), classes),
+        (ConstraintClassificationSVM().fit(X, classes), classes),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore::ordercore.exceptions.OmegaWarning")
+@pytest.mark.parametrize(
+    "weights, said",
+    [
+        (-np.ones(30), r"must hold finite weights >= 0, got -1 at row 0 \(30 row\(s\) negative, NaN or infinite\)"),
+        (np.r_[np.ones(29), np.nan], r"must hold finite weights >= 0, got nan at row 29 \(1 row\(s\)"),
+        (np.r_[np.inf, np.ones(29)], r"must hold finite weights >= 0, got inf at row 0 \(1 row\(s\)"),
+        (np.zeros(30), r"gives every one of the 30 rows weight 0: no row would count"),
+        (["1"] * 29 + ["heavy"], r"must hold numbers, got 'heavy' at row 29"),
+    ],
+    ids=["M08 negative", "NaN", "inf", "all 0", "text"],
+)
+def test_score_refuses_sample_weights_that_are_no_weights(weights, said):
+    """M08: MPMRegressor.score(X, y, sample_weight=-np.ones(30)) was accepted (scikit-learn's R² does not check
+    signs), in every family alike: one check (``check_sample_weight``) in the mixin they share."""
+    X, models = scored_models()
+    for model, y in models:
+        with pytest.raises(ValueError, match=f"^sample_weight {said}"):
+            model.score(X, y, sample_weight=weights)
+
+
+@pytest.mark.filterwarnings("ignore::ordercore.exceptions.OmegaWarning")
+def test_score_weighs_rows_by_hand():
+    """What the check leaves alone: weights 0, 1, 2, ... give R² = 1 - Σ w (y - f)² / Σ w (y - ȳ_w)² and
+    accuracy Σ w [right] / Σ w, computed here from predict."""
+    X, models = scored_models()
+    weights = np.arange(30.0)
+    for model, y in models:
+        predicted = model.predict(X)
+        if y.dtype.kind == "f":
+            mean = np.sum(weights * y) / weights.sum()
+            expected = 1 - np.sum(weights * (y - predicted) ** 2) / np.sum(weights * (y - mean) ** 2)
+        else:
+            expected = np.sum(weights * (predicted == y)) / weights.sum()
+        assert model.score(X, y, sample_weight=weights) == pytest.approx(expected, rel=1e-12)
