@@ -189,7 +189,9 @@ def test_an_answer_refuses_a_negative_margin_in_words(store, engine, choice, mea
     with pytest.raises(ValueError, match=r"^margin must be >= 0, got -0\.5: "):
         store.add_answer(engine.id, 30, 31, choice, "ann", margin=-0.5)
     content = f"home_id_a,home_id_b,choice,weight,margin,annotator\n143,144,{choice},1,-1,imp2\n".encode()
-    with pytest.raises(ValueError, match=rf"^line 2 of the answers: margin must be >= 0, got -1\.0: {re.escape(means)}$"):
+    with pytest.raises(
+        ValueError, match=rf"^line 2 of the answers: margin must be >= 0, got -1\.0: {re.escape(means)}$"
+    ):
         engine.import_file("homes-answers.csv", content, "imp")
     assert snapshot(store) == before
 
@@ -200,3 +202,35 @@ def test_an_answer_keeps_a_margin_of_zero_or_more_as_written(store, engine):
     engine.answer("ann", (30, 31), "a", margin=0.5)
     engine.answer("ann", (32, 33), "b", margin=0.0)
     assert triples(store, engine.id) == [(30, 31, 0.5), (33, 32, 0.0)]
+
+
+# ------------------------------------------------------------------------ I12: an answers file stating a pair both ways
+ANSWERS_HEADER = "home_id_a,home_id_b,choice,annotator\n"
+GRAPH_SAID = ": the Rules page's preference graph counts them."
+
+
+@pytest.mark.parametrize(
+    "lines, said",
+    [
+        ("143,144,a,imp2\n143,144,b,imp2\n", "state 1 pair both ways"),  # I12
+        ("143,144,a,imp2\n144,143,a,imp2\n", "state 1 pair both ways"),  # the same, its sides swapped
+        ("143,144,a,imp2\n144,145,a,imp2\n145,143,a,imp2\n", "state 1 cycle"),
+        ("143,144,a,imp2\n143,144,a,imp2\n143,144,b,imp2\n", "state 1 pair both ways"),  # a repeat said once
+        ("143,144,a,imp2\n143,144,b,imp3\n", None),  # two annotators disagreeing: what agreement measures
+        ("143,144,a,imp2\n143,144,equal,imp2\n144,145,skip,imp2\n", None),
+    ],
+    ids=["I12", "swapped", "cycle", "repeated", "two annotators", "equal and skip"],
+)
+def test_an_answers_import_says_what_the_file_states_both_ways(store, engine, lines, said):
+    """I12: a file holding one pair twice with opposite choices by one annotator imported as "Imported 2
+    answers." with no note, where a preferences file stating a pair both ways is told so.  The expected
+    findings are read off the lines by hand."""
+    message = engine.import_file("homes-answers.csv", (ANSWERS_HEADER + lines).encode(), "imp")
+    n_lines, repeated = lines.count("\n"), len(lines.splitlines()) - len(set(lines.splitlines()))
+    imported = f"Imported {n_lines - repeated} answers" + (
+        " (1 line repeated another line of the file)" if repeated else ""
+    )
+    if said is None:
+        assert message == f"{imported}."
+    else:
+        assert message == f"{imported}. The file's answers, each annotator's taken apart, {said}{GRAPH_SAID}"
