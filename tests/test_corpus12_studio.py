@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 
+from ordercore.studio.data import study_data
 from ordercore.studio.session import SessionEngine
 from ordercore.studio.store.schema import answers, preferences
 from tests.store_checks import snapshot
@@ -234,3 +235,42 @@ def test_an_answers_import_says_what_the_file_states_both_ways(store, engine, li
         assert message == f"{imported}."
     else:
         assert message == f"{imported}. The file's answers, each annotator's taken apart, {said}{GRAPH_SAID}"
+
+
+# ------------------------------------------------------------------------ settings JSON: NaN and infinity
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        ({"lambda2": float("nan")}, "lambda2 is nan"),
+        ({"model": {"gamma": float("inf")}}, "model.gamma is inf"),
+        ({"spreads": [1.0, np.float64("-inf")]}, r"spreads\[1\] is -inf"),
+    ],
+    ids=["NaN", "nested inf", "numpy -inf in a list"],
+)
+def test_session_settings_refuse_a_number_json_has_not_naming_it(store, engine, extra, named):
+    """json.dumps wrote NaN and Infinity, which are not JSON, into a session's settings without a word."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=rf"^session setting {named}: a setting must be a finite number$"):
+        store.update_settings(engine.id, store.session_by_id(engine.id).settings | extra)
+    with pytest.raises(ValueError, match=rf"^session setting {named}: a setting must be a finite number$"):
+        store.create_session("other", settings=extra)
+    assert snapshot(store) == before
+    store.update_settings(engine.id, store.session_by_id(engine.id).settings | {"lambda2": 1e300})  # finite: taken
+    assert store.session_by_id(engine.id).settings["lambda2"] == 1e300
+
+
+# ------------------------------------------------------------------------ a split of test rows and no labeled rows
+def test_test_rows_without_labeled_rows_are_refused_not_drawn_over(store, engine):
+    """Settings with 'test' rows and no 'labeled' list were stored, and data() then drew labeled and test rows
+    afresh, the test rows given lost without a word: refused by the store and by study_data alike."""
+    said = r"^test rows are given \(2 of them\) but no labeled rows: a session's test rows are kept with its labeled"
+    settings = {key: value for key, value in store.session_by_id(engine.id).settings.items() if key != "labeled"}
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=said):
+        store.update_settings(engine.id, settings | {"test": [3, 4]})
+    assert snapshot(store) == before
+    frame = table()
+    with pytest.raises(ValueError, match=said):
+        study_data(frame, "price", ["x"], {"test": [3, 4]})
+    data = study_data(frame, "price", ["x"], {"labeled": [0, 1, 2], "test": [3, 4]})  # both lists: kept as given
+    assert data.labeled.tolist() == [0, 1, 2] and data.test.tolist() == [3, 4]
