@@ -173,3 +173,26 @@ def test_score_weighs_rows_by_hand():
         else:
             expected = np.sum(weights * (predicted == y)) / weights.sum()
         assert model.score(X, y, sample_weight=weights) == pytest.approx(expected, rel=1e-12)
+
+
+# ------------------------------------------------------------------------ B03: n_restarts beyond what a search runs
+@pytest.mark.parametrize("family", ["labels", "pairs"])
+@pytest.mark.parametrize("n_restarts", [100, 10**6])
+def test_gp_refuses_more_restarts_than_its_evaluations_can_start(family, n_restarts):
+    """B03: n_restarts=10**6 built every start up front (150 MB, 10-17 s) for a search of at most 100
+    evaluations, one at least per start: at most 99 restarts can follow the first."""
+    model, fit = gp_fit(family, n_restarts=n_restarts)
+    with pytest.raises(
+        ValueError, match=rf"^n_restarts is {n_restarts}, more than a fit can run: .* give n_restarts <= 99$"
+    ):
+        fit()
+    assert not hasattr(model, "log_evidence_")
+
+
+def test_gp_runs_at_most_a_start_per_evaluation_so_99_restarts_are_all_it_can_use():
+    """The bound checked from the outside: with 99 restarts the search's evaluations (counted by progress)
+    stay within 100, each start costing at least one, and the fit is made."""
+    X, _, _, preferences = corpus_problem()
+    calls = []
+    model = GPPreferenceModel(n_restarts=99, random_state=0).fit(X, preferences, progress=lambda *a: calls.append(a))
+    assert 0 < len(calls) <= 100 and np.isfinite(model.log_evidence_)

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from ordercore.gp.budget import check_memory
 from ordercore.gp.conditioning import check_hyperparameter_magnitudes, singular_posterior_words
 from ordercore.gp.covariance import Linear, SquaredExponential
-from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
+from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
@@ -182,6 +182,7 @@ class LaplaceGPMixin:
         progress : optional callable(evaluations: int, log_evidence: float) after each evaluation of
         the hyperparameter search."""
         check_hyperparameter_magnitudes(self.noise, self.length_scale)
+        check_restarts(self.n_restarts)
         center, scale = standardisation(X, self.normalize)
         inputs = (X[rows] - center) / scale
         check_kernel_input(inputs, what="X (standardised)" if self.normalize else "X")
@@ -315,7 +316,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
     optimizer : 'lbfgs' maximises the Laplace evidence (12), plus the log prior if one is set, over
         ln ℓ and ln σ with its analytic gradient (eqs. (14)-(15)); None keeps length_scale and noise
         as given.
-    n_restarts : int >= 0, further L-BFGS starts drawn around the first (which runs to convergence);
+    n_restarts : int 0 … 99, further L-BFGS starts drawn around the first (which runs to convergence);
         a restart is abandoned once it climbs towards an optimum already found, or still trails the
         best evidence after an iteration.  The best evidence met wins.  The default, 1, makes two
         starts: on the Boston and synthetic benches (30 fits) no restart ever beat the first start's
