@@ -156,8 +156,29 @@ def test_check_finds_cycles_conflicts_and_duplicates_by_name(tmp_path, capsys):
     ).to_csv(messy, index=False)
     assert main(["check", str(messy)]) == 1
     report = capsys.readouterr().out
-    assert "8 preferences: 1 cycle, 1 conflict, 1 duplicate" in report
-    assert "cycle: a > b > c" in report and "conflict: d and e" in report and "duplicate: f over g" in report
+    assert "8 preferences: 1 cycle, 1 conflict, 1 pair stated 2 times (1 extra line)" in report
+    assert (
+        "cycle: a > b > c" in report
+        and "conflict: d and e" in report
+        and "duplicate: f over g stated 2 times" in report
+    )
+
+
+def test_check_counts_the_lines_a_duplicate_repeats(tmp_path, capsys):
+    """C04: 100,000 identical lines were "1 duplicate" (pairs stated more than once, not the lines they take).
+    By hand: a over b 100,000 times is 99,999 extra lines; with c over d 3 times, 2 pairs and 100,001."""
+    same = tmp_path / "same.csv"
+    same.write_text("i,j\n" + "a,b\n" * 100_000)
+    assert main(["check", str(same)]) == 1
+    said = capsys.readouterr().out
+    assert "100000 preferences: 0 cycles, 0 conflicts, 1 pair stated 100,000 times (99,999 extra lines)" in said
+    assert "duplicate: a over b stated 100,000 times" in said
+    two = tmp_path / "two.csv"
+    two.write_text("i,j\n" + "a,b\n" * 100_000 + "c,d\n" * 3 + "e,f\n")
+    assert main(["check", str(two)]) == 1
+    said = capsys.readouterr().out
+    assert "0 conflicts, 2 pairs stated more than once (100,001 extra lines)" in said
+    assert "duplicate: c over d stated 3 times" in said
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """The rule quality table and the preference-graph checks on hand-worked tables."""
 
+import collections
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -182,3 +184,17 @@ def test_the_quality_table_from_stored_preferences_matches_generating_them(table
     pd.testing.assert_frame_equal(stored.drop(columns="pairs_matched"), generated.drop(columns="pairs_matched"))
     with pytest.raises(ValueError, match="one PreferenceSet per rule"):
         rule_quality(rules, frame, y, made=made[:1])
+
+
+def test_duplicate_times_count_each_pair_as_often_as_it_is_stated():
+    """C04's count, by brute force: over 200 random pairs of 6 rows, duplicate_times is how often each pair of
+    ``duplicates`` is stated the same way (collections.Counter of the (i, j) tuples)."""
+    rng = np.random.default_rng(3)
+    i, j = rng.integers(0, 6, 200), rng.integers(0, 6, 200)
+    keep = i != j
+    report = check_preference_graph(PreferenceSet.order(i[keep], j[keep]))
+    counted = collections.Counter(zip(i[keep].tolist(), j[keep].tolist(), strict=True))
+    found = zip(report.duplicates.tolist(), report.duplicate_times.tolist(), strict=True)
+    assert {tuple(pair): times for pair, times in found} == {
+        pair: times for pair, times in counted.items() if times > 1
+    }

@@ -15,6 +15,7 @@ from ordercore.experiments.session import (
     SessionProtocol,
     SessionSource,
     average_checkpoints,
+    session_report,
     session_trial,
 )
 from ordercore.lp.estimator import OrderPreferenceRegressor
@@ -79,6 +80,25 @@ def test_checkpoints_average_over_trials_with_a_paired_test():
     assert record["gain"] == pytest.approx(1 - (9.0 + 11.5 + 8.2) / 30.0)
     assert record["p_value"] == pytest.approx(stats.ttest_rel([10, 12, 8], [9, 11.5, 8.2]).pvalue)
     assert np.isnan(average_checkpoints(trials[:1])[0]["p_value"])
+
+
+def test_the_report_says_why_an_arm_has_no_p_value():
+    """'p = nan' was printed when SSL's error equalled SVR's in every trial: now the reason, by hand: equal
+    errors in both trials (no difference), one trial (no test), and a p where the errors differ."""
+
+    class Trial:
+        def __init__(self, svr, ssl):
+            self.checkpoints = [{"answers": 4, "svr_mae": svr, "ssl_mae": ssl}]
+
+    def report(*pairs):
+        trials = [Trial(svr, ssl) for svr, ssl in pairs]
+        arm = {"trials": [{} for _ in trials], "checkpoints": average_checkpoints(trials)}
+        return session_report({"arms": {"margin": arm}})
+
+    assert report((10.0, 10.0), (12.0, 12.0)).endswith("gain +0.0% (no difference: SSL equals SVR in every trial)")
+    assert report((10.0, 9.0)).endswith("gain +10.0% (one trial: no test)")
+    p_value = stats.ttest_rel([10, 12, 8], [9, 11.5, 8.2]).pvalue
+    assert report((10.0, 9.0), (12.0, 11.5), (8.0, 8.2)).endswith(f"(p = {p_value:.2g})")
 
 
 def test_a_protocol_no_trial_can_run_is_refused():

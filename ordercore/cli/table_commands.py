@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ordercore.cli.arguments import not_directories
@@ -161,10 +162,12 @@ def check(args) -> int:
         path = group[0] if len(group) == 1 else f"the {len(group)} files together"
         problems = [("cycle", [" > ".join(names[rows]) for rows in report.cycles])]
         problems.append(("conflict", [f"{names[i]} and {names[j]} preferred both ways" for i, j in report.conflicts]))
+        stated = zip(report.duplicates, report.duplicate_times, strict=True)
         problems.append(
-            ("duplicate", [f"{names[i]} over {names[j]} stated more than once" for i, j in report.duplicates])
+            ("duplicate", [f"{names[i]} over {names[j]} stated {times:,} times" for (i, j), times in stated])
         )
-        counts = ", ".join(f"{len(items)} {kind}{'s' * (len(items) != 1)}" for kind, items in problems)
+        counts = ", ".join(f"{len(items)} {kind}{'s' * (len(items) != 1)}" for kind, items in problems[:2])
+        counts += f", {_duplicates_in_words(report.duplicate_times)}"
         equal = [f"{names[i]} and {names[j]}" for i, j in report.equalities]
         if equal:  # not a problem, but said: both ways with margins <= 0 from one source reads "about equal"
             counts += f"; {len(equal)} pair{'s' * (len(equal) != 1)} stated both ways at margin 0, read as about equal"
@@ -180,3 +183,13 @@ def check(args) -> int:
                 print(f"  ... and {len(items) - MAX_LISTED} more {kind}s")
         found |= not report.ok
     return int(found)
+
+
+def _duplicates_in_words(times: np.ndarray) -> str:
+    """'1 pair stated 100,000 times (99,999 extra lines)', '2 pairs stated more than once (5 extra lines)' or
+    '0 duplicates', of how often each duplicate pair is stated (k,): "1 duplicate" read as one extra line."""
+    if times.size == 0:
+        return "0 duplicates"
+    extra = int(times.sum()) - times.size
+    stated = f"stated {int(times[0]):,} times" if times.size == 1 else "stated more than once"
+    return f"{times.size:,} pair{'s' * (times.size != 1)} {stated} ({extra:,} extra line{'s' * (extra != 1)})"

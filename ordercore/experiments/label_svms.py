@@ -32,6 +32,7 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 from ordercore.gp.labels import label_preference_graph, ranking_preference_graph
+from ordercore.inputs.fit_inputs import LabelsScored
 
 COARSE_POINTS, COARSE_STEP = 7, 1.0
 FINE_POINTS, FINE_STEP = 9, 0.2
@@ -62,7 +63,7 @@ def kesler_examples(winner: np.ndarray, loser: np.ndarray, owner: np.ndarray, n_
     return np.vstack([differences, -differences]), np.repeat([1.0, -1.0], m), np.concatenate([owner, owner])
 
 
-class ConstraintClassificationSVM(ClassifierMixin, BaseEstimator):
+class ConstraintClassificationSVM(LabelsScored, ClassifierMixin, BaseEstimator):
     """CC-SVM for label preferences (see the module docstring).
 
     graph : 'multiclass' (y: a label per row; the true label over every other, seed 002 Fig. 1(a)) or

@@ -297,10 +297,18 @@ def session_report(result: dict) -> str:
         last = arm["checkpoints"][-1]
         line = (
             f"{label}: {last['answers']} answers, SVR {last['svr_mae']:.4g}, SSL {last['ssl_mae']:.4g}, "
-            f"gain {100 * last['gain']:+.1f}% (p = {last['p_value']:.2g})"
+            f"gain {100 * last['gain']:+.1f}% ({_paired_test_words(last['p_value'], len(arm['trials']))})"
         )
         if target is not None and target > 0:
             reached = [c["answers"] for c in arm["checkpoints"] if c["answers"] and c["gain"] >= target]
             line += f"; random's {100 * target:.1f}% reached at {reached[0] if reached else 'no checkpoint'}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def _paired_test_words(p_value: float, n_trials: int) -> str:
+    """'p = 0.031', or why there is no p (``average_checkpoints``' NaN, printed 'p = nan' before): one trial,
+    or SSL's error equal to SVR's in every trial."""
+    if np.isfinite(p_value):
+        return f"p = {p_value:.2g}"
+    return "one trial: no test" if n_trials < 2 else "no difference: SSL equals SVR in every trial"

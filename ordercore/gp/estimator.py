@@ -18,8 +18,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ordercore.gp.budget import check_memory
+from ordercore.gp.conditioning import check_hyperparameter_magnitudes, singular_posterior_words
 from ordercore.gp.covariance import Linear, SquaredExponential
-from ordercore.gp.evidence import EvidenceProblem, maximize_evidence
+from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
@@ -180,6 +181,8 @@ class LaplaceGPMixin:
         ``MemoryBudgetError`` before any work when the fit would need more than ``memory_limit``.
         progress : optional callable(evaluations: int, log_evidence: float) after each evaluation of
         the hyperparameter search."""
+        check_hyperparameter_magnitudes(self.noise, self.length_scale)
+        check_restarts(self.n_restarts)
         center, scale = standardisation(X, self.normalize)
         inputs = (X[rows] - center) / scale
         check_kernel_input(inputs, what="X (standardised)" if self.normalize else "X")
@@ -195,12 +198,15 @@ class LaplaceGPMixin:
             problem = SparseEvidenceProblem(inputs, basis, pairs, float(self.signal_variance), n_blocks, prior, linear)
         start = starting_theta(X.shape[1], self.kernel, self.length_scale, self.noise)
         isotropic_first = self.length_scale == ISOTROPIC_START
-        if self.optimizer is None:
-            if isotropic_first:
-                raise ValueError("length_scale='isotropic' starts a search: it needs optimizer='lbfgs'")
-            theta, (kernel, _, fit) = start, problem.laplace(start)
-        else:
-            theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress, isotropic_first)
+        if isotropic_first and self.optimizer is None:
+            raise ValueError("length_scale='isotropic' starts a search: it needs optimizer='lbfgs'")
+        try:
+            if self.optimizer is None:
+                theta, (kernel, _, fit) = start, problem.laplace(start)
+            else:
+                theta, kernel, fit = maximize_evidence(problem, start, self.n_restarts, rng, progress, isotropic_first)
+        except np.linalg.LinAlgError as error:  # B = I + Lᵀ Λ L's Cholesky (K's has its jitter)
+            raise ValueError(singular_posterior_words(self.signal_variance, self.noise, self.optimizer)) from error
         self._mean, self._scale, self._inputs = center, scale, basis
         self.method_ = method
         self.length_scale_, self.signal_variance_ = kernel.length_scale, kernel.signal_variance
@@ -310,7 +316,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
     optimizer : 'lbfgs' maximises the Laplace evidence (12), plus the log prior if one is set, over
         ln ℓ and ln σ with its analytic gradient (eqs. (14)-(15)); None keeps length_scale and noise
         as given.
-    n_restarts : int >= 0, further L-BFGS starts drawn around the first (which runs to convergence);
+    n_restarts : int 0 … 99, further L-BFGS starts drawn around the first (which runs to convergence);
         a restart is abandoned once it climbs towards an optimum already found, or still trails the
         best evidence after an iteration.  The best evidence met wins.  The default, 1, makes two
         starts: on the Boston and synthetic benches (30 fits) no restart ever beat the first start's

@@ -81,6 +81,18 @@ ISOTROPIC_EVALUATIONS = MAX_EVALUATIONS // 2
 optimum (``maximize_evidence(isotropic_first=True)``), leaving the ARD search at least the other half."""
 
 
+def check_restarts(n_restarts: int) -> None:
+    """``ValueError`` for more restarts than a search can run: every start costs at least one of the
+    ``MAX_EVALUATIONS``, so at most ``MAX_EVALUATIONS - 1`` follow the first (10**6 built every start up
+    front, 150 MB, to use a few)."""
+    if n_restarts > MAX_EVALUATIONS - 1:
+        raise ValueError(
+            f"n_restarts is {n_restarts}, more than a fit can run: its hyperparameter search makes at most "
+            f"{MAX_EVALUATIONS} evaluations of the evidence over all its starts, at least one each, so at most "
+            f"{MAX_EVALUATIONS - 1} restarts follow the first start; give n_restarts <= {MAX_EVALUATIONS - 1}"
+        )
+
+
 class _OutOfEvaluations(Exception):
     """Raised inside L-BFGS-B's objective once a search has spent ``MAX_EVALUATIONS``."""
 

@@ -101,20 +101,46 @@ def infinite_labels(y: np.ndarray, hint: str = "") -> None:
         )
 
 
+def check_sample_weight(sample_weight, y) -> np.ndarray | None:
+    """sample_weight (n,) as float64 weights of the n rows of y, or None: ``ValueError`` for another length
+    ('inconsistent numbers of samples: [30, 30, 3]' before), for weights that are no numbers, negative, NaN or
+    infinite (scikit-learn's R² and accuracy took -1 for every row as if it were 1), or all 0 (no row counts)."""
+    if sample_weight is None:
+        return None
+    n_weights, n_labels = np.shape(sample_weight), np.shape(y)[:1]
+    if n_weights != n_labels:
+        raise ValueError(
+            f"sample_weight must hold a weight per row of y ({n_labels[0] if n_labels else 'a scalar y'}), got "
+            f"shape {n_weights}"
+        )
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        for row, cell in enumerate(np.asarray(sample_weight, dtype=object).ravel()):
+            try:
+                float(cell)
+            except (TypeError, ValueError):
+                raise ValueError(f"sample_weight must hold numbers, got {quoted(cell)} at row {row}") from None
+        raise
+    bad = np.flatnonzero(~(np.isfinite(weights) & (weights >= 0)))
+    if bad.size:
+        raise ValueError(
+            f"sample_weight must hold finite weights >= 0, got {weights[bad[0]]:g} at row {bad[0]} ({bad.size} row(s) "
+            "negative, NaN or infinite)"
+        )
+    if weights.size and not weights.sum() > 0:
+        raise ValueError(f"sample_weight gives every one of the {weights.size} rows weight 0: no row would count")
+    return weights
+
+
 class LabelsScored:
     """A mixin (left of scikit-learn's ``RegressorMixin`` or ``ClassifierMixin``) whose ``score`` says in words
-    where y holds NaN or ±inf (``finite_labels``), and a sample_weight of another length than y, before scikit-learn's
-    R² or accuracy."""
+    where y holds NaN or ±inf (``finite_labels``), and a sample_weight that is no set of weights of y's rows
+    (``check_sample_weight``), before scikit-learn's R² or accuracy."""
 
     def score(self, X, y, sample_weight=None) -> float:
         finite_labels(y)
-        n_weights, n_labels = np.shape(sample_weight), np.shape(y)[:1]
-        if sample_weight is not None and n_weights != n_labels:  # was 'inconsistent numbers of samples: [30, 30, 3]'
-            raise ValueError(
-                f"sample_weight must hold a weight per row of y ({n_labels[0] if n_labels else 'a scalar y'}), got "
-                f"shape {n_weights}"
-            )
-        return super().score(X, y, sample_weight)
+        return super().score(X, y, check_sample_weight(sample_weight, y))
 
 
 def _is_missing(value) -> bool:

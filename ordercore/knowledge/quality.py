@@ -297,12 +297,15 @@ class GraphReport:
     conflicts: (i, j) row pairs (k, 2) preferred both ways by different sources, or both ways with
     positive margins.  duplicates: (i, j) pairs (k, 2) stated more than once the same way.
     equalities: (i, j) pairs (k, 2) stated both ways by one source with margins <= 0, read as "about
-    equal" (no problem, but said: a file stating 0 over 1 and 1 over 0 was checked without a word)."""
+    equal" (no problem, but said: a file stating 0 over 1 and 1 over 0 was checked without a word).
+    duplicate_times: (k,) how often each of ``duplicates`` is stated (100,000 identical lines were "1
+    duplicate")."""
 
     cycles: list[np.ndarray]
     conflicts: np.ndarray
     duplicates: np.ndarray
     equalities: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    duplicate_times: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def ok(self) -> bool:
@@ -332,8 +335,8 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
     keys, codes = pair_codes(i, j, n)
     # Duplicates: the same pair stated the same way more than once.
     ordered = np.sort(codes)
-    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-    repeated = repeated[np.append(True, repeated[1:] != repeated[:-1])] if repeated.size else repeated
+    distinct, times = np.unique(ordered, return_counts=True)
+    repeated, times = distinct[times > 1], times[times > 1]
     low, high = (repeated // 2) // n, (repeated // 2) % n
     duplicates = np.column_stack([np.where(repeated % 2 == 1, low, high), np.where(repeated % 2 == 1, high, low)])
     # Pairs stated both ways: an equality if one source states them with margins <= 0, else a conflict.
@@ -353,4 +356,4 @@ def check_preference_graph(preferences: PreferenceSet, sources=None) -> GraphRep
         _, labels = connected_components(graph, directed=True, connection="strong")
         sizes = np.bincount(labels)
         cycles = [np.sort(nodes[labels == label]) for label in np.flatnonzero(sizes > 1)]
-    return GraphReport(cycles, conflicts, duplicates, equalities)
+    return GraphReport(cycles, conflicts, duplicates, equalities, times)

@@ -221,8 +221,9 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     name = None if file.names is None else file.names.name  # errors name rows as the file does
     repeated = int(file.table.duplicated().sum()) if file.table is not None else 0  # the same line twice
     if file.kind == "answers":
-        said = _said(store.import_answers(session_id, file.table, name), len(file.table), "answer", repeated)
-        return said + _unlinked_audits(store, session_id, file.table)
+        added = store.import_answers(session_id, file.table, name)
+        said = _said(added, len(file.table), "answer", repeated)
+        return said + (_answers_note(file.table) if added else "") + _unlinked_audits(store, session_id, file.table)
     if file.kind == "grades":
         return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
     if file.kind == "preferences":
@@ -231,7 +232,7 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         added = store.import_preferences(session_id, made, annotator, names)
-        return _said(added, len(made), "preference") + (_graph_note(made) if added else "")
+        return _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
     pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
@@ -303,24 +304,46 @@ def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
     )
 
 
-def _graph_note(preferences: PreferenceSet) -> str:
+GRAPH_FINDINGS = (
+    ("duplicates", "pair more than once", "pairs more than once"),
+    ("conflicts", "pair both ways", "pairs both ways"),
+    ("cycles", "cycle", "cycles"),
+)
+"""What ``_graph_note`` counts of a ``GraphReport``, in the words for one and for several."""
+
+
+def _graph_note(reports: list, opening: str = "The file itself states") -> str:
     """' The file itself states 2 pairs more than once, 1 pair both ways and 1 cycle: the Rules
-    page's preference graph counts them.' for what ``check_preference_graph`` finds among a preference
-    file's own lines; '' when it finds none (a file stating a pair both ways was imported without a word)."""
-    report = check_preference_graph(preferences)
-    found = [
-        f"{len(found):,} {what[0] if len(found) == 1 else what[1]}"
-        for found, what in (
-            (report.duplicates, ("pair more than once", "pairs more than once")),
-            (report.conflicts, ("pair both ways", "pairs both ways")),
-            (report.cycles, ("cycle", "cycles")),
-        )
-        if len(found)
-    ]
+    page's preference graph counts them.' for what ``check_preference_graph`` found (``reports``, each a
+    ``GraphReport``, their counts added) among a file's own lines; '' when it found none (a file stating a
+    pair both ways was imported without a word)."""
+    found = []
+    for attribute, one, several in GRAPH_FINDINGS:
+        count = sum(len(getattr(report, attribute)) for report in reports)
+        if count:
+            found.append(f"{count:,} {one if count == 1 else several}")
     if not found:
         return ""
     listed = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} and {found[-1]}"
-    return f" The file itself states {listed}: the Rules page's preference graph counts them."
+    return f" {opening} {listed}: the Rules page's preference graph counts them."
+
+
+def _answers_note(table: pd.DataFrame) -> str:
+    """``_graph_note`` of an answers table (row_a, row_b as positions, choice, annotator): each annotator's
+    'a' and 'b' answers as preferences of the row chosen over the other, every answer a source of its own, so
+    that two answers of one pair with opposite choices are a pair both ways (two annotators who disagree are
+    not: that is what agreement measures).  Lines repeated word for word are said by ``_said``, not here."""
+    strict = table.drop_duplicates()
+    strict = strict[strict["choice"].isin(["a", "b"])]
+    chose_a = (strict["choice"] == "a").to_numpy()
+    row_a, row_b = (strict[column].to_numpy(dtype=np.int64) for column in ("row_a", "row_b"))
+    winner, loser = np.where(chose_a, row_a, row_b), np.where(chose_a, row_b, row_a)
+    lines = pd.Series(np.arange(len(strict)))
+    reports = [
+        check_preference_graph(PreferenceSet.order(winner[own], loser[own]), sources=own)
+        for own in (group.to_numpy() for _, group in lines.groupby(strict["annotator"].astype(str).to_numpy()))
+    ]
+    return _graph_note(reports, "The file's answers, each annotator's taken apart, state")
 
 
 def import_refusal(error: Exception) -> str:

@@ -1,10 +1,10 @@
 """The checks a session's data settings pass before the session opens with them (``data.study_data``)
 and before the store keeps them (``store.sessions``): at least one feature, each named once and not the
 target, a test share from 0 to 1 (a number: True is no share), a whole seed and labeled budget, and, for
-rows stored as lists (labeled, test, or labeled alone when chosen by hand), at least one labeled row, no
-row named twice, no row both labeled and held out.  The store checked only names and row ranges, and
-kept splits that every later ``data()`` refused or read otherwise (issue 32, S092-S095; corpus 11: S021,
-S023, S027, L043).
+rows stored as lists (labeled, test, or labeled alone when chosen by hand; never test alone, which data()
+drew afresh without a word), at least one labeled row, no row named twice, no row both labeled and held
+out.  The store checked only names and row ranges, and kept splits that every later ``data()`` refused or
+read otherwise (issue 32, S092-S095; corpus 11: S021, S023, S027, L043).
 """
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ def check_split(settings: dict) -> None:
     rows = {key: row_numbers(settings[key], None, f"{key} row") for key in ("labeled", "test") if key in settings}
     if "labeled" in rows and rows["labeled"].size == 0:
         raise ValueError("choose at least one labeled row")
+    if "test" in rows and "labeled" not in rows:  # data() drew both and the test rows given were lost
+        raise ValueError(
+            f"test rows are given ({rows['test'].size} of them) but no labeled rows: a session's test rows are "
+            "kept with its labeled rows (give 'labeled' too), or drawn (leave 'test' out)"
+        )
     for key, numbers in rows.items():
         values, counts = np.unique(numbers, return_counts=True)
         if (counts > 1).any():

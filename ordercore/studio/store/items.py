@@ -98,6 +98,16 @@ def _finite(number: numbers.Real) -> bool:
         return False
 
 
+_MARGIN_MEANS = {
+    "a": "'A is worth more' is f(A) - f(B) >= margin, which a negative margin lets A fall below B",
+    "b": "'B is worth more' is f(B) - f(A) >= margin, which a negative margin lets B fall below A",
+    "equal": "'about equal' is |f(A) - f(B)| <= margin, which no f meets with a negative margin",
+    "skip": "a skip makes no preference, but its margin is kept for an edit to another choice",
+}
+"""Why each choice takes a margin >= 0 (``answer_values``' refusal): a strict choice's negative margin
+contradicts it (corpus 12, A03)."""
+
+
 def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapped=None) -> dict:
     """An answer's values checked as far as they can be without its session (its rows are checked
     against the table by ``answer_in_table``); ``ValueError`` saying what is wrong."""
@@ -110,6 +120,8 @@ def answer_values(row_a, row_b, choice, annotator, weight=1.0, margin=0.0, swapp
         raise ValueError(
             f"weight must be a number in [0, {MAX_WEIGHT:g}] and margin a finite number, got {weight!r}, {margin!r}"
         )
+    if margin < 0:
+        raise ValueError(f"margin must be >= 0, got {margin!r}: {_MARGIN_MEANS[choice]}")
     return {
         "row_a": row_a,
         "row_b": row_b,
@@ -150,12 +162,16 @@ def _new_answer(connection, session_id: int, values: dict) -> dict:
 
 
 def _edited_choice(connection, session_id: int, answer: dict, choice) -> str:
-    """A new choice for a stored ``answer``, whose margin the edit keeps: 'about equal' refused for a
-    margin < 0 (|f(a) - f(b)| <= margin could not hold), naming that margin."""
-    if check_choice(choice) == "equal" and answer["margin"] < 0:
+    """A new choice for a stored ``answer``, whose margin the edit keeps: refused for a margin < 0 (which
+    stores written before ``answer_values`` refused it may hold) unless the new choice is 'skip', naming
+    that margin."""
+    if check_choice(choice) != "skip" and answer["margin"] < 0:
+        takes = (
+            "'about equal' takes a closeness margin >= 0" if choice == "equal" else f"{choice!r} takes a margin >= 0"
+        )
         raise ValueError(
             f"answer {answer['id']} (#{answer['number']} of the session) has margin {answer['margin']:g}, which an "
-            "edit keeps, and 'about equal' takes a closeness margin >= 0: remove the answer and answer the pair again"
+            f"edit keeps, and {takes}: remove the answer and answer the pair again"
         )
     return choice
 

@@ -188,11 +188,26 @@ def _settings_json(settings) -> str:
         raise TypeError("the session's rating settings ('ratings') must be a dict")
     rating_scale(settings)
     label_scaling(settings)
+    _refuse_non_finite(settings, "")
     try:
-        text = json.dumps(settings, default=_python_number)
+        text = json.dumps(settings, default=_python_number, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise TypeError(f"session settings must hold JSON values (numbers, text, lists, dicts): {error}") from None
     return check_size(text, "the session settings")
+
+
+def _refuse_non_finite(value, path: str) -> None:
+    """``ValueError`` naming the setting (its keys joined by '.', list positions in brackets) that holds NaN or
+    ±infinity (json.dumps wrote them as NaN and Infinity, which JSON has not, and a model setting read back as
+    NaN failed later, far from its cause)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for position, item in enumerate(value):
+            _refuse_non_finite(item, f"{path}[{position}]")
+    elif isinstance(value, float | np.floating) and not np.isfinite(value):
+        raise ValueError(f"session setting {path or 'settings'} is {float(value)}: a setting must be a finite number")
 
 
 def _python_number(value):
