@@ -79,6 +79,7 @@ def test_keys_typed_right_after_a_switch_answer_the_pair_on_screen_when_they_wen
     assert [len(k["targets"]) for k in keyed] == [1] * len(keyed), keyed  # one answer widget, never a stale copy
     headers_differ = [k for k in keyed if any(header != k["targets"][0] for header in k["headers"])]
     assert headers_differ == [], headers_differ  # a visible header naming another pair than the keys answer
+    assert all(k["headers"] for k in keyed if k["targets"][0]), keyed  # (the headers were read: not vacuous)
     stored = [(choice, f"{a}-{b}") for choice, a, b in answers[["choice", "row_a", "row_b"]].itertuples(index=False)]
     assert stored == expected_answers(keyed)
     assert len(stored) >= len(keyed) // 2, keyed  # most keys had a pair to answer
