@@ -30,9 +30,10 @@ STRATEGY_LABELS = {  # short, on one line at 1024 px; what each means in STRATEG
     "disagreement": "Where SSL and SVR disagree",
 }
 STRATEGY_HELP = (
-    "Where other models say the fit errs: models of other families fitted on the labels order the pair against the "
-    "fit by the widest gap (what bought the most in simulated sessions). Likely corrections: pairs SSL may order "
-    "wrongly, far enough apart to judge. Least certain order: where SSL is least sure. SSL and SVR disagree: on order."
+    "Where other models say the fit errs: models of other families, fitted on the labels, order the pair against "
+    "the fit by the widest gap (what bought the most in simulated sessions). Likely corrections: pairs SSL may order "
+    "wrongly, far enough apart to judge. Least certain order: where SSL is least sure of the order. Where SSL and "
+    "SVR disagree: pairs the two models order differently."
 )
 STRATEGIES = {name: STRATEGY_LABELS[name] for name in PAIR_STRATEGIES}  # the library's order: its default first
 
@@ -105,8 +106,7 @@ BUTTONS = [
 
 
 def choose_source(rules: dict, numbers: dict):
-    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id, a rule named by its number in the
-    session (``numbers``: by id) as the Rules page names it (kept in the URL: a reload keeps it)."""
+    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id (named by ``numbers``; kept in the URL)."""
     names = {ACTIVE: "active choice", QUEUE: "shared queue (each pair to several annotators)"}
     app_state.kept_choice("pair_source", "pairs_from", [ACTIVE, QUEUE, *rules])
     source = st.selectbox(
