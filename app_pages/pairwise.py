@@ -22,19 +22,25 @@ NUMBERED = (
     "removed answer leaves a gap, and the next answer after an undo of the newest takes its number)."
 )
 
-STRATEGY_LABELS = {
-    "committee": "Where other models say the fit errs (what bought the most in simulated sessions)",
+STRATEGY_LABELS = {  # short, on one line at 1024 px; what each means in STRATEGY_HELP
+    "committee": "Where other models say the fit errs",
     "random": "Random",
-    "correction": "Likely corrections: pairs SSL may order wrongly, far enough apart to judge",
+    "correction": "Likely corrections",
     "margin": "Least certain order (SSL)",
     "disagreement": "Where SSL and SVR disagree",
 }
+STRATEGY_HELP = (
+    "Where other models say the fit errs: models of other families, fitted on the labels, order the pair against "
+    "the fit by the widest gap (what bought the most in simulated sessions). Likely corrections: pairs SSL may order "
+    "wrongly, far enough apart to judge. Least certain order: where SSL is least sure of the order. Where SSL and "
+    "SVR disagree: pairs the two models order differently."
+)
 STRATEGIES = {name: STRATEGY_LABELS[name] for name in PAIR_STRATEGIES}  # the library's order: its default first
 
 
 CANDIDATES = {
     "any": "Any two rows",
-    "neighbours": "Similar rows (roughly equal in the other features)",
+    "neighbours": "Similar rows",
 }
 
 ANSWER_COLUMNS = {  # the answers table's columns: (label, width in px, help); the long labels as help
@@ -99,14 +105,14 @@ BUTTONS = [
 ]
 
 
-def choose_source(rules: dict):
-    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id (kept in the URL: a reload keeps it)."""
+def choose_source(rules: dict, numbers: dict):
+    """The "Pairs from" choice: ``ACTIVE``, ``QUEUE`` or a rule's id (named by ``numbers``; kept in the URL)."""
     names = {ACTIVE: "active choice", QUEUE: "shared queue (each pair to several annotators)"}
     app_state.kept_choice("pair_source", "pairs_from", [ACTIVE, QUEUE, *rules])
     source = st.selectbox(
         "Pairs from",
         [ACTIVE, QUEUE, *rules],
-        format_func=lambda k: names.get(k) or f"rule {rules[k].name!r} (audit it)",
+        format_func=lambda k: names.get(k) or f"{rule_words(k, rules, numbers)} (audit it)",
         key="pair_source",
         help="Answering a rule's pairs measures how often the rule is right (shown on the Rules page). The shared "
         "queue hands each annotator the pairs others have not finished, so that several people judge the same "
@@ -176,16 +182,23 @@ def main() -> None:
     if not named:
         unnamed.info("Type your name as **Annotator** in the sidebar to answer: every answer is stored with it.")
     bench = engine.trained()  # a retrain, if one is due, runs in the background: nothing here waits for it
-    rules = dict(engine.rules())
+    rules, numbers = dict(engine.rules()), engine.store.rule_numbers(engine.id)
     with choices.container():
-        source = choose_source(rules)
+        beside = st.columns(2)  # the candidates beside the source: the pair fits on a 1024 x 768 screen
+        with beside[0]:
+            source = choose_source(rules, numbers)
         take_sent(engine)  # before the counts below: they include the answers just sent
         if source == ACTIVE:
-            choice_widgets()
+            choice_widgets(beside[1])
         elif source == QUEUE:
             queue_section(engine, bench, named)
     answer_area(engine, data, source, rules, named)
     model_status(engine)
+
+
+def rule_words(rule_id: int, rules: dict, numbers: dict) -> str:
+    """A rule as the Rules page names it, "rule #3 'name'" (``numbers`` by id; one added meanwhile: its name)."""
+    return f"rule {f'#{numbers[rule_id]} ' if rule_id in numbers else ''}{rules[rule_id].name!r}"
 
 
 @st.fragment
@@ -206,13 +219,13 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
             say_once(screen)
             if source not in (ACTIVE, QUEUE):
                 audit_caption(engine, data, rules[source], source)
-    st.caption(
+    entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
+    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
+    st.caption(  # under the pair: the pair and its keys fit on a 1024 x 768 screen
         "Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last). B − A: blue where B's value "
         "is the larger, orange where it is the smaller, the stronger the larger the difference against the column's "
         "spread (a difference, not better or worse)."
     )
-    entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
-    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
     controls = st.empty()
     if screen.pair is None:
         controls.info(NOTHING_LEFT.get(source, NOTHING_LEFT["rule"]))
@@ -307,20 +320,27 @@ NOTHING_LEFT = {
 }
 
 
-def choice_widgets() -> None:
-    """How the active choice picks the next pair: the strategy and the candidates (kept in the URL)."""
+def choice_widgets(beside) -> None:
+    """How the active choice picks the next pair: the candidates (in ``beside``), the strategy (kept in the URL)."""
     app_state.kept_choice("pair_strategy", "next_pair", list(STRATEGIES))
     app_state.kept_choice("pair_candidates", "candidates", list(CANDIDATES))
-    st.radio("Next pair", list(STRATEGIES), format_func=STRATEGIES.get, key="pair_strategy", horizontal=True)
-    st.radio(
+    beside.radio(
         "Candidates",
         list(CANDIDATES),
         format_func=CANDIDATES.get,
         key="pair_candidates",
         horizontal=True,
-        help="Similar rows: a row and one of its ten nearest neighbours of the same category (on the numeric "
-        "features, each scaled by its spread) that is also close: within the closest tenth of that category's "
-        "pairs, so that 'all else roughly equal' holds.",
+        help="Similar rows: rows roughly equal in the other features, a row and one of its ten nearest neighbours "
+        "of the same category (on the numeric features, each scaled by its spread) that is also close: within the "
+        "closest tenth of that category's pairs, so that 'all else roughly equal' holds.",
+    )
+    st.radio(
+        "Next pair",
+        list(STRATEGIES),
+        format_func=STRATEGIES.get,
+        key="pair_strategy",
+        horizontal=True,
+        help=STRATEGY_HELP,
     )
     app_state.keep_choice("pair_strategy", "next_pair")
     app_state.keep_choice("pair_candidates", "candidates")
@@ -340,8 +360,9 @@ def audit_caption(engine, data, rule, rule_id) -> None:
     answers = engine.answers()
     audited = answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
     correct, total = audit_accuracy(rule, data.frame, audited)
+    named = rule_words(rule_id, {rule_id: rule}, engine.store.rule_numbers(engine.id))
     st.caption(
-        f"Auditing rule {rule.name!r}: {len(audited)} of its pairs answered, the rule right on "
+        f"Auditing {named}: {len(audited)} of its pairs answered, the rule right on "
         f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
         "are on the **Rules** page."
     )

@@ -178,3 +178,24 @@ def test_similar_rows_are_neighbours_of_the_same_category_on_standardised_number
         assert frame.at[a, "category"] == frame.at[b, "category"], (a, b)
         same = pool[(frame["category"].to_numpy()[pool] == frame.at[a, "category"])]
         assert among_nearest(X, same, a, b) or among_nearest(X, same, b, a), (a, b)
+
+
+def test_pairs_from_names_each_rule_by_its_number_in_the_session(ready):
+    """New-user report 12, F6: *Pairs from* offered "rule 'name' (audit it)" where the Rules page's Edit
+    buttons say "rule #N".  A rule is first added in another session (ids run across sessions), so the
+    first rule of 's1' has id 2 and number 1: the choice and the audit's caption say '#1'."""
+    ready.text_input(key="new_session_name").input("s0")
+    ready.button(key="create_session").click().run()
+    ready.switch_page("app_pages/data.py").run()
+    ready.button(key="data_apply").click().run()
+    add_default_rule(ready)  # s0's rule
+    ready.selectbox(key="session_picker").set_value("s1").run()
+    add_default_rule(ready)
+    ((rule_id, rule),) = engine(ready).rules()
+    assert engine(ready).store.session("s1").id == engine(ready).id and rule_id != 1  # the id is not the number
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    box = at.selectbox(key="pair_source")
+    assert box.format_func(rule_id) == f"rule #1 {rule.name!r} (audit it)"
+    box.set_value(rule_id).run()
+    assert not at.exception
+    assert any(caption.value.startswith(f"Auditing rule #1 {rule.name!r}: ") for caption in at.caption)

@@ -1,0 +1,85 @@
+"""End to end in a real browser (tests/browser.py): keys typed right after a switch of *Next pair* or
+*Candidates* (new-user report 12, F2: after 'Next pair → Random' one answer was stored for a pair the
+tester never saw in the header, and the pair seen was never answered).
+
+Each key's pair is read in the page itself, as the key goes down (a listener that runs before the
+answer keys'): the pair the answer widget shows (its own state) and every copy of the pair's header
+visible on the page.  Checked against the store."""
+
+from tests.browser import running_studio, settle, shared_session
+from tests.test_browser_pairwise import annotator_page, stored_answers, wait_for_answers
+
+RECORD_KEYS_AND_HEADERS = """
+window.keyed = [];
+const PAIR = /^A: home_id (\\d+) · B: home_id (\\d+)$/;
+const shown = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
+window.addEventListener("keydown", (event) => {
+  const roots = [...document.querySelectorAll(".answer-keys")].filter(shown);
+  const headers = [...document.querySelectorAll('[data-testid="stMain"] *')]
+    .filter((node) => node.children.length === 0 && PAIR.test(node.textContent.trim()) && shown(node))
+    .map((node) => node.textContent.trim().match(PAIR).slice(1).map((id) => Number(id) - 1).join("-"));
+  window.keyed.push({ key: event.key, targets: roots.map((root) => root.dataset.target), headers });
+}, true);
+"""
+"""Records, at each key as it goes down (before the app's listener), the pair each answer widget on the
+page shows ('a-b', row positions; '' for none) and the pair every visible header names (home_id k is row
+k - 1: the sample's CSV)."""
+
+SWITCHES = [  # (the radio button's label, a name for messages)
+    ("Random", "random"),
+    ("Likely corrections", "correction"),
+    ("Least certain order (SSL)", "margin"),
+    ("Where SSL and SVR disagree", "disagreement"),
+    ("Where other models say the fit errs", "committee"),
+    ("Similar rows", "neighbours"),
+    ("Any two rows", "any"),
+]
+
+CHOICES = {"a": "a", "b": "b", "e": "equal", "s": "skip"}
+
+
+def expected_answers(keyed: list[dict]) -> list[tuple[str, str]]:
+    """What the store should hold after the keys ``keyed`` (as recorded), in order: one (choice, pair) per
+    answer key that had a pair on screen, for that pair; U takes back the last (one annotator)."""
+    answers = []
+    for key in keyed:
+        if key["key"] == "u" and answers:
+            answers.pop()
+        elif key["key"] in CHOICES and key["targets"] and key["targets"][0]:
+            answers.append((CHOICES[key["key"]], key["targets"][0]))
+    return answers
+
+
+def test_keys_typed_right_after_a_switch_answer_the_pair_on_screen_when_they_went_down(tmp_path):
+    """Ann switches *Next pair* to each choice in turn (and *Candidates* both ways), twice round, and
+    types three keys within 0.3 s of each switch (the first at once); before each round she answers and
+    undoes it (the tester's steps: U, an answer, then the switch).  At every key exactly one answer widget
+    is on the page and every visible header names the pair it shows; the store holds one answer per key
+    that had a pair on screen (less those undone), in order, each for that pair with that key's choice."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.evaluate(RECORD_KEYS_AND_HEADERS)
+        for round_keys in ("abe", "sba"):
+            for key in "au":
+                ann.keyboard.press(key)
+                wait_for_answers(store_path, session_id, len(expected_answers(ann.evaluate("window.keyed"))))
+                settle(ann)
+            for label, _ in SWITCHES:
+                ann.get_by_role("radio", name=label, exact=True).click(force=True)
+                for key in round_keys:
+                    ann.keyboard.press(key)
+                    ann.wait_for_timeout(100)  # three keys within 0.3 s of the switch
+                settle(ann)
+                wait_for_answers(store_path, session_id, len(expected_answers(ann.evaluate("window.keyed"))))
+        settle(ann)
+        keyed = ann.evaluate("window.keyed")
+    answers = stored_answers(store_path, session_id)
+    assert [len(k["targets"]) for k in keyed] == [1] * len(keyed), keyed  # one answer widget, never a stale copy
+    headers_differ = [k for k in keyed if any(header != k["targets"][0] for header in k["headers"])]
+    assert headers_differ == [], headers_differ  # a visible header naming another pair than the keys answer
+    assert all(k["headers"] for k in keyed if k["targets"][0]), keyed  # (the headers were read: not vacuous)
+    stored = [(choice, f"{a}-{b}") for choice, a, b in answers[["choice", "row_a", "row_b"]].itertuples(index=False)]
+    assert stored == expected_answers(keyed)
+    assert len(stored) >= len(keyed) // 2, keyed  # most keys had a pair to answer
