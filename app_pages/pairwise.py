@@ -1,6 +1,5 @@
 """Pairwise: which of two homes is worth more?  Every answer is stored before the next pair."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -8,6 +7,7 @@ import app_state
 from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
+from ordercore.studio.answer_counts import AnswerCounts, goal_words
 from ordercore.studio.figures import rows_map
 from ordercore.studio.held_pairs import hold_pairs
 from ordercore.studio.numbers import to_digits_of, wrapped_row_height
@@ -436,23 +436,21 @@ def answer_counts(engine) -> None:
     redrawn every 2 s, so that other annotators' answers and a retrain that finished show without a key."""
     annotator, revision = app_state.annotator(), engine.revision()
     answers, goal, preferences = engine.answers(), engine.options("labelling")["goal"], engine.preferences()[0]
-    own = int(np.count_nonzero(answers["annotator"] == annotator))
+    own, everyone = AnswerCounts.of(answers, annotator), AnswerCounts.of(answers)
     standing, warn = own_clicks(engine, annotator, revision)
     toward_goal, cells = st.empty(), st.columns(2)  # each in its place in every run (``answer_area``)
     if goal:
-        toward_goal.progress(min(own / goal, 1.0), text=goal_words(own, goal, len(answers)))
-    cells[0].metric("Answers given in the session, by everyone", f"{len(answers):,}", help=f"{own:,} of them yours.")
+        toward_goal.progress(min(own.given / goal, 1.0), text=goal_words(own, goal, everyone))
+    cells[0].metric(
+        "Answers given in the session, by everyone",
+        f"{everyone.given:,}",
+        help=f"A higher, B higher or about equal; {everyone.skipped:,} skips not counted.",
+    )
     cells[1].metric("Preferences in force", f"{len(preferences):,}", help="Made by the rules, answers and imports.")
-    st.caption(f"{own:,} of them yours ({annotator})")
+    st.caption(f"{own.given:,} of them yours ({annotator}){own.skipped_words()}")
     said = st.empty()
     if standing:
         (said.warning if warn else said.caption)(app_state.plain(standing))
-
-
-def goal_words(own: int, goal: int, everyone: int) -> str:
-    """The goal counts each annotator's own answers: '40 of 40 answers of yours; 54 in all'."""
-    said = f"{own:,} of {goal:,} answers of yours; {everyone:,} in all, by everyone"
-    return f"Goal reached: {said}" if own >= goal else said
 
 
 def set_weighing(engine) -> None:

@@ -212,6 +212,23 @@ def test_the_shared_queue_gives_each_pair_to_k_annotators_once_each(ready, store
     assert "3 of 3 pairs done" in at.get("progress")[0].proto.text
 
 
+def test_skips_count_toward_neither_the_goal_nor_the_answers_given(ready, store_path):
+    """A skip orders nothing (new-user report 12, F5: 'Goal reached: 40 of 40' with 10 of them skips)."""
+    at = ready.switch_page("app_pages/pairwise.py").run()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("s1").id
+    at.number_input(key=f"answer_goal_{session_id}").set_value(2).run()
+    for key in ("a", "skip", "a"):
+        press(at, key)
+    store.add_answer(session_id, 0, 1, "skip", "bob")
+    at.run()
+    # by hand: ann gave 2 answers and 1 skip; bob 1 skip; everyone 2 answers
+    assert at.get("progress")[0].proto.text == (
+        "Goal reached: 2 of 2 answers of yours (1 skipped, not counted); 2 in all, by everyone"
+    )
+    assert metric(at, ANSWERS_GIVEN) == "2" and len(store.answers(session_id)) == 4
+
+
 def test_the_goal_shows_answered_of_n_and_weights_follow_agreement(ready, store_path):
     at = ready.switch_page("app_pages/pairwise.py").run()
     store = Store(f"sqlite:///{store_path}")
