@@ -230,6 +230,8 @@ def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
     ((rule_id, rule),) = store.rules(session_id)
     _, provenance = store.preferences(session_id)
     count = int((provenance["rule_id"] == rule_id).sum())
+    # new-user report 12, F6: the button names the rule by its number too, as Edit does (the session's first: #1)
+    assert at.button(key=f"rule_remove_{rule_id}").label.replace("\\", "") == f"Remove rule #1 '{rule.name}'…"
     at.button(key=f"rule_remove_{rule_id}").click().run()
     assert not at.exception and len(store.rules(session_id)) == 1  # nothing removed on the first click
     assert any(rule.name in w.value and f"{count:,} preferences" in w.value for w in at.warning)
@@ -240,7 +242,7 @@ def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
     assert not at.exception and store.rules(session_id) == []
     assert len(store.preferences(session_id)[0]) == 0
     # and says it did (a new user saw the rule vanish without a word), once
-    said = f"Removed '{rule.name}' and its {count:,} preferences: the models retrain without them."
+    said = f"Removed rule #1 '{rule.name}' and its {count:,} preferences: the models retrain without them."
     assert [s.value.replace("\\", "") for s in at.success] == [said]
     assert not at.run().success
 
@@ -263,7 +265,7 @@ def test_the_overlaps_table_is_in_words(ready, store_path):
         for mask in [(provenance["rule_id"] == rule_id).to_numpy(bool)]
     }
     first, second = pairs.values()
-    table = next(f.value for f in at.dataframe if "rule" in f.value.columns and "accuracy from" not in f.value.columns)
+    table = next(f.value for f in at.dataframe if "rule" in f.value.columns and "hint" not in f.value.columns)
     for column in table.columns:
         assert "_" not in column and column.strip() == column, column
     for value in table.to_numpy().ravel():
@@ -271,7 +273,7 @@ def test_the_overlaps_table_is_in_words(ready, store_path):
     shared = next(c for c in table.columns if "other rules" in c and "shared" in c)
     assert [int(str(v).replace(",", "")) for v in table[shared]] == [len(first & second)] * 2
     # the rules' table says what its coverage is (a new user met "100.0 %" with no word), and it is that
-    rules = next(f.value for f in at.dataframe if "accuracy from" in f.value.columns)
+    rules = next(f.value for f in at.dataframe if "hint" in f.value.columns)
     assert any(c.value.startswith("Coverage: the share of the table's rows in at least one") for c in at.caption)
     rows = [len({row for pair in pairs_of for row in pair}) for pairs_of in (first, second)]
     n_rows = len(engine(at).data().frame)
