@@ -40,7 +40,7 @@ from ordercore.studio.rule_view import (
     removal_warning,
     zero_pairs_reason,
 )
-from ordercore.studio.session_files import export_file_name, import_refusal
+from ordercore.studio.session_files import ImportChoice, export_file_name, import_refusal
 from ordercore.studio.verdicts import wrong_way_warning
 
 # A condition's kind on a row of its own (half the page), then its columns and amount on the next (wide
@@ -208,7 +208,12 @@ def export_and_import(engine) -> None:
         file = st.file_uploader(
             "Import an exported file (preferences, answers, rules or grades)", type=["csv", "json"], key="import_csv"
         )
+        choice = st.session_state.setdefault("import_choice", ImportChoice())  # staged until Import (F11)
+        replaced = choice.choose(*((file.name, file.file_id) if file is not None else (None, None)))
+        if replaced and not st.session_state.get("import_apply"):
+            st.warning(app_state.plain(replaced))
         if file is not None and st.button("Import this file", key="import_apply"):
+            choice.done()
             try:
                 message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:

@@ -325,3 +325,30 @@ def test_the_rules_table_and_remove_buttons_name_rules_by_number_and_hint_at_a_r
     assert headers[:2] == ["#", "rule"] and "hint" in headers, headers
     assert shown == [1, 1]
     assert "no direction between latitude and the price" in warned and "audit it" in warned, warned
+
+
+def test_a_file_chosen_over_one_not_imported_is_said_to_replace_it_and_nothing_is_stored(tmp_path):
+    """New-user report 12, F11: under Export and import, the answers file chosen right after the rules file
+    replaced it without a word, and the rules were never imported.  Now the page says so, and nothing is stored
+    until Import is pressed."""
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    rules, answers = tmp_path / "rules.json", tmp_path / "answers.csv"
+    rules.write_text("[]")
+    answers.write_text("row_a,row_b,choice\n")
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Export and import").click()
+        chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        chooser.set_input_files(str(rules))
+        page.get_by_role("button", name="Import this file").wait_for()
+        settle(page)
+        before = page.get_by_text("was chosen but not imported").count()
+        chooser.set_input_files(str(answers))
+        page.get_by_text("rules.json was chosen but not imported; it is replaced by answers.csv").wait_for()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("rules").id
+    held = (store.rules(session_id), len(store.answers(session_id)))
+    store.engine.dispose()
+    assert before == 0 and held == ([], 0)
