@@ -422,3 +422,39 @@ def test_the_preview_shows_the_notes_and_for_pairs_of_labeled_rows_their_targets
         "rows (they check the "
         f"rule and are not among its preferences): the rule orders {right} of those {k} rightly"
     ), said
+
+
+def test_a_stepped_column_starts_within_0_on_the_form(ready, tmp_path):
+    """New-user report 12, F9: the default rule held storage (128/256/512/1024 GB) 'within ± 140' and RAM
+    (4/8/16/32) 'within ± 4'; a stepped column now starts at 'within ± 0' on the form, while a column of many
+    values keeps a quarter of its spread (worked out here with numpy)."""
+    import numpy as np
+    import pandas as pd
+
+    from tests.studio_app import upload
+
+    rng = np.random.default_rng(12)
+    n = 120
+    ram, storage = rng.choice([4, 8, 16, 32], n), rng.choice([128, 256, 512, 1024], n)
+    battery = rng.uniform(40, 100, n).round(1)
+    laptops = pd.DataFrame(
+        {
+            "brand": rng.choice(["Acer", "Dell", "HP"], n),
+            "ram_gb": ram,
+            "storage_gb": storage,
+            "battery_pct": battery,
+            "price": 100 + 18 * ram + 0.25 * storage + rng.normal(0, 20, n),
+        }
+    )
+    at = ready
+    at.switch_page("app_pages/data.py").run()
+    upload(at, "laptops.csv", laptops.to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception
+    shown = {box.key: box.value for box in at.number_input if box.key.startswith("rule_") and "_within_" in box.key}
+    storage_box = next(v for k, v in shown.items() if k.endswith("_storage_gb"))
+    battery_box = next(v for k, v in shown.items() if k.endswith("_battery_pct"))
+    assert storage_box == 0.0, shown
+    low, high = np.percentile(battery, [25, 75])
+    assert battery_box == pytest.approx(float(f"{0.25 * (high - low) / 1.349:.2g}")), shown
