@@ -339,6 +339,8 @@ def test_a_file_chosen_over_one_not_imported_is_said_to_replace_it_and_nothing_i
     with running_studio(store_path) as studio:
         page = open_page(studio.browser, 120_000)
         page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_role("button", name="Add this rule to the session").wait_for()
+        settle(page)  # the page drawn whole: a click on the expander mid-run could be undone by the run
         page.get_by_text("Export and import").click()
         chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
         chooser.set_input_files(str(rules))

@@ -1,8 +1,9 @@
 """The Rules page's table of the session's rules (new-user report 12, F6 and F7): each rule by its number in the
 session ("#3", as its Edit button and the Model page name it), its pairs, coverage, accuracy with its 95 %
-interval and where that came from, the share of its preferences SVR violates, the weight in force, and a hint
-where the figures say less than they seem.  A rule ordering by a column with no direction in the labeled rows,
-checked on one pair, read "100 % (21 %–100 %)" exactly as the real rules did.  Nothing here imports Streamlit."""
+interval and the labeled pairs and audit answers it rests on, the weight in force, and a hint where the figures
+say less than they seem, with the share of its preferences SVR violates.  A rule ordering by a column with no
+direction in the labeled rows, checked on one pair, read "100 % (21 %–100 %)" exactly as the real rules did.
+Nothing here imports Streamlit."""
 
 from __future__ import annotations
 
@@ -65,8 +66,7 @@ def rule_hints(trust: pd.DataFrame, rules: list[tuple[int, Rule]], frame, labels
 def hint_warning(number: int, name: str, sentence: str) -> str:
     """What the page says under the table of a rule with a hint: 'Rule #3 'x': …: audit it on Pairwise …'."""
     return (
-        f"Rule #{number} {name!r}: {sentence}. Its figures above say little yet: audit it on Pairwise "
-        f"(Pairs from: rule #{number}) before you trust it."
+        f"Rule #{number} {name!r}: {sentence}; audit it on Pairwise (Pairs from: rule #{number}) before you trust it."
     )
 
 
