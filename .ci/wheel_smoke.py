@@ -20,6 +20,7 @@ NEEDS_EXTRA = {
     "ordercore.studio.session": "app (sqlalchemy: the session engine works over the store)",
     "ordercore.studio.held_pairs": "app (sqlalchemy: it draws through the session engine)",
     "ordercore.studio.workspace": "app (sqlalchemy: the engines of a store)",
+    "ordercore.studio.own_table": "app (sqlalchemy: it names the session's rules export, session_files)",
     "ordercore.studio.figures": "app (plotly)",
     "ordercore.experiments.figures": "app (plotly)",
 }

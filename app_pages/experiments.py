@@ -8,6 +8,7 @@ import time
 import pandas as pd
 import streamlit as st
 
+import app_state
 from ordercore.data.benchmarks import BENCHMARKS, load_dataset
 from ordercore.experiments.bedroom import bedroom_rule
 from ordercore.experiments.figures import mae_units, sweep_figure
@@ -17,6 +18,7 @@ from ordercore.experiments.table1 import SWEEPS
 from ordercore.studio.data import available_sources
 from ordercore.studio.figures import against_figure
 from ordercore.studio.numbers import counted, significant, work_done
+from ordercore.studio.own_table import session_commands
 from ordercore.studio.verdicts import trials_verdict
 
 MAX_RESULT_BYTES = 20 * 1024 * 1024
@@ -37,16 +39,12 @@ ABOUT = (
 
 OWN_TABLE = (
     "These run on the papers' data sets only: Table 1's simulated expert reads the target of every row it "
-    "compares, which a table of one's own rarely has. To run the same protocols on your table (its rows with a "
-    "target; --features lists the columns to learn from, without an id or free text), use the command line, then "
-    "open the result file in the next tab:\n\n"
-    "`python -m ordercore experiments table1 --data TABLE.csv --target TARGET --features A,B,C --labeled 40 "
-    "--unlabeled 150 --trials 20 --out table1.json`\n\n"
-    "or, with your session's rules (exported on Rules, *Export and import*): "
-    "`python -m ordercore experiments rules --data TABLE.csv --target TARGET --features A,B,C --labeled 40 "
-    "--unlabeled 150 --rules RULES.json --trials 20 --out rules.json`"
+    "compares, which a table of one's own rarely has. To run the same protocols on your session's table (its rows "
+    "with a target), use the command line in the folder that holds it, then open the result file in the next tab:"
 )
-# Why the page offers no session table, and the commands that run the protocols on one.
+RULES_COMMAND = "or, with your session's rules (exported on Rules, *Export and import*):"
+# Why the page offers no session table; the commands that run the protocols on it follow, filled in from the
+# session (ordercore.studio.own_table).
 
 
 def show(result: dict, prefix: str) -> None:
@@ -103,7 +101,11 @@ def run(kind: str, dataset: str, trials: int, quick: bool, extra: dict) -> dict:
 def main() -> None:
     st.title("Experiments")
     st.markdown(ABOUT)
+    table1, rules = session_commands(app_state.engine())
     st.info(OWN_TABLE)
+    st.code(table1, language="bash")
+    st.caption(RULES_COMMAND)
+    st.code(rules, language="bash")
     run_tab, open_tab = st.tabs(["Run", "Open a result file"])
     with run_tab:
         run_section()

@@ -3,7 +3,6 @@
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import app_state
@@ -30,6 +29,7 @@ from ordercore.studio.data import identifier_column
 from ordercore.studio.figures import rows_map
 from ordercore.studio.numbers import counted, wrapped_row_height
 from ordercore.studio.rule_edits import rule_number
+from ordercore.studio.rule_table import session_rules_table
 from ordercore.studio.rule_view import (
     checked_line,
     direction_reason,
@@ -40,7 +40,7 @@ from ordercore.studio.rule_view import (
     removal_warning,
     zero_pairs_reason,
 )
-from ordercore.studio.session_files import export_file_name, import_refusal
+from ordercore.studio.session_files import ImportChoice, export_file_name, import_refusal
 from ordercore.studio.verdicts import wrong_way_warning
 
 # A condition's kind on a row of its own (half the page), then its columns and amount on the next (wide
@@ -208,7 +208,12 @@ def export_and_import(engine) -> None:
         file = st.file_uploader(
             "Import an exported file (preferences, answers, rules or grades)", type=["csv", "json"], key="import_csv"
         )
+        choice = st.session_state.setdefault("import_choice", ImportChoice())  # staged until Import (F11)
+        replaced = choice.choose(*((file.name, file.file_id) if file is not None else (None, None)))
+        if replaced and not st.session_state.get("import_apply"):
+            st.warning(app_state.plain(replaced))
         if file is not None and st.button("Import this file", key="import_apply"):
+            choice.done()
             try:
                 message = engine.import_file(file.name, file.getvalue(), app_state.annotator())
             except (ValueError, KeyError) as error:
@@ -220,6 +225,7 @@ def export_and_import(engine) -> None:
 RULES_COLUMNS = {
     # column: (label, width in px): at 1400 px the weight column was cut off (the rule's name is cut at
     # 230 px rather than the columns after it)
+    "#": ("#", 35),
     "rule": ("rule", 230),
     "pairs": ("pairs", 65),
     "coverage": ("coverage", 70),
@@ -228,6 +234,7 @@ RULES_COLUMNS = {
     "audit answers": ("audits", 55),
     "right where SVR disagrees": ("right vs SVR", 90),
     "weight": ("weight", 55),
+    "hint": ("hint", 140),
 }
 OVERLAPS_COLUMNS = {
     # and the overlaps table cut 'right on labeled pairs'
@@ -248,34 +255,6 @@ def fitted(table, columns: dict, **extra) -> dict:
     for column, (label, width) in columns.items():
         config[column] = {**config.get(column, {}), "label": label, "help": column, "width": width}
     return config
-
-
-def trust_table(trust):
-    """``rule_trust``'s table as the page shows it: accuracy with its interval as one text."""
-
-    def accuracy(row) -> str:
-        if np.isnan(row.accuracy):
-            return "—"
-        return f"{row.accuracy:.0%} ({row.accuracy_low:.0%}–{row.accuracy_high:.0%})"
-
-    return pd.DataFrame(
-        {
-            "rule": trust["rule"],
-            "pairs": trust["pairs"].map("{:,}".format),
-            "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
-            "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
-            "accuracy from": trust["accuracy_source"].str.replace(" to find out", ""),  # short: it fits
-            "labeled pairs": trust["labeled_pairs"],
-            "audit answers": trust["audit_answers"],
-            "right where SVR disagrees": [
-                "— (not yet)"
-                if np.isnan(row.contradicting_svr)
-                else f"{row.right_contradicting_svr:.0f} of {row.contradicting_svr:.0f}"
-                for row in trust.itertuples()
-            ],
-            "weight": trust["weight"],
-        }
-    )
 
 
 def main() -> None:
@@ -362,10 +341,15 @@ def add_rule(engine, rule, made) -> None:
 def stored_rules_section(engine, data) -> None:
     """The session's rules: accuracy and weight, overlaps and conflicts, the preference graph's
     problems, and a button to remove each."""
-    trust, quality, report = engine.rule_tables(data)
-    table = trust_table(trust)
+    table, warnings, trust, quality = session_rules_table(engine, data)
+    report = engine.rule_tables(data)[2]
     config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
-    rows = wrapped_row_height(table["rule"], RULES_COLUMNS["rule"][1])  # a long name wraps, whole
+    rows = (
+        max(  # a long name wraps, whole, and so do hints
+            wrapped_row_height(table[column], RULES_COLUMNS[column][1]) or 0 for column in ("rule", "hint")
+        )
+        or None
+    )
     st.dataframe(table, key="rule_trust", hide_index=True, width="stretch", column_config=config, row_height=rows)
     st.caption(
         "Coverage: the share of the table's rows in at least one of the rule's pairs. "
@@ -379,12 +363,17 @@ def stored_rules_section(engine, data) -> None:
         "(only there do its preferences move the fit): 0 when there it is right no more often than wrong, 1 when "
         "right 7 times in 10, 2 at about 84 % (each step of 1 multiplies its odds of being right by 7/3); it counts "
         "as right on 7 of 10 such pairs before any check (1 while nothing checks it). Until the Model page has "
-        "assessed trust, the stored weight is in force."
+        "assessed trust, the stored weight is in force. Hint: few checks (its accuracy interval is wider than half "
+        "the scale), unchecked, no direction (the labeled rows show none between the column it orders by and the "
+        "target) or other way (they rank it opposite), and the share of its preferences SVR (fitted on the labels "
+        "alone) orders the other way: a large share says the labels disagree with the rule."
     )
     for row in trust.itertuples():
         warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)
         if warning:
             st.warning(app_state.plain(warning))
+    for warning in warnings:  # a rule resting on few checks, or on a column without direction (F7)
+        st.warning(app_state.plain(warning))
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
         table = quality_words(quality)
         st.dataframe(
@@ -411,11 +400,11 @@ def stored_rules_section(engine, data) -> None:
 def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
     """Remove, in two steps: the first click says what goes (the rule's preferences) and asks; only
     'Yes, remove it' removes the rule.  Beside it, Edit fills the form with the rule."""
-    name = rule.name
+    name, number = rule.name, rule_number(engine, rule_id)
     if st.session_state.get("rule_removing") != rule_id:
         edit, remove_cell = st.columns([1, 4])
         edit.button(
-            f"Edit rule #{rule_number(engine, rule_id)}",
+            f"Edit rule #{number}",
             key=f"rule_edit_{rule_id}",
             on_click=fill_form,
             args=(rule_id, rule),
@@ -423,7 +412,7 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
             help=f"Fills the form above with the rule; at most {CONDITION_SLOTS} conditions.",
         )
         remove_cell.button(
-            app_state.plain(f"Remove {name!r}…"),
+            app_state.plain(f"Remove rule #{number} {name!r}…"),
             key=f"rule_remove_{rule_id}",
             on_click=st.session_state.__setitem__,
             args=("rule_removing", rule_id),
@@ -436,7 +425,8 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
     def remove() -> None:
         engine.remove_rule(rule_id)
         st.session_state.pop("rule_removing", None)
-        removed = f"Removed {name!r} and its {int(row['pairs']):,} preferences: the models retrain without them."
+        removed = f"Removed rule #{number} {name!r} and its {int(row['pairs']):,} preferences: the models retrain "
+        removed += "without them."
         st.session_state["rule_removed"] = app_state.plain(removed)  # said once, on the page's next run
 
     yes.button("Yes, remove it", type="primary", key=f"rule_remove_confirm_{rule_id}", on_click=remove)

@@ -207,6 +207,13 @@ ROWS = """(header) => {
 }"""
 """The full height of the grid with a column headed ``header`` (its header row and every row), or null."""
 
+HEADERS = """(header) => {
+  const table = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+    .find((t) => [...t.querySelectorAll("th")].some((h) => h.innerText.trim() === header));
+  return table ? [...table.querySelectorAll("th")].map((h) => h.innerText.trim()).filter((t) => t) : null;
+}"""
+"""The headers of the grid with a column headed ``header``, as the browser shows them, or null."""
+
 
 def test_long_rule_names_show_whole_in_the_rules_tables_at_1024_px(tmp_path):
     """New-user report 9, Minor 8: 'same make+body, age ±1: fewer km wor' in the session's rules.  At 1024 px each
@@ -281,3 +288,69 @@ def test_a_rule_is_edited_in_place_keeping_its_number(tmp_path):
     assert [rule_id for rule_id, _ in rules] == [1] and rules[0][1].conditions == (Near("latitude", "longitude", 1.0),)
     assert rules[0][1].name == "more bedrooms nearby" and 0 < after < before
     assert f"miles 2 → 1 (latitude, longitude): {before:,} → {after:,} pairs" in shown, shown
+
+
+def test_the_rules_table_and_remove_buttons_name_rules_by_number_and_hint_at_a_rule_without_direction(tmp_path):
+    """New-user report 12, F6 and F7: the session's rules table had no number and the Remove buttons named rules
+    by name alone; a rule ordering by a column the labeled rows show no direction for looked as trustworthy as
+    the real ones.  Rule #2 orders homes by latitude (Spearman's ρ with the price over the labeled rows, by scipy,
+    has a 95 % interval spanning 0): the page warns of it by number, and the table has a '#' column."""
+    import math
+
+    from scipy.stats import spearmanr
+
+    store_path = session_with_rules(
+        tmp_path, [("more bedrooms nearby", 2.0, "bedrooms", "higher"), ("further north", 1.0, "latitude", "higher")]
+    )
+    store = Store(f"sqlite:///{store_path}")
+    frame, target, _ = load_source("sample")
+    labeled = frame.index.isin(store.session("rules").settings["labeled"])
+    store.engine.dispose()
+    rho = spearmanr(frame.loc[labeled, "latitude"], frame.loc[labeled, target]).statistic
+    half = 1.959964 * math.sqrt(1.06 / (labeled.sum() - 3))
+    assert math.tanh(math.atanh(rho) - half) < 0 < math.tanh(math.atanh(rho) + half)
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_text("Coverage: the share").wait_for()
+        page.wait_for_function(ROWS, arg="coverage", timeout=120_000)
+        settle(page)
+        headers = page.evaluate(HEADERS, "coverage")
+        buttons = [
+            page.get_by_role("button", name=f"Remove rule #{k} '{name}'…")
+            for k, name in ((1, "more bedrooms nearby"), (2, "further north"))
+        ]
+        shown = [button.count() for button in buttons]
+        warned = page.get_by_text("Rule #2 'further north': ").inner_text()
+    assert headers[:2] == ["#", "rule"] and "hint" in headers, headers
+    assert shown == [1, 1]
+    assert "no direction between latitude and the price" in warned and "audit it" in warned, warned
+
+
+def test_a_file_chosen_over_one_not_imported_is_said_to_replace_it_and_nothing_is_stored(tmp_path):
+    """New-user report 12, F11: under Export and import, the answers file chosen right after the rules file
+    replaced it without a word, and the rules were never imported.  Now the page says so, and nothing is stored
+    until Import is pressed."""
+    store_path = tmp_path / "studio.sqlite"
+    session_on(store_path, "sample")
+    rules, answers = tmp_path / "rules.json", tmp_path / "answers.csv"
+    rules.write_text("[]")
+    answers.write_text("row_a,row_b,choice\n")
+    with running_studio(store_path) as studio:
+        page = open_page(studio.browser, 120_000)
+        page.goto(f"{studio.url}/rules?session=rules&annotator=ann")
+        page.get_by_role("button", name="Add this rule to the session").wait_for()
+        settle(page)  # the page drawn whole: a click on the expander mid-run could be undone by the run
+        page.get_by_text("Export and import").click()
+        chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        chooser.set_input_files(str(rules))
+        page.get_by_role("button", name="Import this file").wait_for()
+        settle(page)
+        before = page.get_by_text("was chosen but not imported").count()
+        chooser.set_input_files(str(answers))
+        page.get_by_text("rules.json was chosen but not imported; it is replaced by answers.csv").wait_for()
+    store = Store(f"sqlite:///{store_path}")
+    session_id = store.session("rules").id
+    held = (store.rules(session_id), len(store.answers(session_id)))
+    store.engine.dispose()
+    assert before == 0 and held == ([], 0)

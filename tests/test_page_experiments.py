@@ -63,7 +63,6 @@ def test_the_experiments_page_says_what_it_reproduces_and_how_to_run_it_on_ones_
     protocol does, and no way to run one on the user's own table.  The page says what it reproduces and
     defines each protocol where it first names it; it says the protocols run on the papers' data sets and gives
     the commands that run them on one's own table, each a command the CLI's own parser takes."""
-    import re
     import shlex
 
     import pandas as pd
@@ -78,9 +77,9 @@ def test_the_experiments_page_says_what_it_reproduces_and_how_to_run_it_on_ones_
     assert "main table" in next(text for text in shown if "Table 1" in text)
     assert "one setting varies" in next(text for text in shown if "Fig. 2 sweep" in text)
     assert "Zhu and Goldberg" in next(text for text in shown if "Bedroom rule" in text)
-    own = next(box.value for box in at.info if "your table" in box.value)
-    commands = re.findall(r"`(python -m ordercore experiments [^`]+)`", own)
-    assert [c.split()[4] for c in commands] == ["table1", "rules"], own
+    assert any("your session's table" in box.value for box in at.info)
+    commands = [code.value for code in at.code]  # no session: the placeholders
+    assert [c.split()[4] for c in commands] == ["table1", "rules"], commands
     table, rules = tmp_path / "TABLE.csv", tmp_path / "RULES.json"
     pd.DataFrame({"x": [1.0, 2.0], "TARGET": [3.0, 4.0]}).to_csv(table, index=False)
     rules.write_text("[]")
@@ -90,3 +89,38 @@ def test_the_experiments_page_says_what_it_reproduces_and_how_to_run_it_on_ones_
         args = parser("").parse_args(argv[3:])  # after 'python -m ordercore'
         assert args.data == table and args.target == "TARGET" and args.features == ["A", "B", "C"]
         assert args.labeled == 40 and args.unlabeled == 150
+
+
+def test_the_experiments_commands_use_the_sessions_table_target_and_features(ready, tmp_path):
+    """New-user report 12, F14: the commands used placeholders (--data TABLE.csv --target TARGET --features A,B,C)
+    though the session knows its table.  A session on an uploaded 'used bikes.csv' (a space: quoted) shows it,
+    its target and features and its labeled rows, and, once it holds a rule, its rules export's file name; the
+    CLI's own parser reads back the session's names."""
+    import shlex
+
+    from ordercore.cli.main import parser
+    from tests.studio_app import add_default_rule, bikes_table, engine, upload
+
+    at = ready
+    at.switch_page("app_pages/data.py").run()
+    bikes = bikes_table()
+    upload(at, "used bikes.csv", bikes.to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    assert not at.exception
+    settings = engine(at).data_settings()
+    assert settings["name"] == "used bikes.csv" and settings["target"] == "asking_price"
+    add_default_rule(at)
+    at.switch_page("app_pages/experiments.py").run()
+    assert not at.exception
+    commands = [code.value for code in at.code]
+    (tmp_path / "used bikes.csv").write_text(bikes.to_csv(index=False))
+    (tmp_path / "s1-rules.json").write_text("[]")
+    for command in commands:
+        assert "TABLE.csv" not in command and "TARGET" not in command and "A,B,C" not in command, command
+        words = shlex.split(command)
+        argv = [str(tmp_path / w) if w in ("used bikes.csv", "s1-rules.json") else w for w in words]
+        argv = [str(tmp_path / w) if w.endswith(".json") and "/" not in w else w for w in argv]
+        args = parser("").parse_args(argv[3:])
+        assert args.data == tmp_path / "used bikes.csv" and args.target == "asking_price"
+        assert args.features == settings["features"] and args.labeled == len(settings["labeled"])
+    assert "--rules s1-rules.json" in commands[1], commands[1]

@@ -241,7 +241,7 @@ def test_the_model_page_words_a_wrong_rules_verdict_by_its_interval_and_mixes_it
     assert row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
     assert np.isclose(row["weight"], max(0.0, np.log(accuracy / (1 - accuracy))) / np.log(7 / 3))
     at.switch_page("app_pages/rules.py").run()  # the Rules page shows the assessment's counts and weight
-    rules_row = next(d.value for d in at.dataframe if "accuracy from" in d.value.columns).iloc[0]
+    rules_row = next(d.value for d in at.dataframe if "hint" in d.value.columns).iloc[0]
     assert rules_row["right where SVR disagrees"] == f"{right} of {int(contradicting.sum())}"
     assert np.isclose(rules_row["weight"], row["weight"])
     store.remove_rule(rule_id)

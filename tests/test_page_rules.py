@@ -22,9 +22,9 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     store = Store(f"sqlite:///{store_path}")
     session_id = store.session("s1").id
     ((rule_id, rule),) = store.rules(session_id)
-    row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
+    row = next(r for r in at.dataframe if "hint" in r.value.columns).value.iloc[0]
     labeled_pairs = int(row["labeled pairs"])
-    assert row["accuracy from"] == ("labeled pairs" if labeled_pairs else "unknown — audit 20 pairs")
+    assert row["#"] == "#1" and ("unchecked: audit 20 pairs" in row["hint"]) == (not labeled_pairs)
     at.switch_page("app_pages/pairwise.py").run()
     at.selectbox(key="pair_source").set_value(rule_id).run()
     assert not at.exception and "Auditing rule" in at.caption[0].value
@@ -49,18 +49,18 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     correct, total = sum(right), 4
     at.switch_page("app_pages/rules.py").run()
     assert not at.exception
-    row = next(r for r in at.dataframe if "accuracy from" in r.value.columns).value.iloc[0]
+    row = next(r for r in at.dataframe if "hint" in r.value.columns).value.iloc[0]
     assert int(row["audit answers"]) == total and int(row["labeled pairs"]) == labeled_pairs
     labeled = labeled_check(rule, engine(at).data().frame, engine(at).data().y_train())
     pooled = (correct + int(labeled.right.sum()), total + labeled_pairs)
     losers = [b if winner == a else a for ((a, b), _), winner in zip(judged, winners, strict=True)]
     low, high = pair_share_interval([*labeled.winner, *winners], [*labeled.loser, *losers], [*labeled.right, *right])
     assert row["accuracy (95 % interval)"] == f"{pooled[0] / pooled[1]:.0%} ({low:.0%}–{high:.0%})"
-    assert row["accuracy from"] == ("labeled pairs + audit answers" if labeled_pairs else "audit answers")
+    assert "unchecked" not in row["hint"]  # where it comes from: its labeled pairs and audit answers, counted
     # Not assessed by automatic trust yet (the Model page): the stored weight is the one in force
     assert row["weight"] == rule.weight and row["right where SVR disagrees"] == "— (not yet)"
     # Long headers are shown short (the long name its tooltip), so that the table fits the page
-    table = next(r for r in at.dataframe if "accuracy from" in r.value.columns)
+    table = next(r for r in at.dataframe if "hint" in r.value.columns)
     config = json.loads(table.proto.columns)
     assert config["right where SVR disagrees"] == {
         "label": "right vs SVR",

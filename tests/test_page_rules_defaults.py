@@ -230,6 +230,8 @@ def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
     ((rule_id, rule),) = store.rules(session_id)
     _, provenance = store.preferences(session_id)
     count = int((provenance["rule_id"] == rule_id).sum())
+    # new-user report 12, F6: the button names the rule by its number too, as Edit does (the session's first: #1)
+    assert at.button(key=f"rule_remove_{rule_id}").label.replace("\\", "") == f"Remove rule #1 '{rule.name}'…"
     at.button(key=f"rule_remove_{rule_id}").click().run()
     assert not at.exception and len(store.rules(session_id)) == 1  # nothing removed on the first click
     assert any(rule.name in w.value and f"{count:,} preferences" in w.value for w in at.warning)
@@ -240,7 +242,7 @@ def test_remove_asks_first_and_says_how_many_preferences_go(ready, store_path):
     assert not at.exception and store.rules(session_id) == []
     assert len(store.preferences(session_id)[0]) == 0
     # and says it did (a new user saw the rule vanish without a word), once
-    said = f"Removed '{rule.name}' and its {count:,} preferences: the models retrain without them."
+    said = f"Removed rule #1 '{rule.name}' and its {count:,} preferences: the models retrain without them."
     assert [s.value.replace("\\", "") for s in at.success] == [said]
     assert not at.run().success
 
@@ -263,7 +265,7 @@ def test_the_overlaps_table_is_in_words(ready, store_path):
         for mask in [(provenance["rule_id"] == rule_id).to_numpy(bool)]
     }
     first, second = pairs.values()
-    table = next(f.value for f in at.dataframe if "rule" in f.value.columns and "accuracy from" not in f.value.columns)
+    table = next(f.value for f in at.dataframe if "rule" in f.value.columns and "hint" not in f.value.columns)
     for column in table.columns:
         assert "_" not in column and column.strip() == column, column
     for value in table.to_numpy().ravel():
@@ -271,7 +273,7 @@ def test_the_overlaps_table_is_in_words(ready, store_path):
     shared = next(c for c in table.columns if "other rules" in c and "shared" in c)
     assert [int(str(v).replace(",", "")) for v in table[shared]] == [len(first & second)] * 2
     # the rules' table says what its coverage is (a new user met "100.0 %" with no word), and it is that
-    rules = next(f.value for f in at.dataframe if "accuracy from" in f.value.columns)
+    rules = next(f.value for f in at.dataframe if "hint" in f.value.columns)
     assert any(c.value.startswith("Coverage: the share of the table's rows in at least one") for c in at.caption)
     rows = [len({row for pair in pairs_of for row in pair}) for pairs_of in (first, second)]
     n_rows = len(engine(at).data().frame)
@@ -414,8 +416,45 @@ def test_the_preview_shows_the_notes_and_for_pairs_of_labeled_rows_their_targets
     assert 0 < k < len(table) and 0 < right
     made = metric(at, "Pairs this rule makes")
     said = [c.value for c in at.caption if c.value.startswith("The table lists")]
+    said = [line.replace(", all it has", "").replace(", the only one it has", "") for line in said]  # (F13)
     assert said and said[0].startswith(
         f"The table lists {len(table) - k} of the rule's {made} pairs, and {k} pair{'' if k == 1 else 's'} of labeled "
         "rows (they check the "
         f"rule and are not among its preferences): the rule orders {right} of those {k} rightly"
     ), said
+
+
+def test_a_stepped_column_starts_within_0_on_the_form(ready, tmp_path):
+    """New-user report 12, F9: the default rule held storage (128/256/512/1024 GB) 'within ± 140' and RAM
+    (4/8/16/32) 'within ± 4'; a stepped column now starts at 'within ± 0' on the form, while a column of many
+    values keeps a quarter of its spread (worked out here with numpy)."""
+    import numpy as np
+    import pandas as pd
+
+    from tests.studio_app import upload
+
+    rng = np.random.default_rng(12)
+    n = 120
+    ram, storage = rng.choice([4, 8, 16, 32], n), rng.choice([128, 256, 512, 1024], n)
+    battery = rng.uniform(40, 100, n).round(1)
+    laptops = pd.DataFrame(
+        {
+            "brand": rng.choice(["Acer", "Dell", "HP"], n),
+            "ram_gb": ram,
+            "storage_gb": storage,
+            "battery_pct": battery,
+            "price": 100 + 18 * ram + 0.25 * storage + rng.normal(0, 20, n),
+        }
+    )
+    at = ready
+    at.switch_page("app_pages/data.py").run()
+    upload(at, "laptops.csv", laptops.to_csv(index=False).encode())
+    at.button(key="data_apply").click().run()
+    at.switch_page("app_pages/rules.py").run()
+    assert not at.exception
+    shown = {box.key: box.value for box in at.number_input if box.key.startswith("rule_") and "_within_" in box.key}
+    storage_box = next(v for k, v in shown.items() if k.endswith("_storage_gb"))
+    battery_box = next(v for k, v in shown.items() if k.endswith("_battery_pct"))
+    assert storage_box == 0.0, shown
+    low, high = np.percentile(battery, [25, 75])
+    assert battery_box == pytest.approx(float(f"{0.25 * (high - low) / 1.349:.2g}")), shown

@@ -44,6 +44,9 @@ def test_a_within_tolerance_shows_its_formula_to_two_figures_in_the_columns_step
     parameter = condition_form("within", frame, chosen={"column": column})[1]
     formula = two_figures(quarter_spread(frame[column]))
     whole = column != "engine_l"
+    if column == "owners":  # 1, 2 or 3 owners: a stepped column starts at its "same" (test_rule_stepped.py)
+        assert parameter.default == 0.0 and "same owners" in parameter.help
+        return
     assert parameter.default == (round(formula) if whole else formula)
     assert f"{formula:,g}" in parameter.help  # the tooltip's value is the field's, before whole-number rounding
     if whole:  # whole numbers: no decimals, a step of at least 1; 18282 km showed as '18282', now 18,000

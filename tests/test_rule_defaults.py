@@ -307,8 +307,11 @@ def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
     labels = np.array([1.0, 2.0, np.nan, 3.0])
     checks = SourceCheck.of([1], [0], [True])
     one = checked_line(PreferenceSet.order([1, 2], [0, 0], 0.0, 1.0), labels, checks, 5)
-    assert one.startswith("The table lists 1 of the rule's 5 pairs, and 1 pair of labeled rows (they check"), one
-    assert one.endswith("of its one pair of labeled rows, 1."), one
+    assert one.startswith("The table lists 1 of the rule's 5 pairs, and 1 pair of labeled rows"), one
+    # new-user report 12, F13: the table lists the rule's only pair of labeled rows: said once, not '…; of its one
+    # pair of labeled rows, 1.' after it
+    assert one.endswith("the rule orders it rightly (a tie counts as wrong)."), one
+    assert "1 pair of labeled rows, the only one it has (they check" in one and "of its one" not in one, one
     # one listed pair is 'it', right or wrong (a first-time expert read 'the rule orders 1 of those 1 rightly')
     assert "the rule orders it rightly (a tie counts as wrong)" in one and "of those" not in one, one
     wrong = checked_line(PreferenceSet.order([0, 2], [1, 0], 0.0, 1.0), labels, checks, 5)
@@ -316,6 +319,20 @@ def test_the_previews_count_of_labeled_pairs_agrees_with_its_number():
     two = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, checks, 0)
     assert two.startswith("The rule makes no pairs, and 2 pairs of labeled rows"), two
     assert "the rule orders 2 of those 2 rightly" in two, two
+    assert "of all its" not in two, two  # the 2 listed are not all its 1: said apart
+    # all its 2 pairs of labeled rows listed (rows 1 > 0 and 3 > 0): said once ('orders 2 of those 2 rightly; of all
+    # its 2 pairs of labeled rows, 2' repeated itself); 3 of them, 2 listed: both counts, apart
+    both = SourceCheck.of([1, 3], [0, 0], [True, True])
+    all_two = checked_line(PreferenceSet.order([1, 3, 2], [0, 0, 0], 0.0, 1.0), labels, both, 1)
+    assert all_two == (
+        "The table lists all 1 of the rule's pairs, and 2 pairs of labeled rows, all it has (they check the rule "
+        "and are not among its preferences): the rule orders 2 of those 2 rightly (a tie counts as wrong)."
+    ), all_two
+    three = SourceCheck.of([1, 3, 3], [0, 0, 1], [True, True, True])
+    some = checked_line(PreferenceSet.order([1, 3], [0, 0], 0.0, 1.0), labels, three, 0)
+    assert some.endswith(
+        "the rule orders 2 of those 2 rightly (a tie counts as wrong); of all its 3 pairs of labeled rows, 3."
+    ), some
 
 
 def hand_interval(rho: float, rows: int) -> tuple[float, float]:

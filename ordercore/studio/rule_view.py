@@ -52,7 +52,7 @@ def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck, 
     those 10 rightly': the previewed ``pairs`` (``preview_rows``: the checks first, then the rule's own),
     ``made`` the rule's pairs (the count the page's metric shows), the checks those whose rows both have a
     label (``labels`` (n,), NaN off the labeled rows: never a held-out target), right when the higher row's
-    label is strictly higher; then all its ``checks``."""
+    label is strictly higher; then all its ``checks``, unless the table lists every one of them (said once)."""
     higher, lower = labels[pairs.i], labels[pairs.j]
     known = np.isfinite(higher) & np.isfinite(lower)
     n_known = int(known.sum())
@@ -72,9 +72,11 @@ def checked_line(pairs: PreferenceSet, labels: np.ndarray, checks: SourceCheck, 
         verdict = f"the rule orders it {'rightly' if ordered else 'wrongly'} (a tie counts as wrong)"
     else:
         verdict = f"the rule orders {ordered:,} of those {n_known:,} rightly (a tie counts as wrong)"
+    listed_all = n_known == total  # every one of its checks listed: said once ('2 of those 2 …; of all its 2, 2')
+    every = (", the only one it has" if total == 1 else ", all it has") if listed_all else ""
     return (
-        f"{lists}, and {n_known:,} pair{'' if n_known == 1 else 's'} of labeled rows (they check the rule and are "
-        f"not among its preferences): {verdict}; {of_all}."
+        f"{lists}, and {n_known:,} pair{'' if n_known == 1 else 's'} of labeled rows{every} (they check the rule and "
+        f"are not among its preferences): {verdict}{'' if listed_all else f'; {of_all}'}."
     )
 
 

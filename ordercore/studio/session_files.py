@@ -371,3 +371,34 @@ def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
     if added == 0:
         return f"Nothing was imported{note}."
     return f"Imported {added:,} {word}{'' if added == 1 else 's'}{note}."
+
+
+@dataclass
+class ImportChoice:
+    """The file chosen for import on the Rules page (its ``name`` and the upload's ``key``) and whether it was
+    imported.  Choosing a file only stages it: nothing is stored until Import is pressed, so a file chosen
+    over one staged and not imported replaces it, and the page says so (new-user report 12, F11: the rules
+    file a new user chose first was dropped without a word when the answers file was chosen next)."""
+
+    name: str | None = None
+    key: str | None = None
+    imported: bool = False
+    replaced: str | None = None
+
+    def choose(self, name: str | None, key: str | None) -> str | None:
+        """Note the file now chosen (``key`` None: none) and return what to say while it stays staged and not
+        imported: that it replaced ``name`` of the file staged before and not imported (None: nothing to say)."""
+        if key != self.key:
+            dropped = key is not None and self.key is not None and not self.imported
+            self.replaced = (
+                f"{shown(self.name)} was chosen but not imported; it is replaced by {shown(name)}. To import both, "
+                f"import {shown(name)}, then choose {shown(self.name)} again and import it."
+                if dropped
+                else None
+            )
+            self.name, self.key, self.imported = name, key, False
+        return None if self.imported else self.replaced
+
+    def done(self) -> None:
+        """The staged file was imported (or refused: it was read): nothing replaced is left to say."""
+        self.imported, self.replaced = True, None

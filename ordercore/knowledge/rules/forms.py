@@ -142,7 +142,14 @@ def whole_numbers(values) -> bool:
 
 def spread_help(values, column: str, per_spread: float) -> str:
     """The tolerance's tooltip: its formula and value to two significant figures, and for whole numbers the
-    whole number it is rounded to."""
+    whole number it is rounded to; for a stepped column, that it starts at its "same" and why."""
+    if is_stepped(values):
+        steps = np.unique(finite_values(values))
+        shown = ", ".join(f"{v:,g}" for v in steps)
+        return (
+            f"Starts at 0, the same {column}: it holds only {steps.size} values ({shown}), and a tolerance of "
+            f"{np.min(np.diff(steps)):,g} or more would make two neighbouring ones roughly equal"
+        )
     formula = f"{per_spread * column_spread(values):,.2g}"
     rounded = (
         f", here {spread_amount(values, per_spread):,.0f} as {column} holds whole numbers"
@@ -155,12 +162,31 @@ def spread_help(values, column: str, per_spread: float) -> str:
     )
 
 
+def finite_values(values) -> np.ndarray:
+    """``values`` as float64 (k,), missing and non-finite values left out."""
+    x = np.asarray(values, dtype=np.float64)
+    return x[np.isfinite(x)]
+
+
+STEPPED_VALUES = 12
+"""A numeric column of at most this many distinct values, each held on average by two rows or more, is
+stepped (RAM sizes 4/8/16/32, storage 128 … 1024, bedrooms, a grade out of 10): its values are steps, not
+points on a scale, and "roughly equal" on it is "the same" (a new user's 4 GB and 8 GB were roughly equal)."""
+
+
+def is_stepped(values) -> bool:
+    """Whether a numeric column is stepped: 2 to ``STEPPED_VALUES`` distinct values, at most half as many
+    as its rows (ten values in twelve rows are a small sample of a scale, not its steps)."""
+    x = finite_values(values)
+    distinct = np.unique(x).size
+    return 2 <= distinct <= min(STEPPED_VALUES, x.size // 2)
+
+
 def column_spread(values) -> float:
     """A column's spread: its interquartile range / 1.349 (a normal column's standard deviation, unmoved
     by a few outliers), or its standard deviation where the quartiles are equal (a column of mostly one
     value); 0 for a constant or empty column.  Missing and non-finite values are left out."""
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
+    x = finite_values(values)
     if x.size == 0:
         return 0.0
     low, high = np.quantile(x, [0.25, 0.75])
@@ -170,9 +196,10 @@ def column_spread(values) -> float:
 def spread_amount(values, per_spread: float = WITHIN_SPREADS) -> float:
     """``per_spread`` × ``column_spread(values)``, to two significant figures (0 for no spread); for a
     column of whole numbers (floors, rooms), the whole number nearest those (0: the same value; 18,282 km
-    gives 18,000, the figure its tooltip shows)."""
+    gives 18,000, the figure its tooltip shows); 0, its "same", for a stepped column (``is_stepped``), so
+    that no default makes two of its neighbouring values roughly equal."""
     amount = per_spread * column_spread(values)
-    if amount <= 0:
+    if amount <= 0 or is_stepped(values):
         return 0.0
     amount = float(f"{amount:.2g}")
     return float(round(amount)) if whole_numbers(values) else amount
