@@ -93,6 +93,16 @@ def touch(connection, session_id: int, content: bool = True) -> int | None:
     return None
 
 
+def known_session(connection, session_id) -> int:
+    """``session_id`` as an int (``id_number``) naming a session the store holds (one read by the primary
+    key, in the reader's ``connection``); ``KeyError`` 'no session …' else: an id naming no session is
+    refused, never read as an empty session."""
+    session_id = id_number(session_id, "session")
+    if connection.execute(sa.select(sessions.c.id).where(sessions.c.id == session_id)).scalar() is None:
+        raise KeyError(f"no session {session_id}")
+    return session_id
+
+
 def read_revision(connection, session_id: int) -> int | None:
     return connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar()
 
@@ -157,13 +167,13 @@ def session_of(engine: sa.Engine, table: sa.Table, key, what: str) -> int:
 def session_rows(engine: sa.Engine, table: sa.Table, session_id: int) -> pd.DataFrame:
     """The session's rows of ``table`` (answers, grades, queued pairs), oldest first, every column but
     session_id."""
-    session_id = id_number(session_id, "session")
-    query = (
-        sa.select(*[c for c in table.c if c.name != "session_id"])
-        .where(table.c.session_id == session_id)
-        .order_by(table.c.id)
-    )
     with engine.connect() as connection:
+        session_id = known_session(connection, session_id)
+        query = (
+            sa.select(*[c for c in table.c if c.name != "session_id"])
+            .where(table.c.session_id == session_id)
+            .order_by(table.c.id)
+        )
         return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
 
@@ -450,8 +460,5 @@ class SessionStore:
     def contents(self, session_id: int) -> dict:
         """How much the session holds: rules, answers, imported preferences, queued pairs and grades, as
         counts."""
-        session_id = id_number(session_id, "session")
         with self.engine.connect() as connection:
-            if connection.execute(sa.select(sessions.c.id).where(sessions.c.id == session_id)).scalar() is None:
-                raise KeyError(f"no session {session_id}")
-            return contents(connection, session_id)
+            return contents(connection, known_session(connection, session_id))
