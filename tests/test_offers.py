@@ -1,6 +1,8 @@
 """Offers: the targets a tab was sent ahead, and the answer events applied once each, in order (checked
 against hand-written expectations)."""
 
+import pytest
+
 from ordercore.studio.offers import UNDO, Offers
 
 
@@ -140,3 +142,75 @@ def test_a_key_pressed_while_a_new_context_arrives_answers_its_pair_in_the_conte
     offers.offer((2, "active", None), [((13, 14), False)])  # another session: the first's pairs are gone
     _, error = offers.apply([event("k6", "a", (1, 2))], 2, lambda *answer: given.append(answer), lambda: None)
     assert "(1, 2) was not stored" in error and len(given) == 3
+
+
+@pytest.mark.parametrize(
+    "failure", [RuntimeError("database connection lost"), OSError(28, "No space left"), TypeError("boom")]
+)
+def test_an_answer_not_stored_for_an_unexpected_error_stays_unread_and_is_said_then_stored_when_sent_again(failure):
+    offers, given = offered([(1, 2), (3, 4), (5, 6)]), []
+    events = [event("f1", "a", (1, 2)), event("f2", "b", (3, 4)), event("f3", "a", (5, 6))]
+
+    def fails_on_3_4(target, *rest):
+        if target == (3, 4):
+            raise failure
+        given.append(target)
+
+    read, error = offers.apply(events, 1, fails_on_3_4, lambda: None)
+    assert read == ["f1"] and given == [(1, 2)]  # f2 not stored, f3 waits behind it (the order is kept)
+    assert "the answer for (3, 4) was not stored" in error and type(failure).__name__ in error
+    assert "1 answer(s) sent after it" in error
+    assert offers.upcoming == [(3, 4), (5, 6)]  # both still on offer, the one not stored first
+    read, error = offers.apply(events, 1, lambda target, *rest: given.append(target), lambda: None)  # sent again
+    assert read == ["f1", "f2", "f3"] and error is None and given == [(1, 2), (3, 4), (5, 6)]
+
+
+def test_an_undo_not_stored_for_an_unexpected_error_is_tried_again_and_one_stored_is_never_repeated():
+    offers, undone = offered([(1, 2)]), []
+
+    def lost():
+        raise ConnectionError("server closed the connection")
+
+    read, error = offers.apply([event("u1", UNDO)], 1, lambda *answer: None, lost)
+    assert read == [] and error.startswith("the undo was not stored (ConnectionError")
+    read, error = offers.apply([event("u1", UNDO)], 1, lambda *answer: None, lambda: undone.append(1) or 5)
+    assert read == ["u1"] and undone == [1] and "undo() returned 5, not (target, extra)" in error
+    offers.apply([event("u1", UNDO)], 1, lambda *answer: None, lambda: undone.append(1))
+    assert undone == [1]  # stored once: read, not undone again
+
+
+@pytest.mark.parametrize(
+    "malformed, words",
+    [
+        ({"id": "m", "choice": "a"}, "its target is None; a target is a list of row numbers"),
+        ({"id": "m", "choice": "a", "target": [1, "2"]}, "its target is [1, '2']"),
+        ({"id": ["m"], "choice": "a", "target": [1, 2]}, "its id is ['m']; an id is a str or an int"),
+        ({"id": "m", "choice": None, "target": [1, 2]}, "its choice is None; a choice is a str"),
+        ("m", "answer event 1 was not read: it is a str, not a dict"),
+    ],
+)
+def test_a_malformed_event_is_refused_in_words_and_the_others_are_applied(malformed, words):
+    offers, given = offered([(1, 2), (3, 4)]), []
+    read, error = offers.apply([malformed, event("ok", "b", (3, 4))], 1, lambda t, *rest: given.append(t), lambda: 0)
+    assert words in error and given == [(3, 4)] and "ok" in read
+    assert offers.upcoming == [(1, 2)]  # nothing taken for the malformed event
+
+
+def test_events_not_a_list_are_refused_naming_the_argument():
+    offers = offered([(1, 2)])
+    with pytest.raises(TypeError, match="events must be a list of answer events .dicts., not dict"):
+        offers.apply(event("d", "a", (1, 2)), 1, lambda *answer: None, lambda: None)
+    assert offers.read == set() and offers.upcoming == [(1, 2)]
+
+
+def test_a_run_stopped_during_a_write_leaves_its_event_read_and_the_later_ones_unread():
+    offers, given = offered([(1, 2), (3, 4)]), []
+    events = [event("s1", "a", (1, 2)), event("s2", "b", (3, 4))]
+
+    def stopped(target, *rest):  # as Streamlit's StopException, which may come after the write
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        offers.apply(events, 1, stopped, lambda: None)
+    read, error = offers.apply(events, 1, lambda target, *rest: given.append(target), lambda: None)
+    assert read == ["s1", "s2"] and error is None and given == [(3, 4)]  # (1, 2) not answered twice

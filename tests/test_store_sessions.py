@@ -1,6 +1,8 @@
 """The store's sessions and data sets: kept once by content, resumed, their data fixed once they hold
 work, their contents in words, a name taken by two people at once."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -92,3 +94,29 @@ def test_a_store_that_cannot_be_opened_says_which_and_why(tmp_path):
     with pytest.raises(ValueError, match="unable to open database file \\(does its directory exist"):
         Store(f"sqlite:///{missing}")
     assert not_a_database.read_text() == "not a database"  # nothing written
+
+
+def session_readers() -> list[str]:
+    """Every public ``Store`` method that reads one session by its id alone (found, not listed by hand)."""
+    found = []
+    for name, method in inspect.getmembers(Store, inspect.isfunction):
+        parameters = list(inspect.signature(method).parameters.values())[1:]
+        required = [p for p in parameters[1:] if p.default is inspect.Parameter.empty]
+        if not name.startswith("_") and parameters and parameters[0].name == "session_id" and not required:
+            found.append(name)
+    return found
+
+
+def test_the_readers_are_found():
+    assert {"rules", "rule_numbers", "answers", "preferences", "grades", "contents"} <= set(session_readers())
+
+
+@pytest.mark.parametrize("reader", [*session_readers(), "assessment"])
+def test_every_reader_refuses_an_id_naming_no_session_and_reads_one_that_does(store, reader):
+    held = store.create_session("held").id
+    read = getattr(store, reader)
+    arguments = ("key",) if reader == "assessment" else ()
+    for unknown in (held + 1, 999, 0, -1):  # ids the store never gave (ids start at 1)
+        with pytest.raises(KeyError, match=f"^'no session {unknown}'$"):
+            read(unknown, *arguments)
+    read(held, *arguments)  # an empty session is read, as empty

@@ -22,9 +22,10 @@ def whole_number(value, name: str, least: int = 0, most: int | None = None) -> i
             number = float(value.strip())
         except ValueError:
             number = None
-    if isinstance(number, bool) or not isinstance(number, numbers.Real) or not np.isfinite(number):
-        raise ValueError(f"{name} must be a whole number >= {least}, got {quoted(value)}")
-    if not float(number).is_integer() or number < least:
+    # an int is whole however large (np.isfinite and float() refused 2**64 and 10**400 in numpy's words)
+    whole = isinstance(number, numbers.Integral)
+    whole = whole or (isinstance(number, numbers.Real) and np.isfinite(number) and float(number).is_integer())
+    if isinstance(number, bool) or not whole or number < least:
         raise ValueError(f"{name} must be a whole number >= {least}, got {quoted(value)}")
     if most is not None and number > most:
         raise ValueError(f"{name} must be a whole number from {least} to {most:,}, got {quoted(value)}")

@@ -4,16 +4,21 @@ tab and page (``app_state.Screen``), and its answer keys (``app_widgets.answer_k
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
 from ordercore.knowledge.expert_accuracy import is_audit_pair
 
 UNDO = "undo"
 """The choice of an event that undoes the annotator's own last answer (it names no target)."""
+
+_log = logging.getLogger(__name__)
 
 NOT_OFFERED = "sent for what this page no longer offers (another session, or the server restarted meanwhile)"
 
@@ -103,46 +108,88 @@ class Offers:
         self.offered[target] = extra
         self.upcoming = [target, *(shown for shown in self.upcoming if shown != target)]
 
-    def apply(self, events: list[dict], session_id: int, answer, undo) -> tuple[list[str], str | None]:
-        """Apply the answer events the browser sent (dicts: ``id``, ``choice``, ``target``: a list of ints,
-        None for ``UNDO``) not yet read, in the order given: ``answer(target, choice, extra, context)`` for
-        a target offered here and still unanswered, ``context`` the one it was offered in (``take``; one
-        answered already is ignored; one not offered is refused, and said); ``undo()`` for ``UNDO``, which
-        returns (target, extra) to show again first (the undone target and what its answer needs, as
-        ``offer`` holds it), or None.  Events for another session than ``session_id`` are read and refused
-        (and said).  A ``ValueError`` of either
-        gives the target back.  The target the browser shows after the last of them (an event's ``next``,
-        optional) goes first (``_show_first``).  Call no Streamlit function meanwhile: a key pressed then
-        cannot cut a write short.
+    def apply(self, events: list[dict], session_id: int, answer, undo) -> tuple[list, str | None]:
+        """Apply the answer events the browser sent (dicts: ``id``, a str or int; ``choice``, a str;
+        ``target``, a list of ints, None for ``UNDO``) not yet read, in the order given: ``answer(target,
+        choice, extra, context)`` for a target offered here and still unanswered, ``context`` the one it was
+        offered in (``take``; one answered already is ignored; one not offered is refused, and said);
+        ``undo()`` for ``UNDO``, which returns (target, extra) to show again first (the undone target and
+        what its answer needs, as ``offer`` holds it), or None.  Events for another session than
+        ``session_id``, and malformed ones, are read and refused (and said).  An event is read once its
+        answer is stored or refused in words (a ``ValueError``, which gives its target back).  Any other
+        error (a lost database connection, a full disk, a bug) gives the target back and leaves that event
+        and those after it unread, applied when the browser sends them again; it is said, and logged with
+        its traceback (``answer`` and ``undo`` store, or raise having stored nothing).  A run stopped
+        meanwhile (a ``BaseException``: Streamlit's stop, maybe after the write) leaves the event read and
+        its target taken, the events after it unread.  The target the browser shows after the last event
+        applied (its ``next``, optional) goes first (``_show_first``).  Call no Streamlit function
+        meanwhile: a key pressed then cannot cut a write short.
         Returns (the ids read: the browser stops sending them, the last error's message or None)."""
-        ids = [event["id"] for event in events]
-        unread = [event for event in events if event["id"] not in self.read]
-        self.read.update(ids)
+        if not isinstance(events, list):
+            raise TypeError(f"events must be a list of answer events (dicts), not {type(events).__name__}")
+        error, sent = None, []
+        for place, event in enumerate(events, start=1):
+            refusal = _malformed(event, place)
+            if refusal is None:
+                sent.append(event)
+                continue
+            error = refusal
+            if _has_id(event):
+                self.read.add(event["id"])
+        unread = [event for event in sent if event["id"] not in self.read]
         if self.offered_for is None or self.offered_for[0] != session_id:
-            return ids, (f"{len(unread)} answer(s) were not stored: {NOT_OFFERED}" if unread else None)
-        error = None
-        for event in unread:
-            target, extra, context = None if event["target"] is None else tuple(event["target"]), None, None
+            self.read.update(event["id"] for event in unread)
+            return self._read_of(events), (
+                f"{len(unread)} answer(s) were not stored: {NOT_OFFERED}" if unread else error
+            )
+        applied = []
+        for place, event in enumerate(unread):
+            self.read.add(event["id"])  # read already if Streamlit stops the run (a BaseException) after the write
             try:
-                if event["choice"] == UNDO:
-                    shown_again = undo()
-                    if shown_again is not None:
-                        self.give_back(tuple(shown_again[0]), shown_again[1])
-                    continue
-                offered, extra, context = self.take(target)
-                if offered:
-                    answer(target, event["choice"], extra, context)
-                elif frozenset(target) not in self.answered:
-                    error = f"the answer for {target} was not stored: {NOT_OFFERED}"
-            except ValueError as refused:
-                if target is not None and context not in (None, self.offered_for):
-                    self.answered.discard(frozenset(target))
-                    self.earlier[target] = (extra, context)  # answerable again, in the context it was shown in
-                elif target is not None:
-                    self.give_back(target, extra)
+                error = self._apply_one(event, answer, undo) or error
+            except ValueError as refused:  # refused in words: read, its target answerable again
                 error = str(refused)
-        self._show_first(unread)
-        return ids, error
+            except Exception as failure:  # not stored: answerable again when the browser sends it again
+                self.read.discard(event["id"])
+                _log.warning("an answer event was not applied; it stays unread", exc_info=True)
+                error = _not_stored(event, failure, len(unread) - place - 1)
+                break
+            applied.append(event)
+        self._show_first(applied)
+        return self._read_of(events), error
+
+    def _apply_one(self, event: dict, answer, undo) -> str | None:
+        """Apply one well-formed, unread ``event`` (as ``apply``); why it stored nothing, or None.  An error
+        of ``answer`` (which stores the answer or raises having stored nothing) gives its target back before
+        it is raised on."""
+        if event["choice"] == UNDO:
+            shown_again = undo()
+            if shown_again is None:
+                return None
+            if not (isinstance(shown_again, tuple) and len(shown_again) == 2 and _is_target(shown_again[0])):
+                return f"the undo was stored, but undo() returned {quoted(shown_again)}, not (target, extra) or None"
+            self.give_back(tuple(shown_again[0]), shown_again[1])
+            return None
+        target = tuple(event["target"])
+        offered, extra, context = self.take(target)
+        if not offered:
+            return (
+                None if frozenset(target) in self.answered else f"the answer for {target} was not stored: {NOT_OFFERED}"
+            )
+        try:
+            answer(target, event["choice"], extra, context)
+        except Exception:
+            if context not in (None, self.offered_for):
+                self.answered.discard(frozenset(target))
+                self.earlier[target] = (extra, context)  # answerable again, in the context it was shown in
+            else:
+                self.give_back(target, extra)
+            raise
+        return None
+
+    def _read_of(self, events: list) -> list:
+        """The ids of ``events`` read (now or before), in the order sent."""
+        return [event["id"] for event in events if _has_id(event) and event["id"] in self.read]
 
     def _show_first(self, events: list[dict]) -> None:
         """Put first the target the browser showed after the last of ``events`` (its ``next``), if it is
@@ -151,8 +198,47 @@ class Offers:
         (the browser then shows what the page puts first: the undone target, if it gives one back)."""
         last = events[-1] if events else {}
         shown = last.get("next") if last.get("choice") != UNDO else None
-        if shown is not None and tuple(shown) in self.offered:
+        if _is_target(shown) and tuple(shown) in self.offered:
             self.upcoming = [tuple(shown), *(target for target in self.upcoming if target != tuple(shown))]
+
+
+def _has_id(event) -> bool:
+    """Whether ``event`` is a dict whose id can be read (a str or an int)."""
+    return isinstance(event, dict) and isinstance(event.get("id"), (str, int)) and not isinstance(event["id"], bool)
+
+
+def _is_target(target) -> bool:
+    """Whether ``target`` names rows: a non-empty list or tuple of whole numbers."""
+    return (
+        isinstance(target, (list, tuple))
+        and len(target) > 0
+        and all(isinstance(row, Integral) and not isinstance(row, bool) for row in target)
+    )
+
+
+def _malformed(event, place: int) -> str | None:
+    """Why ``event``, the ``place``-th of those sent, is no answer event (``Offers.apply``), or None."""
+    if not isinstance(event, dict):
+        return f"answer event {place} was not read: it is a {type(event).__name__}, not a dict (id, choice, target)"
+    if not _has_id(event):
+        return f"answer event {place} was not read: its id is {quoted(event.get('id'))}; an id is a str or an int"
+    choice = event.get("choice")
+    if not isinstance(choice, str):
+        return f"answer event {event['id']!r} was not stored: its choice is {quoted(choice)}; a choice is a str"
+    if choice != UNDO and not _is_target(event.get("target")):
+        target = quoted(event.get("target"))
+        return f"answer event {event['id']!r} was not stored: its target is {target}; a target is a list of row numbers"
+    return None
+
+
+def _not_stored(event: dict, failure: Exception, waiting: int) -> str:
+    """What an unexpected error of ``event``'s write stored (nothing), and that it is tried again."""
+    what = "the undo" if event["choice"] == UNDO else f"the answer for {tuple(event['target'])}"
+    after = f", as are the {waiting} answer(s) sent after it" if waiting else ""
+    return (
+        f"{what} was not stored ({type(failure).__name__}: {quoted(failure)}); it is kept and stored when the "
+        f"page runs again{after}"
+    )
 
 
 def skipped_pairs(answers: pd.DataFrame, annotator: str) -> np.ndarray:

@@ -9,6 +9,8 @@ read otherwise (issue 32, S092-S095; corpus 11: S021, S023, S027, L043).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ordercore.inputs.counts import row_numbers, whole_number
@@ -34,9 +36,13 @@ def held_out_share(settings: dict) -> float:
     return fraction
 
 
-def check_split(settings: dict) -> None:
+def check_split(settings: Mapping) -> None:
     """``ValueError`` naming the first of a session's data settings no session can open with (module
     docstring); whether its rows are the table's is for the caller, who knows the table."""
+    if not isinstance(settings, Mapping):
+        raise TypeError(
+            f"the data settings must be a dict (features, target, seed, rows …), got a {type(settings).__name__}"
+        )
     if settings.get("features") is not None and not list(settings["features"]):  # None: every other column
         raise ValueError("choose at least one feature column (the settings' features list is empty)")
     features = list(settings.get("features") or ())

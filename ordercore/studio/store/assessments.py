@@ -26,7 +26,7 @@ import sqlalchemy as sa
 
 from ordercore.studio.store.limits import check_name, check_size, id_number
 from ordercore.studio.store.schema import assessments
-from ordercore.studio.store.sessions import lock_session, now
+from ordercore.studio.store.sessions import known_session, lock_session, now
 
 MAX_DONE_ASSESSMENTS = 3
 """Finished assessments a session keeps: the newest; finishing another deletes the oldest."""
@@ -219,20 +219,19 @@ class AssessmentStore:
 
     def assessment(self, session_id: int, key: str) -> AssessmentRecord | None:
         """The session's record of assessment ``key``, or None."""
-        session_id, key = id_number(session_id, "session"), _key(key)
+        key = _key(key)
         with self.engine.connect() as connection:
-            held = _held(connection, session_id, key)
+            held = _held(connection, known_session(connection, session_id), key)
         return None if held is None else _record(held)
 
     def latest_assessment(self, session_id: int) -> AssessmentRecord | None:
         """The session's newest finished assessment (of any key), or None."""
-        session_id = id_number(session_id, "session")
-        query = (
-            sa.select(assessments)
-            .where(assessments.c.session_id == session_id, assessments.c.state == "done")
-            .order_by(assessments.c.updated_at.desc(), assessments.c.id.desc())
-            .limit(1)
-        )
         with self.engine.connect() as connection:
+            query = (
+                sa.select(assessments)
+                .where(assessments.c.session_id == known_session(connection, session_id), assessments.c.state == "done")
+                .order_by(assessments.c.updated_at.desc(), assessments.c.id.desc())
+                .limit(1)
+            )
             held = connection.execute(query).first()
         return None if held is None else _record(held)

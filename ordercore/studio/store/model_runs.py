@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
 from ordercore.studio.store.schema import model_runs
-from ordercore.studio.store.sessions import now, touch
+from ordercore.studio.store.sessions import known_session, now, touch
 
 
 def _model_json(values) -> str:
@@ -43,9 +43,9 @@ class ModelRunStore:
 
     def model_runs(self, session_id: int) -> pd.DataFrame:
         """A session's model runs, oldest first, with parameters and metrics as dicts."""
-        session_id = id_number(session_id, "session")
-        query = sa.select(model_runs).where(model_runs.c.session_id == session_id).order_by(model_runs.c.id)
         with self.engine.connect() as connection:
+            session_id = known_session(connection, session_id)
+            query = sa.select(model_runs).where(model_runs.c.session_id == session_id).order_by(model_runs.c.id)
             frame = pd.DataFrame(
                 connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys())
             )

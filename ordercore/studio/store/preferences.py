@@ -18,9 +18,8 @@ import pandas as pd
 import sqlalchemy as sa
 
 from ordercore.preferences import COLUMNS, PreferenceSet
-from ordercore.studio.store.limits import id_number
 from ordercore.studio.store.schema import preference_blocks, preferences
-from ordercore.studio.store.sessions import read_revision
+from ordercore.studio.store.sessions import known_session, read_revision
 
 ROW_COLUMNS = ("revision", "i", "j", "margin", "weight", "source", "rule_id", "answer_id", "annotator")
 BLOCK_COLUMNS = ("id", "revision", "source", "rule_id", "annotator")
@@ -152,9 +151,9 @@ class PreferenceStore:
         """The session's preferences in the order they were written, and their provenance (p rows:
         source, rule_id, answer_id, annotator).  Rows and blocks are read at one revision (if a write
         commits in between, they are read again); a block's content is read once per ``Store``."""
-        session_id = id_number(session_id, "session")
         while True:
             with self.engine.connect() as connection:
+                session_id = known_session(connection, session_id)
                 revision = read_revision(connection, session_id)
                 rows = connection.execute(
                     sa.select(*(preferences.c[name] for name in ROW_COLUMNS))

@@ -17,7 +17,15 @@ from ordercore.studio.rule_preferences import check_made
 from ordercore.studio.store.limits import check_annotator, check_name, check_size, id_number
 from ordercore.studio.store.preferences import encode_block, insert_block
 from ordercore.studio.store.schema import answers, datasets, preference_blocks, preferences, rules, sessions
-from ordercore.studio.store.sessions import check_margins, lock_session, n_rows, now, session_of, touch
+from ordercore.studio.store.sessions import (
+    check_margins,
+    known_session,
+    lock_session,
+    n_rows,
+    now,
+    session_of,
+    touch,
+)
 
 
 def _repeated(connection, session_id: int, rule: Rule, besides: int | None = None) -> str | None:
@@ -107,17 +115,18 @@ class RuleStore:
 
     def rules(self, session_id: int) -> list[tuple[int, Rule]]:
         """(id, Rule) of a session's rules, oldest first."""
-        session_id = id_number(session_id, "session")
-        query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id).order_by(rules.c.id)
         with self.engine.connect() as connection:
+            session_id = known_session(connection, session_id)
+            query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id).order_by(rules.c.id)
             return [(row.id, Rule.from_json(row.spec)) for row in connection.execute(query)]
 
     def rule_numbers(self, session_id: int) -> dict[int, int]:
         """Each of a session's rules' number in the session by its id: 1, 2, 3 … in the order added, kept
         when another is removed (the ids run across sessions; users see the numbers)."""
-        session_id = id_number(session_id, "session")
-        query = sa.select(rules.c.id, rules.c.number).where(rules.c.session_id == session_id)
         with self.engine.connect() as connection:
+            query = sa.select(rules.c.id, rules.c.number).where(
+                rules.c.session_id == known_session(connection, session_id)
+            )
             return {row.id: row.number for row in connection.execute(query)}
 
     def remove_rule(self, rule_id: int) -> None:

@@ -93,6 +93,16 @@ def touch(connection, session_id: int, content: bool = True) -> int | None:
     return None
 
 
+def known_session(connection, session_id) -> int:
+    """``session_id`` as an int (``id_number``) naming a session the store holds (one read by the primary
+    key, in the reader's ``connection``); ``KeyError`` 'no session …' else: an id naming no session is
+    refused, never read as an empty session."""
+    session_id = id_number(session_id, "session")
+    if connection.execute(sa.select(sessions.c.id).where(sessions.c.id == session_id)).scalar() is None:
+        raise KeyError(f"no session {session_id}")
+    return session_id
+
+
 def read_revision(connection, session_id: int) -> int | None:
     return connection.execute(sa.select(sessions.c.revision).where(sessions.c.id == session_id)).scalar()
 
@@ -111,11 +121,17 @@ def n_rows(connection, session_id: int) -> int:
     return int(settings["n_rows"])
 
 
+SMALLEST_SCALE = float(np.finfo(np.float64).tiny)
+"""The smallest labels' scale a session records: float64's smallest normal number (2.2e-308)."""
+
+
 def label_scaling(settings: dict) -> TargetScaling | None:
     """The models' scaling of the session's labels, y~ = (y - center) / scale, that its settings record
     as 'label_scaling' = [center, scale] (written with its data by ``studio.data.data_settings``), or None
     when they record none; ``ValueError`` unless it is two finite numbers, the scale above 0 (a session
-    storing ["a", "b"], [0, 0] or [0] refused every later answer and rule: corpus 11, S040-S051)."""
+    storing ["a", "b"], [0, 0] or [0] refused every later answer and rule: corpus 11, S040-S051), the scale a
+    normal float64 (a subnormal one such as 1e-320 was kept, and then every margin refused: corpus 13, LS09)
+    and the center within float64's range in units of the scale (margins are divided by the scale)."""
     value = settings.get("label_scaling")
     if value is None:
         return None
@@ -125,10 +141,13 @@ def label_scaling(settings: dict) -> TargetScaling | None:
         center, scale = map(float, value) if numbers_given else (np.nan, np.nan)
     except OverflowError:  # an int beyond float64
         center, scale = np.inf, np.inf
-    if not (np.isfinite(center) and np.isfinite(scale) and scale > 0):
+    largest = float(np.finfo(np.float64).max)  # a Python float: largest * scale is inf without a warning
+    if not (np.isfinite(center) and np.isfinite(scale) and scale >= SMALLEST_SCALE and abs(center) <= largest * scale):
         raise ValueError(
             "label_scaling (the labels' center and scale, which the store checks margins with) must be two finite "
-            f"numbers [center, scale], the scale above 0, got {quoted(value)}"
+            f"numbers [center, scale], the scale at least {SMALLEST_SCALE:.3g} (float64's smallest normal number) and "
+            f"the center at most {largest:.3g} times the scale: margins are divided by the scale, and a smaller one "
+            f"leaves no margin a model can fit (rescale the target); got {quoted(value)}"
         )
     return TargetScaling(center, scale)
 
@@ -157,13 +176,13 @@ def session_of(engine: sa.Engine, table: sa.Table, key, what: str) -> int:
 def session_rows(engine: sa.Engine, table: sa.Table, session_id: int) -> pd.DataFrame:
     """The session's rows of ``table`` (answers, grades, queued pairs), oldest first, every column but
     session_id."""
-    session_id = id_number(session_id, "session")
-    query = (
-        sa.select(*[c for c in table.c if c.name != "session_id"])
-        .where(table.c.session_id == session_id)
-        .order_by(table.c.id)
-    )
     with engine.connect() as connection:
+        session_id = known_session(connection, session_id)
+        query = (
+            sa.select(*[c for c in table.c if c.name != "session_id"])
+            .where(table.c.session_id == session_id)
+            .order_by(table.c.id)
+        )
         return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
 
@@ -450,8 +469,5 @@ class SessionStore:
     def contents(self, session_id: int) -> dict:
         """How much the session holds: rules, answers, imported preferences, queued pairs and grades, as
         counts."""
-        session_id = id_number(session_id, "session")
         with self.engine.connect() as connection:
-            if connection.execute(sa.select(sessions.c.id).where(sessions.c.id == session_id)).scalar() is None:
-                raise KeyError(f"no session {session_id}")
-            return contents(connection, session_id)
+            return contents(connection, known_session(connection, session_id))
