@@ -22,6 +22,7 @@ from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_nu
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_values import positive_scale, row_values
 from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
+from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import parse_json, read_utf8
 
 ZERO = -1
@@ -368,6 +369,7 @@ class PreferenceSet:
         is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
         document = _parse_json(source if is_text else _utf8(source, "JSON"))
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])
             refuse_empty_cells(frame, "record")
             return cls.from_frame(frame)
@@ -427,6 +429,7 @@ def read_preference_table(path) -> pd.DataFrame:
         if document == []:
             frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
         elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document)
         else:
             document = _preference_document(document)

@@ -29,6 +29,7 @@ from ordercore.data.feature_checks import (
 from ordercore.inputs import csv_floats
 from ordercore.inputs.missing_words import READ_OPTIONS, missing_words
 from ordercore.inputs.printable import quoted as _cell
+from ordercore.inputs.table_width import refuse_wide_header
 from ordercore.numerics.magnitudes import standard_deviation
 
 
@@ -305,6 +306,7 @@ def _read_once(path) -> io.BytesIO:
 def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     """``read_csv``'s table from ``source``, a path or a seekable file object."""
     sep, start = delimiter(source), source.tell() if hasattr(source, "read") else 0
+    refuse_wide_header(source, sep)  # before pandas reads the header, at 0.1 ms a column
     try:
         names = _header(source, sep)
         text = dict.fromkeys(text_columns, str)
