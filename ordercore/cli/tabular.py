@@ -16,6 +16,7 @@ import pandas as pd
 
 from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.experiments.table1 import refuse_leaking_rules
+from ordercore.inputs.feature_names import missing_columns
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.text_files import parse_json, read_utf8
@@ -64,9 +65,9 @@ class Table:
             )
         named = [c for c in [target, id_column, *(features or ())] if c is not None]
         _refuse_alike(named, frame.columns, path)
-        unknown = [c for c in named if c not in frame.columns]
-        if unknown:
-            raise ValueError(f"{path}: no column(s) {unknown}; the columns are {list(frame.columns)}")
+        missing = missing_columns(named, frame.columns)
+        if missing:
+            raise ValueError(f"{path}: {missing}")
         if features is None:
             features = [c for c in frame.columns if c not in (target, id_column)]
         elif id_column in features or target in features:
@@ -198,8 +199,8 @@ def _refuse_alike(named, columns, path) -> None:
         alike = [c for c in columns if isinstance(c, str) and c.strip() == str(name).strip()]
         if len(alike) > 1:
             raise ValueError(
-                f"{path}: the column name {name!r} is ambiguous: the table has the columns "
-                f"{' and '.join(map(repr, alike))}, which differ only in spaces; rename one of them"
+                f"{path}: the column name {quoted(name)} is ambiguous: the table has the columns "
+                f"{' and '.join(map(quoted, alike))}, which differ only in spaces; rename one of them"
             )
 
 
