@@ -23,7 +23,7 @@ from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_values import positive_scale, row_values
 from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
 from ordercore.inputs.table_width import refuse_wide_records
-from ordercore.inputs.text_files import parse_json, read_utf8
+from ordercore.inputs.text_files import JSONLinesError, parse_json, read_utf8
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
@@ -388,6 +388,8 @@ def _utf8(path, kind: str) -> str:
 def _parse_json(text: str):
     try:
         return parse_json(text)
+    except JSONLinesError as error:
+        raise ValueError(f"not valid preference JSON: {error}: name the file .jsonl") from None
     except (ValueError, RecursionError) as error:
         raise ValueError(f"not valid preference JSON: {error}") from None
 
