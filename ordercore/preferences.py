@@ -401,7 +401,7 @@ def _preference_document(document) -> dict:
     if "version" not in document:  # was 'unsupported preference JSON version None', as if None were written
         raise ValueError(f'preference JSON lacks its "version" field ({JSON_VERSION})')
     if document.get("version") != JSON_VERSION:
-        raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
+        raise ValueError(f"unsupported preference JSON version {quoted(document.get('version'))}")
     missing = [c for c in COLUMNS if c not in document]
     if missing:
         raise ValueError(f"preference JSON lacks {missing}")
@@ -413,7 +413,7 @@ def _preference_document(document) -> dict:
     for column in ("margin", "weight"):
         bad = [v for v in document[column] if isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
-            raise ValueError(f"preference JSON's {column} must be numbers; got {bad[0]!r}")
+            raise ValueError(f"preference JSON's {column} must be numbers; got {quoted(bad[0])}")
     return document
 
 
@@ -465,7 +465,7 @@ def _delimited(text: str, format_: TableFormat) -> pd.DataFrame:
     if len(frame.columns) == 1 and marks:
         tab = " (or, tab-separated, name the file .tsv)" if "\t" in marks else ""
         raise ValueError(
-            f"the {name}'s header {str(frame.columns[0])!r} is one column: separate the columns with "
+            f"the {name}'s header {quoted(str(frame.columns[0]))} is one column: separate the columns with "
             f"{'commas' if format_.separator == ',' else 'tabs'}{tab}"
         )
     return frame

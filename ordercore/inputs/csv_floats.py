@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ordercore.inputs.printable import quoted
 from ordercore.inputs.table_width import refuse_wide_header
 
 EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
@@ -40,6 +41,6 @@ def repeated_column(source, **options) -> str | None:
     seen = {}
     for position, name in enumerate(header.iloc[0] if len(header) else [], 1):
         if name in seen:
-            return f"the header names the column {name!r} twice (columns {seen[name]} and {position})"
+            return f"the header names the column {quoted(name)} twice (columns {seen[name]} and {position})"
         seen[name] = position
     return None

@@ -75,6 +75,12 @@ def missing_columns(named, columns) -> str | None:
                 f"no column {ascii(name)}: the column {ascii(alike)} differs from it only in "
                 f"{' and '.join(_differences(str(name), alike))}; name it as the table does, {ascii(alike)}"
             )
-    shown = ", ".join(quoted(c) for c in columns[:SHOWN_COLUMNS])
+    return f"no column(s) [{', '.join(quoted(name) for name in unknown)}]; the columns are {listed(columns)}"
+
+
+def listed(columns) -> str:
+    """A table's ``columns`` as a refusal lists them: "['a', 'b', …] and 980 more", each quoted short, at
+    most ``SHOWN_COLUMNS`` of them."""
+    columns = list(columns)
     more = f" and {len(columns) - SHOWN_COLUMNS:,} more" if len(columns) > SHOWN_COLUMNS else ""
-    return f"no column(s) [{', '.join(quoted(name) for name in unknown)}]; the columns are [{shown}]{more}"
+    return f"[{', '.join(quoted(c) for c in columns[:SHOWN_COLUMNS])}]{more}"
