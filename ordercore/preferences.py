@@ -22,7 +22,8 @@ from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_nu
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_values import positive_scale, row_values
 from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
-from ordercore.inputs.text_files import parse_json, read_utf8
+from ordercore.inputs.table_width import refuse_wide_records
+from ordercore.inputs.text_files import JSONLinesError, parse_json, read_utf8
 
 ZERO = -1
 """Index of the constant function 0: ``(i, ZERO, g)`` reads f(x_i) - 0 >= g."""
@@ -368,6 +369,7 @@ class PreferenceSet:
         is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
         document = _parse_json(source if is_text else _utf8(source, "JSON"))
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])
             refuse_empty_cells(frame, "record")
             return cls.from_frame(frame)
@@ -386,6 +388,8 @@ def _utf8(path, kind: str) -> str:
 def _parse_json(text: str):
     try:
         return parse_json(text)
+    except JSONLinesError as error:
+        raise ValueError(f"not valid preference JSON: {error}: name the file .jsonl") from None
     except (ValueError, RecursionError) as error:
         raise ValueError(f"not valid preference JSON: {error}") from None
 
@@ -397,7 +401,7 @@ def _preference_document(document) -> dict:
     if "version" not in document:  # was 'unsupported preference JSON version None', as if None were written
         raise ValueError(f'preference JSON lacks its "version" field ({JSON_VERSION})')
     if document.get("version") != JSON_VERSION:
-        raise ValueError(f"unsupported preference JSON version {document.get('version')!r}")
+        raise ValueError(f"unsupported preference JSON version {quoted(document.get('version'))}")
     missing = [c for c in COLUMNS if c not in document]
     if missing:
         raise ValueError(f"preference JSON lacks {missing}")
@@ -409,7 +413,7 @@ def _preference_document(document) -> dict:
     for column in ("margin", "weight"):
         bad = [v for v in document[column] if isinstance(v, bool) or not isinstance(v, (int, float))]
         if bad:
-            raise ValueError(f"preference JSON's {column} must be numbers; got {bad[0]!r}")
+            raise ValueError(f"preference JSON's {column} must be numbers; got {quoted(bad[0])}")
     return document
 
 
@@ -427,6 +431,7 @@ def read_preference_table(path) -> pd.DataFrame:
         if document == []:
             frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
         elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
+            refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document)
         else:
             document = _preference_document(document)
@@ -460,7 +465,7 @@ def _delimited(text: str, format_: TableFormat) -> pd.DataFrame:
     if len(frame.columns) == 1 and marks:
         tab = " (or, tab-separated, name the file .tsv)" if "\t" in marks else ""
         raise ValueError(
-            f"the {name}'s header {str(frame.columns[0])!r} is one column: separate the columns with "
+            f"the {name}'s header {quoted(str(frame.columns[0]))} is one column: separate the columns with "
             f"{'commas' if format_.separator == ',' else 'tabs'}{tab}"
         )
     return frame

@@ -9,17 +9,19 @@ import argparse
 import math
 from pathlib import Path
 
+from ordercore.inputs.printable import quoted
+
 
 def _number(kind, minimum, name: str):
     def parse(text: str):
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {name}") from None
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not {name}") from None
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number")
         if not value >= minimum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be at least {minimum}")
+            raise argparse.ArgumentTypeError(f"{quoted(text)} must be at least {minimum}")
         return value
 
     return parse
@@ -35,7 +37,7 @@ non_negative = _number(float, 0.0, "a number")
 def positive(text: str) -> float:
     value = non_negative(text)
     if value == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} must be greater than 0")
     return value
 
 

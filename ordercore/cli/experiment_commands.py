@@ -45,6 +45,7 @@ from ordercore.experiments.session import (
     session_report,
 )
 from ordercore.experiments.trial_log import progress_path
+from ordercore.inputs.printable import quoted
 from ordercore.knowledge.experts import noise_for_accuracy
 from ordercore.studio.data import IDENTIFIER_NAMES, load_source, named_like, upload_features
 
@@ -366,7 +367,7 @@ def _session_source(args) -> tuple[SessionSource, str]:
     content = args.data.read_bytes()
     frame = load_source("upload", content)[0]
     if args.target not in frame.columns:
-        raise ValueError(f"{args.data} has no column {args.target!r}")
+        raise ValueError(f"{args.data} has no column {quoted(args.target)}")
     _refuse_constant(frame[args.target].dropna(), args.target)
     features = args.features or [c for c in upload_features(frame, args.target) if not named_like(c, IDENTIFIER_NAMES)]
     return SessionSource("upload", frame, args.target, features, content), args.data.stem
@@ -417,7 +418,7 @@ def _experiment_setup(args):
     known = table.frame[args.target].notna().to_numpy()
     _refuse_constant(table.frame.loc[known, args.target], args.target)
     if not known.all():
-        print(f"note: {int((~known).sum())} rows without {args.target!r} are left out", file=sys.stderr)
+        print(f"note: {int((~known).sum())} rows without {quoted(args.target)} are left out", file=sys.stderr)
     data = prepare(table.frame[known].reset_index(drop=True), args.target, table.features, name=args.data.stem)
     return data, args.data.stem, _enough_unlabeled(Protocol.create(quick=args.quick, **changes))
 
@@ -438,10 +439,10 @@ def _refuse_constant(values: pd.Series, target: str) -> None:
     or with one value in every row that has one: both models fit it exactly, and the comparison read
     'improvement nan%' after numpy's warning of a division by 0."""
     if values.empty:
-        raise ValueError(f"the target column {target!r} is empty: label at least one row")
+        raise ValueError(f"the target column {quoted(target)} is empty: label at least one row")
     if values.nunique() < 2:
         raise ValueError(
-            f"the target column {target!r} holds one value ({values.iloc[0]}) in every row that has one: "
+            f"the target column {quoted(target)} holds one value ({values.iloc[0]}) in every row that has one: "
             "SVR and SSL would both fit it exactly, there is nothing to compare"
         )
 

@@ -21,7 +21,7 @@ from ordercore.cli.tabular import (
     read_rules,
     rule_preferences,
 )
-from ordercore.inputs.printable import shown
+from ordercore.inputs.printable import quoted, shown
 from ordercore.inputs.table_formats import table_format
 from ordercore.models.files import read_model
 from ordercore.preferences import PreferenceSet
@@ -33,7 +33,7 @@ MAX_LISTED = 10
 def fit(args) -> int:
     writable(args.out, [args.data, *args.preferences, *args.rules])
     if args.id_column in PREDICTED:
-        raise ValueError(f"--id {args.id_column!r}: predict writes a column of that name; rename the id column")
+        raise ValueError(f"--id {quoted(args.id_column)}: predict writes a column of that name; rename the id column")
     _refuse_repeated(args.preferences)
     not_directories(args.data, "CSV table", *[(p, "preference file") for p in args.preferences])
     not_directories(*[(p, "rules JSON file") for p in args.rules])

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.experiments.table1 import refuse_leaking_rules
+from ordercore.inputs.feature_names import missing_columns
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.text_files import parse_json, read_utf8
@@ -60,13 +61,13 @@ class Table:
             raise ValueError(f"{path}: {error}") from None
         if target is not None and target == id_column:
             raise ValueError(
-                f"{path}: the target and --id name the same column {target!r}; the id column cannot be the target"
+                f"{path}: the target and --id name the same column {quoted(target)}; the id column cannot be the target"
             )
         named = [c for c in [target, id_column, *(features or ())] if c is not None]
         _refuse_alike(named, frame.columns, path)
-        unknown = [c for c in named if c not in frame.columns]
-        if unknown:
-            raise ValueError(f"{path}: no column(s) {unknown}; the columns are {list(frame.columns)}")
+        missing = missing_columns(named, frame.columns)
+        if missing:
+            raise ValueError(f"{path}: {missing}")
         if features is None:
             features = [c for c in frame.columns if c not in (target, id_column)]
         elif id_column in features or target in features:
@@ -82,7 +83,7 @@ class Table:
         """Mask (n,) of rows with a target value; ``ValueError`` when no row has one."""
         labeled = ~np.isnan(self.y)
         if not labeled.any():
-            raise ValueError(f"the target column {self.target!r} is empty: label at least one row")
+            raise ValueError(f"the target column {quoted(self.target)} is empty: label at least one row")
         return labeled
 
     def rows(self, references, what: str) -> np.ndarray:
@@ -129,7 +130,7 @@ class Table:
 
 def _ids(column: pd.Series, path: Path) -> pd.Index:
     if column.isna().any():
-        raise ValueError(f"{path}: the id column {column.name!r} has empty cells")
+        raise ValueError(f"{path}: the id column {quoted(column.name)} has empty cells")
     ids = pd.Index(column.astype(str).str.strip())
     if not ids.is_unique:
         raise ValueError(f"{path}: the id column {column.name!r} repeats {quoted(ids[ids.duplicated()][0])}")
@@ -178,7 +179,7 @@ def by_ids(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
         return frame
     if table.ids is None or table.ids.name not in named:
         raise ValueError(
-            f"it names its rows by {named[0]!r} (columns {named[0]}_i, {named[0]}_j): give --id {named[0]}"
+            f"it names its rows by {quoted(named[0])} (columns {named[0]}_i, {named[0]}_j): give --id {named[0]}"
         )
     column = table.ids.name
     return frame.assign(i=_id_text(frame[f"{column}_i"]), j=_id_text(frame[f"{column}_j"]))
@@ -198,8 +199,8 @@ def _refuse_alike(named, columns, path) -> None:
         alike = [c for c in columns if isinstance(c, str) and c.strip() == str(name).strip()]
         if len(alike) > 1:
             raise ValueError(
-                f"{path}: the column name {name!r} is ambiguous: the table has the columns "
-                f"{' and '.join(map(repr, alike))}, which differ only in spaces; rename one of them"
+                f"{path}: the column name {quoted(name)} is ambiguous: the table has the columns "
+                f"{' and '.join(map(quoted, alike))}, which differ only in spaces; rename one of them"
             )
 
 
@@ -227,8 +228,8 @@ def check_rules(rules: list[Rule], target: str | None = None) -> None:
         first = next((h for h in range(k) if rules[h].identity() == rule.identity()), None)
         if first is not None:
             raise ValueError(
-                f"rule {k + 1} {rule.name!r} is the same as rule {first + 1} {rules[first].name!r} (the same "
-                "conditions and ordering): leave one out"
+                f"rule {k + 1} {quoted(rule.name)} is the same as rule {first + 1} {quoted(rules[first].name)} "
+                "(the same conditions and ordering): leave one out"
             )
 
 
@@ -265,7 +266,7 @@ def fit_table(table: Table, preferences: PreferenceSet, model: str, parameters: 
     scale."""
     models = table_models()
     if model not in models:
-        raise ValueError(f"model must be one of {sorted(models)}, got {model!r}")
+        raise ValueError(f"model must be one of {sorted(models)}, got {quoted(model)}")
     chosen = models[model]
     unknown = sorted(set(parameters) - set(chosen.studio_settings))
     if unknown:
@@ -335,7 +336,7 @@ def _largest_cell(frame: pd.DataFrame, features: list) -> str:
     column = numeric.max().idxmax()
     row = int(numeric[column].to_numpy().argmax())
     return (
-        f"feature column {column!r} holds {frame[column].iloc[row]} on line {row + 2} (row {row} counted from 0 "
+        f"feature column {quoted(column)} holds {frame[column].iloc[row]} on line {row + 2} (row {row} counted from 0 "
         "below the header), too large for the model's kernel to compute in float64: correct the value or drop "
         "the row"
     )

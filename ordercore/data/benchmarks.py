@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ordercore.data.tables import Dataset, prepare, read_csv
+from ordercore.inputs.printable import quoted
 
 DATA_ENVIRONMENT_VARIABLE = "ORDERCORE_DATA"
 
@@ -96,7 +97,7 @@ def _california_from_sklearn() -> pd.DataFrame:
 def load_dataset(name: str) -> Dataset:
     """One of ``BENCHMARKS`` ('boston', 'abalone', 'california'), prepared as the seeds do."""
     if name not in BENCHMARKS:
-        raise ValueError(f"unknown data set {name!r}; choose one of {sorted(BENCHMARKS)}")
+        raise ValueError(f"unknown data set {quoted(name)}; choose one of {sorted(BENCHMARKS)}")
     spec = BENCHMARKS[name]
     directory = data_directory()
     if directory is None:

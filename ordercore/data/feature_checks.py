@@ -24,8 +24,8 @@ def refuse_infinite(values: np.ndarray, columns) -> None:
     if bad.size:
         row, column = bad[0]
         raise ValueError(
-            f"numeric feature column {columns[column]!r} holds an infinite value (a number beyond float64's range, "
-            f"read as {values[row, column]}) at row {row} (counted from 0 below the header)"
+            f"numeric feature column {_cell(columns[column])} holds an infinite value (a number beyond float64's "
+            f"range, read as {values[row, column]}) at row {row} (counted from 0 below the header)"
             + (f" and {len(bad) - 1} more cell(s)" if len(bad) > 1 else "")
         )
 
@@ -51,8 +51,8 @@ def _refuse_marked_numbers(column: pd.Series, stray: pd.Series) -> None:
             shown = ", ".join(f"{index} ({_cell(value)})" for index, value in marked.head(3).items())
             more = f" and {len(marked) - 3} more" if len(marked) > 3 else ""
             raise ValueError(
-                f"column {column.name!r} holds numbers written with {what} at row(s) {shown}{more} (counted from 0 "
-                "below the header): write plain numbers, or leave the column out"
+                f"column {_cell(column.name)} holds numbers written with {what} at row(s) {shown}{more} (counted "
+                "from 0 below the header): write plain numbers, or leave the column out"
             )
 
 
@@ -67,7 +67,7 @@ def refuse_stray_text(column: pd.Series) -> None:
         shown = ", ".join(f"{index} ({_cell(value)})" for index, value in stray.head(5).items())
         more = f" and {len(stray) - 5} more" if len(stray) > 5 else ""
         raise ValueError(
-            f"column {column.name!r} holds numbers except at row(s) {shown}{more} (counted from 0 below the "
+            f"column {_cell(column.name)} holds numbers except at row(s) {shown}{more} (counted from 0 below the "
             "header): correct those cells or leave the column out (or, in the library, name it in categorical to "
             "use its values as categories)"
         )
@@ -92,12 +92,12 @@ def category_levels(column: pd.Series, named: bool = False) -> tuple[str, ...]:
     levels = sorted(column.astype(str).unique())
     if not named and DISTINCT_ROWS <= len(column) and len(levels) == len(column) <= MAX_CATEGORIES:
         raise ValueError(
-            f"column {column.name!r} has a different value in each of its {len(column)} rows (dates? codes?): as "
+            f"column {_cell(column.name)} has a different value in each of its {len(column)} rows (dates? codes?): as "
             "categories it tells the rows nothing; convert it to numbers, or leave it out"
         )
     if len(levels) > MAX_CATEGORIES:
         raise ValueError(
-            f"column {column.name!r} has {len(levels)} distinct values; as a categorical feature it may have at "
+            f"column {_cell(column.name)} has {len(levels)} distinct values; as a categorical feature it may have at "
             f"most {MAX_CATEGORIES} (is it an identifier?)"
         )
     return tuple(levels)
@@ -174,14 +174,14 @@ def refuse_other_kind(column: pd.Series, kind: str | None, value_range=None, lev
             return
         held, shown = fitted_words(kind, levels=list(levels)), _now_words(column, now, unseen)
         raise ValueError(
-            f"feature column {column.name!r} held {held} when the model was fitted; this table holds {shown}, "
+            f"feature column {_cell(column.name)} held {held} when the model was fitted; this table holds {shown}, "
             "not one of them: give it the values the model was fitted on, or fit a model on this table"
         )
     if now == "text":
         bad = pd.to_numeric(column, errors="coerce").isna().to_numpy()
         example = f" (e.g. {_cell(column.iloc[int(np.flatnonzero(bad)[0])])})" if bad.any() else ""
         held = f": it held {fitted_words(kind, value_range, mean=mean)} when the model was fitted" if kind else ""
-        raise ValueError(f"feature column {column.name!r} is not numeric{example}{held}")
+        raise ValueError(f"feature column {_cell(column.name)} is not numeric{example}{held}")
     if now == "boolean" and kind != "boolean":
         numbers = (
             (value_range is not None and value_range[0] >= 0 and value_range[1] <= 1)
@@ -198,7 +198,7 @@ def refuse_other_kind(column: pd.Series, kind: str | None, value_range=None, lev
     else:
         return
     raise ValueError(
-        f"feature column {column.name!r} held {fitted_words(kind, value_range, mean=mean)} when the model was "
+        f"feature column {_cell(column.name)} held {fitted_words(kind, value_range, mean=mean)} when the model was "
         f"fitted; this table holds {_now_words(column, now, cells)}: give it the kind of values the model was "
         "fitted on, or fit a model on this table"
     )
@@ -222,12 +222,12 @@ def check_levels(column: pd.Series, levels) -> None:
     fitted = ", ".join(map(_cell, list(levels)[:SHOWN_LEVELS])) + (", …" if len(levels) > SHOWN_LEVELS else "")
     if unseen.all():
         raise ValueError(
-            f"feature column {column.name!r} holds none of the levels the model was fitted on ({fitted}): it holds "
-            f"{values} (case and spaces count): give it the values the model was fitted on, or fit a model on "
+            f"feature column {_cell(column.name)} holds none of the levels the model was fitted on ({fitted}): it "
+            f"holds {values} (case and spaces count): give it the values the model was fitted on, or fit a model on "
             "this table"
         )
     warnings.warn(
-        f"feature column {column.name!r} holds values the model was not fitted on at {int(unseen.sum())} of its "
+        f"feature column {_cell(column.name)} holds values the model was not fitted on at {int(unseen.sum())} of its "
         f"{len(column)} rows ({values}; fitted: {fitted}): those rows get all-zero {column.name} indicators",
         UserWarning,
         stacklevel=3,

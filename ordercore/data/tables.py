@@ -27,8 +27,10 @@ from ordercore.data.feature_checks import (
     refuse_stray_text,
 )
 from ordercore.inputs import csv_floats
+from ordercore.inputs.feature_names import listed
 from ordercore.inputs.missing_words import READ_OPTIONS, missing_words
 from ordercore.inputs.printable import quoted as _cell
+from ordercore.inputs.table_width import refuse_wide_header
 from ordercore.numerics.magnitudes import standard_deviation
 
 
@@ -174,7 +176,7 @@ class Preprocessing:
             if not isinstance(entry, dict) or set(entry) != {"column", "levels"}:
                 raise ValueError("each preprocessing categorical entry must hold a column and its levels")
             column = _texts([entry["column"]], "preprocessing categorical column")[0]
-            categorical.append((column, _texts(entry["levels"], f"levels of {column!r}")))
+            categorical.append((column, _texts(entry["levels"], f"levels of {_cell(column)}")))
         columns = list(numeric) + [column for column, _ in categorical]
         if not columns or len(set(columns)) != len(columns):
             raise ValueError(f"preprocessing columns must be distinct and at least one, got {columns}")
@@ -198,7 +200,7 @@ def _ranges(ranges, numeric: tuple[str, ...]) -> tuple[tuple[float, float], ...]
         return ()
     if not isinstance(ranges, dict) or set(ranges) != set(numeric):
         raise ValueError(f"preprocessing ranges must give the low and high of each of {list(numeric)}")
-    pairs = tuple(_numbers(ranges[c], f"the range of {c!r}") for c in numeric)
+    pairs = tuple(_numbers(ranges[c], f"the range of {_cell(c)}") for c in numeric)
     if not all(len(pair) == 2 and pair[0] <= pair[1] for pair in pairs):
         raise ValueError("each preprocessing range must be [low, high] with low <= high")
     return pairs
@@ -224,9 +226,9 @@ def target_values(frame: pd.DataFrame, target: str) -> np.ndarray:
     y = pd.to_numeric(frame[target], errors="coerce")
     bad = frame[target].notna() & y.isna()
     if bad.any():
-        raise ValueError(f"target column {target!r} is not numeric (e.g. {frame[target][bad].iloc[0]!r})")
+        raise ValueError(f"target column {_cell(target)} is not numeric (e.g. {_cell(frame[target][bad].iloc[0])})")
     if np.isinf(y).any():
-        raise ValueError(f"target column {target!r} contains infinite values")
+        raise ValueError(f"target column {_cell(target)} contains infinite values")
     return y.to_numpy(dtype=np.float64)
 
 
@@ -235,10 +237,10 @@ def prepare(frame: pd.DataFrame, target: str, features=None, categorical=None, n
     column but the target), fitted on this table (``Preprocessing``).  Text columns, and those named
     in ``categorical``, become indicators."""
     if target not in frame.columns:
-        raise ValueError(f"target column {target!r} is not in the table; columns are {list(frame.columns)}")
+        raise ValueError(f"target column {_cell(target)} is not in the table; columns are {listed(frame.columns)}")
     features = [c for c in frame.columns if c != target] if features is None else list(features)
     if target in features:
-        raise ValueError(f"the target {target!r} cannot also be a feature")
+        raise ValueError(f"the target {_cell(target)} cannot also be a feature")
     y = target_values(frame, target)
     preprocessing = Preprocessing.fit(frame, features, categorical or ())
     categorical = set(categorical or ()) | {column for column, _ in preprocessing.categorical}
@@ -305,6 +307,7 @@ def _read_once(path) -> io.BytesIO:
 def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     """``read_csv``'s table from ``source``, a path or a seekable file object."""
     sep, start = delimiter(source), source.tell() if hasattr(source, "read") else 0
+    refuse_wide_header(source, sep)  # before pandas reads the header, at 0.1 ms a column
     try:
         names = _header(source, sep)
         text = dict.fromkeys(text_columns, str)
@@ -402,7 +405,7 @@ def _check_names(names: list[str], frame: pd.DataFrame) -> None:
     seen = {}
     for position, name in enumerate(names, 1):
         if name in seen:
-            raise ValueError(f"the header names the column {name!r} twice (columns {seen[name]} and {position})")
+            raise ValueError(f"the header names the column {_cell(name)} twice (columns {seen[name]} and {position})")
         seen[name] = position
 
 

@@ -56,7 +56,9 @@ def ordinal_labels(y) -> None:
     values = values.ravel()
     missing = next((k for k, v in enumerate(values) if _is_missing(v)), None)
     if missing is not None:
-        raise ValueError(f"y holds a missing label ({values[missing]!r}) at row {missing}; every row needs its rank")
+        raise ValueError(
+            f"y holds a missing label ({quoted(values[missing])}) at row {missing}; every row needs its rank"
+        )
     number = next((k for k, v in enumerate(values) if _is_number(v)), None)
     text = next((k for k, v in enumerate(values) if not _is_number(v)), None)
     if number is not None and text is not None:

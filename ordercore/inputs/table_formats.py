@@ -5,11 +5,17 @@ column, corpus 11)."""
 
 from __future__ import annotations
 
+import datetime
 import json
+import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from ordercore.inputs.printable import quoted
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,10 @@ TABLE_FORMATS = {
 def ending(path) -> str:
     """The ending of ``path``'s name that says its format, lower case: from its last dot on ('.jsonl' for a
     file named just .jsonl, which ``Path.suffix`` reads as none; '.' for 'x.json.', a trailing dot), or ''
-    for a name without a dot."""
+    for a name without a dot.  ``TypeError`` for a ``path`` that is no path (None: pathlib's words were
+    'expected str, bytes or os.PathLike object')."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"a table's file name is a path (str or pathlib.Path), got {type(path).__name__}")
     name = Path(path).name
     return "." + name.rpartition(".")[2].lower() if "." in name else ""
 
@@ -65,5 +74,29 @@ def table_format(path) -> TableFormat:
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
-    """``frame``'s rows as JSON records, a missing value None (null)."""
-    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    """``frame``'s rows as JSON records, a missing value None (null), a date or time as ISO 8601 text;
+    ``ValueError`` naming the row and column of an infinite number (JSON holds none) or of a value of
+    another kind (the encoder said 'Object of type ... is not JSON serializable', naming neither)."""
+    records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    for row, record in enumerate(records, 1):
+        for column, value in record.items():
+            record[column] = _json_value(value, row, column)
+    return records
+
+
+def _json_value(value, row: int, column):
+    """``value`` as JSON holds it (a numpy scalar as Python's, a date or time as ISO 8601 text)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(
+            f"row {row}'s {quoted(column)} is {value}: JSON holds no infinity; write the table as .csv or .tsv"
+        )
+    if value is not None and not isinstance(value, str | int | float | bool):
+        raise ValueError(
+            f"row {row}'s {quoted(column)} holds a {type(value).__name__}, which JSON does not hold; write the "
+            "table as .csv or .tsv"
+        )
+    return value

@@ -60,14 +60,39 @@ def _where(raw: bytes, offset: int) -> str:
 def parse_json(text: str | bytes):
     """``json.loads(text)``, ``ValueError`` for a key that appears twice in one object, for lists and
     objects nested deeper than Python's reader goes (it said "maximum recursion depth exceeded while
-    decoding a JSON array from a unicode string") and, as ``json.JSONDecodeError``, for text that is no
-    JSON, and for text with nothing in it (the decoder said 'Expecting value: line 1 column 1 (char 0)')."""
+    decoding a JSON array from a unicode string"), as ``JSONLinesError`` for JSON Lines (a value a line)
+    and, as ``json.JSONDecodeError``, for text that is no JSON, and for text with nothing in it (the
+    decoder said 'Expecting value: line 1 column 1 (char 0)')."""
     if not text.removeprefix(b"\xef\xbb\xbf" if isinstance(text, bytes) else "\ufeff").strip():  # a BOM alone too
         raise ValueError("the file is empty (no JSON value in it)")
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError(NESTED_TOO_DEEPLY) from None
+    except json.JSONDecodeError as error:
+        if error.msg == "Extra data" and _json_lines(text):
+            raise JSONLinesError(JSON_LINES) from None
+        raise
+
+
+class JSONLinesError(ValueError):
+    """JSON Lines (a JSON value on each line) where one JSON value was expected: a reader that takes JSON
+    Lines by another name (.jsonl) says so."""
+
+
+JSON_LINES = "it holds JSON Lines (a JSON value on each line), not one JSON value"
+"""What ``parse_json`` says of JSON Lines: the decoder said 'Extra data: line 2 column 1 (char 14)'."""
+
+
+def _json_lines(text: str | bytes) -> bool:
+    """Whether ``text`` holds two or more lines and each that is not blank is a JSON value."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        for line in lines:
+            json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return len(lines) > 1
 
 
 NESTED_TOO_DEEPLY = "its lists and objects are nested too deeply to read (the files ordercore writes nest a few levels)"

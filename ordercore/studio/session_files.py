@@ -38,6 +38,7 @@ from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import shown
 from ordercore.inputs.row_ids import as_held_ids
+from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import parse_json
 from ordercore.knowledge.quality import check_preference_graph
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
@@ -183,6 +184,7 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
         raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
     if document and all(item.get("format") == RULE_FORMAT for item in document):
         return SessionFile("rules", rules=document)
+    refuse_wide_records(document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
     read = _positions(*split_fingerprints(table, "record"), names)
