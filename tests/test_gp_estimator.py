@@ -293,3 +293,19 @@ def test_lp_model_ranks_pairs_by_margin_and_by_disagreement():
     g = svr.predict(X)
     gap = np.abs((f - g)[candidates[:, 0]] - (f - g)[candidates[:, 1]])
     assert scores[0] == pytest.approx(gap.max())
+
+
+def test_a_length_scale_over_which_every_row_looks_alike_is_refused_and_keeps_the_last_fit():
+    """Corpus 13 GP06: over length_scale ℓ the squared exponential is exp(-d²/2ℓ²); on 4 standardised rows
+    of one feature, 0 … 3 scaled to unit SD (range 3/1.118 = 2.683, d² at most 7.2), ℓ = 1e10 makes d²/2ℓ²
+    at most 3.6e-20, below half of float64's 2.2e-16: the kernel was constant and the fit predicted 0
+    everywhere without a word.  ℓ = 1e5 (d²/2ℓ² up to 3.6e-10) still tells the rows apart."""
+    X = np.arange(4.0).reshape(-1, 1)
+    pairs = PreferenceSet.order([3, 2, 1], [2, 1, 0])
+    fitted = GPPreferenceModel(length_scale=1e5, optimizer=None).fit(X, pairs)
+    before = fitted.predict(X)
+    assert np.all(np.diff(before) > 0)  # the order 0 < 1 < 2 < 3 learned
+    for model in (GPPreferenceModel(length_scale=1e10, optimizer=None), fitted.set_params(length_scale=1e10)):
+        with pytest.raises(ValueError, match=r"length_scale 10000000000.0 is too large for the rows' spread"):
+            model.fit(X, pairs)
+    np.testing.assert_array_equal(fitted.predict(X), before)

@@ -87,3 +87,32 @@ def test_figure3_command_takes_the_linear_gp(tmp_path):
     result = json.loads(out.read_text())
     assert result["protocol"]["gp_kernel"].startswith("linear")
     assert result["points"][0]["trials"][0]["results"]["gp"]["length_scale"] is None
+
+
+@pytest.mark.parametrize(
+    ("options", "grid"),
+    [
+        (["--quick"], [3, 3]),
+        (["--quick", "--coarse", "5"], [5, 3]),
+        (["--quick", "--fine", "4"], [3, 4]),
+        (["--quick", "--coarse", "11", "--fine", "2"], [11, 2]),
+        (["--coarse", "5"], [5, 9]),
+        ([], [7, 9]),
+    ],
+)
+@pytest.mark.parametrize("experiment", ["gp-table2", "gp-figure3"])
+def test_coarse_and_fine_given_beside_quick_are_kept(tmp_path, monkeypatch, experiment, options, grid):
+    """Corpus 13 E13: --quick had silently replaced a --coarse 100000 given beside it by 3 points.  The grid
+    the experiment is handed is the one given, else 3 x 3 with --quick, else the seed's 7 x 9."""
+    from ordercore.experiments import gp_labels
+
+    def handed(*arguments):  # (datasets or labels, trials, seed, jobs, grid, ...)
+        return {"grid": list(arguments[4])}
+
+    for name in ("table2_experiment", "figure3_experiment"):
+        monkeypatch.setattr(gp_labels, name, handed)
+    for name in ("table2_report", "figure3_report"):
+        monkeypatch.setattr(gp_labels, name, lambda result: "")
+    out = tmp_path / "out.json"
+    assert main(["experiments", experiment, *options, "--trials", "1", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["grid"] == grid

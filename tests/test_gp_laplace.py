@@ -2,6 +2,8 @@
 evidence.py) against independent checks: finite differences, a second optimiser, a hand-worked
 three-point case, identities of the model."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -209,3 +211,31 @@ def test_length_scale_prior_gives_map_ii_with_its_gradient(small_problem, monkey
     assert np.all(np.abs(strong.length_scale_ - 2.0) < 0.3)
     with pytest.raises(ValueError, match="shape, rate"):
         GPPreferenceModel(length_scale_prior=(1.0, -1.0)).fit(X, preferences)
+
+
+def test_probit_loss_is_finite_and_silent_for_huge_z_and_follows_the_asymptote():
+    """Far on the violated side (x = -z ≫ 1) r ≈ x + 1/x, ℓ'' ≈ 1 - 1/x², ℓ''' ≈ -2/x³ (the inverse Mills
+    ratio's series by hand); far on the right side all three derivatives are 0.  z·z had overflowed with a
+    RuntimeWarning (signal_variance=1e15), and ℓ''' had come out with the wrong sign at z = -999."""
+    x = np.array([999.0, 1e3, 1e4, 1e8, 1e160, 1e300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, first, second, third = probit_loss(-x)
+        right_side = probit_loss(np.array([40.0, 1e8, 1e160, 1e300]))
+    with np.errstate(over="ignore"):  # x³ of 1e160 is inf here: the term 0
+        assert np.allclose(-first, x + 1 / x, rtol=1e-14)
+        assert np.allclose(second, 1 - 1 / x**2, rtol=1e-12)
+        assert np.allclose(third, -2 / x**3 + 24 / x**5, rtol=1e-6, atol=0)
+    assert all(np.all(values == 0) for values in right_side)
+
+
+def test_probit_loss_matches_scipy_near_the_series_and_its_derivatives_on_either_side():
+    """r = exp(log N(z) - log Φ(z)) by scipy.stats.norm up to z = -49; across the series' start at -50 the
+    derivatives still match finite differences of the one below (h = 1e-4, relative to their size)."""
+    z = np.linspace(-49.0, 5.0, 55)
+    assert np.allclose(-probit_loss(z)[1], np.exp(norm.logpdf(z) - norm.logcdf(z)), rtol=1e-12)
+    z, h = np.linspace(-200.0, -30.0, 69), 1e-4
+    values = probit_loss(z)
+    for order in (1, 2):
+        numeric = (probit_loss(z + h)[order] - probit_loss(z - h)[order]) / (2 * h)
+        assert np.allclose(values[order + 1], numeric, rtol=1e-4, atol=0)

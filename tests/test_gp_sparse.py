@@ -270,3 +270,15 @@ def test_sparse_models_save_and_load(problem_data, tmp_path):
     classifier = GPLabelPreferenceModel(method="sparse", n_inducing=8, random_state=0).fit(X, labels)
     classifier.save(tmp_path / "labels.npz")
     assert np.array_equal(read_model(tmp_path / "labels.npz").estimator.predict(X), classifier.predict(X))
+
+
+def test_a_memory_limit_beyond_float64_bytes_is_no_limit(problem_data):
+    """Corpus 13 GP14: memory_limit=1e300 (GB: 1e309 bytes, beyond float64) ended in 'cannot convert float
+    infinity to integer'; it limits nothing, so the fit is the one without a limit's (None: 40 % of memory,
+    far above these 40 rows' need)."""
+    X, _, pairs, _ = problem_data
+    preferences = PreferenceSet(pairs.winner, pairs.loser)
+    unlimited = GPPreferenceModel(optimizer=None, memory_limit=1e300).fit(X, preferences)
+    np.testing.assert_array_equal(
+        unlimited.predict(X), GPPreferenceModel(optimizer=None).fit(X, preferences).predict(X)
+    )

@@ -227,3 +227,17 @@ def test_the_studio_retrains_the_two_norm_model():
     assert bench.ssl.objective_ == pytest.approx(
         TwoNormOrderPreferenceRegressor(**parameters).fit(X, y, preferences[:3]).objective_, rel=1e-9
     )
+
+
+@pytest.mark.parametrize("lambda1", [1e-13, 1e-100, 1e-300])
+def test_a_lambda1_below_the_gram_matrix_rounding_is_refused_naming_it(lambda1):
+    """Corpus 13 T01: lambda1 = 1e-300 (and from 1e-14 on 30 rows) ended in 'the interior point stopped …
+    duality gap 6.6e+278', naming nothing; below EIGENVALUE_FLOOR (1e-12) the regulariser is under the
+    Gram matrix's rounding.  1e-12 itself still fits (the same 30 rows)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.where(np.arange(30) < 10, X @ [1.0, 2.0, -1.0], np.nan)
+    pairs = PreferenceSet.order([0, 1, 2, 3, 12, 14], [4, 5, 6, 7, 13, 15], 0.5)
+    with pytest.raises(ValueError, match=rf"lambda1 must be at least 1e-12 for the 2-norm, got {lambda1!r}"):
+        TwoNormOrderPreferenceRegressor(lambda1=lambda1).fit(X, y, pairs)
+    assert np.all(np.isfinite(TwoNormOrderPreferenceRegressor(lambda1=1e-12).fit(X, y, pairs).predict(X[:3])))

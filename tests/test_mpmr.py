@@ -265,3 +265,18 @@ def test_a_tampered_residual_variance_is_refused(tmp_path, sinc):
     np.savez(path, **entries)
     with pytest.raises(ModelFileError, match="residual variance"):
         load(path)
+
+
+def test_an_epsilon_whose_square_overflows_gives_omega_1_and_the_same_fit():
+    """Corpus 13 MP02: epsilon = 1e300 ended in OverflowError (34, 'Numerical result out of range') from
+    ε²; Ω = ε² / (ε² + σ²) is 1 to float64 there (by hand: 3 and σ² = 16 give 9 / 25), and ε does not move
+    the regression itself, so the fit predicts as with ε = 1."""
+    from ordercore.mpmr.problem import omega
+
+    assert omega(3.0, 16.0) == pytest.approx(9 / 25, rel=1e-15) and omega(1e300, 4.0) == 1.0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = X @ [1.0, 2.0, -1.0] + rng.normal(0, 0.1, 30)
+    wide = MPMRegressor(epsilon=1e300).fit(X, y)
+    assert wide.omega_ == 1.0
+    np.testing.assert_allclose(wide.predict(X), MPMRegressor(epsilon=1.0).fit(X, y).predict(X), rtol=1e-12)

@@ -21,7 +21,7 @@ def test_pairs_with_no_row_in_common_get_wilsons_interval_by_hand():
     none_right = pair_share_interval([0, 2, 4, 6, 8], [1, 3, 5, 7, 9], [False] * 5)
     assert none_right == pytest.approx((0.0, 0.434482), abs=1e-5)
     assert all(np.isnan(pair_share_interval([], [], [])))
-    with pytest.raises(ValueError, match="confidence must be in"):
+    with pytest.raises(ValueError, match=r"confidence must be a number in \(0, 1\), got 1.0"):
         pair_share_interval([0], [1], [True], confidence=1.0)
 
 
@@ -84,3 +84,47 @@ def test_an_irrelevant_rule_is_covered_by_the_interval_19_times_in_20_where_wils
         naive += low <= 0.5 <= high
     assert honest >= 0.9 * 400
     assert naive <= (0.8 if categories > 1 else 0.6) * 400
+
+
+BAD_ARGUMENTS = [
+    ("pair_share_interval", ([0, 1, 2], [1, 2], [True] * 3), r"winner, loser and right must have one length"),
+    ("pair_share_interval", ([0, 2, 4], [1, 3, 5], [True]), r"got winner 3, loser 3, right 1"),
+    ("pair_share_interval", ([0, 2], [1, 3], [0, 2]), r"right holds 2 at position 1: whether each pair is right"),
+    ("pair_share_interval", ([0, 2], [1, 3], [1, np.nan]), r"right holds nan at position 1"),
+    ("pair_share_interval", ([0, 2], [1, 3], ["yes", "no"]), r"right holds 'yes' at position 0"),
+    ("pair_share_interval", ([0, 2], [1, 3], np.ones((2, 1), bool)), r"right must be a 1-D .* shape \(2, 1\)"),
+    ("pair_share_interval", (None, [1, 3], [True, True]), r"winner must be a 1-D sequence .* got None"),
+    ("pair_share_interval", ([0.2, 2], [0.9, 3], [True, True]), r"winner holds 0.2 at position 0: a row id is a whole"),
+    (
+        "pair_share_interval",
+        ([0, 2], [1, 3], [True, True], "0.95"),
+        r"confidence must be a number in \(0, 1\), got '0.95'",
+    ),
+    ("design_effect", ([0, 2], [1, 3.5], [True, True]), r"loser holds 3.5 at position 1"),
+    ("design_effect", ([0, 2], [1, 3], ["yes", "no"]), r"right holds 'yes' at position 0"),
+    ("wilson_bounds", (1.5, 10, 0.95), r"share must be a number in \[0, 1\], got 1.5"),
+    ("wilson_bounds", (np.nan, 10, 0.95), r"share must be a number in \[0, 1\], got nan"),
+    ("wilson_bounds", (0.5, 0, 0.95), r"effective_pairs must be a number in \(0, inf\), got 0"),
+    ("wilson_bounds", (0.5, 10, 1), r"confidence must be a number in \(0, 1\), got 1"),
+]
+
+
+@pytest.mark.parametrize(("function", "arguments", "words"), BAD_ARGUMENTS)
+def test_bad_arguments_are_refused_naming_the_argument_and_the_value(function, arguments, words):
+    """Corpus 13 R2: 2 and NaN had counted as right, row ids 0.2 and 0.9 as one row, a share of 1.5 given
+    (0, 1); other bad arguments ended in numpy's words."""
+    with pytest.raises(ValueError, match=rf"^{function}: .*{words}"):
+        {"pair_share_interval": pair_share_interval, "design_effect": design_effect, "wilson_bounds": wilson_bounds}[
+            function
+        ](*arguments)
+
+
+def test_right_as_1_and_0_and_whole_float_row_ids_give_the_interval_by_hand():
+    """8 right of 10 pairs of 20 distinct rows (the first test's interval by hand, (0.49016, 0.94332)), given
+    as 1/0 and the row ids as floats 0.0, 2.0, …: read as the bools and ints they hold."""
+    right = np.array([1] * 8 + [0] * 2)
+    winner, loser = np.arange(0, 20, 2).astype(float), np.arange(1, 20, 2).astype(float)
+    assert pair_share_interval(winner, loser, right) == pytest.approx((0.490162, 0.943318), abs=1e-5)
+    assert pair_share_interval(list(winner), list(loser), right.astype(float)) == pytest.approx(
+        (0.490162, 0.943318), abs=1e-5
+    )

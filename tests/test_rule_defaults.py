@@ -387,3 +387,31 @@ def test_a_perfect_order_of_a_few_rows_gets_an_interval_as_wide_as_the_permutati
         said = direction_reason("rooms", "price", -1.0, 4)
         assert "−1.00 over 4 rows, 95 % interval −1.00 to 0.73: it spans 0" in said
         assert said.startswith("Higher to start with, by default: the labeled rows show no direction")
+
+
+@pytest.mark.parametrize("rho", [1.5, -7.0, np.inf, -np.inf, 1 + 1e-12, "0.5", None, True])
+def test_a_rho_no_correlation_can_be_is_refused_in_words(rho):
+    """ρ lies in [−1, 1]: 1.5, −7 and ±∞ had been clipped to a confident interval (corpus 13 RC08, RC12),
+    text met numpy's words (RC09)."""
+    with pytest.raises(ValueError, match=r"rank_correlation_interval: rho must be a number from -1 to 1, got"):
+        rank_correlation_interval(rho, 10)
+
+
+@pytest.mark.parametrize("rows", [4.5, -1, np.nan, "ten", None])
+def test_rows_that_are_no_whole_number_are_refused_in_words(rows):
+    with pytest.raises(ValueError, match=r"rank_correlation_interval: rows must be a whole number >= 0, got"):
+        rank_correlation_interval(1.0, rows)
+
+
+@pytest.mark.parametrize("rows", [np.int32(2000), np.int32(3000), np.int64(3000), 3000.0])
+def test_rows_of_any_integer_type_give_the_interval_by_hand(rows):
+    """rows**3 overflowed in int32 (corpus 13 RC10: (1.0, 1.0) for np.int32(2000)).  By hand with Python's
+    exact integers: |ρ| = 1 − 12 / (n³ − n), tanh(atanh ρ ± 1.959964 √(1.06 / (n − 3)))."""
+    n = int(rows)
+    nearest = 1 - 12 / (n**3 - n)
+    half = 1.959964 * math.sqrt(1.06 / (n - 3))
+    expected = (math.tanh(math.atanh(nearest) - half), math.tanh(math.atanh(nearest) + half))
+    assert rank_correlation_interval(1.0, rows) == pytest.approx(expected, rel=1e-12)
+    assert rank_correlation_interval(0.25, rows) == pytest.approx(
+        (math.tanh(math.atanh(0.25) - half), math.tanh(math.atanh(0.25) + half)), rel=1e-12
+    )

@@ -26,6 +26,7 @@ from ordercore.experiments import gp_instance, npsvor_figure4
 from ordercore.experiments import mpmr as mpmr_experiments
 from ordercore.experiments import npsvor as npsvor_experiments
 from ordercore.experiments.bedroom import bedroom_rule, with_household_columns
+from ordercore.experiments.label_svms import COARSE_POINTS, FINE_POINTS, QUICK_POINTS
 from ordercore.experiments.mpmr import BostonData
 from ordercore.experiments.protocol import Protocol
 from ordercore.experiments.results import (
@@ -237,7 +238,8 @@ def gp_label_experiment(args) -> int:
     for option, path in (("--out", args.out), ("--figure", getattr(args, "figure", None))):
         if path is not None:
             writable(path, option=option)
-    grid = (3, 3) if args.quick else (args.coarse, args.fine)
+    default = (QUICK_POINTS, QUICK_POINTS) if args.quick else (COARSE_POINTS, FINE_POINTS)
+    grid = (args.coarse or default[0], args.fine or default[1])  # points given beside --quick are kept
     progress = TerminalProgress(args.experiment)
     if args.experiment == "gp-table2":
         sizes = (60, 100) if args.quick else (gp_labels.N_TRAIN, gp_labels.N_TEST)

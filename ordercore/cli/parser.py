@@ -449,15 +449,10 @@ def _gp_label_parsers(kinds) -> None:
         parser.add_argument("--trials", type=trial_count, default=20, help="random trials (default 20, as the seed)")
         parser.add_argument("--seed", type=count, default=0, help="seed of the trial seeds (default 0)")
         parser.add_argument("--jobs", type=positive_int, default=1, help="trials run in parallel (default 1)")
-        parser.add_argument(
-            "--coarse", type=positive_int, default=COARSE_POINTS, help="SVMs' coarse grid points per parameter (7)"
-        )
-        parser.add_argument(
-            "--fine", type=positive_int, default=FINE_POINTS, help="SVMs' fine grid points per parameter (9)"
-        )
-        parser.add_argument(
-            "--quick", action="store_true", help="3-point grids (and Table 2: 60 / 100 rows): a smoke run"
-        )
+        parser.add_argument("--coarse", type=positive_int, help=f"SVMs' coarse grid points ({COARSE_POINTS}; quick 3)")
+        parser.add_argument("--fine", type=positive_int, help=f"SVMs' fine grid points ({FINE_POINTS}; quick 3)")
+        parser.add_argument("--quick", action="store_true", help="3-point grids unless --coarse/--fine given, "
+                            "and Table 2: 60 / 100 rows: a smoke run")  # fmt: skip
         parser.add_argument("--out", type=json_path, required=True, help="JSON file to write (.json)")
 
 

@@ -38,6 +38,8 @@ COARSE_POINTS, COARSE_STEP = 7, 1.0
 FINE_POINTS, FINE_STEP = 9, 0.2
 """Seed 002 §4: a 7-point coarse grid per parameter spaced by 1.0, then a 9-point fine one spaced by 0.2
 (in log₁₀), around the coarse grid's best point."""
+QUICK_POINTS = 3
+"""Points of each grid in a smoke run (``--quick``), unless the run names its own."""
 FOLDS = 5
 SVC_TOLERANCE = 1e-3
 """libsvm's stopping tolerance (scikit-learn's default)."""

@@ -46,7 +46,7 @@ def default_memory_limit() -> int:
 def check_memory(method: str, n_latent: int, n_pairs: int, n_basis: int, n_blocks: int, limit_gb) -> int:
     """``fit_memory`` in bytes; raises ``MemoryBudgetError`` when it exceeds limit_gb (GB; None: the
     default limit)."""
-    limit = default_memory_limit() if limit_gb is None else int(limit_gb * 1e9)
+    limit = default_memory_limit() if limit_gb is None else float(limit_gb) * 1e9  # inf for 1e300 GB: no limit
     need = fit_memory(method, n_latent, n_pairs, n_basis, n_blocks)
     if need <= limit:
         return need

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ordercore.gp.evidence import LOG_NOISE_BOUNDS
+from ordercore.inputs.printable import quoted
 
 SQUARABLE = (1e-150, 1e150)
 """Values whose squares and reciprocal squares are finite and above float64's smallest normal (2.2e-308)."""
@@ -42,3 +43,22 @@ def singular_posterior_words(signal_variance: float, noise: float, optimizer) ->
         "lost to rounding. Lower signal_variance (the default 1 is the unit of f; only its ratio to σ² matters)"
         + (" or raise noise" if optimizer is None else "")
     )
+
+
+def check_kernel_resolves(inputs: np.ndarray, kernel: str, length_scale) -> None:
+    """``ValueError`` naming length_scale (a number or one per feature, ℓ) when the 'rbf' ``kernel``
+    exp(-Σ_j (x_j - x'_j)² / 2ℓ_j²) (eq. (2)) is 1 to float64 precision between every two of the
+    standardised ``inputs`` (n, d): Σ_j range_j² / 2ℓ_j², the largest it can be, is below half a unit in
+    the last place of 1, so K is constant and the model predicts 0 everywhere (the LP refuses its gamma
+    likewise)."""
+    if kernel == "linear" or isinstance(length_scale, str) or length_scale is None or inputs.shape[0] < 2:
+        return
+    with np.errstate(under="ignore", over="ignore"):
+        largest = float(np.sum(((inputs.max(axis=0) - inputs.min(axis=0)) / np.asarray(length_scale, float)) ** 2))
+    if 0 < np.max(np.ptp(inputs, axis=0)) and np.exp(-largest / 2) == 1.0:
+        raise ValueError(
+            f"length_scale {quoted(length_scale)} is too large for the rows' spread: over it the largest squared "
+            "distance between rows is below float64's precision, so the kernel is the same between every two "
+            "rows and the model a constant (0 everywhere). Give a smaller length_scale (in units of the "
+            "standardised features, about 1), or leave it unset and let the evidence choose it"
+        )

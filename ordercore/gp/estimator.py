@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ordercore.gp.budget import check_memory
-from ordercore.gp.conditioning import check_hyperparameter_magnitudes, singular_posterior_words
+from ordercore.gp.conditioning import check_hyperparameter_magnitudes, check_kernel_resolves, singular_posterior_words
 from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
@@ -186,6 +186,7 @@ class LaplaceGPMixin:
         center, scale = standardisation(X, self.normalize)
         inputs = (X[rows] - center) / scale
         check_kernel_input(inputs, what="X (standardised)" if self.normalize else "X")
+        check_kernel_resolves(inputs, self.kernel, self.length_scale)
         method = self._plan(pairs.n_latent, pairs.winner.size, len(inputs), n_blocks).method
         rng = check_random_state(self.random_state)
         prior = _gamma_prior(self.length_scale_prior)

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
 import scipy.sparse
-from scipy.special import log_ndtr
+from scipy.special import erfcx, log_ndtr
 
 from ordercore.numerics.cholesky import cholesky_with_jitter
 
@@ -71,16 +71,36 @@ LINE_SEARCH_MAX_HALVINGS = 40
 """Backtracking halves the Newton step at most this many times before giving up on the iteration."""
 
 
+MILLS_ASYMPTOTIC = 50.0
+"""Below z = -50 the inverse Mills ratio comes from its asymptotic series in x = -z (Abramowitz & Stegun
+26.2.12 inverted): formed from r itself, z + r and ℓ''' cancel to rounding (ℓ''' had the wrong sign at
+z = -999).  With the terms below, the first left out is below float64's precision there."""
+
+MILLS_SHIFT_SERIES = (1.0, -2.0, 10.0, -74.0, 706.0, -8162.0)
+"""z + r = (1/x) Σ_k c_k x^(-2k): r = x + 1/x - 2/x³ + 10/x⁵ - …"""
+
+MILLS_THIRD_SERIES = (-2.0, 24.0, -300.0, 4144.0, -63540.0)
+"""ℓ''' = (1/x³) Σ_k c_k x^(-2k), from ℓ'' = r (z + r) = 1 - 1/x² + 6/x⁴ - 50/x⁶ + … differentiated in z."""
+
+
 def probit_loss(z: np.ndarray) -> tuple[np.ndarray, ...]:
     """ℓ(z) = -ln Φ(z) and its first three derivatives, each of shape z.shape.
 
-    With the inverse Mills ratio r = N(z) / Φ(z) (computed in logs, stable for z << 0):
-    ℓ' = -r,  ℓ'' = r (z + r)  (seed 002 eq. (8)),  ℓ''' = r (1 - (z + r)(z + 2r)).
+    With the inverse Mills ratio r = N(z) / Φ(z) = √(2/π) / erfcx(-z/√2) (finite for every z, 0 for z ≫ 0):
+    ℓ' = -r,  ℓ'' = r (z + r)  (seed 002 eq. (8)),  ℓ''' = r (1 - (z + r)(z + 2r)), by their series in
+    x = -z below -``MILLS_ASYMPTOTIC``.
     """
-    log_cdf = log_ndtr(z)
-    ratio = np.exp(-0.5 * z * z - 0.5 * np.log(2 * np.pi) - log_cdf)
-    shifted = z + ratio
-    return -log_cdf, -ratio, ratio * shifted, ratio * (1.0 - shifted * (shifted + ratio))
+    z = np.asarray(z, dtype=np.float64)
+    far = z < -MILLS_ASYMPTOTIC
+    x = np.where(far, -z, MILLS_ASYMPTOTIC)
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):  # 1/x² → 0 for huge x; 0·inf unused
+        v = 1 / x**2
+        series_shift = np.polyval(MILLS_SHIFT_SERIES[::-1], v) / x
+        ratio = np.where(far, x + series_shift, np.sqrt(2 / np.pi) / erfcx(-z / np.sqrt(2)))  # erfcx = inf: r = 0
+        shifted = np.where(far, series_shift, z + ratio)
+        near_third = np.where(ratio > 0, ratio * (1.0 - shifted * (shifted + ratio)), 0.0)
+        third = np.where(far, np.polyval(MILLS_THIRD_SERIES[::-1], v) * v / x, near_third)
+    return -log_ndtr(z), -ratio, ratio * shifted, third
 
 
 @dataclass(frozen=True)

@@ -24,14 +24,81 @@ sharing, not 0 / 0.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.stats
+
+from ordercore.inputs.lengths import one_length
+from ordercore.inputs.printable import quoted
+
+
+def _one_per_pair(where: str, name: str, values) -> np.ndarray:
+    """``values`` as a 1-D array (one entry per pair); ``ValueError`` naming ``where`` and ``name`` otherwise."""
+    if values is None or isinstance(values, (str, bytes)) or np.ndim(values) != 1:
+        given = f"an array of shape {np.shape(values)}" if np.ndim(values) > 1 else quoted(values)
+        raise ValueError(f"{where}: {name} must be a 1-D sequence with one entry per pair, got {given}")
+    return np.asarray(values)
+
+
+def _first(where: str, name: str, values: np.ndarray, bad: np.ndarray, accepted: str) -> None:
+    """``ValueError`` naming the first of ``values`` where ``bad`` (same shape) is true, its position and
+    what ``name`` accepts; nothing when none is."""
+    if bad.any():
+        position = int(np.argmax(bad))
+        raise ValueError(
+            f"{where}: {name} holds {quoted(values.tolist()[position])} at position {position}: {accepted}"
+        )
+
+
+def _whole(value) -> bool:
+    """Whether ``value`` is a whole number that fits int64 (a bool is not one)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        return False
+    return float(value).is_integer() and abs(value) < 2**63
+
+
+def _row_ids(where: str, name: str, values) -> np.ndarray:
+    """``values`` (m,) as int64 row ids: whole numbers (0.2 and 0.9 had both been read as row 0, one
+    row shared by pairs that share none); ``ValueError`` naming the first that is not."""
+    values = _one_per_pair(where, name, values)
+    if values.dtype.kind not in "iu":
+        whole = np.array([_whole(value) for value in values.tolist()], dtype=bool)
+        _first(where, name, values, ~whole, "a row id is a whole number")
+    return values.astype(np.int64)
+
+
+def _yes_no(where: str, name: str, values) -> np.ndarray:
+    """``values`` (m,) as bool: True/False or 1/0 (2 and NaN had both counted as right); ``ValueError``
+    naming the first that is neither."""
+    values = _one_per_pair(where, name, values)
+    if values.dtype.kind == "b":
+        return values
+    either = np.array(
+        [isinstance(v, bool) or (isinstance(v, numbers.Real) and v in (0, 1)) for v in values.tolist()], dtype=bool
+    )
+    _first(where, name, values, ~either, "whether each pair is right, True/False (or 1/0)")
+    return values.astype(bool)
+
+
+def _number_in(where: str, name: str, value, least: float, most: float, closed: bool) -> float:
+    """``value`` as a float in [least, most] (``closed``) or (least, most); ``ValueError`` naming ``name``."""
+    number = None if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) else float(value)
+    inside = number is not None and (least <= number <= most if closed else least < number < most)
+    if not inside:
+        bounds = f"[{least:g}, {most:g}]" if closed else f"({least:g}, {most:g})"
+        raise ValueError(f"{where}: {name} must be a number in {bounds}, got {quoted(value)}")
+    return number
 
 
 def wilson_bounds(share: float, effective_pairs: float, confidence: float) -> tuple[float, float]:
     """The Wilson score interval (Wilson 1927) for a ``share`` measured on ``effective_pairs`` (n > 0,
     not necessarily whole): with z the normal quantile at (1 + confidence) / 2,
-    (p + z²/2n ± z √(p(1 - p)/n + z²/4n²)) / (1 + z²/n), within [0, 1]."""
+    (p + z²/2n ± z √(p(1 - p)/n + z²/4n²)) / (1 + z²/n), within [0, 1].  ``ValueError`` naming an
+    argument outside its range."""
+    share = _number_in("wilson_bounds", "share", share, 0.0, 1.0, closed=True)
+    effective_pairs = _number_in("wilson_bounds", "effective_pairs", effective_pairs, 0.0, np.inf, closed=False)
+    confidence = _number_in("wilson_bounds", "confidence", confidence, 0.0, 1.0, closed=False)
     z = float(scipy.stats.norm.ppf((1 + confidence) / 2))
     p, n = share, effective_pairs
     center = p + z * z / (2 * n)
@@ -45,8 +112,9 @@ def shared_row_factor(winner, loser, terms) -> float:
     (winner[q], loser[q]) (m,) with row k: how many times the variance of sum_q t_q exceeds that of as many
     independent terms (the dyadic cluster-robust variance over the independent one; the module's deff when
     the terms are the residuals).  1 with no pairs or no residual."""
-    winner, loser = np.asarray(winner, dtype=np.int64), np.asarray(loser, dtype=np.int64)
-    terms = np.asarray(terms, dtype=np.float64)
+    winner, loser = _row_ids("shared_row_factor", "winner", winner), _row_ids("shared_row_factor", "loser", loser)
+    terms = _one_per_pair("shared_row_factor", "terms", terms).astype(np.float64)
+    one_length("shared_row_factor", "an entry per pair", winner=winner, loser=loser, terms=terms)
     independent = float(np.sum(terms**2))
     if independent == 0:
         return 1.0
@@ -59,7 +127,9 @@ def design_effect(winner, loser, right) -> float:
     """How many times the variance of the share right exceeds that of as many independent pairs (the
     module's deff, at least 1), for pairs of rows (winner[q], loser[q]) (m,) and whether each is right
     (m,) bool.  1 with no pairs."""
-    right = np.asarray(right, dtype=np.float64)
+    winner, loser = _row_ids("design_effect", "winner", winner), _row_ids("design_effect", "loser", loser)
+    right = _yes_no("design_effect", "right", right).astype(np.float64)
+    one_length("design_effect", "an entry per pair", winner=winner, loser=loser, right=right)
     return shared_row_factor(winner, loser, right - (right.sum() + 1) / (right.size + 2))  # e_q about p~
 
 
@@ -67,9 +137,11 @@ def pair_share_interval(winner, loser, right, confidence: float = 0.95) -> tuple
     """The interval at ``confidence`` for the share of pairs right, pairs (winner[q], loser[q]) (m,)
     and right (m,) bool: Wilson's on m / ``design_effect`` pairs (the module's note).  (nan, nan) with
     no pairs."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    right = np.asarray(right, dtype=bool)
+    confidence = _number_in("pair_share_interval", "confidence", confidence, 0.0, 1.0, closed=False)
+    winner = _row_ids("pair_share_interval", "winner", winner)
+    loser = _row_ids("pair_share_interval", "loser", loser)
+    right = _yes_no("pair_share_interval", "right", right)
+    one_length("pair_share_interval", "an entry per pair", winner=winner, loser=loser, right=right)
     if right.size == 0:
         return np.nan, np.nan
     effective = right.size / design_effect(winner, loser, right)

@@ -39,7 +39,7 @@ class TwoNormOrderPreferenceRegressor(KernelPreferenceRegressor):
     ----------
     kernel : {'rbf', 'linear', 'poly'}; gamma, degree, coef0 as in ``sklearn.metrics.pairwise``
         (gamma=None means 1 / n_features).
-    lambda1 : float > 0, weight of ||f||_H^2 (in units of the labels' spread).
+    lambda1 : float >= 1e-12, weight of ||f||_H^2 (in units of the labels' spread; smaller is lost to rounding).
     lambda2 : float >= 0, weight of the preference penalty; 0 gives 2-norm support vector regression.
     epsilon : float >= 0, width of the epsilon-insensitive loss, in units of y.
     centers : 'labeled' expands f over the labeled rows (seed 001 eq. (8)); 'all' also over every

@@ -77,7 +77,8 @@ EIGENVALUE_FLOOR = 1e-12
 """Eigenvalues of the scaled Gram matrix below this times the largest are dropped from the feature
 map: G's entries are known to ~1e-16, so such directions are rounding noise, and keeping them
 would multiply that noise by up to 1e6 in phi.  A dropped direction could only matter if moving f by
-O(1) along it were worth its cost lambda ||v||^2 ~ lambda / 1e-12, i.e. for lambda1 below ~1e-12."""
+O(1) along it were worth its cost lambda ||v||^2 ~ lambda / 1e-12, i.e. for lambda1 below ~1e-12, which
+``solve_two_norm`` therefore refuses (1e-14 and less had ended in an uncertified gap)."""
 
 GAP_TARGET = 1e-10
 """Relative duality gap (|primal - dual| / max(1, |primal|), scaled units) at which the interior
@@ -389,8 +390,13 @@ def solve_two_norm(
     started = time.perf_counter()
     if centers not in CENTERS:
         raise ValueError(f"centers must be one of {CENTERS}, got {centers!r}")
-    if not lambda1 > 0:
-        raise ValueError(f"lambda1 must be > 0 for the 2-norm, got {lambda1!r}")
+    if not lambda1 >= EIGENVALUE_FLOOR:
+        raise ValueError(
+            f"lambda1 must be at least {EIGENVALUE_FLOOR:g} for the 2-norm, got {lambda1!r}: below it the regulariser "
+            "lambda1 ||f||² is under float64's rounding of the kernel's Gram matrix, the directions it would weigh "
+            "are dropped and the interior point cannot certify an answer (0 leaves ||f|| unregularised: the 1-norm "
+            "LP's territory, OrderPreferenceRegressor)"
+        )
     labeled = np.asarray(labeled, dtype=np.int64)
     check_preference_weights(lambda2, preferences.weight, labeled.size)
     scaling = TargetScaling.from_labels(np.asarray(y, dtype=np.float64))

@@ -35,6 +35,8 @@ classes' α as the bound on the regression: Ω = inf P(|ŷ(x) − y| ≤ ε) = �
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -68,4 +70,4 @@ def kappa(epsilon: float, residual_variance: float) -> float:
 
 def omega(epsilon: float, residual_variance: float) -> float:
     """Ω = κ² / (1 + κ²) = ε² / (ε² + σ²) (eqs. (10), (13)), written without κ so that σ² = 0 gives 1."""
-    return epsilon**2 / (epsilon**2 + residual_variance)
+    return (epsilon / math.hypot(epsilon, math.sqrt(residual_variance))) ** 2  # hypot: ε = 1e300 squares to inf

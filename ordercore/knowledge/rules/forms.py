@@ -7,12 +7,15 @@ Streamlit: the page lays these out.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from ordercore.inputs.counts import whole_number
+from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules.conditions import CONDITIONS, WITHIN_SPREADS, Condition, Near, SameCategory, Within
 
 
@@ -288,9 +291,16 @@ def rank_correlation_interval(rho: float, rows: int) -> tuple[float, float]:
     ``rows`` rows (ranks without ties, two neighbours swapped: |ρ| = 1 − 12 / (rows³ − rows)), where atanh is
     finite: a perfect order of 4 or 5 rows, which chance gives 1 time in 12 or 60, had read "95 % interval
     −1.00 to −1.00".  On 4 rows the interval then spans 0 and on 5 it does not, as the exact permutation
-    test says (two of 24 orders of 4 rows are perfect, p = 0.083; two of 120, p = 0.017)."""
+    test says (two of 24 orders of 4 rows are perfect, p = 0.083; two of 120, p = 0.017).  ``ValueError``
+    for a ρ outside [−1, 1] (no correlation can be; it was clipped to a confident interval) or a ``rows``
+    that is no whole number >= 0."""
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
+        raise ValueError(f"rank_correlation_interval: rho must be a number from -1 to 1, got {quoted(rho)}")
+    rows = whole_number(rows, "rank_correlation_interval: rows")  # a Python int: rows**3 cannot overflow
     if np.isnan(rho):
         return float("nan"), float("nan")
+    if not -1 <= rho <= 1:
+        raise ValueError(f"rank_correlation_interval: rho must be a number from -1 to 1, got {quoted(rho)}")
     if rows <= 3:
         return -1.0, 1.0
     nearest = 1.0 - 12.0 / (rows**3 - rows)  # the largest |ρ| below 1 on rows rows
