@@ -288,20 +288,22 @@ def export_session_file(store, session_id: int, kind: str, names: RowNames, form
 
 
 def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
-    """' 12 answers audited a rule this session does not hold ('newer is worth more') …' for the lines of an
-    answers ``table`` whose ``rule`` the session has no rule of that name for; '' when every audit links."""
-    if "rule" not in table.columns:
+    """' 2 of them were linked as audits of the session's rules. 1 was not: this session has no rule #9; it
+    counts as an answer.' for the lines of an answers ``table`` that name a rule (``Store.audit_links``:
+    by rule_number, rule_id, then name); '' when none does."""
+    if not {"rule", "rule_number", "rule_id"} & set(table.columns):
         return ""
-    held = {rule.name for _, rule in store.rules(session_id)}
-    named = table["rule"].dropna().astype(str)
-    missing = named[(named != "") & ~named.isin(held)]
-    if missing.empty:
-        return ""
-    rules = ", ".join(map(repr, pd.unique(missing)[:3]))
-    return (
-        f" {len(missing):,} of them audited a rule this session does not hold ({rules}): they count as answers, "
-        "not as its audit. Import the rules first, then the answers, to keep the audits."
+    links, reasons = store.audit_links(session_id, table)
+    linked = sum(rule_id is not None for rule_id in links)
+    words = (
+        f" {linked:,} of them {'was' if linked == 1 else 'were'} linked as audits of the session's rules."
+        if linked
+        else ""
     )
+    unlinked = pd.Series([why for rule_id, why in zip(links, reasons, strict=True) if rule_id is None and why])
+    for why, count in unlinked.value_counts().items():
+        words += f" {count:,} {'was' if count == 1 else 'were'} not linked as an audit ({why}): counted as answers."
+    return words
 
 
 GRAPH_FINDINGS = (
