@@ -238,8 +238,7 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
         if rule.identity() not in held:
-            pairs = document.get("pairs")
-            max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
+            max_pairs = _pairs(document)
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
             new = generated[~rows_in(generated, pairs_held)]  # held already (its preferences' export): once
             left_out += len(generated) - len(new)
@@ -251,6 +250,20 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if not left_out:
         return said
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
+
+
+def _pairs(document: dict) -> int | None:
+    """A rules file's ``pairs`` (how many preferences the exported rule held: its sample's size), or None
+    (every pair) when absent or 0; ``ValueError`` for anything but a whole number >= 0 (``true`` was 1)."""
+    pairs = document.get("pairs")
+    if pairs is None:
+        return None
+    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
+        raise ValueError(
+            f"rule {str(document.get('name'))[:40]!r}: pairs must be a whole number of preferences (>= 0, as an "
+            f"export writes it), got {json.dumps(pairs)[:40]}; nothing was imported"
+        )
+    return pairs or None
 
 
 EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv", "json"), "rules": ("json",)}

@@ -221,6 +221,11 @@ def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict, 
     return new
 
 
+EARLIEST_ANSWER_YEAR = 2000
+"""An imported answer's created_at before this year is refused: the Studio (and the papers it follows) date
+from after it, so an earlier time is a misread date or a placeholder such as 0001-01-01."""
+
+
 def _given_at(row: dict) -> dict:
     """{'created_at': when} from an exported line's created_at (kept on import: the answer was given
     then, not when it was imported), read as UTC when it names no zone; {} without one (the import's
@@ -235,6 +240,11 @@ def _given_at(row: dict) -> dict:
     when = when.tz_localize("UTC") if when.tzinfo is None else when.tz_convert("UTC")
     if pd.isna(when) or when.to_pydatetime() > now():
         raise ValueError(f"created_at {str(value)[:40]!r} is not a past date and time")
+    if when.year < EARLIEST_ANSWER_YEAR:
+        raise ValueError(
+            f"created_at {str(value)[:40]!r} is before {EARLIEST_ANSWER_YEAR}: no answer was given then (a date "
+            "read wrongly, or a placeholder); give the time the answer was given, or leave it empty"
+        )
     return {"created_at": when.to_pydatetime()}
 
 
