@@ -82,7 +82,7 @@ def writes(store, session_id, rule_id) -> None:
     tighter = Rule("tighter", [Within("age", 2.0)], Ordering("rooms"))
     store.replace_rule(rule_id, tighter, PreferenceSet.order([4, 6], [3, 5]), "ann")
     store.add_rule(session_id, Rule("other", [Within("x", 1.0)], Ordering("age")), PreferenceSet.order(8, 9), "ann")
-    answer = store.add_answer(session_id, 10, 11, "a", "ann", rule_id=rule_id)
+    answer = store.add_answer(session_id, 3, 4, "a", "ann", rule_id=rule_id)  # a pair of the rule
     store.add_answer(session_id, 12, 13, "equal", "bob", margin=0.5)
     store.edit_answer(type(rule_id)(answer), "ann", "b")
     store.undo_answer(session_id, "bob")

@@ -162,11 +162,14 @@ def test_an_answers_margin_that_is_no_number_is_named(store, engine, margin, sho
 
 def test_a_rule_id_as_text_is_said_to_be_no_rule_number_not_a_missing_rule(store, engine):  # noqa: F811
     rule_id = add_rule(engine, RULE)
+    made, provenance = engine.preferences()
+    first = int(provenance["rule_id"].eq(rule_id).fillna(False).to_numpy(dtype=bool).argmax())
+    pair = (int(made.i[first]), int(made.j[first]))  # an audit answers one of the rule's pairs
     before = everything(store, [engine.id])
     with pytest.raises(ValueError, match=f"^rule_id must be a rule number \\(an integer\\), got '{rule_id}'$"):
-        engine.answer("ann", (27, 28), "a", rule_id=str(rule_id))
+        engine.answer("ann", pair, "a", rule_id=str(rule_id))
     assert everything(store, [engine.id]) == before
-    engine.answer("ann", (27, 28), "a", rule_id=rule_id)
+    engine.answer("ann", pair, "a", rule_id=rule_id)
 
 
 # ---------------------------------------------------------------------------------------- V067/V083/V097

@@ -76,8 +76,8 @@ def test_answers_imported_before_their_rules_say_which_audits_lost_their_rule(st
     target = store.create_session("target", settings={"n_rows": len(homes[0])})
     said = imported(store, target.id, "answers.csv", exported(store, source.id)["answers.csv"], homes)
     assert said == (
-        "Imported 4 answers. 1 of them audited a rule this session does not hold ('bedrooms nearby'): they count "
-        "as answers, not as its audit. Import the rules first, then the answers, to keep the audits."
+        "Imported 4 answers. 1 was not linked as an audit (this session has no rule 'bedrooms nearby' (import the "
+        "rules first, then the answers)): counted as answers."
     )
     assert store.answers(target.id)["rule_id"].isna().all()
 
@@ -347,3 +347,22 @@ def test_a_fresh_sessions_rules_are_numbered_from_1_in_its_files_and_a_copy(stor
     # an answers file of before (its rules by store id) still imports
     old = answers.rename(columns={"rule_number": "rule_id"}).to_csv(index=False)
     assert imported(store, target.id, "answers.csv", old, homes).startswith("Imported 4 answers")
+
+
+@pytest.mark.parametrize("pairs", [True, 2.5, -1, "3"])
+def test_a_rules_file_whose_pairs_is_no_whole_number_is_refused(store, homes, source, pairs):
+    """IF38 (corpus 13): "pairs": true was read as 1 pair, and the rule stored with 1 of its preferences."""
+    target = store.create_session("target", settings={"n_rows": len(homes[0])})
+    document = json.loads(store.export_rules(source.id))[0] | {"pairs": pairs}
+    with pytest.raises(ValueError, match=r"^rule 'bedrooms nearby': pairs must be a whole number of preferences"):
+        imported(store, target.id, "rules.json", json.dumps([document]), homes)
+    assert store.rules(target.id) == []
+
+
+def test_an_answer_given_before_2000_is_refused(store, homes):
+    """IF26 (corpus 13): created_at 0001-01-01 was stored and exported as the time the answer was given."""
+    target = store.create_session("target", settings={"n_rows": len(homes[0])})
+    text = "row_a,row_b,choice,annotator,created_at\n0,1,a,ann,0001-01-01\n"
+    with pytest.raises(ValueError, match=r"^line 2 of the answers: created_at '0001-01-01' is before 2000"):
+        imported(store, target.id, "answers.csv", text, homes)
+    assert store.answers(target.id).empty

@@ -305,7 +305,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     }
 
     store.edit_answer(1, "ann", "b")
-    store.add_answer(1, 0, 5, "a", "dee", swapped=False, rule_id=1)
+    store.add_answer(1, 1, 2, "a", "dee", swapped=False, rule_id=1)  # a pair of the rule's block
     store.add_grade(1, 0, 1, "dee")
     store.queue_pairs(1, [(0, 2)], 1, "dee")
     store.remove_rule(1)  # its block goes; its audit answers stay, unlinked
@@ -320,7 +320,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     ]
     assert triples(store.preferences(1)[0]) == [(2, 3, -1.0, 1.0), (3, 2, -1.0, 1.0), (5, 4, 0.25, 3.0)] + [
         (1, 0, 0.5, 2.0),
-        (0, 5, 0.0, 1.0),
+        (1, 2, 0.0, 1.0),
     ]
     assert store.claim_assessment(1, "k", "worker", 60.0)
     store.finish_assessment(1, "k", "worker", b"npz")

@@ -240,8 +240,7 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
         if rule.identity() not in held:
-            pairs = document.get("pairs")
-            max_pairs = int(pairs) if isinstance(pairs, int) and pairs > 0 else None
+            max_pairs = _pairs(document)
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
             new = generated[~rows_in(generated, pairs_held)]  # held already (its preferences' export): once
             left_out += len(generated) - len(new)
@@ -253,6 +252,20 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if not left_out:
         return said
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
+
+
+def _pairs(document: dict) -> int | None:
+    """A rules file's ``pairs`` (how many preferences the exported rule held: its sample's size), or None
+    (every pair) when absent or 0; ``ValueError`` for anything but a whole number >= 0 (``true`` was 1)."""
+    pairs = document.get("pairs")
+    if pairs is None:
+        return None
+    if isinstance(pairs, bool) or not isinstance(pairs, int) or pairs < 0:
+        raise ValueError(
+            f"rule {str(document.get('name'))[:40]!r}: pairs must be a whole number of preferences (>= 0, as an "
+            f"export writes it), got {json.dumps(pairs)[:40]}; nothing was imported"
+        )
+    return pairs or None
 
 
 EXPORT_FORMATS = {"answers": ("csv",), "grades": ("csv",), "preferences": ("csv", "json"), "rules": ("json",)}
@@ -290,20 +303,22 @@ def export_session_file(store, session_id: int, kind: str, names: RowNames, form
 
 
 def _unlinked_audits(store, session_id: int, table: pd.DataFrame) -> str:
-    """' 12 answers audited a rule this session does not hold ('newer is worth more') …' for the lines of an
-    answers ``table`` whose ``rule`` the session has no rule of that name for; '' when every audit links."""
-    if "rule" not in table.columns:
+    """' 2 of them were linked as audits of the session's rules. 1 was not: this session has no rule #9; it
+    counts as an answer.' for the lines of an answers ``table`` that name a rule (``Store.audit_links``:
+    by rule_number, rule_id, then name); '' when none does."""
+    if not {"rule", "rule_number", "rule_id"} & set(table.columns):
         return ""
-    held = {rule.name for _, rule in store.rules(session_id)}
-    named = table["rule"].dropna().astype(str)
-    missing = named[(named != "") & ~named.isin(held)]
-    if missing.empty:
-        return ""
-    rules = ", ".join(map(repr, pd.unique(missing)[:3]))
-    return (
-        f" {len(missing):,} of them audited a rule this session does not hold ({rules}): they count as answers, "
-        "not as its audit. Import the rules first, then the answers, to keep the audits."
+    links, reasons = store.audit_links(session_id, table)
+    linked = sum(rule_id is not None for rule_id in links)
+    words = (
+        f" {linked:,} of them {'was' if linked == 1 else 'were'} linked as audits of the session's rules."
+        if linked
+        else ""
     )
+    unlinked = pd.Series([why for rule_id, why in zip(links, reasons, strict=True) if rule_id is None and why])
+    for why, count in unlinked.value_counts().items():
+        words += f" {count:,} {'was' if count == 1 else 'were'} not linked as an audit ({why}): counted as answers."
+    return words
 
 
 GRAPH_FINDINGS = (

@@ -37,7 +37,7 @@ from ordercore.knowledge.rules.forms import (
     spread_amount,
     suggested_conditions,
 )
-from ordercore.knowledge.rules.generation import SCOPES, RulePreferences, complete_values, generate
+from ordercore.knowledge.rules.generation import SCOPES, RulePreferences, complete_values, generate, makes
 from ordercore.knowledge.rules.rule import RULE_FORMAT, RULE_VERSION, Ordering, Rule
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "default_direction",
     "default_ordering",
     "generate",
+    "makes",
     "offered_conditions",
     "rank_correlation",
     "rank_correlation_interval",

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from ordercore.inputs.printable import quoted
 from ordercore.preferences import MAX_WEIGHT, PreferenceSet
+from ordercore.studio.store.audits import check_audits
 from ordercore.studio.store.limits import check_annotator, check_row, id_number
 from ordercore.studio.store.preferences import insert_clicks
 from ordercore.studio.store.schema import answers, grades, preferences, rules
@@ -225,6 +226,8 @@ def insert_items(connection, kind: ItemKind, session_id: int, items: list[dict],
     the order of ``items``."""
     if not items:
         return []
+    if "rule_id" in kind.table.c:  # an answer auditing a rule: of a pair the rule makes
+        check_audits(connection, items, n_rows(connection, session_id))
     created = now()
     rows = [{"created_at": created, **item, "session_id": session_id} for item in items]  # an import's times kept
     if "number" in kind.table.c:  # numbered after the session's highest

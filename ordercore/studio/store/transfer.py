@@ -16,6 +16,7 @@ from ordercore.inputs.printable import quoted
 from ordercore.knowledge.rules import Rule
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS
+from ordercore.studio.store.audits import audit_links
 from ordercore.studio.store.items import ANSWERS, GRADES, answer_in_table, answer_values, check_grade, insert_items
 from ordercore.studio.store.limits import check_annotator, check_row, check_size, id_number
 from ordercore.studio.store.preferences import decode_block, encode_block, insert_block
@@ -165,18 +166,6 @@ def _row(row: int) -> str:
     return f"row {row}"
 
 
-def audited_rules(connection, session_id: int, table: pd.DataFrame) -> list[int | None]:
-    """For each line of an answers table, the session's rule its ``rule`` column names (an audit answer
-    exported from another session: linked to the rule of that name, imported before it), else None; a
-    name two of the session's rules share links to neither."""
-    query = sa.select(rules.c.id, rules.c.spec).where(rules.c.session_id == session_id)
-    names = [(row.id, Rule.from_json(row.spec).name) for row in connection.execute(query)]
-    counts = pd.Series([name for _, name in names], dtype=object).value_counts()
-    by_name = {name: rule_id for rule_id, name in names if counts[name] == 1}
-    given = table["rule"] if "rule" in table.columns else [None] * len(table)
-    return [by_name.get(name) if isinstance(name, str) else None for name in given]
-
-
 def _checked_answers(table: pd.DataFrame, n_rows: int, name=_row) -> list[dict]:
     """The rows of an answers table as answers' values (row_a, row_b, choice, annotator, weight,
     margin, swapped), each checked as ``Store.add_answer`` checks one; ``ValueError`` naming the
@@ -232,6 +221,11 @@ def _checked_grades(table: pd.DataFrame, n_rows: int, scale: int, graded: dict, 
     return new
 
 
+EARLIEST_ANSWER_YEAR = 2000
+"""An imported answer's created_at before this year is refused: the Studio (and the papers it follows) date
+from after it, so an earlier time is a misread date or a placeholder such as 0001-01-01."""
+
+
 def _given_at(row: dict) -> dict:
     """{'created_at': when} from an exported line's created_at (kept on import: the answer was given
     then, not when it was imported), read as UTC when it names no zone; {} without one (the import's
@@ -246,6 +240,11 @@ def _given_at(row: dict) -> dict:
     when = when.tz_localize("UTC") if when.tzinfo is None else when.tz_convert("UTC")
     if pd.isna(when) or when.to_pydatetime() > now():
         raise ValueError(f"created_at {str(value)[:40]!r} is not a past date and time")
+    if when.year < EARLIEST_ANSWER_YEAR:
+        raise ValueError(
+            f"created_at {str(value)[:40]!r} is before {EARLIEST_ANSWER_YEAR}: no answer was given then (a date "
+            "read wrongly, or a placeholder); give the time the answer was given, or leave it empty"
+        )
     return {"created_at": when.to_pydatetime()}
 
 
@@ -301,7 +300,7 @@ class TransferStore:
                 sa.select(*(answers.c[name] for name in ANSWER_KEY)).where(answers.c.session_id == session_id)
             ).all()
             seen, new = {tuple(row) for row in held}, []
-            audited = audited_rules(connection, session_id, table)
+            audited = audit_links(connection, session_id, table, n_rows(connection, session_id))[0]
             for row, rule_id in zip(checked, audited, strict=True):
                 key = tuple(row[name] for name in ANSWER_KEY)
                 if key not in seen:
@@ -310,6 +309,13 @@ class TransferStore:
             if new:
                 insert_items(connection, ANSWERS, session_id, new, touch(connection, session_id))
         return len(new)
+
+    def audit_links(self, session_id: int, table: pd.DataFrame) -> tuple[list[int | None], list[str]]:
+        """``audits.audit_links`` of an answers ``table``: the rule each line audits and why (what an import
+        of it links; the words of ``session_files``)."""
+        session_id = id_number(session_id, "session")
+        with self.engine.connect() as connection:
+            return audit_links(connection, session_id, table, n_rows(connection, session_id))
 
     def import_grades(self, session_id: int, table: pd.DataFrame, name=None) -> int:
         """Add the grades of ``table`` (columns row, grade, annotator, as ``export_grades`` writes), in
