@@ -95,6 +95,7 @@ AHEAD = 24
 # each go to the next of them at once (a comment: Streamlit's magic would show a string here).
 
 KEY = "pair_answers"
+SWITCHES = ("pair_source", "pair_strategy", "pair_candidates", "annotator_input")  # the widgets starting a new context
 BUTTONS = [
     # choice, label, key, primary
     ("a", "A higher", "A", True),
@@ -214,13 +215,12 @@ def answer_area(engine, data, source, rules: dict, named: bool) -> None:
     read = take_sent(engine)
     offer_pairs(engine, screen.pairs, source)
     said = st.empty()
-    if screen.error or screen.notice or source not in (ACTIVE, QUEUE):
+    if screen.error or screen.notice:
         with said.container():
             say_once(screen)
-            if source not in (ACTIVE, QUEUE):
-                audit_caption(engine, data, rules[source], source)
+    note = "" if source in (ACTIVE, QUEUE) else audit_words(engine, data, rules[source], source)
     entries = [pair_entry(data, screen.pairs, pair) for pair in screen.pairs.upcoming]
-    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for))
+    answer_keys(KEY, entries, read, named, BUTTONS, repr(screen.pairs.offered_for), note, SWITCHES)
     st.caption(  # under the pair: the pair and its keys fit on a 1024 x 768 screen
         "Keys: **A**, **B**, **E** (about equal), **S** (skip), **U** (undo your last). B − A: blue where B's value "
         "is the larger, orange where it is the smaller, the stronger the larger the difference against the column's "
@@ -355,16 +355,16 @@ def offer_pairs(engine, offers, source) -> None:
     hold_pairs(engine, offers, source, app_state.annotator(), app_state.rng(), strategy, candidates, AHEAD)
 
 
-def audit_caption(engine, data, rule, rule_id) -> None:
-    """How far the audit of a rule has come, and how often the rule was right."""
+def audit_words(engine, data, rule, rule_id) -> str:
+    """How far the audit of a rule has come, and how often the rule was right: said with its pairs alone."""
     answers = engine.answers()
     audited = answers[(answers["rule_id"] == rule_id).to_numpy(bool, na_value=False)]
     correct, total = audit_accuracy(rule, data.frame, audited)
     named = rule_words(rule_id, {rule_id: rule}, engine.store.rule_numbers(engine.id))
-    st.caption(
+    return (
         f"Auditing {named}: {len(audited)} of its pairs answered, the rule right on "
         f"{correct} of {total} (skips and pairs it does not order do not count). Its accuracy and interval "
-        "are on the **Rules** page."
+        "are on the Rules page."
     )
 
 

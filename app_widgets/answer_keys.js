@@ -32,7 +32,41 @@ function shown(view) {
   if (current && current.context === view.data.context && !pending.has(current.entry.target.join("-"))) {
     return current.entry;
   }
+  if (view.held.switchedFrom === view.data.context) return null; // the page's choice changed: its pairs come next
   return view.data.entries.find((entry) => !pending.has(entry.target.join("-"))) || null;
+}
+
+// A change of one of the page's choices that start a new context ("Pairs from", the strategy, the
+// annotator: ``data.switches``, by their Streamlit keys) is known here at once, the targets of the new
+// context only when the server's run reaches this widget (seconds later under load): until then, the
+// target on screen stays answerable, marked as the old choice's, and no other target of the old context
+// is shown (new-user report 13, F2: a pair of the old choice appeared after a switch to a rule's audit).
+function switchOf(node, switches) {
+  const box = node && node.closest && node.closest('[class*="st-key-"]');
+  return Boolean(box) && (switches || []).some((key) => box.classList.contains(`st-key-${key}`));
+}
+
+function onSwitch(event) {
+  const target = event.target;
+  let changed = false;
+  if (event.type === "change") changed = target && target.tagName === "INPUT";
+  else if (target && target.closest && target.closest('[role="option"]')) {
+    const option = target.closest('[role="option"]'); // a drop-down's option, outside its box: the open box's
+    changed = option.getAttribute("aria-selected") !== "true";
+    const open = document.querySelector('input[role="combobox"][aria-expanded="true"]');
+    for (const held of Object.values(widgets)) {
+      if (changed && held.view && switchOf(open, held.view.data.switches)) switched(held.view);
+    }
+    return;
+  }
+  for (const held of Object.values(widgets)) {
+    if (changed && held.view && switchOf(target, held.view.data.switches)) switched(held.view);
+  }
+}
+
+function switched(view) {
+  view.held.switchedFrom = view.data.context;
+  draw(view);
 }
 
 function send(view, choice) {
@@ -65,9 +99,14 @@ function draw(view) {
   const entry = shown(view);
   view.held.current = entry ? { context: view.data.context, entry } : null;
   const root = view.root;
+  const switching = view.held.switchedFrom === view.data.context;
   root.querySelector(".caption").textContent = entry
     ? entry.caption
+    : switching ? "The pairs of your new choice are on their way…"
     : view.data.entries.length ? "The next ones are on their way…" : "";
+  const note = switching && entry ? "From your choice before the change (its answer is stored as such)." : view.data.note;
+  root.querySelector(".note").textContent = entry || switching ? note || "" : "";
+  root.querySelector(".note").hidden = !root.querySelector(".note").textContent;
   root.querySelector(".text").textContent = entry && entry.text ? entry.text : "";
   root.querySelector(".text").hidden = !(entry && entry.text);
   root.querySelector(".table").innerHTML = entry && entry.rows.length ? table(entry) : "";
@@ -113,6 +152,7 @@ export default function (component) {
   const held = (widgets[data.name] = widgets[data.name] || { events: [], count: 0, view: null });
   const confirmed = new Set(data.confirmed);
   if (held.events.some((event) => event.choice === "undo" && confirmed.has(event.id))) held.current = null;
+  if (held.switchedFrom !== undefined && held.switchedFrom !== data.context) delete held.switchedFrom;
   held.events = held.events.filter((event) => !confirmed.has(event.id));
   const view = { data, root, setStateValue, held };
   held.view = view;
@@ -124,5 +164,7 @@ export default function (component) {
   if (!widgets.listening) {
     Object.defineProperty(widgets, "listening", { value: true, enumerable: false });
     document.addEventListener("keydown", onKey, true);
+    document.addEventListener("change", onSwitch, true);
+    document.addEventListener("click", onSwitch, true);
   }
 }

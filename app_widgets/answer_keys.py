@@ -15,8 +15,8 @@ from ordercore.studio.offers import UNDO
 _HERE = Path(__file__).parent
 _mount = st.components.v2.component(
     "ordercore_answer_keys",
-    html='<div class="answer-keys"><div class="caption"></div><div class="text" hidden></div>'
-    '<div class="buttons"></div><div class="table"></div></div>',
+    html='<div class="answer-keys"><div class="caption"></div><div class="note" hidden></div>'
+    '<div class="text" hidden></div><div class="buttons"></div><div class="table"></div></div>',
     css=(_HERE / "answer_keys.css").read_text(),
     js=(_HERE / "answer_keys.js").read_text(),
     isolate_styles=False,  # in the page's DOM (its CSS names only .answer-keys): tests and tools read it as text
@@ -41,18 +41,30 @@ def entry(
 
 
 def answer_keys(
-    key: str, entries: list[dict], confirmed: list[str], enabled: bool, buttons: list[tuple], context: str = ""
+    key: str,
+    entries: list[dict],
+    confirmed: list[str],
+    enabled: bool,
+    buttons: list[tuple],
+    context: str = "",
+    note: str = "",
+    switches: tuple[str, ...] = (),
 ) -> None:
     """Mount the widget under ``key``: ``entries`` (``entry``) the targets to show in turn, ``confirmed``
     the ids of the events the server has read (the browser stops sending them), ``buttons`` (choice,
     label, key, primary) the answers (the choice ``UNDO`` needs no target).  The target on screen stays
     until answered while ``context`` (what the targets were offered for) is the same, even when
-    ``entries`` no longer hold it; a new context shows ``entries`` afresh."""
+    ``entries`` no longer hold it; a new context shows ``entries`` afresh.  ``note`` is said under the caption
+    of this context's targets only (drawn with them: an audit's words never stand above another source's
+    pair); ``switches`` the keys of the page's widgets that start a new context: once one is changed, the
+    target on screen is marked as the old choice's and no other target of the old context is shown."""
     _mount(
         key=key,
         data={
             "name": key,
             "context": context,
+            "note": note,
+            "switches": list(switches),
             "entries": entries,
             "confirmed": confirmed,
             "enabled": enabled,

@@ -83,3 +83,86 @@ def test_keys_typed_right_after_a_switch_answer_the_pair_on_screen_when_they_wen
     stored = [(choice, f"{a}-{b}") for choice, a, b in answers[["choice", "row_a", "row_b"]].itertuples(index=False)]
     assert stored == expected_answers(keyed)
     assert len(stored) >= len(keyed) // 2, keyed  # most keys had a pair to answer
+
+
+RECORD_KEYS_AND_NOTES = """
+window.keyed = [];
+const visible = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
+const record = (key) => {
+  const root = document.querySelector(".answer-keys");
+  const note = [...document.querySelectorAll('[data-testid="stMain"] *')]
+    .filter((node) => node.children.length === 0 && /^Auditing rule/.test(node.textContent.trim()) && visible(node))
+    .map((node) => node.textContent.trim());
+  window.keyed.push({ key, target: root ? root.dataset.target : "", note: note.join(" ") });
+};
+window.addEventListener("keydown", (event) => record(event.key), true);
+window.addEventListener("click", (event) => event.target.closest('[role="option"]') && record("switch"), true);
+"""
+"""Records, at each key as it goes down and at the click on a drop-down's option (key 'switch'), before
+the app's listeners, the pair the answer widget shows ('a-b', row positions) and the audit's note visible
+anywhere on the page ('' for none)."""
+
+
+def audited_session(store_path) -> tuple[int, int]:
+    """A session on the sample homes with one rule, 'of two homes of about the same age (within ± 3 years),
+    the one with more bedrooms is worth more'; (the session's id, the rule's id)."""
+    import numpy as np
+
+    from ordercore.knowledge.rules import Ordering, Rule, Within, generate
+    from ordercore.studio.data import load_source
+    from ordercore.studio.store import Store
+
+    session_id = shared_session(store_path)
+    frame = load_source("sample")[0]
+    rule = Rule("more bedrooms", [Within("age", 3)], Ordering("bedrooms", direction="higher"))
+    made = generate(rule, frame, np.zeros(len(frame), dtype=bool), max_pairs=2_000, random_state=0)
+    store = Store(f"sqlite:///{store_path}")
+    rule_id = store.add_rule(session_id, rule, made.preferences, "ann")
+    store.engine.dispose()
+    return session_id, rule_id
+
+
+def test_after_a_switch_to_a_rules_audit_only_its_pairs_are_shown_and_the_audit_note_only_with_them(tmp_path):
+    """Ann answers an active-choice pair, picks *Pairs from → rule #1 (audit it)* and types eight keys
+    0.3 s apart, the first at once (new-user report 13, F2: 0.9 s after the switch a pair of the old
+    choice appeared, one the rule cannot make, and its answer was stored as a plain answer).  After the
+    switch no pair is shown but the one on screen at the switch and pairs the rule makes (checked on the
+    sample's columns: ages within 3 years, bedrooms differing); the note 'Auditing rule #1' is shown with
+    the rule's pairs alone; each key's answer is stored for the pair it was pressed on, linked to the rule
+    exactly when the note was shown with it."""
+    from ordercore.studio.data import load_source
+
+    store_path = tmp_path / "studio.sqlite"
+    session_id, rule_id = audited_session(store_path)
+    frame = load_source("sample")[0]
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.evaluate(RECORD_KEYS_AND_NOTES)
+        ann.keyboard.press("a")
+        wait_for_answers(store_path, session_id, 1)
+        settle(ann)
+        ann.locator(".st-key-pair_source").click()
+        ann.get_by_role("option", name="rule #1 'more bedrooms' (audit it)").click()
+        for key in "abeabeab":
+            ann.keyboard.press(key)
+            ann.wait_for_timeout(300)  # the tester's pace
+        settle(ann)
+        keyed = ann.evaluate("window.keyed")
+        answered = [k for k in keyed if k["key"] in CHOICES and k["target"]]
+        answers = wait_for_answers(store_path, session_id, len(answered))
+    switch = next(at for at, k in enumerate(keyed) if k["key"] == "switch")
+    on_screen_at_switch = keyed[switch]["target"]
+
+    def rule_makes(target: str) -> bool:
+        a, b = (frame.iloc[int(row)] for row in target.split("-"))
+        return abs(a["age"] - b["age"]) <= 3 and a["bedrooms"] != b["bedrooms"]
+
+    after = [k for k in keyed[switch + 1 :] if k["target"]]
+    assert all(k["target"] == on_screen_at_switch or rule_makes(k["target"]) for k in after), keyed
+    noted = [k for k in keyed if k["note"].startswith("Auditing rule #1 'more bedrooms'")]
+    assert all(rule_makes(k["target"]) for k in noted), keyed  # the note with the rule's pairs alone
+    assert len(noted) >= 4, keyed  # (the audit was reached: not vacuous)
+    audits = answers["rule_id"].eq(rule_id).fillna(False).tolist()
+    stored = answers[["choice", "row_a", "row_b"]].itertuples(index=False)
+    linked = [(choice, f"{a}-{b}", audit) for (choice, a, b), audit in zip(stored, audits, strict=True)]
+    assert linked == [(CHOICES[k["key"]], k["target"], bool(k["note"])) for k in answered]

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from ordercore.studio.store import Store
 from ordercore.studio.workbench import PAIR_STRATEGIES
-from tests.studio_app import APP, add_default_rule, engine, pairs_sent, press
+from tests.studio_app import APP, add_default_rule, engine, pairs_sent, press, sent_to
 
 
 def among_nearest(X: np.ndarray, pool: np.ndarray, anchor: int, other: int, k: int = 10) -> bool:
@@ -127,7 +127,7 @@ def test_a_link_opens_a_rules_audit_and_choices_not_offered_fall_back_to_the_def
             shown = (reloaded.radio(key="pair_strategy").value, reloaded.radio(key="pair_candidates").value)
             assert shown == expected[1:]
         else:
-            assert any(caption.value.startswith("Auditing rule") for caption in reloaded.caption)
+            assert sent_to(reloaded, "pair_answers", "note").startswith("Auditing rule")  # said with its pairs
 
 
 def test_a_new_or_switched_to_session_starts_from_the_default_choices(ready):
@@ -198,4 +198,4 @@ def test_pairs_from_names_each_rule_by_its_number_in_the_session(ready):
     assert box.format_func(rule_id) == f"rule #1 {rule.name!r} (audit it)"
     box.set_value(rule_id).run()
     assert not at.exception
-    assert any(caption.value.startswith(f"Auditing rule #1 {rule.name!r}: ") for caption in at.caption)
+    assert sent_to(at, "pair_answers", "note").startswith(f"Auditing rule #1 {rule.name!r}: ")

@@ -5,7 +5,7 @@ shows is checked against the store, read directly): a rule audited on Pairwise g
 import json
 
 from ordercore.studio.store import Store
-from tests.studio_app import add_default_rule, engine, press
+from tests.studio_app import add_default_rule, engine, press, sent_to
 
 
 def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_page(ready, store_path):
@@ -27,7 +27,7 @@ def test_auditing_a_rule_on_the_pairwise_page_gives_it_an_accuracy_on_the_rules_
     assert row["#"] == "#1" and ("unchecked: audit 20 pairs" in row["hint"]) == (not labeled_pairs)
     at.switch_page("app_pages/pairwise.py").run()
     at.selectbox(key="pair_source").set_value(rule_id).run()
-    assert not at.exception and "Auditing rule" in at.caption[0].value
+    assert not at.exception and "Auditing rule" in sent_to(at, "pair_answers", "note")
     made, provenance = store.preferences(session_id)
     rule_pairs = {frozenset(p) for p in zip(made.i.tolist(), made.j.tolist(), strict=True)}
     pool = set(engine(at).data().pool.tolist())
