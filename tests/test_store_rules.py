@@ -23,7 +23,9 @@ def test_rules_store_their_preferences_and_take_them_away(store):
     stored, provenance = store.preferences(session.id)
     assert stored == made and set(provenance["rule_id"]) == {rule_id}
     assert store.rules(session.id) == [(rule_id, rule)]
-    assert json.loads(store.export_rules(session.id)) == [rule.to_dict() | {"annotator": "ann", "pairs": len(made)}]
+    assert json.loads(store.export_rules(session.id)) == [
+        {"rule_number": 1} | rule.to_dict() | {"annotator": "ann", "pairs": len(made)}
+    ]
     store.remove_rule(rule_id)
     assert len(store.preferences(session.id)[0]) == 0 and store.rules(session.id) == []
 
