@@ -41,7 +41,6 @@ from ordercore.studio.rule_view import (
     zero_pairs_reason,
 )
 from ordercore.studio.session_files import ImportChoice, export_file_name, import_refusal
-from ordercore.studio.verdicts import wrong_way_warning
 
 # A condition's kind on a row of its own (half the page), then its columns and amount on the next (wide
 # enough for California's column names to show whole in a 1024 px window; one row cut them short). A string
@@ -238,7 +237,8 @@ RULES_COLUMNS = {
 }
 OVERLAPS_COLUMNS = {
     # and the overlaps table cut 'right on labeled pairs'
-    "rule": ("rule", 230),
+    "#": ("#", 35),
+    "rule": ("rule", 195),  # 35 px to '#' (issue 33, nu13 F3): a long name wraps
     "rows in its pairs": ("rows", 55),
     "shared with other rules": ("shared: rules", 95),
     "reversed by other rules": ("reversed: rules", 110),
@@ -368,14 +368,11 @@ def stored_rules_section(engine, data) -> None:
         "target) or other way (they rank it opposite), and the share of its preferences SVR (fitted on the labels "
         "alone) orders the other way: a large share says the labels disagree with the rule."
     )
-    for row in trust.itertuples():
-        warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)
-        if warning:
-            st.warning(app_state.plain(warning))
-    for warning in warnings:  # a rule resting on few checks, or on a column without direction (F7)
+    for warning in warnings:  # more often wrong than right; resting on few checks, or on a column without direction
         st.warning(app_state.plain(warning))
     with st.expander("Overlaps, conflicts and the labeled pairs, rule by rule"):
-        table = quality_words(quality)
+        numbers = engine.store.rule_numbers(engine.id)
+        table = quality_words(quality, [numbers[rule_id] for rule_id in trust["rule_id"]])
         st.dataframe(
             table,
             key="rule_quality",
@@ -419,7 +416,7 @@ def remove_buttons(engine, rule_id: int, rule: Rule, trust) -> None:
         )
         return
     row = trust.set_index("rule_id").loc[rule_id]
-    st.warning(app_state.plain(removal_warning(name, int(row["pairs"]), int(row["audit_answers"]))))
+    st.warning(app_state.plain(removal_warning(number, name, int(row["pairs"]), int(row["audit_answers"]))))
     yes, no = st.columns([1, 6])
 
     def remove() -> None:

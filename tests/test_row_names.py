@@ -107,6 +107,9 @@ def test_answers_read_in_words_with_rows_by_name():
         "from": ["pair choice", "audit of 'bigger'"],
         "when (UTC)": ["2026-11-26 10:00:00", "2026-11-26 10:01:00"],
     }
+    # issue 33, a first-time expert's F3: an audit names its rule by number ("from: audit of 'x'" had none)
+    audit = RowNames.of(frame, "y", "code").answers_table(answers, {3: "bigger"}, numbers=numbers, rule_numbers={3: 2})
+    assert audit["from"].tolist() == ["pair choice", "audit of rule #2 'bigger'"]
     # a pair of the shared queue (queued the other way round) is from there; an audit stays an audit, even
     # of a queued pair (a new user's queued answers read "pair choice")
     queued = pd.DataFrame({"row_a": [1, 0], "row_b": [0, 2]})

@@ -137,8 +137,9 @@ def test_the_overlaps_table_is_in_words():
     frame = pd.DataFrame({"x": np.arange(8.0), "y": [3, 1, 4, 1, 5, 9, 2, 6]})
     y = np.array([1.0, np.nan, 2, np.nan, np.nan, 3, np.nan, np.nan])
     rules = [Rule("a", [Within("x", 2)], Ordering("y")), Rule("b", [Within("x", 1)], Ordering("y"))]
-    table = quality_words(rule_quality(rules, frame, y, made=[generate(r, frame).preferences for r in rules]))
+    table = quality_words(rule_quality(rules, frame, y, made=[generate(r, frame).preferences for r in rules]), [3, 5])
     assert all("_" not in column for column in table.columns)
+    assert table[["#", "rule"]].values.tolist() == [["#3", "a"], ["#5", "b"]]  # issue 33, nu13 F3: by number
     assert not table.isna().any().any() and "None" not in table.astype(str).to_numpy()
     assert table["shared with other rules"].tolist()[1] == str(len(generate(rules[1], frame).preferences))
 

@@ -12,7 +12,8 @@ from scipy.stats import spearmanr
 
 from ordercore.knowledge.quality import rule_trust
 from ordercore.knowledge.rules import Ordering, Rule, SameCategory, Within, generate
-from ordercore.studio.rule_table import hint_warning, rule_hints, rules_table
+from ordercore.studio.rule_table import hint_warning, numbered_wrong_way_warnings, rule_hints, rules_table
+from ordercore.studio.rule_view import removal_warning
 
 
 def wilson(right: int, total: int, z: float = 1.959964) -> tuple[float, float]:
@@ -45,6 +46,20 @@ def table_of(rules, frame, y, numbers, violations=None):
     trust = rule_trust(rules, frame, y, preferences, provenance)
     hints = rule_hints(trust, rules, frame, y, "price")
     return trust, rules_table(trust, numbers, hints, violations), hints
+
+
+def test_the_wrong_way_warning_and_the_remove_question_name_the_rule_by_its_number():
+    """Issue 33, a first-time expert's F3: the first warning on Rules and the Remove question named the rule
+    without its number.  Rule id 7 is #2, right on 1 of 6 (interval below ½ or not): "Rule #2 'x' is right …";
+    id 9 right on 60 % says nothing."""
+    trust = pd.DataFrame(
+        {"rule_id": [7, 9], "rule": ["x", "y"], "accuracy": [1 / 6, 0.6], "accuracy_low": [0.03, 0.4]}
+        | {"accuracy_high": [0.56, 0.8]}
+    )
+    (said,) = numbered_wrong_way_warnings(trust, {7: 2, 9: 4})
+    assert said.startswith("Rule #2 'x' is right on only 17% of the pairs checked")
+    asked = removal_warning(4, "to remove", 38, 0)
+    assert asked == "Remove rule #4 'to remove' and its 38 preferences? The models retrain without them."
 
 
 def test_each_rule_shows_its_number_in_the_session_and_a_real_rule_no_hint():

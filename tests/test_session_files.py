@@ -128,6 +128,27 @@ def test_the_answers_export_writes_each_answers_number_and_an_import_numbers_the
     assert store.answers(target.id)["number"].tolist() == [1, 2, 3, 4]
 
 
+def test_the_rules_export_writes_each_rules_number_and_an_import_numbers_them_anew(store, homes, source):
+    """Issue 33, a first-time expert's F3: the rules export had no rule_number.  The source's #1 and #2, a third
+    added and #2 removed: the export says 1 and 3 (its gap kept); imported into a session holding a rule they
+    are #2 and #3 there (the file's numbers are ignored)."""
+    frame, labeled = homes
+    third = Rule("older", [Within("age", 3)], Ordering("age"))
+    store.add_rule(source.id, third, generate(third, frame, labeled, max_pairs=10, random_state=0).preferences, "ann")
+    store.remove_rule(next(rule_id for rule_id, rule in store.rules(source.id) if rule.name == "rooms"))
+    text = store.export_rules(source.id)
+    assert [(d["rule_number"], d["name"]) for d in json.loads(text)] == [(1, "bedrooms nearby"), (3, "older")]
+    target = store.create_session("target", settings={"n_rows": len(frame)})
+    store.add_rule(target.id, Rule("own", [Within("age", 1)], Ordering("rooms")), PreferenceSet.order(0, 1), "z")
+    assert imported(store, target.id, "rules.json", text, homes) == "Imported 2 rules."
+    numbers = store.rule_numbers(target.id)
+    assert sorted((numbers[rule_id], rule.name) for rule_id, rule in store.rules(target.id)) == [
+        (1, "own"),
+        (2, "bedrooms nearby"),
+        (3, "older"),
+    ]
+
+
 @pytest.mark.parametrize("name", ["preferences.csv", "preferences.json"])
 def test_a_preferences_export_imports_back_with_each_preference_kept_with_its_annotator(store, homes, source, name):
     frame, labeled = homes

@@ -53,6 +53,7 @@ def test_a_store_from_before_answer_numbers_numbers_each_sessions_answers_in_the
     with sqlite3.connect(path) as connection:  # the answers as version 3 made them
         connection.execute("ALTER TABLE answers DROP COLUMN number")
         connection.execute("ALTER TABLE rules DROP COLUMN number")
+        connection.execute("ALTER TABLE sessions DROP COLUMN last_rule_number")
         connection.execute("DELETE FROM schema_versions WHERE id >= 4")
     store = Store(f"sqlite:///{path}")
     assert store.answers(one)[["id", "number"]].values.tolist() == [[given[0], 1], [given[4], 2]]
@@ -76,13 +77,41 @@ def test_a_store_from_before_rule_numbers_numbers_each_sessions_rules_in_the_ord
     first.engine.dispose()
     with sqlite3.connect(path) as connection:  # the rules as version 4 made them
         connection.execute("ALTER TABLE rules DROP COLUMN number")
-        connection.execute("DELETE FROM schema_versions WHERE id = 5")
+        connection.execute("ALTER TABLE sessions DROP COLUMN last_rule_number")
+        connection.execute("DELETE FROM schema_versions WHERE id >= 5")
     store = Store(f"sqlite:///{path}")
     assert store.rule_numbers(one) == {added[0]: 1, added[4]: 2}
     assert store.rule_numbers(two) == {added[1]: 1, added[3]: 2}
     store.remove_rule(added[0])
     new = store.add_rule(one, Rule("r9", [Within("x", 9)], Ordering("y")), PreferenceSet.order(0, 9), "ann")
     assert store.rule_numbers(one) == {added[4]: 2, new: 3}
+
+
+def test_a_store_from_before_the_rule_counter_gives_numbers_past_the_highest_held(tmp_path):
+    """Migration 6 on a store of version 5 (issue 33, a first-time expert's F4: a removed rule's number was
+    given to the next rule): session one holds #1 and #3 (#2 removed), session two #1 (its #2 removed, which
+    version 5 kept no trace of); after it, removing one's #3 and adding gives #4, two's next is #2."""
+    path = tmp_path / "old.sqlite"
+    first = Store(f"sqlite:///{path}")
+    one, two = (first.create_session(name, settings={"n_rows": 10}).id for name in ("one", "two"))
+    added = [
+        first.add_rule(session, Rule(f"r{k}", [Within("x", k)], Ordering("y")), PreferenceSet.order(k, k + 1), "ann")
+        for k, session in enumerate([one, one, two, one, two])
+    ]
+    first.remove_rule(added[1])
+    first.remove_rule(added[4])
+    first.engine.dispose()
+    with sqlite3.connect(path) as connection:  # the sessions as version 5 made them
+        connection.execute("ALTER TABLE sessions DROP COLUMN last_rule_number")
+        connection.execute("DELETE FROM schema_versions WHERE id = 6")
+    store = Store(f"sqlite:///{path}")
+    assert store.rule_numbers(one) == {added[0]: 1, added[3]: 3} and store.rule_numbers(two) == {added[2]: 1}
+    store.remove_rule(added[3])
+    new = [
+        store.add_rule(session, Rule("r9", [Within("x", 9)], Ordering("y")), PreferenceSet.order(0, 9), "ann")
+        for session in (one, two)
+    ]
+    assert store.rule_numbers(one) == {added[0]: 1, new[0]: 4} and store.rule_numbers(two) == {added[2]: 1, new[1]: 2}
 
 
 OLD_ANSWERS = """CREATE TABLE answers (
@@ -261,7 +290,7 @@ def test_a_store_written_by_an_old_release_opens_with_every_row_as_written(datab
     assert old_rows(database_url, tables) == before
     with store.engine.connect() as connection:
         versions_held = connection.execute(sa.text("SELECT id FROM schema_versions ORDER BY id")).scalars().all()
-        assert versions_held == [1, 2, 3, 4, 5]
+        assert versions_held == [1, 2, 3, 4, 5, 6]
 
     assert store.session("old").settings == SETTINGS and store.session_by_id(2).settings == {"n_rows": 6}
     assert bytes(store.dataset(1)["content"]) == b"a\n1\x00" and store.dataset(2)["content"] is None
@@ -395,7 +424,7 @@ def versions(url: str) -> list[int]:
 
 def test_each_migration_is_applied_once_even_by_stores_opening_together(new_database, monkeypatch):
     """Four Stores open a store of release 0.2.0 at once (threads) and open it again: the extra step is
-    applied once, its version recorded once after 1, 2, 3 and 4; a new store records every version without
+    applied once, its version recorded once after 1 … 6; a new store records every version without
     applying a step."""
     calls = []
     monkeypatch.setattr("ordercore.studio.store.migrations.MIGRATIONS", (*MIGRATIONS, counted(calls)))
@@ -416,10 +445,10 @@ def test_each_migration_is_applied_once_even_by_stores_opening_together(new_data
     for thread in threads:
         thread.join()
     Store(url).engine.dispose()
-    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4, 5, 6]
+    assert errors == [] and calls == [1] and versions(url) == [1, 2, 3, 4, 5, 6, 7]
     new = new_database()
     Store(new).engine.dispose()
-    assert calls == [1] and versions(new) == [1, 2, 3, 4, 5, 6]
+    assert calls == [1] and versions(new) == [1, 2, 3, 4, 5, 6, 7]
 
 
 def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeypatch):
@@ -433,7 +462,7 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(new_database, monkeyp
         Store(url)
     assert (old_rows(url, tables), described(url)) == before
     monkeypatch.undo()
-    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3, 4, 5]
+    assert Store(url).rules(1) == [(1, RULE)] and versions(url) == [1, 2, 3, 4, 5, 6]
 
 
 def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
@@ -441,10 +470,10 @@ def test_a_store_of_a_newer_version_is_refused_and_left_alone(database_url):
     store.create_session("s", settings={"n_rows": 3})
     with store.engine.begin() as connection:
         connection.execute(
-            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (6, 'later', :at)"),
+            sa.text("INSERT INTO schema_versions (id, description, created_at) VALUES (7, 'later', :at)"),
             {"at": WRITTEN},
         )
     store.engine.dispose()
-    with pytest.raises(RuntimeError, match="schema version 6, newer than this ordercore knows \\(5\\)"):
+    with pytest.raises(RuntimeError, match="schema version 7, newer than this ordercore knows \\(6\\)"):
         Store(database_url)
-    assert versions(database_url) == [1, 2, 3, 4, 5, 6]
+    assert versions(database_url) == [1, 2, 3, 4, 5, 6, 7]

@@ -23,7 +23,9 @@ def test_rules_store_their_preferences_and_take_them_away(store):
     stored, provenance = store.preferences(session.id)
     assert stored == made and set(provenance["rule_id"]) == {rule_id}
     assert store.rules(session.id) == [(rule_id, rule)]
-    assert json.loads(store.export_rules(session.id)) == [rule.to_dict() | {"annotator": "ann", "pairs": len(made)}]
+    assert json.loads(store.export_rules(session.id)) == [
+        {"rule_number": 1} | rule.to_dict() | {"annotator": "ann", "pairs": len(made)}
+    ]
     store.remove_rule(rule_id)
     assert len(store.preferences(session.id)[0]) == 0 and store.rules(session.id) == []
 
@@ -66,6 +68,20 @@ def add(store: Store, session_id: int, rule: Rule, annotator: str = "ann") -> in
 
 def repeats(rule_id: int, name: str) -> str:
     return f"this rule is the same as rule #{rule_id} {name!r} (the same conditions and ordering)"
+
+
+def test_a_removed_rules_number_is_never_given_again(store):
+    """Issue 33, a first-time expert's F4: after removing #4 the next rule read #4.  Rules #1 … #4 added,
+    #4 then #2 removed: the next two read #5 and #6 (one past the highest ever given); another session's
+    rules count from #1."""
+    session, other = (store.create_session(name, settings={"n_rows": 20}).id for name in ("s", "t"))
+    added = [add(store, session, Rule(f"r{k}", [Within("age", k + 1)], Ordering("rooms"))) for k in range(4)]
+    store.remove_rule(added[3])
+    store.remove_rule(added[1])
+    later = [add(store, session, Rule(f"q{k}", [Within("age", k + 10)], Ordering("rooms"))) for k in range(2)]
+    assert store.rule_numbers(session) == {added[0]: 1, added[2]: 3, later[0]: 5, later[1]: 6}
+    theirs = add(store, other, BEDROOMS)
+    assert store.rule_numbers(other) == {theirs: 1}
 
 
 def test_a_rule_the_session_holds_is_refused_whatever_it_is_called(store):

@@ -10,8 +10,9 @@ held-out row; numbers written per column so that two different values of a colum
 - ``value(column, x)`` and ``difference(column, a, b)``: a number with thousands separators, the
   column's own decimals (``decimals_to_tell_apart``) and ``MINUS`` for a minus, text as it is;
   ``shade(column, a, b)``: how strongly B − A is coloured, by its size against the column's spread.
-- ``answers_table(answers, rule_names, numbers=...)``: the stored answers in words, rows by name, each by
-  its number in the session (``session_numbers``); ``preferences_table(preferences)``: preferences likewise.
+- ``answers_table(answers, rule_names, numbers=..., rule_numbers=...)``: the stored answers in words, rows by
+  name, each by its number in the session (``session_numbers``), an audit by its rule's number;
+  ``preferences_table(preferences)``: preferences likewise.
 """
 
 from __future__ import annotations
@@ -157,15 +158,24 @@ class RowNames:
         table["weight"] = [f"{w:g}" for w in preferences.weight]
         return pd.DataFrame(table)
 
-    def answers_table(self, answers: pd.DataFrame, rule_names: dict, queued=None, *, numbers) -> pd.DataFrame:
+    def answers_table(
+        self, answers: pd.DataFrame, rule_names: dict, queued=None, *, numbers, rule_numbers: dict | None = None
+    ) -> pd.DataFrame:
         """The stored ``answers`` (``Store.answers``) as the expert reads them: answer number (of
         ``numbers``, ``session_numbers`` of all the session's answers), who, the
         two rows by name, the answer in words, its confidence and margin, where the pair came from (the
-        rule audited, the shared queue — a pair of ``queued``, ``Store.queued_pairs``, either way round —
+        rule audited, by its number in ``rule_numbers``, ``Store.rule_numbers``, where given: "audit of rule #3
+        'x'"; the shared queue — a pair of ``queued``, ``Store.queued_pairs``, either way round —
         the pair choice, or a file imported) and when."""
-        source = answers["rule_id"].map(
-            lambda rule: "pair choice" if pd.isna(rule) else f"audit of {rule_names.get(int(rule), 'a removed rule')!r}"
-        )
+        numbered = rule_numbers or {}
+
+        def audited(rule) -> str:
+            if pd.isna(rule) or int(rule) not in rule_names:
+                return "pair choice" if pd.isna(rule) else "audit of 'a removed rule'"
+            number = f"rule #{numbered[int(rule)]} " if int(rule) in numbered else ""
+            return f"audit of {number}{rule_names[int(rule)]!r}"
+
+        source = answers["rule_id"].map(audited)
         if queued is not None and len(queued):
             pairs = {frozenset(pair) for pair in queued[["row_a", "row_b"]].to_numpy(dtype=np.int64).tolist()}
             in_queue = np.array([frozenset(pair) in pairs for pair in answers[["row_a", "row_b"]].to_numpy().tolist()])

@@ -15,6 +15,7 @@ from ordercore.knowledge.rules import Rule, rank_correlation, rank_correlation_i
 from ordercore.knowledge.source_weights import rule_source
 from ordercore.studio.numbers import counted, fixed
 from ordercore.studio.training import violations_by_source
+from ordercore.studio.verdicts import wrong_way_warning
 
 WIDE_INTERVAL = 0.5
 """An accuracy interval wider than this share rests on too few checked pairs to tell a rule from a coin: one
@@ -70,6 +71,17 @@ def hint_warning(number: int, name: str, sentence: str) -> str:
     )
 
 
+def numbered_wrong_way_warnings(trust: pd.DataFrame, numbers: dict) -> list[str]:
+    """``verdicts.wrong_way_warning`` of each row of ``trust`` (``quality.rule_trust``) that has one, the rule
+    named by its number as the table and the other warnings name it: "Rule #3 'x' is right on only 17 % …"."""
+    said = []
+    for row in trust.itertuples():
+        warning = wrong_way_warning(row.rule, row.accuracy, row.accuracy_low, row.accuracy_high)
+        if warning:
+            said.append(f"Rule #{numbers[row.rule_id]} {warning}")
+    return said
+
+
 def violated_words(violated: float, preferences: float) -> str:
     """'SVR violates 64%': the share of the rule's ``preferences`` SVR's predictions violate; '' before a retrain
     of these preferences has finished (NaN) or for a rule without preferences."""
@@ -123,8 +135,9 @@ def rules_table(
 
 def session_rules_table(engine, data) -> tuple[pd.DataFrame, list[str], pd.DataFrame, pd.DataFrame]:
     """(table, warnings, trust, quality) for the Rules page: ``rules_table`` of ``engine``'s stored rules over
-    ``data`` (SVR's violations from its last finished fit, a retrain asked for if one is due), the
-    ``hint_warning`` of each rule with a hint, and ``engine.rule_tables``' trust and quality tables."""
+    ``data`` (SVR's violations from its last finished fit, a retrain asked for if one is due), the wrong-way
+    warnings (``numbered_wrong_way_warnings``) then the ``hint_warning`` of each rule with a hint, and
+    ``engine.rule_tables``' trust and quality tables."""
     trust, quality, _ = engine.rule_tables(data)
     rules, numbers = engine.rules(), engine.store.rule_numbers(engine.id)
     bench = engine.trained()
@@ -132,7 +145,7 @@ def session_rules_table(engine, data) -> tuple[pd.DataFrame, list[str], pd.DataF
     labels, target = data.y_train(), data.dataset.metadata["target"]
     hints = rule_hints(trust, rules, data.frame, labels, target)
     table = rules_table(trust, numbers, hints, violations)
-    warnings = [
+    warnings = numbered_wrong_way_warnings(trust, numbers) + [
         hint_warning(numbers[rule_id], name, sentence)
         for rule_id, name, (_, sentence) in zip(trust["rule_id"], trust["rule"], hints, strict=True)
         if sentence

@@ -150,10 +150,12 @@ table above has their preferences, and 'right on labeled pairs' says how many la
 table fits beside the sidebar)."""
 
 
-def quality_words(quality: pd.DataFrame) -> pd.DataFrame:
-    """The overlaps table as the page shows it: plain column names, counts with separators, and the
-    accuracy on labeled pairs as 'right on k of n' ('— (no labeled pair)' when there is none)."""
+def quality_words(quality: pd.DataFrame, numbers) -> pd.DataFrame:
+    """The overlaps table as the page shows it: '#' each rule's number in the session (``numbers``, one per
+    row of ``quality``, as the rules table and the buttons name it), plain column names, counts with separators,
+    and the accuracy on labeled pairs as 'right on k of n' ('— (no labeled pair)' when there is none)."""
     table = pd.DataFrame({words: quality[column] for column, words in QUALITY_WORDS.items()})
+    table.insert(0, "#", [f"#{int(number)}" for number in numbers])
     for column in list(QUALITY_WORDS.values())[1:]:
         table[column] = [f"{int(value):,}" for value in table[column]]
     table["right on labeled pairs"] = [
@@ -163,14 +165,14 @@ def quality_words(quality: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def removal_warning(name: str, preferences: int, audit_answers: int) -> str:
-    """What removing the rule ``name`` takes away, asked before it is done."""
+def removal_warning(number: int, name: str, preferences: int, audit_answers: int) -> str:
+    """What removing rule #``number`` ``name`` takes away, asked before it is done."""
     kept = (
         f" Its {audit_answers:,} audit answer{'s' if audit_answers != 1 else ''} stay, as your own answers."
         if audit_answers
         else ""
     )
     return (
-        f"Remove the rule {name!r} and its {preferences:,} preference{'s' if preferences != 1 else ''}? "
+        f"Remove rule #{number} {name!r} and its {preferences:,} preference{'s' if preferences != 1 else ''}? "
         f"The models retrain without them.{kept}"
     )

@@ -24,10 +24,11 @@ NAME_MAX_LENGTH = 200
 """Longest rule name (the store's limit for every name)."""
 
 RULE_FIELDS = frozenset(
-    ["format", "version", "name", "conditions", "ordering", "margin", "weight", "annotator", "pairs"]
+    ["format", "version", "name", "conditions", "ordering", "margin", "weight", "annotator", "pairs", "rule_number"]
 )
-"""The fields of a rule document: ``Rule.to_dict``'s, and the two the Studio's rules export adds beside
-each rule (who added it, how many preferences it made); any other is refused by ``Rule.from_dict``."""
+"""The fields of a rule document: ``Rule.to_dict``'s, and the three the Studio's rules export adds beside
+each rule (who added it, how many preferences it made, its number in the session: ignored on import, where the
+importing session numbers it); any other is refused by ``Rule.from_dict``."""
 
 
 @dataclass(frozen=True)

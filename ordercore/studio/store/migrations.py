@@ -199,12 +199,31 @@ def _number_rules(connection) -> None:
     )
 
 
+# ---------------------------------------------------------------------------------------- 6
+def _count_rule_numbers(connection) -> None:
+    """Migration 6: the sessions' column ``last_rule_number`` (frozen here), the highest number given to a
+    rule in the session, set to the highest held (a number removed above it before this step is unknown)."""
+    column = sa.Table(
+        "sessions", sa.MetaData(), sa.Column("last_rule_number", sa.Integer, nullable=False, server_default="0")
+    ).c.last_rule_number
+    _add_column(connection, column)
+    connection.execute(
+        sa.text(
+            "UPDATE sessions SET last_rule_number = (SELECT COALESCE(MAX(rules.number), 0) FROM rules "
+            "WHERE rules.session_id = sessions.id)"
+        )
+    )
+
+
 MIGRATIONS = (
     Migration(1, "the tables of release 0.2.0 (columns and tables added since the first store)", _complete_release_0_2),
     Migration(2, "shared trust assessments", lambda connection: _assessments_table().create(connection)),
     Migration(3, "answers read from a file marked as imported", lambda c: _add_column(c, _answers_imported())),
     Migration(4, "answers numbered in their session, the numbers kept when others are removed", _number_answers),
     Migration(5, "rules numbered in their session, the numbers kept when others are removed", _number_rules),
+    Migration(
+        6, "a session's highest rule number kept, so a removed rule's number is never given again", _count_rule_numbers
+    ),
 )
 """Every step, in order: ``MIGRATIONS[k]`` has version k + 1.  Append only."""
 

@@ -41,6 +41,17 @@ def _repeated(connection, session_id: int, rule: Rule, besides: int | None = Non
     return None
 
 
+def _next_number(connection, session_id: int) -> int:
+    """The number of the session's next rule, one past the highest ever given in it (``last_rule_number``,
+    and any rule held above it), recorded as given; in the caller's transaction, which has locked the
+    session.  A removed rule's number is never given again: exports and answers name rules by it."""
+    last = connection.execute(sa.select(sessions.c.last_rule_number).where(sessions.c.id == session_id)).scalar_one()
+    held = connection.execute(sa.select(sa.func.max(rules.c.number)).where(rules.c.session_id == session_id))
+    number = max(last, held.scalar() or 0) + 1
+    connection.execute(sessions.update().where(sessions.c.id == session_id).values(last_rule_number=number))
+    return number
+
+
 @dataclass(frozen=True)
 class RuleReplacement:
     """What replacing a rule did: its preferences before and after, its audit answers kept and unlinked."""
@@ -102,8 +113,7 @@ class RuleStore:
                 raise ValueError(repeated)
             revision = touch(connection, session_id)
             created = now()
-            held = connection.execute(sa.select(sa.func.max(rules.c.number)).where(rules.c.session_id == session_id))
-            number = (held.scalar() or 0) + 1  # after the session's highest: kept when another is removed
+            number = _next_number(connection, session_id)
             rule_id = connection.execute(
                 rules.insert().values(
                     session_id=session_id, name=name, spec=spec, annotator=annotator, created_at=created, number=number

@@ -49,6 +49,9 @@ sessions = sa.Table(
     sa.Column("revision", sa.Integer, nullable=False, server_default="0"),
     _created(),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+    # The highest number given to a rule in the session (0 before its first): the next rule's is one past it,
+    # so a removed rule's number is never given again (migration 6 sets it from the rules held).
+    sa.Column("last_rule_number", sa.Integer, nullable=False, server_default="0"),
 )
 
 rules = sa.Table(

@@ -386,17 +386,23 @@ class TransferStore:
 
     def export_rules(self, session_id: int) -> str:
         """The session's rules as a JSON list of rule documents (``Rule.from_dict`` reads each), each
-        with who added it ("annotator") and how many preferences it made ("pairs"), so that the same
-        rule on the same data and split makes the same preferences again (``generate`` with
-        ``max_pairs=pairs``, ``random_state=0``, as the Rules page)."""
+        with its number in the session ("rule_number", as the pages and the other exports name it), who added
+        it ("annotator") and how many preferences it made ("pairs"), so that the same rule on the same data and
+        split makes the same preferences again (``generate`` with ``max_pairs=pairs``, ``random_state=0``, as
+        the Rules page).  An import ignores "rule_number": the session it goes to numbers its rules."""
         session_id = id_number(session_id, "session")
         made, provenance = self.preferences(session_id)
         counts = provenance["rule_id"].value_counts()
-        query = sa.select(rules.c.id, rules.c.spec, rules.c.annotator).where(rules.c.session_id == session_id)
+        query = sa.select(rules.c.id, rules.c.number, rules.c.spec, rules.c.annotator)
         with self.engine.connect() as connection:
-            stored = connection.execute(query.order_by(rules.c.id)).all()
+            stored = connection.execute(query.where(rules.c.session_id == session_id).order_by(rules.c.id)).all()
         documents = [
-            {**Rule.from_json(row.spec).to_dict(), "annotator": row.annotator, "pairs": int(counts.get(row.id, 0))}
+            {
+                "rule_number": row.number,
+                **Rule.from_json(row.spec).to_dict(),
+                "annotator": row.annotator,
+                "pairs": int(counts.get(row.id, 0)),
+            }
             for row in stored
         ]
         return json.dumps(documents, indent=2)
