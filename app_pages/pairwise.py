@@ -255,7 +255,8 @@ def answers_section(engine, data, answers, rules: dict, named: bool) -> None:
     """The newest answers of the session, and this annotator's own (*My answers*)."""
     names, queued = {k: r.name for k, r in rules.items()}, engine.store.queued_pairs(engine.id)
     numbers = session_numbers(answers)  # 1, 2, 3 … in this session (the store's ids run across sessions)
-    shown = without_defaults(data.row_names.answers_table(answers.tail(10).iloc[::-1], names, queued, numbers=numbers))
+    newest, ruled = answers.tail(10).iloc[::-1], engine.store.rule_numbers(engine.id)  # rule id: its number
+    shown = without_defaults(data.row_names.answers_table(newest, names, queued, numbers=numbers, rule_numbers=ruled))
     recent_answers(shown)
     st.caption(NUMBERED)
     if named:
