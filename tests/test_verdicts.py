@@ -190,8 +190,9 @@ def test_a_sources_effect_is_worded_by_its_interval_as_the_gain_is():
 
 
 def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
-    """By hand: effects -7.5 ± 1.96 × 2 (interval -11.42 to -3.58: surely worse), -7.5 ± 1.96 × 5 (spans 0),
-    and -7.5 ± 1.96 × 2 at weight 0 (zeroing changes nothing, so it says nothing); to the digits of 133.6."""
+    """By hand: four sources tested together, each at 1 − 0.05 / 4 (Bonferroni: z = 2.4977): effects
+    -7.5 ± 2.4977 × 2 (interval -12.50 to -2.50: surely worse), -7.5 ± 2.4977 × 5 (spans 0), and -7.5 ± 2.4977
+    × 2 at weight 0 (zeroing changes nothing, so it says nothing); to the digits of 133.6."""
     from ordercore.studio.verdicts import hurting_sources
 
     trust = Trust(np.array([1.0, 1.0, 0.0, 0.8]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
@@ -202,12 +203,53 @@ def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
     assert len(reasons) == 2
     assert reasons[0].startswith(
         "rule #5: younger sells higher: with its weight set to 0 the cross-validated error is 7.5 lower "
-        "(95 % interval of how much lower: 3.6 to 11.4), yet its weight is 1.00. Its weight comes from the "
-        "accuracy check on labeled pairs"
+        "(95 % interval of how much lower, together over the 4 sources assessed: 2.5 to 12.5), yet its weight "
+        "is 1.00. Its weight comes from the accuracy check on labeled pairs"
     )
     assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
     assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]
     assert hurting_sources(SourceTrust(names, (None,) * 4, trust, effects, None, None), 133.6) == []
+
+
+def test_five_sources_assessed_together_are_worded_by_simultaneous_intervals_by_hand():
+    """New-user report 13, F1: five sources assessed at once on 30 labels, each effect's marginal 95 %
+    interval (as the page showed them) turned back into its standard error ((high − low) / 2 / 1.96).  Each
+    interval must hold together over the five: at 1 − 0.05 / 5 each, z = norm.ppf(1 − 0.05 / 10) = 2.5758
+    (Bonferroni).  Rule #2's −14.7 then spans 0 (−14.7 ± 2.5758 × 6.454 = −31.3 to 1.9): not 'hurts', no
+    advice to remove it; and a rule whose effect is surely negative even so, but right on 40 of its 49
+    checked pairs, is not advised removed: the conflict is said."""
+    from scipy.stats import norm
+
+    from ordercore.knowledge.source_weights import SourceCheck
+    from ordercore.studio.verdicts import effect_words, hurting_sources, raised_error_advice
+
+    names = ("clicks: Gus", "rule #1: grade", "rule #2: lower action", "rule #3: feedback", "rule #4: relief")
+    shown = np.array([[-10.0, -45.9, 25.8], [-4.6, -14.4, 5.3], [-14.7, -27.4, -2.1], [-2.9, -15.8, 10.1]])
+    shown = np.vstack([shown, [-18.0, -33.7, -2.2]])
+    effects, errors = shown[:, 0], (shown[:, 2] - shown[:, 1]) / 2 / 1.959964
+    trust = Trust(np.ones(5), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
+    assessed = SourceTrust(names, (None,) * 5, trust, effects, None, None, errors)
+    z = norm.ppf(1 - 0.05 / (2 * 5))
+    assert assessed.tested() == 5
+    assert assessed.effect_intervals() == pytest.approx(np.column_stack([effects - z * errors, effects + z * errors]))
+    low, high = assessed.effect_intervals()[2]
+    assert low == pytest.approx(-31.32, abs=0.01) and high == pytest.approx(1.92, abs=0.01)
+    assert [effect_words(e, a, b) for e, (a, b) in zip(effects, assessed.effect_intervals(), strict=True)] == [
+        "within the noise"
+    ] * 5
+    assert hurting_sources(assessed, 500.0) == []
+    assert "remove" not in raised_error_advice(assessed, "then")
+    # rule #2 surely negative even together (standard error 4: −14.7 ± 10.3), yet right on 40 of 49 pairs
+    # of distinct rows that check it: the conflict is said, and no advice to remove it
+    right = np.arange(49) < 40
+    check = SourceCheck.of(np.arange(0, 98, 2), np.arange(1, 98, 2), right)
+    sure = replace(
+        assessed, checks=(None, None, check, None, None), effect_errors=np.where(np.arange(5) == 2, 4.0, errors)
+    )
+    (reason,) = hurting_sources(sure, 500.0)
+    assert reason.startswith("rule #2: lower action: with its weight set to 0") and "right on 40 of 49 pairs" in reason
+    assert "disagree" in reason and "Do not remove it on this alone" in reason and "remove it on Rules" not in reason
+    assert "But rule #2: lower action is surely right on most of the pairs" in raised_error_advice(sure, "then")
 
 
 def warm_assessment(effects, errors, steps=2, made_at=1_000_000.0):

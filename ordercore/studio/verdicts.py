@@ -95,30 +95,57 @@ def effect_words(effect: float, low: float, high: float) -> str:
     return "within the noise"
 
 
+def interval_words(trust: SourceTrust, of: str = "") -> str:
+    """What the effects' intervals are (``SourceTrust.effect_intervals``): '95 % interval{of}' for one source
+    tested, '95 % interval{of}, together over the 5 sources assessed' for several."""
+    tested = trust.tested()
+    return f"95 % interval{of}" + (f", together over the {tested} sources assessed" if tested > 1 else "")
+
+
+def well_checked(trust: SourceTrust, k: int) -> str | None:
+    """'right on 39 of 49 pairs that check it (95 % interval 68 %–90 %)' for a rule (not clicks) whose
+    checked accuracy's interval (``SourceCheck.share_interval``) lies above ½; else None."""
+    check = trust.checks[k]
+    if check is None or str(trust.names[k]).startswith(CLICKS) or not check.counts()[1]:
+        return None
+    low, high = check.share_interval()
+    if not low > 0.5:
+        return None
+    right, checked = check.counts()
+    return f"right on {right:,} of {checked:,} pairs that check it (95 % interval {low:.0%}–{high:.0%})"
+
+
 def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
-    """For each source of weight above 0 whose effect is surely negative (its whole 95 % interval below
-    0): that it raises the cross-validated error, why it keeps its weight (set by the accuracy check on
-    labeled pairs, not by the effect) and what would change it; figures to the digits of ``scale``."""
+    """For each source of weight above 0 whose effect is surely negative (its whole interval below 0,
+    simultaneous over the sources assessed: ``SourceTrust.effect_intervals``): that it raises the
+    cross-validated error, why it keeps its weight (set by the accuracy check on labeled pairs, not by the
+    effect) and what would change it; for a rule surely right on most pairs that check it (``well_checked``),
+    that the two disagree and no advice to remove it; figures to the digits of ``scale``."""
     intervals = trust.effect_intervals()
     if intervals is None:
         return []
     reasons = []
-    for name, weight, effect, (low, high) in zip(
-        trust.names, trust.trust.weights, trust.effects, intervals, strict=True
+    for k, (name, weight, effect, (low, high)) in enumerate(
+        zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True)
     ):
         if not (weight > 0 and high < 0):
             continue
         measured = (
             f"{name}: with its weight set to 0 the cross-validated error is {to_digits_of(-effect, scale)} lower "
-            f"(95 % interval of how much lower: {to_digits_of(-high, scale)} to {to_digits_of(-low, scale)}), yet its "
-            "weight is "
-            f"{weight:.2f}."
+            f"({interval_words(trust, ' of how much lower')}: {to_digits_of(-high, scale)} to "
+            f"{to_digits_of(-low, scale)}), yet its weight is {weight:.2f}."
         )
         if str(name).startswith(CLICKS):
             reasons.append(
                 f"{measured} An annotator's weight comes from how often their answers agree with SVR's order, "
                 "not from this effect. Review their answers (Pairwise, My answers): wrong ones can be changed "
                 "or removed."
+            )
+        elif (checked := well_checked(trust, k)) is not None:
+            reasons.append(
+                f"{measured} Yet it is {checked}, surely more often right than wrong: the labels' cross-validation "
+                "and the pairs that check it disagree, and a cross-validation on a few dozen labels is the weaker "
+                "evidence. Do not remove it on this alone: audit more of its pairs on Pairwise, or label more rows."
             )
         else:
             reasons.append(
@@ -138,18 +165,22 @@ def _listed(names: list[str]) -> str:
 def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
     """What to do when the preferences raise the cross-validated error (the red verdict), from the effects
     of the same assessment ``trust``, by name: the sources of weight above 0 whose effect is surely
-    negative (audit or remove them), negative within the noise, or not measured (new or changed since the
-    full assessment, or none computed), then ``unmeasured_next`` (what will measure them: 'the full
+    negative, simultaneously over the sources assessed (audit or remove them; audit first a rule surely
+    right on most pairs that check it, ``well_checked``), negative within the noise, or not measured (new or
+    changed since the full assessment, or none computed), then ``unmeasured_next`` (what will measure them: 'the full
     assessment running now measures them'); when no source shows a negative effect, that the preferences
     raise it together, and what SSL does about it.  Never points to a negative effect the table lacks."""
     if trust.effects is None:
         return f" This assessment measured no source's effect; {unmeasured_next}."
     intervals = trust.effect_intervals()
     intervals = intervals if intervals is not None else np.full((len(trust.names), 2), np.nan)
-    surely, noisy = [], []
-    for name, weight, effect, (_, high) in zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True):
+    surely, noisy, conflicted = [], [], []
+    rows = zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True)
+    for k, (name, weight, effect, (_, high)) in enumerate(rows):
         if weight > 0 and effect < 0:
             (surely if high < 0 else noisy).append(str(name))
+            if high < 0 and well_checked(trust, k) is not None:
+                conflicted.append(str(name))
     unmeasured = trust.unmeasured()
     advice = []
     if surely:
@@ -157,6 +188,11 @@ def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
         advice.append(
             f"Measured to raise it: {_listed(surely)} ('hurts' below): audit {its} pairs on Pairwise (wrong "
             f"answers lower a weight) or remove {them}."
+        )
+    if conflicted:
+        advice.append(
+            f"But {_listed(conflicted)} {'is' if len(conflicted) == 1 else 'are'} surely right on most of the pairs "
+            "that check it, which the labels' cross-validation contradicts: audit before removing."
         )
     if noisy:
         advice.append(
