@@ -634,3 +634,50 @@ def test_svr_and_ssl_are_defined_where_the_model_page_first_names_them_and_in_th
     assert "SVR:" in first and "labels alone" in first and "SSL:" in first and "preferences" in first, first
     terms = " ".join(str(e.proto).replace("*", "") for e in walked(at.sidebar))
     assert "SVR:" in terms and "SSL:" in terms, terms
+
+
+def test_no_advice_to_remove_a_source_whose_interval_over_the_sources_assessed_spans_0(ready):
+    """New-user report 13, F1: five sources assessed at once, each effect's marginal 95 % interval below 0
+    for two of them (the page's figures, their standard errors (high − low) / 2 / 1.96), was worded 'hurts'
+    with advice to remove them.  Together over the five (each at 1 − 0.05 / 5, z = norm.ppf(0.995), by hand)
+    both intervals span 0: the table says 'within the noise' and no warning advises removing or auditing
+    them (the assessment set by hand on a real one: a real five-source one may end before the page looks)."""
+    from dataclasses import replace
+
+    from scipy.stats import norm
+
+    from ordercore.studio.session_trust import TrustStatus
+
+    at = ready.switch_page("app_pages/model.py").run()
+    add_default_rule(at)
+    at.switch_page("app_pages/model.py").run()
+    finish_trust(at)
+    full = engine(at).trust.in_force()
+    (rule,) = full.names
+    names = (rule, "rule #2: lower action", "rule #3: feedback", "rule #4: relief", "rule #5: grade")
+    shown = np.array([[-10.0, -45.9, 25.8], [-14.7, -27.4, -2.1], [-2.9, -15.8, 10.1], [-18.0, -33.7, -2.2]])
+    shown = np.vstack([shown, [-4.6, -14.4, 5.3]])
+    effects, errors = shown[:, 0], (shown[:, 2] - shown[:, 1]) / 2 / 1.959964
+    z = norm.ppf(1 - 0.05 / 10)
+    assert np.all(effects - z * errors < 0) and np.all(effects + z * errors > 0)  # every one spans 0 together
+    five = replace(
+        full,
+        names=names,
+        checks=(full.checks[0], None, None, None, None),
+        trust=replace(full.trust, weights=np.ones(5)),
+        effects=effects,
+        effect_errors=errors,
+        agreement=None,
+    )
+    trust_now = engine(at).trust
+    trust_now.status = lambda: TrustStatus("assessed", five)
+    try:
+        at.run()
+    finally:
+        del trust_now.status
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if EFFECT in d.value.columns).set_index("source")
+    assert table["effect, in words"].tolist() == ["within the noise"] * 5
+    said = [a.value for kind in (at.warning, at.error, at.info) for a in kind]
+    assert not any("with its weight set to 0" in text or "Measured to raise it" in text for text in said), said
+    assert not any("remove it on Rules" in text for text in said), said
