@@ -238,7 +238,7 @@ def made_at(trust) -> float | None:
 
 def verdict_origin(trust) -> str:
     """What leads the verdict when its figures are not of the sources now: 'At the last full assessment
-    (made at 21:34 UTC, 11 min ago): '."""
+    (made at 21:34 UTC): '."""
     made = made_words(trust)
     return f"At the last full assessment{f' ({made})' if made else ''}: "
 

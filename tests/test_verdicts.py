@@ -300,7 +300,8 @@ def test_a_raised_error_names_the_sources_with_a_negative_effect_or_none_measure
 
 
 def test_which_assessment_the_figures_come_from_and_what_changed_since():
-    """The gain, the verdict and the effects are one full assessment's: when it was made, and (a warm one
+    """The gain, the verdict and the effects are one full assessment's: when it was made (the clock time
+    alone, 1,000,000 s after the epoch by hand: an age froze between reruns, nu13 F8), and (a warm one
     in force, or a full one of earlier sources) what changed in the sources since, from its basis."""
     from ordercore.studio.verdicts import assessment_words, changes_since
 
@@ -311,17 +312,17 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
         "clicks: Jonas: new, 14 preferences",
         "clicks: Marta: 27 → 41 preferences, weight 0.92 → 1.00",
     ]
-    stale, words = assessment_words(warm, sizes, current=False, now=made_at + 11 * 60 + 3)
+    stale, words = assessment_words(warm, sizes, current=False)
     assert stale and words == (
-        "The gain, the verdict and the effects below are the last full assessment's (made at 13:46 UTC, 11 min "
-        "ago), of the sources as they were then. Since then: clicks: Jonas: new, 14 preferences; clicks: Marta: "
+        "The gain, the verdict and the effects below are the last full assessment's (made at 13:46 UTC), "
+        "of the sources as they were then. Since then: clicks: Jonas: new, 14 preferences; clicks: Marta: "
         "27 → 41 preferences, weight 0.92 → 1.00. The weights below are measured on the sources now; a source "
         "new or changed since has no effect measured."
     )
     # a full assessment of the sources now: one assessment gives every figure
     full = replace(warm, basis=replace(warm.basis, steps=0))
-    stale, words = assessment_words(full, sizes, current=True, now=made_at + 42)
-    assert not stale and words.startswith("One assessment, made at 13:46 UTC, 42 s ago, gives the gain, the verdict")
+    stale, words = assessment_words(full, sizes, current=True)
+    assert not stale and words.startswith("One assessment, made at 13:46 UTC, gives the gain, the verdict")
     # a full one of earlier sources while theirs runs: a rule removed and one added since
     earlier = {"clicks: Jonas": 14.0, "clicks: Marta": 41.0, "rule #2: younger": 69.0, "rule #3: new": 12.0}
     assert changes_since(full, earlier) == [
@@ -330,7 +331,7 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
         "rule #1: fewer km: removed",
         "rule #3: new: new, 12 preferences",
     ]
-    stale, words = assessment_words(full, earlier, current=False, now=made_at + 42)
+    stale, words = assessment_words(full, earlier, current=False)
     assert stale and words.endswith("A source new since is not in the table.")
     unknown = replace(full, basis=replace(full.basis, made_at=None))  # stored before the time was kept
     assert assessment_words(unknown, sizes, current=True)[1].startswith("One assessment gives the gain")

@@ -27,7 +27,7 @@ import numpy as np
 from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, AgreementEstimate
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
-from ordercore.studio.numbers import duration, to_digits_of
+from ordercore.studio.numbers import to_digits_of
 
 
 def zero_weight_reasons(trust: SourceTrust) -> list[str]:
@@ -251,28 +251,25 @@ def preference_count(size: float) -> str:
     return f"{size:,.0f}" if float(size).is_integer() else f"{size:,.1f}"
 
 
-def made_words(trust: SourceTrust, now: float | None = None) -> str:
-    """When the full assessment ``trust`` rests on was made: 'made at 21:34 UTC, 11 min ago' ('' when not
-    recorded: stored before it was)."""
+def made_words(trust: SourceTrust) -> str:
+    """When the full assessment ``trust`` rests on was made: 'made at 21:34 UTC' ('' when not recorded:
+    stored before it was).  The clock time alone: an age ('55 s ago') froze until the page's next rerun, and
+    a page left open understated how old the assessment was (new-user report 13, F8)."""
     made_at = None if trust.basis is None else trust.basis.made_at
     if made_at is None:
         return ""
-    age = max(0.0, (time.time() if now is None else now) - made_at)
-    age = age if age < 60 else 60 * round(age / 60)  # to the minute past the first: '11 min', not '11 min 3 s'
-    return f"made at {time.strftime('%H:%M UTC', time.gmtime(made_at))}, {duration(age)} ago"
+    return f"made at {time.strftime('%H:%M UTC', time.gmtime(made_at))}"
 
 
-def assessment_words(
-    trust: SourceTrust, sizes: dict[str, float], current: bool, now: float | None = None
-) -> tuple[bool, str]:
+def assessment_words(trust: SourceTrust, sizes: dict[str, float], current: bool) -> tuple[bool, str]:
     """(stale, words): which assessment the Model page's gain, verdict and effects come from.  A full
-    assessment of the sources now (``current``): not stale, 'One assessment, made at 21:50 UTC, 2 min ago,
+    assessment of the sources now (``current``): not stale, 'One assessment, made at 21:50 UTC,
     gives …'.  Else stale (a warm re-assessment in force, whose cross-validation and kept effects are the
     last full one's; or a full one of earlier sources while theirs is queued, runs or was stopped): that they
     are the last full assessment's, when it was made, of the sources as they were then, what changed since
     (``changes_since``, on the sources now and their ``sizes``), and where a warm one measured the weights
     on the sources now."""
-    made = made_words(trust, now)
+    made = made_words(trust)
     if trust.is_full and current:
         when = f", {made}," if made else ""
         return False, f"One assessment{when} gives the gain, the verdict and each source's weight and effect below."
