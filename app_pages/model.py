@@ -38,6 +38,7 @@ from ordercore.studio.numbers import (
     to_digits_of,
     wrapped_row_height,
 )
+from ordercore.studio.source_standing import broken_more_words
 from ordercore.studio.training import violations_by_source
 from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
 from ordercore.studio.workbench import studio_models
@@ -137,7 +138,8 @@ def gp_result(data, start) -> None:
 
 def violations_section(engine, bench, trust) -> None:
     """How many preferences of each source SVR and SSL break, and for each annotator whose answers SSL
-    breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``)."""
+    breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``), and so for each
+    rule or import (``source_standing.broken_more_words``)."""
     st.subheader("Preferences violated, by source")
     names = engine.sources()
     table = violations_by_source(bench, names)
@@ -155,6 +157,9 @@ def violations_section(engine, bench, trust) -> None:
     for annotator in sorted({str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}):
         why = ClickStanding.of(annotator, names, violations.svr, violations.ssl, trust).why()
         if why:
+            st.warning(app_state.plain(why))
+    for source in sorted({str(n) for n in names if not str(n).startswith(CLICKS)}):
+        if why := broken_more_words(source, names, violations.svr, violations.ssl, trust):
             st.warning(app_state.plain(why))
 
 

@@ -154,7 +154,7 @@ def trust_section(engine, status, scale: float) -> None:
 
 
 EFFECT = "effect (CV MAE without it − with it)"
-EFFECT_SHOWN = "effect, + helps (95 %)"  # which way it runs, as the gain; short: the table fits 1024 px
+EFFECT_SHOWN = "effect, + helps (95 % together)"  # which way it runs, as the gain; short: the table fits 1024 px
 EFFECT_WORDS = "effect, in words"
 SOURCE_WIDTH = 200  # px, Streamlit's "medium": the table fits 1024 px; a longer name wraps
 
@@ -187,10 +187,12 @@ def sources_table(engine, trust, scale: float) -> None:
     config = app_state.compact(table, **app_state.WEIGHT) | {
         "source": st.column_config.Column(width=SOURCE_WIDTH),
         EFFECT: st.column_config.Column(
-            EFFECT_SHOWN, help=f"{EFFECT}, with its 95 % interval; positive: the source helps"
+            EFFECT_SHOWN,
+            help=f"{EFFECT}, with its 95 % interval, together over the sources assessed; positive: the source helps",
         ),
         EFFECT_WORDS: st.column_config.Column(
-            "effect says", help="helps / hurts: its 95 % interval lies above / below 0; within the noise: it spans 0"
+            "effect says",
+            help="helps / hurts: its interval (95 % together) lies above / below 0; within the noise: it spans 0",
         ),
     }
     rows = wrapped_row_height(trust.names, SOURCE_WIDTH)  # a rule's long name wraps, whole
@@ -222,8 +224,10 @@ def sources_table(engine, trust, scale: float) -> None:
         "in full from 0.7. "
         "Effect: the change in cross-validated error when the source's weight is set to 0, on the same folds, "
         "of the fit with preferences (with every weight 0: SVR); positive: the source helps; a source "
-        "of weight 0 has none. Its 95 % interval is the headline gain's kind (the paired differences over the "
-        "same folds): within the noise when it spans 0."
+        "of weight 0 has none. Its interval is the headline gain's kind (the paired differences over the "
+        "same folds), but the intervals of all the sources assessed hold together at 95 % (each at 1 − 0.05 / k "
+        "for k sources: testing several at once finds one 'hurts' by chance more often): within the noise when "
+        "it spans 0."
     )
 
 
@@ -234,7 +238,7 @@ def made_at(trust) -> float | None:
 
 def verdict_origin(trust) -> str:
     """What leads the verdict when its figures are not of the sources now: 'At the last full assessment
-    (made at 21:34 UTC, 11 min ago): '."""
+    (made at 21:34 UTC): '."""
     made = made_words(trust)
     return f"At the last full assessment{f' ({made})' if made else ''}: "
 

@@ -190,8 +190,9 @@ def test_a_sources_effect_is_worded_by_its_interval_as_the_gain_is():
 
 
 def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
-    """By hand: effects -7.5 ± 1.96 × 2 (interval -11.42 to -3.58: surely worse), -7.5 ± 1.96 × 5 (spans 0),
-    and -7.5 ± 1.96 × 2 at weight 0 (zeroing changes nothing, so it says nothing); to the digits of 133.6."""
+    """By hand: four sources tested together, each at 1 − 0.05 / 4 (Bonferroni: z = 2.4977): effects
+    -7.5 ± 2.4977 × 2 (interval -12.50 to -2.50: surely worse), -7.5 ± 2.4977 × 5 (spans 0), and -7.5 ± 2.4977
+    × 2 at weight 0 (zeroing changes nothing, so it says nothing); to the digits of 133.6."""
     from ordercore.studio.verdicts import hurting_sources
 
     trust = Trust(np.array([1.0, 1.0, 0.0, 0.8]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
@@ -202,12 +203,53 @@ def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
     assert len(reasons) == 2
     assert reasons[0].startswith(
         "rule #5: younger sells higher: with its weight set to 0 the cross-validated error is 7.5 lower "
-        "(95 % interval of how much lower: 3.6 to 11.4), yet its weight is 1.00. Its weight comes from the "
-        "accuracy check on labeled pairs"
+        "(95 % interval of how much lower, together over the 4 sources assessed: 2.5 to 12.5), yet its weight "
+        "is 1.00. Its weight comes from the accuracy check on labeled pairs"
     )
     assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
     assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]
     assert hurting_sources(SourceTrust(names, (None,) * 4, trust, effects, None, None), 133.6) == []
+
+
+def test_five_sources_assessed_together_are_worded_by_simultaneous_intervals_by_hand():
+    """New-user report 13, F1: five sources assessed at once on 30 labels, each effect's marginal 95 %
+    interval (as the page showed them) turned back into its standard error ((high − low) / 2 / 1.96).  Each
+    interval must hold together over the five: at 1 − 0.05 / 5 each, z = norm.ppf(1 − 0.05 / 10) = 2.5758
+    (Bonferroni).  Rule #2's −14.7 then spans 0 (−14.7 ± 2.5758 × 6.454 = −31.3 to 1.9): not 'hurts', no
+    advice to remove it; and a rule whose effect is surely negative even so, but right on 40 of its 49
+    checked pairs, is not advised removed: the conflict is said."""
+    from scipy.stats import norm
+
+    from ordercore.knowledge.source_weights import SourceCheck
+    from ordercore.studio.verdicts import effect_words, hurting_sources, raised_error_advice
+
+    names = ("clicks: Gus", "rule #1: grade", "rule #2: lower action", "rule #3: feedback", "rule #4: relief")
+    shown = np.array([[-10.0, -45.9, 25.8], [-4.6, -14.4, 5.3], [-14.7, -27.4, -2.1], [-2.9, -15.8, 10.1]])
+    shown = np.vstack([shown, [-18.0, -33.7, -2.2]])
+    effects, errors = shown[:, 0], (shown[:, 2] - shown[:, 1]) / 2 / 1.959964
+    trust = Trust(np.ones(5), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
+    assessed = SourceTrust(names, (None,) * 5, trust, effects, None, None, errors)
+    z = norm.ppf(1 - 0.05 / (2 * 5))
+    assert assessed.tested() == 5
+    assert assessed.effect_intervals() == pytest.approx(np.column_stack([effects - z * errors, effects + z * errors]))
+    low, high = assessed.effect_intervals()[2]
+    assert low == pytest.approx(-31.32, abs=0.01) and high == pytest.approx(1.92, abs=0.01)
+    assert [effect_words(e, a, b) for e, (a, b) in zip(effects, assessed.effect_intervals(), strict=True)] == [
+        "within the noise"
+    ] * 5
+    assert hurting_sources(assessed, 500.0) == []
+    assert "remove" not in raised_error_advice(assessed, "then")
+    # rule #2 surely negative even together (standard error 4: −14.7 ± 10.3), yet right on 40 of 49 pairs
+    # of distinct rows that check it: the conflict is said, and no advice to remove it
+    right = np.arange(49) < 40
+    check = SourceCheck.of(np.arange(0, 98, 2), np.arange(1, 98, 2), right)
+    sure = replace(
+        assessed, checks=(None, None, check, None, None), effect_errors=np.where(np.arange(5) == 2, 4.0, errors)
+    )
+    (reason,) = hurting_sources(sure, 500.0)
+    assert reason.startswith("rule #2: lower action: with its weight set to 0") and "right on 40 of 49 pairs" in reason
+    assert "disagree" in reason and "Do not remove it on this alone" in reason and "remove it on Rules" not in reason
+    assert "But rule #2: lower action is surely right on most of the pairs" in raised_error_advice(sure, "then")
 
 
 def warm_assessment(effects, errors, steps=2, made_at=1_000_000.0):
@@ -258,7 +300,8 @@ def test_a_raised_error_names_the_sources_with_a_negative_effect_or_none_measure
 
 
 def test_which_assessment_the_figures_come_from_and_what_changed_since():
-    """The gain, the verdict and the effects are one full assessment's: when it was made, and (a warm one
+    """The gain, the verdict and the effects are one full assessment's: when it was made (the clock time
+    alone, 1,000,000 s after the epoch by hand: an age froze between reruns, nu13 F8), and (a warm one
     in force, or a full one of earlier sources) what changed in the sources since, from its basis."""
     from ordercore.studio.verdicts import assessment_words, changes_since
 
@@ -269,17 +312,17 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
         "clicks: Jonas: new, 14 preferences",
         "clicks: Marta: 27 → 41 preferences, weight 0.92 → 1.00",
     ]
-    stale, words = assessment_words(warm, sizes, current=False, now=made_at + 11 * 60 + 3)
+    stale, words = assessment_words(warm, sizes, current=False)
     assert stale and words == (
-        "The gain, the verdict and the effects below are the last full assessment's (made at 13:46 UTC, 11 min "
-        "ago), of the sources as they were then. Since then: clicks: Jonas: new, 14 preferences; clicks: Marta: "
+        "The gain, the verdict and the effects below are the last full assessment's (made at 13:46 UTC), "
+        "of the sources as they were then. Since then: clicks: Jonas: new, 14 preferences; clicks: Marta: "
         "27 → 41 preferences, weight 0.92 → 1.00. The weights below are measured on the sources now; a source "
         "new or changed since has no effect measured."
     )
     # a full assessment of the sources now: one assessment gives every figure
     full = replace(warm, basis=replace(warm.basis, steps=0))
-    stale, words = assessment_words(full, sizes, current=True, now=made_at + 42)
-    assert not stale and words.startswith("One assessment, made at 13:46 UTC, 42 s ago, gives the gain, the verdict")
+    stale, words = assessment_words(full, sizes, current=True)
+    assert not stale and words.startswith("One assessment, made at 13:46 UTC, gives the gain, the verdict")
     # a full one of earlier sources while theirs runs: a rule removed and one added since
     earlier = {"clicks: Jonas": 14.0, "clicks: Marta": 41.0, "rule #2: younger": 69.0, "rule #3: new": 12.0}
     assert changes_since(full, earlier) == [
@@ -288,7 +331,7 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
         "rule #1: fewer km: removed",
         "rule #3: new: new, 12 preferences",
     ]
-    stale, words = assessment_words(full, earlier, current=False, now=made_at + 42)
+    stale, words = assessment_words(full, earlier, current=False)
     assert stale and words.endswith("A source new since is not in the table.")
     unknown = replace(full, basis=replace(full.basis, made_at=None))  # stored before the time was kept
     assert assessment_words(unknown, sizes, current=True)[1].startswith("One assessment gives the gain")

@@ -229,12 +229,27 @@ class SourceTrust:
     agreement: np.ndarray | None = None
     effect_errors: np.ndarray | None = None
 
+    def tested(self) -> int:
+        """How many effects this assessment tests together: those measured with a standard error above 0
+        (a source of weight 0 has none to test, a NaN one is not measured); 0 without effects or errors."""
+        if self.effects is None or self.effect_errors is None:
+            return 0
+        errors = np.asarray(self.effect_errors, dtype=np.float64)
+        return int(np.count_nonzero(np.isfinite(self.effects) & np.isfinite(errors) & (errors > 0)))
+
     def effect_intervals(self, confidence: float = 0.95) -> np.ndarray | None:
-        """Each effect's normal interval at ``confidence`` (k, 2), as the headline gain's
-        (``LabelCV.comparison``); NaN where not measured; None without effects or their errors."""
+        """Each effect's normal interval (k, 2), as the headline gain's (``LabelCV.comparison``), but
+        simultaneous: all ``tested()`` = m of them hold together at ``confidence``, each at 1 − (1 −
+        confidence) / m (Bonferroni).  Testing five sources each at 95 % on 30 labels called a rule right on
+        80 % of its pairs "hurts" by chance (new-user report 13, F1: removing it moved the test MAE 183.3 →
+        183.4).  Bonferroni, not Holm: Holm's step-down gives tests, not intervals, and the table shows
+        intervals; and Bonferroni needs no independence, which effects measured on the same folds lack.
+        With m = 1 it is the marginal 95 % interval.  NaN where not measured; None without effects or their
+        errors."""
         if self.effects is None or self.effect_errors is None:
             return None
-        half = float(scipy.stats.norm.ppf((1 + confidence) / 2)) * self.effect_errors
+        level = 1 - (1 - confidence) / max(1, self.tested())
+        half = float(scipy.stats.norm.ppf((1 + level) / 2)) * self.effect_errors
         return np.column_stack([self.effects - half, self.effects + half])
 
     def checked(self) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@ import numpy as np
 from ordercore.knowledge.expert_accuracy import FULL_ACCURACY, AgreementEstimate
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.knowledge.trust import FULL_WEIGHT_ANSWERS, SourceTrust
-from ordercore.studio.numbers import duration, to_digits_of
+from ordercore.studio.numbers import to_digits_of
 
 
 def zero_weight_reasons(trust: SourceTrust) -> list[str]:
@@ -95,30 +95,57 @@ def effect_words(effect: float, low: float, high: float) -> str:
     return "within the noise"
 
 
+def interval_words(trust: SourceTrust, of: str = "") -> str:
+    """What the effects' intervals are (``SourceTrust.effect_intervals``): '95 % interval{of}' for one source
+    tested, '95 % interval{of}, together over the 5 sources assessed' for several."""
+    tested = trust.tested()
+    return f"95 % interval{of}" + (f", together over the {tested} sources assessed" if tested > 1 else "")
+
+
+def well_checked(trust: SourceTrust, k: int) -> str | None:
+    """'right on 39 of 49 pairs that check it (95 % interval 68 %–90 %)' for a rule (not clicks) whose
+    checked accuracy's interval (``SourceCheck.share_interval``) lies above ½; else None."""
+    check = trust.checks[k]
+    if check is None or str(trust.names[k]).startswith(CLICKS) or not check.counts()[1]:
+        return None
+    low, high = check.share_interval()
+    if not low > 0.5:
+        return None
+    right, checked = check.counts()
+    return f"right on {right:,} of {checked:,} pairs that check it (95 % interval {low:.0%}–{high:.0%})"
+
+
 def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
-    """For each source of weight above 0 whose effect is surely negative (its whole 95 % interval below
-    0): that it raises the cross-validated error, why it keeps its weight (set by the accuracy check on
-    labeled pairs, not by the effect) and what would change it; figures to the digits of ``scale``."""
+    """For each source of weight above 0 whose effect is surely negative (its whole interval below 0,
+    simultaneous over the sources assessed: ``SourceTrust.effect_intervals``): that it raises the
+    cross-validated error, why it keeps its weight (set by the accuracy check on labeled pairs, not by the
+    effect) and what would change it; for a rule surely right on most pairs that check it (``well_checked``),
+    that the two disagree and no advice to remove it; figures to the digits of ``scale``."""
     intervals = trust.effect_intervals()
     if intervals is None:
         return []
     reasons = []
-    for name, weight, effect, (low, high) in zip(
-        trust.names, trust.trust.weights, trust.effects, intervals, strict=True
+    for k, (name, weight, effect, (low, high)) in enumerate(
+        zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True)
     ):
         if not (weight > 0 and high < 0):
             continue
         measured = (
             f"{name}: with its weight set to 0 the cross-validated error is {to_digits_of(-effect, scale)} lower "
-            f"(95 % interval of how much lower: {to_digits_of(-high, scale)} to {to_digits_of(-low, scale)}), yet its "
-            "weight is "
-            f"{weight:.2f}."
+            f"({interval_words(trust, ' of how much lower')}: {to_digits_of(-high, scale)} to "
+            f"{to_digits_of(-low, scale)}), yet its weight is {weight:.2f}."
         )
         if str(name).startswith(CLICKS):
             reasons.append(
                 f"{measured} An annotator's weight comes from how often their answers agree with SVR's order, "
                 "not from this effect. Review their answers (Pairwise, My answers): wrong ones can be changed "
                 "or removed."
+            )
+        elif (checked := well_checked(trust, k)) is not None:
+            reasons.append(
+                f"{measured} Yet it is {checked}, surely more often right than wrong: the labels' cross-validation "
+                "and the pairs that check it disagree, and a cross-validation on a few dozen labels is the weaker "
+                "evidence. Do not remove it on this alone: audit more of its pairs on Pairwise, or label more rows."
             )
         else:
             reasons.append(
@@ -138,18 +165,22 @@ def _listed(names: list[str]) -> str:
 def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
     """What to do when the preferences raise the cross-validated error (the red verdict), from the effects
     of the same assessment ``trust``, by name: the sources of weight above 0 whose effect is surely
-    negative (audit or remove them), negative within the noise, or not measured (new or changed since the
-    full assessment, or none computed), then ``unmeasured_next`` (what will measure them: 'the full
+    negative, simultaneously over the sources assessed (audit or remove them; audit first a rule surely
+    right on most pairs that check it, ``well_checked``), negative within the noise, or not measured (new or
+    changed since the full assessment, or none computed), then ``unmeasured_next`` (what will measure them: 'the full
     assessment running now measures them'); when no source shows a negative effect, that the preferences
     raise it together, and what SSL does about it.  Never points to a negative effect the table lacks."""
     if trust.effects is None:
         return f" This assessment measured no source's effect; {unmeasured_next}."
     intervals = trust.effect_intervals()
     intervals = intervals if intervals is not None else np.full((len(trust.names), 2), np.nan)
-    surely, noisy = [], []
-    for name, weight, effect, (_, high) in zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True):
+    surely, noisy, conflicted = [], [], []
+    rows = zip(trust.names, trust.trust.weights, trust.effects, intervals, strict=True)
+    for k, (name, weight, effect, (_, high)) in enumerate(rows):
         if weight > 0 and effect < 0:
             (surely if high < 0 else noisy).append(str(name))
+            if high < 0 and well_checked(trust, k) is not None:
+                conflicted.append(str(name))
     unmeasured = trust.unmeasured()
     advice = []
     if surely:
@@ -157,6 +188,11 @@ def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
         advice.append(
             f"Measured to raise it: {_listed(surely)} ('hurts' below): audit {its} pairs on Pairwise (wrong "
             f"answers lower a weight) or remove {them}."
+        )
+    if conflicted:
+        advice.append(
+            f"But {_listed(conflicted)} {'is' if len(conflicted) == 1 else 'are'} surely right on most of the pairs "
+            "that check it, which the labels' cross-validation contradicts: audit before removing."
         )
     if noisy:
         advice.append(
@@ -215,28 +251,25 @@ def preference_count(size: float) -> str:
     return f"{size:,.0f}" if float(size).is_integer() else f"{size:,.1f}"
 
 
-def made_words(trust: SourceTrust, now: float | None = None) -> str:
-    """When the full assessment ``trust`` rests on was made: 'made at 21:34 UTC, 11 min ago' ('' when not
-    recorded: stored before it was)."""
+def made_words(trust: SourceTrust) -> str:
+    """When the full assessment ``trust`` rests on was made: 'made at 21:34 UTC' ('' when not recorded:
+    stored before it was).  The clock time alone: an age ('55 s ago') froze until the page's next rerun, and
+    a page left open understated how old the assessment was (new-user report 13, F8)."""
     made_at = None if trust.basis is None else trust.basis.made_at
     if made_at is None:
         return ""
-    age = max(0.0, (time.time() if now is None else now) - made_at)
-    age = age if age < 60 else 60 * round(age / 60)  # to the minute past the first: '11 min', not '11 min 3 s'
-    return f"made at {time.strftime('%H:%M UTC', time.gmtime(made_at))}, {duration(age)} ago"
+    return f"made at {time.strftime('%H:%M UTC', time.gmtime(made_at))}"
 
 
-def assessment_words(
-    trust: SourceTrust, sizes: dict[str, float], current: bool, now: float | None = None
-) -> tuple[bool, str]:
+def assessment_words(trust: SourceTrust, sizes: dict[str, float], current: bool) -> tuple[bool, str]:
     """(stale, words): which assessment the Model page's gain, verdict and effects come from.  A full
-    assessment of the sources now (``current``): not stale, 'One assessment, made at 21:50 UTC, 2 min ago,
+    assessment of the sources now (``current``): not stale, 'One assessment, made at 21:50 UTC,
     gives …'.  Else stale (a warm re-assessment in force, whose cross-validation and kept effects are the
     last full one's; or a full one of earlier sources while theirs is queued, runs or was stopped): that they
     are the last full assessment's, when it was made, of the sources as they were then, what changed since
     (``changes_since``, on the sources now and their ``sizes``), and where a warm one measured the weights
     on the sources now."""
-    made = made_words(trust, now)
+    made = made_words(trust)
     if trust.is_full and current:
         when = f", {made}," if made else ""
         return False, f"One assessment{when} gives the gain, the verdict and each source's weight and effect below."
