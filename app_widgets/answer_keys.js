@@ -64,20 +64,8 @@ function onSwitch(event) {
   }
 }
 
-// A change that leaves the context as it was (a name retyped with a space the server strips, or a choice
-// changed and changed back before the server's run reached this widget) brings no new context: after this
-// long the targets held are shown again, rather than waiting for pairs that are not coming.
-const SWITCH_WAIT_MS = 8000;
-
 function switched(view) {
-  const held = view.held;
-  held.switchedFrom = view.data.context;
-  clearTimeout(held.switchTimer);
-  held.switchTimer = setTimeout(() => {
-    if (held.switchedFrom === undefined || held.switchedFrom !== held.view.data.context) return;
-    delete held.switchedFrom;
-    draw(held.view);
-  }, SWITCH_WAIT_MS);
+  view.held.switchedFrom = view.data.context;
   draw(view);
 }
 
