@@ -95,7 +95,7 @@ AHEAD = 24
 # each go to the next of them at once (a comment: Streamlit's magic would show a string here).
 
 KEY = "pair_answers"
-SWITCHES = ("pair_source", "pair_strategy", "pair_candidates", "annotator_input")  # the widgets starting a new context
+SWITCHES = ("pair_source", "pair_strategy", "pair_candidates")  # start a new context (not the name box: blur)
 BUTTONS = [
     # choice, label, key, primary
     ("a", "A higher", "A", True),

@@ -33,7 +33,7 @@ TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"], [d
 its box (a grid's scroller, a static table's box)."""
 
 SOURCES_DRAWN = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] th')]
-    .some(header => header.innerText.includes('effect, + helps (95 %)'))"""
+    .some(header => header.innerText.includes('effect, + helps (95 % together)'))"""
 """Whether the sources' grid has drawn its header row: a grid draws it after the run has ended, on a loaded
 machine seconds later (CI's run read the tables before it)."""
 
@@ -49,7 +49,7 @@ PLOTS = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
 SOURCES = """() => {
   const table = [...document.querySelectorAll('[data-testid="stDataFrame"]')]
     .find((t) => [...t.querySelectorAll("th")]
-      .some((h) => h.innerText.includes("effect, + helps (95 %)")));
+      .some((h) => h.innerText.includes("effect, + helps (95 % together)")));
   const names = [...table.querySelectorAll("tbody tr")].map((row) => row.querySelector("td").innerText.trim());
   return [names, table.querySelector(".dvn-scroller").scrollHeight];
 }"""
@@ -98,8 +98,8 @@ def test_the_model_page_at_1024_px_shows_every_metric_whole_and_the_sources_weig
         assert page.evaluate(CUT) == [], tmp_path / "model_1024.png"
         page.wait_for_function(SOURCES_DRAWN, timeout=120_000)
         tables = page.evaluate(TABLES)
-        sources = next(table for table in tables if "effect, + helps (95 %)" in table["headers"])
-        assert sources["headers"][:3] == ["source", "weight", "effect, + helps (95 %)"], sources
+        sources = next(table for table in tables if "effect, + helps (95 % together)" in table["headers"])
+        assert sources["headers"][:3] == ["source", "weight", "effect, + helps (95 % together)"], sources
         assert sources["overflow"] is not None and sources["overflow"] <= 1, sources
         names, height = page.evaluate(SOURCES)
         lines = page.evaluate(WRAPPED_LINES, [names, 200 - 16])  # the source column: 200 px, 8 px padding a side
