@@ -33,6 +33,16 @@ def no_automatic_trust(at):
     engine(at).set_model(automatic_trust=False)
 
 
+def run_with_trust_status(at, status) -> None:
+    """Run the page with the session's trust status replaced by ``status`` (a ``TrustStatus``), then restored."""
+    trust_now = engine(at).trust
+    trust_now.status = lambda: status
+    try:
+        at.run()
+    finally:
+        del trust_now.status
+
+
 def number(text: str) -> float:
     return float(text.replace(",", "").replace("−", "-"))
 
@@ -399,13 +409,8 @@ def test_automatic_trust_runs_in_the_background_can_be_cancelled_and_run_again(r
     # (its state set by hand: a real one may end before the page looks), the page says they are the last one's
     from ordercore.studio.session_trust import TrustStatus
 
-    trust_now = engine(at).trust
-    assessed = trust_now.status()
-    trust_now.status = lambda: TrustStatus("running", assessed.in_force, 3, 20, 4.0)
-    try:
-        at.run()
-    finally:
-        del trust_now.status
+    assessed = engine(at).trust.status()
+    run_with_trust_status(at, TrustStatus("running", assessed.in_force, 3, 20, 4.0))
     said = next(info.value for info in at.info if before in info.value)
     assert not at.exception and at.get("progress") and "of the sources as they were then" in said
     assert "runs in the background (above)" in said
@@ -447,12 +452,7 @@ def test_a_red_verdict_of_a_warm_reassessment_names_its_unmeasured_sources_and_s
         basis=replace(full.basis, steps=2, made_at=made_at),
         agreement=None,
     )
-    trust_now = engine(at).trust
-    trust_now.status = lambda: TrustStatus("queued", warm)
-    try:
-        at.run()
-    finally:
-        del trust_now.status
+    run_with_trust_status(at, TrustStatus("queued", warm))
     assert not at.exception
     # the headline is SSL in force's (red only when it surely raises the error), then the unblended fit's
     # (new-user report 12, F3), whose raised error the advice explains
@@ -669,12 +669,7 @@ def test_no_advice_to_remove_a_source_whose_interval_over_the_sources_assessed_s
         effect_errors=errors,
         agreement=None,
     )
-    trust_now = engine(at).trust
-    trust_now.status = lambda: TrustStatus("assessed", five)
-    try:
-        at.run()
-    finally:
-        del trust_now.status
+    run_with_trust_status(at, TrustStatus("assessed", five))
     assert not at.exception
     table = next(d.value for d in at.dataframe if EFFECT in d.value.columns).set_index("source")
     assert table["effect, in words"].tolist() == ["within the noise"] * 5
