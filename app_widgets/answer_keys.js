@@ -64,8 +64,20 @@ function onSwitch(event) {
   }
 }
 
+// A change that leaves the context as it was (a choice changed and changed back before the server's run
+// reached this widget) brings no new context: after this long the targets held are shown again, rather
+// than waiting for pairs that are not coming (keys would do nothing meanwhile).
+const SWITCH_WAIT_MS = 8000;
+
 function switched(view) {
-  view.held.switchedFrom = view.data.context;
+  const held = view.held;
+  held.switchedFrom = view.data.context;
+  clearTimeout(held.switchTimer);
+  held.switchTimer = setTimeout(() => {
+    if (held.switchedFrom === undefined || held.switchedFrom !== held.view.data.context) return;
+    delete held.switchedFrom;
+    draw(held.view);
+  }, SWITCH_WAIT_MS);
   draw(view);
 }
 

@@ -93,14 +93,15 @@ const record = (key) => {
   const note = [...document.querySelectorAll('[data-testid="stMain"] *')]
     .filter((node) => node.children.length === 0 && /^Auditing rule/.test(node.textContent.trim()) && visible(node))
     .map((node) => node.textContent.trim());
-  window.keyed.push({ key, target: root ? root.dataset.target : "", note: note.join(" ") });
+  const caption = root ? root.querySelector(".caption").textContent : "";  // (read in a failure's message)
+  window.keyed.push({ key, target: root ? root.dataset.target : "", note: note.join(" "), caption });
 };
 window.addEventListener("keydown", (event) => record(event.key), true);
 window.addEventListener("click", (event) => event.target.closest('[role="option"]') && record("switch"), true);
 """
 """Records, at each key as it goes down and at the click on a drop-down's option (key 'switch'), before
-the app's listeners, the pair the answer widget shows ('a-b', row positions) and the audit's note visible
-anywhere on the page ('' for none)."""
+the app's listeners, the pair the answer widget shows ('a-b', row positions), the audit's note visible
+anywhere on the page ('' for none) and the widget's caption (the pair's header, or why none is shown)."""
 
 
 def audited_session(store_path) -> tuple[int, int]:
@@ -166,3 +167,36 @@ def test_after_a_switch_to_a_rules_audit_only_its_pairs_are_shown_and_the_audit_
     stored = answers[["choice", "row_a", "row_b"]].itertuples(index=False)
     linked = [(choice, f"{a}-{b}", audit) for (choice, a, b), audit in zip(stored, audits, strict=True)]
     assert linked == [(CHOICES[k["key"]], k["target"], bool(k["note"])) for k in answered]
+
+
+def test_a_choice_changed_and_changed_back_before_the_servers_run_shows_pairs_again(tmp_path):
+    """Ann clicks *Next pair → Random* and straight back to the choice she had, faster than the server's
+    run: the widget marked a switch at the first click, but the run that reaches it brings the context it
+    had (the same choices), so no new pairs come.  The pair on screen stays answerable; once answered,
+    the widget shows its pairs held again after its wait, rather than 'on their way' for ever with keys
+    doing nothing, and a key then answers the pair shown."""
+    store_path = tmp_path / "studio.sqlite"
+    session_id = shared_session(store_path)
+    with running_studio(store_path) as studio:
+        ann = annotator_page(studio.browser, studio.url, "ann", 60_000)
+        ann.keyboard.press("a")
+        wait_for_answers(store_path, session_id, 1)
+        settle(ann)
+        had = ann.locator(".st-key-pair_strategy input[type=radio]:checked").evaluate(
+            "(input) => input.closest('label').innerText.trim()"
+        )
+        ann.evaluate(  # both clicks in one task: no run of the server's comes between them
+            """(had) => { const radio = (name) => [...document.querySelectorAll('.st-key-pair_strategy label')]
+                .find((label) => label.innerText.trim() === name).querySelector('input');
+              radio('Random').click(); radio(had).click(); }""",
+            had,
+        )
+        ann.keyboard.press("a")  # the pair on screen at the change: still answerable
+        wait_for_answers(store_path, session_id, 2)
+        settle(ann)
+        ann.locator('.answer-keys[data-target]:not([data-target=""])').wait_for(timeout=30_000)
+        target = ann.locator(".answer-keys").get_attribute("data-target")
+        ann.keyboard.press("b")
+        answers = wait_for_answers(store_path, session_id, 3)
+    last = answers.iloc[-1]
+    assert (last["choice"], f"{last['row_a']}-{last['row_b']}") == ("b", target)
