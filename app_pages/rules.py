@@ -205,7 +205,9 @@ def export_and_import(engine) -> None:
             "each kept with its annotator."
         )
         file = st.file_uploader(
-            "Import an exported file (preferences, answers, rules or grades)", type=["csv", "json"], key="import_csv"
+            "Import an exported file (preferences, answers, rules or grades)",
+            type=["csv", "json", "jsonl"],
+            key="import_csv",
         )
         choice = st.session_state.setdefault("import_choice", ImportChoice())  # staged until Import (F11)
         replaced = choice.choose(*((file.name, file.file_id) if file is not None else (None, None)))

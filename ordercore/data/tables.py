@@ -319,7 +319,7 @@ def _parse(source, max_rows: int, text_columns) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise ValueError("could not read the CSV: the file is empty (no header, no rows)") from None
     except (pd.errors.ParserError, ValueError) as error:
-        raise ValueError(f"could not read the CSV: {_parser_words(error)}") from None
+        raise ValueError(f"could not read the CSV: {error}") from None
     if len(frame) > max_rows:
         raise ValueError(f"the CSV has more than {max_rows} rows")
     if frame.shape[1] < 2:
@@ -467,16 +467,3 @@ def load_csv(source, target: str, features=None, categorical=None, name: str | N
     dataset = prepare(frame, target, features, categorical, name or getattr(source, "name", "uploaded"))
     dataset.metadata["source"] = str(source) if isinstance(source, str | Path) else "upload"
     return dataset
-
-
-def _parser_words(error: Exception) -> str:
-    """pandas' parser error in words: 'Expected 5 fields in line 6, saw 6' as which line has how many
-    fields against the header's (a stray delimiter or an unquoted one in a value)."""
-    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error))
-    if found is None:
-        return " ".join(str(error).split())
-    expected, line, saw = found.groups()
-    return (
-        f"line {line} has {saw} fields where the header has {expected} (a stray delimiter, or a value holding "
-        "one without quotes)"
-    )

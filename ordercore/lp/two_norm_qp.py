@@ -123,6 +123,20 @@ def check_preference_weights(lambda2: float, weight: np.ndarray, n_labeled: int)
         )
 
 
+def check_epsilon(epsilon: float, scale: float) -> None:
+    """``ValueError`` naming epsilon when the tube's width in the labels' units (epsilon / scale, the
+    labels' spread) exceeds ``LARGEST_WEIGHT_RATIO``: the labels y~ - eps~ then round to -eps~, every fit
+    is as good as any other for them, and the interior point's gap grows past its tolerance (epsilon = 1e300
+    stopped with a gap of 4.9e291, the parameter unnamed)."""
+    if float(epsilon) / scale > LARGEST_WEIGHT_RATIO:
+        raise ValueError(
+            f"epsilon = {epsilon:g} is over {LARGEST_WEIGHT_RATIO:.2g} times the labels' spread ({scale:.3g}): the "
+            "labels are then lost to float64's rounding of the tube's edges and the 2-norm problem cannot be "
+            f"solved to a certified answer. Give epsilon <= {LARGEST_WEIGHT_RATIO * scale:.3g} (a tube wider than "
+            "the labels' range already holds every label at many fits)"
+        )
+
+
 @dataclass(frozen=True)
 class FeatureMap:
     """phi(x) = K(x, centers) / kernel_scale @ whitening, shape (r,), for the centers' Gram matrix;
@@ -400,6 +414,7 @@ def solve_two_norm(
     labeled = np.asarray(labeled, dtype=np.int64)
     check_preference_weights(lambda2, preferences.weight, labeled.size)
     scaling = TargetScaling.from_labels(np.asarray(y, dtype=np.float64))
+    check_epsilon(epsilon, scaling.scale)
     rows = referenced_rows(preferences)
     center_rows = labeled if centers == "labeled" else np.concatenate([labeled, np.setdiff1d(rows, labeled)])
     points = np.union1d(labeled, rows)  # every row whose f the problem needs, sorted

@@ -39,7 +39,7 @@ from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import shown
 from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.table_width import refuse_wide_records
-from ordercore.inputs.text_files import parse_json
+from ordercore.inputs.text_files import JSONLinesError, parse_json
 from ordercore.knowledge.quality import check_preference_graph
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
 from ordercore.preferences import ZERO, PreferenceSet
@@ -79,10 +79,13 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     content = bytes(content)
     if len(content) > MAX_FILE_BYTES:
         raise ValueError(f"the file has {len(content) / 2**20:.0f} MB; at most {MAX_FILE_BYTES // 2**20} MB are read")
-    if name.lower().endswith(".json"):
-        return _read_json(content, names)
+    if name.lower().endswith((".json", ".jsonl")):
+        return _read_json(content, names, lines=name.lower().endswith(".jsonl"))
     if content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):  # read as CSV, its lines made columns
-        raise ValueError(f"{shown(name)} holds JSON, not CSV (it starts with '{{' or '['): name the file .json")
+        raise ValueError(
+            f"{shown(name)} holds JSON, not CSV (it starts with '{{' or '['): name the file .json (one JSON value) "
+            "or .jsonl (a record a line)"
+        )
     identifier = None if names is None else names.identifier
     as_text = {"annotator": str} | {name: str for name in FINGERPRINTS.values()}  # '0687991417410372' as written
     if identifier:
@@ -166,14 +169,17 @@ def _foreign_identifier(table: pd.DataFrame) -> str | None:
     return min(stems) if stems else None
 
 
-def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
+def _read_json(content: bytes, names: RowNames | None, lines: bool = False) -> SessionFile:
+    """The file of one JSON value (``content``), or of JSON Lines, a record a line (``lines``: .jsonl)."""
     try:
-        document = parse_json(content)  # bytes: UTF-8 with or without a BOM, or UTF-16/32 with one
+        document = _json_lines(content) if lines else parse_json(content)  # UTF-8, a BOM or not; UTF-16/32 with one
     except UnicodeDecodeError:
         where = bad_byte(io.BytesIO(content), 0)
         raise ValueError(f"could not read the JSON: it is not UTF-8 text ({where}); save it as UTF-8") from None
+    except JSONLinesError as error:
+        raise ValueError(f"could not read the JSON: {error}: name the file .jsonl") from None
     except (ValueError, RecursionError) as error:
-        raise ValueError(f"could not read the JSON: {error}") from None
+        raise ValueError(f"could not read the JSON{' Lines' if lines else ''}: {error}") from None
     if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
         return SessionFile("rules", rules=[document])
     if isinstance(document, dict):  # PreferenceSet.to_json's document
@@ -189,6 +195,21 @@ def _read_json(content: bytes, names: RowNames | None) -> SessionFile:
     identifier = None if names is None else names.identifier
     read = _positions(*split_fingerprints(table, "record"), names)
     return _classified(*read, "record", list(table.columns), identifier)
+
+
+def _json_lines(content: bytes) -> list:
+    """The values of JSON Lines ``content``, one a line (blank lines skipped); ``ValueError`` naming the
+    first line that is no JSON value."""
+    values = []
+    for number, line in enumerate(content.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+        if line.strip():
+            try:
+                values.append(parse_json(line))
+            except ValueError as error:
+                raise ValueError(f"line {number} is no JSON value ({getattr(error, 'msg', error)})") from None
+    if not values:
+        raise ValueError("the file is empty (no JSON value in it)")
+    return values
 
 
 def _classified(
