@@ -97,3 +97,12 @@ def test_an_epsilon_beyond_float64s_reach_over_the_labels_is_refused_by_name():
         warnings.simplefilter("ignore")  # (a tube this wide is degenerate; it is fitted)
         fitted = TwoNormOrderPreferenceRegressor(epsilon=2.0**52 * spread * 0.5).fit(X, labels, preferences)
     assert np.isfinite(fitted.predict(X)).all()
+
+
+def test_an_answer_naming_a_rule_the_session_lacks_is_said_in_one_pair_of_brackets(store, engine):  # noqa: F811
+    """The reason used to hold brackets of its own inside the import's: '(… no rule 'x' (import …)): …'."""
+    said = engine.import_file("a.csv", b"home_id_a,home_id_b,choice,annotator,rule\n120,132,a,jl,x\n", "imp")
+    assert (
+        "1 was not linked as an audit (this session has no rule 'x': import the rules first, then the answers): "
+        "counted as answers." in said
+    ), said

@@ -100,7 +100,7 @@ def _link(line: dict, numbers: dict, ids: dict, names: dict) -> tuple[int | None
     if name is None:
         return None, ""
     if name not in names:
-        return None, f"this session has no rule {name[:40]!r} (import the rules first, then the answers)"
+        return None, f"this session has no rule {name[:40]!r}: import the rules first, then the answers"
     if names[name] is None:
         return None, f"two of this session's rules are named {name[:40]!r}"
     return names[name], "linked by rule name"
