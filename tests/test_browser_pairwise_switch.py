@@ -89,7 +89,7 @@ RECORD_KEYS_AND_NOTES = """
 window.keyed = [];
 const visible = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
 const record = (key) => {
-  const root = document.querySelector(".answer-keys");
+  const root = [...document.querySelectorAll(".answer-keys")].filter(visible)[0];  // not a stale copy, hidden
   const note = [...document.querySelectorAll('[data-testid="stMain"] *')]
     .filter((node) => node.children.length === 0 && /^Auditing rule/.test(node.textContent.trim()) && visible(node))
     .map((node) => node.textContent.trim());
