@@ -236,7 +236,7 @@ RULES_COLUMNS = {
     # column: (label, width in px): at 1400 px the weight column was cut off (the rule's name is cut at
     # 230 px rather than the columns after it)
     "#": ("#", 35),
-    "rule": ("rule", 230),
+    "rule": ("rule", 230),  # its name, then the rule in words (nu13 F10): they wrap, to RULE_LINES lines
     "pairs": ("pairs", 65),
     "coverage": ("coverage", 70),
     "accuracy (95 % interval)": ("accuracy", 120),
@@ -246,6 +246,7 @@ RULES_COLUMNS = {
     "weight": ("weight", 55),
     "hint": ("hint", 140),
 }
+RULE_LINES = 8  # lines a row of the rules table holds: a rule of four conditions in words takes seven
 OVERLAPS_COLUMNS = {
     # and the overlaps table cut 'right on labeled pairs'
     "#": ("#", 35),
@@ -356,8 +357,9 @@ def stored_rules_section(engine, data) -> None:
     report = engine.rule_tables(data)[2]
     config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
     rows = (
-        max(  # a long name wraps, whole, and so do hints
-            wrapped_row_height(table[column], RULES_COLUMNS[column][1]) or 0 for column in ("rule", "hint")
+        max(  # a rule's name and its words wrap, whole, and so do hints
+            wrapped_row_height(table[column], RULES_COLUMNS[column][1], most_lines=RULE_LINES) or 0
+            for column in ("rule", "hint")
         )
         or None
     )
