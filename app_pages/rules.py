@@ -49,17 +49,24 @@ KIND_CELLS = [1, 1]
 PARAMETER_CELLS = [3, 3, 2]
 
 
+def start(key: str, value) -> None:
+    """Widget ``key`` starts at ``value`` unless it holds one (drawn before, or filled by Edit): the session state
+    is its one source, never also an ``index`` or ``value`` given to the widget (Streamlit warned of the two on
+    Save changes to rule #2, nu13 F11)."""
+    st.session_state.setdefault(key, value)
+
+
 def parameter_widget(cell, parameter, key: str):
     """One input of a condition's form (``ordercore.knowledge.rules.condition_form``), or the ordering's
     "by at least" (``ordering_form``); an amount is typed to its ``decimals``, in its ``step``s."""
     if parameter.options is not None:
-        index = parameter.options.index(parameter.default) if parameter.default in parameter.options else 0
-        return cell.selectbox(parameter.label, parameter.options, index=index, key=key)
+        start(key, parameter.default if parameter.default in parameter.options else next(iter(parameter.options), None))
+        return cell.selectbox(parameter.label, parameter.options, key=key)
     help_text = parameter.help or (f"below {parameter.maximum}" if parameter.below else None)
+    start(key, float(parameter.default))
     return cell.number_input(
         parameter.label,
         min_value=parameter.minimum,
-        value=float(parameter.default),
         step=parameter.step,
         format=f"%.{parameter.decimals}f",
         key=key,
@@ -67,15 +74,15 @@ def parameter_widget(cell, parameter, key: str):
     )
 
 
-def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
+def condition_widgets(slot: int, frame, exclude, suggested) -> Condition | None:
     """The widgets of one "roughly equal" condition: its kind (any registered one), then on a row below its
     parameters (an amount keyed by the column it measures, so that it starts from that column's
     spread), and how many pairs of rows it holds for."""
     kinds = [NO_CONDITION, *offered_conditions(frame, exclude)]
+    start(f"rule_kind_{slot}", suggested.kind if suggested is not None and suggested.kind in kinds else NO_CONDITION)
     kind = st.columns(KIND_CELLS)[0].selectbox(
         f"condition {slot + 1}",
         kinds,
-        index=kinds.index(start.kind) if start is not None and start.kind in kinds else 0,
         format_func=lambda k: CONDITIONS[k].label if k in CONDITIONS else k,
         key=f"rule_kind_{slot}",
     )
@@ -83,7 +90,7 @@ def condition_widgets(slot: int, frame, exclude, start) -> Condition | None:
         return None
     values: dict = {}
     for index, cell in enumerate(st.columns(PARAMETER_CELLS)):
-        parameters = condition_form(kind, frame, exclude, start, chosen=values)
+        parameters = condition_form(kind, frame, exclude, suggested, chosen=values)
         if index >= len(parameters):
             break
         parameter = parameters[index]
@@ -130,8 +137,8 @@ def build_rule(data, taken=()):
             "direction", ["higher", "lower"], key="rule_direction", horizontal=True, label_visibility="collapsed"
         )
         cells = st.columns([5, 2])  # the ordering column's name whole at 1024 px (California's longest)
-        index = numeric.index(ordering_default) if ordering_default in numeric else 0
-        ordering = cells[0].selectbox("value of", numeric, index=index, key="rule_ordering")
+        start("rule_ordering", ordering_default if ordering_default in numeric else next(iter(numeric), None))
+        ordering = cells[0].selectbox("value of", numeric, key="rule_ordering")
         # keyed by the column: 10,000 km typed for mileage never stays as 10,000 years (a new user's rule made 0 pairs)
         min_difference = parameter_widget(cells[1], ordering_form(frame, ordering), f"rule_min_difference_{ordering}")
         if ordering is not None:  # why it starts this way, for every column (it said so only for 'lower')
@@ -139,8 +146,10 @@ def build_rule(data, taken=()):
             st.caption(app_state.plain(reason))
         st.markdown("**has the higher target** (margin d, weight w)")
         cells = st.columns(2)
-        margin = cells[0].number_input("margin d", value=0.0, key="rule_margin")
-        weight = cells[1].number_input("weight w", 0.0, value=1.0, key="rule_weight")
+        start("rule_margin", 0.0)
+        start("rule_weight", 1.0)
+        margin = cells[0].number_input("margin d", key="rule_margin")
+        weight = cells[1].number_input("weight w", 0.0, key="rule_weight")
         cap = st.number_input(
             "At most this many pairs (0: every pair)",
             0,
@@ -227,7 +236,7 @@ RULES_COLUMNS = {
     # column: (label, width in px): at 1400 px the weight column was cut off (the rule's name is cut at
     # 230 px rather than the columns after it)
     "#": ("#", 35),
-    "rule": ("rule", 230),
+    "rule": ("rule", 230),  # its name, then the rule in words (nu13 F10): they wrap, to RULE_LINES lines
     "pairs": ("pairs", 65),
     "coverage": ("coverage", 70),
     "accuracy (95 % interval)": ("accuracy", 120),
@@ -237,6 +246,7 @@ RULES_COLUMNS = {
     "weight": ("weight", 55),
     "hint": ("hint", 140),
 }
+RULE_LINES = 8  # lines a row of the rules table holds: a rule of four conditions in words takes seven
 OVERLAPS_COLUMNS = {
     # and the overlaps table cut 'right on labeled pairs'
     "#": ("#", 35),
@@ -347,8 +357,9 @@ def stored_rules_section(engine, data) -> None:
     report = engine.rule_tables(data)[2]
     config = fitted(table, RULES_COLUMNS, **app_state.WEIGHT)
     rows = (
-        max(  # a long name wraps, whole, and so do hints
-            wrapped_row_height(table[column], RULES_COLUMNS[column][1]) or 0 for column in ("rule", "hint")
+        max(  # a rule's name and its words wrap, whole, and so do hints
+            wrapped_row_height(table[column], RULES_COLUMNS[column][1], most_lines=RULE_LINES) or 0
+            for column in ("rule", "hint")
         )
         or None
     )

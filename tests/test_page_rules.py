@@ -129,3 +129,21 @@ def test_a_data_table_imported_as_an_export_is_refused_with_its_column_names_who
     at.file_uploader(key="import_csv").set_value(("answers.csv", answers, "text/csv")).run()
     at.button(key="import_apply").click().run()
     assert at.error[0].value.endswith("got 'maybe'"), at.error[0].value  # its closing quote kept
+
+
+def test_the_rules_table_gives_each_rule_in_words_under_its_name(ready, store_path):
+    """Issue 33, nu13 F10: the table listed rules by name alone ('more bedrooms' says nothing of its conditions).
+    The default rule on the sample homes (README: near, age and income within a tolerance, more bedrooms) reads in
+    its row, after its name, as written here by hand from the rule the store holds."""
+    at = ready
+    add_default_rule(at)
+    store = Store(f"sqlite:///{store_path}")
+    ((_, rule),) = store.rules(store.session("s1").id)
+    store.engine.dispose()
+    near, age, income = rule.conditions
+    assert (near.kind, age.column, income.column, rule.ordering.column) == ("near", "age", "income", "bedrooms")
+    row = next(r for r in at.dataframe if "hint" in r.value.columns).value.iloc[0]
+    assert row["rule"] == (
+        f"{rule.name} — within {near.miles:g} miles, age within ± {age.tolerance:g}, income within ± "
+        f"{income.tolerance:g}; then the one with higher bedrooms has the higher price"
+    )

@@ -45,7 +45,7 @@ def table_of(rules, frame, y, numbers, violations=None):
     provenance = pd.DataFrame({"source": "rule", "rule_id": owners, "annotator": None})
     trust = rule_trust(rules, frame, y, preferences, provenance)
     hints = rule_hints(trust, rules, frame, y, "price")
-    return trust, rules_table(trust, numbers, hints, violations), hints
+    return trust, rules_table(trust, rules, "price", numbers, hints, violations), hints
 
 
 def test_the_wrong_way_warning_and_the_remove_question_name_the_rule_by_its_number():
@@ -70,6 +70,11 @@ def test_each_rule_shows_its_number_in_the_session_and_a_real_rule_no_hint():
     ]
     trust, table, hints = table_of(rules, frame, y, {41: 1, 57: 3})
     assert list(table["#"]) == ["#1", "#3"] and list(table.columns[:2]) == ["#", "rule"]
+    # each rule's name, then the rule in words (issue 33, nu13 F10: a name alone says nothing of its conditions)
+    assert list(table["rule"]) == [
+        "more ram — same brand; then the one with higher ram_gb has the higher price",
+        "more ram, same battery — battery within ± 5; then the one with higher ram_gb has the higher price",
+    ]
     # the real rule: many labeled pairs of one brand, ordered by ram: a narrow interval, a direction
     assert trust["labeled_pairs"][0] > 100 and table["hint"][0] == "—" and hints[0] == ("", "")
 

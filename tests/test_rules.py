@@ -255,7 +255,7 @@ def test_coordinates_out_of_range_are_an_error(table):
 
 def test_a_new_condition_is_one_class(table):
     """A condition with no candidate generator of its own: registered by its class alone, read back
-    from JSON, and paired over all pairs."""
+    from JSON, said in words by its label and columns, and paired over all pairs."""
 
     @dataclass(frozen=True)
     class SameParity(Condition):
@@ -270,6 +270,7 @@ def test_a_new_condition_is_one_class(table):
         rule = Rule("r", [SameParity("age")], Ordering("bedrooms"))
         assert CONDITIONS["same_parity"] is SameParity
         assert Rule.from_json(rule.to_json()) == rule
+        assert rule.words("price") == "same parity (age); then the one with higher bedrooms has the higher price"
         got = generate(rule, table, max_pairs=None).preferences
         expected = brute_force(
             table, np.zeros(len(table), bool), "training", lambda a, b: a.age % 2 == b.age % 2, "bedrooms"

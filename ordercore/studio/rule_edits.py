@@ -72,8 +72,8 @@ def rule_changes(old: Rule, new: Rule) -> list[str]:
             gone.remove(before)
             added.remove(same)
             changes.extend(_amounts_changed(before, same))
-    changes.extend(f"no longer {_condition_words(c)}" for c in gone)
-    changes.extend(f"now also {_condition_words(c)}" for c in added)
+    changes.extend(f"no longer {c.words()}" for c in gone)
+    changes.extend(f"now also {c.words()}" for c in added)
     before, after = old.ordering, new.ordering
     if (before.direction, before.column) != (after.direction, after.column):
         changes.append(f"the one with {before.direction} {before.column} → {after.direction} {after.column}")
@@ -95,11 +95,3 @@ def _amounts_changed(before: Condition, after: Condition) -> list[str]:
         for f in fields(before)
         if "amount" in f.metadata and getattr(before, f.name) != getattr(after, f.name)
     ]
-
-
-def _condition_words(condition: Condition) -> str:
-    """'within ± 0.5 (age_years)': a condition's amounts and columns."""
-    amounts = [
-        f"{f.metadata['label']} {getattr(condition, f.name):g}" for f in fields(condition) if "amount" in f.metadata
-    ]
-    return f"{' '.join(amounts) or condition.label} ({', '.join(condition.columns())})"

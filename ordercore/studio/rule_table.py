@@ -91,15 +91,22 @@ def violated_words(violated: float, preferences: float) -> str:
 
 
 def rules_table(
-    trust: pd.DataFrame, numbers: dict, hints: list[tuple[str, str]], violations: pd.DataFrame | None = None
+    trust: pd.DataFrame,
+    rules: list[tuple[int, Rule]],
+    target: str,
+    numbers: dict,
+    hints: list[tuple[str, str]],
+    violations: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The session's rules as the Rules page shows them, one row per row of ``trust`` (``quality.rule_trust``):
-    '#' its number (``numbers``, {rule_id: number}), accuracy with its interval as one text, and 'hint': the
+    """The session's rules as the Rules page shows them, one row per row of ``trust`` (``quality.rule_trust`` over
+    ``rules``, (rule_id, Rule)): '#' its number (``numbers``, {rule_id: number}), 'rule' its name and then the rule
+    in words (``Rule.words`` of the ``target``: a name such as 'more neck_relief' says nothing of its conditions,
+    nu13 F10), accuracy with its interval as one text, and 'hint': the
     tags of ``hints`` (``rule_hints``, one per row) and the share of its preferences SVR violates, from
     ``violations`` (``training.violations_by_source``, by source name, ``rule_source``; None: not yet), '—'
     where there is nothing to say.  Where its accuracy comes from is in its labeled pairs and audit answers."""
     by_source = {} if violations is None else violations.set_index("source")
-    said = []
+    stored, said = dict(rules), []
     for row, (tags, _) in zip(trust.itertuples(), hints, strict=True):
         source = rule_source(numbers[row.rule_id], row.rule)
         counts = (np.nan, np.nan)
@@ -115,7 +122,7 @@ def rules_table(
     return pd.DataFrame(
         {
             "#": [f"#{numbers[rule_id]}" for rule_id in trust["rule_id"]],
-            "rule": trust["rule"],
+            "rule": [f"{row.rule} — {stored[row.rule_id].words(target)}" for row in trust.itertuples()],
             "pairs": trust["pairs"].map("{:,}".format),
             "coverage": (100 * trust["coverage"]).map("{:.1f} %".format),
             "accuracy (95 % interval)": [accuracy(row) for row in trust.itertuples()],
@@ -144,7 +151,7 @@ def session_rules_table(engine, data) -> tuple[pd.DataFrame, list[str], pd.DataF
     violations = None if bench is None else violations_by_source(bench, engine.sources())
     labels, target = data.y_train(), data.dataset.metadata["target"]
     hints = rule_hints(trust, rules, data.frame, labels, target)
-    table = rules_table(trust, numbers, hints, violations)
+    table = rules_table(trust, rules, target, numbers, hints, violations)
     warnings = numbered_wrong_way_warnings(trust, numbers) + [
         hint_warning(numbers[rule_id], name, sentence)
         for rule_id, name, (_, sentence) in zip(trust["rule_id"], trust["rule"], hints, strict=True)

@@ -109,6 +109,12 @@ class Condition:
     def to_dict(self) -> dict:
         return {"kind": self.kind, **asdict(self)}
 
+    def words(self) -> str:
+        """The condition in words, as a rule's line says it: by default its amounts and columns, 'within ± 0.5
+        (age)'; a kind says itself better by overriding this ('age within ± 0.5')."""
+        amounts = [f"{f.metadata['label']} {getattr(self, f.name):,g}" for f in fields(self) if "amount" in f.metadata]
+        return f"{' '.join(amounts) or self.label} ({', '.join(self.columns())})"
+
 
 CONDITIONS: dict[str, type[Condition]] = {}
 """The registry of condition kinds (filled by ``Condition.__init_subclass__``)."""
@@ -128,6 +134,9 @@ class Near(Condition):
         super().check()
         if self.latitude == self.longitude:
             raise ValueError(f"Near: latitude and longitude must be two different columns, got {self.latitude!r} twice")
+
+    def words(self) -> str:
+        return f"within {self.miles:,g} mile{'' if self.miles == 1 else 's'}"
 
     def check_values(self, values: dict) -> None:
         for column, limit in ((self.latitude, 90.0), (self.longitude, 180.0)):
@@ -180,6 +189,9 @@ class Within(Condition):
     kind: ClassVar[str] = "within"
     label: ClassVar[str] = "within ± amount"
 
+    def words(self) -> str:
+        return f"{self.column} within ± {self.tolerance:,g}"
+
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         x = values[self.column]
         return np.abs(x[i] - x[j]) <= self.tolerance
@@ -204,6 +216,9 @@ class RelativeWithin(Condition):
     fraction: float = amount_field(0.0, 1.0, 0.1, "within (fraction)", below=True)
     kind: ClassVar[str] = "relative_within"
     label: ClassVar[str] = "within ± fraction"
+
+    def words(self) -> str:
+        return f"{self.column} within ± {100 * self.fraction:,g} % of the larger"
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         x = values[self.column]
@@ -235,6 +250,9 @@ class SameCategory(Condition):
     column: str = column_field("any")
     kind: ClassVar[str] = "same_category"
     label: ClassVar[str] = "same category"
+
+    def words(self) -> str:
+        return f"same {self.column}"
 
     def holds(self, values: dict, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         codes = values[self.column]

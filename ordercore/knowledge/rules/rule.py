@@ -41,6 +41,11 @@ class Ordering:
     direction: str = "higher"
     min_difference: float = 0.0
 
+    def words(self) -> str:
+        """'the one with lower age (by at least 2)'."""
+        by = f" (by at least {self.min_difference:,g})" if self.min_difference else ""
+        return f"the one with {self.direction} {self.column}{by}"
+
     def check(self) -> None:
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"Ordering direction must be 'higher' or 'lower', got {self.direction!r}")
@@ -86,6 +91,13 @@ class Rule:
             raise ValueError(
                 f"rule {self.name!r}: the weight must be a number in [0, {MAX_WEIGHT:g}], got {self.weight!r}"
             )
+
+    def words(self, target: str = "target") -> str:
+        """The rule in one line, as its form reads: 'same brand, year within ± 5; then the one with lower action
+        has the higher price' (the ``target``), its margin d after it when it has one."""
+        margin = f" (margin d {self.margin:,g})" if self.margin else ""
+        conditions = ", ".join(condition.words() for condition in self.conditions)
+        return f"{conditions}; then {self.ordering.words()} has the higher {target}{margin}"
 
     def columns(self) -> list[str]:
         return [c for condition in self.conditions for c in condition.columns()] + [self.ordering.column]
