@@ -245,7 +245,7 @@ def verdict_origin(trust) -> str:
 
 def source_sizes(engine) -> dict[str, float]:
     """Each source's preferences now, as the sum of their w, by name (what ``changes_since`` compares)."""
-    preferences, names = engine.preferences()[0], engine.sources()
+    preferences, names = engine.preferences_by_source()
     return pd.Series(preferences.weight, dtype=float).groupby(pd.Series(names, dtype=object)).sum().to_dict()
 
 

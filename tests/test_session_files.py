@@ -76,8 +76,8 @@ def test_answers_imported_before_their_rules_say_which_audits_lost_their_rule(st
     target = store.create_session("target", settings={"n_rows": len(homes[0])})
     said = imported(store, target.id, "answers.csv", exported(store, source.id)["answers.csv"], homes)
     assert said == (
-        "Imported 4 answers. 1 was not linked as an audit (this session has no rule 'bedrooms nearby' (import the "
-        "rules first, then the answers)): counted as answers."
+        "Imported 4 answers. 1 was not linked as an audit (this session has no rule 'bedrooms nearby': import the "
+        "rules first, then the answers): counted as answers."
     )
     assert store.answers(target.id)["rule_id"].isna().all()
 

@@ -169,12 +169,12 @@ class SessionEngine:
 
     def sources(self) -> np.ndarray:
         """The source name of each preference (p,): 'rule #NUMBER: NAME', 'clicks: ANNOTATOR' or 'imported'."""
-        return self.memo("sources", self.revision(), lambda: self._source_names(self.preferences()[1]))
+        return self.memo("sources", self.revision(), lambda: self.preferences_by_source()[1])
 
-    def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
-        """``sources`` of the preferences whose ``provenance`` is given (one read of the store's)."""
-        names, numbers = {rule_id: rule.name for rule_id, rule in self.rules()}, self.store.rule_numbers(self.id)
-        return source_names(provenance, names, numbers)
+    def preferences_by_source(self) -> tuple[PreferenceSet, np.ndarray]:
+        """The preferences (p,) and their ``sources`` (p,) of one read (apart, 115 met 116 names: nu14 F2)."""
+        (preferences, provenance), rules = self.preferences(), {rule_id: rule.name for rule_id, rule in self.rules()}
+        return preferences, source_names(provenance, rules, self.store.rule_numbers(self.id))
 
     def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
         """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
@@ -188,7 +188,7 @@ class SessionEngine:
                     stored, rule_checks(stored, data.frame, y, self.answers()), strict=True
                 )
             }
-            preferences, names = self.preferences()[0], self.sources()
+            preferences, names = self.preferences_by_source()
             for name in set(names) - set(found):
                 found[name] = labeled_pair_check(preferences[names == name], y)
             return found
@@ -303,15 +303,15 @@ class SessionEngine:
         lambda1, gamma = settings.parameters["lambda1"], settings.parameters["gamma"]
         while True:  # the preferences and the answers that check them, of one revision
             revision = self.revision()  # before the reads: a write meanwhile shows, and they are read again
-            preferences, provenance = self.preferences()
+            preferences, names = self.preferences_by_source()
             if not len(preferences) or np.count_nonzero(~np.isnan(data.y_train())) < 2 * FOLDS:
                 return None
             key = (self.data_key(), revision, len(preferences), lambda1, gamma)
             found = self.memo(
                 "assessment_inputs",
                 key,
-                lambda p=preferences, names=provenance: AssessmentInputs(
-                    data.dataset.X, data.y_train(), p, self._source_names(names), self.source_checks(data), lambda1,
+                lambda p=preferences, names=names: AssessmentInputs(
+                    data.dataset.X, data.y_train(), p, names, self.source_checks(data), lambda1,
                     {"gamma": gamma},
                 ),
             )  # fmt: skip
@@ -365,8 +365,8 @@ class SessionEngine:
         bench = self.models.bench(data, self.data_key(), settings)
         trust = self.trust.in_force() if settings.automatic_trust else None
         revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
-        preferences = self.preferences()[0]
-        self.models.retrain(bench, revision, preferences, self.sources(), trust, settings)
+        preferences, names = self.preferences_by_source()
+        self.models.retrain(bench, revision, preferences, names, trust, settings)
         bench.committee()  # the default pair choice's: fitted here once, not on a page's first draw
         return bench
 
