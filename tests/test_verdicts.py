@@ -208,7 +208,28 @@ def test_a_source_that_surely_hurts_but_keeps_its_weight_is_explained():
     )
     assert "audit its pairs on Pairwise" in reasons[0] and "remove it on Rules" in reasons[0]
     assert reasons[1].startswith("clicks: ann: with its weight set to 0") and "weight is 0.80" in reasons[1]
+    assert "Review their answers" in reasons[1]  # no agreement measured: their answers may be wrong
     assert hurting_sources(SourceTrust(names, (None,) * 4, trust, effects, None, None), 133.6) == []
+
+
+@pytest.mark.parametrize("accuracy, error, informative", [(0.92, 0.09, True), (0.92, 0.22, False), (0.6, 0.04, True)])
+def test_an_annotator_surely_above_a_coin_is_not_told_to_review_their_answers(accuracy, error, informative):
+    """New-user report 14, F1: an expert right on 93 % of her answers (agreement 0.92 on 41 audit pairs, at
+    least 0.74) was told her clicks 'hurt' and to review them.  When the agreement's lower bound (2 standard
+    errors below: 0.92 − 2 × 0.09 = 0.74; 0.92 − 0.44 = 0.48; 0.6 − 0.08 = 0.52) is above ½, the conflict
+    with the cross-validation is said instead, with no advice to review the answers."""
+    from ordercore.studio.verdicts import hurting_sources, raised_error_advice
+
+    trust = Trust(np.array([1.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 1.0), object(), None)
+    agreement = np.array([[accuracy, error, 41.0, 99.0]])
+    assessed = SourceTrust(("clicks: Rosa",), (None,), trust, np.array([-37.9]), None, agreement, np.array([10.0]))
+    (reason,) = hurting_sources(assessed, 100.0)
+    assert reason.startswith("clicks: Rosa: with its weight set to 0 the cross-validated error is 37.9 lower")
+    assert ("Review their answers" not in reason) == informative
+    assert ("But clicks: Rosa is surely right" in raised_error_advice(assessed, "then")) == informative
+    assert (
+        "surely more often right than wrong" in reason and "on 41 audit pairs of 99 answers" in reason
+    ) == informative
 
 
 def test_five_sources_assessed_together_are_worded_by_simultaneous_intervals_by_hand():

@@ -115,12 +115,20 @@ def well_checked(trust: SourceTrust, k: int) -> str | None:
     return f"right on {right:,} of {checked:,} pairs that check it (95 % interval {low:.0%}–{high:.0%})"
 
 
+def surely_right_annotator(trust: SourceTrust, k: int) -> AgreementEstimate | None:
+    """Source k's agreement when it is an annotator's clicks measured surely above a coin
+    (``AgreementEstimate.informative``); else None."""
+    agreement = trust.agreement_of(k) if str(trust.names[k]).startswith(CLICKS) else None
+    return agreement if agreement is not None and agreement.informative else None
+
+
 def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
     """For each source of weight above 0 whose effect is surely negative (its whole interval below 0,
     simultaneous over the sources assessed: ``SourceTrust.effect_intervals``): that it raises the
     cross-validated error, why it keeps its weight (set by the accuracy check on labeled pairs, not by the
     effect) and what would change it; for a rule surely right on most pairs that check it (``well_checked``),
-    that the two disagree and no advice to remove it; figures to the digits of ``scale``."""
+    or an annotator whose agreement is surely above a coin's (``AgreementEstimate.informative``), that the two
+    disagree and no advice to remove it or review the answers; figures to the digits of ``scale``."""
     intervals = trust.effect_intervals()
     if intervals is None:
         return []
@@ -135,7 +143,14 @@ def hurting_sources(trust: SourceTrust, scale: float) -> list[str]:
             f"({interval_words(trust, ' of how much lower')}: {to_digits_of(-high, scale)} to "
             f"{to_digits_of(-low, scale)}), yet its weight is {weight:.2f}."
         )
-        if str(name).startswith(CLICKS):
+        if (agreement := surely_right_annotator(trust, k)) is not None:
+            reasons.append(
+                f"{measured} Yet their answers are surely more often right than wrong (agreement "
+                f"{agreement.words()}): the labels' cross-validation and the answers' agreement disagree, and a "
+                "cross-validation on a few dozen labels is the weaker evidence. Do not discard the answers on this "
+                "alone: label more rows (the cross-validation then measures their effect better)."
+            )
+        elif str(name).startswith(CLICKS):
             reasons.append(
                 f"{measured} An annotator's weight comes from how often their answers agree with SVR's order, "
                 "not from this effect. Review their answers (Pairwise, My answers): wrong ones can be changed "
@@ -179,7 +194,7 @@ def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
     for k, (name, weight, effect, (_, high)) in enumerate(rows):
         if weight > 0 and effect < 0:
             (surely if high < 0 else noisy).append(str(name))
-            if high < 0 and well_checked(trust, k) is not None:
+            if high < 0 and (well_checked(trust, k) is not None or surely_right_annotator(trust, k) is not None):
                 conflicted.append(str(name))
     unmeasured = trust.unmeasured()
     advice = []
@@ -192,7 +207,8 @@ def raised_error_advice(trust: SourceTrust, unmeasured_next: str) -> str:
     if conflicted:
         advice.append(
             f"But {_listed(conflicted)} {'is' if len(conflicted) == 1 else 'are'} surely right on most of the pairs "
-            "that check it, which the labels' cross-validation contradicts: audit before removing."
+            "that check it (a rule's checked pairs, an annotator's agreement), which the labels' cross-validation "
+            "contradicts: audit before removing."
         )
     if noisy:
         advice.append(
