@@ -392,6 +392,7 @@ def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
             ["", f"A: {names.name(pair[0])}", f"B: {names.name(pair[1])}", "B − A"],
             rows,
             shades,
+            short_head=["", "A", "B", "B − A"],
         )
     return offers.entries[pair]
 
