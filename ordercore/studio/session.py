@@ -365,8 +365,8 @@ class SessionEngine:
         bench = self.models.bench(data, self.data_key(), settings)
         trust = self.trust.in_force() if settings.automatic_trust else None
         revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
-        preferences = self.preferences()[0]
-        self.models.retrain(bench, revision, preferences, self.sources(), trust, settings)
+        preferences, provenance = self.preferences()
+        self.models.retrain(bench, revision, preferences, self.sources(), trust, settings, provenance["answer_id"])
         bench.committee()  # the default pair choice's: fitted here once, not on a page's first draw
         return bench
 
