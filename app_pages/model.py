@@ -154,8 +154,9 @@ def violations_section(engine, bench, trust) -> None:
     violations = bench.violations  # read once: a retrain may replace it
     if violations is None or not violations.fits(names):
         return
-    for annotator in sorted({str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}):
-        why = ClickStanding.of(annotator, names, violations.svr, violations.ssl, trust).why()
+    annotators = {str(n).removeprefix(CLICKS) for n in names if str(n).startswith(CLICKS)}
+    for annotator in sorted(annotators if violations.answer_ids is not None else ()):
+        why = ClickStanding.from_violations(annotator, violations, trust).why()
         if why:
             st.warning(app_state.plain(why))
     for source in sorted({str(n) for n in names if not str(n).startswith(CLICKS)}):

@@ -300,17 +300,17 @@ def own_clicks(engine, annotator: str, revision: int) -> tuple[str, bool]:
     is a warning ('', False: nothing to say)."""
     bench = engine.models.workbench
     violations = None if bench is None else bench.violations  # read once: a retrain may replace it
-    if not annotator or violations is None or violations.names is None:
+    if not annotator or violations is None or violations.names is None or violations.answer_ids is None:
         return "", False
     standing = app_state.memo(
         "own_clicks",
         (engine.id, engine.models.version, revision, annotator),
-        lambda: ClickStanding.of(annotator, violations.names, violations.svr, violations.ssl, engine.trust.in_force()),
+        lambda: ClickStanding.from_violations(annotator, violations, engine.trust.in_force()),
     )
-    why = standing.why()
-    text = why or standing.summary()
+    text = (why := standing.why()) or standing.summary()
     if violations.revision != revision:  # the retrain of the newest answers has not finished: said so
-        text = f"{standing.as_of(engine.sources(), failed=bool(engine.models.error))} {text}".strip()
+        now = standing.as_of(engine.sources(), engine.preferences()[1]["answer_id"], bool(engine.models.error))
+        text = f"{now} {text}".strip()
     return text, bool(why)
 
 
@@ -392,6 +392,7 @@ def pair_entry(data, offers, pair: tuple[int, int]) -> dict:
             ["", f"A: {names.name(pair[0])}", f"B: {names.name(pair[1])}", "B − A"],
             rows,
             shades,
+            short_head=["", "A", "B", "B − A"],
         )
     return offers.entries[pair]
 

@@ -115,7 +115,7 @@ def history_section(engine, data, answers, numbers) -> None:
 def only_broken(labels: dict, broken) -> dict:
     """The answers' ``labels`` (id: text), or, when its toggle is on, those SSL orders the other way only
     (``BrokenAnswers``; None while SSL is refitted: the toggle is off); the box then shows one of them."""
-    count = "" if broken is None else f" ({len(broken.ssl & set(labels)):,} of {len(labels):,})"
+    count = "" if broken is None else f" ({broken.ssl_share(labels)})"  # the unit of the sentence above it
     only = st.toggle(
         f"Only those SSL orders the other way{count}",
         key="history_broken_only",

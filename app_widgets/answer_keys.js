@@ -93,18 +93,71 @@ function send(view, choice) {
   view.setStateValue("events", view.held.events.slice());
 }
 
-function table(entry) {
-  const head = `<tr>${entry.head.map((cell) => `<th>${cell}</th>`).join("")}</tr>`;
-  const rows = entry.rows
-    .map(([name, ...cells], i) => {
+// The table's layout (new-user report 13, F5: at 1024 x 768 eleven columns, one a listing wrapped to four
+// lines, pushed two of them below the fold).  A row whose value is longer than TEXT_CHARS is a free text:
+// its cells are cut to a few lines (CSS .clamp), the whole text in their title (on hover) and in full on a
+// click.  A table of more than HALVED_OVER lines (a text counting TEXT_LINES) shows its free texts across
+// the width and its other rows in two halves side by side, tighter, the pair and its buttons on one screen;
+// where the halves' values are too wide for them side by side (a longitude's 10 characters), one table,
+// tighter (fitTable).
+const TEXT_CHARS = 40; // longer than any number, date or category the table writes
+const TEXT_LINES = 2;
+const HALVED_OVER = 8; // the sample homes' 8 columns stay one table (they fit at 1024 x 768 as they are)
+
+function table(entry, halved = true) {
+  const indexes = entry.rows.map((_, i) => i);
+  const isText = (i) => entry.rows[i].slice(1).some((cell) => cell.length > TEXT_CHARS);
+  const texts = indexes.filter(isText);
+  const others = indexes.filter((i) => !isText(i));
+  if (others.length + TEXT_LINES * texts.length <= HALVED_OVER) return rowsTable(entry, entry.head, indexes);
+  if (!halved) return rowsTable(entry, entry.head, [...texts, ...others], "tight");
+  const middle = Math.ceil(others.length / 2);
+  const head = entry.short_head || entry.head;
+  const halves = others.length
+    ? `<div class="halves">${rowsTable(entry, head, others.slice(0, middle))}${rowsTable(entry, head, others.slice(middle))}</div>`
+    : "";
+  return (texts.length ? rowsTable(entry, entry.head, texts, "texts") : "") + halves;
+}
+
+function rowsTable(entry, head, indexes, kind = "") {
+  const headRow = `<tr>${head.map((cell) => `<th>${cell}</th>`).join("")}</tr>`;
+  const cut = (cell) => `<div class="clamp" title="${cell}">${cell}</div>`; // cells are escaped (answer_keys.py)
+  const rows = indexes
+    .map((i) => {
+      const [name, ...cells] = entry.rows[i];
       // The last cell (B − A) coloured by its sign, as strongly as its size against its column's spread.
       const shade = entry.shades ? entry.shades[i] : 0;
       const last = shade ? ` class="d${Math.sign(shade)}" style="--shade: ${Math.abs(shade)}"` : "";
-      const tds = cells.map((cell, k) => `<td${k === cells.length - 1 ? last : ""}>${cell}</td>`).join("");
+      const text = cells.some((cell) => cell.length > TEXT_CHARS);
+      const td = (cell, k) => {
+        if (k === cells.length - 1 && last) return `<td${last}>${cell}</td>`;
+        return text && cell ? `<td class="free">${cut(cell)}</td>` : `<td>${cell}</td>`;
+      };
+      const tds = cells.map(td).join("");
       return `<tr><th>${name}</th>${tds}</tr>`;
     })
     .join("");
-  return `<table class="${entry.shades ? "differences" : ""}">${head}${rows}</table>`;
+  const classes = [entry.shades ? "differences" : "", kind].filter(Boolean).join(" ");
+  return `<table class="${classes}">${headRow}${rows}</table>`;
+}
+
+// The entry's table drawn in ``box``, in two halves if they fit side by side, else in one.
+function fitTable(box, entry) {
+  box.innerHTML = entry && entry.rows.length ? table(entry) : "";
+  const halves = box.querySelector(".halves");
+  if (halves && halves.scrollWidth > halves.clientWidth + 1) box.innerHTML = table(entry, false);
+}
+
+function onResize() {
+  for (const held of Object.values(widgets)) {
+    if (held.view && held.view.root.isConnected) fitTable(held.view.root.querySelector(".table"), held.current && held.current.entry);
+  }
+}
+
+// A click on a free text cut to a few lines shows it whole (and another click cuts it again).
+function onTextClick(event) {
+  const text = event.target.closest && event.target.closest(".answer-keys td.free .clamp");
+  if (text) text.classList.toggle("open");
 }
 
 function draw(view) {
@@ -121,7 +174,7 @@ function draw(view) {
   root.querySelector(".note").hidden = !root.querySelector(".note").textContent;
   root.querySelector(".text").textContent = entry && entry.text ? entry.text : "";
   root.querySelector(".text").hidden = !(entry && entry.text);
-  root.querySelector(".table").innerHTML = entry && entry.rows.length ? table(entry) : "";
+  fitTable(root.querySelector(".table"), entry);
   root.querySelectorAll("button").forEach((button) => {
     button.disabled = !view.data.enabled || (button.dataset.choice !== "undo" && entry === null);
   });
@@ -169,6 +222,7 @@ export default function (component) {
   const view = { data, root, setStateValue, held };
   held.view = view;
   buttons(root, data);
+  root.onclick = onTextClick;
   root.querySelectorAll("button").forEach((button) => {
     button.onclick = () => send(view, button.dataset.choice);
   });
@@ -178,5 +232,6 @@ export default function (component) {
     document.addEventListener("keydown", onKey, true);
     document.addEventListener("change", onSwitch, true);
     document.addEventListener("click", onSwitch, true);
+    window.addEventListener("resize", onResize);
   }
 }

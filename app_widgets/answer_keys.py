@@ -24,17 +24,25 @@ _mount = st.components.v2.component(
 
 
 def entry(
-    target: tuple[int, ...], caption: str, head: list[str], rows: list[tuple], shades=None, text: str | None = None
+    target: tuple[int, ...],
+    caption: str,
+    head: list[str],
+    rows: list[tuple],
+    shades=None,
+    text: str | None = None,
+    short_head: list[str] | None = None,
 ) -> dict:
     """What the browser shows of one target (a pair (a, b) or an item (row,)): its caption, its text if
     any, and its table (``head``: the column names; ``rows``: (name, values...); ``shades``: per row, how
     its last value is coloured, −1 … 1: its sign the hue, its size the strength (a pair's difference
-    B − A)), escaped (the values come from the user's data)."""
+    B − A); ``short_head``: the head over a table of many rows shown in two halves side by side, each
+    half's columns narrow (the caption names the rows)), escaped (the values come from the user's data)."""
     return {
         "target": [int(v) for v in target],
         "caption": caption,
         "text": text,
         "head": [html.escape(str(h)) for h in head],
+        "short_head": None if short_head is None else [html.escape(str(h)) for h in short_head],
         "rows": [[html.escape(str(cell)) for cell in row] for row in rows],
         "shades": None if shades is None else [round(float(shade), 3) for shade in shades],
     }

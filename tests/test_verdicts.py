@@ -28,30 +28,34 @@ def trust_of(names, weights, agreement, lambda2=0.17):
 
 
 def test_an_annotators_answers_that_ssl_breaks_more_than_svr_are_explained():
+    """Counted in answers (new-user report 13, F9), by hand: ann's 4 preferences come from answers 1, 2, 2
+    (an 'about equal') and 3; SVR breaks answer 2's second, SSL answer 1's and both of answer 2's: SVR breaks
+    1 answer, SSL 2, of 3."""
     names = np.array(["clicks: ann"] * 4 + ["rule #1: r"] * 2 + ["clicks: bo"], dtype=object)
-    svr = np.array([0, 1, 0, 0, 1, 1, 0], dtype=bool)
+    ids = [1, 2, 2, 3, None, None, 4]
+    svr = np.array([0, 0, 1, 0, 1, 1, 0], dtype=bool)
     ssl = np.array([1, 1, 1, 0, 0, 0, 1], dtype=bool)
     agreement = np.array([[0.62, 0.08, 4], [np.nan] * 3, [0.9, 0.05, 1]])
     zero = trust_of(["clicks: ann", "rule #1: r", "clicks: bo"], [0.0, 1.0, 0.5], agreement)
-    ann = ClickStanding.of("ann", names, svr, ssl, zero)
-    assert (ann.preferences, ann.svr_violated, ann.ssl_violated, ann.weight) == (4, 1, 3, 0.0)
-    assert ann.why().startswith("SSL breaks 3 of the 4 preferences from ann's answers, SVR 1. Their weight is 0")
+    ann = ClickStanding.of("ann", names, ids, svr, ssl, zero)
+    assert (ann.answers, ann.svr_violated, ann.ssl_violated, ann.weight) == (3, 1, 2, 0.0)
+    assert ann.why().startswith("SSL breaks 2 of ann's 3 answers (skips aside), SVR 1. Their weight is 0")
     assert "(0.62 on 4 answers, at least 0.46: not above 0.5)" in ann.why()  # 0.62 - 2 x 0.08
-    bo = ClickStanding.of("bo", names, svr, ssl, zero)
+    bo = ClickStanding.of("bo", names, ids, svr, ssl, zero)
     assert "weight is 0.50 of 1" in bo.why() and "λ2 = 0.17, growing to 1 at 100" not in bo.why()  # not clicks only
     only_clicks = trust_of(["clicks: ann", "clicks: bo"], [0.5, 0.5], agreement[[0, 2]])
-    assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, svr, ssl, only_clicks).why()
-    untrusted = ClickStanding.of("ann", names, svr, ssl, None).why()
+    assert "λ2 = 0.17, growing to 1 at 100 answers" in ClickStanding.of("bo", names, ids, svr, ssl, only_clicks).why()
+    untrusted = ClickStanding.of("ann", names, ids, svr, ssl, None).why()
     assert "has not weighed" in untrusted
     # read on Pairwise too, where no table of sources is above it: the Model page's section is named
     assert "the table above" not in untrusted and "the Model page's 'Preferences violated, by source'" in untrusted
     # Trust off: the other sources pull as hard (a new user's wrong rule of weight 3 broke their answers,
     # and the page had said only that a larger λ2 would make the answers pull harder)
     assert "the rules and any other answers pull as hard as these" in untrusted and "larger λ2" not in untrusted
-    assert ClickStanding.of("bo", names, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
+    assert ClickStanding.of("bo", names, ids, ssl, svr, zero).why() is None  # SSL breaks fewer: nothing to explain
     # Weight 0 is said even where SSL breaks no more than SVR: the annotator's answers do not count yet.
-    fewer = ClickStanding.of("ann", names, ssl, svr, zero).why()
-    assert fewer.startswith("SSL breaks 1 of the 4 preferences from ann's answers, SVR 3. Their weight is 0 for now")
+    fewer = ClickStanding.of("ann", names, ids, ssl, svr, zero).why()
+    assert fewer.startswith("SSL breaks 1 of ann's 3 answers (skips aside), SVR 2. Their weight is 0 for now")
 
 
 def test_a_trusted_annotator_is_told_when_ssl_is_svr_for_now():
@@ -60,14 +64,15 @@ def test_a_trusted_annotator_is_told_when_ssl_is_svr_for_now():
     SSL and SVR break the same one."""
     names = np.array(["clicks: ann"] * 3 + ["rule #1: r"], dtype=object)
     broken = np.array([0, 1, 0, 1], dtype=bool)
+    ids = [1, 2, 3, None]
     svr_only = Trust(np.array([1.0, 1.0]), Blend.mixing(((0.1, 0.0), (0.1, 1.0)), 0.0), object(), None)
     agreement = np.array([[1.0, 0.1, 3], [np.nan] * 3])
     trust = SourceTrust(("clicks: ann", "rule #1: r"), (None, None), svr_only, None, None, agreement)
-    why = ClickStanding.of("ann", names, broken, broken, trust).why()
-    assert why.startswith("SSL breaks 1 of the 3 preferences from ann's answers, SVR 1. SSL is SVR for now")
+    why = ClickStanding.of("ann", names, ids, broken, broken, trust).why()
+    assert why.startswith("SSL breaks 1 of ann's 3 answers (skips aside), SVR 1. SSL is SVR for now")
     assert "weight 1.00" in why
     mixed = trust_of(["clicks: ann", "rule #1: r"], [1.0, 1.0], agreement)  # alpha 1: nothing to explain
-    assert ClickStanding.of("ann", names, broken, broken, mixed).why() is None
+    assert ClickStanding.of("ann", names, ids, broken, broken, mixed).why() is None
 
 
 def test_a_rule_of_weight_0_says_where_its_weight_rests():
@@ -360,16 +365,18 @@ def test_which_assessment_the_figures_come_from_and_what_changed_since():
 
 def test_while_ssl_is_refitted_the_figures_say_which_fit_they_are_of():
     """A new user read "SSL breaks 3 of the 27 preferences from Marta's answers" beside 32 answers, with
-    no mark: until the refit of the newest answers ends, the page says the last fit had 2 of the 5
-    preferences her answers make now (counted by hand from the sources' names)."""
+    no mark: until the refit of the newest answers ends, the page says the last fit had 2 of the 4 answers
+    of hers that make preferences now (counted by hand from the sources' names and answers: answer 4 an
+    'about equal', two preferences)."""
     fitted = np.array(["clicks: ann", "rule #1: r", "clicks: ann"], dtype=object)
     now = np.array(
         ["clicks: ann", "rule #1: r", "clicks: ann", "clicks: ann", "clicks: bo", "clicks: ann", "clicks: ann"]
     )
-    standing = ClickStanding.of("ann", fitted, np.zeros(3, bool), np.array([1, 0, 0], bool), None)
-    assert standing.summary() == "SSL breaks 1 of the 2 preferences from ann's answers, SVR 0."
-    said = standing.as_of(now)
-    assert said.startswith("Updating:") and "the last fit, which had 2 of the 5 preferences from ann's answers" in said
-    failed = standing.as_of(now, failed=True)  # the refit raised: no "Updating" beside its error
+    ids_now = [1, None, 2, 3, 5, 4, 4]
+    standing = ClickStanding.of("ann", fitted, [1, None, 2], np.zeros(3, bool), np.array([1, 0, 0], bool), None)
+    assert standing.summary() == "SSL breaks 1 of ann's 2 answers (skips aside), SVR 0."
+    said = standing.as_of(now, ids_now)
+    assert said.startswith("Updating:") and "the last fit, which had 2 of ann's 4 answers (skips aside) now" in said
+    failed = standing.as_of(now, ids_now, failed=True)  # the refit raised: no "Updating" beside its error
     assert "Updating" not in failed and failed.startswith("The refit on the newest answers failed")
-    assert "the last fit, which had 2 of the 5 preferences from ann's answers" in failed
+    assert "the last fit, which had 2 of ann's 4 answers (skips aside) now" in failed

@@ -12,12 +12,27 @@ import pandas as pd
 from ordercore.inputs.lengths import one_length
 
 
+def answers_words(answers: int) -> str:
+    """'38 answers (skips aside)': the unit the Studio counts an annotator's answers in beside those a model
+    breaks, on Pairwise's sentence and its *My answers* filter alike (new-user report 13, F9: "13 of the 40
+    preferences" above "13 of 39", the second counting the skip and an 'about equal' once)."""
+    return f"{answers:,} answer{'s' if answers != 1 else ''} (skips aside)"
+
+
 class BrokenAnswers(NamedTuple):
     """The ids of the answers (the store's) at least one of whose preferences SSL, resp. SVR, violates
-    (an 'about equal' makes two)."""
+    (an 'about equal' makes two), and of every answer with preferences in the fit (``answered``: a skip
+    makes none)."""
 
     ssl: frozenset[int]
     svr: frozenset[int]
+    answered: frozenset[int] = frozenset()
+
+    def ssl_share(self, ids) -> str:
+        """'13 of 38 answers, skips aside': how many of the answers ``ids`` SSL breaks, of those of them that
+        made preferences (the unit of ``ClickStanding.summary``)."""
+        ids = set(ids)
+        return f"{len(self.ssl & ids):,} of {len(self.answered & ids):,} answers, skips aside"
 
 
 def broken_answers(provenance: pd.DataFrame, ssl_violated, svr_violated) -> BrokenAnswers:
@@ -33,7 +48,7 @@ def broken_answers(provenance: pd.DataFrame, ssl_violated, svr_violated) -> Brok
     def of(violated) -> frozenset[int]:
         return frozenset(int(k) for k in ids[answered & np.asarray(violated, dtype=bool)])
 
-    return BrokenAnswers(of(ssl_violated), of(svr_violated))
+    return BrokenAnswers(of(ssl_violated), of(svr_violated), of(np.ones(len(ids), dtype=bool)))
 
 
 def last_retrain_breaks(engine) -> BrokenAnswers | None:

@@ -173,8 +173,12 @@ class SessionEngine:
 
     def preferences_by_source(self) -> tuple[PreferenceSet, np.ndarray]:
         """The preferences (p,) and their ``sources`` (p,) of one read (apart, 115 met 116 names: nu14 F2)."""
-        (preferences, provenance), rules = self.preferences(), {rule_id: rule.name for rule_id, rule in self.rules()}
-        return preferences, source_names(provenance, rules, self.store.rule_numbers(self.id))
+        preferences, provenance = self.preferences()
+        return preferences, self._source_names(provenance)
+
+    def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
+        rules = {rule_id: rule.name for rule_id, rule in self.rules()}
+        return source_names(provenance, rules, self.store.rule_numbers(self.id))
 
     def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
         """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
@@ -228,8 +232,7 @@ class SessionEngine:
         """Import an exported file (preferences, answers, rules or grades), checked whole before anything
         is written; what happened, in words.  ``ValueError``/``KeyError`` for a bad file."""
         data = self._need_data()
-        labeled = np.zeros(len(data.frame), dtype=bool)
-        labeled[data.labeled] = True
+        labeled = np.isin(np.arange(len(data.frame)), data.labeled)
         file = read_session_file(name, content, data.row_names)
         check_file(file, data)
         return self._changed(import_session_file(self.store, self.id, file, data.frame, labeled, annotator))
@@ -251,9 +254,7 @@ class SessionEngine:
     def undo_grade(self, annotator: str) -> int | None:
         """Remove ``annotator``'s own last grade; the row it graded, or None."""
         own = self.grades().loc[lambda grades: grades["annotator"] == check_annotator(annotator)]
-        if self.store.undo_grade(self.id, annotator) is None:
-            return None
-        return int(own["row"].iloc[-1])
+        return None if self.store.undo_grade(self.id, annotator) is None else int(own["row"].iloc[-1])
 
     def edit_grade(self, annotator: str, grade_id: int, value: int) -> None:
         self.store.edit_grade(in_session(grade_id, self.grades()["id"], "grade"), annotator, value)
@@ -278,8 +279,7 @@ class SessionEngine:
     def rating_fit(self, text: str | None, model_name: str, wait: bool = False) -> dict:
         """The rating model as last fitted on the session's grades; a refit of the grades now runs in the
         background (``SessionGrading.fit``; with ``wait``, awaited)."""
-        scale = self.options("ratings")["scale"]
-        items = self.rating_items(text)
+        scale, items = self.options("ratings")["scale"], self.rating_items(text)
         return self.grading.fit(items, (self.data_key(), text), model_name, self.grades(), scale, wait)
 
     def _changed(self, result):
@@ -288,8 +288,7 @@ class SessionEngine:
         return result
 
     def _need_data(self) -> StudyData:
-        data = self.data()
-        if data is None:
+        if (data := self.data()) is None:
             raise ValueError("choose this session's data on the Data page first")
         return data
 
@@ -365,8 +364,9 @@ class SessionEngine:
         bench = self.models.bench(data, self.data_key(), settings)
         trust = self.trust.in_force() if settings.automatic_trust else None
         revision = self.revision()  # before the preferences: a write meanwhile makes it stale, never them
-        preferences, names = self.preferences_by_source()
-        self.models.retrain(bench, revision, preferences, names, trust, settings)
+        preferences, provenance = self.preferences()  # names and answer ids of this read (nu14 F2)
+        names, answer_ids = self._source_names(provenance), provenance["answer_id"]
+        self.models.retrain(bench, revision, preferences, names, trust, settings, answer_ids)
         bench.committee()  # the default pair choice's: fitted here once, not on a page's first draw
         return bench
 

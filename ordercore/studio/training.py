@@ -131,9 +131,11 @@ class SessionModels:
         names: np.ndarray,
         trust: SourceTrust | None,
         settings: ModelSettings,
+        answer_ids=None,
     ) -> None:
-        """Refit SSL for these preferences (p,) with their source ``names`` (p,), weighed by ``trust`` (the
-        assessment in force, or None), once per change of any of them; a failure is kept in ``error``."""
+        """Refit SSL for these preferences (p,) with their source ``names`` (p,) and the answer each comes
+        from (``answer_ids`` (p,), NA for a rule's or an import's), weighed by ``trust`` (the assessment in
+        force, or None), once per change of any of them; a failure is kept in ``error``."""
         with self._fitting:
             # the preference settings count only without trust in force: the blend replaces them
             used = () if trust is not None else tuple(sorted(bench.parameters.items(), key=lambda item: item[0]))
@@ -151,7 +153,7 @@ class SessionModels:
             if trust is not bench.trust:
                 bench.use_trust(trust) if trust is not None else bench.clear_trust()
             try:
-                report = bench.update(preferences, names, revision)
+                report = bench.update(preferences, names, revision, answer_ids)
             except (ValueError, SolverError) as error:
                 self._finished(error=str(error))
                 return

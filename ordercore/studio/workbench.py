@@ -118,6 +118,7 @@ class Violations(NamedTuple):
     ssl: np.ndarray
     names: np.ndarray | None = None
     revision: int | None = None
+    answer_ids: np.ndarray | None = None  # (p,) the answer each preference comes from (NA: a rule's, an import's)
 
     def fits(self, names) -> bool:
         """Whether these are of the preferences ``names`` (p,) name (a newer answer is not in them yet)."""
@@ -239,12 +240,17 @@ class Workbench:
         return np.concatenate([known, self.svr.violated(preferences[known.size :])])
 
     def update(
-        self, preferences: PreferenceSet, names: np.ndarray | None = None, revision: int | None = None
+        self,
+        preferences: PreferenceSet,
+        names: np.ndarray | None = None,
+        revision: int | None = None,
+        answer_ids=None,
     ) -> Retrain:
         """Retrain SSL for ``preferences`` (p,) and recompute the plot data for them: with the new
         fit, or with the last one if the retrain stopped at the time limit.  ``names`` (p,) says each
         preference's source (with ``trust`` assessed, its weight multiplies the preference's);
-        ``revision``, the store's revision they were read at, is kept with the ``violations``."""
+        ``revision``, the store's revision they were read at, and ``answer_ids`` (p,), the answer each comes
+        from (NA: a rule's or an import's), are kept with the ``violations``."""
         start = time.perf_counter()
         if self.trust is not None and names is not None:
             preferences = weighted(preferences, np.arange(len(preferences)), self.trust.preference_weights(names))
@@ -253,7 +259,9 @@ class Workbench:
         serving = self.svr if self.ssl is None else self.ssl
         self.ssl_all = serving.predict(self.data.dataset.X)
         previous, self.ssl_test = self.ssl_test, self.ssl_all[self.data.test]
-        self.violations = Violations(self._svr_violations(preferences), serving.violated(preferences), names, revision)
+        self.violations = Violations(
+            self._svr_violations(preferences), serving.violated(preferences), names, revision, answer_ids
+        )
         svr_mae = ssl_mae = moved = float("nan")
         if self.data.test.size:
             truth = self.data.y_true[self.data.test]
