@@ -8,6 +8,7 @@ from app_pages.model_trust import SOURCE_WIDTH, mae_scale, mae_unit, path_settin
 from ordercore.knowledge.label_curve import LABEL_COST
 from ordercore.knowledge.source_weights import CLICKS
 from ordercore.studio.answer_counts import AnswerCounts
+from ordercore.studio.click_standing import ClickStanding
 from ordercore.studio.comparisons import (
     EPSILON_IN_SD,
     OMEGA_WORDS,
@@ -40,7 +41,7 @@ from ordercore.studio.numbers import (
 )
 from ordercore.studio.source_standing import broken_more_words
 from ordercore.studio.training import violations_by_source
-from ordercore.studio.verdicts import FEW_ROWS, ClickStanding, few_rows_warning
+from ordercore.studio.verdicts import FEW_ROWS, few_rows_warning
 from ordercore.studio.workbench import studio_models
 
 TIME_LIMITS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -138,7 +139,7 @@ def gp_result(data, start) -> None:
 
 def violations_section(engine, bench, trust) -> None:
     """How many preferences of each source SVR and SSL break, and for each annotator whose answers SSL
-    breaks more often than SVR, why and what would change it (``verdicts.ClickStanding``), and so for each
+    breaks more often than SVR, why and what would change it (``click_standing.ClickStanding``), and so for each
     rule or import (``source_standing.broken_more_words``)."""
     st.subheader("Preferences violated, by source")
     names = engine.sources()

@@ -8,13 +8,13 @@ from app_pages.pairwise_answers import CHOICE_LABELS, history_section
 from app_widgets.answer_keys import UNDO, answer_keys, entry, sent_events
 from ordercore.knowledge.quality import audit_accuracy
 from ordercore.studio.answer_counts import AnswerCounts, goal_words
+from ordercore.studio.click_standing import ClickStanding
 from ordercore.studio.figures import rows_map
 from ordercore.studio.held_pairs import hold_pairs
 from ordercore.studio.numbers import to_digits_of, wrapped_row_height
 from ordercore.studio.row_names import session_numbers, without_defaults
 from ordercore.studio.session import ACTIVE, QUEUE
 from ordercore.studio.store import MAX_COPIES
-from ordercore.studio.verdicts import ClickStanding
 from ordercore.studio.workbench import PAIR_STRATEGIES
 
 NUMBERED = (

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ordercore.studio.broken_answers import broken_answers, last_retrain_breaks
+from ordercore.studio.click_standing import ClickStanding
 from ordercore.studio.session import ACTIVE
-from ordercore.studio.verdicts import ClickStanding
 from tests.test_session_engine import engines, session_id, start, store  # noqa: F401 (fixtures)
 
 TOLERANCE = 1e-6

@@ -7,7 +7,8 @@ import pytest
 
 from ordercore.knowledge.label_cv import Blend
 from ordercore.knowledge.trust import SourceTrust, Trust
-from ordercore.studio.verdicts import ClickStanding, gain_verdict, trials_verdict, zero_weight_reasons
+from ordercore.studio.click_standing import ClickStanding
+from ordercore.studio.verdicts import gain_verdict, trials_verdict, zero_weight_reasons
 
 
 def test_a_gain_is_worded_by_its_interval():

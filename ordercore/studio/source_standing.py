@@ -1,5 +1,5 @@
 """Where SSL breaks more of a rule's (or an import's) preferences than SVR, what the Model page says: why and
-what would change it, as ``verdicts.ClickStanding`` says it of an annotator's answers (new-user report 13, F6:
+what would change it, as ``click_standing.ClickStanding`` says it of an annotator's answers (new-user report 13, F6:
 "violated by SVR 22, violated by SSL 25" for a rule, with no word)."""
 
 from __future__ import annotations
