@@ -36,7 +36,7 @@ import pandas as pd
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
-from ordercore.inputs.printable import shown
+from ordercore.inputs.printable import quoted, shown
 from ordercore.inputs.row_ids import as_held_ids
 from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json
@@ -111,15 +111,17 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
     refuse_second_header(content)
-    return _classified(*_positions(*split_fingerprints(table), names), "line", list(table.columns), identifier)
+    read = _positions(*split_fingerprints(table), names, "line")
+    return _classified(*read, "line", list(table.columns), identifier)
 
 
 def _positions(
-    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None
+    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str
 ) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None]:
     """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
-    (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), its
-    ``fingerprints`` (``split_fingerprints``'), and ``names`` if it named any (else None)."""
+    (``names``; a ``ValueError`` for an id it does not hold, ids of a column the table lacks, or positions
+    written beside the ids that are not theirs, naming the first such {unit}), its ``fingerprints``
+    (``split_fingerprints``'), and ``names`` if it named any (else None)."""
     converted = None
     for kind, columns in ROW_COLUMNS.items():
         if names is None or names.identifier is None:
@@ -128,17 +130,39 @@ def _positions(
         if not set(named.values()) <= set(table.columns) or (kind == "grades" and "grade" not in table.columns):
             continue
         converted = _known(table[list(named.values())], names)
-        table = table.drop(columns=[c for c in named if c in table.columns])
+        written = {column: table.pop(column) for column in named if column in table.columns}
         for column, name in named.items():
             ids = table.pop(name)
             given = ids.notna() & (ids.astype(str).str.strip() != "")  # a unary preference's 0 has no id
             rows = np.full(len(table), ZERO, dtype=np.int64)
             rows[given.to_numpy()] = names.positions(ids[given])
             table.insert(0, column, rows)
+            if column in written:
+                _refuse_other_positions(written[column], rows, ids, name, unit)
     foreign = _foreign_identifier(table)
     if foreign is not None:
         raise ValueError(f"this file names rows by {foreign}, which this table lacks; nothing was imported")
     return table, fingerprints, converted
+
+
+def _refuse_other_positions(written: pd.Series, rows: np.ndarray, ids: pd.Series, id_column: str, unit: str) -> None:
+    """``ValueError`` naming the first {unit} whose position ``written`` (a file's i, j, row_a, row_b or
+    row; empty or -1 for a unary preference's 0) is not ``rows``, the position of its id in ``ids``
+    (column ``id_column``): the ids were read and the positions dropped, so a file whose two disagree
+    would have stored other rows than one of them says."""
+    blank = written.isna().to_numpy() | written.astype(str).str.strip().eq("").to_numpy()
+    numbers = pd.to_numeric(written.where(~blank), errors="coerce").to_numpy(dtype=float)
+    disagree = np.flatnonzero(np.where(blank, rows != ZERO, numbers != rows))
+    if disagree.size:
+        k = disagree[0]
+        at = "no row (the constant 0)" if rows[k] == ZERO else f"row {rows[k]} of this session's table"
+        named = f"an empty {id_column}" if rows[k] == ZERO else f"{id_column} {quoted(str(ids.iloc[k]))}"
+        raise ValueError(
+            f"{unit} {k + (2 if unit == 'line' else 1)} gives {written.name} {quoted(str(written.iloc[k]))} but "
+            f"{named}, which is {at} (positions count from 0): the file's positions and "
+            f"ids disagree on {disagree.size} {unit}(s); drop the column {written.name} to read the ids alone; "
+            "nothing was imported"
+        )
 
 
 def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
@@ -193,7 +217,7 @@ def _read_json(content: bytes, names: RowNames | None, lines: bool = False) -> S
     refuse_wide_records(document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
-    read = _positions(*split_fingerprints(table, "record"), names)
+    read = _positions(*split_fingerprints(table, "record"), names, "record")
     return _classified(*read, "record", list(table.columns), identifier)
 
 
