@@ -1,13 +1,19 @@
-"""The fourteenth corpus's findings on files (issue 32, "nothing silently wrong"): a preferences, answers
-or grades file holding both the rows' positions and their ids, the two disagreeing (PI12: the positions
-were dropped without a word and the ids used).  Each refusal leaves the store as it was
-(``store_checks.snapshot``).  The session's table names its homes 100, 101, … (``home_id`` = position + 100)."""
+"""The fourteenth corpus's findings on files (issue 32, "nothing silently wrong").  PI12, CL01: a preferences,
+answers or grades file holding both the rows' positions and their ids, the two disagreeing: the positions were
+dropped without a word and the ids used.  The ids name the rows (an export's positions are its own table's, and
+it imports into a table holding the same rows in any order), so the ids are still used, and the import (or the
+command line, as a warning) says which positions differed, naming the first line.  The session's and the CLI
+tests' tables name their homes 100, 101, … (``home_id`` = position + 100)."""
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+import pandas as pd
 import pytest
 
-from tests.store_checks import snapshot
+from ordercore.cli.tabular import Table, check_preference_file, read_preferences
 from tests.test_corpus12_studio import engine  # noqa: F401 (the fixture)
 
 
@@ -15,33 +21,94 @@ from tests.test_corpus12_studio import engine  # noqa: F401 (the fixture)
 @pytest.mark.parametrize(
     "name, content, said",
     [
-        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,120,20\n119,30,120,31\n", "line 3 gives i '30'"),
-        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,120,21\n", "line 2 gives j '21'"),
-        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,,5\n", "line 2 gives j '5' but an empty home_id_j, which is no row"),
+        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,120,20\n121,30,122,22\n", "line 3: i '30' but home_id_i '121'"),
+        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,120,21\n", "line 2: j '21' but home_id_j '120', which is row 20"),
+        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,,5\n", "line 2: j '5' but an empty home_id_j, which is no row"),
         (
             "p.json",
             '[{"home_id_i": 119, "i": 19, "home_id_j": 120, "j": 20}, {"home_id_i": 121, "i": 2, '
             '"home_id_j": 122, "j": 22}]',
-            "record 2 gives i '2'",
+            "record 2: i '2' but home_id_i '121', which is row 21",
         ),  # fmt: skip
-        ("a.csv", "home_id_a,row_a,home_id_b,row_b,choice,annotator\n119,19,120,40,a,ann\n", "line 2 gives row_b '40'"),
-        ("g.csv", "home_id,row,grade,annotator\n105,5,3,ann\n106,7,4,ann\n", "line 3 gives row '7'"),
+        ("a.csv", "home_id_a,row_a,home_id_b,row_b,choice,annotator\n119,19,120,40,a,ann\n", "line 2: row_b '40'"),
+        ("g.csv", "home_id,row,grade,annotator\n105,5,3,ann\n106,7,4,ann\n", "line 3: row '7' but home_id '106'"),
     ],
 )
-def test_a_file_whose_positions_and_ids_disagree_is_refused_naming_the_line(store, engine, name, content, said):  # noqa: F811
-    before = snapshot(store)
-    with pytest.raises(ValueError, match=said) as refused:
-        engine.import_file(name, content.encode(), "imp")
-    assert "nothing was imported" in str(refused.value)
-    assert snapshot(store) == before
+def test_an_import_says_which_positions_differ_from_their_ids_rows(engine, name, content, said):  # noqa: F811
+    assert said in engine.import_file(name, content.encode(), "imp")
 
 
-def test_a_file_whose_positions_and_ids_agree_imports_those_rows(store, engine):  # noqa: F811
-    """home_id 119 is row 19 (119 - 100), 120 row 20; an empty home_id_j with j = -1 is a unary preference's 0."""
+def test_an_import_whose_positions_differ_stores_the_rows_of_its_ids(store, engine):  # noqa: F811
+    """PI12: home_id 119 is row 19 (119 - 100), 120 row 20, whatever the positions 30, 31 say."""
+    said = engine.import_file("p.csv", b"home_id_i,i,home_id_j,j,margin,weight\n119,30,120,31,0.1,1\n", "imp")
+    assert "the ids were used" in said
+    made = store.preferences(engine.id)[0]
+    assert list(zip(made.i.tolist(), made.j.tolist(), strict=True)) == [(19, 20)]
+
+
+def test_a_file_whose_positions_and_ids_agree_imports_those_rows_without_a_note(store, engine):  # noqa: F811
+    """An empty home_id_j with j = -1 is a unary preference's 0."""
     content = "home_id_i,i,home_id_j,j,margin,weight\n119,19,120,20,0.5,1\n121,21,,-1,2,1\n"
-    engine.import_file("p.csv", content.encode(), "imp")
+    assert "differs" not in engine.import_file("p.csv", content.encode(), "imp")
     made = store.preferences(engine.id)[0]
     assert sorted(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), strict=True)) == [
         (19, 20, 0.5),
         (21, -1, 2.0),
     ]
+
+
+@pytest.fixture
+def homes(tmp_path) -> Table:
+    """30 homes named 100, 101, … (home_id = position + 100), the price on every other one, read by --id home_id."""
+    frame = pd.DataFrame({"home_id": np.arange(30) + 100, "x": np.arange(30.0), "price": np.arange(30.0) * 2})
+    frame.loc[frame.index % 2 == 1, "price"] = np.nan
+    frame.to_csv(tmp_path / "homes.csv", index=False)
+    return Table.read(tmp_path / "homes.csv", "price", ["x"], "home_id")
+
+
+@pytest.mark.parametrize(
+    "name, content, said",
+    [
+        ("p.csv", "home_id_i,i,home_id_j,j\n119,19,120,20\n119,3,120,20\n", "line 3: i '3' but home_id_i '119'"),
+        ("p.csv", "i,j,home_id_i,home_id_j\n19,21,119,120\n", "line 2: j '21' but home_id_j '120'"),
+        ("p.json", '[{"home_id_i": 119, "i": 19, "home_id_j": 120, "j": 2}]', "record 1: j '2'"),
+        (
+            "p.jsonl",
+            '{"home_id_i": 119, "i": 19, "home_id_j": 120, "j": 20}\n{"home_id_i": 1' + '21, "i": 1, '
+            '"home_id_j": 122, "j": 22}\n',
+            "record 2: i '1'",
+        ),  # fmt: skip
+    ],
+)
+def test_the_command_line_warns_of_positions_that_are_not_their_ids_rows(tmp_path, homes, name, content, said):
+    (tmp_path / name).write_text(content)
+    with pytest.warns(UserWarning, match=said):
+        made = read_preferences(tmp_path / name, homes)
+    assert made.i[0] == 19  # home_id 119 (119 - 100), as the ids say
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "home_id_i,i,home_id_j,j,margin\n119,19,120,20,0.5\n121,21,,-1,2\n",
+        "home_id_i,home_id_j,margin\n119,120,0.5\n121,,2\n",  # R14 (CL01): ids alone, as the Studio reads them
+    ],
+    ids=["positions and ids", "ids alone"],
+)
+def test_the_command_line_reads_a_file_by_its_ids(tmp_path, homes, content):
+    """home_id 119 is row 19 (119 - 100); an empty home_id_j is a unary preference's 0 (-1)."""
+    (tmp_path / "p.csv").write_text(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # positions that are their ids' rows: read without a word
+        made = read_preferences(tmp_path / "p.csv", homes)
+    assert list(zip(made.i.tolist(), made.j.tolist(), made.margin.tolist(), strict=True)) == [
+        (19, 20, 0.5),
+        (21, -1, 2.0),
+    ]
+
+
+def test_check_names_the_rows_of_a_file_by_ids_alone_as_it_does(tmp_path):
+    """``check`` needs no table: a file naming rows by home_id alone (CL01's file) is read by those ids."""
+    (tmp_path / "p.csv").write_text("home_id_i,home_id_j\n50,51\n51,50\n")
+    report, count, names = check_preference_file(tmp_path / "p.csv")
+    assert count == 2 and list(names) == ["50", "51"]

@@ -36,8 +36,8 @@ import pandas as pd
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
-from ordercore.inputs.printable import quoted, shown
-from ordercore.inputs.row_ids import as_held_ids
+from ordercore.inputs.printable import shown
+from ordercore.inputs.row_ids import as_held_ids, other_positions
 from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json
 from ordercore.knowledge.quality import check_preference_graph
@@ -60,13 +60,15 @@ class SessionFile:
     """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers,
     grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it); ``names``: the
     table's when the file named its rows by id (errors name them so too); ``fingerprints``: its rows'
-    fingerprints, one column per row column of ``table`` (None: the file has none)."""
+    fingerprints, one column per row column of ``table`` (None: the file has none); ``note``: what its
+    import says of it beside what it stored (positions that are not their ids' rows, "" for none)."""
 
     kind: str
     table: pd.DataFrame | None = None
     rules: list[dict] = field(default_factory=list)
     names: RowNames | None = None
     fingerprints: pd.DataFrame | None = None
+    note: str = ""
 
 
 def read_session_file(name: str, content: bytes, names: RowNames | None = None) -> SessionFile:
@@ -117,12 +119,12 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
 
 def _positions(
     table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str
-) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None]:
+) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None, str]:
     """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
-    (``names``; a ``ValueError`` for an id it does not hold, ids of a column the table lacks, or positions
-    written beside the ids that are not theirs, naming the first such {unit}), its ``fingerprints``
-    (``split_fingerprints``'), and ``names`` if it named any (else None)."""
-    converted = None
+    (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), its
+    ``fingerprints`` (``split_fingerprints``'), ``names`` if it named any (else None), and words on the
+    positions written beside the ids that are not their rows (``other_positions``; "" when all are)."""
+    converted, notes = None, []
     for kind, columns in ROW_COLUMNS.items():
         if names is None or names.identifier is None:
             break
@@ -138,31 +140,11 @@ def _positions(
             rows[given.to_numpy()] = names.positions(ids[given])
             table.insert(0, column, rows)
             if column in written:
-                _refuse_other_positions(written[column], rows, ids, name, unit)
+                notes.append(other_positions(written[column], rows, ids, name, unit))
     foreign = _foreign_identifier(table)
     if foreign is not None:
         raise ValueError(f"this file names rows by {foreign}, which this table lacks; nothing was imported")
-    return table, fingerprints, converted
-
-
-def _refuse_other_positions(written: pd.Series, rows: np.ndarray, ids: pd.Series, id_column: str, unit: str) -> None:
-    """``ValueError`` naming the first {unit} whose position ``written`` (a file's i, j, row_a, row_b or
-    row; empty or -1 for a unary preference's 0) is not ``rows``, the position of its id in ``ids``
-    (column ``id_column``): the ids were read and the positions dropped, so a file whose two disagree
-    would have stored other rows than one of them says."""
-    blank = written.isna().to_numpy() | written.astype(str).str.strip().eq("").to_numpy()
-    numbers = pd.to_numeric(written.where(~blank), errors="coerce").to_numpy(dtype=float)
-    disagree = np.flatnonzero(np.where(blank, rows != ZERO, numbers != rows))
-    if disagree.size:
-        k = disagree[0]
-        at = "no row (the constant 0)" if rows[k] == ZERO else f"row {rows[k]} of this session's table"
-        named = f"an empty {id_column}" if rows[k] == ZERO else f"{id_column} {quoted(str(ids.iloc[k]))}"
-        raise ValueError(
-            f"{unit} {k + (2 if unit == 'line' else 1)} gives {written.name} {quoted(str(written.iloc[k]))} but "
-            f"{named}, which is {at} (positions count from 0): the file's positions and "
-            f"ids disagree on {disagree.size} {unit}(s); drop the column {written.name} to read the ids alone; "
-            "nothing was imported"
-        )
+    return table, fingerprints, converted, " ".join(note[0].upper() + note[1:] + "." for note in notes if note)
 
 
 def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
@@ -237,19 +219,29 @@ def _json_lines(content: bytes) -> list:
 
 
 def _classified(
-    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str, headers: list, identifier
+    table: pd.DataFrame,
+    fingerprints: pd.DataFrame | None,
+    names: RowNames | None,
+    note: str,
+    unit: str,
+    headers: list,
+    identifier,
 ) -> SessionFile:
-    """The file of ``table`` (rows as positions, ``fingerprints`` apart) by its columns; ``headers``: the
-    file's own, which a refusal names (``session_columns``), with ``identifier`` the table's id column (or
-    None)."""
+    """The file of ``table`` (rows as positions, ``fingerprints`` apart) by its columns, with the ``note``
+    its import says; ``headers``: the file's own, which a refusal names (``session_columns``), with
+    ``identifier`` the table's id column (or None)."""
     columns = set(table.columns)
     by_id = identifier if names is not None else None
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
-        return SessionFile("answers", check_columns(table, "answers", by_id), names=names, fingerprints=fingerprints)
+        return SessionFile(
+            "answers", check_columns(table, "answers", by_id), names=names, fingerprints=fingerprints, note=note
+        )
     if {"row", "grade", "annotator"} <= columns:
-        return SessionFile("grades", check_columns(table, "grades", by_id), names=names, fingerprints=fingerprints)
+        return SessionFile(
+            "grades", check_columns(table, "grades", by_id), names=names, fingerprints=fingerprints, note=note
+        )
     if {"i", "j"} <= columns:
-        return SessionFile("preferences", _unary_read(table, unit), names=names, fingerprints=fingerprints)
+        return SessionFile("preferences", _unary_read(table, unit), names=names, fingerprints=fingerprints, note=note)
     raise ValueError(unrecognized([str(h) for h in headers], identifier))
 
 
@@ -270,16 +262,19 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if file.kind == "answers":
         added = store.import_answers(session_id, file.table, name)
         said = _said(added, len(file.table), "answer", repeated)
-        return said + (_answers_note(file.table) if added else "") + _unlinked_audits(store, session_id, file.table)
+        said += (_answers_note(file.table) if added else "") + _unlinked_audits(store, session_id, file.table)
+        return _noted(said, file.note)
     if file.kind == "grades":
-        return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
+        said = _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
+        return _noted(said, file.note)
     if file.kind == "preferences":
         made = PreferenceSet.from_frame(file.table)
         names = None
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         added = store.import_preferences(session_id, made, annotator, names)
-        return _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
+        said = _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
+        return _noted(said, file.note)
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
     pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
@@ -297,6 +292,11 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if not left_out:
         return said
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
+
+
+def _noted(said: str, note: str) -> str:
+    """What an import ``said``, then the file's ``note`` (``SessionFile.note``) when it has one."""
+    return f"{said} {note}" if note else said
 
 
 def _pairs(document: dict) -> int | None:
