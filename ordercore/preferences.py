@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ordercore.inputs.counts import whole_number
-from ordercore.inputs.csv_floats import read_csv
+from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_values import positive_scale, row_values
@@ -59,6 +60,12 @@ def _index_array(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds {array.max()}, too large for a row index")
+    missing = np.flatnonzero(pd.isna(array)) if array.dtype.kind in "fO" else []
+    if len(missing):  # a NaN or NA was reported as "got float64, e.g. 1.0", a valid value
+        raise ValueError(
+            f"{name} is missing (empty, NaN or NA) at position {missing[0]} (counting from 0; {len(missing)} in all): "
+            f"each preference names a row, or ZERO = {ZERO} for a unary one's constant 0"
+        )
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
             example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
@@ -323,6 +330,13 @@ class PreferenceSet:
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> PreferenceSet:
         """From columns i, j and optional margin (default 0) and weight (default 1)."""
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(
+                f"from_frame takes a pandas DataFrame (columns i, j[, margin, weight]), got {type(frame).__name__}"
+            )
+        repeated = frame.columns[frame.columns.duplicated()]
+        if len(repeated):
+            raise ValueError(f"the column {quoted(str(repeated[0]))} appears twice: which one is meant?")
         require_pairs(frame.columns)
         refuse_unknown_columns(frame.columns)
         return cls(
@@ -341,8 +355,16 @@ class PreferenceSet:
         """Read from a path (of UTF-8 text), a file object or CSV text (a str containing a newline)."""
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
-        elif isinstance(source, str | Path):
+        elif isinstance(source, str | os.PathLike):
             source = io.StringIO(_utf8(source, "CSV"))
+        elif not hasattr(source, "read"):
+            raise TypeError(
+                f"from_csv reads a path (str or pathlib.Path), a file object or CSV text (a str holding a newline), "
+                f"got {type(source).__name__}"
+            )
+        repeated = repeated_column(source) if hasattr(source, "seek") else None  # pandas renames a second i 'i.1'
+        if repeated:
+            raise ValueError(f"not a readable preference CSV: {repeated}: which one is meant?")
         try:
             frame = read_csv(source, dtype=AS_TEXT)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
@@ -363,10 +385,13 @@ class PreferenceSet:
     def from_json(cls, source) -> PreferenceSet:
         """Read from a path (of UTF-8 text) or JSON text: ``to_json``'s document, or a list of records
         {"i", "j"[, "margin", "weight"]} (rows by position)."""
+        if not isinstance(source, str | os.PathLike):
+            raise TypeError(f"from_json reads JSON text or a path (str or pathlib.Path), got {type(source).__name__}")
         if isinstance(source, str) and not source.strip():
             raise ValueError("from_json takes JSON text or a path to a JSON file, got an empty string")
-        is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
-        document = parse_preference_json(source if is_text else _utf8(source, "JSON"))
+        text = source.removeprefix("\ufeff") if isinstance(source, str) else ""  # a byte-order mark, as from_csv
+        is_text = isinstance(source, str) and ("\n" in text or text.lstrip().startswith(("{", "[")))
+        document = parse_preference_json(text if is_text else _utf8(source, "JSON"))
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
             refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])

@@ -7,6 +7,7 @@ tests' tables name their homes 100, 101, … (``home_id`` = position + 100)."""
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ import pandas as pd
 import pytest
 
 from ordercore.cli.tabular import Table, check_preference_file, read_preferences
+from ordercore.preferences import PreferenceSet
 from tests.test_corpus12_studio import engine  # noqa: F401 (the fixture)
 
 
@@ -112,3 +114,50 @@ def test_check_names_the_rows_of_a_file_by_ids_alone_as_it_does(tmp_path):
     (tmp_path / "p.csv").write_text("home_id_i,home_id_j\n50,51\n51,50\n")
     report, count, names = check_preference_file(tmp_path / "p.csv")
     assert count == 2 and list(names) == ["50", "51"]
+
+
+# ------------------------------------------------------------------- R11, R12: PreferenceSet's readers
+@pytest.mark.parametrize(
+    "read, said",
+    [
+        (lambda: PreferenceSet(pd.array([1, None], dtype="Int64"), [2, 3]), "i is missing .* at position 1"),
+        (lambda: PreferenceSet([1, 2], [3, np.nan]), "j is missing .* at position 1"),
+        (lambda: PreferenceSet.from_frame(pd.DataFrame({"i": [1, np.nan], "j": [2, 3]})), "i is missing .* position 1"),
+        (lambda: PreferenceSet.from_json('[{"i": 1, "j": 2}, {"i": 1}]'), "j is missing .* at position 1"),
+        (lambda: PreferenceSet.from_csv(io.StringIO("i,j\n1,2\n3,\n")), "j is missing .* at position 1"),
+        (lambda: PreferenceSet.from_csv(io.StringIO("i,i,j\n1,5,2\n")), "names the column 'i' twice"),
+        (lambda: PreferenceSet.from_csv("i,j,j\n1,5,2\n"), "names the column 'j' twice"),
+        (lambda: PreferenceSet.from_frame(pd.DataFrame([[1, 5, 2]], columns=["i", "i", "j"])), "'i' appears twice"),
+    ],
+)
+def test_a_missing_row_or_a_repeated_column_is_said_as_such(read, said):
+    """A NaN or NA in i or j was said 'got float64, e.g. 1.0' (a valid value); a second i as pandas' 'i.1'."""
+    with pytest.raises(ValueError, match=said):
+        read()
+
+
+@pytest.mark.parametrize(
+    "read, said",
+    [
+        (lambda: PreferenceSet.from_frame({"i": [1], "j": [2]}), "from_frame takes a pandas DataFrame .* got dict"),
+        (lambda: PreferenceSet.from_csv(b"i,j\n1,2\n"), "from_csv reads a path .* got bytes"),
+        (lambda: PreferenceSet.from_json(b"/tmp/nope.json"), "from_json reads JSON text or a path .* got bytes"),
+        (lambda: PreferenceSet.from_csv(42), "from_csv reads a path .* got int"),
+    ],
+)
+def test_a_source_of_another_type_is_named_with_what_is_read(read, said):
+    with pytest.raises(TypeError, match=said):
+        read()
+
+
+def test_a_path_with_a_nul_is_said_so(tmp_path):
+    with pytest.raises(ValueError, match="path holds a NUL byte"):
+        PreferenceSet.from_csv(str(tmp_path / "a\x00b.csv"))
+
+
+@pytest.mark.parametrize("text", ['\ufeff[{"i": 1, "j": 2}]', '\ufeff{"format": "ordercore.preferences", "version": 1, '
+                                  '"i": [1], "j": [2], "margin": [0.0], "weight": [1.0]}'])  # fmt: skip
+def test_json_text_with_a_byte_order_mark_is_read_as_json(text):
+    """PS59: taken for a file's name (FileNotFoundError naming the JSON)."""
+    made = PreferenceSet.from_json(text)
+    assert (made.i.tolist(), made.j.tolist()) == ([1], [2])
