@@ -8,6 +8,7 @@ tests' tables name their homes 100, 101, … (``home_id`` = position + 100)."""
 from __future__ import annotations
 
 import io
+import json
 import warnings
 
 import numpy as np
@@ -15,7 +16,9 @@ import pandas as pd
 import pytest
 
 from ordercore.cli.tabular import Table, check_preference_file, read_preferences
+from ordercore.knowledge.rules import Ordering, Rule, Within
 from ordercore.preferences import PreferenceSet
+from tests.store_checks import snapshot
 from tests.test_corpus12_studio import engine  # noqa: F401 (the fixture)
 
 
@@ -161,3 +164,30 @@ def test_json_text_with_a_byte_order_mark_is_read_as_json(text):
     """PS59: taken for a file's name (FileNotFoundError naming the JSON)."""
     made = PreferenceSet.from_json(text)
     assert (made.i.tolist(), made.j.tolist()) == ([1], [2])
+
+
+# ------------------------------------------------------------------------------ R10: rules files' words
+RULE = Rule("r1", [Within("age", 5)], Ordering("rooms", "higher")).to_dict()
+
+
+@pytest.mark.parametrize(
+    "records, said",
+    [
+        ([{**RULE, "format": "other"}], "record 1 has the format 'other': a rule's is \"ordercore.rule\""),
+        ([RULE, {k: v for k, v in RULE.items() if k != "format"} | {"name": "r2"}], "record 2 has no format"),
+    ],
+)
+def test_a_rules_file_of_another_format_is_refused_as_such(store, engine, records, said):  # noqa: F811
+    """RI13: read as a grades file 'lacking the column(s) home_id, grade'."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=said):
+        engine.import_file("r.json", json.dumps(records).encode(), "imp")
+    assert snapshot(store) == before
+
+
+def test_a_rule_the_file_repeats_is_said_repeated_not_held_by_the_session(store, engine):  # noqa: F811
+    """EX24: a session holding no rule was told '1 was already in the session'."""
+    assert store.rules(engine.id) == []
+    said = engine.import_file("r.json", json.dumps([RULE, RULE]).encode(), "imp")
+    assert said == "Imported 1 rule (1 rule repeated another rule of the file)."
+    assert len(store.rules(engine.id)) == 1

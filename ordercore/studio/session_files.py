@@ -36,7 +36,7 @@ import pandas as pd
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
-from ordercore.inputs.printable import shown
+from ordercore.inputs.printable import quoted, shown
 from ordercore.inputs.row_ids import as_held_ids, other_positions
 from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json
@@ -194,7 +194,14 @@ def _read_json(content: bytes, names: RowNames | None, lines: bool = False) -> S
         raise ValueError("a JSON file to import is a list of rules or of preference records")
     if not document:  # said as what it is, not as a file of no known columns ("this one has []")
         raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
-    if document and all(item.get("format") == RULE_FORMAT for item in document):
+    if any("format" in item for item in document):  # rules (no preference record has a format), or refused
+        other = [k for k, item in enumerate(document) if item.get("format") != RULE_FORMAT]
+        if other:  # was read as a grades file lacking home_id, grade
+            given = document[other[0]].get("format")
+            given = "has no format" if given is None else f"has the format {quoted(given)}"
+            raise ValueError(
+                f'record {other[0] + 1} {given}: a rule\'s is "{RULE_FORMAT}", as a rules export writes it'
+            )
         return SessionFile("rules", rules=document)
     refuse_wide_records(document)
     table = pd.DataFrame.from_records(document)
@@ -276,9 +283,10 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
         said = _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
         return _noted(said, file.note)
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
-    pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
+    pairs_held, made, left_out, in_file = store.preferences(session_id)[0], [], 0, set()
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
+        in_file.add(rule.identity())  # a rule the file repeats is said as such, not as held by the session
         if rule.identity() not in held:
             max_pairs = _pairs(document)
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
@@ -288,7 +296,7 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
             held.add(rule.identity())
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
-    said = _said(len(made), len(file.rules), "rule")
+    said = _said(len(made), len(file.rules), "rule", len(file.rules) - len(in_file), "rule")
     if not left_out:
         return said
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
@@ -417,10 +425,10 @@ def import_refusal(error: Exception) -> str:
     return f"Nothing was imported: {reason.rstrip(' ;')}"
 
 
-def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
+def _said(added: int, total: int, word: str, repeated: int = 0, unit: str = "line") -> str:
     """'Imported 3 answers (2 were already in the session).' and the like; ``repeated`` of the ``total``
-    lines repeat another line of the file word for word (left out too, but not "already in the session":
-    a new answer given twice was said to be held already)."""
+    lines (``unit``s) repeat another of the file (left out too, but not "already in the session": a new
+    answer given twice was said to be held already)."""
     if total == 0:
         return f"Nothing was imported: the file holds no {word}s."
     already = total - added - repeated
@@ -428,7 +436,7 @@ def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
         return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
     notes = [f"{already:,} {'was' if already == 1 else 'were'} already in the session"] if already else []
     if repeated:
-        notes.append(f"{repeated:,} line{'' if repeated == 1 else 's'} repeated another line of the file")
+        notes.append(f"{repeated:,} {unit}{'' if repeated == 1 else 's'} repeated another {unit} of the file")
     note = f" ({'; '.join(notes)})" if notes else ""
     if added == 0:
         return f"Nothing was imported{note}."
