@@ -15,10 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ordercore.cli.main import main
 from ordercore.cli.tabular import Table, check_preference_file, read_preferences
 from ordercore.knowledge.rules import Ordering, Rule, Within
 from ordercore.preferences import PreferenceSet
+from tests.conftest import labeled_homes_csv
 from tests.store_checks import snapshot
+from tests.test_corpus4_cli import refusal, rules_file
 from tests.test_corpus12_studio import engine  # noqa: F401 (the fixture)
 
 
@@ -191,3 +194,25 @@ def test_a_rule_the_file_repeats_is_said_repeated_not_held_by_the_session(store,
     said = engine.import_file("r.json", json.dumps([RULE, RULE]).encode(), "imp")
     assert said == "Imported 1 rule (1 rule repeated another rule of the file)."
     assert len(store.rules(engine.id)) == 1
+
+
+# ------------------------------------------------------------- R13: a flag for an input not given
+def test_fit_refuses_max_pairs_without_rules_and_writes_nothing(tmp_path, homes_csv):  # noqa: F811
+    """CL09: --max-pairs 10 without --rules was ignored, exit 0."""
+    out = tmp_path / "m.npz"
+    said = refusal(["fit", homes_csv, "--target", "price", "--max-pairs", "10", "--out", out])
+    assert "--max-pairs 10 applies to the preferences --rules make" in said
+    assert not out.exists()
+
+
+def test_fit_takes_max_pairs_with_rules(tmp_path, homes_csv):  # noqa: F811
+    rules = rules_file(tmp_path, Rule("r", [Within("age", 4.0)], Ordering("bedrooms")).to_dict())
+    out = tmp_path / "m.npz"
+    main(["fit", str(homes_csv), "--target", "price", "--rules", str(rules), "--max-pairs", "3", "--out", str(out)])
+    assert out.exists()
+
+
+@pytest.fixture
+def homes_csv(tmp_path):
+    """60 sample homes, the price on every 3rd row (as the CLI's tests have them)."""
+    return labeled_homes_csv(tmp_path, 60, 3)
