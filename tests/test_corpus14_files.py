@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ordercore import OrderPreferenceRegressor, load
 from ordercore.cli.main import main
 from ordercore.cli.tabular import Table, check_preference_file, read_preferences
 from ordercore.knowledge.rules import Ordering, Rule, Within
@@ -216,3 +217,28 @@ def test_fit_takes_max_pairs_with_rules(tmp_path, homes_csv):  # noqa: F811
 def homes_csv(tmp_path):
     """60 sample homes, the price on every 3rd row (as the CLI's tests have them)."""
     return labeled_homes_csv(tmp_path, 60, 3)
+
+
+# --------------------------------------------------------------------------- R2: a model file's save()
+@pytest.fixture
+def fitted():
+    """An LP fitted on 8 rows of y = x."""
+    X = np.arange(8.0).reshape(-1, 1)
+    return OrderPreferenceRegressor().fit(X, X.ravel())
+
+
+@pytest.mark.parametrize("preprocessing", [42, "x", {"a": 1}, pd.DataFrame({"a": [1]})])
+def test_save_refuses_preprocessing_of_another_type_and_writes_nothing(tmp_path, fitted, preprocessing):
+    """PK11, PK14, PK15: AttributeError "'int' object has no attribute 'to_dict'"."""
+    with pytest.raises(TypeError, match="preprocessing must be a Preprocessing .* or None, got"):
+        fitted.save(tmp_path / "m.npz", preprocessing=preprocessing)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_and_load_name_a_nul_in_the_path(tmp_path, fitted):
+    """PK13: pathlib's bare 'embedded null byte'."""
+    with pytest.raises(ValueError, match="path holds a NUL byte"):
+        fitted.save(str(tmp_path / "a\x00b.npz"))
+    with pytest.raises(ValueError, match="path holds a NUL byte"):
+        load(str(tmp_path / "a\x00b.npz"))
+    assert list(tmp_path.iterdir()) == []
