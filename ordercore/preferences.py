@@ -353,6 +353,8 @@ class PreferenceSet:
     @classmethod
     def from_csv(cls, source) -> PreferenceSet:
         """Read from a path (of UTF-8 text), a file object or CSV text (a str containing a newline)."""
+        if isinstance(source, str) and not source.strip():  # was read as the path '.', a directory
+            raise ValueError("from_csv takes CSV text or a path to a CSV file, got an empty string")
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
         elif isinstance(source, str | os.PathLike):
@@ -395,6 +397,7 @@ class PreferenceSet:
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
             refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])
+            require_pairs(frame.columns)  # before the cells are read (a KeyError 'i' for records without i)
             refuse_empty_cells(frame, "record")
             return cls.from_frame(frame)
         document = preference_document(document)

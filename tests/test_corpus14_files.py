@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ import pytest
 from ordercore import OrderPreferenceRegressor, load
 from ordercore.cli.main import main
 from ordercore.cli.tabular import Table, check_preference_file, read_preferences
+from ordercore.data.tables import read_csv
 from ordercore.knowledge.rules import Ordering, Rule, Within
 from ordercore.preferences import PreferenceSet
 from tests.conftest import labeled_homes_csv
@@ -242,3 +244,19 @@ def test_save_and_load_name_a_nul_in_the_path(tmp_path, fitted):
     with pytest.raises(ValueError, match="path holds a NUL byte"):
         load(str(tmp_path / "a\x00b.npz"))
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------- the same classes in the other readers
+@pytest.mark.parametrize(
+    "read, said",
+    [
+        (lambda: PreferenceSet.from_json('[{"j": 2}]'), r"lacks column\(s\) \['i'\]"),  # was KeyError 'i'
+        (lambda: PreferenceSet.from_csv(""), "from_csv takes CSV text or a path .* got an empty string"),
+        (lambda: PreferenceSet.from_json(Path("/nonexistent/a\x00b.json")), "path holds a NUL byte"),
+        (lambda: read_csv("/nonexistent/a\x00b.csv"), "path holds a NUL byte"),
+    ],
+)
+def test_the_other_readers_say_the_same_faults_in_words(read, said):
+    """from_csv('') was read as the path '.' (IsADirectoryError); the data table's reader said 'embedded null byte'."""
+    with pytest.raises(ValueError, match=said):
+        read()
