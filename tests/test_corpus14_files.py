@@ -260,3 +260,18 @@ def test_the_other_readers_say_the_same_faults_in_words(read, said):
     """from_csv('') was read as the path '.' (IsADirectoryError); the data table's reader said 'embedded null byte'."""
     with pytest.raises(ValueError, match=said):
         read()
+
+
+@pytest.mark.parametrize(
+    "document, said",
+    [
+        ({"format": "other", "name": "x"}, "the JSON object has the format 'other': one to import is a rule"),
+        ({"i": [1], "j": [2]}, "the JSON object has no format"),
+    ],
+)
+def test_a_json_object_of_another_format_is_refused_naming_both_formats(store, engine, document, said):  # noqa: F811
+    """Was told only 'preference JSON must have "format": "ordercore.preferences"', a rule's format unsaid."""
+    before = snapshot(store)
+    with pytest.raises(ValueError, match=said):
+        engine.import_file("x.json", json.dumps(document).encode(), "imp")
+    assert snapshot(store) == before

@@ -42,7 +42,7 @@ from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json
 from ordercore.knowledge.quality import check_preference_graph
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
-from ordercore.preferences import ZERO, PreferenceSet
+from ordercore.preferences import JSON_FORMAT, ZERO, PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS, split_fingerprints
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
@@ -188,6 +188,12 @@ def _read_json(content: bytes, names: RowNames | None, lines: bool = False) -> S
         raise ValueError(f"could not read the JSON{' Lines' if lines else ''}: {error}") from None
     if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
         return SessionFile("rules", rules=[document])
+    if isinstance(document, dict) and document.get("format") != JSON_FORMAT:  # was said as preferences alone
+        given = "has no format" if "format" not in document else f"has the format {quoted(document['format'])}"
+        raise ValueError(
+            f'the JSON object {given}: one to import is a rule ("format": "{RULE_FORMAT}") or preferences '
+            f'("format": "{JSON_FORMAT}"), as the Studio and PreferenceSet.to_json write them'
+        )
     if isinstance(document, dict):  # PreferenceSet.to_json's document
         return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
