@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -18,10 +19,9 @@ import pandas as pd
 
 from ordercore.inputs.counts import whole_number
 from ordercore.inputs.csv_floats import read_csv, repeated_column
-from ordercore.inputs.preference_cells import refuse_empty_cells, refuse_text_numbers
+from ordercore.inputs.preference_cells import refuse_empty_cells
 from ordercore.inputs.printable import quoted
 from ordercore.inputs.row_values import positive_scale, row_values
-from ordercore.inputs.table_formats import TABLE_FORMATS, TableFormat, ending
 from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json, read_utf8
 
@@ -60,6 +60,12 @@ def _index_array(values, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     if array.dtype.kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds {array.max()}, too large for a row index")
+    missing = np.flatnonzero(pd.isna(array)) if array.dtype.kind in "fO" else []
+    if len(missing):  # a NaN or NA was reported as "got float64, e.g. 1.0", a valid value
+        raise ValueError(
+            f"{name} is missing (empty, NaN or NA) at position {missing[0]} (counting from 0; {len(missing)} in all): "
+            f"each preference names a row, or ZERO = {ZERO} for a unary one's constant 0"
+        )
     if array.size and not np.issubdtype(array.dtype, np.integer):
         if not np.issubdtype(array.dtype, np.number) or not np.all(np.isfinite(array)):
             example = next((v for v in array.tolist() if not isinstance(v, int) or isinstance(v, bool)), array[0])
@@ -324,6 +330,13 @@ class PreferenceSet:
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> PreferenceSet:
         """From columns i, j and optional margin (default 0) and weight (default 1)."""
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(
+                f"from_frame takes a pandas DataFrame (columns i, j[, margin, weight]), got {type(frame).__name__}"
+            )
+        repeated = frame.columns[frame.columns.duplicated()]
+        if len(repeated):
+            raise ValueError(f"the column {quoted(str(repeated[0]))} appears twice: which one is meant?")
         require_pairs(frame.columns)
         refuse_unknown_columns(frame.columns)
         return cls(
@@ -340,10 +353,20 @@ class PreferenceSet:
     @classmethod
     def from_csv(cls, source) -> PreferenceSet:
         """Read from a path (of UTF-8 text), a file object or CSV text (a str containing a newline)."""
+        if isinstance(source, str) and not source.strip():  # was read as the path '.', a directory
+            raise ValueError("from_csv takes CSV text or a path to a CSV file, got an empty string")
         if isinstance(source, str) and "\n" in source:
             source = io.StringIO(source)
-        elif isinstance(source, str | Path):
+        elif isinstance(source, str | os.PathLike):
             source = io.StringIO(_utf8(source, "CSV"))
+        elif not hasattr(source, "read"):
+            raise TypeError(
+                f"from_csv reads a path (str or pathlib.Path), a file object or CSV text (a str holding a newline), "
+                f"got {type(source).__name__}"
+            )
+        repeated = repeated_column(source) if hasattr(source, "seek") else None  # pandas renames a second i 'i.1'
+        if repeated:
+            raise ValueError(f"not a readable preference CSV: {repeated}: which one is meant?")
         try:
             frame = read_csv(source, dtype=AS_TEXT)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
@@ -364,16 +387,20 @@ class PreferenceSet:
     def from_json(cls, source) -> PreferenceSet:
         """Read from a path (of UTF-8 text) or JSON text: ``to_json``'s document, or a list of records
         {"i", "j"[, "margin", "weight"]} (rows by position)."""
+        if not isinstance(source, str | os.PathLike):
+            raise TypeError(f"from_json reads JSON text or a path (str or pathlib.Path), got {type(source).__name__}")
         if isinstance(source, str) and not source.strip():
             raise ValueError("from_json takes JSON text or a path to a JSON file, got an empty string")
-        is_text = isinstance(source, str) and ("\n" in source or source.lstrip().startswith(("{", "[")))
-        document = _parse_json(source if is_text else _utf8(source, "JSON"))
+        text = source.removeprefix("\ufeff") if isinstance(source, str) else ""  # a byte-order mark, as from_csv
+        is_text = isinstance(source, str) and ("\n" in text or text.lstrip().startswith(("{", "[")))
+        document = parse_preference_json(text if is_text else _utf8(source, "JSON"))
         if isinstance(document, list) and all(isinstance(record, dict) for record in document):
             refuse_wide_records(document)
             frame = pd.DataFrame.from_records(document, columns=None if document else ["i", "j"])
+            require_pairs(frame.columns)  # before the cells are read (a KeyError 'i' for records without i)
             refuse_empty_cells(frame, "record")
             return cls.from_frame(frame)
-        document = _preference_document(document)
+        document = preference_document(document)
         return cls(*(document[name] for name in COLUMNS))
 
 
@@ -385,7 +412,7 @@ def _utf8(path, kind: str) -> str:
         raise ValueError(f"not a readable preference {kind}: {error}") from None
 
 
-def _parse_json(text: str):
+def parse_preference_json(text: str):
     try:
         return parse_json(text)
     except JSONLinesError as error:
@@ -394,7 +421,7 @@ def _parse_json(text: str):
         raise ValueError(f"not valid preference JSON: {error}") from None
 
 
-def _preference_document(document) -> dict:
+def preference_document(document) -> dict:
     """``PreferenceSet.to_json``'s parsed document, checked; ``ValueError`` for anything else."""
     if not isinstance(document, dict) or document.get("format") != JSON_FORMAT:
         raise ValueError(f'preference JSON must have "format": "{JSON_FORMAT}" (or be a list of records)')
@@ -415,60 +442,6 @@ def _preference_document(document) -> dict:
         if bad:
             raise ValueError(f"preference JSON's {column} must be numbers; got {quoted(bad[0])}")
     return document
-
-
-def read_preference_table(path) -> pd.DataFrame:
-    """A preference file as a table whose i and j are text, for rows named by position or by id:
-    CSV with columns i, j[, margin, weight, ...] (the Studio's export) or the same tab-separated (.tsv),
-    ``PreferenceSet.to_json``'s document, a JSON list of records (the Studio's JSON export; [] holds none)
-    or JSON Lines, a record a line (.jsonl): the format the ending of its name names (``TABLE_FORMATS``, as
-    ``rules apply`` writes them), CSV for any other.  ``ValueError`` if unreadable."""
-    path, text = Path(path), read_utf8(path)
-    format_ = TABLE_FORMATS.get(ending(path), TABLE_FORMATS[".csv"])  # any other ending: CSV, as ever
-    if format_.separator is None:
-        lines = [line for line in text.splitlines() if line.strip()]
-        document = [_parse_json(line) for line in lines] if format_.lines else _parse_json(text)
-        if document == []:
-            frame = pd.DataFrame({name: [] for name in COLUMNS[:2]}, dtype=object)
-        elif isinstance(document, list) and all(isinstance(record, dict) for record in document):
-            refuse_wide_records(document)
-            frame = pd.DataFrame.from_records(document)
-        else:
-            document = _preference_document(document)
-            frame = pd.DataFrame({name: document[name] for name in COLUMNS}, dtype=object)
-    else:
-        frame = _delimited(text, format_)
-    require_pairs(frame.columns)
-    refuse_unknown_columns(frame.columns)
-    refuse_text_numbers(frame, format_.unit)
-    refuse_empty_cells(frame, format_.unit)
-    return frame
-
-
-def _delimited(text: str, format_: TableFormat) -> pd.DataFrame:
-    """A preference CSV or tab-separated file's ``text`` as a table, i and j as text; ``ValueError`` if
-    unreadable or if its header is one column with another separator in it."""
-    options, name = {"sep": format_.separator}, "CSV" if format_.separator == "," else f"{format_.what} file"
-    try:
-        frame = read_csv(io.StringIO(text), dtype={"i": str, "j": str} | AS_TEXT, **options)
-    except pd.errors.EmptyDataError:
-        raise ValueError("the file is empty (no header, no rows)") from None
-    except pd.errors.ParserError as error:
-        raise ValueError(f"not a readable preference {name}: {error}") from None
-    repeated = repeated_column(io.StringIO(text), **options)
-    if repeated:
-        raise ValueError(f"{repeated}: which one is meant?")
-    unnamed = [k for k, c in enumerate(frame.columns, 1) if str(c).startswith("Unnamed: ")]  # pandas' names
-    if unnamed:
-        raise ValueError(f"the header's column {unnamed[0]} has no name: name it, or remove it")
-    marks = [mark for mark in ",;\t|" if mark != format_.separator and mark in str(frame.columns[0])]
-    if len(frame.columns) == 1 and marks:
-        tab = " (or, tab-separated, name the file .tsv)" if "\t" in marks else ""
-        raise ValueError(
-            f"the {name}'s header {quoted(str(frame.columns[0]))} is one column: separate the columns with "
-            f"{'commas' if format_.separator == ',' else 'tabs'}{tab}"
-        )
-    return frame
 
 
 def require_pairs(columns) -> None:

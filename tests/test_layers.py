@@ -29,6 +29,7 @@ LAYERS = (  # top first: a module may import its own layer and those after it
         (
             "ordercore.exceptions",
             "ordercore.preferences",
+            "ordercore.preference_tables",
             "ordercore.pair_scores",
             "ordercore.numerics",
             "ordercore.inputs",

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ordercore.inputs.table_formats import TABLE_FORMATS, table_format
-from ordercore.preferences import read_preference_table
+from ordercore.preference_tables import read_preference_table
 from ordercore.studio.session_files import read_session_file
 
 

@@ -11,7 +11,8 @@ import pytest
 from ordercore.data.tables import read_csv as read_table
 from ordercore.inputs import csv_floats
 from ordercore.inputs.table_width import MAX_COLUMNS, refuse_wide_header
-from ordercore.preferences import PreferenceSet, read_preference_table
+from ordercore.preference_tables import read_preference_table
+from ordercore.preferences import PreferenceSet
 from ordercore.studio.session_files import read_session_file
 
 WIDE = MAX_COLUMNS + 5

@@ -31,6 +31,11 @@ MAX_LISTED = 10
 
 
 def fit(args) -> int:
+    if args.max_pairs is not None and not args.rules:  # was ignored without a word (corpus 14 CL09)
+        raise ValueError(
+            f"--max-pairs {args.max_pairs} applies to the preferences --rules make (at most that many per rule); "
+            "give --rules, or leave --max-pairs out"
+        )
     writable(args.out, [args.data, *args.preferences, *args.rules])
     if args.id_column in PREDICTED:
         raise ValueError(f"--id {quoted(args.id_column)}: predict writes a column of that name; rename the id column")

@@ -8,6 +8,7 @@ Rows are addressed by 0-based position, or by the values of an id column when on
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +19,15 @@ from ordercore.data.tables import Preprocessing, read_csv, target_values
 from ordercore.experiments.table1 import refuse_leaking_rules
 from ordercore.inputs.feature_names import missing_columns
 from ordercore.inputs.printable import quoted
-from ordercore.inputs.row_ids import as_held_ids
+from ordercore.inputs.row_ids import as_held_ids, other_positions
+from ordercore.inputs.table_formats import ending
 from ordercore.inputs.text_files import parse_json, read_utf8
 from ordercore.knowledge.quality import GraphReport, check_preference_graph
 from ordercore.knowledge.rules import Rule, generate
 from ordercore.models.files import ModelFile
 from ordercore.models.registry import Learns, ModelFamily, Offer, families, family_of
-from ordercore.preferences import ZERO, PreferenceSet, read_preference_table
+from ordercore.preference_tables import read_preference_table
+from ordercore.preferences import ZERO, PreferenceSet
 from ordercore.studio.fingerprints import refuse_another_table, row_fingerprints, split_fingerprints
 
 SEED = 0
@@ -150,8 +153,9 @@ def read_preferences(path: Path, table: Table) -> PreferenceSet:
     other values in ``table`` are refused, as the Studio's import refuses them: ``fingerprints``).
     ``ValueError`` naming the file for anything wrong."""
     try:
-        frame, fingerprints = split_fingerprints(read_preference_table(path), UNITS[path.suffix.lower() == ".json"])
-        frame = by_ids(frame, table)
+        unit = UNITS[ending(path) in (".json", ".jsonl")]  # a JSON file counts records from 1, no header
+        frame, fingerprints = split_fingerprints(read_preference_table(path), unit)
+        frame = by_ids(frame, table, unit)
         frame["i"], frame["j"] = table.rows(frame["i"], "i"), table.rows(frame["j"], "j")
         refuse_another_table(
             "preferences", frame, fingerprints, table.fingerprints(), table.name, "this table", ANOTHER_TABLE
@@ -169,11 +173,12 @@ def read_preferences(path: Path, table: Table) -> PreferenceSet:
     return preferences
 
 
-def by_ids(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+def by_ids(frame: pd.DataFrame, table: Table, unit: str) -> pd.DataFrame:
     """A preference table whose rows are named by the id columns the Studio's exports write beside the
-    positions i and j (``home_id_i``, ``home_id_j`` for the id column home_id): those ids as i and j,
-    when the table has that id column; ``ValueError`` when it has none (positions would land on other
-    rows of a table in another order)."""
+    positions i and j (``home_id_i``, ``home_id_j`` for the id column home_id), or instead of them: those
+    ids as i and j, when the table has that id column; ``ValueError`` when it has none (positions would
+    land on other rows of a table in another order); a warning names the first {unit} whose i or j is not
+    the position of its id in the table."""
     named = [c[:-2] for c in frame.columns if str(c).endswith("_i") and f"{c[:-2]}_j" in frame.columns]
     if not named:
         return frame
@@ -182,7 +187,22 @@ def by_ids(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
             f"it names its rows by {quoted(named[0])} (columns {named[0]}_i, {named[0]}_j): give --id {named[0]}"
         )
     column = table.ids.name
-    return frame.assign(i=_id_text(frame[f"{column}_i"]), j=_id_text(frame[f"{column}_j"]))
+    ids = {side: _id_text(frame[f"{column}_{side}"]) for side in ("i", "j")}
+    for side in [side for side in ids if side in frame.columns]:  # positions beside the ids: said if not theirs
+        named = f"{column}_{side}"
+        differ = other_positions(frame[side], table.rows(ids[side], named), ids[side], named, unit)
+        if differ:
+            warnings.warn(differ, stacklevel=2)
+    return frame.assign(**ids)
+
+
+def named_by_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    """A preference table whose rows are named by their ids alone (``<id>_i``, ``<id>_j``, no i or j) with
+    those ids as i and j (``check`` names rows as the file does); any other as it is."""
+    stems = [c[:-2] for c in frame.columns if str(c).endswith("_i") and f"{c[:-2]}_j" in frame.columns]
+    if not stems or "i" in frame.columns or "j" in frame.columns:
+        return frame
+    return frame.assign(i=_id_text(frame[f"{stems[0]}_i"]), j=_id_text(frame[f"{stems[0]}_j"]))
 
 
 def _id_text(values: pd.Series) -> pd.Series:
@@ -367,7 +387,7 @@ def check_preference_file(*paths: Path) -> tuple[GraphReport, int, pd.Index]:
     frames = []
     for path in paths:
         try:
-            frames.append(read_preference_table(path))
+            frames.append(named_by_ids(read_preference_table(path)))
         except ValueError as error:
             raise ValueError(f"{path}: {error}") from None
     frame = pd.concat(frames, ignore_index=True)

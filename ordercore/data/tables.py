@@ -31,6 +31,7 @@ from ordercore.inputs.feature_names import listed
 from ordercore.inputs.missing_words import READ_OPTIONS, missing_words
 from ordercore.inputs.printable import quoted as _cell
 from ordercore.inputs.table_width import refuse_wide_header
+from ordercore.inputs.text_files import file_path
 from ordercore.numerics.magnitudes import standard_deviation
 
 
@@ -274,7 +275,7 @@ def read_csv(source, max_rows: int = 200_000, text_columns=()) -> pd.DataFrame:
     words such as 'NA' or 'None' only in a column of numbers: in text they are levels (``missing_words``)."""
     if isinstance(source, bytes):
         source = io.BytesIO(source)
-    elif isinstance(source, str | Path) and not Path(source).is_file():
+    elif isinstance(source, str | Path) and not file_path(source).is_file():  # a NUL in it: said, not pathlib's
         source = _read_once(source)
     size = _size(source)
     if size > MAX_CSV_BYTES:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 from pathlib import Path
 
 from ordercore.inputs.printable import quoted
@@ -46,7 +47,18 @@ def utf8_text(raw: bytes) -> str:
 
 def read_utf8(path) -> str:
     """The text of the file at ``path`` (``utf8_text``)."""
-    return utf8_text(Path(path).read_bytes())
+    return utf8_text(file_path(path).read_bytes())
+
+
+def file_path(path) -> Path:
+    """``path`` as a ``Path``: ``TypeError`` for anything but text or a path object (bytes ended in
+    pathlib's 'argument should be a str object or an os.PathLike object'), ``ValueError`` for a NUL in
+    it (pathlib's bare 'embedded null byte')."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"a file's path is text or a pathlib.Path, got {type(path).__name__}")
+    if "\x00" in str(path):
+        raise ValueError(f"a file's path holds a NUL byte, which no file name holds: {quoted(str(path))}")
+    return Path(path)
 
 
 def _where(raw: bytes, offset: int) -> str:

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordercore.data.tables import Preprocessing
 from ordercore.exceptions import ModelFileError
-from ordercore.inputs.text_files import parse_json
+from ordercore.inputs.text_files import file_path, parse_json
 from ordercore.models.registry import saved_classes
 from ordercore.preferences import COLUMNS, PreferenceSet
 
@@ -79,7 +79,14 @@ def save_model(path, estimator, preprocessing: Preprocessing | None = None, meta
     archive is written beside ``path`` and renamed over it, so ``path`` is never half written.
 
     Raises ``NotFittedError`` for an unfitted estimator, ``TypeError`` for another class, a
-    parameter JSON cannot hold, or metadata that is not a JSON object."""
+    parameter JSON cannot hold, metadata that is not a JSON object, preprocessing that is not a
+    ``Preprocessing`` or a path that is no path; ``ValueError`` for a NUL in the path."""
+    path = file_path(path)  # pathlib's bare 'embedded null byte' named no argument
+    if not isinstance(preprocessing, Preprocessing | None):  # ended in AttributeError 'to_dict'
+        raise TypeError(
+            "preprocessing must be a Preprocessing (ordercore.data.tables.Preprocessing.fit(frame, features)) or "
+            f"None, got {type(preprocessing).__name__}"
+        )
     name, allowed = type(estimator).__name__, saved_classes()
     if allowed.get(name) is not type(estimator):
         raise TypeError(f"cannot save a {name}; model files hold one of {sorted(allowed)}")
@@ -109,7 +116,7 @@ def save_model(path, estimator, preprocessing: Preprocessing | None = None, meta
     except TypeError as error:
         raise TypeError(f"the model's metadata must be JSON data (text, numbers, lists, dicts): {error}") from None
     entries["metadata"] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    _write_atomically(Path(path), entries)
+    _write_atomically(path, entries)
 
 
 def read_model(path) -> ModelFile:
@@ -118,6 +125,8 @@ def read_model(path) -> ModelFile:
     that is no path (None: "stat: path should be string, bytes, os.PathLike or integer")."""
     if not isinstance(path, str | bytes | os.PathLike):
         raise TypeError(f"a model file is read from a path (text or pathlib.Path), got {type(path).__name__}")
+    if "\x00" in os.fsdecode(path):  # open's bare 'embedded null byte'
+        raise ValueError(f"a model file's path holds a NUL byte, which no file name holds: {os.fsdecode(path)!r}")
     if os.path.isdir(path):
         raise ModelFileError(f"{path} is a directory, not a model file")
     with open(path, "rb") as file:  # OSError (no such file, no permission) passes through

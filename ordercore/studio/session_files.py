@@ -36,13 +36,13 @@ import pandas as pd
 from ordercore.data.tables import bad_byte, delimiter
 from ordercore.inputs.csv_floats import read_csv, repeated_column
 from ordercore.inputs.preference_cells import refuse_empty_cells
-from ordercore.inputs.printable import shown
-from ordercore.inputs.row_ids import as_held_ids
+from ordercore.inputs.printable import quoted, shown
+from ordercore.inputs.row_ids import as_held_ids, other_positions
 from ordercore.inputs.table_width import refuse_wide_records
 from ordercore.inputs.text_files import JSONLinesError, parse_json
 from ordercore.knowledge.quality import check_preference_graph
 from ordercore.knowledge.rules import RULE_FORMAT, Rule, generate
-from ordercore.preferences import ZERO, PreferenceSet
+from ordercore.preferences import JSON_FORMAT, ZERO, PreferenceSet
 from ordercore.studio.fingerprints import FINGERPRINTS, split_fingerprints
 from ordercore.studio.row_names import RowNames
 from ordercore.studio.session_columns import check_columns, refuse_second_header, unrecognized
@@ -60,13 +60,15 @@ class SessionFile:
     """A file read for import: its ``kind`` (one of ``KINDS``), its ``table`` (preferences, answers,
     grades) or its ``rules`` (each a rule document as ``Store.export_rules`` writes it); ``names``: the
     table's when the file named its rows by id (errors name them so too); ``fingerprints``: its rows'
-    fingerprints, one column per row column of ``table`` (None: the file has none)."""
+    fingerprints, one column per row column of ``table`` (None: the file has none); ``note``: what its
+    import says of it beside what it stored (positions that are not their ids' rows, "" for none)."""
 
     kind: str
     table: pd.DataFrame | None = None
     rules: list[dict] = field(default_factory=list)
     names: RowNames | None = None
     fingerprints: pd.DataFrame | None = None
+    note: str = ""
 
 
 def read_session_file(name: str, content: bytes, names: RowNames | None = None) -> SessionFile:
@@ -111,16 +113,18 @@ def read_session_file(name: str, content: bytes, names: RowNames | None = None) 
     if repeated:
         raise ValueError(f"{repeated}: which one is meant? Nothing was imported")
     refuse_second_header(content)
-    return _classified(*_positions(*split_fingerprints(table), names), "line", list(table.columns), identifier)
+    read = _positions(*split_fingerprints(table), names, "line")
+    return _classified(*read, "line", list(table.columns), identifier)
 
 
 def _positions(
-    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None
-) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None]:
+    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str
+) -> tuple[pd.DataFrame, pd.DataFrame | None, RowNames | None, str]:
     """``table`` with the rows it names by id (``by_id``'s columns) as positions in the session's table
     (``names``; a ``ValueError`` for an id it does not hold, or ids of a column the table lacks), its
-    ``fingerprints`` (``split_fingerprints``'), and ``names`` if it named any (else None)."""
-    converted = None
+    ``fingerprints`` (``split_fingerprints``'), ``names`` if it named any (else None), and words on the
+    positions written beside the ids that are not their rows (``other_positions``; "" when all are)."""
+    converted, notes = None, []
     for kind, columns in ROW_COLUMNS.items():
         if names is None or names.identifier is None:
             break
@@ -128,17 +132,19 @@ def _positions(
         if not set(named.values()) <= set(table.columns) or (kind == "grades" and "grade" not in table.columns):
             continue
         converted = _known(table[list(named.values())], names)
-        table = table.drop(columns=[c for c in named if c in table.columns])
+        written = {column: table.pop(column) for column in named if column in table.columns}
         for column, name in named.items():
             ids = table.pop(name)
             given = ids.notna() & (ids.astype(str).str.strip() != "")  # a unary preference's 0 has no id
             rows = np.full(len(table), ZERO, dtype=np.int64)
             rows[given.to_numpy()] = names.positions(ids[given])
             table.insert(0, column, rows)
+            if column in written:
+                notes.append(other_positions(written[column], rows, ids, name, unit))
     foreign = _foreign_identifier(table)
     if foreign is not None:
         raise ValueError(f"this file names rows by {foreign}, which this table lacks; nothing was imported")
-    return table, fingerprints, converted
+    return table, fingerprints, converted, " ".join(note[0].upper() + note[1:] + "." for note in notes if note)
 
 
 def _known(ids: pd.DataFrame, names: RowNames) -> RowNames:
@@ -182,18 +188,31 @@ def _read_json(content: bytes, names: RowNames | None, lines: bool = False) -> S
         raise ValueError(f"could not read the JSON{' Lines' if lines else ''}: {error}") from None
     if isinstance(document, dict) and document.get("format") == RULE_FORMAT:  # one rule, as Rule.to_json writes it
         return SessionFile("rules", rules=[document])
+    if isinstance(document, dict) and document.get("format") != JSON_FORMAT:  # was said as preferences alone
+        given = "has no format" if "format" not in document else f"has the format {quoted(document['format'])}"
+        raise ValueError(
+            f'the JSON object {given}: one to import is a rule ("format": "{RULE_FORMAT}") or preferences '
+            f'("format": "{JSON_FORMAT}"), as the Studio and PreferenceSet.to_json write them'
+        )
     if isinstance(document, dict):  # PreferenceSet.to_json's document
         return SessionFile("preferences", PreferenceSet.from_json(json.dumps(document)).to_frame())
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
         raise ValueError("a JSON file to import is a list of rules or of preference records")
     if not document:  # said as what it is, not as a file of no known columns ("this one has []")
         raise ValueError("the file is an empty JSON list: it holds no rules or preferences to import")
-    if document and all(item.get("format") == RULE_FORMAT for item in document):
+    if any("format" in item for item in document):  # rules (no preference record has a format), or refused
+        other = [k for k, item in enumerate(document) if item.get("format") != RULE_FORMAT]
+        if other:  # was read as a grades file lacking home_id, grade
+            given = document[other[0]].get("format")
+            given = "has no format" if given is None else f"has the format {quoted(given)}"
+            raise ValueError(
+                f'record {other[0] + 1} {given}: a rule\'s is "{RULE_FORMAT}", as a rules export writes it'
+            )
         return SessionFile("rules", rules=document)
     refuse_wide_records(document)
     table = pd.DataFrame.from_records(document)
     identifier = None if names is None else names.identifier
-    read = _positions(*split_fingerprints(table, "record"), names)
+    read = _positions(*split_fingerprints(table, "record"), names, "record")
     return _classified(*read, "record", list(table.columns), identifier)
 
 
@@ -213,19 +232,29 @@ def _json_lines(content: bytes) -> list:
 
 
 def _classified(
-    table: pd.DataFrame, fingerprints: pd.DataFrame | None, names: RowNames | None, unit: str, headers: list, identifier
+    table: pd.DataFrame,
+    fingerprints: pd.DataFrame | None,
+    names: RowNames | None,
+    note: str,
+    unit: str,
+    headers: list,
+    identifier,
 ) -> SessionFile:
-    """The file of ``table`` (rows as positions, ``fingerprints`` apart) by its columns; ``headers``: the
-    file's own, which a refusal names (``session_columns``), with ``identifier`` the table's id column (or
-    None)."""
+    """The file of ``table`` (rows as positions, ``fingerprints`` apart) by its columns, with the ``note``
+    its import says; ``headers``: the file's own, which a refusal names (``session_columns``), with
+    ``identifier`` the table's id column (or None)."""
     columns = set(table.columns)
     by_id = identifier if names is not None else None
     if {"row_a", "row_b", "choice", "annotator"} <= columns:
-        return SessionFile("answers", check_columns(table, "answers", by_id), names=names, fingerprints=fingerprints)
+        return SessionFile(
+            "answers", check_columns(table, "answers", by_id), names=names, fingerprints=fingerprints, note=note
+        )
     if {"row", "grade", "annotator"} <= columns:
-        return SessionFile("grades", check_columns(table, "grades", by_id), names=names, fingerprints=fingerprints)
+        return SessionFile(
+            "grades", check_columns(table, "grades", by_id), names=names, fingerprints=fingerprints, note=note
+        )
     if {"i", "j"} <= columns:
-        return SessionFile("preferences", _unary_read(table, unit), names=names, fingerprints=fingerprints)
+        return SessionFile("preferences", _unary_read(table, unit), names=names, fingerprints=fingerprints, note=note)
     raise ValueError(unrecognized([str(h) for h in headers], identifier))
 
 
@@ -246,20 +275,24 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
     if file.kind == "answers":
         added = store.import_answers(session_id, file.table, name)
         said = _said(added, len(file.table), "answer", repeated)
-        return said + (_answers_note(file.table) if added else "") + _unlinked_audits(store, session_id, file.table)
+        said += (_answers_note(file.table) if added else "") + _unlinked_audits(store, session_id, file.table)
+        return _noted(said, file.note)
     if file.kind == "grades":
-        return _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
+        said = _said(store.import_grades(session_id, file.table, name), len(file.table), "grade", repeated)
+        return _noted(said, file.note)
     if file.kind == "preferences":
         made = PreferenceSet.from_frame(file.table)
         names = None
         if "annotator" in file.table.columns:
             names = file.table["annotator"].astype(object).where(file.table["annotator"].notna(), annotator).to_numpy()
         added = store.import_preferences(session_id, made, annotator, names)
-        return _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
+        said = _said(added, len(made), "preference") + (_graph_note([check_preference_graph(made)]) if added else "")
+        return _noted(said, file.note)
     held = {rule.identity() for _, rule in store.rules(session_id)}  # the same rule under another name too
-    pairs_held, made, left_out = store.preferences(session_id)[0], [], 0
+    pairs_held, made, left_out, in_file = store.preferences(session_id)[0], [], 0, set()
     for document in file.rules:  # every rule made and checked (name, annotator) before the first is stored
         rule, by = Rule.from_dict(document), check_annotator(document.get("annotator") or annotator)
+        in_file.add(rule.identity())  # a rule the file repeats is said as such, not as held by the session
         if rule.identity() not in held:
             max_pairs = _pairs(document)
             generated = generate(rule, frame, labeled, max_pairs=max_pairs, random_state=0).preferences
@@ -269,10 +302,15 @@ def import_session_file(store, session_id: int, file: SessionFile, frame: pd.Dat
             held.add(rule.identity())
     for rule, generated, by in made:
         store.add_rule(session_id, rule, generated, by)
-    said = _said(len(made), len(file.rules), "rule")
+    said = _said(len(made), len(file.rules), "rule", len(file.rules) - len(in_file), "rule")
     if not left_out:
         return said
     return f"{said[:-1]}; {left_out:,} of their pairs were already in the session and were left out."
+
+
+def _noted(said: str, note: str) -> str:
+    """What an import ``said``, then the file's ``note`` (``SessionFile.note``) when it has one."""
+    return f"{said} {note}" if note else said
 
 
 def _pairs(document: dict) -> int | None:
@@ -393,10 +431,10 @@ def import_refusal(error: Exception) -> str:
     return f"Nothing was imported: {reason.rstrip(' ;')}"
 
 
-def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
+def _said(added: int, total: int, word: str, repeated: int = 0, unit: str = "line") -> str:
     """'Imported 3 answers (2 were already in the session).' and the like; ``repeated`` of the ``total``
-    lines repeat another line of the file word for word (left out too, but not "already in the session":
-    a new answer given twice was said to be held already)."""
+    lines (``unit``s) repeat another of the file (left out too, but not "already in the session": a new
+    answer given twice was said to be held already)."""
     if total == 0:
         return f"Nothing was imported: the file holds no {word}s."
     already = total - added - repeated
@@ -404,7 +442,7 @@ def _said(added: int, total: int, word: str, repeated: int = 0) -> str:
         return f"Nothing was imported: the session already holds all {total:,} of these {word}s."
     notes = [f"{already:,} {'was' if already == 1 else 'were'} already in the session"] if already else []
     if repeated:
-        notes.append(f"{repeated:,} line{'' if repeated == 1 else 's'} repeated another line of the file")
+        notes.append(f"{repeated:,} {unit}{'' if repeated == 1 else 's'} repeated another {unit} of the file")
     note = f" ({'; '.join(notes)})" if notes else ""
     if added == 0:
         return f"Nothing was imported{note}."
