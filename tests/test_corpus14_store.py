@@ -37,3 +37,34 @@ def test_the_engine_refuses_a_session_id_that_is_no_integer(store, session_id):
     with pytest.raises(KeyError, match="no session"):
         SessionEngine(store, session_id, "t", lambda *a, **k: None)
     assert SessionEngine(store, np.int64(1), "t", lambda *a, **k: None).id == 1
+
+
+# ---------------------------------------------------------------------------------------- R8 (MR03, MR06)
+@pytest.mark.parametrize(
+    "parameters, metrics, error, words",
+    [
+        ({"a": {1}}, {}, TypeError, "model parameter a holds a value of type set"),
+        ({"kernel": {"gamma": object()}}, {}, TypeError, "model parameter kernel.gamma holds a value of type object"),
+        ({}, {"scores": [1.0, b"x"]}, TypeError, r"model metric scores\[1\] holds a value of type bytes"),
+        ({}, {"mae": float("inf")}, ValueError, "model metric mae is inf"),
+        ({}, {"mae": np.float64("nan")}, ValueError, "model metric mae is nan"),
+        ({"lambda2": -np.inf}, {}, ValueError, "model parameter lambda2 is -inf"),
+        ({}, {"fold": [1.0, float("nan")]}, ValueError, r"model metric fold\[1\] is nan"),
+        ({(1, 2): 1.0}, {}, TypeError, r"model parameter key \(1, 2\) is a tuple"),
+        ([1.0], {}, TypeError, "model parameters must be a dict, got list"),
+    ],
+)
+def test_a_model_run_names_the_value_it_cannot_store(store, parameters, metrics, error, words):
+    session = store.create_session("s")
+    before = stored(store)
+    with pytest.raises(error, match=words):
+        store.add_model_run(session.id, "svr", parameters, metrics, 0)
+    assert stored(store) == before
+
+
+def test_a_model_run_stores_numpy_numbers_as_numbers(store):
+    session = store.create_session("s")
+    store.add_model_run(session.id, "svr", {"C": np.float32(0.5), "n": np.int64(3), "on": np.True_}, {}, 0)
+    parameters = store.model_runs(session.id).loc[0, "parameters"]
+    assert parameters == {"C": 0.5, "n": 3, "on": True}
+    assert [type(parameters[key]) for key in ("C", "n", "on")] == [float, int, bool]  # not 3.0 and 1.0

@@ -23,7 +23,7 @@ from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.splits import check_split
-from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
+from ordercore.studio.store.limits import check_count, check_name, check_size, id_number, json_text
 from ordercore.studio.store.schema import (
     answers,
     datasets,
@@ -198,7 +198,8 @@ def rating_scale(settings: dict) -> int:
 def _settings_json(settings) -> str:
     """A session's settings as stored: a dict of JSON values (text escaped, so NUL is stored as
     \\u0000), its 'n_rows', if set, a row count, its rating scale one ``rating_scale`` takes, its
-    'label_scaling', if set, one ``label_scaling`` takes; ``TypeError``/``ValueError`` otherwise."""
+    'label_scaling', if set, one ``label_scaling`` takes, no NaN or infinity (``limits.json_text``);
+    ``TypeError``/``ValueError`` otherwise."""
     if not isinstance(settings, dict):
         raise TypeError(f"session settings must be a dict, got {type(settings).__name__}")
     if settings.get("n_rows") is not None:
@@ -207,34 +208,7 @@ def _settings_json(settings) -> str:
         raise TypeError("the session's rating settings ('ratings') must be a dict")
     rating_scale(settings)
     label_scaling(settings)
-    _refuse_non_finite(settings, "")
-    try:
-        text = json.dumps(settings, default=_python_number, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"session settings must hold JSON values (numbers, text, lists, dicts): {error}") from None
-    return check_size(text, "the session settings")
-
-
-def _refuse_non_finite(value, path: str) -> None:
-    """``ValueError`` naming the setting (its keys joined by '.', list positions in brackets) that holds NaN or
-    ±infinity (json.dumps wrote them as NaN and Infinity, which JSON has not, and a model setting read back as
-    NaN failed later, far from its cause)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _refuse_non_finite(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list | tuple):
-        for position, item in enumerate(value):
-            _refuse_non_finite(item, f"{path}[{position}]")
-    elif isinstance(value, float | np.floating) and not np.isfinite(value):
-        raise ValueError(f"session setting {path or 'settings'} is {float(value)}: a setting must be a finite number")
-
-
-def _python_number(value):
-    """A numpy number in settings as the Python number it holds (np.int64(4) from a page's widget: a
-    grade takes it, so does a setting); ``TypeError`` for anything else JSON cannot hold."""
-    if isinstance(value, np.bool_ | np.integer | np.floating):
-        return value.item()
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return check_size(json_text(settings, "session settings", "session setting"), "the session settings")
 
 
 def contents(connection, session_id: int) -> dict:
