@@ -6,7 +6,11 @@ before anything stored changes, or handled rightly.
 - R7: ``SessionEngine`` refuses a session id that is no integer (True, 1.0), as the store's methods do;
 - R8: ``add_model_run`` names the key of a value it cannot store, and refuses non-finite numbers."""
 
+import json
+import math
+
 import numpy as np
+import pandas as pd
 import pytest
 import sqlalchemy as sa
 
@@ -27,6 +31,52 @@ def datasets_held(store) -> int:
     """The number of data sets the store holds."""
     with store.engine.connect() as connection:
         return connection.execute(sa.select(sa.func.count()).select_from(datasets)).scalar_one()
+
+
+# ---------------------------------------------------------------------------------------- R6 (SE09 … SE22)
+@pytest.mark.parametrize(
+    "frame, content, error, words",
+    [
+        (pd.DataFrame([[1, 2]], columns=["a", "a"]), None, ValueError, "column 'a' twice"),
+        (pd.DataFrame([[1, 2]], columns=["a", "a"]), b"a,a\n1,2\n", ValueError, "column 'a' twice"),
+        (pd.DataFrame(), None, ValueError, "no rows"),
+        (pd.DataFrame({"a": []}), None, ValueError, "no rows"),
+        (pd.DataFrame(index=[0, 1]), None, ValueError, "no columns"),
+        (
+            pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("a", "x"), ("a", "y")])),
+            None,
+            ValueError,
+            "one row of names",
+        ),
+        ([[1, 2]], None, TypeError, "frame must be a pandas DataFrame, got list"),
+        (np.ones((2, 2)), None, TypeError, "got ndarray"),
+        (pd.DataFrame({"a": [1.0]}), "a\n1\n", TypeError, "content must be the upload's bytes .*got str"),
+        (pd.DataFrame({"a": [1.0]}), [1], TypeError, "got list"),
+        (pd.DataFrame({"a": [1 + 2j]}), None, ValueError, "column 'a' holds complex numbers"),
+        (pd.DataFrame({"a": [1.0], "b": [np.complex64(1j)]}), None, ValueError, "column 'b' holds complex"),
+        (pd.DataFrame({"a": [1.0, 2.0], "c": np.array([1j, 2], dtype=object)}), None, ValueError, "column 'c'"),
+        (pd.DataFrame({"a": [np.inf, 1.0]}), None, ValueError, "column 'a' holds an infinite value .*at row 0"),
+        (pd.DataFrame({"a": [1.0, 2.0], "b": [1.0, -np.inf]}), None, ValueError, "column 'b' .* at row 1"),
+        (pd.DataFrame({"a": [1.0, 2.0], "b": [1, math.inf]}, dtype=object), None, ValueError, "column 'b'"),
+        (pd.DataFrame({"a": [np.float32("inf")]}), b"a\ninf\n", ValueError, "infinite value"),
+        (pd.DataFrame({"a": [1.0, 2.0], "b": ["x", 10**400]}), None, ValueError, "column 'b' .* at row 1"),
+        (pd.DataFrame({"a": ["x", "y"], "b": [(1, 2), "z"]}), None, TypeError, "column 'b' holds tuple values"),
+        (pd.DataFrame({1: [1.0], "1": [2.0]}), None, ValueError, "column '1' twice"),
+    ],
+)
+def test_a_frame_the_studio_cannot_use_is_refused(store, frame, content, error, words):
+    held = datasets_held(store)
+    before = stored(store)
+    with pytest.raises(error, match=words):
+        store.add_dataset("d", frame, content)
+    assert stored(store) == before and datasets_held(store) == held
+
+
+def test_a_frame_the_studio_can_use_is_still_taken(store):
+    frame = pd.DataFrame({"x": [1.0, np.nan], "name": ["a", None], "flag": [True, False], 3: [1, 2]})
+    dataset_id = store.add_dataset("ok", frame)
+    assert json.loads(store.dataset(dataset_id)["columns"]) == ["x", "name", "flag", "3"]
+    assert store.dataset(dataset_id)["n_rows"] == 2
 
 
 # ---------------------------------------------------------------------------------------- R7 (NX20, NX21)

@@ -23,6 +23,7 @@ from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.splits import check_split
+from ordercore.studio.store.frames import check_frame, frame_bytes
 from ordercore.studio.store.limits import check_count, check_name, check_size, id_number, json_text
 from ordercore.studio.store.schema import (
     answers,
@@ -248,20 +249,6 @@ def _dataset_exists(connection, dataset_id) -> bool:
     return connection.execute(query).scalar() is not None
 
 
-def _check_cells(frame: pd.DataFrame) -> None:
-    """``TypeError`` naming the first column holding a value that is no number or text (a dict, a list:
-    pandas said "unhashable type: 'dict'")."""
-    for position, column in enumerate(frame.columns):
-        values = frame.iloc[:, position]
-        if values.dtype != object:
-            continue
-        for value in values:
-            if isinstance(value, dict | list | set):
-                raise TypeError(
-                    f"column {quoted(column)} holds {type(value).__name__} values; a data set holds numbers or text"
-                )
-
-
 def _dataset_shape(connection, dataset_id) -> tuple[int, list[str]] | None:
     """(n_rows, column names) of a data set, or None for no data set."""
     if dataset_id is None:
@@ -283,14 +270,6 @@ def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
         row_numbers(settings.get(key) or [], n_rows, f"{key} row")
 
 
-def _frame_bytes(frame: pd.DataFrame) -> bytes:
-    """What identifies a table given without its CSV: its column names and types, then its index and
-    values (``hash_pandas_object`` hashes values only: a table with renamed columns was taken for the
-    first, and given its id, name and columns)."""
-    header = json.dumps([[str(name), str(dtype)] for name, dtype in frame.dtypes.items()]).encode()
-    return header + b"\n" + pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
-
-
 def _dataset_with_content(connection, digest: str) -> int | None:
     """The id of the data set whose content hashes to ``digest``, or None."""
     return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
@@ -304,13 +283,13 @@ class SessionStore:
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:
         """The id of the data set with this content (added if new): ``content`` (CSV bytes of an upload, at
         most ``MAX_DATASET_BYTES``, kept so that a session can reopen it), else the table's column names,
-        types and values (``_frame_bytes``)."""
+        types and values (``frames.frame_bytes``).  A ``frame`` the Studio cannot use is refused in words before
+        anything is written (``frames.check_frame``)."""
         name = check_name(name, "data set name", datasets.c.name)
+        check_frame(frame, content)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
-        if content is None:
-            _check_cells(frame)
-        digest = hashlib.sha256(content if content is not None else _frame_bytes(frame)).hexdigest()
+        digest = hashlib.sha256(content if content is not None else frame_bytes(frame)).hexdigest()
         values = {
             "content_hash": digest,
             "name": name,
