@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from ordercore.studio.session import SessionEngine
-from ordercore.studio.store.schema import datasets
+from ordercore.studio.store.schema import datasets, sessions
 
 
 def stored(store) -> list:
@@ -31,6 +31,42 @@ def datasets_held(store) -> int:
     """The number of data sets the store holds."""
     with store.engine.connect() as connection:
         return connection.execute(sa.select(sa.func.count()).select_from(datasets)).scalar_one()
+
+
+# ---------------------------------------------------------------------------------------- R5 (SE07, SE27)
+COMPOSED, DECOMPOSED = "Jos\u00e9", "Jose\u0301"  # the same name typed two ways: 4 and 5 code points
+
+
+def test_a_name_typed_with_a_combining_accent_is_the_same_session(store):
+    assert COMPOSED != DECOMPOSED and len(DECOMPOSED) == len(COMPOSED) + 1
+    first = store.create_session(COMPOSED)
+    before = stored(store)
+    with pytest.raises(ValueError, match="already exists"):
+        store.create_session(DECOMPOSED)
+    with pytest.raises(ValueError, match="already exists"):
+        store.create_session(" " + DECOMPOSED + " ")
+    assert stored(store) == before and store.sessions()["name"].tolist() == [COMPOSED]
+    assert store.session(DECOMPOSED).id == first.id == store.session(COMPOSED).id
+
+
+def test_a_decomposed_name_is_stored_composed(store):
+    made = store.create_session("cafe\u0301")
+    assert made.name == "caf\u00e9" and store.sessions()["name"].tolist() == ["caf\u00e9"]
+    assert store.session("caf\u00e9").id == made.id
+
+
+def test_a_name_stored_decomposed_before_is_found_and_taken(store):
+    """A store written before names were composed may hold 'José' as J o s e + accent: it is found by
+    either spelling, and neither spelling makes a second session."""
+    old = store.create_session("old")
+    with store.engine.begin() as connection:
+        connection.execute(sessions.update().where(sessions.c.id == old.id).values(name=DECOMPOSED))
+    assert store.session(COMPOSED).id == old.id == store.session(DECOMPOSED).id
+    before = stored(store)
+    for spelling in (COMPOSED, DECOMPOSED):
+        with pytest.raises(ValueError, match="already exists"):
+            store.create_session(spelling)
+    assert stored(store) == before
 
 
 # ---------------------------------------------------------------------------------------- R6 (SE09 … SE22)
@@ -118,3 +154,21 @@ def test_a_model_run_stores_numpy_numbers_as_numbers(store):
     parameters = store.model_runs(session.id).loc[0, "parameters"]
     assert parameters == {"C": 0.5, "n": 3, "on": True}
     assert [type(parameters[key]) for key in ("C", "n", "on")] == [float, int, bool]  # not 3.0 and 1.0
+
+
+def test_the_studio_opens_one_session_however_its_name_is_typed(store_path):
+    """The sidebar selects the session it created from a name typed with a combining accent, and a link
+    naming it so opens it (the session list holds the composed name)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.studio_app import APP
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.text_input(key="new_session_name").input(DECOMPOSED)
+    at.button(key="create_session").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state.session_name == COMPOSED and at.selectbox(key="session_picker").value == COMPOSED
+    linked = AppTest.from_file(APP, default_timeout=60)
+    linked.query_params["session"] = DECOMPOSED
+    linked.run()
+    assert not linked.exception and not linked.error and linked.session_state.session_name == COMPOSED

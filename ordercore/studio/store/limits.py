@@ -41,6 +41,12 @@ def check_annotator(name) -> str:
     return name
 
 
+def composed(value):
+    """Text in Unicode's composed form (NFC: 'José' typed with e + a combining accent is 'José' typed with é),
+    stripped; anything else as given (for the checks to refuse in words)."""
+    return unicodedata.normalize("NFC", value.strip()) if isinstance(value, str) else value
+
+
 def check_name(value: str, what: str, column: sa.Column) -> str:
     """A session, data set, rule or model name (or an assessment's key or owner), stripped: 1 to the
     column's length of printable characters."""

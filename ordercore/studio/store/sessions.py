@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -24,7 +25,7 @@ from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.splits import check_split
 from ordercore.studio.store.frames import check_frame, frame_bytes
-from ordercore.studio.store.limits import check_count, check_name, check_size, id_number, json_text
+from ordercore.studio.store.limits import check_count, check_name, check_size, composed, id_number, json_text
 from ordercore.studio.store.schema import (
     answers,
     datasets,
@@ -270,6 +271,16 @@ def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
         row_numbers(settings.get(key) or [], n_rows, f"{key} row")
 
 
+def _session_named(connection, name: str) -> int | None:
+    """The id of the session named ``name`` (composed, ``limits.composed``), or None: one read by the name, then,
+    for a name stored before names were composed (e + a combining accent), each stored name composed."""
+    found = connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar()
+    if found is not None:
+        return int(found)
+    held = connection.execute(sa.select(sessions.c.id, sessions.c.name)).all()
+    return next((int(row.id) for row in held if unicodedata.normalize("NFC", row.name) == name), None)
+
+
 def _dataset_with_content(connection, digest: str) -> int | None:
     """The id of the data set whose content hashes to ``digest``, or None."""
     return connection.execute(sa.select(datasets.c.id).where(datasets.c.content_hash == digest)).scalar()
@@ -321,10 +332,11 @@ class SessionStore:
         return dict(row)
 
     def create_session(self, name: str, dataset_id: int | None = None, settings: dict | None = None) -> SessionInfo:
-        """A new, empty session; ``ValueError`` if the name is taken (also by another process at the
-        same moment) or for data settings no session can open with (``splits.check_split``), ``KeyError``
-        for an unknown data set; nothing is written then."""
-        name = check_name(name, "session name", sessions.c.name)
+        """A new, empty session; ``ValueError`` if the name, stripped and composed (``limits.composed``), is taken
+        (also by another process at the same moment, or spelt with combining accents) or for data settings no
+        session can open with (``splits.check_split``), ``KeyError`` for an unknown data set; nothing is written
+        then."""
+        name = check_name(composed(name), "session name", sessions.c.name)
         settings = {} if settings is None else settings
         stored = _settings_json(settings)
         check_split(settings)
@@ -333,7 +345,7 @@ class SessionStore:
             with self.engine.begin() as connection:
                 if dataset_id is not None and not _dataset_exists(connection, dataset_id):
                     raise KeyError(f"no data set {dataset_id}")
-                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is not None:
+                if _session_named(connection, name) is not None:
                     raise taken
                 created = now()
                 session_id = connection.execute(
@@ -343,7 +355,7 @@ class SessionStore:
                 ).inserted_primary_key[0]
         except sa.exc.IntegrityError:  # the unique name, taken by a write committed after the check
             with self.engine.connect() as connection:
-                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is None:
+                if _session_named(connection, name) is None:
                     raise
             raise taken from None
         return SessionInfo(int(session_id), name, dataset_id, settings)
@@ -357,7 +369,13 @@ class SessionStore:
             return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
     def session(self, name: str) -> SessionInfo:
-        return self._session(sessions.c.name == name, f"no session named {name!r}")
+        """The session named ``name``, stripped and composed as names are stored (``limits.composed``): 'José'
+        typed with a combining accent names the session 'José'; ``KeyError`` if there is none."""
+        with self.engine.connect() as connection:
+            session_id = _session_named(connection, composed(name)) if isinstance(name, str) else None
+        if session_id is None:
+            raise KeyError(f"no session named {name!r}")
+        return self.session_by_id(session_id)
 
     def session_by_id(self, session_id: int) -> SessionInfo:
         session_id = id_number(session_id, "session")
