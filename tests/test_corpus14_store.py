@@ -116,11 +116,13 @@ def test_a_frame_the_studio_can_use_is_still_taken(store):
 
 
 # ---------------------------------------------------------------------------------------- R7 (NX20, NX21)
-@pytest.mark.parametrize("session_id", [True, 1.0, "1", np.float64(1.0), None])
-def test_the_engine_refuses_a_session_id_that_is_no_integer(store, session_id):
+@pytest.mark.parametrize(
+    "session_id, kind", [(True, "bool"), (1.0, "float"), ("1", "str"), (np.float64(1.0), "float64"), (None, "NoneType")]
+)
+def test_the_engine_refuses_a_session_id_that_is_no_integer(store, session_id, kind):
     session = store.create_session("s")
     assert session.id == 1
-    with pytest.raises(KeyError, match="no session"):
+    with pytest.raises(KeyError, match=f"no session .*: a session's id is an integer, got {kind}"):
         SessionEngine(store, session_id, "t", lambda *a, **k: None)
     assert SessionEngine(store, np.int64(1), "t", lambda *a, **k: None).id == 1
 

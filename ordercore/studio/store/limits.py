@@ -84,8 +84,11 @@ def check_row(value, n_rows: int, what: str) -> int:
 
 def id_number(value, what: str) -> int:
     """A row's id as given by a caller: an integer (not a bool) within the Integer column's range
-    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INTEGER:
+    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else, and for
+    no integer (True, 1.0, '1') saying that an id is one."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise KeyError(f"no {what} {value!r}: a {what}'s id is an integer, got {type(value).__name__}")
+    if abs(value) > MAX_INTEGER:
         raise KeyError(f"no {what} {value!r}")
     return int(value)
 
