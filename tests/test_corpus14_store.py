@@ -98,6 +98,10 @@ def test_a_name_stored_decomposed_before_is_found_and_taken(store):
         (pd.DataFrame({"a": [1.0, 2.0], "b": ["x", 10**400]}), None, ValueError, "column 'b' .* at row 1"),
         (pd.DataFrame({"a": ["x", "y"], "b": [(1, 2), "z"]}), None, TypeError, "column 'b' holds tuple values"),
         (pd.DataFrame({1: [1.0], "1": [2.0]}), None, ValueError, "column '1' twice"),
+        (pd.DataFrame({"a": [1.0], "": [2.0]}), None, ValueError, "column 2 has no name"),
+        (pd.DataFrame({" ": [1.0], "b": [2.0]}), None, ValueError, "column 1 has no name"),
+        (pd.DataFrame({None: [1.0], "b": [2.0]}), None, ValueError, "column 1 has no name"),
+        (pd.DataFrame({np.nan: [1.0], "b": [2.0]}), None, ValueError, "column 1 has no name"),
     ],
 )
 def test_a_frame_the_studio_cannot_use_is_refused(store, frame, content, error, words):

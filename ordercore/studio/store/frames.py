@@ -16,7 +16,8 @@ from ordercore.inputs.printable import quoted
 def check_frame(frame, content) -> None:
     """``TypeError``/``ValueError`` in words for a table the Studio cannot use, as the table readers refuse it
     (``data.tables.read_csv``): no DataFrame, ``content`` that is no bytes, more than one row of column
-    names, no rows or no columns, a name given twice (also as 1 and '1': stored as text); then ``_check_cells``."""
+    names, no rows or no columns, a column with no name (None, NaN, blank) or a name given twice (also as 1 and
+    '1': stored as text); then ``_check_cells``."""
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"a data set's frame must be a pandas DataFrame, got {type(frame).__name__}")
     if content is not None and not isinstance(content, bytes):
@@ -33,7 +34,10 @@ def check_frame(frame, content) -> None:
     if frame.shape[1] == 0:
         raise ValueError("the frame has no columns; a data set needs at least one")
     seen: dict[str, int] = {}
-    for position, name in enumerate(map(str, frame.columns), 1):
+    for position, name in enumerate(frame.columns, 1):
+        if name is None or (isinstance(name, float) and name != name) or not str(name).strip():
+            raise ValueError(f"the frame's column {position} has no name ({quoted(name)}): name it, or remove it")
+        name = str(name)
         if name in seen:
             raise ValueError(f"the frame names the column {quoted(name)} twice (columns {seen[name]} and {position})")
         seen[name] = position
