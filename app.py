@@ -16,12 +16,12 @@ def create_session() -> None:
     """Create the session named in the sidebar and select it (a callback: runs before the rerun)."""
     name = (st.session_state.get("new_session_name") or "").strip()
     try:
-        app_state.store().create_session(name)
+        created = app_state.store().create_session(name)
     except ValueError as error:
         st.session_state.session_error = str(error)
         return
     st.session_state.session_error = st.session_state.session_note = None
-    st.session_state.session_name = st.session_state.session_picker = name
+    st.session_state.session_name = st.session_state.session_picker = created.name  # as stored: composed (NFC)
     st.session_state.new_session_name = ""
     app_state.forget_choices()  # the new session starts from the default choices
 
@@ -51,6 +51,11 @@ def arrive_from_url(names: list[str]) -> None:
         return
     app_state.arrive_choices()  # the choices kept beside them (Pairwise's "Pairs from", ...)
     wanted, who = st.query_params.get("session"), st.query_params.get("annotator", "")
+    if wanted is not None and wanted not in names:
+        try:  # the name as stored: 'José' typed with a combining accent names the session 'José'
+            wanted = app_state.store().session(wanted).name
+        except KeyError:
+            pass
     st.session_state.session_name = wanted if wanted in names else None
     if wanted is None and len(names) == 1:
         st.session_state.session_name = names[0]

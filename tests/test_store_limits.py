@@ -145,7 +145,7 @@ def test_values_past_the_database_limits_are_refused_before_writing(store, monke
             "control character: U\\+0000 NUL at position 1",
         ),
         (lambda: store.add_answer(session.id, 0, 2, "a", "a" * 10_000), ValueError, "at most 60"),
-        (lambda: store.add_model_run(session.id, "svr", {"C": object()}, {}, 3), TypeError, "dicts of numbers"),
+        (lambda: store.add_model_run(session.id, "svr", {"C": object()}, {}, 3), TypeError, "parameter C holds"),
         (lambda: store.add_answer(session.id, 0, 2, ["a"], "ann"), ValueError, "choice must be one of"),
         (lambda: store.add_answer(session.id, 0, 2, "a", "ann", weight="2"), ValueError, "a number in"),
         (lambda: store.add_answer(session.id, 0, 2, "a", "ann", weight=1e9), ValueError, r"\[0, 1e\+06\].*1000000000"),

@@ -59,7 +59,7 @@ class SessionEngine:
     count or replace it).  Thread-safe: one engine serves every tab of a Studio process."""
 
     def __init__(self, store: Store, session_id: int, owner: str | None = None, start_assessment=BackgroundAssessment):
-        self.store, self.id = store, int(session_id)
+        self.store, self.id = store, store.session_by_id(session_id).id  # KeyError: an unknown id, True, 1.0
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.trust = SessionTrust(store, self.id, self.owner, start_assessment, on_change=self.changed)
         self.models = SessionModels(self._record_run)
@@ -69,7 +69,6 @@ class SessionEngine:
         self._follow_up = threading.Condition()
         self._wanted = False  # a follow-up is asked for
         self._follower: threading.Thread | None = None
-        self.info()  # KeyError for an unknown session
 
     # ------------------------------------------------------------------------------ the stored session
     def info(self) -> SessionInfo:

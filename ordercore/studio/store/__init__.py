@@ -18,12 +18,13 @@ meanwhile is a ``ValueError`` like any taken name.
   to the tables (how to add one: its docstring);
 - ``database``: where the database is, how it is opened, and ``Store`` itself;
 - ``sessions``: sessions, data sets, settings, revision, and the session lock every write takes;
+- ``frames``: the tables a data set takes, and what identifies one given without its CSV;
 - ``items``: answers and grades, created, edited, undone and removed by one mechanism;
 - ``rules``: rules and their preferences; an identical rule is refused;
 - ``preferences``: preference rows and blocks, read back in the order written;
 - ``transfer``: exports and imports; ``queue``: the shared queue; ``model_runs``: model runs;
 - ``assessments``: trust assessments computed once and shared by everyone on the store;
-- ``limits``: the checks of every value against the database's limits;
+- ``limits``: the checks of every value against the database's limits (names composed, JSON finite);
 - ``locking``: how long a write waits for another's lock, and ``StoreBusyError`` when it gives up.
 """
 

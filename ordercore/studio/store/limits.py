@@ -4,9 +4,11 @@ value sizes, NUL characters) before anything is written, and refused in words (`
 
 from __future__ import annotations
 
+import json
 import numbers
 import unicodedata
 
+import numpy as np
 import sqlalchemy as sa
 
 from ordercore.inputs.printable import quoted, unprintable
@@ -37,6 +39,12 @@ def check_annotator(name) -> str:
     if not name.isprintable():
         raise ValueError(f"an annotator name may not hold {unprintable(name)}")
     return name
+
+
+def composed(value):
+    """Text in Unicode's composed form (NFC: 'José' typed with e + a combining accent is 'José' typed with é),
+    stripped; anything else as given (for the checks to refuse in words)."""
+    return unicodedata.normalize("NFC", value.strip()) if isinstance(value, str) else value
 
 
 def check_name(value: str, what: str, column: sa.Column) -> str:
@@ -76,7 +84,50 @@ def check_row(value, n_rows: int, what: str) -> int:
 
 def id_number(value, what: str) -> int:
     """A row's id as given by a caller: an integer (not a bool) within the Integer column's range
-    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or abs(value) > MAX_INTEGER:
+    (PostgreSQL refuses to compare one with a number beyond it); ``KeyError`` naming ``what`` else, and for
+    no integer (True, 1.0, '1') saying that an id is one."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise KeyError(f"no {what} {value!r}: a {what}'s id is an integer, got {type(value).__name__}")
+    if abs(value) > MAX_INTEGER:
         raise KeyError(f"no {what} {value!r}")
     return int(value)
+
+
+def json_text(values, what: str, entry: str) -> str:
+    """``values``, a dict of JSON values (numbers, text, True/False, None, lists, dicts), as stored JSON text,
+    numpy numbers as the Python numbers they hold; ``what`` names the dict ('session settings'), ``entry`` one
+    of its values ('session setting').  ``TypeError`` naming the entry (its keys joined by '.', list positions
+    in brackets) that holds another value (a set: float()'s words named no key) or a key that is no text;
+    ``ValueError`` naming one that holds NaN or ±infinity (JSON has neither: json.dumps wrote NaN and Infinity,
+    and a model run's inf MAE was stored without a word)."""
+    if not isinstance(values, dict):
+        raise TypeError(f"{what} must be a dict, got {type(values).__name__}")
+    return json.dumps(_json_value(values, "", what, entry), allow_nan=False)
+
+
+def _json_value(value, path: str, what: str, entry: str):
+    """``value`` at ``path`` of ``json_text``'s dict, as a plain JSON value."""
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                inside = f" in {path}" if path else ""
+                raise TypeError(f"{entry} key {key!r}{inside} is a {type(key).__name__}: keys must be text")
+        return {key: _json_value(item, f"{path}.{key}" if path else key, what, entry) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(item, f"{path}[{position}]", what, entry) for position, item in enumerate(value)]
+    if isinstance(value, np.bool_ | np.integer | np.floating):
+        value = value.item()
+    if value is None or isinstance(value, str | bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if not np.isfinite(value):
+            noun = entry.split()[-1]
+            raise ValueError(f"{entry} {path or what} is {value}: a {noun} must be a finite number")
+        return value
+    raise TypeError(
+        f"{entry} {path or what} holds a value of type {type(value).__name__}: {what} must hold JSON values "
+        "(numbers, text, True/False, None, lists, dicts)"
+    )

@@ -8,19 +8,9 @@ import json
 import pandas as pd
 import sqlalchemy as sa
 
-from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
+from ordercore.studio.store.limits import check_count, check_name, check_size, id_number, json_text
 from ordercore.studio.store.schema import model_runs
 from ordercore.studio.store.sessions import known_session, now, touch
-
-
-def _model_json(values) -> str:
-    """A model run's parameters or metrics as stored: a dict of JSON values, numpy numbers as floats."""
-    try:
-        if not isinstance(values, dict):
-            raise TypeError(f"got {type(values).__name__}")
-        return json.dumps(values, default=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"model parameters and metrics must be dicts of numbers and text: {error}") from None
 
 
 class ModelRunStore:
@@ -29,11 +19,13 @@ class ModelRunStore:
     engine: sa.Engine
 
     def add_model_run(self, session_id: int, model: str, parameters: dict, metrics: dict, n_preferences: int) -> int:
+        """Record a fit of ``model``: its ``parameters`` and ``metrics`` are dicts of JSON values, numbers finite
+        (``limits.json_text``); refused in words naming the entry before anything is written."""
         session_id = id_number(session_id, "session")
         values = {
             "model": check_name(model, "model", model_runs.c.model),
-            "parameters": check_size(_model_json(parameters), "the model's parameters"),
-            "metrics": check_size(_model_json(metrics), "the model's metrics"),
+            "parameters": check_size(json_text(parameters, "model parameters", "model parameter"), "the parameters"),
+            "metrics": check_size(json_text(metrics, "model metrics", "model metric"), "the metrics"),
             "n_preferences": check_count(n_preferences, "the number of preferences"),
         }
         with self.engine.begin() as connection:

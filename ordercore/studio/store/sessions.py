@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -23,7 +24,8 @@ from ordercore.inputs.printable import quoted
 from ordercore.lp.problem import TargetScaling
 from ordercore.preferences import PreferenceSet
 from ordercore.studio.splits import check_split
-from ordercore.studio.store.limits import check_count, check_name, check_size, id_number
+from ordercore.studio.store.frames import check_frame, frame_bytes
+from ordercore.studio.store.limits import check_count, check_name, check_size, composed, id_number, json_text
 from ordercore.studio.store.schema import (
     answers,
     datasets,
@@ -198,7 +200,8 @@ def rating_scale(settings: dict) -> int:
 def _settings_json(settings) -> str:
     """A session's settings as stored: a dict of JSON values (text escaped, so NUL is stored as
     \\u0000), its 'n_rows', if set, a row count, its rating scale one ``rating_scale`` takes, its
-    'label_scaling', if set, one ``label_scaling`` takes; ``TypeError``/``ValueError`` otherwise."""
+    'label_scaling', if set, one ``label_scaling`` takes, no NaN or infinity (``limits.json_text``);
+    ``TypeError``/``ValueError`` otherwise."""
     if not isinstance(settings, dict):
         raise TypeError(f"session settings must be a dict, got {type(settings).__name__}")
     if settings.get("n_rows") is not None:
@@ -207,34 +210,7 @@ def _settings_json(settings) -> str:
         raise TypeError("the session's rating settings ('ratings') must be a dict")
     rating_scale(settings)
     label_scaling(settings)
-    _refuse_non_finite(settings, "")
-    try:
-        text = json.dumps(settings, default=_python_number, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"session settings must hold JSON values (numbers, text, lists, dicts): {error}") from None
-    return check_size(text, "the session settings")
-
-
-def _refuse_non_finite(value, path: str) -> None:
-    """``ValueError`` naming the setting (its keys joined by '.', list positions in brackets) that holds NaN or
-    ±infinity (json.dumps wrote them as NaN and Infinity, which JSON has not, and a model setting read back as
-    NaN failed later, far from its cause)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _refuse_non_finite(item, f"{path}.{key}" if path else str(key))
-    elif isinstance(value, list | tuple):
-        for position, item in enumerate(value):
-            _refuse_non_finite(item, f"{path}[{position}]")
-    elif isinstance(value, float | np.floating) and not np.isfinite(value):
-        raise ValueError(f"session setting {path or 'settings'} is {float(value)}: a setting must be a finite number")
-
-
-def _python_number(value):
-    """A numpy number in settings as the Python number it holds (np.int64(4) from a page's widget: a
-    grade takes it, so does a setting); ``TypeError`` for anything else JSON cannot hold."""
-    if isinstance(value, np.bool_ | np.integer | np.floating):
-        return value.item()
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return check_size(json_text(settings, "session settings", "session setting"), "the session settings")
 
 
 def contents(connection, session_id: int) -> dict:
@@ -274,20 +250,6 @@ def _dataset_exists(connection, dataset_id) -> bool:
     return connection.execute(query).scalar() is not None
 
 
-def _check_cells(frame: pd.DataFrame) -> None:
-    """``TypeError`` naming the first column holding a value that is no number or text (a dict, a list:
-    pandas said "unhashable type: 'dict'")."""
-    for position, column in enumerate(frame.columns):
-        values = frame.iloc[:, position]
-        if values.dtype != object:
-            continue
-        for value in values:
-            if isinstance(value, dict | list | set):
-                raise TypeError(
-                    f"column {quoted(column)} holds {type(value).__name__} values; a data set holds numbers or text"
-                )
-
-
 def _dataset_shape(connection, dataset_id) -> tuple[int, list[str]] | None:
     """(n_rows, column names) of a data set, or None for no data set."""
     if dataset_id is None:
@@ -309,12 +271,14 @@ def _check_on_table(settings: dict, n_rows: int, columns: list[str]) -> None:
         row_numbers(settings.get(key) or [], n_rows, f"{key} row")
 
 
-def _frame_bytes(frame: pd.DataFrame) -> bytes:
-    """What identifies a table given without its CSV: its column names and types, then its index and
-    values (``hash_pandas_object`` hashes values only: a table with renamed columns was taken for the
-    first, and given its id, name and columns)."""
-    header = json.dumps([[str(name), str(dtype)] for name, dtype in frame.dtypes.items()]).encode()
-    return header + b"\n" + pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes()
+def _session_named(connection, name: str) -> int | None:
+    """The id of the session named ``name`` (composed, ``limits.composed``), or None: one read by the name, then,
+    for a name stored before names were composed (e + a combining accent), each stored name composed."""
+    found = connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar()
+    if found is not None:
+        return int(found)
+    held = connection.execute(sa.select(sessions.c.id, sessions.c.name)).all()
+    return next((int(row.id) for row in held if unicodedata.normalize("NFC", row.name) == name), None)
 
 
 def _dataset_with_content(connection, digest: str) -> int | None:
@@ -330,13 +294,13 @@ class SessionStore:
     def add_dataset(self, name: str, frame: pd.DataFrame, content: bytes | None = None) -> int:
         """The id of the data set with this content (added if new): ``content`` (CSV bytes of an upload, at
         most ``MAX_DATASET_BYTES``, kept so that a session can reopen it), else the table's column names,
-        types and values (``_frame_bytes``)."""
+        types and values (``frames.frame_bytes``).  A ``frame`` the Studio cannot use is refused in words before
+        anything is written (``frames.check_frame``)."""
         name = check_name(name, "data set name", datasets.c.name)
+        check_frame(frame, content)
         if content is not None and len(content) > MAX_DATASET_BYTES:
             raise ValueError(f"uploads are limited to {MAX_DATASET_BYTES // 2**20} MB")
-        if content is None:
-            _check_cells(frame)
-        digest = hashlib.sha256(content if content is not None else _frame_bytes(frame)).hexdigest()
+        digest = hashlib.sha256(content if content is not None else frame_bytes(frame)).hexdigest()
         values = {
             "content_hash": digest,
             "name": name,
@@ -368,10 +332,11 @@ class SessionStore:
         return dict(row)
 
     def create_session(self, name: str, dataset_id: int | None = None, settings: dict | None = None) -> SessionInfo:
-        """A new, empty session; ``ValueError`` if the name is taken (also by another process at the
-        same moment) or for data settings no session can open with (``splits.check_split``), ``KeyError``
-        for an unknown data set; nothing is written then."""
-        name = check_name(name, "session name", sessions.c.name)
+        """A new, empty session; ``ValueError`` if the name, stripped and composed (``limits.composed``), is taken
+        (also by another process at the same moment, or spelt with combining accents) or for data settings no
+        session can open with (``splits.check_split``), ``KeyError`` for an unknown data set; nothing is written
+        then."""
+        name = check_name(composed(name), "session name", sessions.c.name)
         settings = {} if settings is None else settings
         stored = _settings_json(settings)
         check_split(settings)
@@ -380,7 +345,7 @@ class SessionStore:
             with self.engine.begin() as connection:
                 if dataset_id is not None and not _dataset_exists(connection, dataset_id):
                     raise KeyError(f"no data set {dataset_id}")
-                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is not None:
+                if _session_named(connection, name) is not None:
                     raise taken
                 created = now()
                 session_id = connection.execute(
@@ -390,7 +355,7 @@ class SessionStore:
                 ).inserted_primary_key[0]
         except sa.exc.IntegrityError:  # the unique name, taken by a write committed after the check
             with self.engine.connect() as connection:
-                if connection.execute(sa.select(sessions.c.id).where(sessions.c.name == name)).scalar() is None:
+                if _session_named(connection, name) is None:
                     raise
             raise taken from None
         return SessionInfo(int(session_id), name, dataset_id, settings)
@@ -404,7 +369,13 @@ class SessionStore:
             return pd.DataFrame(connection.execute(query).mappings().all(), columns=list(query.selected_columns.keys()))
 
     def session(self, name: str) -> SessionInfo:
-        return self._session(sessions.c.name == name, f"no session named {name!r}")
+        """The session named ``name``, stripped and composed as names are stored (``limits.composed``): 'José'
+        typed with a combining accent names the session 'José'; ``KeyError`` if there is none."""
+        with self.engine.connect() as connection:
+            session_id = _session_named(connection, composed(name)) if isinstance(name, str) else None
+        if session_id is None:
+            raise KeyError(f"no session named {name!r}")
+        return self.session_by_id(session_id)
 
     def session_by_id(self, session_id: int) -> SessionInfo:
         session_id = id_number(session_id, "session")
