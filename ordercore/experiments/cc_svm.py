@@ -176,10 +176,9 @@ class ConstraintClassificationSVM(BaseEstimator):
 def _checked_preferences(preferences, n_samples: int) -> PreferenceSet:
     """A PreferenceSet over rows of an X with n_samples rows, with at least one pair."""
     if not isinstance(preferences, PreferenceSet):
-        scores = np.asarray(preferences, dtype=np.float64)
-        if scores.shape != (n_samples,):
-            raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {scores.shape}")
-        preferences = preferences_from_scores(scores)
+        if np.shape(preferences) != (n_samples,):  # before preferences_from_scores checks the values
+            raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {np.shape(preferences)}")
+        preferences = preferences_from_scores(preferences)
     preferences.check_indices(n_samples)
     if preferences.is_unary.any():
         raise ValueError("CC-SVM learns from pairs of rows; unary bounds (ZERO) have no pair")

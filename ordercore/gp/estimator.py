@@ -23,7 +23,7 @@ from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
-from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, real_numbers, validate_data
 from ordercore.inputs.printable import quoted
 from ordercore.models.files import save_model
 from ordercore.numerics.magnitudes import check_kernel_input, standard_deviation
@@ -61,9 +61,9 @@ samples; ``bench/gp_prior_selection.py``): 2.16 was best on Boston and better th
 
 
 def preferences_from_scores(y) -> PreferenceSet:
-    """Every pair of rows with different finite scores y (n,), the higher one preferred.
-
-    NaN marks rows without a score.  Raises ``ValueError`` beyond ``MAX_SCORE_PAIRS`` pairs."""
+    """Every pair of rows with different finite scores y (n,), the higher one preferred; NaN marks rows
+    without a score.  ``ValueError`` beyond ``MAX_SCORE_PAIRS`` pairs, or for dates (``real_numbers``)."""
+    real_numbers(y, "scores y")
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 1:
         raise ValueError(f"scores y must be one-dimensional, got shape {y.shape}")
