@@ -1,6 +1,7 @@
 """The fourteenth corpus's estimator cases (issue 32, "nothing silently wrong"): y of dates, durations or
 complex numbers, which numpy cast to nanoseconds or to their real part, fitted and scored without a word
-(R1: DT10, DT26, DT27, DT28, DT29)."""
+(R1: DT10, DT26, DT27, DT28, DT29); suggest_pairs asking one question twice in a batch, for a candidate
+given twice or both ways round (R17: SH27, SH28, SH29)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from ordercore import (
 )
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
+from ordercore.pair_scores import RecentRows, rank_unsettled
+from ordercore.preferences import PreferenceSet
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(0, 1, (12, 2))
@@ -95,3 +98,50 @@ def test_real_labels_in_an_object_array_still_fit():
     numbers[3] = np.nan
     expected = OrderPreferenceRegressor().fit(X, numbers).predict(X)
     np.testing.assert_allclose(OrderPreferenceRegressor().fit(X, y).predict(X), expected)
+
+
+# ------------------------------------------------------------------------ R17: one question asked twice
+CANDIDATES = [(20, 21), (20, 21), (21, 20), (22, 23), (23, 22), (24, 25)]
+QUESTIONS = {frozenset(pair) for pair in CANDIDATES}  # by hand: {20, 21}, {22, 23}, {24, 25}
+X30 = RNG.uniform(0, 1, (30, 2))
+PAIRS10 = PreferenceSet(list(range(0, 20, 2)), list(range(1, 20, 2)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: GPPreferenceModel(random_state=0, n_restarts=0).fit(X30, PAIRS10),
+        lambda: OrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
+        lambda: TwoNormOrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
+    ],
+    ids=["GP (SH27, SH28)", "LP (SH29)", "QP"],
+)
+@pytest.mark.parametrize("k", [2, 3, 6])
+def test_suggest_pairs_asks_each_question_once_in_a_batch(make, k):
+    """SH27-SH29: [[20, 21], [20, 21]] and [[20, 21], [21, 20]] were suggested; the batch holds min(k, 3)
+    different questions, each once, and the best score of each."""
+    chosen, scores = make().suggest_pairs(CANDIDATES, k=k, return_scores=True)
+    asked = [frozenset(pair) for pair in chosen.tolist()]
+    assert len(asked) == len(set(asked)) == min(k, len(QUESTIONS))
+    assert set(asked) <= QUESTIONS
+    assert list(scores) == sorted(scores, reverse=True)
+
+
+def test_rank_unsettled_keeps_the_better_way_round_of_a_repeated_pair():
+    """Hand-made scores: (1, 0) scores 5 and (0, 1) 3, so (1, 0) is asked, then (2, 3), never (0, 1)."""
+    pairs = np.array([[0, 1], [1, 0], [2, 3], [0, 1]])
+    chosen, scores = rank_unsettled(np.array([3.0, 5.0, 1.0, 4.0]), pairs, 4, PreferenceSet.empty())
+    assert chosen.tolist() == [[1, 0], [2, 3]] and scores.tolist() == [5.0, 1.0]
+
+
+@pytest.mark.parametrize("recent", [None, RecentRows(np.array([[7, 8]]), window=1)])
+def test_the_studio_choice_by_kinds_and_recent_rows_asks_each_question_once(recent):
+    """The Studio's choice (kinds and slots, recent rows): slot 0 takes (1, 0), slot 1 (kind 1) would take
+    its repeat (0, 1) but it is asked: it takes the next of kind 1, (4, 5); slot 0 then (2, 3); the last slot
+    finds only the repeat left: three questions, not four."""
+    pairs = np.array([[0, 1], [1, 0], [2, 3], [4, 5]])
+    kinds = np.array([1, 0, 0, 1])
+    chosen, _ = rank_unsettled(
+        np.array([9.0, 5.0, 1.0, 0.5]), pairs, 4, PreferenceSet.empty(), recent=recent, kinds=kinds, slots=[0, 1, 0, 1]
+    )
+    assert chosen.tolist() == [[1, 0], [4, 5], [2, 3]]
