@@ -233,7 +233,7 @@ def rank_unsettled(
     when none of that kind is left (or, with ``recent``, none of it is free of recent rows), the best of
     the others.  A pair given more than once among the candidates (either way round) is one question:
     it is chosen at most once (the k pairs asked in one batch are distinct)."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
+    if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:  # True was taken for 1
         raise ValueError(f"k must be a positive integer, got {k!r}")
     settlement = Settlement(preferences, candidate_pairs, graph)
     questions = _questions(candidate_pairs)

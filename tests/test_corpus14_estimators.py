@@ -1,7 +1,8 @@
 """The fourteenth corpus's estimator cases (issue 32, "nothing silently wrong"): y of dates, durations or
 complex numbers, which numpy cast to nanoseconds or to their real part, fitted and scored without a word
 (R1: DT10, DT26, DT27, DT28, DT29); suggest_pairs asking one question twice in a batch, for a candidate
-given twice or both ways round (R17: SH27, SH28, SH29)."""
+given twice or both ways round (R17: SH27, SH28, SH29); a switch read by truthiness, return_std='yes'
+(R15: GP20)."""
 
 from __future__ import annotations
 
@@ -107,15 +108,14 @@ X30 = RNG.uniform(0, 1, (30, 2))
 PAIRS10 = PreferenceSet(list(range(0, 20, 2)), list(range(1, 20, 2)))
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: GPPreferenceModel(random_state=0, n_restarts=0).fit(X30, PAIRS10),
-        lambda: OrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
-        lambda: TwoNormOrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
-    ],
-    ids=["GP (SH27, SH28)", "LP (SH29)", "QP"],
-)
+SUGGESTING = [  # fitted models with suggest_pairs
+    lambda: GPPreferenceModel(random_state=0, n_restarts=0).fit(X30, PAIRS10),
+    lambda: OrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
+    lambda: TwoNormOrderPreferenceRegressor().fit(X30, np.r_[X30[:10, 0], [np.nan] * 20], PAIRS10),
+]
+
+
+@pytest.mark.parametrize("make", SUGGESTING, ids=["GP (SH27, SH28)", "LP (SH29)", "QP"])
 @pytest.mark.parametrize("k", [2, 3, 6])
 def test_suggest_pairs_asks_each_question_once_in_a_batch(make, k):
     """SH27-SH29: [[20, 21], [20, 21]] and [[20, 21], [21, 20]] were suggested; the batch holds min(k, 3)
@@ -145,3 +145,29 @@ def test_the_studio_choice_by_kinds_and_recent_rows_asks_each_question_once(rece
         np.array([9.0, 5.0, 1.0, 0.5]), pairs, 4, PreferenceSet.empty(), recent=recent, kinds=kinds, slots=[0, 1, 0, 1]
     )
     assert chosen.tolist() == [[1, 0], [4, 5], [2, 3]]
+
+
+# ------------------------------------------------------------------------ R15: switches read by truthiness
+@pytest.mark.parametrize("flag", ["yes", "no", 1, 0, None, np.array([True])])
+def test_predict_return_std_must_be_true_or_false(flag):
+    """GP20: return_std='yes' returned (mean, std), and so would 'no'."""
+    with pytest.raises(TypeError, match=r"^return_std must be True or False, got "):
+        GPPreferenceModel(random_state=0, n_restarts=0).fit(X30, PAIRS10).predict(X30[:2], return_std=flag)
+
+
+@pytest.mark.parametrize("make", SUGGESTING[:2], ids=["GP", "LP"])
+def test_suggest_pairs_switches_and_k_are_checked(make):
+    model = make()
+    with pytest.raises(TypeError, match=r"^return_scores must be True or False, got str 'no'"):
+        model.suggest_pairs(CANDIDATES, k=2, return_scores="no")
+    with pytest.raises(ValueError, match=r"^k must be a positive integer, got True"):
+        model.suggest_pairs(CANDIDATES, k=True)
+
+
+def test_numpy_booleans_are_switches_too():
+    """np.True_ and np.False_ give what True and False give: (mean, std) and the mean alone, the same
+    numbers."""
+    model = GPPreferenceModel(random_state=0, n_restarts=0).fit(X30, PAIRS10)
+    mean, std = model.predict(X30[:3], return_std=np.True_)
+    np.testing.assert_array_equal(model.predict(X30[:3], return_std=np.False_), mean)
+    np.testing.assert_array_equal(std, model.predict(X30[:3], return_std=True)[1])

@@ -24,6 +24,7 @@ from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evid
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
 from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, real_numbers, validate_data
+from ordercore.inputs.flags import true_or_false
 from ordercore.inputs.printable import quoted
 from ordercore.models.files import save_model
 from ordercore.numerics.magnitudes import check_kernel_input, standard_deviation
@@ -444,7 +445,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         X = self._standardise(X)
         cross = self._kernel()(X, self._inputs)
         mean = cross @ self._alpha
-        if not return_std:
+        if not true_or_false(return_std, "return_std"):
             return mean
         variance = self._kernel().diagonal(X) - np.einsum("ij,ij->i", cross @ self._predictive_matrix, cross)
         return mean, np.sqrt(np.maximum(variance, 0.0))
@@ -496,4 +497,4 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
             mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
             scores = bald_information(mean, variance, self.noise_)
         chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
-        return (chosen, chosen_scores) if return_scores else chosen
+        return (chosen, chosen_scores) if true_or_false(return_scores, "return_scores") else chosen

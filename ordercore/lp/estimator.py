@@ -25,6 +25,7 @@ from ordercore.inputs.fit_inputs import (
     real_numbers,
     validate_data,
 )
+from ordercore.inputs.flags import true_or_false
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
@@ -133,7 +134,7 @@ class KernelPreferenceRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin
         given to ``fit``.  Returns an int array (≤ k, 2), and with ``return_scores`` also the scores."""
         check_is_fitted(self)
         chosen, scores = suggest_by_order(self, self._fit_X, candidate_pairs, k, self.preferences_, reference)
-        return (chosen, scores) if return_scores else chosen
+        return (chosen, scores) if true_or_false(return_scores, "return_scores") else chosen
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
         """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``).
