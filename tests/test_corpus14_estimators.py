@@ -2,7 +2,7 @@
 complex numbers, which numpy cast to nanoseconds or to their real part, fitted and scored without a word
 (R1: DT10, DT26, DT27, DT28, DT29); suggest_pairs asking one question twice in a batch, for a candidate
 given twice or both ways round (R17: SH27, SH28, SH29); a switch read by truthiness, return_std='yes'
-(R15: GP20)."""
+(R15: GP20); a row count that is no count (R3: SH24); NPSVOR's n_jobs=0 reaching joblib (R4: PA20)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import datetime
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.utils._param_validation import InvalidParameterError
 
 from ordercore import (
     NPSVOR,
@@ -171,3 +172,33 @@ def test_numpy_booleans_are_switches_too():
     mean, std = model.predict(X30[:3], return_std=np.True_)
     np.testing.assert_array_equal(model.predict(X30[:3], return_std=np.False_), mean)
     np.testing.assert_array_equal(std, model.predict(X30[:3], return_std=True)[1])
+
+
+# ------------------------------------------------------------------------ R3: row counts, R4: n_jobs
+@pytest.mark.parametrize("n_samples", [-5, 3.5, True, "x", None, np.nan])
+def test_fit_plan_refuses_an_n_samples_that_is_no_count(n_samples):
+    """SH24: fit_plan(-5, ...) said 'X has -5 rows but preferences ... refer to rows up to 1'."""
+    with pytest.raises(ValueError, match=r"^n_samples \(X's rows\) must be a whole number >= 0, got "):
+        GPPreferenceModel().fit_plan(n_samples, PreferenceSet([0], [1]))
+
+
+def test_fit_plan_of_a_whole_float_count_is_that_of_the_int():
+    """20.0 rows plan as 20: the distinct rows the preferences name (by hand: 0 … 19, 20 latent values) and
+    their 10 pairs."""
+    plan = GPPreferenceModel().fit_plan(20.0, PAIRS10)
+    assert (plan.n_latent, plan.n_pairs) == (20, 10)
+    assert plan == GPPreferenceModel().fit_plan(20, PAIRS10)
+
+
+@pytest.mark.parametrize("n_jobs", [0, True, 1.5])
+def test_npsvor_refuses_n_jobs_0_before_fitting(n_jobs):
+    """PA20: n_jobs=0 met joblib's 'n_jobs == 0 in Parallel has no meaning' during fit."""
+    with pytest.raises(InvalidParameterError, match=r"'n_jobs' parameter of NPSVOR must be"):
+        NPSVOR(n_jobs=n_jobs).fit(X, RANKS)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 1, 2, -1, -2])
+def test_npsvor_counts_of_threads_fit_alike(n_jobs):
+    """Every accepted n_jobs gives the one-thread fit (the K rank problems are independent)."""
+    expected = NPSVOR(random_state=0).fit(X, RANKS).predict(X)
+    np.testing.assert_array_equal(NPSVOR(random_state=0, n_jobs=n_jobs).fit(X, RANKS).predict(X), expected)

@@ -23,6 +23,7 @@ from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
+from ordercore.inputs.counts import whole_number
 from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, real_numbers, validate_data
 from ordercore.inputs.flags import true_or_false
 from ordercore.inputs.printable import quoted
@@ -171,9 +172,8 @@ GP_PARAMETER_CONSTRAINTS: dict = {
 
 
 class LaplaceGPMixin:
-    """What the GP estimators share: standardised inputs, the Laplace fit at hyperparameters chosen
-    by evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for
-    prediction."""
+    """What the GP estimators share: standardised inputs, the Laplace fit at hyperparameters chosen by
+    evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for prediction."""
 
     def _fit_laplace(self, X: np.ndarray, rows, pairs: PairData, n_blocks: int = 1, progress=None):
         """The Laplace fit over the latent values of X[rows] (n_blocks GPs sharing one kernel), exact or
@@ -390,8 +390,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
             )
         check_rows(X)
         X = validate_data(self, X, dtype=np.float64)
-        preferences = _pairwise_preferences(preferences, X.shape[0])
-        instances, pairs = _instance_pairs(preferences)
+        instances, pairs = _instance_pairs(preferences := _pairwise_preferences(preferences, X.shape[0]))
         fit = self._fit_laplace(X, instances, pairs, progress=progress)
         self.X_fit_, self.instances_ = X, instances
         self.latent_ = fit.instance_latent
@@ -403,6 +402,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         """The fit that ``fit(X, preferences)`` would run, for an X of n_samples rows, without running
         it: ``MemoryBudgetError`` (or the errors of bad input) as ``fit`` would raise them."""
         self._validate_params()
+        n_samples = whole_number(n_samples, "n_samples (X's rows)")  # -5 was said as 'X has -5 rows'
         instances, pairs = _instance_pairs(_pairwise_preferences(preferences, n_samples))
         return self._plan(pairs.n_latent, pairs.winner.size, instances.size, 1)
 
