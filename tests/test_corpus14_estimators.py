@@ -11,6 +11,7 @@ import datetime
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ordercore import (
@@ -20,6 +21,7 @@ from ordercore import (
     MPMRegressor,
     OrderPreferenceRegressor,
     TwoNormOrderPreferenceRegressor,
+    solve_order_preference_lp,
 )
 from ordercore.experiments.cc_svm import ConstraintClassificationSVM
 from ordercore.lp.average import AveragedOrderPreferenceRegressor
@@ -84,6 +86,17 @@ def test_score_refuses_y_of_dates_durations_or_complex_numbers(name, kind):
     y, words, _ = NOT_REAL[kind]
     with pytest.raises(ValueError, match=rf"y must hold real numbers, got {words}"):
         _fitted(name).score(X, y)
+
+
+@pytest.mark.parametrize("kind", ["datetime64", "timedelta64", "complex", "dates with a time zone"])
+def test_the_cold_lp_solve_refuses_y_and_x_that_are_no_real_numbers(kind):
+    """solve_order_preference_lp, the LP from arrays, read dates as nanoseconds too."""
+    y, words, _ = NOT_REAL[kind]
+    arguments = {"labeled": np.arange(12), "preferences": PreferenceSet.empty(), "kernel": rbf_kernel}
+    with pytest.raises(ValueError, match=rf"^y must hold real numbers, got {words}"):
+        solve_order_preference_lp(X, y=y, **arguments, lambda1=0.1, lambda2=1.0)
+    with pytest.raises(ValueError, match=rf"^X must hold real numbers, got {words}"):
+        solve_order_preference_lp(np.column_stack([y, y]), y=NUMBERS, **arguments, lambda1=0.1, lambda2=1.0)
 
 
 def test_the_scores_of_preference_models_are_named_scores_y():

@@ -37,7 +37,10 @@ def _length(length: int | None) -> str:
 NOT_REAL = {
     "M": ("dates or times", "convert them to numbers first (e.g. days since a start date)"),
     "m": ("durations", "convert them to numbers first (e.g. in days or hours)"),
-    "c": ("complex numbers", "Complex data not supported; give real numbers (e.g. y.real if the imaginary part is 0)"),
+    "c": (
+        "complex numbers",
+        "Complex data not supported; give real numbers (the real part, if the imaginary part is 0)",
+    ),
 }
 """What y must not hold, by numpy's dtype kind (its words, what to do instead): numpy casts dates and
 durations to nanoseconds and complex numbers to their real part, so y of them was fitted and scored
