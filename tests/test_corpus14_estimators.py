@@ -99,6 +99,19 @@ def test_the_cold_lp_solve_refuses_y_and_x_that_are_no_real_numbers(kind):
         solve_order_preference_lp(np.column_stack([y, y]), y=NUMBERS, **arguments, lambda1=0.1, lambda2=1.0)
 
 
+@pytest.mark.parametrize("kind", ["datetime64", "timedelta64", "dates with a time zone", "datetime.date list"])
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_fit_and_predict_refuse_an_array_x_of_dates_or_durations(name, kind):
+    """A numpy X of dates (not a DataFrame, whose columns were named already) was fitted as nanoseconds."""
+    column, words, _ = NOT_REAL[kind]
+    dates = np.column_stack([np.asarray(column), np.asarray(column)])
+    make, y = ESTIMATORS[name]
+    with pytest.raises(ValueError, match=rf"^X must hold real numbers, got {words}"):
+        make().fit(dates, y)
+    with pytest.raises(ValueError, match=rf"^X must hold real numbers, got {words}"):
+        _fitted(name).predict(dates)
+
+
 def test_the_scores_of_preference_models_are_named_scores_y():
     with pytest.raises(ValueError, match=r"^scores y must hold real numbers, got dates or times"):
         GPPreferenceModel(n_restarts=0).fit(X, DATES.values)

@@ -29,10 +29,11 @@ from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.model_selection import KFold
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ordercore.exceptions import SolverError
 from ordercore.gp.estimator import preferences_from_scores, standardisation
+from ordercore.inputs.fit_inputs import validate_data
 from ordercore.lp.highs import solve_qp
 from ordercore.preferences import PreferenceSet
 

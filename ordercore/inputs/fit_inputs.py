@@ -237,7 +237,8 @@ def validate_data(estimator, X, *args, **options):
 
 def check_table(X) -> None:
     """Say in words what scikit-learn and numpy would say in theirs: X that is no array-like of rows (a
-    generator: 'float() argument must be ... not generator'), and a DataFrame X with a repeated column name
+    generator: 'float() argument must be ... not generator'), an array of dates, durations or complex numbers
+    (``real_numbers``: scikit-learn read dates as nanoseconds), and a DataFrame X with a repeated column name
     (narwhals' DuplicateError) or a column that is not numbers (dates, text categories: 'could not convert
     string to float', numpy's DTypePromotionError), named."""
     if not (hasattr(X, "__len__") or hasattr(X, "__array__") or X is None or isinstance(X, str)):
@@ -245,6 +246,8 @@ def check_table(X) -> None:
             f"X must be an array-like of rows (a list, a numpy array or a DataFrame), not a {type(X).__name__}"
         )
     if not isinstance(X, pd.DataFrame):
+        if not hasattr(X, "tocsr"):  # a sparse matrix holds numbers; scikit-learn checks it
+            real_numbers(X, "X")  # numpy arrays of dates fitted as nanoseconds (a DataFrame's are named below)
         return
     repeated = X.columns[X.columns.duplicated()]
     if len(repeated):
