@@ -5,9 +5,10 @@ margin, weight or min_difference of text, True or an array met numpy's words or 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from ordercore.knowledge.rules import Ordering, Rule, Within
+from ordercore.knowledge.rules import Ordering, Rule, Within, generate
 
 WITHIN, ORDERING = Within("age", 5), Ordering("rooms", "higher")
 
@@ -55,3 +56,11 @@ def test_numpy_numbers_are_numbers():
     """np.float64 and np.int64 amounts (a table's cells) make the rule their Python values make."""
     rule = Rule("r", [WITHIN], Ordering("rooms", "higher", np.float64(2.0)), margin=np.float64(0.5), weight=np.int64(2))
     assert rule == Rule("r", [WITHIN], Ordering("rooms", "higher", 2.0), margin=0.5, weight=2)
+
+
+@pytest.mark.parametrize("max_pairs", [True, False, np.bool_(True)])
+def test_generate_refuses_a_boolean_max_pairs(max_pairs):
+    """max_pairs=True met numpy's 'Booleans unacceptable as partition index'."""
+    frame = pd.DataFrame({"age": np.arange(20) % 5, "rooms": np.arange(20)})
+    with pytest.raises(ValueError, match=r"^max_pairs must be a non-negative integer or None, got "):
+        generate(Rule("r", [Within("age", 1)], ORDERING), frame, max_pairs=max_pairs)
