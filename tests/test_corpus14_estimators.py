@@ -2,7 +2,8 @@
 complex numbers, which numpy cast to nanoseconds or to their real part, fitted and scored without a word
 (R1: DT10, DT26, DT27, DT28, DT29); suggest_pairs asking one question twice in a batch, for a candidate
 given twice or both ways round (R17: SH27, SH28, SH29); a switch read by truthiness, return_std='yes'
-(R15: GP20); a row count that is no count (R3: SH24); NPSVOR's n_jobs=0 reaching joblib (R4: PA20)."""
+(R15: GP20); a row count that is no count (R3: SH24); parameters that reach numpy or joblib unchecked
+(R4: PA20, NPSVOR's n_jobs=0; the GP's length_scale_prior, the averaged LP's settings and weights: text, True)."""
 
 from __future__ import annotations
 
@@ -204,7 +205,7 @@ def test_numpy_booleans_are_switches_too():
 @pytest.mark.parametrize("n_samples", [-5, 3.5, True, "x", None, np.nan])
 def test_fit_plan_refuses_an_n_samples_that_is_no_count(n_samples):
     """SH24: fit_plan(-5, ...) said 'X has -5 rows but preferences ... refer to rows up to 1'."""
-    with pytest.raises(ValueError, match=r"^n_samples \(X's rows\) must be a whole number >= 0, got "):
+    with pytest.raises(ValueError, match=r"^n_samples must be a whole number >= 0, got "):
         GPPreferenceModel().fit_plan(n_samples, PreferenceSet([0], [1]))
 
 
@@ -228,3 +229,26 @@ def test_npsvor_counts_of_threads_fit_alike(n_jobs):
     """Every accepted n_jobs gives the one-thread fit (the K rank problems are independent)."""
     expected = NPSVOR(random_state=0).fit(X, RANKS).predict(X)
     np.testing.assert_array_equal(NPSVOR(random_state=0, n_jobs=n_jobs).fit(X, RANKS).predict(X), expected)
+
+
+@pytest.mark.parametrize("prior", [("a", "b"), (True, 1.0), ([1.0], 2.0), (1.0,)])
+@pytest.mark.parametrize("model", [GPPreferenceModel, GPLabelPreferenceModel])
+def test_length_scale_prior_must_be_two_numbers(model, prior):
+    """(True, 1.0) fitted with shape 1; ('a', 'b') said 'could not convert string to float'."""
+    with pytest.raises(ValueError, match=r"^length_scale_prior must be \(shape, rate\), two numbers > 0, got "):
+        model(length_scale_prior=prior, n_restarts=0).fit(X, RANKS)
+
+
+@pytest.mark.parametrize(
+    "settings, weights, said",
+    [
+        ([[True, 1.0]], [1.0], "settings must hold numbers, got True"),
+        ([[0.1 + 1j, 1.0]], [1.0], r"settings must hold numbers, got \(0.1\+1j\)"),
+        ([[1.0]], [1.0], r"settings must be \(lambda1, lambda2\) pairs, got 1 numbers"),
+        ([[0.1, 1.0], [0.1, 2.0]], ["a", "b"], "weights must hold numbers, got 'a'"),
+    ],
+)
+def test_averaged_lp_settings_and_weights_must_be_numbers(settings, weights, said):
+    """settings [[True, 1.0]] fitted lambda1 = 1; a complex one met float()'s words, one number numpy's reshape."""
+    with pytest.raises(ValueError, match=rf"^{said}"):
+        AveragedOrderPreferenceRegressor(settings=settings, weights=weights).fit(X, NUMBERS)

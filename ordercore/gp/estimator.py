@@ -104,9 +104,10 @@ def _gamma_prior(prior) -> tuple[float, float] | None:
     """A checked (shape, rate) pair of a Gamma prior on length scales, or None."""
     if prior is None:
         return None
-    shape, rate = (float(value) for value in prior) if len(prior) == 2 else (np.nan, np.nan)
+    real = len(prior) == 2 and all(isinstance(v, Real) and not isinstance(v, bool | np.bool_) for v in prior)
+    shape, rate = (float(value) for value in prior) if real else (np.nan, np.nan)
     if not (np.isfinite(shape) and np.isfinite(rate) and shape > 0 and rate > 0):
-        raise ValueError(f"length_scale_prior must be (shape, rate) with both > 0, got {prior!r}")
+        raise ValueError(f"length_scale_prior must be (shape, rate), two numbers > 0, got {prior!r}")
     return shape, rate
 
 
@@ -402,8 +403,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         """The fit that ``fit(X, preferences)`` would run, for an X of n_samples rows, without running
         it: ``MemoryBudgetError`` (or the errors of bad input) as ``fit`` would raise them."""
         self._validate_params()
-        n_samples = whole_number(n_samples, "n_samples (X's rows)")  # -5 was said as 'X has -5 rows'
-        instances, pairs = _instance_pairs(_pairwise_preferences(preferences, n_samples))
+        instances, pairs = _instance_pairs(_pairwise_preferences(preferences, whole_number(n_samples, "n_samples")))
         return self._plan(pairs.n_latent, pairs.winner.size, instances.size, 1)
 
     _saved_arrays = {
