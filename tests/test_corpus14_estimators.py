@@ -113,6 +113,14 @@ def test_fit_and_predict_refuse_an_array_x_of_dates_or_durations(name, kind):
         _fitted(name).predict(dates)
 
 
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_every_estimator_names_rows_of_different_lengths(name):
+    """GP labels and CC-SVM said numpy's 'inhomogeneous shape' of a list X whose rows differ in length."""
+    make, y = ESTIMATORS[name]
+    with pytest.raises(ValueError, match=r"^X's rows have different lengths: row 0 has 2 values, row 3 has 1 value$"):
+        make().fit([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [2.0]] + X[4:].tolist(), y)
+
+
 def test_the_scores_of_preference_models_are_named_scores_y():
     with pytest.raises(ValueError, match=r"^scores y must hold real numbers, got dates or times"):
         GPPreferenceModel(n_restarts=0).fit(X, DATES.values)

@@ -53,7 +53,10 @@ def real_numbers(y, name: str = "y") -> None:
     estimator's fit and score checks y with this first."""
     if y is None or isinstance(y, str | bytes):
         return
-    values = np.asarray(y)
+    try:
+        values = np.asarray(y)
+    except (TypeError, ValueError):  # rows of different lengths: the shape's checks say so
+        return
     if values.dtype.kind in NOT_REAL:
         words, advice = NOT_REAL[values.dtype.kind]
         raise ValueError(f"{name} must hold real numbers, got {words} ({values.dtype}): {advice}")
@@ -237,14 +240,15 @@ def validate_data(estimator, X, *args, **options):
 
 def check_table(X) -> None:
     """Say in words what scikit-learn and numpy would say in theirs: X that is no array-like of rows (a
-    generator: 'float() argument must be ... not generator'), an array of dates, durations or complex numbers
-    (``real_numbers``: scikit-learn read dates as nanoseconds), and a DataFrame X with a repeated column name
-    (narwhals' DuplicateError) or a column that is not numbers (dates, text categories: 'could not convert
-    string to float', numpy's DTypePromotionError), named."""
+    generator: 'float() argument must be ... not generator'), rows of different lengths (``check_rows``), an
+    array of dates, durations or complex numbers (``real_numbers``: scikit-learn read dates as nanoseconds),
+    and a DataFrame X with a repeated column name (narwhals' DuplicateError) or a column that is not numbers
+    (dates, text categories: 'could not convert string to float', numpy's DTypePromotionError), named."""
     if not (hasattr(X, "__len__") or hasattr(X, "__array__") or X is None or isinstance(X, str)):
         raise TypeError(
             f"X must be an array-like of rows (a list, a numpy array or a DataFrame), not a {type(X).__name__}"
         )
+    check_rows(X)
     if not isinstance(X, pd.DataFrame):
         if not hasattr(X, "tocsr"):  # a sparse matrix holds numbers; scikit-learn checks it
             real_numbers(X, "X")  # numpy arrays of dates fitted as nanoseconds (a DataFrame's are named below)
