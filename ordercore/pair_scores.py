@@ -231,25 +231,36 @@ def rank_unsettled(
     it), unless every unsettled candidate has one: then the one whose rows were asked longest ago.  With
     ``kinds`` (m,) and ``slots`` (k,) (small ints), the i-th pair is the best of kind ``slots[i]``, or,
     when none of that kind is left (or, with ``recent``, none of it is free of recent rows), the best of
-    the others."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
+    the others.  A pair given more than once among the candidates (either way round) is one question:
+    it is chosen at most once (the k pairs asked in one batch are distinct)."""
+    if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:  # True was taken for 1
         raise ValueError(f"k must be a positive integer, got {k!r}")
     settlement = Settlement(preferences, candidate_pairs, graph)
+    questions = _questions(candidate_pairs)
     if recent is None and kinds is None:
-        chosen = []
+        chosen, asked = [], set()
         for position in np.argsort(-scores, kind="stable"):
-            if not settlement.settles(position):
+            if questions[position] not in asked and not settlement.settles(position):
                 chosen.append(position)
+                asked.add(questions[position])
                 if len(chosen) == k:
                     break
         chosen = np.asarray(chosen, dtype=np.int64)
         return candidate_pairs[chosen], scores[chosen]
-    chosen = _spread_choice(scores, candidate_pairs, k, settlement, recent, kinds, slots)
+    chosen = _spread_choice(scores, candidate_pairs, k, settlement, recent, kinds, slots, questions)
     return candidate_pairs[chosen], scores[chosen]
 
 
-def _spread_choice(scores, pairs, k, settlement, recent, kinds, slots) -> np.ndarray:
-    """``rank_unsettled``'s choice with ``recent``, ``kinds`` and ``slots``: the positions (<= k,) chosen."""
+def _questions(pairs: np.ndarray) -> np.ndarray:
+    """The question (m,) each candidate pair (m, 2) asks: one number per pair of rows, whichever way round."""
+    if not len(pairs):
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.sort(pairs, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _spread_choice(scores, pairs, k, settlement, recent, kinds, slots, questions) -> np.ndarray:
+    """``rank_unsettled``'s choice with ``recent``, ``kinds`` and ``slots``: the positions (<= k,) chosen, no
+    two asking the same question (``questions`` (m,))."""
     m = len(pairs)
     kinds = np.zeros(m, dtype=np.int64) if kinds is None else np.asarray(kinds, dtype=np.int64)
     slots = np.zeros(k, dtype=np.int64) if slots is None else np.asarray(slots, dtype=np.int64)
@@ -278,7 +289,7 @@ def _spread_choice(scores, pairs, k, settlement, recent, kinds, slots) -> np.nda
                 break
         if found is None:
             break
-        taken[found] = True
+        taken[questions == questions[found]] = True
         chosen.append(found)
         since += 1
         since[np.isin(pairs, pairs[found])] = 1

@@ -69,11 +69,17 @@ def test_the_best_unsettled_pairs_are_the_top_scores_among_those_not_settled_by_
     expected = settled_by_hand(preferences, n)
     candidates = np.array(list(expected))
     scores = rng.permutation(len(candidates)).astype(float)  # distinct: one right answer
-    open_pairs = sorted(
+    ranked = sorted(
         (score, tuple(pair))
         for score, pair in zip(scores, candidates.tolist(), strict=True)
         if not expected[tuple(pair)]
     )[::-1]
+    # candidates hold both (a, b) and (b, a): one question, asked once, the way round that scores higher
+    open_pairs, asked = [], set()
+    for score, pair in ranked:
+        if frozenset(pair) not in asked:
+            open_pairs.append((score, pair))
+            asked.add(frozenset(pair))
     for k in (1, 3, len(candidates)):
         chosen, chosen_scores = rank_unsettled(scores, candidates, k, preferences)
         assert [tuple(pair) for pair in chosen.tolist()] == [pair for _, pair in open_pairs[:k]]

@@ -233,7 +233,7 @@ def test_warm_start_is_skipped_when_the_ranks_change():
         ({"prediction": "mean"}, None, "'prediction' parameter"),
         ({"epsilon_s": 0.0}, None, "'epsilon_s' parameter"),
         ({"max_iter": 0}, None, "'max_iter' parameter"),
-        ({"n_jobs": 0}, None, "n_jobs == 0"),
+        ({"n_jobs": 0}, None, "'n_jobs' parameter"),
         ({}, "one rank", "at least 2 ranks"),
         ({}, "continuous", "Unknown label type"),
     ],

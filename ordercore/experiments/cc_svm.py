@@ -29,10 +29,11 @@ from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.model_selection import KFold
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ordercore.exceptions import SolverError
 from ordercore.gp.estimator import preferences_from_scores, standardisation
+from ordercore.inputs.fit_inputs import validate_data
 from ordercore.lp.highs import solve_qp
 from ordercore.preferences import PreferenceSet
 
@@ -176,10 +177,9 @@ class ConstraintClassificationSVM(BaseEstimator):
 def _checked_preferences(preferences, n_samples: int) -> PreferenceSet:
     """A PreferenceSet over rows of an X with n_samples rows, with at least one pair."""
     if not isinstance(preferences, PreferenceSet):
-        scores = np.asarray(preferences, dtype=np.float64)
-        if scores.shape != (n_samples,):
-            raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {scores.shape}")
-        preferences = preferences_from_scores(scores)
+        if np.shape(preferences) != (n_samples,):  # before preferences_from_scores checks the values
+            raise ValueError(f"scores y must have shape ({n_samples},) to match X, got {np.shape(preferences)}")
+        preferences = preferences_from_scores(preferences)
     preferences.check_indices(n_samples)
     if preferences.is_unary.any():
         raise ValueError("CC-SVM learns from pairs of rows; unary bounds (ZERO) have no pair")

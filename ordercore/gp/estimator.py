@@ -23,7 +23,9 @@ from ordercore.gp.covariance import Linear, SquaredExponential
 from ordercore.gp.evidence import EvidenceProblem, check_restarts, maximize_evidence
 from ordercore.gp.laplace import PairData
 from ordercore.gp.sparse import SparseEvidenceProblem, inducing_inputs
-from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, validate_data
+from ordercore.inputs.counts import whole_number
+from ordercore.inputs.fit_inputs import NumbersNotBooleans, check_rows, real_numbers, validate_data
+from ordercore.inputs.flags import true_or_false
 from ordercore.inputs.printable import quoted
 from ordercore.models.files import save_model
 from ordercore.numerics.magnitudes import check_kernel_input, standard_deviation
@@ -61,9 +63,9 @@ samples; ``bench/gp_prior_selection.py``): 2.16 was best on Boston and better th
 
 
 def preferences_from_scores(y) -> PreferenceSet:
-    """Every pair of rows with different finite scores y (n,), the higher one preferred.
-
-    NaN marks rows without a score.  Raises ``ValueError`` beyond ``MAX_SCORE_PAIRS`` pairs."""
+    """Every pair of rows with different finite scores y (n,), the higher one preferred; NaN marks rows
+    without a score.  ``ValueError`` beyond ``MAX_SCORE_PAIRS`` pairs, or for dates (``real_numbers``)."""
+    real_numbers(y, "scores y")
     y = np.asarray(y, dtype=np.float64)
     if y.ndim != 1:
         raise ValueError(f"scores y must be one-dimensional, got shape {y.shape}")
@@ -102,9 +104,10 @@ def _gamma_prior(prior) -> tuple[float, float] | None:
     """A checked (shape, rate) pair of a Gamma prior on length scales, or None."""
     if prior is None:
         return None
-    shape, rate = (float(value) for value in prior) if len(prior) == 2 else (np.nan, np.nan)
+    real = len(prior) == 2 and all(isinstance(v, Real) and not isinstance(v, bool | np.bool_) for v in prior)
+    shape, rate = (float(value) for value in prior) if real else (np.nan, np.nan)
     if not (np.isfinite(shape) and np.isfinite(rate) and shape > 0 and rate > 0):
-        raise ValueError(f"length_scale_prior must be (shape, rate) with both > 0, got {prior!r}")
+        raise ValueError(f"length_scale_prior must be (shape, rate), two numbers > 0, got {prior!r}")
     return shape, rate
 
 
@@ -170,9 +173,8 @@ GP_PARAMETER_CONSTRAINTS: dict = {
 
 
 class LaplaceGPMixin:
-    """What the GP estimators share: standardised inputs, the Laplace fit at hyperparameters chosen
-    by evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for
-    prediction."""
+    """What the GP estimators share: standardised inputs, the Laplace fit at hyperparameters chosen by
+    evidence (or kept as given), the fitted hyperparameter attributes, and the kernel for prediction."""
 
     def _fit_laplace(self, X: np.ndarray, rows, pairs: PairData, n_blocks: int = 1, progress=None):
         """The Laplace fit over the latent values of X[rows] (n_blocks GPs sharing one kernel), exact or
@@ -389,8 +391,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
             )
         check_rows(X)
         X = validate_data(self, X, dtype=np.float64)
-        preferences = _pairwise_preferences(preferences, X.shape[0])
-        instances, pairs = _instance_pairs(preferences)
+        instances, pairs = _instance_pairs(preferences := _pairwise_preferences(preferences, X.shape[0]))
         fit = self._fit_laplace(X, instances, pairs, progress=progress)
         self.X_fit_, self.instances_ = X, instances
         self.latent_ = fit.instance_latent
@@ -402,7 +403,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         """The fit that ``fit(X, preferences)`` would run, for an X of n_samples rows, without running
         it: ``MemoryBudgetError`` (or the errors of bad input) as ``fit`` would raise them."""
         self._validate_params()
-        instances, pairs = _instance_pairs(_pairwise_preferences(preferences, n_samples))
+        instances, pairs = _instance_pairs(_pairwise_preferences(preferences, whole_number(n_samples, "n_samples")))
         return self._plan(pairs.n_latent, pairs.winner.size, instances.size, 1)
 
     _saved_arrays = {
@@ -444,7 +445,7 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
         X = self._standardise(X)
         cross = self._kernel()(X, self._inputs)
         mean = cross @ self._alpha
-        if not return_std:
+        if not true_or_false(return_std, "return_std"):
             return mean
         variance = self._kernel().diagonal(X) - np.einsum("ij,ij->i", cross @ self._predictive_matrix, cross)
         return mean, np.sqrt(np.maximum(variance, 0.0))
@@ -496,4 +497,4 @@ class GPPreferenceModel(LaplaceGPMixin, NumbersNotBooleans, BaseEstimator):
             mean, variance = self.predict_difference(self.X_fit_[pairs[:, 0]], self.X_fit_[pairs[:, 1]])
             scores = bald_information(mean, variance, self.noise_)
         chosen, chosen_scores = rank_unsettled(scores, pairs, k, self.preferences_)
-        return (chosen, chosen_scores) if return_scores else chosen
+        return (chosen, chosen_scores) if true_or_false(return_scores, "return_scores") else chosen

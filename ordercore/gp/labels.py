@@ -15,11 +15,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ordercore.gp.estimator import DEFAULT_N_INDUCING, GP_PARAMETER_CONSTRAINTS, LaplaceGPMixin
 from ordercore.gp.laplace import PairData
-from ordercore.inputs.fit_inputs import LabelsScored, finite_labels, ordinal_labels
+from ordercore.inputs.fit_inputs import LabelsScored, finite_labels, ordinal_labels, validate_data
 from ordercore.inputs.ordinal_ranks import declared_classes, declared_ranks, ordinal_classes, refuse_continuous
 from ordercore.inputs.printable import quoted
 

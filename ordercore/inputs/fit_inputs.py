@@ -1,10 +1,12 @@
 """What the estimators' ``fit`` checks before scikit-learn's validation, said in words: X's rows of
 different lengths (numpy's 'inhomogeneous shape'), targets that are not numbers (numpy's
-UFuncTypeError), and ordinal labels mixing numbers and text or missing (scikit-learn's 'Unknown
+UFuncTypeError; dates, durations and complex numbers, which numpy casts to nanoseconds or to their real
+part), and ordinal labels mixing numbers and text or missing (scikit-learn's 'Unknown
 label type: unknown')."""
 
 from __future__ import annotations
 
+import datetime
 import numbers
 
 import numpy as np
@@ -32,8 +34,57 @@ def _length(length: int | None) -> str:
     return "a single value" if length is None else f"{length} value{'' if length == 1 else 's'}"
 
 
+NOT_REAL = {
+    "M": ("dates or times", "convert them to numbers first (e.g. days since a start date)"),
+    "m": ("durations", "convert them to numbers first (e.g. in days or hours)"),
+    "c": (
+        "complex numbers",
+        "Complex data not supported; give real numbers (the real part, if the imaginary part is 0)",
+    ),
+}
+"""What y must not hold, by numpy's dtype kind (its words, what to do instead): numpy casts dates and
+durations to nanoseconds and complex numbers to their real part, so y of them was fitted and scored
+silently (1.6e15 predicted of dates).  Complex y says scikit-learn's words of complex X too."""
+
+
+def real_numbers(y, name: str = "y") -> None:
+    """``ValueError`` naming ``name`` and its dtype when y holds dates or times, durations or complex numbers
+    (``NOT_REAL``: a numpy or pandas dtype, or such values in an object array, naming the first row).  Every
+    estimator's fit and score checks y with this first."""
+    if y is None or isinstance(y, str | bytes):
+        return
+    try:
+        values = np.asarray(y)
+    except (TypeError, ValueError):  # rows of different lengths: the shape's checks say so
+        return
+    if values.dtype.kind in NOT_REAL:
+        words, advice = NOT_REAL[values.dtype.kind]
+        raise ValueError(f"{name} must hold real numbers, got {words} ({values.dtype}): {advice}")
+    if values.dtype.kind != "O":
+        return
+    kinds = [_kind(value) for value in values.ravel()]
+    bad = next((k for k, kind in enumerate(kinds) if kind is not None), None)
+    if bad is not None:
+        row = np.unravel_index(bad, values.shape)[0] if values.ndim else 0
+        words, advice = NOT_REAL[kinds[bad]]
+        raise ValueError(
+            f"{name} must hold real numbers, got {words}: row {row} holds {quoted(values.ravel()[bad])}: {advice}"
+        )
+
+
+def _kind(value) -> str | None:
+    """The ``NOT_REAL`` kind of one value (numpy's, pandas' or the datetime module's dates, periods and
+    durations, Python's and numpy's complex numbers), or None."""
+    if isinstance(value, datetime.timedelta | np.timedelta64):
+        return "m"
+    if isinstance(value, datetime.date | datetime.time | np.datetime64 | pd.Period):
+        return "M"
+    return "c" if isinstance(value, complex | np.complexfloating) else None
+
+
 def numeric_targets(y) -> None:
-    """``ValueError`` naming the first entry of y that is not a number (text, None)."""
+    """``ValueError`` naming the first entry of y that is not a number (text, None), after ``real_numbers``."""
+    real_numbers(y)
     values = np.asarray(y)
     if y is None or values.dtype.kind not in "OUS":  # None: scikit-learn's 'requires y to be passed'
         return
@@ -45,9 +96,10 @@ def numeric_targets(y) -> None:
 
 def ordinal_labels(y) -> None:
     """``ValueError`` for labels with a missing one (None, NaN) or mixing numbers and text, naming an
-    example of each and its row."""
+    example of each and its row, after ``real_numbers``."""
     if y is None:  # scikit-learn's 'requires y to be passed'
         return
+    real_numbers(y)
     values = np.asarray(y)
     if values.dtype.kind == "f" and np.isnan(values).any():
         values = values.astype(object)
@@ -71,7 +123,8 @@ def ordinal_labels(y) -> None:
 def finite_labels(y, action: str = "score") -> None:
     """``ValueError`` naming the rows where numeric labels y (n,) or rankings (n, L) hold NaN or ±inf:
     ``action`` (score, fit) needs a finite label for every row (scikit-learn said 'Input contains NaN.',
-    naming neither y nor the row).  Text labels pass (there is nothing to check)."""
+    naming neither y nor the row), after ``real_numbers``.  Text labels pass (there is nothing to check)."""
+    real_numbers(y)
     values = np.asarray(y) if y is not None else np.array([])
     if values.dtype.kind == "O":
         try:
@@ -187,14 +240,18 @@ def validate_data(estimator, X, *args, **options):
 
 def check_table(X) -> None:
     """Say in words what scikit-learn and numpy would say in theirs: X that is no array-like of rows (a
-    generator: 'float() argument must be ... not generator'), and a DataFrame X with a repeated column name
-    (narwhals' DuplicateError) or a column that is not numbers (dates, text categories: 'could not convert
-    string to float', numpy's DTypePromotionError), named."""
+    generator: 'float() argument must be ... not generator'), rows of different lengths (``check_rows``), an
+    array of dates, durations or complex numbers (``real_numbers``: scikit-learn read dates as nanoseconds),
+    and a DataFrame X with a repeated column name (narwhals' DuplicateError) or a column that is not numbers
+    (dates, text categories: 'could not convert string to float', numpy's DTypePromotionError), named."""
     if not (hasattr(X, "__len__") or hasattr(X, "__array__") or X is None or isinstance(X, str)):
         raise TypeError(
             f"X must be an array-like of rows (a list, a numpy array or a DataFrame), not a {type(X).__name__}"
         )
+    check_rows(X)
     if not isinstance(X, pd.DataFrame):
+        if not hasattr(X, "tocsr"):  # a sparse matrix holds numbers; scikit-learn checks it
+            real_numbers(X, "X")  # numpy arrays of dates fitted as nanoseconds (a DataFrame's are named below)
         return
     repeated = X.columns[X.columns.duplicated()]
     if len(repeated):

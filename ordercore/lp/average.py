@@ -77,10 +77,22 @@ def one_blas_thread():
                 _blas_limiter.restore_original_limits()
 
 
+def _numbers(values, name: str) -> np.ndarray:
+    """values as float64 (flattened); ``ValueError`` naming ``name`` and the first entry that is no real number
+    (text, True read as 1, a complex number)."""
+    cells = list(np.ravel(np.asarray(values, dtype=object)))
+    bad = next((cell for cell in cells if not isinstance(cell, Real) or isinstance(cell, bool | np.bool_)), None)
+    if bad is not None:
+        raise ValueError(f"{name} must hold numbers, got {bad!r}")
+    return np.asarray(cells, dtype=np.float64)
+
+
 def _check_mixture(settings, weights) -> tuple[np.ndarray, np.ndarray]:
     """settings (k, 2) of (lambda1 >= 0, lambda2 >= 0) and weights (k,), non-negative, summing to 1."""
-    settings = np.asarray(settings, dtype=np.float64).reshape(-1, 2) if len(settings) else np.zeros((0, 2))
-    weights = np.asarray(weights, dtype=np.float64)
+    settings, weights = _numbers(settings, "settings"), _numbers(weights, "weights")
+    if settings.size % 2:
+        raise ValueError(f"settings must be (lambda1, lambda2) pairs, got {settings.size} numbers")
+    settings = settings.reshape(-1, 2)
     if len(settings) == 0 or weights.shape != (len(settings),):
         raise ValueError(f"need one weight per (lambda1, lambda2) setting, got {len(weights)} for {len(settings)}")
     if not (np.all(np.isfinite(settings)) and np.all(settings >= 0)):

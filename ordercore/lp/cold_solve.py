@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ordercore.inputs.fit_inputs import real_numbers
 from ordercore.lp.engine import IncrementalOrderPreferenceLP, Kernel
 from ordercore.lp.solution import LPSolution
 from ordercore.preferences import PreferenceSet
@@ -98,7 +99,9 @@ def _non_negative(name: str, value) -> None:
 
 
 def _features(X) -> np.ndarray:
-    """X as a float array (n, n_features); ``ValueError`` naming what is wrong."""
+    """X as a float array (n, n_features); ``ValueError`` naming what is wrong (dates or complex numbers too,
+    which numpy would read as nanoseconds or their real part)."""
+    real_numbers(X, "X")
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -136,7 +139,9 @@ def _labeled_rows(labeled, n: int) -> np.ndarray:
 
 
 def _targets(y, labeled: np.ndarray, n: int) -> np.ndarray:
-    """The labeled rows' targets (l,) from y (l,) or (n,), finite; ``ValueError`` naming what is wrong."""
+    """The labeled rows' targets (l,) from y (l,) or (n,), finite; ``ValueError`` naming what is wrong (dates
+    or complex numbers too: ``real_numbers``)."""
+    real_numbers(y)
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as error:

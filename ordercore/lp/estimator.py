@@ -17,7 +17,15 @@ from sklearn.utils import column_or_1d
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ordercore.inputs.fit_inputs import LabelsScored, NumbersNotBooleans, check_rows, infinite_labels, validate_data
+from ordercore.inputs.fit_inputs import (
+    LabelsScored,
+    NumbersNotBooleans,
+    check_rows,
+    infinite_labels,
+    real_numbers,
+    validate_data,
+)
+from ordercore.inputs.flags import true_or_false
 from ordercore.lp.engine import CENTERS, IncrementalOrderPreferenceLP
 from ordercore.lp.highs import SIMPLEX_STRATEGIES
 from ordercore.lp.problem import referenced_rows
@@ -64,6 +72,7 @@ class KernelPreferenceRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin
         """X (n, n_features) and y (n,) checked as ``fit`` needs them."""
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
+        real_numbers(y)
         check_rows(X)
         X = validate_data(self, X, dtype=np.float64, copy=True)  # kept for add_preferences and warm starts
         try:  # pd.NA in a list marks an unlabeled row, as in a Float64 Series
@@ -125,7 +134,7 @@ class KernelPreferenceRegressor(NumbersNotBooleans, LabelsScored, RegressorMixin
         given to ``fit``.  Returns an int array (≤ k, 2), and with ``return_scores`` also the scores."""
         check_is_fitted(self)
         chosen, scores = suggest_by_order(self, self._fit_X, candidate_pairs, k, self.preferences_, reference)
-        return (chosen, scores) if return_scores else chosen
+        return (chosen, scores) if true_or_false(return_scores, "return_scores") else chosen
 
     def save(self, path, preprocessing=None, metadata=None) -> None:
         """Write the fit to ``path`` (.npz, no pickle; see ``ordercore.models.files.save_model``).

@@ -77,7 +77,7 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
     n_jobs : int or None, ranks solved at once, in threads (the K problems are independent; the fit
         is the same for any n_jobs).  None: 1, or joblib's ``parallel_config(n_jobs=...)`` when set,
         as in scikit-learn (1 by default so that fits run inside parallel cross-validation do not
-        oversubscribe the cores); -1: all cores.
+        oversubscribe the cores); -1: all cores, -2 all but one, and so on (0 is refused).
 
     Attributes
     ----------
@@ -99,7 +99,7 @@ class NPSVOR(NumbersNotBooleans, LabelsScored, ClassifierMixin, BaseEstimator):
         "intercept_scaling": [Interval(Real, 0, MAX_INTERCEPT_SCALING, closed="right")],
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
+        "n_jobs": [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"), None],
     }
     _later_params = {"n_jobs"}  # model files written before it was added load with its default
 

@@ -106,7 +106,8 @@ def generate(
     """
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
-    if max_pairs is not None and (not isinstance(max_pairs, int | np.integer) or max_pairs < 0):
+    whole = isinstance(max_pairs, int | np.integer) and not isinstance(max_pairs, bool)  # True met numpy's words
+    if max_pairs is not None and (not whole or max_pairs < 0):
         raise ValueError(f"max_pairs must be a non-negative integer or None, got {max_pairs!r}")
     rng, n = random_generator(random_state), len(frame)
     labeled = np.zeros(n, dtype=bool) if labeled is None else np.asarray(labeled, dtype=bool)

@@ -31,6 +31,11 @@ each rule (who added it, how many preferences it made, its number in the session
 importing session numbers it); any other is refused by ``Rule.from_dict``."""
 
 
+def _is_number(value) -> bool:
+    """A real number, not a bool (True is no margin), text or array: what a rule's amounts must be."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
+
+
 @dataclass(frozen=True)
 class Ordering:
     """Of two roughly equal rows, the one with the higher (``direction='higher'``) or lower value of
@@ -49,8 +54,8 @@ class Ordering:
     def check(self) -> None:
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"Ordering direction must be 'higher' or 'lower', got {self.direction!r}")
-        if not np.isfinite(self.min_difference) or self.min_difference < 0:
-            raise ValueError(f"Ordering min_difference must be finite and >= 0, got {self.min_difference!r}")
+        if not _is_number(self.min_difference) or not np.isfinite(self.min_difference) or self.min_difference < 0:
+            raise ValueError(f"Ordering min_difference must be a finite number >= 0, got {self.min_difference!r}")
 
 
 @dataclass(frozen=True)
@@ -69,9 +74,16 @@ class Rule:
         return frozenset(self.conditions), self.ordering
 
     def __post_init__(self):
-        object.__setattr__(self, "conditions", tuple(self.conditions))
-        if not isinstance(self.name, str) or not self.name.strip():
+        if not isinstance(self.name, str):
+            raise ValueError(f"a rule's name must be text, got {type(self.name).__name__} {self.name!r}")
+        if not self.name.strip():
             raise ValueError("a rule needs a name")
+        if isinstance(self.conditions, Condition | str | bytes | dict) or not hasattr(self.conditions, "__iter__"):
+            raise TypeError(
+                f"rule {self.name!r}: conditions must be a list of conditions (e.g. [Within('age', 5)]), got "
+                f"{type(self.conditions).__name__} {self.conditions!r}"
+            )
+        object.__setattr__(self, "conditions", tuple(self.conditions))
         if len(self.name) > NAME_MAX_LENGTH:
             raise ValueError(f"a rule name has at most {NAME_MAX_LENGTH} characters; this one has {len(self.name)}")
         if unprintable(self.name):
@@ -85,9 +97,11 @@ class Rule:
         if not isinstance(self.ordering, Ordering):
             raise TypeError(f"rule {self.name!r}: the ordering must be an Ordering")
         self.ordering.check()
+        if not _is_number(self.margin):
+            raise ValueError(f"rule {self.name!r}: the margin must be a number, got {self.margin!r}")
         if not np.isfinite(self.margin):
             raise ValueError(f"rule {self.name!r}: the margin must be finite")
-        if not np.isfinite(self.weight) or not 0 <= self.weight <= MAX_WEIGHT:
+        if not _is_number(self.weight) or not np.isfinite(self.weight) or not 0 <= self.weight <= MAX_WEIGHT:
             raise ValueError(
                 f"rule {self.name!r}: the weight must be a number in [0, {MAX_WEIGHT:g}], got {self.weight!r}"
             )
