@@ -297,7 +297,8 @@ class PreferenceSet:
         return (self.i == ZERO) | (self.j == ZERO)
 
     def check_indices(self, n_samples: int) -> None:
-        """Raise ``ValueError`` unless every index is ZERO or in [0, n_samples)."""
+        """Raise ``ValueError`` unless every index is ZERO or in [0, n_samples) (a whole number >= 0)."""
+        n_samples = whole_number(n_samples, "n_samples")
         bad = np.flatnonzero((self.i >= n_samples) | (self.j >= n_samples))
         if bad.size:
             raise ValueError(

@@ -275,3 +275,11 @@ def test_a_json_object_of_another_format_is_refused_naming_both_formats(store, e
     with pytest.raises(ValueError, match=said):
         engine.import_file("x.json", json.dumps(document).encode(), "imp")
     assert snapshot(store) == before
+
+
+@pytest.mark.parametrize("n_samples, said", [(-5, "n_samples must be .*-5"), (3.5, "n_samples must be .*3.5")])
+def test_check_indices_names_an_impossible_row_count_not_the_preferences(n_samples, said):
+    """PS46, PS47: a negative count was reported as 'X has -5 rows' blaming the preferences; 3.5 was taken."""
+    with pytest.raises(ValueError, match=said):
+        PreferenceSet.order([0], [1]).check_indices(n_samples)
+    PreferenceSet.order([0], [1]).check_indices(2)  # (a right count: nothing said)
