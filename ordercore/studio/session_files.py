@@ -463,9 +463,14 @@ class ImportChoice:
 
     def choose(self, name: str | None, key: str | None) -> str | None:
         """Note the file now chosen (``key`` None: none) and return what to say while it stays staged and not
-        imported: that it replaced ``name`` of the file staged before and not imported (None: nothing to say)."""
+        imported: that it replaced ``name`` of the file staged before and not imported (None: nothing to say).
+        No file (``key`` None) forgets nothing staged: the uploader passes through no file when a file replaces
+        another, and a run then dropped the staged one's name, so its replacement went unsaid (a file removed
+        by hand cannot be told from that: its replacement is said too, which is as true)."""
+        if key is None:
+            return None
         if key != self.key:
-            dropped = key is not None and self.key is not None and not self.imported
+            dropped = self.key is not None and not self.imported
             self.replaced = (
                 f"{shown(self.name)} was chosen but not imported; it is replaced by {shown(name)}. To import both, "
                 f"import {shown(name)}, then choose {shown(self.name)} again and import it."
