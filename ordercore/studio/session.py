@@ -64,8 +64,7 @@ class SessionEngine:
         self.trust = SessionTrust(store, self.id, self.owner, start_assessment, on_change=self.changed)
         self.models = SessionModels(self._record_run)
         self.grading = SessionGrading()
-        self._lock = threading.RLock()
-        self._memos: dict[str, tuple] = {}
+        self._lock, self._memos = threading.RLock(), {}  # memos: name -> (key, value)
         self._follow_up = threading.Condition()
         self._wanted = False  # a follow-up is asked for
         self._follower: threading.Thread | None = None
@@ -168,16 +167,20 @@ class SessionEngine:
 
     def sources(self) -> np.ndarray:
         """The source name of each preference (p,): 'rule #NUMBER: NAME', 'clicks: ANNOTATOR' or 'imported'."""
-        return self.memo("sources", self.revision(), lambda: self.preferences_by_source()[1])
+        return self.preferences_by_source()[1]
 
     def preferences_by_source(self) -> tuple[PreferenceSet, np.ndarray]:
         """The preferences (p,) and their ``sources`` (p,) of one read (apart, 115 met 116 names: nu14 F2)."""
-        preferences, provenance = self.preferences()
-        return preferences, self._source_names(provenance)
+        return (read := self.preferences())[0], self._source_names(read[1])
 
     def _source_names(self, provenance: pd.DataFrame) -> np.ndarray:
-        rules = {rule_id: rule.name for rule_id, rule in self.rules()}
-        return source_names(provenance, rules, self.store.rule_numbers(self.id))
+        """The sources of one read's ``provenance``, once per read (the memo holds it: its id names no other)."""
+
+        def named():
+            rules = {rule_id: rule.name for rule_id, rule in self.rules()}
+            return provenance, source_names(provenance, rules, self.store.rule_numbers(self.id))
+
+        return self.memo("sources", id(provenance), named)[1]
 
     def source_checks(self, data: StudyData) -> dict[str, SourceCheck]:
         """Each source's ``SourceCheck`` by name: a rule's labeled pairs that meet its conditions and the
@@ -306,11 +309,9 @@ class SessionEngine:
                 return None
             key = (self.data_key(), revision, len(preferences), lambda1, gamma)
             found = self.memo(
-                "assessment_inputs",
-                key,
+                "assessment_inputs", key,
                 lambda p=preferences, names=names: AssessmentInputs(
-                    data.dataset.X, data.y_train(), p, names, self.source_checks(data), lambda1,
-                    {"gamma": gamma},
+                    data.dataset.X, data.y_train(), p, names, self.source_checks(data), lambda1, {"gamma": gamma}
                 ),
             )  # fmt: skip
             if self.revision() == revision:  # (an answer between the reads gave two warm steps for one)
